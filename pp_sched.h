@@ -241,6 +241,8 @@ typedef struct pp_schedule {
     double *peak_memory;     /* [d]: simulated, in units */
     double *peak_bound;      /* [d]: Eq. 1 from the building block; -1 when not built from one */
     int interval;            /* T of the building block in cells; 0 when not built from one */
+    int on_grid;             /* 1 straight after pp_repeat: start/end are block cells
+                                (F, B, W 1 cell); pp_squeeze applies the real times */
     pp_allocator allocator;
 } pp_schedule;
 
@@ -307,3 +309,1429 @@ PP_SCHED_API void pp_sched_print_json(FILE *f, const pp_schedule *s);
 }
 #endif
 #endif /* PP_SCHED_H */
+
+/* ======================================================================== */
+/*                              IMPLEMENTATION                               */
+/* ======================================================================== */
+#ifdef PP_SCHED_IMPLEMENTATION
+#ifndef PP__SCHED_IMPLEMENTATION_INCLUDED
+#define PP__SCHED_IMPLEMENTATION_INCLUDED
+
+#include <stdlib.h>
+#include <string.h>
+#include <stdarg.h>
+#include <limits.h>
+
+#ifndef PP_ASSERT
+#include <assert.h>
+#define PP_ASSERT(x) assert(x)
+#endif
+
+#ifdef PP_SCHED_STATIC
+#define PP__DEF static
+#else
+#define PP__DEF
+#endif
+
+#define PP__EPS 1e-9
+
+/* ---- small helpers ------------------------------------------------------ */
+
+static void pp__err(char *err, const char *fmt, ...) {
+    va_list ap;
+    if (!err) return;
+    va_start(ap, fmt);
+    vsnprintf(err, PP_ERR_LEN, fmt, ap);
+    va_end(ap);
+}
+
+static int pp__finite(double x) { return x == x && (x - x) == 0.0; }
+static double pp__max(double a, double b) { return a > b ? a : b; }
+static double pp__abs(double a) { return a < 0 ? -a : a; }
+
+static void *pp__default_alloc(size_t n, void *u) { (void)u; return malloc(n); }
+static void pp__default_free(void *p, void *u) { (void)u; free(p); }
+
+static pp_allocator pp__allocator(const pp_allocator *a) {
+    pp_allocator r;
+    if (a && a->alloc && a->free) return *a;
+    r.alloc = pp__default_alloc;
+    r.free = pp__default_free;
+    r.user = NULL;
+    return r;
+}
+
+static void *pp__malloc(const pp_allocator *a, size_t n) { return a->alloc(n ? n : 1, a->user); }
+static void pp__mfree(const pp_allocator *a, void *p) { if (p) a->free(p, a->user); }
+
+/* size of count elements of size bytes, 0 on overflow */
+static size_t pp__size(size_t count, size_t size) {
+    if (size && count > ((size_t)-1) / size) return 0;
+    return count * size;
+}
+
+static size_t pp__align8(size_t x) { return (x + 7u) & ~(size_t)7u; }
+
+PP__DEF const char *pp_status_string(pp_status st) {
+    static const char *names[] = {
+#define PP__STR(name, str) str,
+        PP_STATUS_LIST(PP__STR)
+#undef PP__STR
+    };
+    if ((int)st < 0 || (int)st >= (int)PP_STATUS_COUNT) return "unknown status";
+    return names[st];
+}
+
+PP__DEF const char *pp_kind_name(pp_kind k) {
+    switch (k) {
+    case PP_F: return "F";
+    case PP_B: return "B";
+    case PP_W: return "W";
+    case PP_BW: return "BW";
+    }
+    return "?";
+}
+
+PP__DEF const char *pp_placement_name(pp_placement p) {
+    switch (p) {
+    case PP_PLACE_SEQUENTIAL: return "sequential";
+    case PP_PLACE_LOOPED: return "looped";
+    case PP_PLACE_VSHAPE: return "v-shape";
+    }
+    return "?";
+}
+
+static int pp__place(pp_placement p, int d, int s) {
+    if (p == PP_PLACE_VSHAPE) return s < d ? s : 2 * d - 1 - s;
+    return s % d;
+}
+
+/* key of pass (kind, stage, microbatch) in [0, 4*S*n) */
+static int pp__key(int S, int n, pp_kind k, int s, int j) { return ((int)k * S + s) * n + j; }
+
+/* ---- the schedule object: one allocation -------------------------------- */
+
+static pp_schedule *pp__sched_alloc(const pp_allocator *al, int d, int v, int S, int n, int split, char *err,
+                                    pp_status *st) {
+    size_t P, off_passes, off_times, off_mem, off_peak, off_bound, off_dstart, off_sdev, total;
+    pp_schedule *s;
+    *st = PP_OK;
+    if ((long long)S * n * 3 > INT_MAX / 4 || (long long)S * 4 > INT_MAX) {
+        pp__err(err, "%d stages x %d microbatches is too many passes for an int index", S, n);
+        *st = PP_ERR_OVERFLOW;
+        return NULL;
+    }
+    P = (size_t)S * (size_t)n * (split ? 3u : 2u);
+    off_passes = pp__align8(sizeof(pp_schedule));
+    off_times = pp__align8(off_passes + pp__size(P, sizeof(pp_pass)));
+    off_mem = off_times + pp__size((size_t)S * 4u, sizeof(double));
+    off_peak = off_mem + pp__size((size_t)S, sizeof(double));
+    off_bound = off_peak + pp__size((size_t)d, sizeof(double));
+    off_dstart = off_bound + pp__size((size_t)d, sizeof(double));
+    off_sdev = off_dstart + pp__size((size_t)d + 1u, sizeof(int));
+    total = off_sdev + pp__size((size_t)S, sizeof(int));
+    s = (pp_schedule *)pp__malloc(al, total);
+    if (!s) {
+        pp__err(err, "out of memory allocating a schedule of %lu bytes", (unsigned long)total);
+        *st = PP_ERR_OUT_OF_MEMORY;
+        return NULL;
+    }
+    memset(s, 0, total);
+    s->devices = d;
+    s->chunks = v;
+    s->stages = S;
+    s->microbatches = n;
+    s->split_backward = split;
+    s->num_passes = (int)P;
+    s->passes = (pp_pass *)((char *)s + off_passes);
+    s->stage_time = (double *)((char *)s + off_times);
+    s->stage_memory = (double *)((char *)s + off_mem);
+    s->peak_memory = (double *)((char *)s + off_peak);
+    s->peak_bound = (double *)((char *)s + off_bound);
+    s->device_start = (int *)((char *)s + off_dstart);
+    s->stage_device = (int *)((char *)s + off_sdev);
+    s->allocator = *al;
+    return s;
+}
+
+PP__DEF void pp_sched_free(pp_schedule *s) {
+    pp_allocator a;
+    if (!s) return;
+    a = s->allocator;
+    pp__mfree(&a, s);
+}
+
+static double pp__dur(const pp_schedule *s, const pp_pass *p) { return s->stage_time[p->stage * 4 + (int)p->kind]; }
+
+/* Check times; all-zero f, b, w means unit times. */
+static pp_status pp__resolve_times(const pp_times *in, pp_times *out, char *err) {
+    pp_times t = *in;
+    if (t.f == 0 && t.b == 0 && t.w == 0) { t.f = 1; t.b = 1; t.w = 1; }
+    if (!pp__finite(t.f) || !pp__finite(t.b) || !pp__finite(t.w) || !pp__finite(t.comm)) {
+        pp__err(err, "times must be finite numbers, got F=%g B=%g W=%g comm=%g", t.f, t.b, t.w, t.comm);
+        return PP_ERR_INVALID_ARG;
+    }
+    if (t.f <= 0 || t.b <= 0 || t.w < 0 || t.comm < 0) {
+        pp__err(err, "times need F > 0, B > 0, W >= 0, comm >= 0; got F=%g B=%g W=%g comm=%g", t.f, t.b, t.w, t.comm);
+        return PP_ERR_INVALID_ARG;
+    }
+    *out = t;
+    return PP_OK;
+}
+
+/* Fill stage_time / stage_memory from the config. recompute: BW also redoes F. */
+static pp_status pp__set_stage_times(pp_schedule *s, const pp_config *cfg, int recompute, char *err) {
+    int st, S = s->stages, v = s->chunks;
+    pp_times t;
+    pp_times zero;
+    memset(&zero, 0, sizeof zero);
+    st = (int)pp__resolve_times(cfg ? &cfg->times : &zero, &t, err);
+    if (st != PP_OK) return (pp_status)st;
+    s->times = t;
+    for (st = 0; st < S; st++) {
+        pp_times x;
+        if (cfg && cfg->stage_times) {
+            x = cfg->stage_times[st];
+            x.comm = t.comm;
+            if (!pp__finite(x.f) || !pp__finite(x.b) || !pp__finite(x.w) || x.f <= 0 || x.b <= 0 || x.w < 0) {
+                pp__err(err, "stage_times[%d] needs finite F > 0, B > 0, W >= 0; got F=%g B=%g W=%g", st, x.f, x.b,
+                        x.w);
+                return PP_ERR_INVALID_ARG;
+            }
+        } else {
+            x.f = t.f / v;
+            x.b = t.b / v;
+            x.w = t.w / v;
+        }
+        s->stage_time[st * 4 + PP_F] = x.f;
+        s->stage_time[st * 4 + PP_B] = x.b;
+        s->stage_time[st * 4 + PP_W] = x.w;
+        s->stage_time[st * 4 + PP_BW] = x.b + x.w + (recompute ? x.f : 0);
+        s->stage_memory[st] = (recompute ? (cfg ? cfg->recompute_input : 0) : 1.0) / v;
+    }
+    return PP_OK;
+}
+
+/* ---- metrics ------------------------------------------------------------ */
+
+/* Memory is a function of each device's pass order alone: F allocates at
+   its start, the later of B/W (or BW) frees at its end, all on one device. */
+static double pp__device_peak(const pp_schedule *s, const pp_pass *p, int count) {
+    double cur = 0, peak = 0;
+    int i;
+    for (i = 0; i < count; i++) {
+        if (p[i].kind == PP_F) {
+            cur += s->stage_memory[p[i].stage];
+            if (cur > peak) peak = cur;
+        } else if (p[i].kind == PP_BW || p[i].kind == PP_W) {
+            cur -= s->stage_memory[p[i].stage];
+        }
+    }
+    return peak;
+}
+
+PP__DEF pp_status pp_sched_peak_memory(const pp_schedule *s, double *out) {
+    int i;
+    if (!s || !out) return PP_ERR_INVALID_ARG;
+    for (i = 0; i < s->devices; i++)
+        out[i] = pp__device_peak(s, s->passes + s->device_start[i], s->device_start[i + 1] - s->device_start[i]);
+    return PP_OK;
+}
+
+static void pp__metrics(pp_schedule *s) {
+    int i;
+    double busy = 0, end = 0;
+    for (i = 0; i < s->num_passes; i++) {
+        busy += s->passes[i].end - s->passes[i].start;
+        end = pp__max(end, s->passes[i].end);
+    }
+    s->makespan = end;
+    s->bubble_rate = end > 0 ? 1.0 - busy / (s->devices * end) : 0;
+    if (s->bubble_rate < 0 && s->bubble_rate > -1e-12) s->bubble_rate = 0;
+    pp_sched_peak_memory(s, s->peak_memory);
+}
+
+/* ---- squeeze ------------------------------------------------------------ */
+
+/* The pass this one waits for, or -1. Returns its key through *dep. */
+static int pp__dep(const pp_schedule *s, const pp_pass *p, pp_kind *dk, int *ds) {
+    int S = s->stages;
+    switch (p->kind) {
+    case PP_F:
+        if (p->stage == 0) return 0;
+        *dk = PP_F; *ds = p->stage - 1;
+        return 1;
+    case PP_B:
+    case PP_BW:
+        if (p->stage == S - 1) { *dk = PP_F; *ds = S - 1; return 1; }
+        *dk = s->split_backward ? PP_B : PP_BW; *ds = p->stage + 1;
+        return 1;
+    case PP_W:
+        *dk = PP_B; *ds = p->stage;
+        return 1;
+    }
+    return 0;
+}
+
+/* Earliest start for every pass, keeping each device's order. Passes with
+   skip[i] set are left out (they must have no dependents: W passes). */
+static pp_status pp__squeeze(pp_schedule *s, const unsigned char *skip, char *err) {
+    int d = s->devices, S = s->stages, n = s->microbatches, P = s->num_passes;
+    int i, left = 0, progress;
+    pp_allocator *al = &s->allocator;
+    size_t keys = (size_t)4 * S * n;
+    double *endt = (double *)pp__malloc(al, pp__size(keys, sizeof(double)));
+    unsigned char *done = (unsigned char *)pp__malloc(al, keys);
+    int *ptr = (int *)pp__malloc(al, pp__size((size_t)d, sizeof(int)));
+    double *free_at = (double *)pp__malloc(al, pp__size((size_t)d, sizeof(double)));
+    if (!endt || !done || !ptr || !free_at) {
+        pp__mfree(al, endt); pp__mfree(al, done); pp__mfree(al, ptr); pp__mfree(al, free_at);
+        pp__err(err, "out of memory in squeeze");
+        return PP_ERR_OUT_OF_MEMORY;
+    }
+    memset(done, 0, keys);
+    for (i = 0; i < d; i++) { ptr[i] = s->device_start[i]; free_at[i] = 0; }
+    for (i = 0; i < P; i++) if (!skip || !skip[i]) left++;
+    do {
+        progress = 0;
+        for (i = 0; i < d; i++) {
+            while (ptr[i] < s->device_start[i + 1]) {
+                pp_pass *p = &s->passes[ptr[i]];
+                pp_kind dk;
+                int ds, k;
+                double start = free_at[i];
+                if (skip && skip[ptr[i]]) { ptr[i]++; continue; }
+                if (pp__dep(s, p, &dk, &ds)) {
+                    k = pp__key(S, n, dk, ds, p->microbatch);
+                    if (!done[k]) break;
+                    start = pp__max(start, endt[k] + (s->stage_device[ds] != i ? s->times.comm : 0));
+                }
+                p->start = start;
+                p->end = start + pp__dur(s, p);
+                k = pp__key(S, n, p->kind, p->stage, p->microbatch);
+                done[k] = 1;
+                endt[k] = p->end;
+                free_at[i] = p->end;
+                ptr[i]++;
+                progress++;
+                left--;
+            }
+        }
+    } while (progress && left > 0);
+    if (left > 0) {
+        char buf[PP_ERR_LEN];
+        int len = 0;
+        buf[0] = 0;
+        for (i = 0; i < d && len < 160; i++) {
+            if (ptr[i] < s->device_start[i + 1]) {
+                const pp_pass *p = &s->passes[ptr[i]];
+                len += snprintf(buf + len, sizeof buf - (size_t)len, " device %d waits at %s(stage %d, mb %d);", i,
+                                pp_kind_name(p->kind), p->stage, p->microbatch);
+            }
+        }
+        pp__err(err, "the pass order deadlocks (%d passes never run):%s", left, buf);
+    }
+    pp__mfree(al, endt); pp__mfree(al, done); pp__mfree(al, ptr); pp__mfree(al, free_at);
+    return left > 0 ? PP_ERR_DEADLOCK : PP_OK;
+}
+
+PP__DEF pp_status pp_squeeze(pp_schedule *s, char *err) {
+    pp_status st;
+    if (!s) { pp__err(err, "pp_squeeze: schedule is NULL"); return PP_ERR_INVALID_ARG; }
+    st = pp__squeeze(s, NULL, err);
+    if (st != PP_OK) return st;
+    s->on_grid = 0;
+    pp__metrics(s);
+    return PP_OK;
+}
+
+/* ---- validation --------------------------------------------------------- */
+
+PP__DEF pp_status pp_sched_validate(const pp_schedule *s, char *err) {
+    int d, S, n, P, i, dev;
+    size_t keys;
+    int *pos;
+    pp_allocator al;
+    pp_status st = PP_OK;
+    if (!s) { pp__err(err, "schedule is NULL"); return PP_ERR_INVALID_ARG; }
+    d = s->devices; S = s->stages; n = s->microbatches; P = s->num_passes;
+    if (d < 1 || S < d || n < 1 || P != S * n * (s->split_backward ? 3 : 2) || s->device_start[0] != 0 ||
+        s->device_start[d] != P) {
+        pp__err(err, "schedule header is inconsistent (d=%d S=%d n=%d passes=%d)", d, S, n, P);
+        return PP_ERR_INVALID_SCHEDULE;
+    }
+    al = s->allocator;
+    keys = (size_t)4 * S * n;
+    pos = (int *)pp__malloc(&al, pp__size(keys, sizeof(int)));
+    if (!pos) { pp__err(err, "out of memory in validate"); return PP_ERR_OUT_OF_MEMORY; }
+    for (i = 0; i < (int)keys; i++) pos[i] = -1;
+    for (dev = 0; dev < d && st == PP_OK; dev++) {
+        for (i = s->device_start[dev]; i < s->device_start[dev + 1]; i++) {
+            const pp_pass *p = &s->passes[i];
+            int k;
+            if (p->stage < 0 || p->stage >= S || p->microbatch < 0 || p->microbatch >= n || (int)p->kind < 0 ||
+                (int)p->kind > 3) {
+                pp__err(err, "pass %d is out of range (stage %d, mb %d)", i, p->stage, p->microbatch);
+                st = PP_ERR_INVALID_SCHEDULE; break;
+            }
+            if (s->split_backward ? p->kind == PP_BW : (p->kind == PP_B || p->kind == PP_W)) {
+                pp__err(err, "%s(stage %d, mb %d): a %s schedule has no %s pass", pp_kind_name(p->kind), p->stage,
+                        p->microbatch, s->split_backward ? "B/W-split" : "combined-backward", pp_kind_name(p->kind));
+                st = PP_ERR_INVALID_SCHEDULE; break;
+            }
+            if (p->device != dev || s->stage_device[p->stage] != dev) {
+                pp__err(err, "%s(stage %d, mb %d) runs on device %d but stage %d is placed on device %d",
+                        pp_kind_name(p->kind), p->stage, p->microbatch, dev, p->stage, s->stage_device[p->stage]);
+                st = PP_ERR_INVALID_SCHEDULE; break;
+            }
+            k = pp__key(S, n, p->kind, p->stage, p->microbatch);
+            if (pos[k] >= 0) {
+                pp__err(err, "%s(stage %d, mb %d) appears twice", pp_kind_name(p->kind), p->stage, p->microbatch);
+                st = PP_ERR_INVALID_SCHEDULE; break;
+            }
+            pos[k] = i;
+            if (!pp__finite(p->start) || p->start < -PP__EPS || p->end < p->start) {
+                pp__err(err, "%s(stage %d, mb %d) has a bad interval [%g, %g]", pp_kind_name(p->kind), p->stage,
+                        p->microbatch, p->start, p->end);
+                st = PP_ERR_INVALID_SCHEDULE; break;
+            }
+            if (!s->on_grid && pp__abs((p->end - p->start) - pp__dur(s, p)) > PP__EPS * (1 + pp__dur(s, p))) {
+                pp__err(err, "%s(stage %d, mb %d) lasts %g, its stage time is %g", pp_kind_name(p->kind), p->stage,
+                        p->microbatch, p->end - p->start, pp__dur(s, p));
+                st = PP_ERR_INVALID_SCHEDULE; break;
+            }
+            if (i > s->device_start[dev] && p->start < s->passes[i - 1].end - PP__EPS * (1 + p->start)) {
+                const pp_pass *q = &s->passes[i - 1];
+                pp__err(err, "device %d runs %s(stage %d, mb %d) at %g before %s(stage %d, mb %d) ends at %g", dev,
+                        pp_kind_name(p->kind), p->stage, p->microbatch, p->start, pp_kind_name(q->kind), q->stage,
+                        q->microbatch, q->end);
+                st = PP_ERR_INVALID_SCHEDULE; break;
+            }
+        }
+    }
+    /* every pass exactly once (counts match, so no duplicate means none missing), dependencies */
+    for (i = 0; i < P && st == PP_OK; i++) {
+        const pp_pass *p = &s->passes[i];
+        pp_kind dk;
+        int ds;
+        if (pp__dep(s, p, &dk, &ds)) {
+            int k = pos[pp__key(S, n, dk, ds, p->microbatch)];
+            double need;
+            if (k < 0) {
+                pp__err(err, "%s(stage %d, mb %d) is missing", pp_kind_name(dk), ds, p->microbatch);
+                st = PP_ERR_INVALID_SCHEDULE; break;
+            }
+            need = s->passes[k].end + (!s->on_grid && s->stage_device[ds] != p->device ? s->times.comm : 0);
+            if (p->start < need - PP__EPS * (1 + need)) {
+                pp__err(err, "%s(stage %d, mb %d) starts at %g before %s(stage %d, mb %d) is ready at %g",
+                        pp_kind_name(p->kind), p->stage, p->microbatch, p->start, pp_kind_name(dk), ds, p->microbatch,
+                        need);
+                st = PP_ERR_INVALID_SCHEDULE;
+            }
+        }
+    }
+    pp__mfree(&al, pos);
+    return st;
+}
+
+/* ---- building blocks ---------------------------------------------------- */
+
+PP__DEF pp_status pp_block_create(int devices, int chunks, pp_placement placement, int split_backward,
+                                  int microbatches_per_block, const pp_allocator *alloc, pp_block **out, char *err) {
+    pp_allocator al = pp__allocator(alloc);
+    int S, m;
+    size_t off, total;
+    pp_block *b;
+    if (!out) { pp__err(err, "pp_block_create: out is NULL"); return PP_ERR_INVALID_ARG; }
+    *out = NULL;
+    if (devices < 1 || chunks < 1 || microbatches_per_block < 1) {
+        pp__err(err, "a block needs devices >= 1, chunks >= 1, microbatches >= 1; got %d, %d, %d", devices, chunks,
+                microbatches_per_block);
+        return PP_ERR_INVALID_ARG;
+    }
+    if ((placement == PP_PLACE_SEQUENTIAL && chunks != 1) || (placement == PP_PLACE_VSHAPE && chunks != 2)) {
+        pp__err(err, "%s placement needs chunks = %d, got %d", pp_placement_name(placement),
+                placement == PP_PLACE_VSHAPE ? 2 : 1, chunks);
+        return PP_ERR_INVALID_ARG;
+    }
+    if ((long long)devices * chunks * microbatches_per_block > INT_MAX / 16) {
+        pp__err(err, "block too large: %d devices x %d chunks x %d microbatches", devices, chunks,
+                microbatches_per_block);
+        return PP_ERR_OVERFLOW;
+    }
+    S = devices * chunks;
+    m = S * microbatches_per_block;
+    off = pp__align8(sizeof(pp_block));
+    total = off + pp__size((size_t)S + 3u * (size_t)m, sizeof(int));
+    b = (pp_block *)pp__malloc(&al, total);
+    if (!b) { pp__err(err, "out of memory allocating a block"); return PP_ERR_OUT_OF_MEMORY; }
+    memset(b, 0, total);
+    b->devices = devices;
+    b->chunks = chunks;
+    b->stages = S;
+    b->placement = placement;
+    b->split_backward = split_backward ? 1 : 0;
+    b->microbatches = microbatches_per_block;
+    b->bw_cells = 2;
+    b->stage_device = (int *)((char *)b + off);
+    b->f = b->stage_device + S;
+    b->b = b->f + m;
+    b->w = b->b + m;
+    b->allocator = al;
+    for (m = 0; m < S; m++) b->stage_device[m] = pp__place(placement, devices, m);
+    *out = b;
+    return PP_OK;
+}
+
+PP__DEF void pp_block_free(pp_block *blk) {
+    pp_allocator a;
+    if (!blk) return;
+    a = blk->allocator;
+    pp__mfree(&a, blk);
+}
+
+static int pp__block_cells(const pp_block *b, pp_kind k) {
+    if (k == PP_BW) return b->bw_cells > 0 ? b->bw_cells : 2;
+    return 1;
+}
+
+static void pp__block_pass(const pp_block *b, int idx, pp_kind *k, int *s, int *j, int *cell) {
+    int m = b->stages * b->microbatches, which = idx / m, r = idx % m;
+    *s = r / b->microbatches;
+    *j = r % b->microbatches;
+    if (which == 0) { *k = PP_F; *cell = b->f[r]; }
+    else if (which == 1) { *k = b->split_backward ? PP_B : PP_BW; *cell = b->b[r]; }
+    else { *k = PP_W; *cell = b->w[r]; }
+}
+
+PP__DEF pp_status pp_block_check(const pp_block *b, char *err) {
+    int S, mb, T, npass, i, c;
+    int *occ;
+    pp_status st = PP_OK;
+    if (!b) { pp__err(err, "block is NULL"); return PP_ERR_INVALID_ARG; }
+    S = b->stages; mb = b->microbatches; T = b->interval;
+    if (T < 1) { pp__err(err, "block interval must be >= 1 cell, got %d", T); return PP_ERR_INVALID_ARG; }
+    if (T > INT_MAX / 64 / (b->devices > 0 ? b->devices : 1)) {
+        pp__err(err, "block interval %d is too large", T);
+        return PP_ERR_OVERFLOW;
+    }
+    npass = S * mb * (b->split_backward ? 3 : 2);
+    /* dependencies inside the block, on the grid */
+    for (i = 0; i < S * mb; i++) {
+        int s = i / mb, j = i % mb, bc = pp__block_cells(b, b->split_backward ? PP_B : PP_BW);
+        const char *bn = b->split_backward ? "B" : "BW";
+        if (b->stage_device[s] < 0 || b->stage_device[s] >= b->devices) {
+            pp__err(err, "stage %d is placed on device %d, outside 0..%d", s, b->stage_device[s], b->devices - 1);
+            return PP_ERR_INVALID_ARG;
+        }
+        if (b->f[i] < 0) { pp__err(err, "F(stage %d, mb %d) has a negative offset %d", s, j, b->f[i]); return PP_ERR_INVALID_ARG; }
+        if (s > 0 && b->f[i] < b->f[i - mb] + 1) {
+            pp__err(err, "F(stage %d, mb %d) at cell %d starts before F(stage %d) ends at %d", s, j, b->f[i], s - 1,
+                    b->f[i - mb] + 1);
+            return PP_ERR_INVALID_ARG;
+        }
+        if (s == S - 1 && b->b[i] < b->f[i] + 1) {
+            pp__err(err, "%s(stage %d, mb %d) at cell %d starts before its F ends at %d", bn, s, j, b->b[i], b->f[i] + 1);
+            return PP_ERR_INVALID_ARG;
+        }
+        if (s < S - 1 && b->b[i] < b->b[i + mb] + bc) {
+            pp__err(err, "%s(stage %d, mb %d) at cell %d starts before %s(stage %d) ends at %d", bn, s, j, b->b[i], bn,
+                    s + 1, b->b[i + mb] + bc);
+            return PP_ERR_INVALID_ARG;
+        }
+        if (b->split_backward && b->w[i] < b->b[i] + 1) {
+            pp__err(err, "W(stage %d, mb %d) at cell %d starts before its B ends at %d", s, j, b->w[i], b->b[i] + 1);
+            return PP_ERR_INVALID_ARG;
+        }
+    }
+    /* collisions: every cell of every pass, modulo T, per device */
+    occ = (int *)pp__malloc(&b->allocator, pp__size((size_t)b->devices * (size_t)T, sizeof(int)));
+    if (!occ) { pp__err(err, "out of memory in pp_block_check"); return PP_ERR_OUT_OF_MEMORY; }
+    for (i = 0; i < b->devices * T; i++) occ[i] = -1;
+    for (i = 0; i < npass && st == PP_OK; i++) {
+        pp_kind k; int s, j, cell, dev;
+        pp__block_pass(b, i, &k, &s, &j, &cell);
+        dev = b->stage_device[s];
+        for (c = 0; c < pp__block_cells(b, k); c++) {
+            int r = (cell + c) % T, *o = &occ[dev * T + r];
+            if (*o >= 0) {
+                pp_kind k2; int s2, j2, cell2;
+                pp__block_pass(b, *o, &k2, &s2, &j2, &cell2);
+                pp__err(err, "collision on device %d: %s(stage %d, mb %d) at cell %d and %s(stage %d, mb %d) at cell %d "
+                        "meet in cell %d mod T=%d", dev, pp_kind_name(k2), s2, j2, cell2, pp_kind_name(k), s, j, cell, r, T);
+                st = PP_ERR_COLLISION;
+                break;
+            }
+            *o = i;
+        }
+    }
+    pp__mfree(&b->allocator, occ);
+    return st;
+}
+
+/* Eq. 1 with per-stage memory m(s): sum over stages on the device of ceil(l/T) m(s). */
+static double pp__block_bound(const pp_block *b, int device, const double *stage_memory) {
+    int i, mb = b->microbatches, T = b->interval;
+    double sum = 0;
+    if (T < 1) return -1;
+    for (i = 0; i < b->stages * mb; i++) {
+        int s = i / mb, last, l;
+        if (b->stage_device[s] != device) continue;
+        last = b->split_backward ? (b->w[i] + 1 > b->b[i] + 1 ? b->w[i] + 1 : b->b[i] + 1)
+                                 : b->b[i] + pp__block_cells(b, PP_BW);
+        l = last - b->f[i];
+        sum += (double)((l + T - 1) / T) * (stage_memory ? stage_memory[s] : 1.0 / b->chunks);
+    }
+    return sum;
+}
+
+PP__DEF double pp_block_peak_bound(const pp_block *blk, int device) {
+    if (!blk || device < 0 || device >= blk->devices) return -1;
+    return pp__block_bound(blk, device, NULL);
+}
+
+static int pp__cmp_pass(const void *a, const void *b) {
+    const pp_pass *x = (const pp_pass *)a, *y = (const pp_pass *)b;
+    if (x->start < y->start) return -1;
+    if (x->start > y->start) return 1;
+    return (int)x->kind - (int)y->kind;
+}
+
+/* Sort each device's passes by start and fill device_start. Passes must
+   already be grouped by device with counts in device_start[dev+1]. */
+static void pp__sort_devices(pp_schedule *s) {
+    int i;
+    for (i = 0; i < s->devices; i++)
+        qsort(s->passes + s->device_start[i], (size_t)(s->device_start[i + 1] - s->device_start[i]), sizeof(pp_pass),
+              pp__cmp_pass);
+}
+
+static pp_status pp__repeat(const pp_block *b, int n, const int *starts, const pp_config *cfg, int recompute,
+                            pp_schedule **out, char *err) {
+    pp_status st;
+    pp_allocator al;
+    pp_schedule *s;
+    int d, S, mb, nblocks, i, j, k, *fill;
+    if (!b || !out) { pp__err(err, "pp_repeat: block and out must not be NULL"); return PP_ERR_INVALID_ARG; }
+    *out = NULL;
+    if (n < 1) { pp__err(err, "microbatches must be >= 1, got %d", n); return PP_ERR_INVALID_ARG; }
+    st = pp_block_check(b, err);
+    if (st != PP_OK) return st;
+    d = b->devices; S = b->stages; mb = b->microbatches;
+    nblocks = (n + mb - 1) / mb;
+    if ((long long)nblocks * b->interval + 4LL * S * (b->interval + 4) > INT_MAX / 4) {
+        pp__err(err, "%d microbatches at interval %d overflow the grid", n, b->interval);
+        return PP_ERR_OVERFLOW;
+    }
+    al = pp__allocator(cfg ? &cfg->allocator : NULL);
+    s = pp__sched_alloc(&al, d, b->chunks, S, n, b->split_backward, err, &st);
+    if (!s) return st;
+    s->placement = b->placement;
+    for (i = 0; i < S; i++) s->stage_device[i] = b->stage_device[i];
+    st = pp__set_stage_times(s, cfg, recompute, err);
+    if (st != PP_OK) { pp_sched_free(s); return st; }
+    /* counts per device, then place */
+    for (i = 0; i < S; i++) s->device_start[b->stage_device[i] + 1] += n * (b->split_backward ? 3 : 2);
+    for (i = 0; i < d; i++) s->device_start[i + 1] += s->device_start[i];
+    fill = (int *)pp__malloc(&al, pp__size((size_t)d, sizeof(int)));
+    if (!fill) { pp_sched_free(s); pp__err(err, "out of memory in pp_repeat"); return PP_ERR_OUT_OF_MEMORY; }
+    for (i = 0; i < d; i++) fill[i] = s->device_start[i];
+    for (k = 0; k < nblocks; k++) {
+        long long base = starts ? starts[k] : (long long)k * b->interval;
+        if (starts && (starts[k] < 0 || (k > 0 && starts[k] < starts[k - 1]))) {
+            pp__err(err, "block starts must be >= 0 and non-decreasing; starts[%d] = %d", k, starts[k]);
+            pp__mfree(&al, fill); pp_sched_free(s);
+            return PP_ERR_INVALID_ARG;
+        }
+        for (j = 0; j < mb && k * mb + j < n; j++) {
+            for (i = 0; i < S; i++) {
+                int r = i * mb + j, dev = b->stage_device[i], kinds = b->split_backward ? 3 : 2, q;
+                for (q = 0; q < kinds; q++) {
+                    pp_pass *p = &s->passes[fill[dev]++];
+                    int cell = q == 0 ? b->f[r] : q == 1 ? b->b[r] : b->w[r];
+                    p->device = dev;
+                    p->stage = i;
+                    p->microbatch = k * mb + j;
+                    p->kind = q == 0 ? PP_F : q == 2 ? PP_W : (b->split_backward ? PP_B : PP_BW);
+                    p->start = (double)(base + cell);
+                    p->end = p->start + pp__block_cells(b, p->kind);
+                }
+            }
+        }
+    }
+    pp__mfree(&al, fill);
+    pp__sort_devices(s);
+    /* non-uniform starts can collide even when the block repeats at T cleanly */
+    for (i = 0; i < d; i++)
+        for (j = s->device_start[i] + 1; j < s->device_start[i + 1]; j++) {
+            const pp_pass *p = &s->passes[j], *q = &s->passes[j - 1];
+            if (p->start < q->end) {
+                pp__err(err, "collision on device %d: %s(stage %d, mb %d) and %s(stage %d, mb %d) both at cell %g", i,
+                        pp_kind_name(q->kind), q->stage, q->microbatch, pp_kind_name(p->kind), p->stage, p->microbatch,
+                        p->start);
+                pp_sched_free(s);
+                return PP_ERR_COLLISION;
+            }
+        }
+    s->interval = b->interval;
+    s->on_grid = 1;
+    for (i = 0; i < d; i++) s->peak_bound[i] = pp__block_bound(b, i, s->stage_memory);
+    pp__metrics(s);
+    *out = s;
+    return PP_OK;
+}
+
+PP__DEF pp_status pp_repeat(const pp_block *blk, int microbatches, const int *starts, const pp_config *cfg,
+                            pp_schedule **out, char *err) {
+    return pp__repeat(blk, microbatches, starts, cfg, 0, out, err);
+}
+
+/* ---- reorder (Appendix C) ----------------------------------------------- */
+
+static double pp__mem_effect(const pp_schedule *s, const pp_pass *p) {
+    if (p->kind == PP_F) return s->stage_memory[p->stage];
+    if (p->kind == PP_W || p->kind == PP_BW) return -s->stage_memory[p->stage];
+    return 0;
+}
+
+/* Warm-up: walk each device's bubbles up to its first backward; fill a
+   bubble with a later pass of the same device that is ready and fits
+   entirely, leaving every other pass where it is, if the device's peak
+   memory stays within cap. Returns the number of passes moved. */
+static int pp__warmup_fill(pp_schedule *s, const double *cap, double *endk) {
+    int d = s->devices, S = s->stages, n = s->microbatches, dev, moved = 0;
+    int window = 4 * S + 16;
+    for (dev = 0; dev < d; dev++) {
+        int a = s->device_start[dev], b = s->device_start[dev + 1], i, fb = -1;
+        double gs = 0, cur = 0;
+        for (i = a; i < b; i++)
+            if (s->passes[i].kind == PP_B || s->passes[i].kind == PP_BW) { fb = i; break; }
+        if (fb < 0) continue;
+        for (i = a; i <= fb && i < b; i++) {
+            double ge = s->passes[i].start;
+            while (ge - gs > PP__EPS * (1 + ge)) {
+                int j, found = -1, last = i + window < b - 1 ? i + window : b - 1;
+                double ready = 0;
+                for (j = i + 1; j <= last; j++) {
+                    const pp_pass *p = &s->passes[j];
+                    pp_kind dk;
+                    int ds, q;
+                    double x, mx;
+                    ready = gs;
+                    if (pp__dep(s, p, &dk, &ds)) {
+                        double need = endk[pp__key(S, n, dk, ds, p->microbatch)];
+                        if (s->stage_device[ds] != dev) need += s->times.comm;
+                        ready = pp__max(ready, need);
+                    }
+                    if (ready + pp__dur(s, p) > ge + PP__EPS * (1 + ge)) continue;
+                    if (p->kind == PP_F) {
+                        x = cur + pp__mem_effect(s, p);
+                        mx = x;
+                        for (q = i; q < j; q++) {
+                            const pp_pass *r = &s->passes[q];
+                            if (r->kind == PP_F) { x += s->stage_memory[r->stage]; if (x > mx) mx = x; }
+                            else x += pp__mem_effect(s, r);
+                        }
+                        if (mx > cap[dev] + 1e-9) continue;
+                    }
+                    found = j;
+                    break;
+                }
+                if (found < 0) break;
+                {
+                    pp_pass tmp = s->passes[found];
+                    memmove(&s->passes[i + 1], &s->passes[i], (size_t)(found - i) * sizeof(pp_pass));
+                    tmp.start = ready;
+                    tmp.end = ready + pp__dur(s, &tmp);
+                    s->passes[i] = tmp;
+                    endk[pp__key(S, n, tmp.kind, tmp.stage, tmp.microbatch)] = tmp.end;
+                    gs = tmp.end;
+                    cur += pp__mem_effect(s, &tmp);
+                    moved++;
+                    i++;
+                    fb++;
+                }
+            }
+            if (i < b) { gs = s->passes[i].end; cur += pp__mem_effect(s, &s->passes[i]); }
+        }
+    }
+    return moved;
+}
+
+/* Cool-down: W passes after the device's last F are taken out, the rest
+   squeezed, then the W passes go into the bubbles after their B, the rest
+   at the end. */
+static pp_status pp__cooldown(pp_schedule *s, double *endk, char *err) {
+    int d = s->devices, S = s->stages, n = s->microbatches, P = s->num_passes, dev, i;
+    pp_allocator *al = &s->allocator;
+    unsigned char *skip;
+    pp_pass *tmp, *pend;
+    pp_status st;
+    if (!s->split_backward) return PP_OK;
+    skip = (unsigned char *)pp__malloc(al, (size_t)P);
+    tmp = (pp_pass *)pp__malloc(al, pp__size((size_t)P, sizeof(pp_pass)));
+    pend = (pp_pass *)pp__malloc(al, pp__size((size_t)P, sizeof(pp_pass)));
+    if (!skip || !tmp || !pend) {
+        pp__mfree(al, skip); pp__mfree(al, tmp); pp__mfree(al, pend);
+        pp__err(err, "out of memory in reorder");
+        return PP_ERR_OUT_OF_MEMORY;
+    }
+    memset(skip, 0, (size_t)P);
+    for (dev = 0; dev < d; dev++) {
+        int a = s->device_start[dev], b = s->device_start[dev + 1], lf = a - 1;
+        for (i = a; i < b; i++) if (s->passes[i].kind == PP_F) lf = i;
+        for (i = lf + 1; i < b; i++) if (s->passes[i].kind == PP_W) skip[i] = 1;
+    }
+    st = pp__squeeze(s, skip, err);
+    if (st == PP_OK) {
+        for (i = 0; i < P; i++) {
+            const pp_pass *p = &s->passes[i];
+            if (!skip[i]) endk[pp__key(S, n, p->kind, p->stage, p->microbatch)] = p->end;
+        }
+        for (dev = 0; dev < d; dev++) {
+            int a = s->device_start[dev], b = s->device_start[dev + 1], np = 0, nt = 0, taken, q;
+            double t = 0;
+            for (i = a; i < b; i++) if (skip[i]) pend[np++] = s->passes[i];
+            if (!np) continue;
+            taken = 0;
+            for (i = a; i <= b; i++) {
+                double ge = i < b ? s->passes[i].start : -1;
+                if (i < b && skip[i]) continue;
+                /* fill [t, ge) with pending W passes whose B is done */
+                for (q = 0; i < b && q < np; q++) {
+                    double ready, dur;
+                    if (pend[q].microbatch < 0) continue; /* already placed */
+                    ready = pp__max(t, endk[pp__key(S, n, PP_B, pend[q].stage, pend[q].microbatch)]);
+                    dur = pp__dur(s, &pend[q]);
+                    if (ready + dur <= ge + PP__EPS * (1 + ge)) {
+                        tmp[nt] = pend[q];
+                        tmp[nt].start = ready;
+                        tmp[nt].end = ready + dur;
+                        t = tmp[nt].end;
+                        nt++;
+                        pend[q].microbatch = -1 - pend[q].microbatch;
+                        taken++;
+                        q = -1; /* rescan from the first pending W */
+                    }
+                }
+                if (i < b) { tmp[nt++] = s->passes[i]; t = s->passes[i].end; }
+            }
+            for (q = 0; q < np; q++)
+                if (pend[q].microbatch >= 0) tmp[nt++] = pend[q];
+            for (q = 0; q < nt; q++)
+                if (tmp[q].microbatch < 0) tmp[q].microbatch = -1 - tmp[q].microbatch;
+            PP_ASSERT(nt == b - a);
+            memcpy(&s->passes[a], tmp, (size_t)nt * sizeof(pp_pass));
+            (void)taken;
+        }
+    }
+    pp__mfree(al, skip); pp__mfree(al, tmp); pp__mfree(al, pend);
+    if (st != PP_OK) return st;
+    return pp__squeeze(s, NULL, err);
+}
+
+PP__DEF pp_status pp_reorder(pp_schedule *s, char *err) {
+    int d, S, n, P, i, iter;
+    size_t keys;
+    double *endk, *cap, before;
+    pp_pass *saved;
+    pp_allocator *al;
+    pp_status st;
+    if (!s) { pp__err(err, "pp_reorder: schedule is NULL"); return PP_ERR_INVALID_ARG; }
+    if (s->on_grid) {
+        st = pp_squeeze(s, err);
+        if (st != PP_OK) return st;
+    }
+    d = s->devices; S = s->stages; n = s->microbatches; P = s->num_passes;
+    al = &s->allocator;
+    keys = (size_t)4 * S * n;
+    endk = (double *)pp__malloc(al, pp__size(keys, sizeof(double)));
+    cap = (double *)pp__malloc(al, pp__size((size_t)d, sizeof(double)));
+    saved = (pp_pass *)pp__malloc(al, pp__size((size_t)P, sizeof(pp_pass)));
+    if (!endk || !cap || !saved) {
+        pp__mfree(al, endk); pp__mfree(al, cap); pp__mfree(al, saved);
+        pp__err(err, "out of memory in reorder");
+        return PP_ERR_OUT_OF_MEMORY;
+    }
+    memcpy(saved, s->passes, (size_t)P * sizeof(pp_pass));
+    before = s->makespan;
+    for (i = 0; i < d; i++) cap[i] = s->peak_memory[i];
+    st = PP_OK;
+    /* moving a pass earlier lets its dependents move too; a few rounds settle it */
+    for (iter = 0; iter < 4 && st == PP_OK; iter++) {
+        int moved;
+        for (i = 0; i < P; i++) {
+            const pp_pass *p = &s->passes[i];
+            endk[pp__key(S, n, p->kind, p->stage, p->microbatch)] = p->end;
+        }
+        moved = pp__warmup_fill(s, cap, endk);
+        st = pp__squeeze(s, NULL, err);
+        if (!moved) break;
+    }
+    if (st == PP_OK) st = pp__cooldown(s, endk, err);
+    if (st == PP_OK) {
+        pp__metrics(s);
+        for (i = 0; i < d; i++) if (s->peak_memory[i] > cap[i] + 1e-9) break;
+        if (s->makespan > before + PP__EPS * (1 + before) || i < d) {
+            /* the heuristic made it worse: keep the squeezed order */
+            memcpy(s->passes, saved, (size_t)P * sizeof(pp_pass));
+            pp__metrics(s);
+        }
+    }
+    pp__mfree(al, endk); pp__mfree(al, cap); pp__mfree(al, saved);
+    return st;
+}
+
+/* ---- any per-device order ----------------------------------------------- */
+
+PP__DEF pp_status pp_sched_from_order(const pp_order *o, const pp_config *cfg, pp_schedule **out, char *err) {
+    pp_allocator al;
+    pp_schedule *s;
+    pp_status st;
+    int d, S, n, v, i, split = -1, P, *fill;
+    unsigned char *seen;
+    if (!o || !out) { pp__err(err, "pp_sched_from_order: order and out must not be NULL"); return PP_ERR_INVALID_ARG; }
+    *out = NULL;
+    d = o->devices; S = o->stages; n = o->microbatches;
+    if (d < 1 || S < 1 || n < 1 || S < d) {
+        pp__err(err, "an order needs devices >= 1, stages >= devices, microbatches >= 1; got %d, %d, %d", d, S, n);
+        return PP_ERR_INVALID_ARG;
+    }
+    if ((long long)S * n * 3 > INT_MAX / 4) { pp__err(err, "%d stages x %d microbatches is too many", S, n); return PP_ERR_OVERFLOW; }
+    if (!o->passes || o->count < 1) { pp__err(err, "the order has no passes"); return PP_ERR_INVALID_ARG; }
+    if (S % d != 0 && !(cfg && cfg->stage_times)) {
+        pp__err(err, "%d stages on %d devices is uneven: give per-stage times (pp_config.stage_times)", S, d);
+        return PP_ERR_INVALID_ARG;
+    }
+    v = S % d == 0 ? S / d : 1;
+    for (i = 0; i < o->count; i++) {
+        pp_kind k = o->passes[i].kind;
+        if ((int)k < 0 || (int)k > 3) { pp__err(err, "pass %d has an unknown kind %d", i, (int)k); return PP_ERR_INVALID_ARG; }
+        if (k == PP_F) continue;
+        if (split < 0) split = k != PP_BW;
+        if (split != (k != PP_BW)) {
+            pp__err(err, "pass %d: an order uses either B and W or BW, not both", i);
+            return PP_ERR_INVALID_ARG;
+        }
+    }
+    if (split < 0) { pp__err(err, "the order has no backward passes"); return PP_ERR_INVALID_ARG; }
+    P = S * n * (split ? 3 : 2);
+    if (o->count != P) {
+        pp__err(err, "the order has %d passes, %d stages x %d microbatches need %d", o->count, S, n, P);
+        return PP_ERR_INVALID_ARG;
+    }
+    al = pp__allocator(cfg ? &cfg->allocator : NULL);
+    s = pp__sched_alloc(&al, d, v, S, n, split, err, &st);
+    if (!s) return st;
+    if (o->name) { strncpy(s->name, o->name, sizeof s->name - 1); s->name[sizeof s->name - 1] = 0; }
+    s->placement = PP_PLACE_LOOPED;
+    for (i = 0; i < S; i++) {
+        s->stage_device[i] = o->stage_device ? o->stage_device[i] : i % d;
+        if (s->stage_device[i] < 0 || s->stage_device[i] >= d) {
+            pp__err(err, "stage %d is placed on device %d, outside 0..%d", i, s->stage_device[i], d - 1);
+            pp_sched_free(s);
+            return PP_ERR_INVALID_ARG;
+        }
+    }
+    if (S == d) s->placement = PP_PLACE_SEQUENTIAL;
+    if (S == 2 * d) {
+        for (i = 0; i < S && s->stage_device[i] == pp__place(PP_PLACE_VSHAPE, d, i); i++) {}
+        if (i == S) s->placement = PP_PLACE_VSHAPE;
+    }
+    st = pp__set_stage_times(s, cfg, 0, err);
+    if (st != PP_OK) { pp_sched_free(s); return st; }
+    seen = (unsigned char *)pp__malloc(&al, (size_t)4 * S * n);
+    fill = (int *)pp__malloc(&al, pp__size((size_t)d, sizeof(int)));
+    if (!seen || !fill) {
+        pp__mfree(&al, seen); pp__mfree(&al, fill); pp_sched_free(s);
+        pp__err(err, "out of memory in pp_sched_from_order");
+        return PP_ERR_OUT_OF_MEMORY;
+    }
+    memset(seen, 0, (size_t)4 * S * n);
+    for (i = 0; i < P; i++) {
+        const pp_pass *p = &o->passes[i];
+        int k;
+        if (p->stage < 0 || p->stage >= S || p->microbatch < 0 || p->microbatch >= n) {
+            pp__err(err, "pass %d: stage %d / microbatch %d out of range (stages %d, microbatches %d)", i, p->stage,
+                    p->microbatch, S, n);
+            st = PP_ERR_INVALID_ARG; break;
+        }
+        if (p->device != s->stage_device[p->stage]) {
+            pp__err(err, "pass %d: %s(stage %d, mb %d) is on device %d but stage %d lives on device %d", i,
+                    pp_kind_name(p->kind), p->stage, p->microbatch, p->device, p->stage, s->stage_device[p->stage]);
+            st = PP_ERR_INVALID_ARG; break;
+        }
+        k = pp__key(S, n, p->kind, p->stage, p->microbatch);
+        if (seen[k]) {
+            pp__err(err, "pass %d: %s(stage %d, mb %d) appears twice", i, pp_kind_name(p->kind), p->stage, p->microbatch);
+            st = PP_ERR_INVALID_ARG; break;
+        }
+        seen[k] = 1;
+        s->device_start[p->device + 1]++;
+    }
+    if (st == PP_OK) {
+        for (i = 0; i < d; i++) { s->device_start[i + 1] += s->device_start[i]; fill[i] = s->device_start[i]; }
+        for (i = 0; i < P; i++) {
+            pp_pass p = o->passes[i];
+            p.start = p.end = 0;
+            s->passes[fill[p.device]++] = p;
+        }
+        for (i = 0; i < d; i++) s->peak_bound[i] = -1;
+        st = pp_squeeze(s, err);
+    }
+    pp__mfree(&al, seen); pp__mfree(&al, fill);
+    if (st != PP_OK) { pp_sched_free(s); return st; }
+    *out = s;
+    return PP_OK;
+}
+
+/* ---- built-in building blocks ------------------------------------------- */
+
+/* Blocks on sequential or looped placement: F of stage s follows F of s-1 by
+   fo cells (+gf when s starts a new chunk); the first backward follows the
+   last F by turn; backward of s follows that of s+1 by bo (+gb across a
+   chunk boundary); W (when split) sits right after its B, or, with wlife,
+   as late as a lifespan of wlife cells allows (ZB-H1/H2 delay W so every
+   stage lives as long as stage 0 and all devices share its peak). */
+typedef struct pp__linear { int fo, gf, turn, bo, gb, bw_cells, interval, wlife; } pp__linear;
+
+static pp_status pp__linear_block(int d, int v, int split, const pp__linear *L, const pp_allocator *al, pp_block **out,
+                                  char *err) {
+    pp_block *b;
+    int s, S;
+    pp_status st = pp_block_create(d, v, v == 1 ? PP_PLACE_SEQUENTIAL : PP_PLACE_LOOPED, split, 1, al, &b, err);
+    if (st != PP_OK) return st;
+    S = b->stages;
+    b->interval = L->interval;
+    b->bw_cells = L->bw_cells;
+    b->f[0] = 0;
+    for (s = 1; s < S; s++) b->f[s] = b->f[s - 1] + L->fo + (s % d == 0 ? L->gf : 0);
+    b->b[S - 1] = b->f[S - 1] + L->turn;
+    for (s = S - 2; s >= 0; s--) b->b[s] = b->b[s + 1] + L->bo + ((s + 1) % d == 0 ? L->gb : 0);
+    for (s = 0; s < S; s++) {
+        b->w[s] = b->b[s] + 1;
+        if (L->wlife > 0 && b->f[s] + L->wlife - 1 > b->w[s]) b->w[s] = b->f[s] + L->wlife - 1;
+    }
+    *out = b;
+    return PP_OK;
+}
+
+/* V-shape blocks (Section 3.1): F of chunk 0 steps f0 cells per device,
+   F of chunk 1 f1, B of chunk 1 b1, B of chunk 0 b0; a, b, c are the turns
+   F0->F1 (last device), F1->B1 (device 0), B1->B0 (last device). W takes
+   the first cell after its B that is free in the repeat. With gap_every,
+   every gap_every-th backward step waits gap more cells (1F1B-V: a combined
+   BW fills 2 of 3 cells per step, so steps of 2 need a rest of 3 every
+   third step to repeat at T=6 without collision). */
+typedef struct pp__vblock { int f0, f1, b1, b0, a, b, c, bw_cells, split, gap_every, gap, phase; } pp__vblock;
+
+static pp_status pp__v_block(int d, const pp__vblock *V, const pp_allocator *al, pp_block **out, char *err) {
+    pp_block *blk;
+    int s, S = 2 * d, T, dev, bc = V->split ? 1 : V->bw_cells;
+    unsigned char *occ;
+    pp_status st = pp_block_create(d, 2, PP_PLACE_VSHAPE, V->split, 1, al, &blk, err);
+    if (st != PP_OK) return st;
+    T = V->split ? 6 : 2 * (1 + V->bw_cells);
+    blk->interval = T;
+    blk->bw_cells = V->bw_cells;
+    for (s = 0; s < d; s++) blk->f[s] = V->f0 * s;
+    blk->f[d] = blk->f[d - 1] + V->a;
+    for (s = d + 1; s < S; s++) blk->f[s] = blk->f[s - 1] + V->f1;
+    blk->b[S - 1] = blk->f[S - 1] + V->b;
+    for (s = S - 2; s >= 0; s--) {
+        int k = S - 1 - s; /* k-th step of the backward chain */
+        blk->b[s] = blk->b[s + 1] + (s == d - 1 ? V->c : s >= d ? V->b1 : V->b0);
+        if (V->gap_every > 0 && (V->phase + k) % V->gap_every == 0) blk->b[s] += V->gap;
+    }
+    (void)bc;
+    if (!V->split) { *out = blk; return PP_OK; }
+    /* W: greedy, per device, in the order of the B passes */
+    occ = (unsigned char *)pp__malloc(al, (size_t)T);
+    if (!occ) { pp_block_free(blk); pp__err(err, "out of memory"); return PP_ERR_OUT_OF_MEMORY; }
+    for (dev = 0; dev < d; dev++) {
+        int st0 = dev, st1 = S - 1 - dev, first, second, k;
+        memset(occ, 0, (size_t)T);
+        occ[blk->f[st0] % T] = occ[blk->f[st1] % T] = 1;
+        if (occ[blk->b[st0] % T] || occ[blk->b[st1] % T] || blk->b[st0] % T == blk->b[st1] % T) {
+            /* F and B collide: let pp_block_check name them */
+            blk->w[st0] = blk->b[st0] + 1;
+            blk->w[st1] = blk->b[st1] + 1;
+            continue;
+        }
+        occ[blk->b[st0] % T] = occ[blk->b[st1] % T] = 1;
+        first = blk->b[st1] < blk->b[st0] ? st1 : st0;
+        second = first == st1 ? st0 : st1;
+        for (k = 0; k < 2; k++) {
+            int who = k == 0 ? first : second, c = blk->b[who] + 1;
+            while (occ[c % T]) c++;
+            occ[c % T] = 1;
+            blk->w[who] = c;
+        }
+    }
+    pp__mfree(al, occ);
+    *out = blk;
+    return PP_OK;
+}
+
+/* The smallest turns (by sum, then lexicographic) that repeat without a
+   collision: "slightly different offsets for different d" (Appendix F). */
+static pp_status pp__v_search(int d, pp__vblock V, const pp_allocator *al, pp_block **out, char *err) {
+    int sum, bc = V.split ? 1 : V.bw_cells, phases = V.gap_every > 0 ? V.gap_every : 1;
+    double best_mem = -1;
+    pp_block *best = NULL;
+    /* least Eq. 1 memory first (a schedule's memory is its identity), then the smallest turns */
+    for (sum = 2 + bc; sum <= 24; sum++) {
+        for (V.a = 1; V.a <= sum - 1 - bc; V.a++) {
+            for (V.b = 1; V.b <= sum - V.a - bc; V.b++) {
+                for (V.phase = 0; V.phase < phases; V.phase++) {
+                    pp_block *blk;
+                    pp_status st;
+                    double mem = 0;
+                    int i;
+                    V.c = sum - V.a - V.b;
+                    st = pp__v_block(d, &V, al, &blk, err);
+                    if (st != PP_OK) { pp_block_free(best); return st; }
+                    if (pp_block_check(blk, NULL) != PP_OK) { pp_block_free(blk); continue; }
+                    for (i = 0; i < d; i++) mem = pp__max(mem, pp_block_peak_bound(blk, i));
+                    if (best && mem >= best_mem - 1e-9) { pp_block_free(blk); continue; }
+                    pp_block_free(best);
+                    best = blk;
+                    best_mem = mem;
+                }
+            }
+        }
+    }
+    if (best) { *out = best; return PP_OK; }
+    pp__err(err, "no collision-free V block with offsets %d/%d/%d/%d for d=%d", V.f0, V.f1, V.b1, V.b0, d);
+    return PP_ERR_COLLISION;
+}
+
+static pp_status pp__interleaved_uniform_block(int d, int v, const pp_allocator *al, pp_block **out, char *err) {
+    int sum;
+    pp__linear L;
+    L.fo = 1; L.bo = 2; L.bw_cells = 2; L.interval = 3 * v;
+    for (sum = 1; sum <= 3 * (3 * v + 2); sum++) {
+        for (L.turn = 1; L.turn <= sum; L.turn++) {
+            for (L.gf = 0; L.gf <= sum - L.turn; L.gf++) {
+                pp_block *blk;
+                pp_status st;
+                L.gb = sum - L.turn - L.gf;
+                st = pp__linear_block(d, v, 0, &L, al, &blk, err);
+                if (st != PP_OK) return st;
+                if (pp_block_check(blk, NULL) == PP_OK) { *out = blk; return PP_OK; }
+                pp_block_free(blk);
+            }
+        }
+    }
+    pp__err(err, "no collision-free uniform interleaved block for d=%d, v=%d", d, v);
+    return PP_ERR_COLLISION;
+}
+
+/* Megatron's interleaved 1F1B as a per-device order: microbatches go in
+   groups of d; device i warms up with 2(d-i-1) + (v-1)d forwards. */
+static pp_status pp__interleaved_official(const pp_config *cfg, int d, int v, int n, pp_schedule **out, char *err) {
+    pp_allocator al = pp__allocator(&cfg->allocator);
+    int S = d * v, total = n * v, P = S * n * 2, dev, c = 0, k;
+    pp_pass *ps;
+    pp_order o;
+    pp_status st;
+    if ((long long)S * n * 3 > INT_MAX / 4) { pp__err(err, "%d stages x %d microbatches is too many", S, n); return PP_ERR_OVERFLOW; }
+    ps = (pp_pass *)pp__malloc(&al, pp__size((size_t)P, sizeof(pp_pass)));
+    if (!ps) { pp__err(err, "out of memory"); return PP_ERR_OUT_OF_MEMORY; }
+    for (dev = 0; dev < d; dev++) {
+        int warm = (d - dev - 1) * 2 + (v - 1) * d;
+        if (warm > total) warm = total;
+        for (k = 0; k < total + total; k++) {
+            /* k-th op of this device: warm-up forwards, then F/BW pairs, then backwards */
+            int fwd, idx, g;
+            if (k < warm) { fwd = 1; idx = k; }
+            else if (k < warm + 2 * (total - warm)) {
+                int r = k - warm;
+                fwd = r % 2 == 0;
+                idx = fwd ? warm + r / 2 : r / 2;
+            } else { fwd = 0; idx = k - warm - (total - warm); }
+            g = idx % (d * v);
+            ps[c].device = dev;
+            ps[c].microbatch = (idx / (d * v)) * d + g % d;
+            ps[c].stage = (fwd ? g / d : v - 1 - g / d) * d + dev;
+            ps[c].kind = fwd ? PP_F : PP_BW;
+            ps[c].start = ps[c].end = 0;
+            c++;
+        }
+    }
+    PP_ASSERT(c == P);
+    o.name = "interleaved-1f1b";
+    o.devices = d; o.stages = S; o.microbatches = n; o.stage_device = NULL; o.passes = ps; o.count = P;
+    st = pp_sched_from_order(&o, cfg, out, err);
+    pp__mfree(&al, ps);
+    return st;
+}
+
+/* ---- the built-in schedules --------------------------------------------- */
+
+enum {
+    PP__GPIPE, PP__1F1B, PP__EAGER, PP__INTERLEAVED, PP__INTERLEAVED_U, PP__ZBH1, PP__ZBH2, PP__1F1BV, PP__VMIN,
+    PP__VHALF, PP__VZB, PP__1F1BR, PP__NSCHED
+};
+
+static const pp_sched_info pp__infos[PP__NSCHED] = {
+    {"gpipe", "all forwards, then all backwards; memory grows with n (GPipe)"},
+    {"1f1b", "one forward, one backward; device 0 holds d microbatches (DAPPLE/PipeDream-flush)"},
+    {"eager-1f1b", "1F1B with wider forward offsets: 2(d-i)-1 warm-up forwards, more memory"},
+    {"interleaved-1f1b", "Megatron's interleaved 1F1B, v chunks looped over devices; needs n % d == 0"},
+    {"interleaved-1f1b-u", "interleaved 1F1B block repeated at a uniform interval (Appendix H, Fig. 15b)"},
+    {"zb-h1", "zero bubble H1: 1F1B's memory, B/W split, about 1/3 of 1F1B's bubble"},
+    {"zb-h2", "zero bubble H2: eager 1F1B's block with B/W split, near-zero bubble, 2x memory"},
+    {"1f1b-v", "1F1B's block on V-shape placement, no B/W split (Appendix I)"},
+    {"v-min", "V-shape, minimal offsets: about 1/3 of 1F1B's memory (Section 3)"},
+    {"v-half", "V-shape: about 1/2 of 1F1B's memory, less bubble than 1F1B (Section 3)"},
+    {"v-zb", "V-shape zero bubble at 1F1B's memory (Section 3)"},
+    {"1f1b-r", "1F1B with full recomputation: backward redoes F, keeps only stage inputs"},
+};
+
+PP__DEF int pp_sched_count(void) { return PP__NSCHED; }
+
+PP__DEF const pp_sched_info *pp_sched_info_at(int i) {
+    if (i < 0 || i >= PP__NSCHED) return NULL;
+    return &pp__infos[i];
+}
+
+static int pp__streq(const char *a, const char *b) {
+    for (; *a && *b; a++, b++) {
+        char x = *a, y = *b;
+        if (x >= 'A' && x <= 'Z') x = (char)(x - 'A' + 'a');
+        if (y >= 'A' && y <= 'Z') y = (char)(y - 'A' + 'a');
+        if (x == '_') x = '-';
+        if (y == '_') y = '-';
+        if (x != y) return 0;
+    }
+    return *a == *b;
+}
+
+PP__DEF pp_status pp_sched_build(const pp_config *cfg, pp_schedule **out, char *err) {
+    const char *name;
+    int id, d, n, v, split = 1, recompute = 0;
+    pp_allocator al;
+    pp_block *blk = NULL;
+    pp_schedule *s = NULL;
+    pp_status st;
+    if (err) err[0] = 0;
+    if (!out) { pp__err(err, "pp_sched_build: out must not be NULL"); return PP_ERR_INVALID_ARG; }
+    *out = NULL;
+    if (!cfg) { pp__err(err, "pp_sched_build: cfg must not be NULL"); return PP_ERR_INVALID_ARG; }
+    name = cfg->schedule ? cfg->schedule : "1f1b";
+    for (id = 0; id < PP__NSCHED && !pp__streq(name, pp__infos[id].name); id++) {}
+    if (id == PP__NSCHED) {
+        pp__err(err, "unknown schedule '%.40s'; known: gpipe, 1f1b, eager-1f1b, interleaved-1f1b, "
+                     "interleaved-1f1b-u, zb-h1, zb-h2, 1f1b-v, v-min, v-half, v-zb, 1f1b-r", name);
+        return PP_ERR_UNKNOWN_SCHEDULE;
+    }
+    name = pp__infos[id].name;
+    d = cfg->devices;
+    n = cfg->microbatches;
+    if (d < 1) { pp__err(err, "%s needs devices >= 1, got %d", name, d); return PP_ERR_INVALID_ARG; }
+    if (n < 1) { pp__err(err, "%s needs microbatches >= 1, got %d", name, n); return PP_ERR_INVALID_ARG; }
+    if (d > 65536) { pp__err(err, "%s: %d devices is more than the 65536 supported", name, d); return PP_ERR_OVERFLOW; }
+    if (cfg->chunks < 0) { pp__err(err, "%s: chunks must be >= 0 (0 = default), got %d", name, cfg->chunks); return PP_ERR_INVALID_ARG; }
+    if (!pp__finite(cfg->recompute_input) || cfg->recompute_input < 0) {
+        pp__err(err, "recompute_input must be a finite fraction >= 0, got %g", cfg->recompute_input);
+        return PP_ERR_INVALID_ARG;
+    }
+    switch (id) {
+    case PP__INTERLEAVED:
+    case PP__INTERLEAVED_U:
+        v = cfg->chunks ? cfg->chunks : 2;
+        if (v < 2) { pp__err(err, "%s needs chunks >= 2 (chunks = 1 is plain 1f1b), got %d", name, v); return PP_ERR_INVALID_ARG; }
+        break;
+    case PP__1F1BV: case PP__VMIN: case PP__VHALF: case PP__VZB:
+        v = cfg->chunks ? cfg->chunks : 2;
+        if (v != 2) { pp__err(err, "%s is a V-shape schedule and needs chunks = 2, got %d", name, v); return PP_ERR_INVALID_ARG; }
+        if (d < 2) { pp__err(err, "%s needs devices >= 2, got %d", name, d); return PP_ERR_INVALID_ARG; }
+        break;
+    default:
+        v = cfg->chunks ? cfg->chunks : 1;
+        if (v != 1) { pp__err(err, "%s places one stage per device and needs chunks = 1, got %d", name, v); return PP_ERR_INVALID_ARG; }
+    }
+    if ((long long)d * v * n * 3 > INT_MAX / 4) {
+        pp__err(err, "%s: %d devices x %d chunks x %d microbatches is too many passes", name, d, v, n);
+        return PP_ERR_OVERFLOW;
+    }
+    if (id == PP__GPIPE && n > INT_MAX / 64) {
+        pp__err(err, "gpipe: %d microbatches is too many", n);
+        return PP_ERR_OVERFLOW;
+    }
+    al = pp__allocator(&cfg->allocator);
+    {   /* times are checked before any work */
+        pp_times t;
+        st = pp__resolve_times(&cfg->times, &t, err);
+        if (st != PP_OK) return st;
+    }
+    st = PP_OK;
+    switch (id) {
+    case PP__GPIPE:
+    case PP__1F1B:
+    case PP__EAGER:
+    case PP__ZBH1:
+    case PP__ZBH2:
+    case PP__1F1BR: {
+        pp__linear L;
+        memset(&L, 0, sizeof L);
+        L.fo = 1; L.turn = 1; L.bo = 2; L.bw_cells = 2; L.interval = 3;
+        if (id == PP__GPIPE) L.turn = 3 * n - 2;                  /* all F before any B */
+        if (id == PP__EAGER || id == PP__ZBH2) L.fo = 4;          /* see DECISIONS */
+        if (id == PP__1F1BR) { L.bo = 3; L.bw_cells = 3; L.interval = 4; recompute = 1; }
+        split = id == PP__ZBH1 || id == PP__ZBH2;
+        if (id == PP__ZBH1) L.wlife = 3 * d;       /* stage 0's lifespan in 1F1B */
+        if (id == PP__ZBH2) L.wlife = 6 * d - 3;   /* stage 0's lifespan in eager 1F1B */
+        st = pp__linear_block(d, 1, split, &L, &al, &blk, err);
+        break;
+    }
+    case PP__INTERLEAVED_U:
+        split = 0;
+        st = pp__interleaved_uniform_block(d, v, &al, &blk, err);
+        break;
+    case PP__INTERLEAVED:
+        if (n % d != 0) {
+            pp__err(err, "interleaved-1f1b (Megatron) needs microbatches to be a multiple of devices, got n=%d, d=%d; "
+                         "try n=%d or interleaved-1f1b-u", n, d, (n / d + 1) * d);
+            return PP_ERR_INVALID_ARG;
+        }
+        st = pp__interleaved_official(cfg, d, v, n, &s, err);
+        break;
+    default: { /* V-shape */
+        pp__vblock V;
+        memset(&V, 0, sizeof V);
+        V.split = 1; V.bw_cells = 2;
+        if (id == PP__1F1BV) { V.f0 = V.f1 = 1; V.b1 = V.b0 = 2; V.split = 0; V.gap_every = 3; V.gap = 3; }
+        if (id == PP__VMIN) { V.f0 = V.f1 = V.b1 = V.b0 = 1; }
+        if (id == PP__VHALF) { V.f0 = V.b1 = 2; V.f1 = V.b0 = 1; }
+        if (id == PP__VZB) { V.f0 = V.b1 = 4; V.f1 = V.b0 = 2; }
+        split = V.split;
+        st = pp__v_search(d, V, &al, &blk, err);
+        break;
+    }
+    }
+    if (st != PP_OK) return st;
+    if (blk) {
+        st = pp__repeat(blk, n, NULL, cfg, recompute, &s, err);
+        pp_block_free(blk);
+        if (st != PP_OK) return st;
+        st = pp_squeeze(s, err);
+    }
+    if (st == PP_OK && !cfg->no_reorder) st = pp_reorder(s, err);
+    if (st == PP_OK) {
+        char verr[PP_ERR_LEN];
+        if (pp_sched_validate(s, verr) != PP_OK) {
+            pp__err(err, "internal error, %s built an invalid schedule: %s", name, verr);
+            st = PP_ERR_INVALID_SCHEDULE;
+        }
+    }
+    if (st != PP_OK) { pp_sched_free(s); return st; }
+    strncpy(s->name, name, sizeof s->name - 1);
+    (void)split;
+    *out = s;
+    return PP_OK;
+}
+
+/* ---- printers ----------------------------------------------------------- */
+#ifndef PP_SCHED_NO_STDIO
+
+static long pp__round(double x) { return (long)(x + 0.5); }
+
+PP__DEF void pp_sched_print_ascii(FILE *f, const pp_schedule *s, int color) {
+    double q = 0, mk;
+    long cols, c;
+    int i, dev, digits = 1, cw, k;
+    if (!f || !s) return;
+    for (i = 10; i <= s->microbatches - 1 && digits < 9; i *= 10) digits++;
+    cw = 1 + digits; /* "F12" */
+    for (i = 0; i < s->stages * 4; i++) {
+        double t = s->stage_time[i];
+        int kind = i % 4;
+        if (s->on_grid) { t = kind == PP_BW ? 2 : 1; }
+        if ((kind == PP_BW) == (s->split_backward == 0) || kind == PP_F)
+            if (t > 0 && (q == 0 || t < q)) q = t;
+    }
+    mk = s->makespan;
+    if (q <= 0) q = 1;
+    if (mk / q > 400) q = mk / 400;
+    cols = (long)(mk / q + 0.5);
+    fprintf(f, "%s: d=%d v=%d stages=%d n=%d, times F=%g B=%g W=%g comm=%g, one column = %g\n", s->name[0] ? s->name : "schedule",
+            s->devices, s->chunks, s->stages, s->microbatches, s->times.f, s->times.b, s->times.w, s->times.comm, q);
+    for (dev = 0; dev < s->devices; dev++) {
+        long at = 0;
+        fprintf(f, "device %*d |", s->devices > 10 ? 2 : 1, dev);
+        for (i = s->device_start[dev]; i < s->device_start[dev + 1]; i++) {
+            const pp_pass *p = &s->passes[i];
+            long c0 = pp__round(p->start / q), c1 = pp__round(p->end / q), width;
+            int chunk = p->stage / s->devices, len;
+            char label[16];
+            char letter = p->kind == PP_F ? 'F' : p->kind == PP_W ? 'W' : 'B';
+            if (c0 < at) c0 = at;
+            if (c1 <= c0) c1 = c0 + 1;
+            for (c = at; c < c0; c++) fprintf(f, "%.*s", cw + 1, "..........................");
+            if (chunk % 2 == 1) letter = (char)(letter - 'A' + 'a');
+            len = snprintf(label, sizeof label, "%c%d", letter, p->microbatch);
+            width = (c1 - c0) * (cw + 1) - 1;
+            if (color) {
+                static const char *bg[4] = {"44", "42", "43", "46"}, *bright[4] = {"104", "102", "103", "106"};
+                fprintf(f, "\x1b[%s;%sm", p->kind == PP_F ? "97" : "30", chunk % 2 ? bright[p->kind] : bg[p->kind]);
+            }
+            fprintf(f, "%s", label);
+            for (k = len; k < width; k++) fputc(' ', f);
+            if (color) fprintf(f, "\x1b[0m");
+            fputc(' ', f);
+            at = c1;
+        }
+        for (c = at; c < cols; c++) fprintf(f, "%.*s", cw + 1, "..........................");
+        fprintf(f, "|\n");
+    }
+    fprintf(f, "F forward, B %s, W backward for weights; lower case = odd chunk; . = idle\n",
+            s->split_backward ? "backward for input" : "backward (B and W together)");
+    fprintf(f, "makespan %g, bubble rate %.2f%%\n", s->makespan, 100.0 * s->bubble_rate);
+    fprintf(f, "peak memory per device (units: one microbatch's activation for 1/d of the model):");
+    for (dev = 0; dev < s->devices; dev++) fprintf(f, " %g", s->peak_memory[dev]);
+    fputc('\n', f);
+    if (s->devices > 0 && s->peak_bound[0] >= 0) {
+        fprintf(f, "Eq. 1 bound from the building block (T=%d):", s->interval);
+        for (dev = 0; dev < s->devices; dev++) fprintf(f, " %g", s->peak_bound[dev]);
+        fputc('\n', f);
+    }
+}
+
+static void pp__json_str(FILE *f, const char *x) {
+    fputc('"', f);
+    for (; *x; x++) {
+        unsigned char ch = (unsigned char)*x;
+        if (ch == '"' || ch == '\\') fprintf(f, "\\%c", ch);
+        else if (ch < 0x20) fprintf(f, "\\u%04x", ch);
+        else fputc(ch, f);
+    }
+    fputc('"', f);
+}
+
+PP__DEF void pp_sched_print_json(FILE *f, const pp_schedule *s) {
+    int i;
+    if (!f || !s) return;
+    fprintf(f, "{\"schedule\": ");
+    pp__json_str(f, s->name);
+    fprintf(f, ", \"devices\": %d, \"chunks\": %d, \"stages\": %d, \"microbatches\": %d,\n", s->devices, s->chunks,
+            s->stages, s->microbatches);
+    fprintf(f, " \"times\": {\"F\": %.12g, \"B\": %.12g, \"W\": %.12g, \"comm\": %.12g},\n", s->times.f, s->times.b,
+            s->times.w, s->times.comm);
+    fprintf(f, " \"makespan\": %.12g, \"bubble_rate\": %.12g,\n \"peak_memory\": [", s->makespan, s->bubble_rate);
+    for (i = 0; i < s->devices; i++) fprintf(f, "%s%.12g", i ? ", " : "", s->peak_memory[i]);
+    fprintf(f, "],\n \"valid\": %s,\n \"passes\": [\n", pp_sched_validate(s, NULL) == PP_OK ? "true" : "false");
+    for (i = 0; i < s->num_passes; i++) {
+        const pp_pass *p = &s->passes[i];
+        fprintf(f, "  {\"device\": %d, \"stage\": %d, \"microbatch\": %d, \"kind\": \"%s\", \"start\": %.12g, \"end\": %.12g}%s\n",
+                p->device, p->stage, p->microbatch, pp_kind_name(p->kind), p->start, p->end,
+                i + 1 < s->num_passes ? "," : "");
+    }
+    fprintf(f, " ]}\n");
+}
+#endif /* PP_SCHED_NO_STDIO */
+
+/* PP_SCHED_IMPLEMENTATION_DONE */
+#endif /* PP__SCHED_IMPLEMENTATION_INCLUDED */
+#endif /* PP_SCHED_IMPLEMENTATION */
