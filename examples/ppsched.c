@@ -1,0 +1,242 @@
+/* ppsched.c - the pp_sched command-line tool.
+
+   Demonstrates the whole public path of pp_sched.h from a user's side: fill a
+   pp_config (zero fields mean defaults), pp_sched_build, pp_sched_validate,
+   then print with pp_sched_print_ascii or pp_sched_print_json, and free with
+   one call. It is also how you look at a schedule without writing C.
+
+   Build:   make                  (or: cc -std=c99 -O2 -o ppsched examples/ppsched.c -lm)
+   Run:     ./ppsched --list
+            ./ppsched -s v-half -d 4 -n 8
+            ./ppsched -s zb-h1 -d 4 -n 8 --times 1,1,1,0.1 --format json
+
+   Prints:  --list: one line per built-in schedule, name and description.
+            Otherwise the schedule's timeline (one row per device, as in the
+            paper's figures, coloured when stdout is a terminal) or one JSON
+            object (see README.md for its keys).
+   Exit:    0 ok; 1 the library failed to build a schedule or built one that
+            does not validate; 2 bad command line (usage goes to stderr). */
+#define _POSIX_C_SOURCE 200809L /* isatty under -std=c99 */
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define PP_SCHED_IMPLEMENTATION
+#include "../pp_sched.h"
+
+static const char *usage_text =
+    "usage: ppsched -s NAME -d D -n N [options]\n"
+    "       ppsched --list\n"
+    "       ppsched --help\n"
+    "\n"
+    "  -s, --schedule NAME      built-in schedule (see --list), e.g. v-half\n"
+    "  -d, --devices D          pipeline devices (d >= 1)\n"
+    "  -n, --microbatches N     microbatches (n >= 1)\n"
+    "  -v, --chunks V           stages per device; 0 or absent = the schedule's own\n"
+    "      --times F,B,W[,COMM] pass times for one device's share of the model\n"
+    "                           (default 1,1,1,0); COMM is added on every\n"
+    "                           dependency that crosses devices\n"
+    "      --format ascii|json  output format (default ascii)\n"
+    "      --no-reorder         skip the Appendix C warm-up/cool-down reordering\n"
+    "      --recompute-input X  1f1b-r: activation kept per stage, as a fraction\n"
+    "                           of a chunk's activation (default 0)\n"
+    "      --no-color           no ANSI colours (default: colour when stdout is a\n"
+    "                           terminal and NO_COLOR is not set)\n"
+    "      --list               list the built-in schedules and exit\n"
+    "  -h, --help               show this help and exit\n"
+    "\n"
+    "exit status: 0 ok, 1 schedule failed to build or validate, 2 bad arguments\n";
+
+/* One line saying what was wrong, then the usage, all on stderr. */
+static int usage_error(const char *fmt, ...) {
+    va_list ap;
+    fprintf(stderr, "ppsched: ");
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "\n\n%s", usage_text);
+    return 2;
+}
+
+/* arg is the short name (may be NULL) or the long name of an option. */
+static int is_option(const char *arg, const char *shortname, const char *longname) {
+    return (shortname && strcmp(arg, shortname) == 0) || strcmp(arg, longname) == 0;
+}
+
+/* Whole number >= 0 that fits an int, nothing before or after it. */
+static int parse_count(const char *text, int *out) {
+    char *end;
+    long v;
+    if (text[0] < '0' || text[0] > '9') return 0; /* no sign, no space: "-4", " 4" are rejected */
+    errno = 0;
+    v = strtol(text, &end, 10);
+    if (errno != 0 || *end != '\0' || v > INT_MAX) return 0;
+    *out = (int)v;
+    return 1;
+}
+
+/* Finite number >= 0, nothing before or after it. */
+static int parse_real(const char *text, double *out) {
+    char *end;
+    double v;
+    if (!((text[0] >= '0' && text[0] <= '9') || text[0] == '.')) return 0;
+    errno = 0;
+    v = strtod(text, &end);
+    if (errno != 0 || end == text || *end != '\0' || !isfinite(v) || v < 0) return 0;
+    *out = v;
+    return 1;
+}
+
+/* "F,B,W" or "F,B,W,COMM". */
+static int parse_times(const char *text, pp_times *t) {
+    double v[4] = {0, 0, 0, 0};
+    char buf[256];
+    char *field = buf, *comma;
+    int count = 0;
+    if (strlen(text) >= sizeof buf) return 0;
+    strcpy(buf, text);
+    for (;;) {
+        comma = strchr(field, ',');
+        if (comma) *comma = '\0';
+        if (count == 4 || !parse_real(field, &v[count])) return 0;
+        count++;
+        if (!comma) break;
+        field = comma + 1;
+    }
+    if (count < 3) return 0;
+    t->f = v[0];
+    t->b = v[1];
+    t->w = v[2];
+    t->comm = v[3];
+    return 1;
+}
+
+static void list_schedules(void) {
+    int i, width = 0;
+    for (i = 0; i < pp_sched_count(); i++) {
+        int len = (int)strlen(pp_sched_info_at(i)->name);
+        if (len > width) width = len;
+    }
+    for (i = 0; i < pp_sched_count(); i++) {
+        const pp_sched_info *info = pp_sched_info_at(i);
+        printf("%-*s  %s\n", width, info->name, info->description);
+    }
+}
+
+int main(int argc, char **argv) {
+    pp_config cfg;
+    pp_schedule *s = NULL;
+    pp_status st;
+    char err[PP_ERR_LEN];
+    int have_devices = 0, have_microbatches = 0, want_list = 0, json = 0, color = -1;
+    int i;
+
+    memset(&cfg, 0, sizeof cfg); /* zero fields = the library's defaults */
+    for (i = 1; i < argc; i++) {
+        const char *arg = argv[i];
+        const char *value = NULL;
+        const char *eq = NULL;
+        char flag[64];
+        int takes_value;
+
+        /* --name=value is the same as --name value */
+        if (strncmp(arg, "--", 2) == 0) eq = strchr(arg, '=');
+        if (eq) {
+            size_t len = (size_t)(eq - arg);
+            if (len >= sizeof flag) return usage_error("unknown option '%s'", argv[i]);
+            memcpy(flag, arg, len);
+            flag[len] = '\0';
+            arg = flag;
+            value = eq + 1;
+        }
+#define IS(shortname, longname) is_option(arg, shortname, longname)
+        takes_value = IS("-s", "--schedule") || IS("-d", "--devices") || IS("-n", "--microbatches") ||
+                      IS("-v", "--chunks") || IS(NULL, "--times") || IS(NULL, "--format") ||
+                      IS(NULL, "--recompute-input");
+        if (takes_value && !value) {
+            if (i + 1 >= argc) return usage_error("%s needs a value", arg);
+            value = argv[++i];
+        } else if (!takes_value && value) {
+            return usage_error("%s takes no value, got '%s'", arg, value);
+        }
+
+        if (IS("-h", "--help")) {
+            fputs(usage_text, stdout);
+            return 0;
+        } else if (IS(NULL, "--list")) {
+            want_list = 1;
+        } else if (IS("-s", "--schedule")) {
+            if (value[0] == '\0') return usage_error("%s needs a schedule name, got ''", arg);
+            cfg.schedule = value;
+        } else if (IS("-d", "--devices")) {
+            if (!parse_count(value, &cfg.devices))
+                return usage_error("%s needs a whole number >= 1, got '%s'", arg, value);
+            have_devices = 1;
+        } else if (IS("-n", "--microbatches")) {
+            if (!parse_count(value, &cfg.microbatches))
+                return usage_error("%s needs a whole number >= 1, got '%s'", arg, value);
+            have_microbatches = 1;
+        } else if (IS("-v", "--chunks")) {
+            if (!parse_count(value, &cfg.chunks))
+                return usage_error("%s needs a whole number >= 0 (0 = the schedule's own), got '%s'", arg, value);
+        } else if (IS(NULL, "--times")) {
+            if (!parse_times(value, &cfg.times))
+                return usage_error("%s needs F,B,W or F,B,W,COMM (finite numbers >= 0), got '%s'", arg, value);
+        } else if (IS(NULL, "--format")) {
+            if (strcmp(value, "ascii") == 0) json = 0;
+            else if (strcmp(value, "json") == 0) json = 1;
+            else return usage_error("%s must be ascii or json, got '%s'", arg, value);
+        } else if (IS(NULL, "--recompute-input")) {
+            if (!parse_real(value, &cfg.recompute_input))
+                return usage_error("%s needs a finite number >= 0, got '%s'", arg, value);
+        } else if (IS(NULL, "--no-reorder")) {
+            cfg.no_reorder = 1;
+        } else if (IS(NULL, "--no-color")) {
+            color = 0;
+        } else if (argv[i][0] == '-') {
+            return usage_error("unknown option '%s'", argv[i]);
+        } else {
+            return usage_error("unexpected argument '%s'", argv[i]);
+        }
+#undef IS
+    }
+
+    if (want_list) {
+        list_schedules();
+        return 0;
+    }
+    if (!cfg.schedule) return usage_error("missing -s NAME (see --list)");
+    if (!have_devices) return usage_error("missing -d D (number of devices)");
+    if (!have_microbatches) return usage_error("missing -n N (number of microbatches)");
+
+    st = pp_sched_build(&cfg, &s, err);
+    if (st != PP_OK) {
+        fprintf(stderr, "ppsched: %s\n", err[0] ? err : pp_status_string(st));
+        return (st == PP_ERR_INVALID_ARG || st == PP_ERR_UNKNOWN_SCHEDULE) ? 2 : 1;
+    }
+
+    if (json) {
+        pp_sched_print_json(stdout, s);
+    } else {
+        if (color < 0) {
+            const char *no_color = getenv("NO_COLOR"); /* https://no-color.org */
+            color = isatty(STDOUT_FILENO) && !(no_color && no_color[0]);
+        }
+        pp_sched_print_ascii(stdout, s, color);
+    }
+    fflush(stdout);
+
+    /* Printed first so a broken schedule can still be looked at. */
+    st = pp_sched_validate(s, err);
+    pp_sched_free(s);
+    if (st != PP_OK) {
+        fprintf(stderr, "ppsched: schedule does not validate: %s\n", err);
+        return 1;
+    }
+    return ferror(stdout) ? 1 : 0;
+}
