@@ -1,0 +1,56 @@
+#!/bin/sh
+# run_tests.sh - builds and runs every pp_sched test that needs no GPU.
+# Usage: sh tests/run_tests.sh   (from anywhere; env CC, CFLAGS, CXX, CXXFLAGS honoured)
+# Exits non-zero if any step fails.
+here=$(cd "$(dirname "$0")" && pwd)
+CC=${CC:-cc}
+CFLAGS=${CFLAGS:--std=c99 -O2 -Wall -Wextra}
+CXX=${CXX:-c++}
+CXXFLAGS=${CXXFLAGS:--std=c++11 -O2 -Wall -Wextra}
+out=$(mktemp -d "${TMPDIR:-/tmp}/pp_sched_tests.XXXXXX") || exit 1
+trap 'rm -rf "$out"' EXIT INT TERM
+passed=0
+failed=0
+
+step() { # step NAME COMMAND...: run, report one line
+    name=$1
+    shift
+    if "$@" >"$out/log" 2>&1; then
+        echo "[ok] $name"
+        passed=$((passed + 1))
+    else
+        echo "[FAIL] $name"
+        sed 's/^/    /' "$out/log" | tail -n 40
+        failed=$((failed + 1))
+    fi
+}
+
+# The property tests print their own groups.
+if $CC $CFLAGS "$here/test_sched.c" -o "$out/test_sched" -lm >"$out/log" 2>&1; then
+    echo "[ok] build test_sched"
+    passed=$((passed + 1))
+    if "$out/test_sched"; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
+else
+    echo "[FAIL] build test_sched"
+    sed 's/^/    /' "$out/log" | tail -n 40
+    failed=$((failed + 1))
+fi
+
+# The header is warning-free in a strict C99 build (the implementation included).
+step "strict C99 warnings (-Wall -Wextra -Wpedantic -Werror)" \
+    $CC -std=c99 -Wall -Wextra -Wpedantic -Werror -c "$here/two_tu_a.c" -o "$out/strict.o"
+
+# Compiled as C++, implementation included.
+step "C++ build and run" sh -c "$CXX $CXXFLAGS '$here/test_cpp.cpp' -o '$out/test_cpp' && '$out/test_cpp'"
+
+# Two translation units: one implementation, linked together.
+step "two translation units" sh -c "$CC $CFLAGS -c '$here/two_tu_a.c' -o '$out/a.o' && $CC $CFLAGS -c '$here/two_tu_b.c' -o '$out/b.o' && $CC $CFLAGS '$out/a.o' '$out/b.o' -o '$out/two_tu' -lm && '$out/two_tu'"
+
+# PP_SCHED_STATIC: each unit has its own static implementation.
+step "two translation units, PP_SCHED_STATIC in both" sh -c "$CC $CFLAGS -DTWO_TU_STATIC -c '$here/two_tu_a.c' -o '$out/sa.o' && $CC $CFLAGS -DTWO_TU_STATIC -c '$here/two_tu_b.c' -o '$out/sb.o' && $CC $CFLAGS '$out/sa.o' '$out/sb.o' -o '$out/two_tu_static' -lm && '$out/two_tu_static'"
+
+# PP_SCHED_NO_STDIO: no FILE* printers, everything else builds.
+step "PP_SCHED_NO_STDIO" sh -c "$CC $CFLAGS -DPP_SCHED_NO_STDIO -c '$here/two_tu_a.c' -o '$out/na.o' && $CC $CFLAGS -DPP_SCHED_NO_STDIO -c '$here/two_tu_b.c' -o '$out/nb.o' && $CC $CFLAGS '$out/na.o' '$out/nb.o' -o '$out/two_tu_nostdio' -lm && '$out/two_tu_nostdio'"
+
+echo "run_tests: $passed passed, $failed failed"
+[ $failed -eq 0 ]

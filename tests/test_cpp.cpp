@@ -1,0 +1,28 @@
+// test_cpp.cpp - pp_sched.h with its implementation compiled as C++ (-std=c++11).
+// Builds one schedule, validates it; exits 0 on success.
+#define PP_SCHED_IMPLEMENTATION
+#include "../pp_sched.h"
+
+#include <cstdio>
+
+int main() {
+    pp_config cfg = pp_config();
+    cfg.schedule = "v-zb";
+    cfg.devices = 4;
+    cfg.microbatches = 8;
+    pp_schedule *s = NULL;
+    char err[PP_ERR_LEN];
+    if (pp_sched_build(&cfg, &s, err) != PP_OK) {
+        std::fprintf(stderr, "test_cpp: build: %s\n", err);
+        return 1;
+    }
+    if (pp_sched_validate(s, err) != PP_OK) {
+        std::fprintf(stderr, "test_cpp: validate: %s\n", err);
+        pp_sched_free(s);
+        return 1;
+    }
+    std::printf("test_cpp: %s d=%d n=%d makespan %g, bubble rate %.4f\n", s->name, s->devices, s->microbatches, s->makespan,
+                s->bubble_rate);
+    pp_sched_free(s);
+    return 0;
+}
