@@ -8,7 +8,8 @@ CFLAGS   = -std=c99 -O2 -Wall -Wextra -Wpedantic $(WERROR)
 LDLIBS   = -lm
 
 # make asan: the same tests under AddressSanitizer and UBSan. The test script
-# gets CC, CFLAGS and CFLAGS_EXTRA from the environment.
+# gets CC, CFLAGS (with CFLAGS_EXTRA already appended, so the sanitizers apply
+# even to a script that ignores CFLAGS_EXTRA) and CFLAGS_EXTRA.
 ASAN_FLAGS = -fsanitize=address,undefined -fno-omit-frame-pointer
 
 .PHONY: all test bench asan clean
@@ -22,7 +23,7 @@ ppsched: examples/ppsched.c pp_sched.h
 # non-zero when a test fails; so does this target.
 test: all
 	@test -f tests/run_tests.sh || { echo "make test: tests/run_tests.sh not found" >&2; exit 1; }
-	CC="$(CC)" CFLAGS="$(CFLAGS)" CFLAGS_EXTRA="$(CFLAGS_EXTRA)" LDLIBS="$(LDLIBS)" sh tests/run_tests.sh
+	CC="$(CC)" CFLAGS="$(CFLAGS) $(CFLAGS_EXTRA)" CFLAGS_EXTRA="$(CFLAGS_EXTRA)" LDLIBS="$(LDLIBS)" sh tests/run_tests.sh
 
 bench: bench/bench
 	./bench/bench
