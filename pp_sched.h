@@ -321,6 +321,7 @@ PP_SCHED_API void pp_sched_print_json(FILE *f, const pp_schedule *s);
 #include <string.h>
 #include <stdarg.h>
 #include <limits.h>
+#include <stdio.h> /* vsnprintf for error messages, even with PP_SCHED_NO_STDIO */
 
 #ifndef PP_ASSERT
 #include <assert.h>
@@ -328,7 +329,11 @@ PP_SCHED_API void pp_sched_print_json(FILE *f, const pp_schedule *s);
 #endif
 
 #ifdef PP_SCHED_STATIC
+#if defined(__GNUC__) || defined(__clang__)
+#define PP__DEF static __attribute__((unused))
+#else
 #define PP__DEF static
+#endif
 #else
 #define PP__DEF
 #endif
@@ -995,22 +1000,27 @@ static double pp__mem_effect(const pp_schedule *s, const pp_pass *p) {
     return 0;
 }
 
-/* Warm-up: walk each device's bubbles up to its first backward; fill a
-   bubble with a later pass of the same device that is ready and fits
-   entirely, leaving every other pass where it is, if the device's peak
-   memory stays within cap. Returns the number of passes moved. */
-static int pp__warmup_fill(pp_schedule *s, const double *cap, double *endk) {
+/* Fill bubbles with later passes of the same device that are ready and fit
+   entirely, leaving every other pass where it is, if the device's memory
+   stays within cap. cooldown = 0: the bubbles of the warm-up, before the
+   first microbatch has gone all the way through (Appendix C); cooldown = 1:
+   the bubbles after the device's last F. Returns the number of moves. */
+static int pp__gap_fill(pp_schedule *s, const double *cap, double *endk, int cooldown) {
     int d = s->devices, S = s->stages, n = s->microbatches, dev, moved = 0;
     int window = 4 * S + 16;
+    double warm_end = endk[pp__key(S, n, s->split_backward ? PP_B : PP_BW, 0, 0)];
     for (dev = 0; dev < d; dev++) {
-        int a = s->device_start[dev], b = s->device_start[dev + 1], i, fb = -1;
+        int a = s->device_start[dev], b = s->device_start[dev + 1], i, lo = a, hi = b - 1;
         double gs = 0, cur = 0;
-        for (i = a; i < b; i++)
-            if (s->passes[i].kind == PP_B || s->passes[i].kind == PP_BW) { fb = i; break; }
-        if (fb < 0) continue;
-        for (i = a; i <= fb && i < b; i++) {
+        if (cooldown) {
+            for (i = a; i < b; i++) if (s->passes[i].kind == PP_F) lo = i + 1;
+        } else {
+            for (i = a; i < b && s->passes[i].start < warm_end; i++) {}
+            hi = i;
+        }
+        for (i = a; i < b; i++) {
             double ge = s->passes[i].start;
-            while (ge - gs > PP__EPS * (1 + ge)) {
+            while (i >= lo && i <= hi && ge - gs > PP__EPS * (1 + ge)) {
                 int j, found = -1, last = i + window < b - 1 ? i + window : b - 1;
                 double ready = 0;
                 for (j = i + 1; j <= last; j++) {
@@ -1050,37 +1060,61 @@ static int pp__warmup_fill(pp_schedule *s, const double *cap, double *endk) {
                     cur += pp__mem_effect(s, &tmp);
                     moved++;
                     i++;
-                    fb++;
+                    hi++;
                 }
             }
-            if (i < b) { gs = s->passes[i].end; cur += pp__mem_effect(s, &s->passes[i]); }
+            gs = s->passes[i].end;
+            cur += pp__mem_effect(s, &s->passes[i]);
         }
     }
     return moved;
 }
 
-/* Cool-down: W passes after the device's last F are taken out, the rest
-   squeezed, then the W passes go into the bubbles after their B, the rest
-   at the end. */
-static pp_status pp__cooldown(pp_schedule *s, double *endk, char *err) {
+/* Fill, squeeze, again: moving a pass earlier lets its dependents move too. */
+static pp_status pp__gap_fill_rounds(pp_schedule *s, const double *cap, double *endk, int cooldown, char *err) {
+    int iter, i;
+    pp_status st = PP_OK;
+    for (iter = 0; iter < 4 && st == PP_OK; iter++) {
+        int moved;
+        for (i = 0; i < s->num_passes; i++) {
+            const pp_pass *p = &s->passes[i];
+            endk[pp__key(s->stages, s->microbatches, p->kind, p->stage, p->microbatch)] = p->end;
+        }
+        moved = pp__gap_fill(s, cap, endk, cooldown);
+        st = pp__squeeze(s, NULL, err);
+        if (!moved) break;
+    }
+    return st;
+}
+
+/* Cool-down (Appendix C): W passes are taken out, the rest squeezed, then
+   each device puts the W passes back into its bubbles after their B (oldest
+   first) and appends the rest. all = 0 takes out the W passes after the
+   device's last F, the paper's cool-down; all = 1 takes out every W, which
+   lets B chains run ahead in the stable phase too: a W is then forced in
+   before an F whenever that F would lift the device above cap. */
+static pp_status pp__wfill(pp_schedule *s, double *endk, const double *cap, int all, char *err) {
     int d = s->devices, S = s->stages, n = s->microbatches, P = s->num_passes, dev, i;
     pp_allocator *al = &s->allocator;
-    unsigned char *skip;
+    unsigned char *skip, *emitted;
     pp_pass *tmp, *pend;
     pp_status st;
     if (!s->split_backward) return PP_OK;
     skip = (unsigned char *)pp__malloc(al, (size_t)P);
+    emitted = (unsigned char *)pp__malloc(al, (size_t)S * (size_t)n);
     tmp = (pp_pass *)pp__malloc(al, pp__size((size_t)P, sizeof(pp_pass)));
     pend = (pp_pass *)pp__malloc(al, pp__size((size_t)P, sizeof(pp_pass)));
-    if (!skip || !tmp || !pend) {
-        pp__mfree(al, skip); pp__mfree(al, tmp); pp__mfree(al, pend);
+    if (!skip || !emitted || !tmp || !pend) {
+        pp__mfree(al, skip); pp__mfree(al, emitted); pp__mfree(al, tmp); pp__mfree(al, pend);
         pp__err(err, "out of memory in reorder");
         return PP_ERR_OUT_OF_MEMORY;
     }
     memset(skip, 0, (size_t)P);
+    memset(emitted, 0, (size_t)S * (size_t)n);
     for (dev = 0; dev < d; dev++) {
         int a = s->device_start[dev], b = s->device_start[dev + 1], lf = a - 1;
-        for (i = a; i < b; i++) if (s->passes[i].kind == PP_F) lf = i;
+        if (!all)
+            for (i = a; i < b; i++) if (s->passes[i].kind == PP_F) lf = i;
         for (i = lf + 1; i < b; i++) if (s->passes[i].kind == PP_W) skip[i] = 1;
     }
     st = pp__squeeze(s, skip, err);
@@ -1090,32 +1124,45 @@ static pp_status pp__cooldown(pp_schedule *s, double *endk, char *err) {
             if (!skip[i]) endk[pp__key(S, n, p->kind, p->stage, p->microbatch)] = p->end;
         }
         for (dev = 0; dev < d; dev++) {
-            int a = s->device_start[dev], b = s->device_start[dev + 1], np = 0, nt = 0, taken, q;
-            double t = 0;
+            int a = s->device_start[dev], b = s->device_start[dev + 1], np = 0, nt = 0, head = 0, q;
+            double t = 0, mem = 0;
             for (i = a; i < b; i++) if (skip[i]) pend[np++] = s->passes[i];
             if (!np) continue;
-            taken = 0;
-            for (i = a; i <= b; i++) {
-                double ge = i < b ? s->passes[i].start : -1;
-                if (i < b && skip[i]) continue;
-                /* fill [t, ge) with pending W passes whose B is done */
-                for (q = 0; i < b && q < np; q++) {
+            for (i = a; i < b; i++) {
+                const pp_pass *cur = &s->passes[i];
+                if (skip[i]) continue;
+                /* bubbles before this pass: W passes that fit, oldest first */
+                for (q = head; q < np; q++) {
                     double ready, dur;
-                    if (pend[q].microbatch < 0) continue; /* already placed */
+                    if (pend[q].microbatch < 0 || !emitted[pend[q].stage * n + pend[q].microbatch]) continue;
                     ready = pp__max(t, endk[pp__key(S, n, PP_B, pend[q].stage, pend[q].microbatch)]);
                     dur = pp__dur(s, &pend[q]);
-                    if (ready + dur <= ge + PP__EPS * (1 + ge)) {
-                        tmp[nt] = pend[q];
-                        tmp[nt].start = ready;
-                        tmp[nt].end = ready + dur;
-                        t = tmp[nt].end;
-                        nt++;
-                        pend[q].microbatch = -1 - pend[q].microbatch;
-                        taken++;
-                        q = -1; /* rescan from the first pending W */
-                    }
+                    if (ready + dur > cur->start + PP__EPS * (1 + cur->start)) continue;
+                    tmp[nt] = pend[q];
+                    tmp[nt].start = ready;
+                    tmp[nt].end = t = ready + dur;
+                    mem -= s->stage_memory[pend[q].stage];
+                    nt++;
+                    pend[q].microbatch = -1 - pend[q].microbatch;
+                    q = head - 1; /* rescan from the oldest */
                 }
-                if (i < b) { tmp[nt++] = s->passes[i]; t = s->passes[i].end; }
+                /* an F that would break the cap takes W passes first */
+                for (q = head; cur->kind == PP_F && q < np && mem + s->stage_memory[cur->stage] > cap[dev] + 1e-9; q++) {
+                    if (pend[q].microbatch < 0 || !emitted[pend[q].stage * n + pend[q].microbatch]) continue;
+                    tmp[nt] = pend[q];
+                    tmp[nt].start = pp__max(t, endk[pp__key(S, n, PP_B, pend[q].stage, pend[q].microbatch)]);
+                    tmp[nt].end = t = tmp[nt].start + pp__dur(s, &pend[q]);
+                    mem -= s->stage_memory[pend[q].stage];
+                    nt++;
+                    pend[q].microbatch = -1 - pend[q].microbatch;
+                }
+                while (head < np && pend[head].microbatch < 0) head++;
+                tmp[nt] = *cur;
+                tmp[nt].start = pp__max(cur->start, t);
+                tmp[nt].end = t = tmp[nt].start + pp__dur(s, cur);
+                nt++;
+                mem += pp__mem_effect(s, cur);
+                if (cur->kind == PP_B) emitted[cur->stage * n + cur->microbatch] = 1;
             }
             for (q = 0; q < np; q++)
                 if (pend[q].microbatch >= 0) tmp[nt++] = pend[q];
@@ -1123,21 +1170,240 @@ static pp_status pp__cooldown(pp_schedule *s, double *endk, char *err) {
                 if (tmp[q].microbatch < 0) tmp[q].microbatch = -1 - tmp[q].microbatch;
             PP_ASSERT(nt == b - a);
             memcpy(&s->passes[a], tmp, (size_t)nt * sizeof(pp_pass));
-            (void)taken;
         }
     }
-    pp__mfree(al, skip); pp__mfree(al, tmp); pp__mfree(al, pend);
+    pp__mfree(al, skip); pp__mfree(al, emitted); pp__mfree(al, tmp); pp__mfree(al, pend);
     if (st != PP_OK) return st;
     return pp__squeeze(s, NULL, err);
 }
 
+/* The same rule run forward in time: whenever a device falls idle in the
+   warm-up (before the first microbatch is through) or in its cool-down
+   (after its last F), it runs the first pass of its order that is ready,
+   an F only while memory stays within cap; in the cool-down B passes go
+   before W passes so the backward chains are not held up. In the stable
+   phase each device keeps its order. */
+static pp_status pp__list_reorder(pp_schedule *s, const double *cap, double warm_end, char *err) {
+    int d = s->devices, S = s->stages, n = s->microbatches, P = s->num_passes, window = 4 * S + 16, left = P, i;
+    pp_allocator *al = &s->allocator;
+    size_t keys = (size_t)4 * S * n;
+    pp_pass *out = (pp_pass *)pp__malloc(al, pp__size((size_t)P, sizeof(pp_pass)));
+    unsigned char *taken = (unsigned char *)pp__malloc(al, (size_t)P);
+    unsigned char *done = (unsigned char *)pp__malloc(al, keys);
+    double *endk = (double *)pp__malloc(al, pp__size(keys, sizeof(double)));
+    double *free_at = (double *)pp__malloc(al, pp__size((size_t)d, sizeof(double)));
+    double *mem = (double *)pp__malloc(al, pp__size((size_t)d, sizeof(double)));
+    int *head = (int *)pp__malloc(al, pp__size((size_t)d, sizeof(int)));
+    int *fill = (int *)pp__malloc(al, pp__size((size_t)d, sizeof(int)));
+    int *fleft = (int *)pp__malloc(al, pp__size((size_t)d, sizeof(int)));
+    pp_status st = PP_OK;
+    if (!out || !taken || !done || !endk || !free_at || !mem || !head || !fill || !fleft) {
+        pp__err(err, "out of memory in reorder");
+        st = PP_ERR_OUT_OF_MEMORY;
+        goto cleanup;
+    }
+    memset(taken, 0, (size_t)P);
+    memset(done, 0, keys);
+    for (i = 0; i < d; i++) {
+        int j;
+        free_at[i] = 0; mem[i] = 0; head[i] = fill[i] = s->device_start[i]; fleft[i] = 0;
+        for (j = s->device_start[i]; j < s->device_start[i + 1]; j++) fleft[i] += s->passes[j].kind == PP_F;
+    }
+    while (left > 0) {
+        int dev = -1, j, last, pick = -1, pick_w = -1, flexible;
+        double t, rmin = -1, next = -1;
+        for (i = 0; i < d; i++)
+            if (head[i] < s->device_start[i + 1] && (dev < 0 || free_at[i] < free_at[dev])) dev = i;
+        t = free_at[dev];
+        flexible = t < warm_end - PP__EPS || fleft[dev] == 0;
+        last = flexible ? head[dev] + window : head[dev];
+        if (last > s->device_start[dev + 1] - 1) last = s->device_start[dev + 1] - 1;
+        for (j = head[dev]; j <= last; j++) {
+            const pp_pass *p = &s->passes[j];
+            pp_kind dk;
+            int ds;
+            double r = 0;
+            if (taken[j]) continue;
+            if (pp__dep(s, p, &dk, &ds)) {
+                int k = pp__key(S, n, dk, ds, p->microbatch);
+                if (!done[k]) continue;
+                r = endk[k] + (s->stage_device[ds] != dev ? s->times.comm : 0);
+            }
+            if (p->kind == PP_F && j != head[dev] && mem[dev] + s->stage_memory[p->stage] > cap[dev] + 1e-9) continue;
+            if (r > t + PP__EPS * (1 + t)) { if (rmin < 0 || r < rmin) rmin = r; continue; }
+            if (p->kind == PP_W && fleft[dev] == 0) { if (pick_w < 0) pick_w = j; continue; }
+            pick = j;
+            break;
+        }
+        if (pick < 0) pick = pick_w;
+        if (pick < 0) {
+            /* nothing ready: wait for the next event anywhere */
+            for (i = 0; i < d; i++)
+                if (i != dev && free_at[i] > t + PP__EPS && (next < 0 || free_at[i] < next)) next = free_at[i];
+            if (rmin >= 0 && (next < 0 || rmin < next)) next = rmin;
+            if (next < 0) {
+                pp__err(err, "reorder: device %d cannot go on at time %g", dev, t);
+                st = PP_ERR_DEADLOCK;
+                goto cleanup;
+            }
+            free_at[dev] = next;
+            continue;
+        }
+        {
+            pp_pass p = s->passes[pick];
+            pp_kind dk;
+            int ds, k;
+            double r = t;
+            if (pp__dep(s, &p, &dk, &ds)) {
+                k = pp__key(S, n, dk, ds, p.microbatch);
+                r = pp__max(t, endk[k] + (s->stage_device[ds] != dev ? s->times.comm : 0));
+            }
+            p.start = r;
+            p.end = r + pp__dur(s, &p);
+            k = pp__key(S, n, p.kind, p.stage, p.microbatch);
+            done[k] = 1;
+            endk[k] = p.end;
+            free_at[dev] = p.end;
+            mem[dev] += pp__mem_effect(s, &p);
+            if (p.kind == PP_F) fleft[dev]--;
+            out[fill[dev]++] = p;
+            taken[pick] = 1;
+            left--;
+            while (head[dev] < s->device_start[dev + 1] && taken[head[dev]]) head[dev]++;
+        }
+    }
+    memcpy(s->passes, out, (size_t)P * sizeof(pp_pass));
+    st = pp__squeeze(s, NULL, err);
+cleanup:
+    pp__mfree(al, out); pp__mfree(al, taken); pp__mfree(al, done); pp__mfree(al, endk);
+    pp__mfree(al, free_at); pp__mfree(al, mem); pp__mfree(al, head); pp__mfree(al, fill); pp__mfree(al, fleft);
+    return st;
+}
+
+typedef struct pp__ref { double start; int dev, idx; } pp__ref;
+
+static int pp__cmp_ref(const void *a, const void *b) {
+    const pp__ref *x = (const pp__ref *)a, *y = (const pp__ref *)b;
+    if (x->start != y->start) return x->start < y->start ? -1 : 1;
+    if (x->dev != y->dev) return x->dev - y->dev;
+    return x->idx - y->idx;
+}
+
+/* Appendix C as one sweep over all passes in time order: a pass of the
+   warm-up (it starts before the first microbatch's backward reaches stage
+   0) or of the cool-down (it starts after stage 0's last F) moves to the
+   earliest bubble of its device that comes after its dependencies and holds
+   it, if memory stays within cap; every other pass stays. grid = 1 runs the
+   sweep on the unit grid (F, B, W one cell) and squeezes with real times
+   afterwards, grid = 0 on the real times. */
+static pp_status pp__sweep_reorder(pp_schedule *s, const double *cap, int grid, char *err) {
+    int d = s->devices, S = s->stages, n = s->microbatches, P = s->num_passes, i, k;
+    pp_allocator *al = &s->allocator;
+    size_t keys = (size_t)4 * S * n;
+    pp__ref *refs = (pp__ref *)pp__malloc(al, pp__size((size_t)P, sizeof(pp__ref)));
+    pp_pass *placed = (pp_pass *)pp__malloc(al, pp__size((size_t)P, sizeof(pp_pass)));
+    double *lev = (double *)pp__malloc(al, pp__size((size_t)P, sizeof(double)));
+    double *endk = (double *)pp__malloc(al, pp__size(keys, sizeof(double)));
+    double *saved_time = (double *)pp__malloc(al, pp__size((size_t)S * 4u, sizeof(double)));
+    int *cnt = (int *)pp__malloc(al, pp__size((size_t)d, sizeof(int)));
+    double warm_end = 0, cool_start = 0, comm = s->times.comm;
+    pp_status st = PP_OK;
+    if (!refs || !placed || !lev || !endk || !saved_time || !cnt) {
+        pp__err(err, "out of memory in reorder");
+        st = PP_ERR_OUT_OF_MEMORY;
+        goto cleanup;
+    }
+    memcpy(saved_time, s->stage_time, (size_t)S * 4u * sizeof(double));
+    if (grid) {
+        for (i = 0; i < S; i++) {
+            s->stage_time[i * 4 + PP_F] = s->stage_time[i * 4 + PP_B] = s->stage_time[i * 4 + PP_W] = 1;
+            s->stage_time[i * 4 + PP_BW] = 2;
+        }
+        s->times.comm = 0;
+        st = pp__squeeze(s, NULL, err);
+        if (st != PP_OK) goto cleanup;
+    }
+    for (i = 0; i < P; i++) {
+        const pp_pass *p = &s->passes[i];
+        if (p->stage == 0 && p->microbatch == 0 && p->kind != PP_F && p->kind != PP_W) warm_end = p->start;
+        if (p->stage == 0 && p->microbatch == n - 1 && p->kind == PP_F) cool_start = p->start;
+        refs[i].start = p->start;
+        refs[i].dev = p->device;
+        refs[i].idx = i;
+    }
+    qsort(refs, (size_t)P, sizeof(pp__ref), pp__cmp_ref);
+    for (i = 0; i < d; i++) cnt[i] = 0;
+    for (k = 0; k < P; k++) {
+        pp_pass p = s->passes[refs[k].idx];
+        int dev = p.device, base = s->device_start[dev], m = cnt[dev], pos = m, q, movable;
+        pp_kind dk;
+        int ds;
+        double r = 0, dur = pp__dur(s, &p), start = p.start;
+        movable = p.start <= warm_end || p.start > cool_start;
+        if (pp__dep(s, &p, &dk, &ds))
+            r = endk[pp__key(S, n, dk, ds, p.microbatch)] + (s->stage_device[ds] != dev ? comm : 0);
+        if (movable) {
+            /* earliest bubble after r among the placed passes that holds dur */
+            double prev_end = 0;
+            for (q = 0; q <= m; q++) {
+                double gs = pp__max(prev_end, r), ge = q < m ? placed[base + q].start : start;
+                if (q == m) ge = pp__max(ge, gs + dur); /* at the end it may stay where it is */
+                if (gs + dur <= ge + PP__EPS * (1 + ge) && gs < start - PP__EPS * (1 + start)) {
+                    int ok = 1, x;
+                    if (p.kind == PP_F) {
+                        /* lev[x]: memory after placed pass x; an F raises every later level */
+                        double add = s->stage_memory[p.stage];
+                        if ((q > 0 ? lev[base + q - 1] : 0) + add > cap[dev] + 1e-9) ok = 0;
+                        for (x = q; x < m && ok; x++) {
+                            const pp_pass *y = &placed[base + x];
+                            double during = (x > 0 ? lev[base + x - 1] : 0) +
+                                            (y->kind == PP_F ? s->stage_memory[y->stage] : 0);
+                            if (during + add > cap[dev] + 1e-9) ok = 0;
+                        }
+                    }
+                    if (ok) { pos = q; start = gs; break; }
+                }
+                if (q < m) prev_end = placed[base + q].end;
+            }
+        }
+        if (pos == m) start = pp__max(start, r);
+        p.start = start;
+        p.end = start + dur;
+        memmove(&placed[base + pos + 1], &placed[base + pos], (size_t)(m - pos) * sizeof(pp_pass));
+        memmove(&lev[base + pos + 1], &lev[base + pos], (size_t)(m - pos) * sizeof(double));
+        placed[base + pos] = p;
+        {
+            double eff = pp__mem_effect(s, &p);
+            int x;
+            lev[base + pos] = (pos > 0 ? lev[base + pos - 1] : 0) + eff;
+            for (x = pos + 1; x <= m; x++) lev[base + x] += eff;
+        }
+        cnt[dev]++;
+        endk[pp__key(S, n, p.kind, p.stage, p.microbatch)] = p.end;
+    }
+    memcpy(s->passes, placed, (size_t)P * sizeof(pp_pass));
+cleanup:
+    if (saved_time) {
+        memcpy(s->stage_time, saved_time, (size_t)S * 4u * sizeof(double));
+        s->times.comm = comm;
+    }
+    if (st == PP_OK) st = pp__squeeze(s, NULL, err);
+    pp__mfree(al, refs); pp__mfree(al, placed); pp__mfree(al, lev); pp__mfree(al, endk);
+    pp__mfree(al, saved_time); pp__mfree(al, cnt);
+    return st;
+}
+
+/* Warm-up fill then cool-down refill, as Appendix C says; the stronger
+   refill (every W taken out) is tried too and the shorter result is kept.
+   Nothing is kept that is longer than the squeezed input or that lifts the
+   schedule's peak memory. */
 PP__DEF pp_status pp_reorder(pp_schedule *s, char *err) {
-    int d, S, n, P, i, iter;
+    int d, S, n, P, i, variant;
     size_t keys;
-    double *endk, *cap, before;
-    pp_pass *saved;
+    double *endk, *cap, best_mk, warm_end;
+    pp_pass *saved, *best;
     pp_allocator *al;
-    pp_status st;
+    pp_status st = PP_OK;
     if (!s) { pp__err(err, "pp_reorder: schedule is NULL"); return PP_ERR_INVALID_ARG; }
     if (s->on_grid) {
         st = pp_squeeze(s, err);
@@ -1149,37 +1415,54 @@ PP__DEF pp_status pp_reorder(pp_schedule *s, char *err) {
     endk = (double *)pp__malloc(al, pp__size(keys, sizeof(double)));
     cap = (double *)pp__malloc(al, pp__size((size_t)d, sizeof(double)));
     saved = (pp_pass *)pp__malloc(al, pp__size((size_t)P, sizeof(pp_pass)));
-    if (!endk || !cap || !saved) {
-        pp__mfree(al, endk); pp__mfree(al, cap); pp__mfree(al, saved);
+    best = (pp_pass *)pp__malloc(al, pp__size((size_t)P, sizeof(pp_pass)));
+    if (!endk || !cap || !saved || !best) {
+        pp__mfree(al, endk); pp__mfree(al, cap); pp__mfree(al, saved); pp__mfree(al, best);
         pp__err(err, "out of memory in reorder");
         return PP_ERR_OUT_OF_MEMORY;
     }
     memcpy(saved, s->passes, (size_t)P * sizeof(pp_pass));
-    before = s->makespan;
-    for (i = 0; i < d; i++) cap[i] = s->peak_memory[i];
-    st = PP_OK;
-    /* moving a pass earlier lets its dependents move too; a few rounds settle it */
-    for (iter = 0; iter < 4 && st == PP_OK; iter++) {
-        int moved;
-        for (i = 0; i < P; i++) {
-            const pp_pass *p = &s->passes[i];
-            endk[pp__key(S, n, p->kind, p->stage, p->microbatch)] = p->end;
-        }
-        moved = pp__warmup_fill(s, cap, endk);
-        st = pp__squeeze(s, NULL, err);
-        if (!moved) break;
+    memcpy(best, s->passes, (size_t)P * sizeof(pp_pass));
+    best_mk = s->makespan;
+    /* "without changing peak memory": no device goes above the schedule's
+       peak, nor above what Eq. 1 promises for it when the schedule has a block */
+    cap[0] = 0;
+    for (i = 0; i < d; i++) cap[0] = pp__max(cap[0], s->peak_memory[i]);
+    for (i = d - 1; i >= 0; i--)
+        cap[i] = s->peak_bound[i] >= 0 ? pp__max(s->peak_memory[i], s->peak_bound[i] < cap[0] ? s->peak_bound[i] : cap[0])
+                                       : cap[0];
+    for (i = 0; i < P; i++) {
+        const pp_pass *p = &s->passes[i];
+        endk[pp__key(S, n, p->kind, p->stage, p->microbatch)] = p->end;
     }
-    if (st == PP_OK) st = pp__cooldown(s, endk, err);
-    if (st == PP_OK) {
+    warm_end = endk[pp__key(S, n, s->split_backward ? PP_B : PP_BW, 0, 0)];
+    for (variant = 0; variant < 8; variant++) {
+        memcpy(s->passes, saved, (size_t)P * sizeof(pp_pass));
+        if (variant < 2) {
+            st = pp__gap_fill_rounds(s, cap, endk, 0, err);
+            if (st == PP_OK) st = pp__wfill(s, endk, cap, variant, err);
+            if (st == PP_OK) st = pp__gap_fill_rounds(s, cap, endk, 1, err);
+        } else if (variant < 4) {
+            st = variant == 3 ? pp__wfill(s, endk, cap, 1, err) : PP_OK;
+            if (st == PP_OK) st = pp__list_reorder(s, cap, warm_end, err);
+        } else {
+            /* the sweep on the grid, then on real times; W refilled in between */
+            st = pp__sweep_reorder(s, cap, variant < 6, err);
+            if (st == PP_OK && (variant == 5 || variant == 7)) st = pp__wfill(s, endk, cap, 1, err);
+            if (st == PP_OK && (variant == 5 || variant == 7)) st = pp__sweep_reorder(s, cap, variant < 6, err);
+        }
+        if (st == PP_ERR_DEADLOCK) { st = PP_OK; continue; } /* this variant found no way; others may */
+        if (st != PP_OK) break;
         pp__metrics(s);
         for (i = 0; i < d; i++) if (s->peak_memory[i] > cap[i] + 1e-9) break;
-        if (s->makespan > before + PP__EPS * (1 + before) || i < d) {
-            /* the heuristic made it worse: keep the squeezed order */
-            memcpy(s->passes, saved, (size_t)P * sizeof(pp_pass));
-            pp__metrics(s);
+        if (i == d && s->makespan < best_mk - PP__EPS * (1 + best_mk)) {
+            best_mk = s->makespan;
+            memcpy(best, s->passes, (size_t)P * sizeof(pp_pass));
         }
     }
-    pp__mfree(al, endk); pp__mfree(al, cap); pp__mfree(al, saved);
+    memcpy(s->passes, best, (size_t)P * sizeof(pp_pass));
+    pp__metrics(s);
+    pp__mfree(al, endk); pp__mfree(al, cap); pp__mfree(al, saved); pp__mfree(al, best);
     return st;
 }
 
@@ -1407,46 +1690,29 @@ static pp_status pp__v_search(int d, pp__vblock V, const pp_allocator *al, pp_bl
     return PP_ERR_COLLISION;
 }
 
-/* Appendix H's uniform repeat of the interleaved block: the F and BW chains
-   may need a few extra cells where they cross to the next chunk to repeat at
-   T = 3v without a collision. Of the collision-free candidates, the one
-   whose squeezed unit-time makespan at n = 2d is least wins. */
+/* Appendix H's uniform repeat of the interleaved block. Every microbatch
+   gets the same block, repeated every T = 3v cells: F steps one cell per
+   device, BW steps 3v-1 cells (its 2 cells, then room for the other
+   chunks' passes of the microbatches in flight); the F chain waits
+   (3v-1)(d-1) cells where it wraps to the next chunk, the BW chain
+   d-3v+2 cells more (possibly fewer) where it wraps back. Found by search
+   over such linear blocks (F step, BW step, the two wrap gaps, the F->B
+   turn) for the least squeezed makespan at unit times, d = 2..8, v = 2..3,
+   and written in closed form; tests check it for every d up to 32. */
 static pp_status pp__interleaved_uniform_block(int d, int v, const pp_allocator *al, pp_block **out, char *err) {
-    int sum;
-    double best_mk = -1;
-    pp_block *best = NULL;
     pp__linear L;
+    pp_block *b;
+    pp_status st;
     memset(&L, 0, sizeof L);
-    L.fo = 1; L.bo = 2; L.bw_cells = 2; L.interval = 3 * v;
-    for (sum = 1; sum <= 3 * v + 6; sum++) {
-        for (L.turn = 1; L.turn <= sum; L.turn++) {
-            for (L.gf = 0; L.gf <= sum - L.turn; L.gf++) {
-                pp_block *blk;
-                pp_schedule *s;
-                pp_config c;
-                pp_status st;
-                L.gb = sum - L.turn - L.gf;
-                st = pp__linear_block(d, v, 0, &L, al, &blk, err);
-                if (st != PP_OK) { pp_block_free(best); return st; }
-                memset(&c, 0, sizeof c);
-                c.allocator = *al;
-                if (pp__repeat(blk, 2 * d, NULL, &c, 0, &s, NULL) != PP_OK) { pp_block_free(blk); continue; }
-                st = pp_squeeze(s, err);
-                if (st == PP_OK && (!best || s->makespan < best_mk - 1e-9)) {
-                    pp_block_free(best);
-                    best = blk;
-                    best_mk = s->makespan;
-                    blk = NULL;
-                }
-                pp_sched_free(s);
-                pp_block_free(blk);
-                if (st != PP_OK) { pp_block_free(best); return st; }
-            }
-        }
-    }
-    if (best) { *out = best; return PP_OK; }
-    pp__err(err, "no collision-free uniform interleaved block for d=%d, v=%d", d, v);
-    return PP_ERR_COLLISION;
+    L.fo = 1; L.bo = 3 * v - 1; L.bw_cells = 2; L.interval = 3 * v; L.turn = 1;
+    L.gf = (3 * v - 1) * (d - 1);
+    L.gb = d - 3 * v + 2;
+    st = pp__linear_block(d, v, 0, &L, al, &b, err);
+    if (st != PP_OK) return st;
+    st = pp_block_check(b, err);
+    if (st != PP_OK) { pp_block_free(b); return st; }
+    *out = b;
+    return PP_OK;
 }
 
 /* Megatron's interleaved 1F1B as a per-device order: microbatches go in
@@ -1485,6 +1751,7 @@ static pp_status pp__interleaved_official(const pp_config *cfg, int d, int v, in
     o.name = "interleaved-1f1b";
     o.devices = d; o.stages = S; o.microbatches = n; o.stage_device = NULL; o.passes = ps; o.count = P;
     st = pp_sched_from_order(&o, cfg, out, err);
+    if (st == PP_OK) (*out)->placement = PP_PLACE_LOOPED; /* d = 1 would read as V-shape too */
     pp__mfree(&al, ps);
     return st;
 }
@@ -1640,10 +1907,17 @@ PP__DEF pp_status pp_sched_build(const pp_config *cfg, pp_schedule **out, char *
         if (st != PP_OK) return st;
         st = pp_squeeze(s, err);
     }
-    if (st == PP_OK && !cfg->no_reorder) st = pp_reorder(s, err);
+    /* the classic schedules are defined by their order: they are not reordered */
+    if (st == PP_OK && !cfg->no_reorder && id != PP__GPIPE && id != PP__1F1B && id != PP__EAGER &&
+        id != PP__INTERLEAVED && id != PP__1F1BR)
+        st = pp_reorder(s, err);
     if (st == PP_OK) {
         char verr[PP_ERR_LEN];
-        if (pp_sched_validate(s, verr) != PP_OK) {
+        pp_status vst = pp_sched_validate(s, verr);
+        if (vst == PP_ERR_OUT_OF_MEMORY) {
+            pp__err(err, "%s", verr);
+            st = vst;
+        } else if (vst != PP_OK) {
             pp__err(err, "internal error, %s built an invalid schedule: %s", name, verr);
             st = PP_ERR_INVALID_SCHEDULE;
         }
@@ -1708,8 +1982,9 @@ PP__DEF void pp_sched_print_ascii(FILE *f, const pp_schedule *s, int color) {
         for (c = at; c < cols; c++) fprintf(f, "%.*s", cw + 1, "..........................");
         fprintf(f, "|\n");
     }
-    fprintf(f, "F forward, B %s, W backward for weights; lower case = odd chunk; . = idle\n",
-            s->split_backward ? "backward for input" : "backward (B and W together)");
+    fprintf(f, "%s; lower case = odd chunk; . = idle\n",
+            s->split_backward ? "F forward, B backward for input, W backward for weights"
+                              : "F forward, B backward (input and weights together)");
     fprintf(f, "makespan %g, bubble rate %.2f%%\n", s->makespan, 100.0 * s->bubble_rate);
     fprintf(f, "peak memory per device (units: one microbatch's activation for 1/d of the model):");
     for (dev = 0; dev < s->devices; dev++) fprintf(f, " %g", s->peak_memory[dev]);
@@ -1757,3 +2032,29 @@ PP__DEF void pp_sched_print_json(FILE *f, const pp_schedule *s) {
 /* PP_SCHED_IMPLEMENTATION_DONE */
 #endif /* PP__SCHED_IMPLEMENTATION_INCLUDED */
 #endif /* PP_SCHED_IMPLEMENTATION */
+
+/*
+------------------------------------------------------------------------------
+MIT License
+
+Copyright (c) 2026 the pp_sched authors
+
+Permission is hereby granted, free of charge, to any person obtaining a copy
+of this software and associated documentation files (the "Software"), to deal
+in the Software without restriction, including without limitation the rights
+to use, copy, modify, merge, publish, distribute, sublicense, and/or sell
+copies of the Software, and to permit persons to whom the Software is
+furnished to do so, subject to the following conditions:
+
+The above copyright notice and this permission notice shall be included in all
+copies or substantial portions of the Software.
+
+THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND, EXPRESS OR
+IMPLIED, INCLUDING BUT NOT LIMITED TO THE WARRANTIES OF MERCHANTABILITY,
+FITNESS FOR A PARTICULAR PURPOSE AND NONINFRINGEMENT. IN NO EVENT SHALL THE
+AUTHORS OR COPYRIGHT HOLDERS BE LIABLE FOR ANY CLAIM, DAMAGES OR OTHER
+LIABILITY, WHETHER IN AN ACTION OF CONTRACT, TORT OR OTHERWISE, ARISING FROM,
+OUT OF OR IN CONNECTION WITH THE SOFTWARE OR THE USE OR OTHER DEALINGS IN THE
+SOFTWARE.
+------------------------------------------------------------------------------
+*/
