@@ -31,7 +31,15 @@ QUICK START
    }
 
    Output:
-@@QUICKSTART_OUTPUT@@
+       v-half: d=4 v=2 stages=8 n=8, times F=1 B=1 W=1 comm=0, one column = 0.5
+       device 0 |F0 F1 F2 F3 F4 ......f0 b0 w0 f1 b1 w1 f2 ......B0 b2 w2 f3 W0 F5 B1 b3 w3 ...f4 W1 F6 B2 b4 w4 f5 W2 F7 B3 b5 w5 f6 b6 B4 W3 w6 f7 b7 B5 W4 B6 w7 W5 W6 B7 W7 |
+       device 1 |...F0 F1 F2 F3 ...f0 ...f1 b0 w0 f2 b1 w1 F4 B0 W0 ...f3 b2 ...B1 w2 F5 W1 f4 b3 B2 w3 F6 W2 f5 b4 B3 w4 F7 W3 f6 b5 B4 w5 b6 f7 W4 B5 b7 B6 w6 W5 w7 B7 W6 W7 |
+       device 2 |......F0 F1 F2 f0 ...f1 ...f2 b0 w0 F3 b1 B0 w1 ...f3 W0 F4 B1 b2 w2 f4 W1 F5 B2 b3 w3 f5 W2 F6 B3 b4 w4 f6 W3 F7 B4 b5 w5 f7 b6 B5 W4 B6 b7 w6 W5 B7 w7 W6 W7 |
+       device 3 |.........F0 f0 F1 f1 F2 f2 ......b0 B0 w0 F3 W0 f3 b1 B1 w1 F4 W1 f4 b2 B2 w2 F5 W2 f5 b3 B3 w3 F6 W3 f6 b4 B4 w4 F7 W4 f7 b5 B5 b6 B6 w5 W5 b7 B7 w6 W6 w7 W7 |
+       F forward, B backward for input, W backward for weights; lower case = odd chunk; . = idle
+       makespan 26.5, bubble rate 9.43%
+       peak memory per device (units: one microbatch's activation for 1/d of the model): 3 3 3 3
+       Eq. 1 bound from the building block (T=6): 3 3 3 3
 
 CONCEPTS
    device      one GPU (rank) of the pipeline; d of them.
@@ -75,9 +83,6 @@ CONCEPTS
                cool-down, W passes are removed, the rest squeezed, the W
                passes put back into bubbles after their B, the rest appended.
 
-   V-Half, d=4, n=8, unit times (each cell is a chunk pass, 0.5 time):
-       device 0 |0 1  0 1 2 ...      F of chunk 0 are digits, chunk 1 letters
-       ...        (see pp_sched_print_ascii; the quick-start above prints one)
 
 API (one line each; status-returning calls fill err[PP_ERR_LEN] on failure)
    pp_sched_build(cfg, &s, err)        build a built-in schedule by name
@@ -134,8 +139,27 @@ DECISIONS (where the paper is ambiguous, what this file does)
    - GPipe: the 1F1B block with the F->B turn 3n-2.
    - Official interleaved 1F1B: Megatron's per-device order (warm-up
      2(d-i-1)+(v-1)d forwards, groups of d microbatches), needs n % d == 0.
-   - Reorder never raises a device's own peak memory above what it had
-     after squeezing.
+   - Interleaved 1F1B with uniform repeat (Appendix H, Fig. 15b; the
+     figure was lost): F steps 1 cell per device, BW steps 3v-1 cells, the
+     F chain waits (3v-1)(d-1) cells where it wraps to the next chunk and
+     the BW chain d-3v+2 more where it wraps back, T = 3v. Found by search
+     over such blocks; its makespan equals Megatron's order at unit times
+     (checked for v = 2..4, d = 1..40, n = d, 2d, 3d) and it takes any n,
+     but it holds more memory (2d-1 units at v = 2 against Megatron's
+     (3d-1)/2): we could not reproduce the paper's "same memory" from the
+     text alone.
+   - Reorder keeps "peak memory unchanged" as: the schedule's peak (its
+     largest device) never rises, and no device goes above the larger of
+     its own squeezed peak and its Eq. 1 bound. So simulated peak <= Eq. 1
+     holds on every device after reordering too. Appendix C's two steps are
+     run in several variants (warm-up gap filling then cool-down W refill;
+     an event-driven list schedule; a sweep over passes in time order, on
+     the unit grid and on real times) and the shortest result is kept;
+     nothing longer than the squeezed input is ever returned.
+   - gpipe, 1f1b, eager-1f1b, interleaved-1f1b and 1f1b-r are defined by
+     their published order and are not reordered (with t_comm > 0, moving
+     passes could shorten them, but then they would not be those
+     schedules); every other built-in is reordered unless no_reorder.
 
 REVISION HISTORY
    0.1.0  first release: framework, built-in schedules, printers.
@@ -1768,7 +1792,7 @@ static const pp_sched_info pp__infos[PP__NSCHED] = {
     {"1f1b", "one forward, one backward; device 0 holds d microbatches (DAPPLE/PipeDream-flush)"},
     {"eager-1f1b", "1F1B with wider forward offsets: 2(d-i)-1 warm-up forwards, more memory"},
     {"interleaved-1f1b", "Megatron's interleaved 1F1B, v chunks looped over devices; needs n % d == 0"},
-    {"interleaved-1f1b-u", "interleaved 1F1B block repeated at a uniform interval (Appendix H, Fig. 15b)"},
+    {"interleaved-1f1b-u", "interleaved 1F1B repeated at a uniform interval (Appendix H): Megatron's bubble, any n, more memory"},
     {"zb-h1", "zero bubble H1: 1F1B's memory, B/W split, about 1/3 of 1F1B's bubble"},
     {"zb-h2", "zero bubble H2: eager 1F1B's block with B/W split, near-zero bubble, 2x memory"},
     {"1f1b-v", "1F1B's block on V-shape placement, no B/W split (Appendix I)"},

@@ -59,5 +59,9 @@ step "two translation units, PP_SCHED_STATIC in both" sh -c "$CC $sflags -DTWO_T
 nflags="$CFLAGS -DPP_SCHED_NO_STDIO -Werror=implicit-function-declaration"
 step "PP_SCHED_NO_STDIO" sh -c "$CC $nflags -c '$here/two_tu_a.c' -o '$out/na.o' && $CC $nflags -c '$here/two_tu_b.c' -o '$out/nb.o' && $CC $CFLAGS '$out/na.o' '$out/nb.o' -o '$out/two_tu_nostdio' -lm && '$out/two_tu_nostdio'"
 
+# The docs block's quick start: the program builds and prints what the docs show.
+step "quick start in the docs prints its documented output" \
+    env CC="$CC" CFLAGS="$CFLAGS" LDLIBS="-lm" sh "$here/quickstart.sh" "$here/../pp_sched.h" "$out"
+
 echo "run_tests: $passed passed, $failed failed"
 [ $failed -eq 0 ]
