@@ -1120,21 +1120,23 @@ static pp_status pp__gap_fill_rounds(pp_schedule *s, const double *cap, double *
 static pp_status pp__wfill(pp_schedule *s, double *endk, const double *cap, int all, char *err) {
     int d = s->devices, S = s->stages, n = s->microbatches, P = s->num_passes, dev, i;
     pp_allocator *al = &s->allocator;
-    unsigned char *skip, *emitted;
+    unsigned char *skip;
+    int *pidx, *rdy;
     pp_pass *tmp, *pend;
     pp_status st;
     if (!s->split_backward) return PP_OK;
     skip = (unsigned char *)pp__malloc(al, (size_t)P);
-    emitted = (unsigned char *)pp__malloc(al, (size_t)S * (size_t)n);
+    pidx = (int *)pp__malloc(al, pp__size((size_t)S * (size_t)n, sizeof(int)));
+    rdy = (int *)pp__malloc(al, pp__size((size_t)P, sizeof(int)));
     tmp = (pp_pass *)pp__malloc(al, pp__size((size_t)P, sizeof(pp_pass)));
     pend = (pp_pass *)pp__malloc(al, pp__size((size_t)P, sizeof(pp_pass)));
-    if (!skip || !emitted || !tmp || !pend) {
-        pp__mfree(al, skip); pp__mfree(al, emitted); pp__mfree(al, tmp); pp__mfree(al, pend);
+    if (!skip || !pidx || !rdy || !tmp || !pend) {
+        pp__mfree(al, skip); pp__mfree(al, pidx); pp__mfree(al, rdy); pp__mfree(al, tmp); pp__mfree(al, pend);
         pp__err(err, "out of memory in reorder");
         return PP_ERR_OUT_OF_MEMORY;
     }
     memset(skip, 0, (size_t)P);
-    memset(emitted, 0, (size_t)S * (size_t)n);
+    for (i = 0; i < S * n; i++) pidx[i] = -1;
     for (dev = 0; dev < d; dev++) {
         int a = s->device_start[dev], b = s->device_start[dev + 1], lf = a - 1;
         if (!all)
@@ -1148,45 +1150,60 @@ static pp_status pp__wfill(pp_schedule *s, double *endk, const double *cap, int 
             if (!skip[i]) endk[pp__key(S, n, p->kind, p->stage, p->microbatch)] = p->end;
         }
         for (dev = 0; dev < d; dev++) {
-            int a = s->device_start[dev], b = s->device_start[dev + 1], np = 0, nt = 0, head = 0, q;
+            /* pend: this device's W passes taken out, in order; rdy: the indices
+               into pend whose B has run and that are not placed yet, in order */
+            int a = s->device_start[dev], b = s->device_start[dev + 1], np = 0, nt = 0, nr = 0, q, x;
             double t = 0, mem = 0;
-            for (i = a; i < b; i++) if (skip[i]) pend[np++] = s->passes[i];
+            for (i = a; i < b; i++)
+                if (skip[i]) {
+                    pidx[s->passes[i].stage * n + s->passes[i].microbatch] = np;
+                    pend[np++] = s->passes[i];
+                }
             if (!np) continue;
             for (i = a; i < b; i++) {
                 const pp_pass *cur = &s->passes[i];
                 if (skip[i]) continue;
-                /* bubbles before this pass: W passes that fit, oldest first */
-                for (q = head; q < np; q++) {
-                    double ready, dur;
-                    if (pend[q].microbatch < 0 || !emitted[pend[q].stage * n + pend[q].microbatch]) continue;
-                    ready = pp__max(t, endk[pp__key(S, n, PP_B, pend[q].stage, pend[q].microbatch)]);
-                    dur = pp__dur(s, &pend[q]);
+                /* bubbles before this pass: W passes that fit, oldest first (t
+                   only grows, so one sweep sees every W that can still fit) */
+                for (q = 0; q < nr; q++) {
+                    pp_pass *w = &pend[rdy[q]];
+                    double ready = pp__max(t, endk[pp__key(S, n, PP_B, w->stage, w->microbatch)]), dur = pp__dur(s, w);
                     if (ready + dur > cur->start + PP__EPS * (1 + cur->start)) continue;
-                    tmp[nt] = pend[q];
+                    tmp[nt] = *w;
                     tmp[nt].start = ready;
                     tmp[nt].end = t = ready + dur;
-                    mem -= s->stage_memory[pend[q].stage];
+                    mem -= s->stage_memory[w->stage];
                     nt++;
-                    pend[q].microbatch = -1 - pend[q].microbatch;
-                    q = head - 1; /* rescan from the oldest */
+                    w->microbatch = -1 - w->microbatch;
+                    rdy[q] = -1;
                 }
+                for (q = x = 0; q < nr; q++) if (rdy[q] >= 0) rdy[x++] = rdy[q];
+                nr = x;
                 /* an F that would break the cap takes W passes first */
-                for (q = head; cur->kind == PP_F && q < np && mem + s->stage_memory[cur->stage] > cap[dev] + 1e-9; q++) {
-                    if (pend[q].microbatch < 0 || !emitted[pend[q].stage * n + pend[q].microbatch]) continue;
-                    tmp[nt] = pend[q];
-                    tmp[nt].start = pp__max(t, endk[pp__key(S, n, PP_B, pend[q].stage, pend[q].microbatch)]);
-                    tmp[nt].end = t = tmp[nt].start + pp__dur(s, &pend[q]);
-                    mem -= s->stage_memory[pend[q].stage];
+                for (q = 0; cur->kind == PP_F && q < nr && mem + s->stage_memory[cur->stage] > cap[dev] + 1e-9; q++) {
+                    pp_pass *w = &pend[rdy[q]];
+                    tmp[nt] = *w;
+                    tmp[nt].start = pp__max(t, endk[pp__key(S, n, PP_B, w->stage, w->microbatch)]);
+                    tmp[nt].end = t = tmp[nt].start + pp__dur(s, w);
+                    mem -= s->stage_memory[w->stage];
                     nt++;
-                    pend[q].microbatch = -1 - pend[q].microbatch;
+                    w->microbatch = -1 - w->microbatch;
                 }
-                while (head < np && pend[head].microbatch < 0) head++;
+                if (q > 0) { memmove(rdy, rdy + q, (size_t)(nr - q) * sizeof(int)); nr -= q; }
                 tmp[nt] = *cur;
                 tmp[nt].start = pp__max(cur->start, t);
                 tmp[nt].end = t = tmp[nt].start + pp__dur(s, cur);
                 nt++;
                 mem += pp__mem_effect(s, cur);
-                if (cur->kind == PP_B) emitted[cur->stage * n + cur->microbatch] = 1;
+                if (cur->kind == PP_B) {
+                    /* its W, if taken out, is ready now: insert in pend order */
+                    int k = pidx[cur->stage * n + cur->microbatch];
+                    if (k >= 0 && k < np && pend[k].stage == cur->stage && pend[k].microbatch == cur->microbatch) {
+                        for (x = nr; x > 0 && rdy[x - 1] > k; x--) rdy[x] = rdy[x - 1];
+                        rdy[x] = k;
+                        nr++;
+                    }
+                }
             }
             for (q = 0; q < np; q++)
                 if (pend[q].microbatch >= 0) tmp[nt++] = pend[q];
@@ -1196,7 +1213,7 @@ static pp_status pp__wfill(pp_schedule *s, double *endk, const double *cap, int 
             memcpy(&s->passes[a], tmp, (size_t)nt * sizeof(pp_pass));
         }
     }
-    pp__mfree(al, skip); pp__mfree(al, emitted); pp__mfree(al, tmp); pp__mfree(al, pend);
+    pp__mfree(al, skip); pp__mfree(al, pidx); pp__mfree(al, rdy); pp__mfree(al, tmp); pp__mfree(al, pend);
     if (st != PP_OK) return st;
     return pp__squeeze(s, NULL, err);
 }
@@ -1368,8 +1385,17 @@ static pp_status pp__sweep_reorder(pp_schedule *s, const double *cap, int grid, 
             r = endk[pp__key(S, n, dk, ds, p.microbatch)] + (s->stage_device[ds] != dev ? comm : 0);
         if (movable) {
             /* earliest bubble after r among the placed passes that holds dur */
-            double prev_end = 0;
-            for (q = 0; q <= m; q++) {
+            /* a bubble must end at or after r + dur: skip the passes that start
+               before that (starts on a device are sorted) */
+            int lo = 0, hi = m;
+            double prev_end;
+            while (lo < hi) {
+                int mid = lo + (hi - lo) / 2;
+                double ms = placed[base + mid].start;
+                if (ms + PP__EPS * (1 + ms) < r + dur) lo = mid + 1; else hi = mid;
+            }
+            prev_end = lo > 0 ? placed[base + lo - 1].end : 0;
+            for (q = lo; q <= m; q++) {
                 double gs = pp__max(prev_end, r), ge = q < m ? placed[base + q].start : start;
                 if (q == m) ge = pp__max(ge, gs + dur); /* at the end it may stay where it is */
                 if (gs + dur <= ge + PP__EPS * (1 + ge) && gs < start - PP__EPS * (1 + start)) {
