@@ -238,6 +238,8 @@ typedef struct pp_config {
     double recompute_input;      /* 1f1b-r: activation kept per stage, fraction of a
                                     chunk's activation (default 0) */
     int no_reorder;              /* 1 = skip the Appendix C reordering */
+    double mem_limit;            /* v-auto, zb-auto: activation memory limit per device,
+                                    in units; 0 = d (1F1B's peak) */
     pp_allocator allocator;      /* zero = malloc/free */
 } pp_config;
 
@@ -1656,25 +1658,37 @@ static pp_status pp__linear_block(int d, int v, int split, const pp__linear *L, 
    the first cell after its B that is free in the repeat. With gap_every,
    every gap_every-th backward step waits gap more cells (1F1B-V: a combined
    BW fills 2 of 3 cells per step, so steps of 2 need a rest of 3 every
-   third step to repeat at T=6 without collision). */
-typedef struct pp__vblock { int f0, f1, b1, b0, a, b, c, bw_cells, split, gap_every, gap, phase; } pp__vblock;
+   third step to repeat at T=6 without collision).
+   K > 0 splits the devices as Eq. 3 of Appendix A does (devices counted
+   from 0 here): a step of F0 or B1 that leaves device i uses f0/b1 when
+   i+1 < K and f0k/b1k otherwise; a step of F1 or B0 that leaves device i
+   uses f1/b0 when i < K and f1k/b0k otherwise. K = 0 is the uniform block. */
+typedef struct pp__vblock {
+    int f0, f1, b1, b0, a, b, c, bw_cells, split, gap_every, gap, phase;
+    int K, f0k, f1k, b1k, b0k;
+} pp__vblock;
 
 static pp_status pp__v_block(int d, const pp__vblock *V, const pp_allocator *al, pp_block **out, char *err) {
     pp_block *blk;
-    int s, S = 2 * d, T, dev, bc = V->split ? 1 : V->bw_cells;
+    int s, S = 2 * d, T, dev, bc = V->split ? 1 : V->bw_cells, K = V->K > 0 ? V->K : d + 1;
     unsigned char *occ;
     pp_status st = pp_block_create(d, 2, PP_PLACE_VSHAPE, V->split, 1, al, &blk, err);
     if (st != PP_OK) return st;
     T = V->split ? 6 : 2 * (1 + V->bw_cells);
     blk->interval = T;
     blk->bw_cells = V->bw_cells;
-    for (s = 0; s < d; s++) blk->f[s] = V->f0 * s;
+    blk->f[0] = 0;
+    for (s = 1; s < d; s++) blk->f[s] = blk->f[s - 1] + (s < K ? V->f0 : V->f0k);          /* leaves device s-1 */
     blk->f[d] = blk->f[d - 1] + V->a;
-    for (s = d + 1; s < S; s++) blk->f[s] = blk->f[s - 1] + V->f1;
+    for (s = d + 1; s < S; s++) blk->f[s] = blk->f[s - 1] + (2 * d - s < K ? V->f1 : V->f1k); /* leaves 2d-s */
     blk->b[S - 1] = blk->f[S - 1] + V->b;
     for (s = S - 2; s >= 0; s--) {
         int k = S - 1 - s; /* k-th step of the backward chain */
-        blk->b[s] = blk->b[s + 1] + (s == d - 1 ? V->c : s >= d ? V->b1 : V->b0);
+        int step;
+        if (s == d - 1) step = V->c;
+        else if (s >= d) step = 2 * d - 1 - s < K ? V->b1 : V->b1k; /* leaves device 2d-2-s */
+        else step = s + 1 < K ? V->b0 : V->b0k;                      /* leaves device s+1 */
+        blk->b[s] = blk->b[s + 1] + step;
         if (V->gap_every > 0 && (V->phase + k) % V->gap_every == 0) blk->b[s] += V->gap;
     }
     (void)bc;
@@ -1738,6 +1752,239 @@ static pp_status pp__v_search(int d, pp__vblock V, const pp_allocator *al, pp_bl
     if (best) { *out = best; return PP_OK; }
     pp__err(err, "no collision-free V block with offsets %d/%d/%d/%d for d=%d", V.f0, V.f1, V.b1, V.b0, d);
     return PP_ERR_COLLISION;
+}
+
+/* ---- adaptive schedules under a memory limit (Appendix A) -------------- */
+
+/* Candidates are ranked by their squeezed makespan at a small n (real
+   times, no reordering: it is cheap and orders blocks as the full build
+   does); the best few are then built at the real n, squeezed and
+   reordered, and the shortest wins. Only blocks whose Eq. 1 bound fits
+   the limit are kept, so the simulated peak fits too (the reorder keeps
+   every device within its Eq. 1 bound). */
+#define PP__AUTO_TOP 160
+#define PP__AUTO_FINAL 4
+typedef struct pp__auto {
+    const pp_config *cfg;
+    pp_allocator al;
+    int n, n_eval;
+    double limit, min_mem; /* min_mem: least Eq. 1 peak of any legal block seen */
+    int count;
+    pp_block *top[PP__AUTO_TOP];
+    double top_mk[PP__AUTO_TOP], top_mem[PP__AUTO_TOP];
+    long tried;
+} pp__auto;
+
+static double pp__block_max_bound(const pp_block *b) {
+    double m = 0;
+    int i;
+    for (i = 0; i < b->devices; i++) m = pp__max(m, pp_block_peak_bound(b, i));
+    return m;
+}
+
+/* Takes ownership of blk. */
+static pp_status pp__auto_consider(pp__auto *A, pp_block *blk, char *err) {
+    pp_schedule *s = NULL;
+    pp_status st;
+    double mem, mk;
+    int i, k;
+    A->tried++;
+    if (pp_block_check(blk, NULL) != PP_OK) { pp_block_free(blk); return PP_OK; }
+    mem = pp__block_max_bound(blk);
+    if (A->min_mem < 0 || mem < A->min_mem) A->min_mem = mem;
+    if (mem > A->limit + 1e-9) { pp_block_free(blk); return PP_OK; }
+    st = pp__repeat(blk, A->n_eval, NULL, A->cfg, 0, &s, err);
+    if (st == PP_OK) st = pp_squeeze(s, err);
+    if (st != PP_OK) { pp_sched_free(s); pp_block_free(blk); return st; }
+    mk = s->makespan;
+    pp_sched_free(s);
+    /* keep the PP__AUTO_TOP best by (makespan, memory) */
+    for (k = 0; k < A->count; k++)
+        if (mk < A->top_mk[k] - 1e-9 || (mk < A->top_mk[k] + 1e-9 && mem < A->top_mem[k] - 1e-9)) break;
+    if (k == PP__AUTO_TOP) { pp_block_free(blk); return PP_OK; }
+    if (A->count == PP__AUTO_TOP) pp_block_free(A->top[PP__AUTO_TOP - 1]);
+    else A->count++;
+    for (i = A->count - 1; i > k; i--) {
+        A->top[i] = A->top[i - 1]; A->top_mk[i] = A->top_mk[i - 1]; A->top_mem[i] = A->top_mem[i - 1];
+    }
+    A->top[k] = blk; A->top_mk[k] = mk; A->top_mem[k] = mem;
+    return PP_OK;
+}
+
+/* Which turns (a, b, c) in 1..6 let a split V block (T = 6) repeat without
+   collision: its F and B passes are built once with zero turns, then on
+   every device the four F/B cells must differ mod 6 (W passes take the
+   two cells left, greedily). ok[(a-1)*36+(b-1)*6+(c-1)] is set for those. */
+static pp_status pp__v_turns_ok(int d, pp__vblock V, const pp_allocator *al, unsigned char *ok, char *err) {
+    pp_block *z;
+    pp_status st;
+    int a, b, c, i;
+    V.a = V.b = V.c = 0;
+    st = pp__v_block(d, &V, al, &z, err);
+    if (st != PP_OK) return st;
+    for (a = 1; a <= 6; a++)
+        for (b = 1; b <= 6; b++)
+            for (c = 1; c <= 6; c++) {
+                int good = 1;
+                for (i = 0; i < d && good; i++) {
+                    int r[4], x, y;
+                    r[0] = z->f[i] % 6;
+                    r[1] = (z->f[2 * d - 1 - i] + a) % 6;
+                    r[2] = (z->b[2 * d - 1 - i] + a + b) % 6;
+                    r[3] = (z->b[i] + a + b + c) % 6;
+                    for (x = 0; x < 4 && good; x++)
+                        for (y = x + 1; y < 4; y++)
+                            if (r[x] == r[y]) { good = 0; break; }
+                }
+                ok[(a - 1) * 36 + (b - 1) * 6 + (c - 1)] = (unsigned char)good;
+            }
+    pp_block_free(z);
+    return PP_OK;
+}
+
+static pp_status pp__auto_finish(pp__auto *A, const char *const *fixed, pp_schedule **out, char *err) {
+    pp_schedule *best = NULL;
+    pp_status st = PP_OK;
+    int k, order[PP__AUTO_TOP], nfinal = 0;
+    double re_mk[PP__AUTO_TOP];
+    /* stage 2: the candidates reordered at the small n; the best few go on */
+    for (k = 0; k < A->count && st == PP_OK; k++) {
+        pp_schedule *s = NULL;
+        int i;
+        st = pp__repeat(A->top[k], A->n_eval, NULL, A->cfg, 0, &s, err);
+        if (st == PP_OK) st = pp_squeeze(s, err);
+        if (st == PP_OK && !A->cfg->no_reorder) st = pp_reorder(s, err);
+        if (st == PP_OK) {
+            re_mk[k] = s->makespan;
+            for (i = nfinal; i > 0 && re_mk[order[i - 1]] > re_mk[k] + 1e-9; i--) order[i] = order[i - 1];
+            order[i] = k;
+            nfinal++;
+        }
+        pp_sched_free(s);
+    }
+    if (nfinal > PP__AUTO_FINAL) nfinal = PP__AUTO_FINAL;
+    for (k = 0; k < nfinal && st == PP_OK; k++) {
+        pp_schedule *s = NULL;
+        st = pp__repeat(A->top[order[k]], A->n, NULL, A->cfg, 0, &s, err);
+        if (st == PP_OK) st = pp_squeeze(s, err);
+        if (st == PP_OK && !A->cfg->no_reorder) st = pp_reorder(s, err);
+        if (st == PP_OK && (!best || s->makespan < best->makespan - 1e-9)) { pp_sched_free(best); best = s; s = NULL; }
+        pp_sched_free(s);
+    }
+    /* the fixed blocks of the same family, where they fit: the adaptive
+       schedule is never longer than them */
+    for (k = 0; fixed && fixed[k] && st == PP_OK; k++) {
+        pp_config c = *A->cfg;
+        pp_schedule *s = NULL;
+        int i;
+        double mem = 0;
+        c.schedule = fixed[k];
+        c.mem_limit = 0;
+        if (pp_sched_build(&c, &s, NULL) != PP_OK) continue;
+        for (i = 0; i < s->devices; i++) mem = pp__max(mem, s->peak_memory[i]);
+        if (A->min_mem < 0 || mem < A->min_mem) A->min_mem = mem;
+        if (mem <= A->limit + 1e-9 && (!best || s->makespan < best->makespan - 1e-9)) { pp_sched_free(best); best = s; s = NULL; }
+        pp_sched_free(s);
+    }
+    for (k = 0; k < A->count; k++) pp_block_free(A->top[k]);
+    A->count = 0;
+    if (st != PP_OK) { pp_sched_free(best); return st; }
+    *out = best;
+    return PP_OK;
+}
+
+/* v-auto: V-shape blocks with the K split of Eq. 3. delta0 (F of chunk 0,
+   B of chunk 1) from 1 to 4 cells, delta1 (F of chunk 1, B of chunk 0) from
+   1 to 3 cells, on each side of K; turns by pp__v_turns; W greedy. */
+static pp_status pp__v_auto(const pp_config *cfg, int d, int n, double limit, pp_schedule **out, char *err) {
+    static const char *const fixed[] = {"v-min", "v-half", "v-zb", NULL};
+    pp__auto A;
+    pp__vblock V;
+    pp_status st = PP_OK;
+    int K, x0, x1, y0, y1;
+    memset(&A, 0, sizeof A);
+    A.cfg = cfg; A.al = pp__allocator(&cfg->allocator); A.n = n; A.limit = limit; A.min_mem = -1;
+    A.n_eval = n < 3 * d ? n : 3 * d;
+    memset(&V, 0, sizeof V);
+    V.split = 1; V.bw_cells = 2;
+    for (K = 0; K < d && st == PP_OK; K++) {
+        for (x0 = 1; x0 <= 4 && st == PP_OK; x0++)
+        for (x1 = 1; x1 <= 3 && st == PP_OK; x1++)
+        for (y0 = K ? 1 : x0; y0 <= (K ? 4 : x0) && st == PP_OK; y0++)
+        for (y1 = K ? 1 : x1; y1 <= (K ? 3 : x1) && st == PP_OK; y1++) {
+            unsigned char ok[216];
+            int t, minsum = 99;
+            if (K && y0 == x0 && y1 == x1) continue; /* the uniform block, K = 0 */
+            V.K = K; V.f0 = V.b1 = x0; V.f1 = V.b0 = x1; V.f0k = V.b1k = y0; V.f1k = V.b0k = y1;
+            st = pp__v_turns_ok(d, V, &A.al, ok, err);
+            for (t = 0; t < 216 && st == PP_OK; t++)
+                if (ok[t] && t / 36 + t / 6 % 6 + t % 6 + 3 < minsum) minsum = t / 36 + t / 6 % 6 + t % 6 + 3;
+            /* the turns of the smallest sums: larger turns only add memory */
+            for (t = 0; t < 216 && st == PP_OK; t++) {
+                pp_block *blk = NULL;
+                if (!ok[t] || t / 36 + t / 6 % 6 + t % 6 + 3 > minsum + 2) continue;
+                V.a = t / 36 + 1; V.b = t / 6 % 6 + 1; V.c = t % 6 + 1;
+                st = pp__v_block(d, &V, &A.al, &blk, err);
+                if (st == PP_OK) st = pp__auto_consider(&A, blk, err);
+            }
+        }
+    }
+    if (st == PP_OK) st = pp__auto_finish(&A, fixed, out, err);
+    else { int k; for (k = 0; k < A.count; k++) pp_block_free(A.top[k]); }
+    if (st == PP_OK && !*out) {
+        pp__err(err, "v-auto: no V schedule fits mem_limit %g units for d=%d; the smallest that works is %g", limit, d,
+                A.min_mem);
+        return PP_ERR_INVALID_ARG;
+    }
+    return st;
+}
+
+/* zb-auto: sequential blocks with B/W split. F steps fo cells per device, B
+   steps bo, the F->B turn on the last device; W goes to the first cell
+   free in the repeat at or after max(its B + 1, its F + wlife - 1), wlife
+   the lifespan that stage 0 gets (0 = W right after B). */
+static pp_status pp__zb_auto(const pp_config *cfg, int d, int n, double limit, pp_schedule **out, char *err) {
+    static const char *const fixed[] = {"zb-h1", "zb-h2", "1f1b", NULL};
+    pp__auto A;
+    pp_status st = PP_OK;
+    int fo, bo, turn, wl;
+    memset(&A, 0, sizeof A);
+    A.cfg = cfg; A.al = pp__allocator(&cfg->allocator); A.n = n; A.limit = limit; A.min_mem = -1;
+    A.n_eval = n < 3 * d ? n : 3 * d;
+    for (fo = 1; fo <= 6 && st == PP_OK; fo++)
+    for (bo = 1; bo <= 3 && st == PP_OK; bo++)
+    for (turn = 1; turn <= 6 && st == PP_OK; turn++)
+    for (wl = 0; wl <= 2 * d + 2 && st == PP_OK; wl++) {
+        pp_block *blk;
+        int s, T = 3, dev;
+        unsigned char occ[3];
+        int wlife = wl == 0 ? 0 : 3 * wl; /* in cells, multiples of T */
+        st = pp_block_create(d, 1, PP_PLACE_SEQUENTIAL, 1, 1, &A.al, &blk, err);
+        if (st != PP_OK) break;
+        blk->interval = T;
+        blk->f[0] = 0;
+        for (s = 1; s < d; s++) blk->f[s] = blk->f[s - 1] + fo;
+        blk->b[d - 1] = blk->f[d - 1] + turn;
+        for (s = d - 2; s >= 0; s--) blk->b[s] = blk->b[s + 1] + bo;
+        for (dev = 0; dev < d; dev++) {
+            int c = blk->b[dev] + 1, lo = blk->f[dev] + wlife - 1;
+            occ[0] = occ[1] = occ[2] = 0;
+            occ[blk->f[dev] % T] = 1;
+            occ[blk->b[dev] % T] = 1;
+            if (c < lo) c = lo;
+            while (occ[c % T] && c < blk->b[dev] + 1 + 3 * T) c++;
+            blk->w[dev] = c;
+        }
+        st = pp__auto_consider(&A, blk, err);
+    }
+    if (st == PP_OK) st = pp__auto_finish(&A, fixed, out, err);
+    else { int k; for (k = 0; k < A.count; k++) pp_block_free(A.top[k]); }
+    if (st == PP_OK && !*out) {
+        pp__err(err, "zb-auto: no schedule fits mem_limit %g units for d=%d; the smallest that works is %g", limit, d,
+                A.min_mem);
+        return PP_ERR_INVALID_ARG;
+    }
+    return st;
 }
 
 /* Appendix H's uniform repeat of the interleaved block. Every microbatch
@@ -1810,7 +2057,7 @@ static pp_status pp__interleaved_official(const pp_config *cfg, int d, int v, in
 
 enum {
     PP__GPIPE, PP__1F1B, PP__EAGER, PP__INTERLEAVED, PP__INTERLEAVED_U, PP__ZBH1, PP__ZBH2, PP__1F1BV, PP__VMIN,
-    PP__VHALF, PP__VZB, PP__1F1BR, PP__NSCHED
+    PP__VHALF, PP__VZB, PP__1F1BR, PP__VAUTO, PP__ZBAUTO, PP__ZB1P, PP__ZB2P, PP__NSCHED
 };
 
 static const pp_sched_info pp__infos[PP__NSCHED] = {
@@ -1826,6 +2073,10 @@ static const pp_sched_info pp__infos[PP__NSCHED] = {
     {"v-half", "V-shape: about 1/2 of 1F1B's memory, less bubble than 1F1B (Section 3)"},
     {"v-zb", "V-shape zero bubble at 1F1B's memory (Section 3)"},
     {"1f1b-r", "1F1B with full recomputation: backward redoes F, keeps only stage inputs"},
+    {"v-auto", "adaptive V-shape: least makespan within mem_limit (Appendix A; default limit d)"},
+    {"zb-auto", "adaptive zero bubble, one stage per device: least makespan within mem_limit"},
+    {"zb-1p", "zb-auto at 1F1B's memory (limit d)"},
+    {"zb-2p", "zb-auto at twice 1F1B's memory (limit 2d)"},
 };
 
 PP__DEF int pp_sched_count(void) { return PP__NSCHED; }
@@ -1862,7 +2113,8 @@ PP__DEF pp_status pp_sched_build(const pp_config *cfg, pp_schedule **out, char *
     for (id = 0; id < PP__NSCHED && !pp__streq(name, pp__infos[id].name); id++) {}
     if (id == PP__NSCHED) {
         pp__err(err, "unknown schedule '%.40s'; known: gpipe, 1f1b, eager-1f1b, interleaved-1f1b, "
-                     "interleaved-1f1b-u, zb-h1, zb-h2, 1f1b-v, v-min, v-half, v-zb, 1f1b-r", name);
+                     "interleaved-1f1b-u, zb-h1, zb-h2, 1f1b-v, v-min, v-half, v-zb, 1f1b-r, v-auto, zb-auto, "
+                     "zb-1p, zb-2p", name);
         return PP_ERR_UNKNOWN_SCHEDULE;
     }
     name = pp__infos[id].name;
@@ -1882,7 +2134,7 @@ PP__DEF pp_status pp_sched_build(const pp_config *cfg, pp_schedule **out, char *
         v = cfg->chunks ? cfg->chunks : 2;
         if (v < 2) { pp__err(err, "%s needs chunks >= 2 (chunks = 1 is plain 1f1b), got %d", name, v); return PP_ERR_INVALID_ARG; }
         break;
-    case PP__1F1BV: case PP__VMIN: case PP__VHALF: case PP__VZB:
+    case PP__1F1BV: case PP__VMIN: case PP__VHALF: case PP__VZB: case PP__VAUTO:
         v = cfg->chunks ? cfg->chunks : 2;
         if (v != 2) { pp__err(err, "%s is a V-shape schedule and needs chunks = 2, got %d", name, v); return PP_ERR_INVALID_ARG; }
         if (d < 2) { pp__err(err, "%s needs devices >= 2, got %d", name, d); return PP_ERR_INVALID_ARG; }
@@ -1898,6 +2150,10 @@ PP__DEF pp_status pp_sched_build(const pp_config *cfg, pp_schedule **out, char *
     if (id == PP__GPIPE && n > INT_MAX / 64) {
         pp__err(err, "gpipe: %d microbatches is too many", n);
         return PP_ERR_OVERFLOW;
+    }
+    if (!pp__finite(cfg->mem_limit) || cfg->mem_limit < 0) {
+        pp__err(err, "mem_limit must be a finite number of units >= 0 (0 = default), got %g", cfg->mem_limit);
+        return PP_ERR_INVALID_ARG;
     }
     al = pp__allocator(&cfg->allocator);
     {   /* times are checked before any work */
@@ -1923,6 +2179,16 @@ PP__DEF pp_status pp_sched_build(const pp_config *cfg, pp_schedule **out, char *
         if (id == PP__ZBH1) L.wlife = 3 * d;       /* stage 0's lifespan in 1F1B */
         if (id == PP__ZBH2) L.wlife = 6 * d - 3;   /* stage 0's lifespan in eager 1F1B */
         st = pp__linear_block(d, 1, split, &L, &al, &blk, err);
+        break;
+    }
+    case PP__VAUTO:
+        st = pp__v_auto(cfg, d, n, cfg->mem_limit > 0 ? cfg->mem_limit : d, &s, err);
+        break;
+    case PP__ZBAUTO:
+    case PP__ZB1P:
+    case PP__ZB2P: {
+        double lim = id == PP__ZB1P ? d : id == PP__ZB2P ? 2.0 * d : cfg->mem_limit > 0 ? cfg->mem_limit : d;
+        st = pp__zb_auto(cfg, d, n, lim, &s, err);
         break;
     }
     case PP__INTERLEAVED_U:
@@ -1959,7 +2225,8 @@ PP__DEF pp_status pp_sched_build(const pp_config *cfg, pp_schedule **out, char *
     }
     /* the classic schedules are defined by their order: they are not reordered */
     if (st == PP_OK && !cfg->no_reorder && id != PP__GPIPE && id != PP__1F1B && id != PP__EAGER &&
-        id != PP__INTERLEAVED && id != PP__1F1BR)
+        id != PP__INTERLEAVED && id != PP__1F1BR && id != PP__VAUTO && id != PP__ZBAUTO && id != PP__ZB1P &&
+        id != PP__ZB2P) /* the adaptive ones reorder their candidates themselves */
         st = pp_reorder(s, err);
     if (st == PP_OK) {
         char verr[PP_ERR_LEN];
