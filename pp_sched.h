@@ -37,7 +37,7 @@ QUICK START
        device 2 |......F0 F1 F2 f0 ...f1 ...f2 b0 w0 F3 b1 B0 w1 ...f3 W0 F4 B1 b2 w2 f4 W1 F5 B2 b3 w3 f5 W2 F6 B3 b4 w4 f6 W3 F7 B4 b5 w5 f7 b6 B5 W4 B6 b7 w6 W5 B7 w7 W6 W7 |
        device 3 |.........F0 f0 F1 f1 F2 f2 ......b0 B0 w0 F3 W0 f3 b1 B1 w1 F4 W1 f4 b2 B2 w2 F5 W2 f5 b3 B3 w3 F6 W3 f6 b4 B4 w4 F7 W4 f7 b5 B5 b6 B6 w5 W5 b7 B7 w6 W6 w7 W7 |
        F forward, B backward for input, W backward for weights; lower case = odd chunk; . = idle
-       makespan 26.5, bubble rate 9.43%
+       makespan 26.5, bubble rate 9.43%, lower bound 26.5 (Appendix E.2)
        peak memory per device (units: one microbatch's activation for 1/d of the model): 3 3 3 3
        Eq. 1 bound from the building block (T=6): 3 3 3 3
 
@@ -269,8 +269,20 @@ typedef struct pp_schedule {
     int interval;            /* T of the building block in cells; 0 when not built from one */
     int on_grid;             /* 1 straight after pp_repeat: start/end are block cells
                                 (F, B, W 1 cell); pp_squeeze applies the real times */
+    double mem_limit;        /* the limit an adaptive schedule was built under; 0 = none */
+    int bubble_growth;       /* -1 not computed, 0 O(p), 1 O(n): see pp_sched_bubble_growth */
     pp_allocator allocator;
 } pp_schedule;
+
+/* Lower bounds on the makespan (pp_sched_bounds). */
+typedef struct pp_bounds {
+    double work;     /* the busiest device's total pass time */
+    double path;     /* one microbatch's dependency chain: all F, then all B (or BW), with comm */
+    double appendix; /* Appendix E.2, V-shape placement with equal F, B, W times:
+                        (6n + 6d - 3k - 1) chunk passes, k = peak in chunk activations;
+                        -1 where it does not apply */
+    double best;     /* the largest of the three */
+} pp_bounds;
 
 /* A building block: offsets (in unit cells) of every pass of one block's
    microbatches. Cells: F, B, W take 1, BW takes bw_cells (2, or 3 for 1F1B-R). */
@@ -325,6 +337,10 @@ PP_SCHED_API pp_status pp_squeeze(pp_schedule *s, char *err);
 PP_SCHED_API pp_status pp_reorder(pp_schedule *s, char *err);
 PP_SCHED_API pp_status pp_sched_from_order(const pp_order *order, const pp_config *cfg, pp_schedule **out,
                                            char *err);
+
+PP_SCHED_API pp_status pp_sched_bounds(const pp_schedule *s, pp_bounds *out);
+PP_SCHED_API pp_status pp_sched_bubble_growth(const pp_config *cfg, int *grows, char *err);
+PP_SCHED_API int pp_vhalf_o_p(pp_times t);
 
 #ifndef PP_SCHED_NO_STDIO
 PP_SCHED_API void pp_sched_print_ascii(FILE *f, const pp_schedule *s, int color);
@@ -481,6 +497,7 @@ static pp_schedule *pp__sched_alloc(const pp_allocator *al, int d, int v, int S,
     s->peak_bound = (double *)((char *)s + off_bound);
     s->device_start = (int *)((char *)s + off_dstart);
     s->stage_device = (int *)((char *)s + off_sdev);
+    s->bubble_growth = -1;
     s->allocator = *al;
     return s;
 }
@@ -2241,9 +2258,85 @@ PP__DEF pp_status pp_sched_build(const pp_config *cfg, pp_schedule **out, char *
     }
     if (st != PP_OK) { pp_sched_free(s); return st; }
     strncpy(s->name, name, sizeof s->name - 1);
+    if (id == PP__VAUTO || id == PP__ZBAUTO) s->mem_limit = cfg->mem_limit > 0 ? cfg->mem_limit : d;
+    if (id == PP__ZB1P || id == PP__ZB2P) s->mem_limit = id == PP__ZB1P ? d : 2.0 * d;
     (void)split;
     *out = s;
     return PP_OK;
+}
+
+/* ---- bounds and bubble growth (Appendix E) ------------------------------ */
+
+PP__DEF pp_status pp_sched_bounds(const pp_schedule *s, pp_bounds *out) {
+    int i, dev, S, equal = 1;
+    double peak = 0;
+    if (!s || !out) return PP_ERR_INVALID_ARG;
+    S = s->stages;
+    memset(out, 0, sizeof *out);
+    for (dev = 0; dev < s->devices; dev++) {
+        double w = 0;
+        for (i = s->device_start[dev]; i < s->device_start[dev + 1]; i++) w += pp__dur(s, &s->passes[i]);
+        out->work = pp__max(out->work, w);
+        peak = pp__max(peak, s->peak_memory[dev]);
+    }
+    /* F of every stage, then the backward of every stage; the last W (split) */
+    for (i = 0; i < S; i++) {
+        out->path += s->stage_time[i * 4 + PP_F] + s->stage_time[i * 4 + (s->split_backward ? PP_B : PP_BW)];
+        if (i > 0 && s->stage_device[i] != s->stage_device[i - 1]) out->path += 2 * s->times.comm;
+    }
+    if (s->split_backward) out->path += s->stage_time[PP_W];
+    out->appendix = -1;
+    for (i = 0; i < S && equal; i++) {
+        double f = s->stage_time[i * 4 + PP_F];
+        equal = s->stage_time[i * 4 + PP_B] == f && s->stage_time[i * 4 + PP_W] == f && s->stage_memory[i] == 0.5 &&
+                f == s->stage_time[PP_F];
+    }
+    if (s->placement == PP_PLACE_VSHAPE && s->split_backward && equal && s->times.comm == 0) {
+        double k = 2 * peak; /* chunk activations */
+        if (k <= 2.0 * s->devices + 1e-9)
+            out->appendix = (6.0 * s->microbatches + 6.0 * s->devices - 3 * k - 1) * s->stage_time[PP_F];
+    }
+    out->best = pp__max(out->work, pp__max(out->path, out->appendix));
+    return PP_OK;
+}
+
+/* O(n) or O(p) (Appendix E.1), measured: the same configuration is built
+   at n1 = max(3d, n) and n2 = 2 n1 microbatches (rounded up to a multiple
+   of d) and the idle time compared. The bubble grows with n when the idle
+   time per device rises by more than 1% of one microbatch's per-device
+   work for each added microbatch. */
+PP__DEF pp_status pp_sched_bubble_growth(const pp_config *cfg, int *grows, char *err) {
+    pp_config c;
+    double idle[2] = {0, 0}, work = 0;
+    int k, n[2], d;
+    if (!cfg || !grows) { pp__err(err, "pp_sched_bubble_growth: cfg and grows must not be NULL"); return PP_ERR_INVALID_ARG; }
+    *grows = -1;
+    d = cfg->devices;
+    if (d < 1 || cfg->microbatches < 1) { pp__err(err, "pp_sched_bubble_growth: needs devices and microbatches >= 1"); return PP_ERR_INVALID_ARG; }
+    n[0] = 3 * d;
+    n[1] = 6 * d;
+    c = *cfg;
+    for (k = 0; k < 2; k++) {
+        pp_schedule *s = NULL;
+        pp_status st;
+        double busy = 0;
+        int i;
+        c.microbatches = n[k];
+        st = pp_sched_build(&c, &s, err);
+        if (st != PP_OK) return st;
+        for (i = 0; i < s->num_passes; i++) busy += pp__dur(s, &s->passes[i]);
+        idle[k] = (s->devices * s->makespan - busy) / s->devices;
+        work = busy / ((double)s->devices * n[k]);
+        pp_sched_free(s);
+    }
+    *grows = (idle[1] - idle[0]) / (n[1] - n[0]) > 0.01 * work;
+    return PP_OK;
+}
+
+/* Appendix E.1's condition for V-Half's bubble to stay O(p). */
+PP__DEF int pp_vhalf_o_p(pp_times t) {
+    if (t.f == 0 && t.b == 0 && t.w == 0) return 1;
+    return t.w + 2 * t.b >= 2 * t.f && t.w + 2 * t.f >= 2 * t.b;
 }
 
 /* ---- printers ----------------------------------------------------------- */
@@ -2302,7 +2395,15 @@ PP__DEF void pp_sched_print_ascii(FILE *f, const pp_schedule *s, int color) {
     fprintf(f, "%s; lower case = odd chunk; . = idle\n",
             s->split_backward ? "F forward, B backward for input, W backward for weights"
                               : "F forward, B backward (input and weights together)");
-    fprintf(f, "makespan %g, bubble rate %.2f%%\n", s->makespan, 100.0 * s->bubble_rate);
+    {
+        pp_bounds lb;
+        pp_sched_bounds(s, &lb);
+        fprintf(f, "makespan %g, bubble rate %.2f%%, lower bound %g (%s)\n", s->makespan, 100.0 * s->bubble_rate,
+                lb.best, lb.best == lb.appendix ? "Appendix E.2" : lb.best == lb.work ? "busiest device's work"
+                                                                                    : "one microbatch's path");
+    }
+    if (s->mem_limit > 0) fprintf(f, "memory limit %g units\n", s->mem_limit);
+    if (s->bubble_growth >= 0) fprintf(f, "bubble grows with %s\n", s->bubble_growth ? "n: O(n)" : "d only: O(p)");
     fprintf(f, "peak memory per device (units: one microbatch's activation for 1/d of the model):");
     for (dev = 0; dev < s->devices; dev++) fprintf(f, " %g", s->peak_memory[dev]);
     fputc('\n', f);
@@ -2333,7 +2434,16 @@ PP__DEF void pp_sched_print_json(FILE *f, const pp_schedule *s) {
             s->stages, s->microbatches);
     fprintf(f, " \"times\": {\"F\": %.12g, \"B\": %.12g, \"W\": %.12g, \"comm\": %.12g},\n", s->times.f, s->times.b,
             s->times.w, s->times.comm);
-    fprintf(f, " \"makespan\": %.12g, \"bubble_rate\": %.12g,\n \"peak_memory\": [", s->makespan, s->bubble_rate);
+    fprintf(f, " \"makespan\": %.12g, \"bubble_rate\": %.12g,\n", s->makespan, s->bubble_rate);
+    {
+        pp_bounds lb;
+        pp_sched_bounds(s, &lb);
+        if (s->mem_limit > 0) fprintf(f, " \"mem_limit\": %.12g,", s->mem_limit);
+        else fprintf(f, " \"mem_limit\": null,");
+        fprintf(f, " \"lower_bound\": %.12g, \"bubble_growth\": %s,\n", lb.best,
+                s->bubble_growth < 0 ? "null" : s->bubble_growth ? "\"O(n)\"" : "\"O(p)\"");
+    }
+    fprintf(f, " \"peak_memory\": [");
     for (i = 0; i < s->devices; i++) fprintf(f, "%s%.12g", i ? ", " : "", s->peak_memory[i]);
     fprintf(f, "],\n \"valid\": %s,\n \"passes\": [\n", pp_sched_validate(s, NULL) == PP_OK ? "true" : "false");
     for (i = 0; i < s->num_passes; i++) {

@@ -31,6 +31,8 @@
 
 static const char *usage_text =
     "usage: ppsched -s NAME -d D -n N [options]\n"
+    "       ppsched sweep -s v-auto|zb-auto -d D -n N --mem-from A --mem-to B [--mem-step S] [options]\n"
+    "       ppsched best --mem-limit X -d D -n N [options]\n"
     "       ppsched --list\n"
     "       ppsched --help\n"
     "\n"
@@ -43,8 +45,12 @@ static const char *usage_text =
     "                           dependency that crosses devices\n"
     "      --format ascii|json  output format (default ascii)\n"
     "      --no-reorder         skip the Appendix C warm-up/cool-down reordering\n"
+    "      --mem-limit X        v-auto, zb-auto: activation memory limit per device,\n"
+    "                           in units (1F1B's device 0 holds d); default d\n"
     "      --recompute-input X  1f1b-r: activation kept per stage, as a fraction\n"
     "                           of a chunk's activation (default 0)\n"
+    "      --mem-from A, --mem-to B, --mem-step S\n"
+    "                           sweep: the limits to try (step default 0.5)\n"
     "      --no-color           no ANSI colours (default: colour when stdout is a\n"
     "                           terminal and NO_COLOR is not set)\n"
     "      --list               list the built-in schedules and exit\n"
@@ -128,16 +134,112 @@ static void list_schedules(void) {
     }
 }
 
+static double max_peak(const pp_schedule *s) {
+    double m = 0;
+    int i;
+    for (i = 0; i < s->devices; i++)
+        if (s->peak_memory[i] > m) m = s->peak_memory[i];
+    return m;
+}
+
+/* ppsched sweep: one line per memory limit, the trade-off of an adaptive
+   schedule between activation memory and makespan. */
+static int run_sweep(pp_config cfg, double from, double to, double step, int json) {
+    double lim;
+    int first = 1, k, count;
+    char err[PP_ERR_LEN];
+    if (!(from > 0) || to < from || !(step > 0)) return usage_error("sweep needs 0 < --mem-from <= --mem-to and --mem-step > 0");
+    count = (int)((to - from) / step + 1e-9) + 1;
+    if (count > 10000) return usage_error("sweep: %d limits is too many (at most 10000)", count);
+    if (json) printf("{\"schedule\": \"%s\", \"devices\": %d, \"microbatches\": %d, \"sweep\": [\n", cfg.schedule, cfg.devices, cfg.microbatches);
+    else printf("%-10s %12s %10s %10s\n", "mem_limit", "makespan", "bubble", "peak");
+    for (k = 0; k < count; k++) {
+        pp_schedule *s = NULL;
+        pp_status st;
+        lim = from + k * step;
+        cfg.mem_limit = lim;
+        st = pp_sched_build(&cfg, &s, err);
+        if (st != PP_OK) {
+            if (st != PP_ERR_INVALID_ARG || !strstr(err, "no ")) { fprintf(stderr, "ppsched: %s\n", err); return st == PP_ERR_INVALID_ARG ? 2 : 1; }
+            if (json) printf("%s  {\"mem_limit\": %g, \"fits\": false}", first ? "" : ",\n", lim);
+            else printf("%-10g %12s %10s %10s\n", lim, "-", "-", "does not fit");
+        } else {
+            if (json) printf("%s  {\"mem_limit\": %g, \"fits\": true, \"makespan\": %.12g, \"bubble_rate\": %.12g, \"peak_memory\": %.12g}",
+                             first ? "" : ",\n", lim, s->makespan, s->bubble_rate, max_peak(s));
+            else printf("%-10g %12g %9.2f%% %10g\n", lim, s->makespan, 100 * s->bubble_rate, max_peak(s));
+            pp_sched_free(s);
+        }
+        first = 0;
+    }
+    if (json) printf("\n]}\n");
+    return 0;
+}
+
+/* ppsched best: every built-in schedule on these devices and times, ranked
+   by makespan; those above the memory limit are marked and listed last. */
+static int run_best(pp_config cfg, int json) {
+    typedef struct row { const char *name; double mk, bubble, peak; int fits; } row;
+    row rows[64];
+    int i, j, nr = 0;
+    char err[PP_ERR_LEN];
+    double limit = cfg.mem_limit;
+    if (!(limit > 0)) return usage_error("best needs --mem-limit X (units; 1F1B's device 0 holds d)");
+    for (i = 0; i < pp_sched_count() && nr < 64; i++) {
+        pp_config c = cfg;
+        pp_schedule *s = NULL;
+        c.schedule = pp_sched_info_at(i)->name;
+        if (pp_sched_build(&c, &s, err) != PP_OK) continue; /* not for these d, n (or nothing fits the limit) */
+        rows[nr].name = c.schedule;
+        rows[nr].mk = s->makespan;
+        rows[nr].bubble = s->bubble_rate;
+        rows[nr].peak = max_peak(s);
+        rows[nr].fits = rows[nr].peak <= limit + 1e-9;
+        nr++;
+        pp_sched_free(s);
+    }
+    for (i = 1; i < nr; i++) /* insertion sort: fitting first, then by makespan */
+        for (j = i; j > 0; j--) {
+            row *a = &rows[j - 1], *b = &rows[j];
+            if (a->fits > b->fits || (a->fits == b->fits && a->mk <= b->mk)) break;
+            { row t = *a; *a = *b; *b = t; }
+        }
+    if (json) {
+        printf("{\"mem_limit\": %g, \"devices\": %d, \"microbatches\": %d, \"ranking\": [\n", limit, cfg.devices, cfg.microbatches);
+        for (i = 0; i < nr; i++)
+            printf("  {\"schedule\": \"%s\", \"fits\": %s, \"makespan\": %.12g, \"bubble_rate\": %.12g, \"peak_memory\": %.12g}%s\n",
+                   rows[i].name, rows[i].fits ? "true" : "false", rows[i].mk, rows[i].bubble, rows[i].peak, i + 1 < nr ? "," : "");
+        printf("]}\n");
+    } else {
+        printf("memory limit %g units, d=%d, n=%d\n", limit, cfg.devices, cfg.microbatches);
+        printf("%-4s %-20s %10s %9s %8s\n", "rank", "schedule", "makespan", "bubble", "peak");
+        for (i = 0; i < nr; i++) {
+            char rank[16];
+            if (rows[i].fits) snprintf(rank, sizeof rank, "%d", i + 1);
+            else snprintf(rank, sizeof rank, "-");
+            printf("%-4s %-20s %10g %8.2f%% %8g%s\n", rank, rows[i].name, rows[i].mk, 100 * rows[i].bubble,
+                   rows[i].peak, rows[i].fits ? "" : "  does not fit");
+        }
+    }
+    return nr ? 0 : 1;
+}
+
 int main(int argc, char **argv) {
     pp_config cfg;
     pp_schedule *s = NULL;
     pp_status st;
     char err[PP_ERR_LEN];
     int have_devices = 0, have_microbatches = 0, want_list = 0, json = 0, color = -1;
+    int mode = 0; /* 0 one schedule, 1 sweep, 2 best */
+    double mem_from = 0, mem_to = 0, mem_step = 0.5;
     int i;
 
     memset(&cfg, 0, sizeof cfg); /* zero fields = the library's defaults */
-    for (i = 1; i < argc; i++) {
+    i = 1;
+    if (argc > 1 && (strcmp(argv[1], "sweep") == 0 || strcmp(argv[1], "best") == 0)) {
+        mode = argv[1][0] == 's' ? 1 : 2;
+        i = 2;
+    }
+    for (; i < argc; i++) {
         const char *arg = argv[i];
         const char *value = NULL;
         const char *eq = NULL;
@@ -157,7 +259,8 @@ int main(int argc, char **argv) {
 #define IS(shortname, longname) is_option(arg, shortname, longname)
         takes_value = IS("-s", "--schedule") || IS("-d", "--devices") || IS("-n", "--microbatches") ||
                       IS("-v", "--chunks") || IS(NULL, "--times") || IS(NULL, "--format") ||
-                      IS(NULL, "--recompute-input");
+                      IS(NULL, "--recompute-input") || IS(NULL, "--mem-limit") || IS(NULL, "--mem-from") ||
+                      IS(NULL, "--mem-to") || IS(NULL, "--mem-step");
         if (takes_value && !value) {
             if (i + 1 >= argc) return usage_error("%s needs a value", arg);
             value = argv[++i];
@@ -194,6 +297,12 @@ int main(int argc, char **argv) {
         } else if (IS(NULL, "--recompute-input")) {
             if (!parse_real(value, &cfg.recompute_input))
                 return usage_error("%s needs a finite number >= 0, got '%s'", arg, value);
+        } else if (IS(NULL, "--mem-limit")) {
+            if (!parse_real(value, &cfg.mem_limit) || cfg.mem_limit <= 0)
+                return usage_error("%s needs a number of units > 0, got '%s'", arg, value);
+        } else if (IS(NULL, "--mem-from") || IS(NULL, "--mem-to") || IS(NULL, "--mem-step")) {
+            double *dst = IS(NULL, "--mem-from") ? &mem_from : IS(NULL, "--mem-to") ? &mem_to : &mem_step;
+            if (!parse_real(value, dst) || *dst <= 0) return usage_error("%s needs a number of units > 0, got '%s'", arg, value);
         } else if (IS(NULL, "--no-reorder")) {
             cfg.no_reorder = 1;
         } else if (IS(NULL, "--no-color")) {
@@ -210,9 +319,16 @@ int main(int argc, char **argv) {
         list_schedules();
         return 0;
     }
+    if (mode == 2) {
+        if (!have_devices) return usage_error("missing -d D (number of devices)");
+        if (!have_microbatches) return usage_error("missing -n N (number of microbatches)");
+        return run_best(cfg, json);
+    }
     if (!cfg.schedule) return usage_error("missing -s NAME (see --list)");
     if (!have_devices) return usage_error("missing -d D (number of devices)");
     if (!have_microbatches) return usage_error("missing -n N (number of microbatches)");
+
+    if (mode == 1) return run_sweep(cfg, mem_from, mem_to, mem_step, json);
 
     st = pp_sched_build(&cfg, &s, err);
     if (st != PP_OK) {
@@ -220,6 +336,10 @@ int main(int argc, char **argv) {
         return (st == PP_ERR_INVALID_ARG || st == PP_ERR_UNKNOWN_SCHEDULE) ? 2 : 1;
     }
 
+    {   /* O(p) or O(n): two more builds, at 3d and 6d microbatches */
+        int grows;
+        if (pp_sched_bubble_growth(&cfg, &grows, NULL) == PP_OK) s->bubble_growth = grows;
+    }
     if (json) {
         pp_sched_print_json(stdout, s);
     } else {
