@@ -36,6 +36,10 @@ else
     failed=$((failed + 1))
 fi
 
+# Memory-limited schedules, lower bounds, bubble growth.
+step "test_auto: v-auto, zb-auto, lower bounds, bubble growth" \
+    sh -c "$CC $CFLAGS '$here/test_auto.c' -o '$out/test_auto' -lm && '$out/test_auto'"
+
 # The header is warning-free in a strict C99 build (the implementation included).
 step "strict C99 warnings (-Wall -Wextra -Wpedantic -Werror)" \
     $CC -std=c99 -Wall -Wextra -Wpedantic -Werror -c "$here/two_tu_a.c" -o "$out/strict.o"

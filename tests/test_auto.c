@@ -1,0 +1,270 @@
+/* test_auto.c - schedules under a memory limit (v-auto, zb-auto, zb-1p,
+   zb-2p), lower bounds and bubble growth.
+
+   Build and run (tests/run_tests.sh does this):
+       cc -std=c99 -O2 -Wall -Wextra tests/test_auto.c -o test_auto -lm && ./test_auto
+
+   The checks that a schedule is legal and what its memory is are done here
+   by this file's own code (every pass once, one pass at a time per device,
+   dependencies with comm, allocation at F and free at the last of B/W or at
+   BW), not by pp_sched_validate or pp_sched_peak_memory. The facts come
+   from the paper (Appendix A, B, E) and from the fixed blocks of Section 3,
+   which the adaptive search must never lose to at their own memory. */
+#define PP_SCHED_IMPLEMENTATION
+#include "../pp_sched.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int g_fail, g_checks;
+#define CHECK(cond, ...)                                                  \
+    do {                                                                  \
+        g_checks++;                                                       \
+        if (!(cond)) {                                                    \
+            if (g_fail < 40) { printf("    - "); printf(__VA_ARGS__); printf("\n"); } \
+            g_fail++;                                                     \
+        }                                                                 \
+    } while (0)
+
+static double dur(const pp_schedule *s, const pp_pass *p) { (void)s; return p->end - p->start; }
+
+/* Our own check of a schedule: every pass once, no overlap per device,
+   durations from the stage times, dependencies (plus comm across devices).
+   Returns the simulated peak memory over devices, or -1 when broken. */
+static double own_check(const pp_schedule *s, const char *what) {
+    int S = s->stages, n = s->microbatches, d = s->devices, i, dev;
+    size_t keys = (size_t)4 * S * n;
+    double *end = (double *)malloc(keys * sizeof(double)), peak = 0;
+    int *seen = (int *)calloc(keys, sizeof(int)), ok = 1;
+    for (i = 0; i < s->num_passes; i++) {
+        const pp_pass *p = &s->passes[i];
+        size_t k = ((size_t)p->kind * S + p->stage) * n + p->microbatch;
+        if (seen[k]++) { CHECK(0, "%s: pass %s(%d,%d) twice", what, pp_kind_name(p->kind), p->stage, p->microbatch); ok = 0; }
+        end[k] = p->end;
+        if (fabs(dur(s, p) - s->stage_time[p->stage * 4 + p->kind]) > 1e-9) { CHECK(0, "%s: wrong duration", what); ok = 0; }
+    }
+    CHECK(s->num_passes == S * n * (s->split_backward ? 3 : 2), "%s: %d passes", what, s->num_passes);
+    for (dev = 0; dev < d && ok; dev++) {
+        double mem = 0, t = 0;
+        for (i = s->device_start[dev]; i < s->device_start[dev + 1]; i++) {
+            const pp_pass *p = &s->passes[i];
+            double need = 0;
+            int ps = -1;
+            pp_kind pk = PP_F;
+            if (p->start < t - 1e-9) { CHECK(0, "%s: overlap on device %d", what, dev); ok = 0; break; }
+            t = p->end;
+            if (p->kind == PP_F && p->stage > 0) ps = p->stage - 1, pk = PP_F;
+            if ((p->kind == PP_B || p->kind == PP_BW) && p->stage == S - 1) ps = S - 1, pk = PP_F;
+            if ((p->kind == PP_B || p->kind == PP_BW) && p->stage < S - 1) ps = p->stage + 1, pk = p->kind;
+            if (p->kind == PP_W) ps = p->stage, pk = PP_B;
+            if (ps >= 0) {
+                size_t k = ((size_t)pk * S + ps) * n + p->microbatch;
+                need = end[k] + (s->stage_device[ps] != dev ? s->times.comm : 0);
+                if (!seen[k] || p->start < need - 1e-9) { CHECK(0, "%s: dependency broken at %s(%d,%d)", what, pp_kind_name(p->kind), p->stage, p->microbatch); ok = 0; break; }
+            }
+            if (p->kind == PP_F) { mem += s->stage_memory[p->stage]; if (mem > peak) peak = mem; }
+            if (p->kind == PP_BW) mem -= s->stage_memory[p->stage];
+            if (p->kind == PP_B || p->kind == PP_W) {
+                /* freed by the later of B and W */
+                size_t kb = ((size_t)PP_B * S + p->stage) * n + p->microbatch, kw = ((size_t)PP_W * S + p->stage) * n + p->microbatch;
+                if (end[kb] <= end[kw] ? p->kind == PP_W : p->kind == PP_B) mem -= s->stage_memory[p->stage];
+            }
+        }
+    }
+    free(end);
+    free(seen);
+    return ok ? peak : -1;
+}
+
+static pp_schedule *build(const char *name, int d, int n, pp_times t, double limit, char *err) {
+    pp_config c;
+    pp_schedule *s = NULL;
+    memset(&c, 0, sizeof c);
+    c.schedule = name; c.devices = d; c.microbatches = n; c.times = t; c.mem_limit = limit;
+    if (pp_sched_build(&c, &s, err) != PP_OK) return NULL;
+    return s;
+}
+
+static double maxpeak(const pp_schedule *s) {
+    double m = 0;
+    int i;
+    for (i = 0; i < s->devices; i++) m = s->peak_memory[i] > m ? s->peak_memory[i] : m;
+    return m;
+}
+
+static void report(const char *group, const char *what) {
+    static int last_fail = 0, last_checks = 0;
+    printf("[%s] %s: %s (%d checks)\n", g_fail > last_fail ? "FAIL" : "ok", group, what, g_checks - last_checks);
+    last_fail = g_fail;
+    last_checks = g_checks;
+}
+
+int main(void) {
+    char err[PP_ERR_LEN];
+    const pp_times times[3] = {{1, 1, 1, 0}, {1.296, 1.322, 0.976, 0}, {1.3, 1.1, 0.7, 0.05}}; /* unit, Table 5, with comm */
+    const char *fixed[3] = {"v-min", "v-half", "v-zb"};
+    int d, ti, k;
+
+    /* v-auto at the fixed blocks' own memory is never longer than they are;
+       every result legal (own check), within its limit, above the bounds */
+    for (d = 2; d <= 8; d++)
+        for (ti = 0; ti < 3; ti++) {
+            int n = 3 * d;
+            for (k = 0; k < 3; k++) {
+                pp_schedule *f = build(fixed[k], d, n, times[ti], 0, err), *a;
+                double lim;
+                if (!f) { CHECK(0, "%s d=%d: %s", fixed[k], d, err); continue; }
+                lim = maxpeak(f);
+                a = build("v-auto", d, n, times[ti], lim, err);
+                CHECK(a != NULL, "v-auto d=%d n=%d limit %g (%s's peak): %s", d, n, lim, fixed[k], err);
+                if (a) {
+                    char what[96];
+                    double own;
+                    pp_bounds b;
+                    snprintf(what, sizeof what, "v-auto d=%d n=%d limit %g", d, n, lim);
+                    own = own_check(a, what);
+                    CHECK(own >= 0 && own <= lim + 1e-9, "%s: own simulated peak %g", what, own);
+                    CHECK(a->makespan <= f->makespan + 1e-9, "%s: makespan %g above %s's %g", what, a->makespan, fixed[k], f->makespan);
+                    pp_sched_bounds(a, &b);
+                    CHECK(a->makespan >= b.best - 1e-9, "%s: makespan %g below the lower bound %g", what, a->makespan, b.best);
+                    pp_sched_free(a);
+                }
+                pp_sched_free(f);
+            }
+        }
+    report("v-auto-vs-fixed", "v-auto at V-Min/V-Half/V-ZB's peak is legal, fits, is no longer, respects the bounds; d=2..8, 3 time settings");
+
+    /* the ladder: makespan never rises as the limit rises; the peak never
+       exceeds the limit; at unit times the bubble drops sharply once the
+       limit passes about half of 1F1B's memory (Appendix B) */
+    for (d = 3; d <= 8; d += 5)
+        for (ti = 0; ti < 2; ti++) {
+            int n = 4 * d;
+            double prev = -1, lim, at_min = -1, at_half = -1;
+            for (lim = 1; lim <= d + 1e-9; lim += 0.5) {
+                pp_schedule *a = build("v-auto", d, n, times[ti], lim, err);
+                if (!a) { CHECK(prev < 0 && strstr(err, "smallest"), "v-auto d=%d limit %g refused after a smaller one worked: %s", d, lim, err); continue; }
+                CHECK(maxpeak(a) <= lim + 1e-9, "v-auto d=%d limit %g: peak %g", d, lim, maxpeak(a));
+                CHECK(prev < 0 || a->makespan <= prev + 1e-9, "v-auto d=%d times#%d: makespan %g at limit %g, %g at the limit below", d, ti, a->makespan, lim, prev);
+                if (at_min < 0) at_min = a->makespan;
+                if (at_half < 0 && lim >= d / 2.0 + 1) at_half = a->makespan;
+                prev = a->makespan;
+                pp_sched_free(a);
+            }
+            CHECK(at_min > 0 && at_half > 0 && at_half < at_min, "v-auto d=%d: no gain from the smallest limit (%g) to d/2+1 (%g)", d, at_min, at_half);
+        }
+    report("v-auto-ladder", "makespan non-increasing in the limit, peak within it, d=3,8, unit and Table 5 times");
+
+    /* an impossible limit is an error that names the smallest limit that works,
+       and that limit does work */
+    for (d = 2; d <= 6; d++) {
+        const char *names[2] = {"v-auto", "zb-auto"};
+        for (k = 0; k < 2; k++) {
+            pp_schedule *a = build(names[k], d, 2 * d, times[0], 0.25, err);
+            const char *at = strstr(err, "smallest that works is ");
+            CHECK(a == NULL && at, "%s d=%d limit 0.25: built, or no smallest limit in '%s'", names[k], d, err);
+            if (!a && at) {
+                double lim = atof(at + strlen("smallest that works is "));
+                a = build(names[k], d, 2 * d, times[0], lim, err);
+                CHECK(a != NULL && maxpeak(a) <= lim + 1e-9, "%s d=%d: the named limit %g does not work: %s", names[k], d, lim, err);
+            }
+            pp_sched_free(a);
+        }
+    }
+    report("impossible-limit", "below every schedule: an error naming the smallest limit, which then works");
+
+    /* zb-auto / zb-1p / zb-2p: sequential, legal, within the limit, never
+       longer than ZB-H1 at 1F1B's memory or ZB-H2 at twice it */
+    for (d = 2; d <= 8; d++)
+        for (ti = 0; ti < 3; ti++) {
+            int n = 3 * d;
+            pp_schedule *h1 = build("zb-h1", d, n, times[ti], 0, err), *h2 = build("zb-h2", d, n, times[ti], 0, err);
+            pp_schedule *p1 = build("zb-1p", d, n, times[ti], 0, err), *p2 = build("zb-2p", d, n, times[ti], 0, err);
+            CHECK(h1 && h2 && p1 && p2, "zb d=%d: %s", d, err);
+            if (h1 && h2 && p1 && p2) {
+                char what[64];
+                snprintf(what, sizeof what, "zb-1p d=%d n=%d", d, n);
+                CHECK(own_check(p1, what) <= d + 1e-9, "%s: peak above d", what);
+                snprintf(what, sizeof what, "zb-2p d=%d n=%d", d, n);
+                CHECK(own_check(p2, what) <= 2 * d + 1e-9, "%s: peak above 2d", what);
+                CHECK(p1->makespan <= h1->makespan + 1e-9, "zb-1p d=%d times#%d: %g above zb-h1's %g", d, ti, p1->makespan, h1->makespan);
+                CHECK(p2->makespan <= h2->makespan + 1e-9 && p2->makespan <= p1->makespan + 1e-9,
+                      "zb-2p d=%d times#%d: %g above zb-h2's %g or zb-1p's %g", d, ti, p2->makespan, h2->makespan, p1->makespan);
+                CHECK(p1->placement == PP_PLACE_SEQUENTIAL && p2->split_backward, "zb-1p/2p d=%d: not sequential with B/W split", d);
+            }
+            pp_sched_free(h1); pp_sched_free(h2); pp_sched_free(p1); pp_sched_free(p2);
+        }
+    report("zb-auto", "zb-1p/zb-2p legal, within d / 2d, no longer than ZB-H1 / ZB-H2");
+
+    /* lower bounds hold for every built-in schedule; at unit times V-Half
+       reaches Appendix E.2's bound 6n+6d-3k-1 chunk passes (k = 2 x its peak
+       in units, 0.5 time per chunk pass) exactly, d = 3..8 */
+    for (d = 3; d <= 8; d++) {
+        pp_schedule *s = build("v-half", d, 2 * d, times[0], 0, err);
+        if (s) {
+            double k = 2 * maxpeak(s), want = (6.0 * 2 * d + 6.0 * d - 3 * k - 1) / 2;
+            CHECK(fabs(s->makespan - want) < 1e-9, "v-half d=%d n=%d: makespan %g, Appendix E.2 gives %g", d, 2 * d, s->makespan, want);
+            pp_sched_free(s);
+        }
+    }
+    for (d = 2; d <= 6; d++) {
+        int i, n = 2 * d;
+        for (i = 0; i < pp_sched_count(); i++) {
+            for (ti = 0; ti < 3; ti++) {
+                pp_schedule *s = build(pp_sched_info_at(i)->name, d, n, times[ti], 0, err);
+                pp_bounds b;
+                double work = 0;
+                int j;
+                if (!s) continue;
+                pp_sched_bounds(s, &b);
+                for (j = s->device_start[0]; j < s->device_start[1]; j++) work += dur(s, &s->passes[j]);
+                CHECK(s->makespan >= b.best - 1e-9, "%s d=%d times#%d: makespan %g below its lower bound %g", s->name, d, ti, s->makespan, b.best);
+                CHECK(b.work >= work - 1e-9, "%s d=%d: work bound %g below device 0's work %g", s->name, d, b.work, work);
+                pp_sched_free(s);
+            }
+        }
+    }
+    report("lower-bound", "no built-in schedule beats its lower bound, d=2..6, 3 time settings");
+
+    /* bubble growth (Appendix E.1): at unit times V-Half, V-ZB, 1F1B are
+       O(p); V-Min with t_F > t_B (Figure 5's repeating bubble) is O(n); and
+       for V-Half the measured class agrees with the paper's condition
+       T_W + 2T_B >= 2T_F and T_W + 2T_F >= 2T_B over a grid of times */
+    {
+        const char *op[3] = {"v-half", "v-zb", "1f1b"};
+        for (k = 0; k < 3; k++) {
+            pp_config c;
+            int grows = -1;
+            memset(&c, 0, sizeof c);
+            c.schedule = op[k]; c.devices = 4; c.microbatches = 8;
+            CHECK(pp_sched_bubble_growth(&c, &grows, err) == PP_OK && grows == 0, "%s: unit times not O(p) (%d)", op[k], grows);
+        }
+        {
+            pp_config c;
+            int grows = -1;
+            memset(&c, 0, sizeof c);
+            c.schedule = "v-min"; c.devices = 4; c.microbatches = 8; c.times.f = 2; c.times.b = 1; c.times.w = 1;
+            CHECK(pp_sched_bubble_growth(&c, &grows, err) == PP_OK && grows == 1, "v-min F=2: not O(n) (%d)", grows);
+        }
+        {
+            const double f[4] = {1, 1, 2, 1}, b[4] = {1, 2, 1, 1}, w[4] = {1, 0.5, 0.5, 2};
+            int i;
+            for (i = 0; i < 4; i++) {
+                pp_config c;
+                int grows = -1;
+                memset(&c, 0, sizeof c);
+                c.schedule = "v-half"; c.devices = 4; c.microbatches = 8;
+                c.times.f = f[i]; c.times.b = b[i]; c.times.w = w[i];
+                CHECK(pp_sched_bubble_growth(&c, &grows, err) == PP_OK && grows == !pp_vhalf_o_p(c.times),
+                      "v-half times (%g,%g,%g): measured %s, the E.1 condition says %s", f[i], b[i], w[i],
+                      grows ? "O(n)" : "O(p)", pp_vhalf_o_p(c.times) ? "O(p)" : "O(n)");
+            }
+        }
+    }
+    report("bubble-growth", "O(p)/O(n) measured; V-Half agrees with Appendix E.1's condition");
+
+    printf("test_auto: %d checks, %d failed\n", g_checks, g_fail);
+    return g_fail ? 1 : 0;
+}
