@@ -1466,7 +1466,14 @@ cleanup:
    refill (every W taken out) is tried too and the shorter result is kept.
    Nothing is kept that is longer than the squeezed input or that lifts the
    schedule's peak memory. */
+static pp_status pp__reorder(pp_schedule *s, unsigned mask, char *err);
+
 PP__DEF pp_status pp_reorder(pp_schedule *s, char *err) {
+    return pp__reorder(s, 0xF3u, err); /* variants 2-3 (list scheduling) never won in our measurements */
+}
+
+/* mask: bit v runs variant v (0..7). */
+static pp_status pp__reorder(pp_schedule *s, unsigned mask, char *err) {
     int d, S, n, P, i, variant;
     size_t keys;
     double *endk, *cap, best_mk, warm_end;
@@ -1506,6 +1513,7 @@ PP__DEF pp_status pp_reorder(pp_schedule *s, char *err) {
     }
     warm_end = endk[pp__key(S, n, s->split_backward ? PP_B : PP_BW, 0, 0)];
     for (variant = 0; variant < 8; variant++) {
+        if (!(mask >> variant & 1u)) continue;
         memcpy(s->passes, saved, (size_t)P * sizeof(pp_pass));
         if (variant < 2) {
             st = pp__gap_fill_rounds(s, cap, endk, 0, err);
@@ -1773,24 +1781,76 @@ static pp_status pp__v_search(int d, pp__vblock V, const pp_allocator *al, pp_bl
 
 /* ---- adaptive schedules under a memory limit (Appendix A) -------------- */
 
-/* Candidates are ranked by their squeezed makespan at a small n (real
-   times, no reordering: it is cheap and orders blocks as the full build
-   does); the best few are then built at the real n, squeezed and
-   reordered, and the shortest wins. Only blocks whose Eq. 1 bound fits
-   the limit are kept, so the simulated peak fits too (the reorder keeps
-   every device within its Eq. 1 bound). */
-#define PP__AUTO_TOP 160
-#define PP__AUTO_FINAL 4
+/* Candidates are grouped by their Eq. 1 peak (in half units, a "level").
+   Within a level they are ranked by their squeezed makespan at a small n
+   (real times, no reordering: cheap); the best PP__AUTO_TOP of each level
+   are reordered at that n with the two cheapest reorder variants, the best
+   PP__AUTO_FINAL of those built at the real n, squeezed and fully
+   reordered. The answer is the shortest over the levels that fit the
+   limit. What a level yields does not depend on the limit, so raising the
+   limit never gives a longer schedule. Only blocks whose Eq. 1 bound fits
+   are used, so the simulated peak fits too (reordering keeps every device
+   within its Eq. 1 bound). */
+#define PP__AUTO_TOP 16
+#define PP__AUTO_FINAL 2
+#define PP__AUTO_SEEN 65536
 typedef struct pp__auto {
     const pp_config *cfg;
     pp_allocator al;
-    int n, n_eval;
-    double limit, min_mem; /* min_mem: least Eq. 1 peak of any legal block seen */
-    int count;
-    pp_block *top[PP__AUTO_TOP];
-    double top_mk[PP__AUTO_TOP], top_mem[PP__AUTO_TOP];
-    long tried;
+    int n, n_eval, levels;
+    double limit, min_mem;   /* min_mem: least peak of any legal candidate seen */
+    int *count;              /* [levels] */
+    unsigned long *seen;     /* [PP__AUTO_SEEN]: hashes of the blocks already tried, 0 = empty */
+    pp_block **top;          /* [levels * PP__AUTO_TOP] */
+    double *top_mk;          /* [levels * PP__AUTO_TOP] */
 } pp__auto;
+
+static pp_status pp__auto_init(pp__auto *A, const pp_config *cfg, int d, int n, double limit, char *err) {
+    memset(A, 0, sizeof *A);
+    A->cfg = cfg; A->al = pp__allocator(&cfg->allocator); A->n = n; A->limit = limit; A->min_mem = -1;
+    A->n_eval = n < 3 * d ? n : 3 * d;
+    A->levels = (int)(2 * limit + 1e-9) + 1;
+    A->count = (int *)pp__malloc(&A->al, pp__size((size_t)A->levels, sizeof(int)));
+    A->top = (pp_block **)pp__malloc(&A->al, pp__size((size_t)A->levels * PP__AUTO_TOP, sizeof(pp_block *)));
+    A->top_mk = (double *)pp__malloc(&A->al, pp__size((size_t)A->levels * PP__AUTO_TOP, sizeof(double)));
+    A->seen = (unsigned long *)pp__malloc(&A->al, pp__size(PP__AUTO_SEEN, sizeof(unsigned long)));
+    if (!A->count || !A->top || !A->top_mk || !A->seen) {
+        pp__mfree(&A->al, A->count); pp__mfree(&A->al, A->top); pp__mfree(&A->al, A->top_mk); pp__mfree(&A->al, A->seen);
+        pp__err(err, "out of memory in the adaptive search");
+        return PP_ERR_OUT_OF_MEMORY;
+    }
+    memset(A->count, 0, (size_t)A->levels * sizeof(int));
+    memset(A->seen, 0, PP__AUTO_SEEN * sizeof(unsigned long));
+    return PP_OK;
+}
+
+/* 1 if an identical block was considered before (different parameters
+   often give the same offsets); remembers it otherwise. */
+static int pp__auto_seen(pp__auto *A, const pp_block *b) {
+    unsigned long h = 1469598103UL;
+    int i, m = b->stages * b->microbatches;
+    size_t slot, probes;
+    for (i = 0; i < m; i++) {
+        h = (h ^ (unsigned long)b->f[i]) * 1099511UL;
+        h = (h ^ (unsigned long)b->b[i]) * 1099511UL;
+        h = (h ^ (unsigned long)b->w[i]) * 1099511UL;
+    }
+    if (!h) h = 1;
+    slot = (size_t)(h % PP__AUTO_SEEN);
+    for (probes = 0; probes < PP__AUTO_SEEN; probes++, slot = (slot + 1) % PP__AUTO_SEEN) {
+        if (A->seen[slot] == h) return 1;
+        if (!A->seen[slot]) { A->seen[slot] = h; return 0; }
+    }
+    return 0; /* full: just evaluate */
+}
+
+static void pp__auto_release(pp__auto *A) {
+    int l, k;
+    for (l = 0; l < A->levels; l++)
+        for (k = 0; k < A->count[l]; k++) pp_block_free(A->top[l * PP__AUTO_TOP + k]);
+    pp__mfree(&A->al, A->count); pp__mfree(&A->al, A->top); pp__mfree(&A->al, A->top_mk); pp__mfree(&A->al, A->seen);
+    A->count = NULL; A->top = NULL; A->top_mk = NULL; A->seen = NULL;
+}
 
 static double pp__block_max_bound(const pp_block *b) {
     double m = 0;
@@ -1803,28 +1863,30 @@ static double pp__block_max_bound(const pp_block *b) {
 static pp_status pp__auto_consider(pp__auto *A, pp_block *blk, char *err) {
     pp_schedule *s = NULL;
     pp_status st;
-    double mem, mk;
-    int i, k;
-    A->tried++;
-    if (pp_block_check(blk, NULL) != PP_OK) { pp_block_free(blk); return PP_OK; }
+    double mem, mk, *tm;
+    pp_block **tb;
+    int i, k, lev, *cnt;
+    if (pp__auto_seen(A, blk) || pp_block_check(blk, NULL) != PP_OK) { pp_block_free(blk); return PP_OK; }
     mem = pp__block_max_bound(blk);
     if (A->min_mem < 0 || mem < A->min_mem) A->min_mem = mem;
     if (mem > A->limit + 1e-9) { pp_block_free(blk); return PP_OK; }
+    lev = (int)(2 * mem + 0.5);
+    if (lev >= A->levels) lev = A->levels - 1;
     st = pp__repeat(blk, A->n_eval, NULL, A->cfg, 0, &s, err);
     if (st == PP_OK) st = pp_squeeze(s, err);
     if (st != PP_OK) { pp_sched_free(s); pp_block_free(blk); return st; }
     mk = s->makespan;
     pp_sched_free(s);
-    /* keep the PP__AUTO_TOP best by (makespan, memory) */
-    for (k = 0; k < A->count; k++)
-        if (mk < A->top_mk[k] - 1e-9 || (mk < A->top_mk[k] + 1e-9 && mem < A->top_mem[k] - 1e-9)) break;
+    cnt = &A->count[lev];
+    tb = &A->top[lev * PP__AUTO_TOP];
+    tm = &A->top_mk[lev * PP__AUTO_TOP];
+    for (k = 0; k < *cnt; k++)
+        if (mk < tm[k] - 1e-9) break;
     if (k == PP__AUTO_TOP) { pp_block_free(blk); return PP_OK; }
-    if (A->count == PP__AUTO_TOP) pp_block_free(A->top[PP__AUTO_TOP - 1]);
-    else A->count++;
-    for (i = A->count - 1; i > k; i--) {
-        A->top[i] = A->top[i - 1]; A->top_mk[i] = A->top_mk[i - 1]; A->top_mem[i] = A->top_mem[i - 1];
-    }
-    A->top[k] = blk; A->top_mk[k] = mk; A->top_mem[k] = mem;
+    if (*cnt == PP__AUTO_TOP) pp_block_free(tb[PP__AUTO_TOP - 1]);
+    else (*cnt)++;
+    for (i = *cnt - 1; i > k; i--) { tb[i] = tb[i - 1]; tm[i] = tm[i - 1]; }
+    tb[k] = blk; tm[k] = mk;
     return PP_OK;
 }
 
@@ -1862,31 +1924,42 @@ static pp_status pp__v_turns_ok(int d, pp__vblock V, const pp_allocator *al, uns
 static pp_status pp__auto_finish(pp__auto *A, const char *const *fixed, pp_schedule **out, char *err) {
     pp_schedule *best = NULL;
     pp_status st = PP_OK;
-    int k, order[PP__AUTO_TOP], nfinal = 0;
-    double re_mk[PP__AUTO_TOP];
-    /* stage 2: the candidates reordered at the small n; the best few go on */
-    for (k = 0; k < A->count && st == PP_OK; k++) {
-        pp_schedule *s = NULL;
-        int i;
-        st = pp__repeat(A->top[k], A->n_eval, NULL, A->cfg, 0, &s, err);
-        if (st == PP_OK) st = pp_squeeze(s, err);
-        if (st == PP_OK && !A->cfg->no_reorder) st = pp_reorder(s, err);
-        if (st == PP_OK) {
-            re_mk[k] = s->makespan;
-            for (i = nfinal; i > 0 && re_mk[order[i - 1]] > re_mk[k] + 1e-9; i--) order[i] = order[i - 1];
-            order[i] = k;
-            nfinal++;
+    int k, l;
+    double frontier = 1e300;
+    for (l = 0; l < A->levels && st == PP_OK; l++) {
+        int order[PP__AUTO_TOP], nfinal = 0;
+        double re_mk[PP__AUTO_TOP];
+        pp_block **tb = &A->top[l * PP__AUTO_TOP];
+        /* stage 2: reordered at the small n with the cheap variants */
+        for (k = 0; k < A->count[l] && st == PP_OK; k++) {
+            pp_schedule *s = NULL;
+            int i;
+            st = pp__repeat(tb[k], A->n_eval, NULL, A->cfg, 0, &s, err);
+            if (st == PP_OK) st = pp_squeeze(s, err);
+            if (st == PP_OK && !A->cfg->no_reorder) st = pp__reorder(s, 0x11u, err);
+            if (st == PP_OK) {
+                re_mk[k] = s->makespan;
+                for (i = nfinal; i > 0 && re_mk[order[i - 1]] > re_mk[k] + 1e-9; i--) order[i] = order[i - 1];
+                order[i] = k;
+                nfinal++;
+            }
+            pp_sched_free(s);
         }
-        pp_sched_free(s);
-    }
-    if (nfinal > PP__AUTO_FINAL) nfinal = PP__AUTO_FINAL;
-    for (k = 0; k < nfinal && st == PP_OK; k++) {
-        pp_schedule *s = NULL;
-        st = pp__repeat(A->top[order[k]], A->n, NULL, A->cfg, 0, &s, err);
-        if (st == PP_OK) st = pp_squeeze(s, err);
-        if (st == PP_OK && !A->cfg->no_reorder) st = pp_reorder(s, err);
-        if (st == PP_OK && (!best || s->makespan < best->makespan - 1e-9)) { pp_sched_free(best); best = s; s = NULL; }
-        pp_sched_free(s);
+        if (nfinal > PP__AUTO_FINAL) nfinal = PP__AUTO_FINAL;
+        /* a level goes on only if it beats every lower level at the small n
+           (which levels go on depends on the lower levels alone, so the
+           answer still never gets longer as the limit rises) */
+        if (nfinal > 0 && re_mk[order[0]] < frontier - 1e-9) frontier = re_mk[order[0]];
+        else nfinal = 0;
+        /* stage 3: the real n, every reorder variant */
+        for (k = 0; k < nfinal && st == PP_OK; k++) {
+            pp_schedule *s = NULL;
+            st = pp__repeat(tb[order[k]], A->n, NULL, A->cfg, 0, &s, err);
+            if (st == PP_OK) st = pp_squeeze(s, err);
+            if (st == PP_OK && !A->cfg->no_reorder) st = pp_reorder(s, err);
+            if (st == PP_OK && (!best || s->makespan < best->makespan - 1e-9)) { pp_sched_free(best); best = s; s = NULL; }
+            pp_sched_free(s);
+        }
     }
     /* the fixed blocks of the same family, where they fit: the adaptive
        schedule is never longer than them */
@@ -1903,8 +1976,6 @@ static pp_status pp__auto_finish(pp__auto *A, const char *const *fixed, pp_sched
         if (mem <= A->limit + 1e-9 && (!best || s->makespan < best->makespan - 1e-9)) { pp_sched_free(best); best = s; s = NULL; }
         pp_sched_free(s);
     }
-    for (k = 0; k < A->count; k++) pp_block_free(A->top[k]);
-    A->count = 0;
     if (st != PP_OK) { pp_sched_free(best); return st; }
     *out = best;
     return PP_OK;
@@ -1917,14 +1988,15 @@ static pp_status pp__v_auto(const pp_config *cfg, int d, int n, double limit, pp
     static const char *const fixed[] = {"v-min", "v-half", "v-zb", NULL};
     pp__auto A;
     pp__vblock V;
-    pp_status st = PP_OK;
+    pp_status st;
     int K, x0, x1, y0, y1;
-    memset(&A, 0, sizeof A);
-    A.cfg = cfg; A.al = pp__allocator(&cfg->allocator); A.n = n; A.limit = limit; A.min_mem = -1;
-    A.n_eval = n < 3 * d ? n : 3 * d;
+    *out = NULL;
+    st = pp__auto_init(&A, cfg, d, n, limit, err);
+    if (st != PP_OK) return st;
     memset(&V, 0, sizeof V);
     V.split = 1; V.bw_cells = 2;
-    for (K = 0; K < d && st == PP_OK; K++) {
+    /* K = 0 is the uniform block; beyond 16 devices every (d/16)-th K */
+    for (K = 0; K < d && st == PP_OK; K += d > 16 ? d / 16 : 1) {
         for (x0 = 1; x0 <= 4 && st == PP_OK; x0++)
         for (x1 = 1; x1 <= 3 && st == PP_OK; x1++)
         for (y0 = K ? 1 : x0; y0 <= (K ? 4 : x0) && st == PP_OK; y0++)
@@ -1947,7 +2019,7 @@ static pp_status pp__v_auto(const pp_config *cfg, int d, int n, double limit, pp
         }
     }
     if (st == PP_OK) st = pp__auto_finish(&A, fixed, out, err);
-    else { int k; for (k = 0; k < A.count; k++) pp_block_free(A.top[k]); }
+    pp__auto_release(&A);
     if (st == PP_OK && !*out) {
         pp__err(err, "v-auto: no V schedule fits mem_limit %g units for d=%d; the smallest that works is %g", limit, d,
                 A.min_mem);
@@ -1963,11 +2035,11 @@ static pp_status pp__v_auto(const pp_config *cfg, int d, int n, double limit, pp
 static pp_status pp__zb_auto(const pp_config *cfg, int d, int n, double limit, pp_schedule **out, char *err) {
     static const char *const fixed[] = {"zb-h1", "zb-h2", "1f1b", NULL};
     pp__auto A;
-    pp_status st = PP_OK;
+    pp_status st;
     int fo, bo, turn, wl;
-    memset(&A, 0, sizeof A);
-    A.cfg = cfg; A.al = pp__allocator(&cfg->allocator); A.n = n; A.limit = limit; A.min_mem = -1;
-    A.n_eval = n < 3 * d ? n : 3 * d;
+    *out = NULL;
+    st = pp__auto_init(&A, cfg, d, n, limit, err);
+    if (st != PP_OK) return st;
     for (fo = 1; fo <= 6 && st == PP_OK; fo++)
     for (bo = 1; bo <= 3 && st == PP_OK; bo++)
     for (turn = 1; turn <= 6 && st == PP_OK; turn++)
@@ -1995,7 +2067,7 @@ static pp_status pp__zb_auto(const pp_config *cfg, int d, int n, double limit, p
         st = pp__auto_consider(&A, blk, err);
     }
     if (st == PP_OK) st = pp__auto_finish(&A, fixed, out, err);
-    else { int k; for (k = 0; k < A.count; k++) pp_block_free(A.top[k]); }
+    pp__auto_release(&A);
     if (st == PP_OK && !*out) {
         pp__err(err, "zb-auto: no schedule fits mem_limit %g units for d=%d; the smallest that works is %g", limit, d,
                 A.min_mem);
