@@ -97,6 +97,9 @@ API (one line each; status-returning calls fill err[PP_ERR_LEN] on failure)
    pp_squeeze(s, err)                  earliest start keeping device order, real times
    pp_reorder(s, err)                  Appendix C warm-up and cool-down reordering
    pp_sched_from_order(order, cfg, &s, err)  any per-device pass order -> squeezed schedule
+   pp_sched_bounds(s, &b)              lower bounds on the makespan (work, path, Appendix E.2)
+   pp_sched_bubble_growth(cfg, &g, err) O(p) (g=0) or O(n) (g=1) bubble, measured (Appendix E.1)
+   pp_vhalf_o_p(times)                 Appendix E.1's condition for V-Half's O(p) bubble
    pp_sched_print_ascii(f, s, color)   timeline like the paper's figures
    pp_sched_print_json(f, s)           one JSON object
    pp_status_string(st), pp_kind_name(k), pp_placement_name(p)
@@ -160,6 +163,38 @@ DECISIONS (where the paper is ambiguous, what this file does)
      their published order and are not reordered (with t_comm > 0, moving
      passes could shorten them, but then they would not be those
      schedules); every other built-in is reordered unless no_reorder.
+
+   - v-auto (Appendix A): V blocks with the K split of Eq. 3, delta0 in
+     1..4 and delta1 in 1..3 cells on each side of K (K = every device up
+     to d = 16, every (d/16)-th beyond), the turns F0->F1, F1->B, B1->B0 in
+     1..6 whose sum is at most 2 above the smallest that repeats without
+     collision (collision depends on the turns mod 6 only), W greedy. Only
+     blocks whose Eq. 1 bound fits mem_limit are kept. They are grouped by
+     that bound (half-unit levels); per level the 16 with the least squeezed
+     makespan at min(n, 3d) are reordered there with two cheap variants, the
+     best 2 built at n with full reordering, and only for a level that beats
+     every lower level at the small n. The shortest wins; V-Min, V-Half and
+     V-ZB themselves are taken when they fit and are shorter. The choice per
+     level does not depend on the limit, so a higher limit never gives a
+     longer schedule. The default limit is d (1F1B's peak).
+   - zb-auto: the same search on sequential blocks with B/W split: F step
+     1..6, B step 1..3, F->B turn 1..6, W in the first free cell at or after
+     the lifespan 3k cells (k = 0..2d+2) from its F; ZB-H1, ZB-H2 and 1F1B
+     are taken when they fit and are shorter. zb-1p and zb-2p are zb-auto at
+     d and 2d: the names of the Zero Bubble paper's schedules, our search.
+     A sequential block cannot go below d units at T = 3, so zb-auto needs
+     mem_limit >= d.
+   - Lower bounds: the busiest device's work and one microbatch's
+     dependency path (every F, then every B or BW, 2 t_comm per device
+     boundary, plus one W) hold for any times. Appendix E.2's 6n+6d-3k-1
+     chunk passes (k = peak in chunk activations) is stated by the paper
+     for unit times; we report it only for V placement with equal F, B, W
+     times and no comm, where tests find no schedule below it and V-Half
+     exactly on it. We did not derive it for unequal times.
+   - Bubble growth is measured, not derived: the configuration is built at
+     3d and 6d microbatches; if idle time per device grows by more than 1%
+     of one microbatch's work per added microbatch, it is O(n). For V-Half
+     tests check that this agrees with Appendix E.1's condition.
 
 REVISION HISTORY
    0.1.0  first release: framework, built-in schedules, printers.
@@ -1469,7 +1504,7 @@ cleanup:
 static pp_status pp__reorder(pp_schedule *s, unsigned mask, char *err);
 
 PP__DEF pp_status pp_reorder(pp_schedule *s, char *err) {
-    return pp__reorder(s, 0xF3u, err); /* variants 2-3 (list scheduling) never won in our measurements */
+    return pp__reorder(s, 0xFFu, err);
 }
 
 /* mask: bit v runs variant v (0..7). */

@@ -5,7 +5,8 @@
    devices, n = 1024 microbatches, unit times.
 
    Build and run:  make bench
-   Prints:         one line per schedule: name, build time in milliseconds
+   Prints:         one line per schedule (the adaptive ones, v-auto and
+                   zb-auto, in a second table at growing d and n): name, build time in milliseconds
                    (best of 3, CLOCK_MONOTONIC), makespan, bubble rate and the
                    largest per-device peak memory (units: one microbatch's
                    activation for one device's share of the model). A schedule
@@ -42,6 +43,7 @@ int main(void) {
         char err[PP_ERR_LEN];
         double best = -1, peak = 0;
 
+        if (strstr(name, "auto") || !strcmp(name, "zb-1p") || !strcmp(name, "zb-2p")) continue; /* below */
         memset(&cfg, 0, sizeof cfg);
         cfg.schedule = name;
         cfg.devices = DEVICES;
@@ -65,6 +67,38 @@ int main(void) {
         printf("%-20s %10.2f %10.6g %7.2f%% %9.6g\n", name, best, s->makespan, 100.0 * s->bubble_rate, peak);
         fflush(stdout);
         pp_sched_free(s);
+    }
+    /* The adaptive schedules search many blocks per build: how the time
+       grows with d and n, at their default limit (d units, 1F1B's peak). */
+    {
+        static const int dn[][2] = {{4, 32}, {8, 64}, {16, 128}, {32, 256}, {64, 512}};
+        static const char *names[] = {"v-auto", "zb-auto"};
+        int k, j;
+        printf("\nadaptive schedules at mem_limit = d (one build each)\n");
+        printf("%-10s %4s %5s %10s %10s %8s %9s\n", "schedule", "d", "n", "ms", "makespan", "bubble", "max peak");
+        for (k = 0; k < 2; k++)
+            for (j = 0; j < (int)(sizeof dn / sizeof dn[0]); j++) {
+                pp_config cfg;
+                pp_schedule *s = NULL;
+                char err[PP_ERR_LEN];
+                double t0, ms, peak = 0;
+                memset(&cfg, 0, sizeof cfg);
+                cfg.schedule = names[k];
+                cfg.devices = dn[j][0];
+                cfg.microbatches = dn[j][1];
+                t0 = now_ms();
+                if (pp_sched_build(&cfg, &s, err) != PP_OK) {
+                    printf("%-10s %4d %5d failed: %s\n", names[k], dn[j][0], dn[j][1], err);
+                    continue;
+                }
+                ms = now_ms() - t0;
+                for (d = 0; d < s->devices; d++)
+                    if (s->peak_memory[d] > peak) peak = s->peak_memory[d];
+                printf("%-10s %4d %5d %10.1f %10.6g %7.2f%% %9.6g\n", names[k], dn[j][0], dn[j][1], ms, s->makespan,
+                       100.0 * s->bubble_rate, peak);
+                fflush(stdout);
+                pp_sched_free(s);
+            }
     }
     return 0;
 }
