@@ -171,7 +171,7 @@ DECISIONS (where the paper is ambiguous, what this file does)
      collision (collision depends on the turns mod 6 only), W greedy. Only
      blocks whose Eq. 1 bound fits mem_limit are kept. They are grouped by
      that bound (half-unit levels); per level the 16 with the least squeezed
-     makespan at min(n, 3d) are reordered there with two cheap variants, the
+     makespan at min(n, 2d) are reordered there with two cheap variants, the
      best 2 built at n with full reordering, and only for a level that beats
      every lower level at the small n. The shortest wins; V-Min, V-Half and
      V-ZB themselves are taken when they fit and are shorter. The choice per
@@ -1843,7 +1843,7 @@ typedef struct pp__auto {
 static pp_status pp__auto_init(pp__auto *A, const pp_config *cfg, int d, int n, double limit, char *err) {
     memset(A, 0, sizeof *A);
     A->cfg = cfg; A->al = pp__allocator(&cfg->allocator); A->n = n; A->limit = limit; A->min_mem = -1;
-    A->n_eval = n < 3 * d ? n : 3 * d;
+    A->n_eval = n < 2 * d ? n : 2 * d;
     A->levels = (int)(2 * limit + 1e-9) + 1;
     A->count = (int *)pp__malloc(&A->al, pp__size((size_t)A->levels, sizeof(int)));
     A->top = (pp_block **)pp__malloc(&A->al, pp__size((size_t)A->levels * PP__AUTO_TOP, sizeof(pp_block *)));
