@@ -36,6 +36,17 @@ else
     failed=$((failed + 1))
 fi
 
+# Lowering, slots and the deadlock checker.
+if $CC $CFLAGS "$here/test_lower.c" -o "$out/test_lower" -lm >"$out/log" 2>&1; then
+    echo "[ok] build test_lower"
+    passed=$((passed + 1))
+    if "$out/test_lower"; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
+else
+    echo "[FAIL] build test_lower"
+    sed 's/^/    /' "$out/log" | tail -n 40
+    failed=$((failed + 1))
+fi
+
 # The header is warning-free in a strict C99 build (the implementation included).
 step "strict C99 warnings (-Wall -Wextra -Wpedantic -Werror)" \
     $CC -std=c99 -Wall -Wextra -Wpedantic -Werror -c "$here/two_tu_a.c" -o "$out/strict.o"
