@@ -36,16 +36,22 @@ else
     failed=$((failed + 1))
 fi
 
-# Lowering, slots and the deadlock checker.
-if $CC $CFLAGS "$here/test_lower.c" -o "$out/test_lower" -lm >"$out/log" 2>&1; then
-    echo "[ok] build test_lower"
-    passed=$((passed + 1))
-    if "$out/test_lower"; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
-else
-    echo "[FAIL] build test_lower"
-    sed 's/^/    /' "$out/log" | tail -n 40
-    failed=$((failed + 1))
-fi
+# Test programs that print their own groups: build, then run.
+program() { # program NAME EXTRA_LIBS...
+    name=$1
+    shift
+    if $CC $CFLAGS "$here/$name.c" -o "$out/$name" "$@" -lm >"$out/log" 2>&1; then
+        echo "[ok] build $name"
+        passed=$((passed + 1))
+        if "$out/$name"; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
+    else
+        echo "[FAIL] build $name"
+        sed 's/^/    /' "$out/log" | tail -n 40
+        failed=$((failed + 1))
+    fi
+}
+program test_lower     # lowering, slots, deadlock checker
+program test_gpt_ref   # the reference model's backwards against finite differences
 
 # The header is warning-free in a strict C99 build (the implementation included).
 step "strict C99 warnings (-Wall -Wextra -Wpedantic -Werror)" \
