@@ -32,6 +32,13 @@
 #include <stddef.h>
 #include <string.h>
 
+/* every function is static; unused ones are not warned about */
+#if defined(__GNUC__) || defined(__clang__)
+#define GPT_FN static __attribute__((unused))
+#else
+#define GPT_FN static
+#endif
+
 #ifndef GPT_REAL
 #define GPT_REAL float
 #endif
@@ -58,7 +65,7 @@ static const char *const gpt_tensor_names[GPT_NUM_TENSORS] = {
     "fcw", "fcb", "fcprojw", "fcprojb", "lnfw", "lnfb", "lmw", "lmb"};
 
 /* sizes[t] of every tensor (per-layer tensors hold all L layers); returns the total */
-static size_t gpt_param_sizes(const gpt_config *c, size_t sizes[GPT_NUM_TENSORS]) {
+GPT_FN size_t gpt_param_sizes(const gpt_config *c, size_t sizes[GPT_NUM_TENSORS]) {
     size_t V = (size_t)c->vocab, T = (size_t)c->seq, C = (size_t)c->channels, L = (size_t)c->layers, total = 0;
     int i;
     sizes[GPT_WTE] = V * C;
@@ -88,7 +95,7 @@ typedef struct gpt_params {
     gpt_real *t[GPT_NUM_TENSORS];
 } gpt_params;
 
-static gpt_params gpt_params_at(const gpt_config *c, gpt_real *base) {
+GPT_FN gpt_params gpt_params_at(const gpt_config *c, gpt_real *base) {
     gpt_params p;
     size_t sizes[GPT_NUM_TENSORS], off = 0;
     int i;
@@ -102,15 +109,15 @@ static gpt_params gpt_params_at(const gpt_config *c, gpt_real *base) {
 
 /* deterministic init (GPT-2's: N(0, 0.02) approximated by a sum of uniforms;
    layernorm weights 1, biases 0); seed is any number */
-static unsigned long long gpt__rng(unsigned long long *s) {
+GPT_FN unsigned long long gpt__rng(unsigned long long *s) {
     *s ^= *s >> 12;
     *s ^= *s << 25;
     *s ^= *s >> 27;
     return *s * 2685821657736338717ULL;
 }
-static double gpt_uniform(unsigned long long *s) { return (double)(gpt__rng(s) >> 11) * (1.0 / 9007199254740992.0); }
+GPT_FN double gpt_uniform(unsigned long long *s) { return (double)(gpt__rng(s) >> 11) * (1.0 / 9007199254740992.0); }
 
-static void gpt_init(const gpt_config *c, gpt_real *base, unsigned long long seed) {
+GPT_FN void gpt_init(const gpt_config *c, gpt_real *base, unsigned long long seed) {
     size_t sizes[GPT_NUM_TENSORS], i;
     gpt_params p = gpt_params_at(c, base);
     unsigned long long s = seed * 0x9E3779B97F4A7C15ULL + 1;
@@ -128,7 +135,7 @@ static void gpt_init(const gpt_config *c, gpt_real *base, unsigned long long see
 /* ---- operations: forward, B, W ---- */
 
 /* out[N,C] = wte[tok] + wpe[t] */
-static void gpt_encoder_forward(gpt_real *out, const int *tok, const gpt_real *wte, const gpt_real *wpe, int B, int T,
+GPT_FN void gpt_encoder_forward(gpt_real *out, const int *tok, const gpt_real *wte, const gpt_real *wpe, int B, int T,
                                 int C) {
     int b, t, i;
     for (b = 0; b < B; b++)
@@ -140,7 +147,7 @@ static void gpt_encoder_forward(gpt_real *out, const int *tok, const gpt_real *w
 }
 
 /* W only: the embedding has no input to differentiate */
-static void gpt_encoder_backward_weight(gpt_real *dwte, gpt_real *dwpe, const gpt_real *dout, const int *tok, int B,
+GPT_FN void gpt_encoder_backward_weight(gpt_real *dwte, gpt_real *dwpe, const gpt_real *dout, const int *tok, int B,
                                         int T, int C) {
     int b, t, i;
     for (b = 0; b < B; b++)
@@ -154,7 +161,7 @@ static void gpt_encoder_backward_weight(gpt_real *dwte, gpt_real *dwpe, const gp
         }
 }
 
-static void gpt_layernorm_forward(gpt_real *out, gpt_real *mean, gpt_real *rstd, const gpt_real *inp,
+GPT_FN void gpt_layernorm_forward(gpt_real *out, gpt_real *mean, gpt_real *rstd, const gpt_real *inp,
                                   const gpt_real *w, const gpt_real *bias, int N, int C) {
     const double eps = 1e-5;
     int n, i;
@@ -174,7 +181,7 @@ static void gpt_layernorm_forward(gpt_real *out, gpt_real *mean, gpt_real *rstd,
 }
 
 /* dinp += d(out)/d(inp)^T dout */
-static void gpt_layernorm_backward_input(gpt_real *dinp, const gpt_real *dout, const gpt_real *inp,
+GPT_FN void gpt_layernorm_backward_input(gpt_real *dinp, const gpt_real *dout, const gpt_real *inp,
                                          const gpt_real *mean, const gpt_real *rstd, const gpt_real *w, int N, int C) {
     int n, i;
     for (n = 0; n < N; n++) {
@@ -195,7 +202,7 @@ static void gpt_layernorm_backward_input(gpt_real *dinp, const gpt_real *dout, c
     }
 }
 
-static void gpt_layernorm_backward_weight(gpt_real *dw, gpt_real *db, const gpt_real *dout, const gpt_real *inp,
+GPT_FN void gpt_layernorm_backward_weight(gpt_real *dw, gpt_real *db, const gpt_real *dout, const gpt_real *inp,
                                           const gpt_real *mean, const gpt_real *rstd, int N, int C) {
     int n, i;
     for (n = 0; n < N; n++) {
@@ -209,7 +216,7 @@ static void gpt_layernorm_backward_weight(gpt_real *dw, gpt_real *db, const gpt_
 }
 
 /* out[N,OC] = inp[N,IC] w[OC,IC]^T + bias[OC] (bias may be NULL) */
-static void gpt_matmul_forward(gpt_real *out, const gpt_real *inp, const gpt_real *w, const gpt_real *bias, int N,
+GPT_FN void gpt_matmul_forward(gpt_real *out, const gpt_real *inp, const gpt_real *w, const gpt_real *bias, int N,
                                int IC, int OC) {
     int n, o, i;
     for (n = 0; n < N; n++)
@@ -222,7 +229,7 @@ static void gpt_matmul_forward(gpt_real *out, const gpt_real *inp, const gpt_rea
 }
 
 /* dinp[N,IC] += dout[N,OC] w[OC,IC] */
-static void gpt_matmul_backward_input(gpt_real *dinp, const gpt_real *dout, const gpt_real *w, int N, int IC, int OC) {
+GPT_FN void gpt_matmul_backward_input(gpt_real *dinp, const gpt_real *dout, const gpt_real *w, int N, int IC, int OC) {
     int n, o, i;
     for (n = 0; n < N; n++)
         for (i = 0; i < IC; i++) {
@@ -233,7 +240,7 @@ static void gpt_matmul_backward_input(gpt_real *dinp, const gpt_real *dout, cons
 }
 
 /* dw[OC,IC] += dout^T inp, dbias[OC] += column sums of dout (dbias may be NULL) */
-static void gpt_matmul_backward_weight(gpt_real *dw, gpt_real *dbias, const gpt_real *dout, const gpt_real *inp, int N,
+GPT_FN void gpt_matmul_backward_weight(gpt_real *dw, gpt_real *dbias, const gpt_real *dout, const gpt_real *inp, int N,
                                        int IC, int OC) {
     int n, o, i;
     for (o = 0; o < OC; o++) {
@@ -252,7 +259,7 @@ static void gpt_matmul_backward_weight(gpt_real *dw, gpt_real *dbias, const gpt_
 
 /* causal self-attention: qkv[N,3C] -> out[N,C]; att[B,NH,T,T] keeps the
    softmax (row t uses columns 0..t) for the backward */
-static void gpt_attention_forward(gpt_real *out, gpt_real *att, const gpt_real *qkv, int B, int T, int C, int NH) {
+GPT_FN void gpt_attention_forward(gpt_real *out, gpt_real *att, const gpt_real *qkv, int B, int T, int C, int NH) {
     int hs = C / NH, b, t, h, t2, i;
     double scale = 1.0 / sqrt((double)hs);
     for (b = 0; b < B; b++)
@@ -285,7 +292,7 @@ static void gpt_attention_forward(gpt_real *out, gpt_real *att, const gpt_real *
 }
 
 /* dqkv += d(out)/d(qkv)^T dout, from qkv and the kept softmax; no scratch */
-static void gpt_attention_backward_input(gpt_real *dqkv, const gpt_real *dout, const gpt_real *qkv,
+GPT_FN void gpt_attention_backward_input(gpt_real *dqkv, const gpt_real *dout, const gpt_real *qkv,
                                          const gpt_real *att, int B, int T, int C, int NH) {
     int hs = C / NH, b, t, h, t2, i;
     double scale = 1.0 / sqrt((double)hs);
@@ -322,14 +329,14 @@ static void gpt_attention_backward_input(gpt_real *dqkv, const gpt_real *dout, c
 }
 
 #define GPT_GELU_S 0.7978845608028654 /* sqrt(2/pi), tanh approximation as GPT-2 */
-static void gpt_gelu_forward(gpt_real *out, const gpt_real *inp, size_t n) {
+GPT_FN void gpt_gelu_forward(gpt_real *out, const gpt_real *inp, size_t n) {
     size_t i;
     for (i = 0; i < n; i++) {
         double x = inp[i];
         out[i] = (gpt_real)(0.5 * x * (1.0 + tanh(GPT_GELU_S * (x + 0.044715 * x * x * x))));
     }
 }
-static void gpt_gelu_backward_input(gpt_real *dinp, const gpt_real *inp, const gpt_real *dout, size_t n) {
+GPT_FN void gpt_gelu_backward_input(gpt_real *dinp, const gpt_real *inp, const gpt_real *dout, size_t n) {
     size_t i;
     for (i = 0; i < n; i++) {
         double x = inp[i], u = GPT_GELU_S * (x + 0.044715 * x * x * x), th = tanh(u);
@@ -339,7 +346,7 @@ static void gpt_gelu_backward_input(gpt_real *dinp, const gpt_real *inp, const g
 }
 
 /* probs[N,V] = softmax(logits); losses[n] = -log probs[n, target[n]] */
-static void gpt_crossentropy_forward(gpt_real *probs, gpt_real *losses, const gpt_real *logits, const int *target,
+GPT_FN void gpt_crossentropy_forward(gpt_real *probs, gpt_real *losses, const gpt_real *logits, const int *target,
                                      int N, int V) {
     int n, i;
     for (n = 0; n < N; n++) {
@@ -354,7 +361,7 @@ static void gpt_crossentropy_forward(gpt_real *probs, gpt_real *losses, const gp
 }
 
 /* dlogits += (probs - onehot(target)) * dloss, dloss = d(total loss)/d(losses[n]) */
-static void gpt_crossentropy_backward_input(gpt_real *dlogits, const gpt_real *probs, const int *target, gpt_real dloss,
+GPT_FN void gpt_crossentropy_backward_input(gpt_real *dlogits, const gpt_real *probs, const int *target, gpt_real dloss,
                                             int N, int V) {
     int n, i;
     for (n = 0; n < N; n++)
@@ -371,7 +378,7 @@ typedef struct gpt_stage {
 
 /* stage s of S, with the L layers split as evenly as possible (earlier
    stages take the extra layers) */
-static gpt_stage gpt_stage_of(const gpt_config *c, int s, int S) {
+GPT_FN gpt_stage gpt_stage_of(const gpt_config *c, int s, int S) {
     gpt_stage g;
     int base = c->layers / S, extra = c->layers % S;
     g.first_layer = s * base + (s < extra ? s : extra);
@@ -392,7 +399,7 @@ typedef struct gpt_head_act {
     gpt_real *lnf, *lnf_mean, *lnf_rstd, *logits, *probs, *losses, *dlogits, *dlnf;
 } gpt_head_act;
 
-static size_t gpt__block_size(const gpt_config *c) {
+GPT_FN size_t gpt__block_size(const gpt_config *c) {
     size_t N = (size_t)c->batch * c->seq, C = (size_t)c->channels;
     size_t att = (size_t)c->batch * c->heads * c->seq * c->seq;
     size_t fwd = N * C + 2 * N + 3 * N * C + att + N * C + N * C + N * C + 2 * N + 4 * N * C + 4 * N * C + N * C;
@@ -400,7 +407,7 @@ static size_t gpt__block_size(const gpt_config *c) {
     return fwd + bwd;
 }
 
-static gpt_block_act gpt__block_at(const gpt_config *c, gpt_real *p) {
+GPT_FN gpt_block_act gpt__block_at(const gpt_config *c, gpt_real *p) {
     size_t N = (size_t)c->batch * c->seq, C = (size_t)c->channels;
     size_t att = (size_t)c->batch * c->heads * c->seq * c->seq;
     gpt_block_act a;
@@ -428,12 +435,12 @@ static gpt_block_act gpt__block_at(const gpt_config *c, gpt_real *p) {
     return a;
 }
 
-static size_t gpt__head_size(const gpt_config *c) {
+GPT_FN size_t gpt__head_size(const gpt_config *c) {
     size_t N = (size_t)c->batch * c->seq, C = (size_t)c->channels, V = (size_t)c->vocab;
     return N * C + 2 * N + 3 * N * V + N + N * C;
 }
 
-static gpt_head_act gpt__head_at(const gpt_config *c, gpt_real *p) {
+GPT_FN gpt_head_act gpt__head_at(const gpt_config *c, gpt_real *p) {
     size_t N = (size_t)c->batch * c->seq, C = (size_t)c->channels, V = (size_t)c->vocab;
     gpt_head_act h;
     h.lnf = p; p += N * C;
@@ -448,21 +455,21 @@ static gpt_head_act gpt__head_at(const gpt_config *c, gpt_real *p) {
 }
 
 /* Layout of an activation buffer: [input N*C][dinput N*C][blocks...][head]. */
-static size_t gpt_act_size(const gpt_config *c, const gpt_stage *g) {
+GPT_FN size_t gpt_act_size(const gpt_config *c, const gpt_stage *g) {
     size_t N = (size_t)c->batch * c->seq, C = (size_t)c->channels;
     return 2 * N * C + (size_t)g->num_layers * gpt__block_size(c) + (g->has_head ? gpt__head_size(c) : 0);
 }
 
 /* the stage's input inside its activation buffer (what 1F1B-R keeps) */
-static gpt_real *gpt_act_input(const gpt_config *c, gpt_real *act) { (void)c; return act; }
+GPT_FN gpt_real *gpt_act_input(const gpt_config *c, gpt_real *act) { (void)c; return act; }
 
 /* the gradient for the stage's input, written by B (sent to the previous stage) */
-static gpt_real *gpt_act_dinput(const gpt_config *c, gpt_real *act) {
+GPT_FN gpt_real *gpt_act_dinput(const gpt_config *c, gpt_real *act) {
     return act + (size_t)c->batch * c->seq * c->channels;
 }
 
 /* the stage's output (the last block's res3), or NULL for the last stage */
-static gpt_real *gpt_act_output(const gpt_config *c, const gpt_stage *g, gpt_real *act) {
+GPT_FN gpt_real *gpt_act_output(const gpt_config *c, const gpt_stage *g, gpt_real *act) {
     size_t N = (size_t)c->batch * c->seq, C = (size_t)c->channels;
     if (g->has_head || g->num_layers == 0) return g->has_head ? NULL : act;
     return gpt__block_at(c, act + 2 * N * C + (size_t)(g->num_layers - 1) * gpt__block_size(c)).res3;
@@ -472,7 +479,7 @@ static gpt_real *gpt_act_output(const gpt_config *c, const gpt_stage *g, gpt_rea
    are embedded instead; it may alias gpt_act_input). The input is copied into
    the buffer first. With has_head, returns the mean loss over the
    microbatch's N tokens (else 0). */
-static double gpt_stage_forward(const gpt_config *c, const gpt_params *w, const gpt_stage *g, gpt_real *act,
+GPT_FN double gpt_stage_forward(const gpt_config *c, const gpt_params *w, const gpt_stage *g, gpt_real *act,
                                 const gpt_real *input, const int *tokens, const int *targets) {
     size_t N = (size_t)c->batch * c->seq, C = (size_t)c->channels, bs = gpt__block_size(c);
     gpt_real *x = gpt_act_input(c, act);
@@ -518,7 +525,7 @@ static double gpt_stage_forward(const gpt_config *c, const gpt_params *w, const 
    ignored with has_head, where dloss = d(total loss)/d(each token's loss)).
    Leaves the gradient for the stage's input in gpt_act_dinput and, for W,
    every weight's output gradient in the buffer. Reads the weights. */
-static void gpt_stage_backward_input(const gpt_config *c, const gpt_params *w, const gpt_stage *g, gpt_real *act,
+GPT_FN void gpt_stage_backward_input(const gpt_config *c, const gpt_params *w, const gpt_stage *g, gpt_real *act,
                                      const gpt_real *doutput, const int *targets, gpt_real dloss) {
     size_t N = (size_t)c->batch * c->seq, C = (size_t)c->channels, bs = gpt__block_size(c);
     int l, B = c->batch, T = c->seq, NH = c->heads, iC = c->channels;
@@ -570,7 +577,7 @@ static void gpt_stage_backward_input(const gpt_config *c, const gpt_params *w, c
 
 /* W: accumulates into the gradient array (gpt_params layout) from the
    activation buffer alone (and the tokens for the embedding). */
-static void gpt_stage_backward_weight(const gpt_config *c, const gpt_params *dw, const gpt_stage *g, gpt_real *act,
+GPT_FN void gpt_stage_backward_weight(const gpt_config *c, const gpt_params *dw, const gpt_stage *g, gpt_real *act,
                                       const int *tokens) {
     size_t N = (size_t)c->batch * c->seq, C = (size_t)c->channels, bs = gpt__block_size(c);
     int l, iC = c->channels;
@@ -607,7 +614,7 @@ static void gpt_stage_backward_weight(const gpt_config *c, const gpt_params *dw,
 
 /* Which parameters a stage owns: calls fn(offset, count) for each range of
    the gpt_params array (used to sum gradients stage by stage). */
-static void gpt_stage_param_ranges(const gpt_config *c, const gpt_stage *g, void (*fn)(size_t, size_t, void *),
+GPT_FN void gpt_stage_param_ranges(const gpt_config *c, const gpt_stage *g, void (*fn)(size_t, size_t, void *),
                                    void *user) {
     size_t sizes[GPT_NUM_TENSORS], off[GPT_NUM_TENSORS], o = 0;
     int t;

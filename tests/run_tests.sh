@@ -52,6 +52,7 @@ program() { # program NAME EXTRA_LIBS...
 }
 program test_lower     # lowering, slots, deadlock checker
 program test_gpt_ref   # the reference model's backwards against finite differences
+program test_runtime -lpthread   # pipelined gradients = one-device gradients, every schedule
 
 # The header is warning-free in a strict C99 build (the implementation included).
 step "strict C99 warnings (-Wall -Wextra -Wpedantic -Werror)" \
