@@ -102,6 +102,7 @@ API (one line each; status-returning calls fill err[PP_ERR_LEN] on failure)
    pp_program_free(prog), pp_op_type_name(t)
    pp_sched_print_ascii(f, s, color)   timeline like the paper's figures
    pp_sched_print_json(f, s)           one JSON object
+   pp_program_print(f, prog)           one line per device: ops, groups in { }, slots
    pp_status_string(st), pp_kind_name(k), pp_placement_name(p)
 
 LOWERING (pp_sched_lower; the full argument sits above its implementation)
@@ -187,6 +188,8 @@ DECISIONS (where the paper is ambiguous, what this file does)
 
 REVISION HISTORY
    0.1.0  first release: framework, built-in schedules, printers.
+   (next) lowering to per-device programs (SEND/RECV, activation slots),
+          deadlock checker, program printer.
 */
 #ifndef PP_SCHED_H
 #define PP_SCHED_H
@@ -390,6 +393,7 @@ PP_SCHED_API const char *pp_op_type_name(pp_op_type t);
 #ifndef PP_SCHED_NO_STDIO
 PP_SCHED_API void pp_sched_print_ascii(FILE *f, const pp_schedule *s, int color);
 PP_SCHED_API void pp_sched_print_json(FILE *f, const pp_schedule *s);
+PP_SCHED_API void pp_program_print(FILE *f, const pp_program *p);
 #endif
 
 #ifdef __cplusplus
@@ -2606,6 +2610,43 @@ PP__DEF void pp_sched_print_json(FILE *f, const pp_schedule *s) {
                 i + 1 < s->num_passes ? "," : "");
     }
     fprintf(f, " ]}\n");
+}
+/* device 0 (2 slots): F0.0#0 {S>1 a0.0} F0.1#1 {S>1 a0.1 R<1 g1.0} BW0.0#0 ...
+   F/B/W/BW stage.microbatch#slot; S>peer / R<peer a|g stage.microbatch
+   (a = activation, g = gradient, of the producing stage); { } = one group. */
+PP__DEF void pp_program_print(FILE *f, const pp_program *p) {
+    int dev, i;
+    if (!p) return;
+    for (dev = 0; dev < p->devices; dev++) {
+        int open = 0, prev_group = -1;
+        fprintf(f, "device %d", dev);
+        if (p->slots) fprintf(f, " (%d slots)", p->slots[dev]);
+        fputc(':', f);
+        for (i = p->device_start[dev]; i < p->device_start[dev + 1]; i++) {
+            const pp_op *op = &p->ops[i];
+            if (open && (op->type == PP_OP_COMPUTE || op->group < 0 || op->group != prev_group)) {
+                fputc('}', f);
+                open = 0;
+            }
+            if (op->type == PP_OP_COMPUTE) {
+                fprintf(f, " %s%d.%d", pp_kind_name(op->kind), op->stage, op->microbatch);
+                if (op->slot >= 0) fprintf(f, "#%d", op->slot);
+                continue;
+            }
+            if (!open) {
+                fputs(" {", f);
+                open = 1;
+            } else {
+                fputc(' ', f);
+            }
+            prev_group = op->group;
+            fprintf(f, "%s%d %c%d.%d", op->type == PP_OP_SEND ? "S>" : "R<", op->peer,
+                    op->what == PP_ACTIVATION ? 'a' : 'g', op->stage, op->microbatch);
+            if (op->group < 0) { fputc('}', f); open = 0; }
+        }
+        if (open) fputc('}', f);
+        fputc('\n', f);
+    }
 }
 #endif /* PP_SCHED_NO_STDIO */
 

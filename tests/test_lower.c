@@ -315,10 +315,47 @@ static void test_order_matters(void) {
     group_end(&g, "ungrouped still finishes; receive-before-send on device 1 gives: %s", err);
 }
 
+/* pp_program_print: the README's example, byte for byte */
+static void test_print(void) {
+    static const char *want =
+        "device 0 (3 slots): F0.0#0 {S>1 a0.0} F0.1#1 {S>1 a0.1} F0.2#2 {S>1 a0.2 R<1 g1.0} BW0.0#0 F0.3#0 {S>1 a0.3 "
+        "R<1 g1.1} BW0.1#1 {R<1 g1.2} BW0.2#2 {R<1 g1.3} BW0.3#0\n"
+        "device 1 (2 slots): {R<0 a0.0} F1.0#0 {R<0 a0.1 S>2 a1.0} F1.1#1 {S>2 a1.1 R<2 g2.0} BW1.0#0 {R<0 a0.2 S>0 "
+        "g1.0} F1.2#0 {S>2 a1.2 R<2 g2.1} BW1.1#1 {R<0 a0.3 S>0 g1.1} F1.3#1 {S>2 a1.3 R<2 g2.2} BW1.2#0 {S>0 g1.2} "
+        "{R<2 g2.3} BW1.3#1 {S>0 g1.3}\n"
+        "device 2 (1 slots): {R<1 a1.0} F2.0#0 BW2.0#0 {R<1 a1.1 S>1 g2.0} F2.1#0 BW2.1#0 {R<1 a1.2 S>1 g2.1} F2.2#0 "
+        "BW2.2#0 {R<1 a1.3 S>1 g2.2} F2.3#0 BW2.3#0 {S>1 g2.3}\n";
+    group g;
+    pp_config cfg;
+    pp_schedule *s = NULL;
+    pp_program *pr = NULL;
+    char err[PP_ERR_LEN], got[2048];
+    FILE *f = tmpfile();
+    size_t len = 0;
+    group_begin(&g, "pp_program_print");
+    memset(&cfg, 0, sizeof cfg);
+    cfg.schedule = "1f1b";
+    cfg.devices = 3;
+    cfg.microbatches = 4;
+    if (check(&g, f && pp_sched_build(&cfg, &s, err) == PP_OK && pp_sched_lower(s, &pr, err) == PP_OK, "1f1b: %s",
+              err)) {
+        pp_program_print(f, pr);
+        rewind(f);
+        len = fread(got, 1, sizeof got - 1, f);
+        got[len] = 0;
+        check(&g, strcmp(got, want) == 0, "1f1b d=3 n=4 prints\n%s", got);
+    }
+    if (f) fclose(f);
+    pp_program_free(pr);
+    pp_sched_free(s);
+    group_end(&g, "1f1b d=3 n=4 as in README.md");
+}
+
 int main(void) {
     test_lower_grid();
     test_hand_built();
     test_order_matters();
+    test_print();
     printf("%d passed, %d failed\n", g_groups_passed, g_groups_failed);
     return g_groups_failed ? 1 : 0;
 }
