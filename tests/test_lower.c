@@ -351,11 +351,73 @@ static void test_print(void) {
     group_end(&g, "1f1b d=3 n=4 as in README.md");
 }
 
+/* Every allocation of pp_sched_lower and pp_sched_check_deadlock goes
+   through the schedule's allocator, is given back, and a failure at any one
+   of them is OUT_OF_MEMORY with nothing leaked. */
+typedef struct counting {
+    long allocs, frees, fail_after;
+} counting;
+
+static void *count_alloc(size_t size, void *user) {
+    counting *c = (counting *)user;
+    if (c->fail_after >= 0 && c->allocs >= c->fail_after) return NULL;
+    c->allocs++;
+    return malloc(size);
+}
+
+static void count_free(void *ptr, void *user) {
+    counting *c = (counting *)user;
+    if (ptr) c->frees++;
+    free(ptr);
+}
+
+static void test_allocator(void) {
+    group g;
+    pp_config cfg;
+    counting cnt;
+    pp_schedule *s = NULL;
+    char err[PP_ERR_LEN];
+    long k, total = -1;
+    group_begin(&g, "lowering: allocator");
+    memset(&cfg, 0, sizeof cfg);
+    cfg.schedule = "v-zb";
+    cfg.devices = 3;
+    cfg.microbatches = 5;
+    if (check(&g, pp_sched_build(&cfg, &s, err) == PP_OK, "v-zb: %s", err)) {
+        pp_allocator built_with = s->allocator;
+        for (k = -1; k < 64; k++) {
+            pp_program *pr = NULL;
+            pp_status st1, st2 = PP_OK;
+            memset(&cnt, 0, sizeof cnt);
+            cnt.fail_after = -1;
+            s->allocator.alloc = count_alloc;
+            s->allocator.free = count_free;
+            s->allocator.user = &cnt;
+            cnt.fail_after = k;
+            st1 = pp_sched_lower(s, &pr, err);
+            if (st1 == PP_OK) st2 = pp_sched_check_deadlock(pr, NULL, err);
+            pp_program_free(pr);
+            if (k < 0) {
+                total = cnt.allocs;
+                check(&g, st1 == PP_OK && st2 == PP_OK, "no failure: %s", err);
+            } else if (k < total) {
+                check(&g, st1 == PP_ERR_OUT_OF_MEMORY || st2 == PP_ERR_OUT_OF_MEMORY,
+                      "allocation %ld of %ld fails: got %s / %s", k, total, pp_status_string(st1), pp_status_string(st2));
+            }
+            check(&g, cnt.allocs == cnt.frees, "fail_after %ld: %ld allocations, %ld frees", k, cnt.allocs, cnt.frees);
+        }
+        s->allocator = built_with; /* pp_sched_free gives it back to the allocator it came from */
+    }
+    pp_sched_free(s);
+    group_end(&g, "%ld allocations, each may fail: OUT_OF_MEMORY, balanced", total);
+}
+
 int main(void) {
     test_lower_grid();
     test_hand_built();
     test_order_matters();
     test_print();
+    test_allocator();
     printf("%d passed, %d failed\n", g_groups_passed, g_groups_failed);
     return g_groups_failed ? 1 : 0;
 }
