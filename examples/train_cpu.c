@@ -89,6 +89,8 @@ int main(int argc, char **argv) {
     int *tok = NULL, *tgt = NULL;
     double busy[CPU_PIPE_MAX_DEVICES] = {0}, wall = 0;
     int peak[CPU_PIPE_MAX_DEVICES] = {0};
+    double kind_time[4] = {0};
+    long kind_count[4] = {0};
     unsigned long long rng = 2026;
     FILE *f;
 
@@ -200,6 +202,11 @@ int main(int argc, char **argv) {
             if (st.peak_live[j] > peak[j]) peak[j] = st.peak_live[j];
         }
         wall += st.wall;
+        for (j = 0; j < d; j++)
+            for (i = 0; i < 4; i++) {
+                kind_time[i] += st.pass_time[j][i];
+                kind_count[i] += st.pass_count[j][i];
+            }
         if (steps == 0) break;
         if (step % (steps / 10 > 0 ? steps / 10 : 1) == 0 || step == steps - 1)
             printf("step %5d  loss %.4f\n", step, st.loss);
@@ -221,6 +228,30 @@ int main(int argc, char **argv) {
         if (cores > 0 && cores < d)
             printf(" (this machine has %ld cores for %d device threads, so devices also wait for a core)", cores, d);
         printf("\n");
+        {
+            /* the same schedule rebuilt with the pass times measured here (per
+               device share of the model: a chunk pass times v), for a fairer
+               prediction than unit times */
+            pp_config mt = cfg;
+            pp_schedule *ms = NULL;
+            double v = s->chunks, f = 0, b = 0, w = 0;
+            if (kind_count[PP_F]) f = kind_time[PP_F] / kind_count[PP_F] * v;
+            if (s->split_backward && kind_count[PP_B] && kind_count[PP_W]) {
+                b = kind_time[PP_B] / kind_count[PP_B] * v;
+                w = kind_time[PP_W] / kind_count[PP_W] * v;
+            } else if (kind_count[PP_BW]) {
+                /* BW = B + W (+ F again for 1f1b-r); split evenly between B and W */
+                double bw = kind_time[PP_BW] / kind_count[PP_BW] * v - (strcmp(s->name, "1f1b-r") == 0 ? f : 0);
+                b = w = bw > 0 ? bw / 2 : f;
+            }
+            mt.times.f = f;
+            mt.times.b = b;
+            mt.times.w = w;
+            if (f > 0 && b > 0 && pp_sched_build(&mt, &ms, err) == PP_OK)
+                printf("predicted bubble rate at the measured pass times (F %.3g ms, B %.3g ms, W %.3g ms per device "
+                       "share): %.1f%%\n", 1e3 * f, 1e3 * b, 1e3 * w, 100 * ms->bubble_rate);
+            pp_sched_free(ms);
+        }
     }
 end:
     free(text); free(params); free(grads); free(gref); free(m); free(v); free(tok); free(tgt);

@@ -45,7 +45,10 @@ typedef struct cpu_pipe_stats {
     double loss;                               /* mean over microbatches of each one's mean token loss */
     int peak_live[CPU_PIPE_MAX_DEVICES];       /* most (stage, mb) activations held at once */
     double busy[CPU_PIPE_MAX_DEVICES];         /* seconds spent in compute ops */
-    double wall;                               /* seconds from start to the last device's end */
+    double wall;                               /* seconds from the first device's first op to the last one's end */
+    double start[CPU_PIPE_MAX_DEVICES], end[CPU_PIPE_MAX_DEVICES]; /* per device, after its buffers are set up */
+    double pass_time[CPU_PIPE_MAX_DEVICES][4]; /* seconds in F, B, W, BW ops (pp_kind order) */
+    int pass_count[CPU_PIPE_MAX_DEVICES][4];
 } cpu_pipe_stats;
 
 GPT_FN double cpu_pipe_now(void) {
@@ -183,6 +186,7 @@ GPT_FN void *cpu__device_main(void *arg) {
         goto done;
     }
     for (i = 0; i < nslots; i++) owner[i] = -1;
+    p->stats->start[dev] = cpu_pipe_now();
 #define MAIL(what, stage, mb) (mail + ((size_t)((what) * S + (stage)) * n + (mb)) * NC)
     for (i = prog->device_start[dev]; i < prog->device_start[dev + 1];) {
         const pp_op *op = &prog->ops[i];
@@ -237,7 +241,10 @@ GPT_FN void *cpu__device_main(void *arg) {
                     live--;
                 }
             }
-            busy += cpu_pipe_now() - t0;
+            t0 = cpu_pipe_now() - t0;
+            busy += t0;
+            p->stats->pass_time[dev][op->kind] += t0;
+            p->stats->pass_count[dev][op->kind]++;
             i++;
             continue;
         }
@@ -304,6 +311,8 @@ GPT_FN void *cpu__device_main(void *arg) {
     }
 #undef MAIL
 done:
+    p->stats->end[dev] = cpu_pipe_now();
+    if (p->stats->start[dev] == 0) p->stats->start[dev] = p->stats->end[dev];
     p->stats->busy[dev] = busy;
     free(slots);
     free(owner);
@@ -363,8 +372,7 @@ GPT_FN int cpu_pipeline_step(const gpt_config *c, const float *params, const pp_
     }
     pthread_mutex_init(&p.mu, NULL);
     pthread_cond_init(&p.cv, NULL);
-    stats->wall = cpu_pipe_now();
-    p.deadline = stats->wall + timeout_s;
+    p.deadline = cpu_pipe_now() + timeout_s;
     for (i = 0; i < d; i++) {
         dv[i].p = &p;
         dv[i].dev = i;
@@ -377,7 +385,14 @@ GPT_FN int cpu_pipeline_step(const gpt_config *c, const float *params, const pp_
         started++;
     }
     for (i = 0; i < started; i++) pthread_join(th[i], NULL);
-    stats->wall = cpu_pipe_now() - stats->wall;
+    {
+        double t0 = stats->start[0], t1 = stats->end[0];
+        for (i = 1; i < started; i++) {
+            if (stats->start[i] < t0) t0 = stats->start[i];
+            if (stats->end[i] > t1) t1 = stats->end[i];
+        }
+        stats->wall = t1 - t0;
+    }
     pthread_mutex_destroy(&p.mu);
     pthread_cond_destroy(&p.cv);
     if (p.failed) {
