@@ -385,8 +385,16 @@ typedef struct pp_program {
     pp_allocator allocator;
 } pp_program;
 
+/* Lowers a valid schedule (pp_sched_validate is run first); *out is freed
+   with pp_program_free. */
 PP_SCHED_API pp_status pp_sched_lower(const pp_schedule *s, pp_program **out, char *err);
 PP_SCHED_API void pp_program_free(pp_program *p);
+/* PP_OK when every device reaches its end; PP_ERR_DEADLOCK when some cannot
+   (err names the op each stuck device waits on, stuck[d] (may be NULL) gets
+   its index into p->ops, -1 for a device that finished);
+   PP_ERR_INVALID_SCHEDULE when the k-th send a->b and the k-th receive on b
+   from a carry different data, or a compute or send runs before its data is
+   on the device; PP_ERR_INVALID_ARG for out-of-range fields. */
 PP_SCHED_API pp_status pp_sched_check_deadlock(const pp_program *p, int *stuck, char *err);
 PP_SCHED_API const char *pp_op_type_name(pp_op_type t);
 
