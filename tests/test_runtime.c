@@ -11,7 +11,9 @@
    report it), loss and every gradient within 1e-5 relative (and counted
    bitwise equal), and the most live activations on each device equal to
    the schedule's predicted peak (peak_memory / stage_memory, in chunk
-   activations) and to the lowering's slot count. Then an ordering bug
+   activations) and to the lowering's slot count. The same again with
+   times F=1 B=2 W=1 comm=0.5 and F=1 B=1 W=0 (other reorderings, so other
+   programs) for n in {d, 3d-1, 4d}. Then an ordering bug
    (receive before send on one device) must time out with the stuck op named. */
 #define PP_SCHED_IMPLEMENTATION
 #include "../pp_sched.h"
@@ -54,11 +56,14 @@ static double max_rel(const float *a, const float *b, size_t n, int *bitwise) {
     return worst;
 }
 
-static void test_equal_gradients(void) {
+/* times = NULL: unit times and every n in d..4d; else those times (the
+   schedules are squeezed and reordered differently, so the programs
+   differ) and n in {d, 3d-1, 4d} */
+static void test_equal_gradients(const pp_times *times, const char *title) {
     group g;
     int i, d, n, runs = 0, bitwise_runs = 0, skipped = 0;
     double worst = 0, t0 = cpu_pipe_now();
-    group_begin(&g, "CPU pipeline: every schedule, d 2..4, n d..4d: gradients, loss, live activations, no deadlock");
+    group_begin(&g, title);
     for (i = 0; i < pp_sched_count(); i++)
         for (d = 2; d <= 4; d++)
             for (n = d; n <= 4 * d; n++) {
@@ -71,6 +76,10 @@ static void test_equal_gradients(void) {
                 cfg.schedule = pp_sched_info_at(i)->name;
                 cfg.devices = d;
                 cfg.microbatches = n;
+                if (times) {
+                    if (n != d && n != 3 * d - 1 && n != 4 * d) continue;
+                    cfg.times = *times;
+                }
                 if (pp_sched_build(&cfg, &s, err) != PP_OK) { skipped++; continue; }
                 mc = model_for(s->stages);
                 if (strcmp(cfg.schedule, "1f1b-r") == 0) {
@@ -165,7 +174,10 @@ static void test_deadlock_reported(void) {
 }
 
 int main(void) {
-    test_equal_gradients();
+    static const pp_times uneven = {1, 2, 1, 0.5}, no_w = {1, 1, 0, 0};
+    test_equal_gradients(NULL, "CPU pipeline: every schedule, d 2..4, n d..4d: gradients, loss, live activations, no deadlock");
+    test_equal_gradients(&uneven, "CPU pipeline, times F=1 B=2 W=1 comm=0.5: n in d, 3d-1, 4d");
+    test_equal_gradients(&no_w, "CPU pipeline, times F=1 B=1 W=0: n in d, 3d-1, 4d");
     test_deadlock_reported();
     printf("%d passed, %d failed\n", g_groups_passed, g_groups_failed);
     return g_groups_failed ? 1 : 0;
