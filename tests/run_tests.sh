@@ -55,7 +55,7 @@ program test_gpt_ref   # the reference model's backwards against finite differen
 program test_runtime -lpthread   # pipelined gradients = one-device gradients, every schedule
 
 # examples/train_cpu.c: --check compares one pipelined step with one device, then a few steps train.
-step "train_cpu --check (v-half d=4 n=8, 1f1b-r d=3 n=5, 5 steps each)" sh -c "$CC $CFLAGS '$here/../examples/train_cpu.c' -o '$out/train_cpu' -lpthread -lm && '$out/train_cpu' -s v-half -d 4 -n 8 --steps 5 --channels 16 --seq 8 --check --data '$here/../data/pipeline.txt' && '$out/train_cpu' -s 1f1b-r -d 3 -n 5 --steps 5 --channels 16 --seq 8 --check --data '$here/../data/pipeline.txt'"
+step "train_cpu --check (v-half d=4 n=8, 1f1b-r d=3 n=5, 5 steps each); bad -d exits 2" sh -c "$CC $CFLAGS '$here/../examples/train_cpu.c' -o '$out/train_cpu' -lpthread -lm && '$out/train_cpu' -s v-half -d 4 -n 8 --steps 5 --channels 16 --seq 8 --check --data '$here/../data/pipeline.txt' && '$out/train_cpu' -s 1f1b-r -d 3 -n 5 --steps 5 --channels 16 --seq 8 --check --data '$here/../data/pipeline.txt' && { '$out/train_cpu' -d 0 2>/dev/null; test \$? -eq 2; }"
 
 # The header is warning-free in a strict C99 build (the implementation included).
 step "strict C99 warnings (-Wall -Wextra -Wpedantic -Werror)" \
