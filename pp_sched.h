@@ -2089,7 +2089,9 @@ PP__DEF pp_status pp_sched_build(const pp_config *cfg, pp_schedule **out, char *
    only let the exchanges of one step progress together (Megatron's
    send_forward_recv_backward) instead of one after the other.
    pp_sched_check_deadlock checks all this (and that data arrives before it
-   is used) by simulation, on any program, hand-built ones included.
+   is used) by simulation, on any program, hand-built ones included. It
+   takes the worst case of NCCL's "may block": every send waits for its
+   receive; a program that finishes so also finishes when sends buffer.
 
    Slots. A (stage, microbatch) gets the lowest free slot of its device at
    the first op that touches it (the RECV of its input, or its F), and gives

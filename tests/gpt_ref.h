@@ -3,7 +3,8 @@
 
    It is the reference the pipeline runtime is checked against (and later
    the oracle for CUDA kernels): readable loops, no tricks, one thread.
-   Include it where you use it; every function is static.
+   Include it where you use it; every function is static. Compiles as C99
+   and as C++ (for a .cu file that compares kernels against it).
 
        #define GPT_REAL double   // optional, default float (tests use double
        #include "gpt_ref.h"      // for finite differences)
