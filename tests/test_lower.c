@@ -44,7 +44,7 @@ static int check_program(group *g, const pp_schedule *s, const pp_program *pr, c
         if (ps >= 0 && s->stage_device[ps] != p->device) cross++;
     }
     for (dev = 0; dev < d; dev++) {
-        int c = s->device_start[dev], live = 0, peak = 0;
+        int c = s->device_start[dev], live = 0, peak = 0, waiting = 0, most_waiting = 0;
         int *owner = (int *)malloc(sizeof(int) * (size_t)(S * n + 1)); /* slot -> stage*n+mb, -1 free */
         for (i = 0; i <= S * n; i++) owner[i] = -1;
         for (i = pr->device_start[dev]; i < pr->device_start[dev + 1]; i++) {
@@ -57,6 +57,10 @@ static int check_program(group *g, const pp_schedule *s, const pp_program *pr, c
                             "%s: device %d op %d is %s(%d,%d), the schedule's next pass differs", tag, dev, i,
                             pp_kind_name(op->kind), op->stage, op->microbatch);
                 c++;
+                /* an output for another device waits for its SEND */
+                if ((op->kind == PP_F && op->stage < S - 1 && s->stage_device[op->stage + 1] != dev) ||
+                    (op->kind != PP_F && op->kind != PP_W && op->stage > 0 && s->stage_device[op->stage - 1] != dev))
+                    if (++waiting > most_waiting) most_waiting = waiting;
                 if (!check(g, op->slot >= 0 && op->slot < pr->slots[dev], "%s: device %d op %d slot %d of %d", tag,
                            dev, i, op->slot, pr->slots[dev]))
                     { ok = 0; continue; }
@@ -91,6 +95,7 @@ static int check_program(group *g, const pp_schedule *s, const pp_program *pr, c
                 }
             } else {
                 sends++;
+                waiting--;
                 ok &= check(g, op->peer != dev && s->stage_device[op->stage] == dev, "%s: device %d SEND of stage %d",
                             tag, dev, op->stage);
             }
@@ -98,6 +103,9 @@ static int check_program(group *g, const pp_schedule *s, const pp_program *pr, c
         ok &= check(g, c == s->device_start[dev + 1], "%s: device %d program has %d of %d passes", tag, dev,
                     c - s->device_start[dev], s->device_start[dev + 1] - s->device_start[dev]);
         ok &= check(g, live == 0, "%s: device %d ends with %d live activations", tag, dev, live);
+        ok &= check(g, waiting == 0 && most_waiting == pr->send_buffers[dev],
+                    "%s: device %d: %d outputs never sent, most waiting %d, send_buffers %d", tag, dev, waiting,
+                    most_waiting, pr->send_buffers[dev]);
         ok &= check(g, pr->slots[dev] == peak && peak == max_live(s, dev),
                     "%s: device %d has %d slots, replay peak %d, schedule's live peak %d", tag, dev, pr->slots[dev], peak,
                     max_live(s, dev));
