@@ -14,10 +14,14 @@ ASAN_FLAGS = -fsanitize=address,undefined -fno-omit-frame-pointer
 
 .PHONY: all test bench asan clean
 
-all: ppsched
+all: ppsched train_cpu
 
 ppsched: examples/ppsched.c pp_sched.h
 	$(CC) $(CFLAGS) -o $@ examples/ppsched.c $(LDLIBS)
+
+# examples/train_cpu.c: a tiny GPT trained through a schedule on CPU threads
+train_cpu: examples/train_cpu.c pp_sched.h tests/gpt_ref.h tests/cpu_pipeline.h
+	$(CC) $(CFLAGS) -o $@ examples/train_cpu.c -lpthread $(LDLIBS)
 
 # tests/run_tests.sh compiles and runs everything in tests/ and exits
 # non-zero when a test fails; so does this target.
@@ -35,4 +39,4 @@ asan:
 	$(MAKE) test CFLAGS_EXTRA="$(ASAN_FLAGS)"
 
 clean:
-	rm -f ppsched bench/bench
+	rm -f ppsched train_cpu bench/bench

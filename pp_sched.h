@@ -100,9 +100,34 @@ API (one line each; status-returning calls fill err[PP_ERR_LEN] on failure)
    pp_sched_bounds(s, &b)              lower bounds on the makespan (work, path, Appendix E.2)
    pp_sched_bubble_growth(cfg, &g, err) O(p) (g=0) or O(n) (g=1) bubble, measured (Appendix E.1)
    pp_vhalf_o_p(times)                 Appendix E.1's condition for V-Half's O(p) bubble
+   pp_sched_lower(s, &prog, err)       per-device programs: computes, SEND/RECV, activation slots
+   pp_sched_check_deadlock(prog, stuck, err)  simulate blocking send/recv; names stuck ops
+   pp_program_free(prog), pp_op_type_name(t)
    pp_sched_print_ascii(f, s, color)   timeline like the paper's figures
    pp_sched_print_json(f, s)           one JSON object
+   pp_program_print(f, prog)           one line per device: ops, groups in { }, slots
    pp_status_string(st), pp_kind_name(k), pp_placement_name(p)
+
+LOWERING (pp_sched_lower; the full argument sits above its implementation)
+   program     per device, its passes as COMPUTE ops in the schedule's order,
+               plus a SEND on the producer's device and a RECV on the
+               consumer's for every dependency that crosses devices (none
+               where producer and consumer share a device: the turn of a V).
+   order       both ends of a transfer get one key, the consumer's start:
+               the RECV sits right before its consumer, the SEND after its
+               producer; a device's ops are sorted by (key, payload, stage,
+               microbatch) and those of one key form a group. Under NCCL's
+               rules (a send may block until its receive is posted, ops of
+               a group progress together) this cannot deadlock: the stuck
+               op with the smallest key always finds its partner posted.
+   slots       a (stage, microbatch) takes the lowest free slot of its device
+               at its RECV or F and frees it after its W (or BW); slots[d]
+               equals the schedule's peak in chunk activations
+               (peak_memory / stage_memory). 1f1b-r: a slot holds the stage
+               input its BW recomputes from, so slots count stage inputs
+               even when recompute_input = 0 makes peak_memory 0.
+   send buffers an output waits in a send buffer from its producer's end to
+               its SEND; send_buffers[d] counts the most at once.
 
 CONFIGURATION MACROS
    PP_SCHED_IMPLEMENTATION  emit the implementation in this translation unit
@@ -119,8 +144,8 @@ ERRORS, MEMORY, THREADS
    schedules at once. The library never prints unless asked, never exits.
 
 DOES NOT
-   run anything on GPUs (see pp_cuda.h), insert communication (see the
-   lowering), or model memory in bytes. Transient working memory of a pass
+   run anything on GPUs (see pp_cuda.h) or model memory in bytes. The
+   lowering places communication but does not move data. Transient working memory of a pass
    (e.g. the activations 1F1B-R recomputes inside its BW) is not counted.
 
 LIMITS
@@ -198,6 +223,8 @@ DECISIONS (where the paper is ambiguous, what this file does)
 
 REVISION HISTORY
    0.1.0  first release: framework, built-in schedules, printers.
+   (next) lowering to per-device programs (SEND/RECV, activation slots),
+          deadlock checker, program printer.
 */
 #ifndef PP_SCHED_H
 #define PP_SCHED_H
@@ -376,10 +403,57 @@ PP_SCHED_API pp_status pp_sched_from_order(const pp_order *order, const pp_confi
 PP_SCHED_API pp_status pp_sched_bounds(const pp_schedule *s, pp_bounds *out);
 PP_SCHED_API pp_status pp_sched_bubble_growth(const pp_config *cfg, int *grows, char *err);
 PP_SCHED_API int pp_vhalf_o_p(pp_times t);
+/* ---- lowering: one program per device (see LOWERING in the docs block) ---- */
+
+typedef enum pp_op_type { PP_OP_COMPUTE = 0, PP_OP_SEND = 1, PP_OP_RECV = 2 } pp_op_type;
+
+/* What a SEND/RECV carries: the output of F (to the next stage) or of B/BW
+   (the gradient for the previous stage's output). */
+typedef enum pp_payload { PP_ACTIVATION = 0, PP_GRADIENT = 1 } pp_payload;
+
+typedef struct pp_op {
+    pp_op_type type;
+    pp_kind kind;       /* COMPUTE: F, B, W or BW; ignored otherwise */
+    int stage;          /* COMPUTE: the pass's stage; SEND/RECV: the stage that PRODUCED the data */
+    int microbatch;
+    int peer;           /* SEND: destination device; RECV: source device; COMPUTE: -1 */
+    pp_payload what;    /* SEND/RECV only */
+    int slot;           /* COMPUTE and RECV: activation slot of the (stage, microbatch) the op
+                           works on on this device (a RECV writes the consumer's slot); SEND: -1 */
+    int group;          /* consecutive SEND/RECV ops of one device with the same group >= 0 are
+                           posted together (ncclGroupStart/End); -1: the op is a group of its own */
+    double time;        /* the point of the timeline the op belongs to (sorting key) */
+} pp_op;
+
+/* Per-device programs. Transparent: tests and other tools may fill one by
+   hand (allocator, slots and send_buffers may then be zero/NULL). */
+typedef struct pp_program {
+    int devices, stages, microbatches;
+    int num_ops;
+    pp_op *ops;            /* device-major, each device's ops in program order */
+    int *device_start;     /* [d+1]: ops of device i are [device_start[i], device_start[i+1]) */
+    int *slots;            /* [d]: activation slots device i needs (= most (stage, mb) live at once) */
+    int *send_buffers;     /* [d]: most outputs waiting for their SEND at once on device i */
+    pp_allocator allocator;
+} pp_program;
+
+/* Lowers a valid schedule (pp_sched_validate is run first); *out is freed
+   with pp_program_free. */
+PP_SCHED_API pp_status pp_sched_lower(const pp_schedule *s, pp_program **out, char *err);
+PP_SCHED_API void pp_program_free(pp_program *p);
+/* PP_OK when every device reaches its end; PP_ERR_DEADLOCK when some cannot
+   (err names the op each stuck device waits on, stuck[d] (may be NULL) gets
+   its index into p->ops, -1 for a device that finished);
+   PP_ERR_INVALID_SCHEDULE when the k-th send a->b and the k-th receive on b
+   from a carry different data, or a compute or send runs before its data is
+   on the device; PP_ERR_INVALID_ARG for out-of-range fields. */
+PP_SCHED_API pp_status pp_sched_check_deadlock(const pp_program *p, int *stuck, char *err);
+PP_SCHED_API const char *pp_op_type_name(pp_op_type t);
 
 #ifndef PP_SCHED_NO_STDIO
 PP_SCHED_API void pp_sched_print_ascii(FILE *f, const pp_schedule *s, int color);
 PP_SCHED_API void pp_sched_print_json(FILE *f, const pp_schedule *s);
+PP_SCHED_API void pp_program_print(FILE *f, const pp_program *p);
 #endif
 
 #ifdef __cplusplus
@@ -2446,6 +2520,475 @@ PP__DEF int pp_vhalf_o_p(pp_times t) {
     return t.w + 2 * t.b >= 2 * t.f && t.w + 2 * t.f >= 2 * t.b;
 }
 
+/* ---- lowering: per-device programs, slots, deadlock check ---------------- */
+/* pp_sched_lower turns a timed schedule into one program per device:
+   COMPUTE ops in the schedule's order, with SEND/RECV ops for every
+   dependency that crosses devices, and an activation slot for every op that
+   touches a (stage, microbatch).
+
+   Communication order. Every transfer (producer P on device a, consumer C
+   on device b) gets ONE key, t = start of C in the schedule, and both of
+   its ops carry it: the SEND on a, the RECV on b. On every device, an op
+   with key t sits after the computes that start before t and before those
+   that start at or after t; ops of one device with the same key form one
+   group (posted together, like ncclGroupStart/End); groups of a device run
+   in increasing key. The RECV therefore comes right before C (as late as
+   possible: the consumer's input arrives just when it is needed), and the
+   SEND after P (P ends before C starts in a valid schedule). Within a group
+   and on every channel a->b, ops are sorted by (key, payload, stage,
+   microbatch) on both sides, so the k-th send a->b is the k-th receive on b
+   from a (NCCL matches point-to-point calls in order).
+
+   Why it cannot deadlock under rendezvous semantics (a send may wait for
+   its receive; ops of one group progress together; computes never wait):
+   suppose some devices are stuck. Take the stuck group with the smallest
+   key t. Each of its ops has its partner op, with the same key t, in the
+   peer's program. The peer cannot be at a group of smaller key (t is the
+   smallest among stuck devices, and a device that is not stuck reaches its
+   next group or its end), and it cannot be past key t (it would have
+   completed its group t, which needs this op's partner to complete, which
+   needs this op). So the peer is posted at its group t, which holds the
+   partner: every op of the group is matched, and it completes.
+   Contradiction. The same argument works with every op alone (no groups),
+   because (key, payload, stage, microbatch) names each transfer once and
+   both of its ends sit at the same place of that one global order; groups
+   only let the exchanges of one step progress together (Megatron's
+   send_forward_recv_backward) instead of one after the other.
+   pp_sched_check_deadlock checks all this (and that data arrives before it
+   is used) by simulation, on any program, hand-built ones included. It
+   takes the worst case of NCCL's "may block": every send waits for its
+   receive; a program that finishes so also finishes when sends buffer.
+
+   Slots. A (stage, microbatch) gets the lowest free slot of its device at
+   the first op that touches it (the RECV of its input, or its F), and gives
+   it back after its W (split backward) or BW. The RECV stands right before
+   its F, so the slot count is the most (stage, microbatch) live at once:
+   the schedule's simulated peak in chunk activations (peak_memory * v).
+   1f1b-r keeps only a stage's input in its slot (BW recomputes the rest),
+   so there the slots count stage inputs (stage_memory may be 0). Outputs
+   are sent from a send buffer that lives from the end of their producer to
+   their SEND; send_buffers[d] is the most of those alive at once. */
+
+PP__DEF const char *pp_op_type_name(pp_op_type t) {
+    switch (t) {
+    case PP_OP_COMPUTE: return "COMPUTE";
+    case PP_OP_SEND: return "SEND";
+    case PP_OP_RECV: return "RECV";
+    }
+    return "?";
+}
+
+typedef struct pp__comm {
+    double key;
+    int what, stage, mb, peer, send, consumer_stage;
+} pp__comm;
+
+static int pp__cmp_comm(const void *pa, const void *pb) {
+    const pp__comm *a = (const pp__comm *)pa, *b = (const pp__comm *)pb;
+    if (a->key != b->key) return a->key < b->key ? -1 : 1;
+    if (a->what != b->what) return a->what - b->what;
+    if (a->stage != b->stage) return a->stage - b->stage;
+    if (a->mb != b->mb) return a->mb - b->mb;
+    if (a->peer != b->peer) return a->peer - b->peer;
+    return a->send - b->send;
+}
+
+/* The producer of pass p's cross-stage input: 1 and its (kind, stage), or 0. */
+static int pp__producer(const pp_schedule *s, const pp_pass *p, pp_kind *k, int *st) {
+    if (p->kind == PP_F && p->stage > 0) { *k = PP_F; *st = p->stage - 1; return 1; }
+    if ((p->kind == PP_B || p->kind == PP_BW) && p->stage < s->stages - 1) {
+        *k = s->split_backward ? PP_B : PP_BW;
+        *st = p->stage + 1;
+        return 1;
+    }
+    return 0;
+}
+
+PP__DEF void pp_program_free(pp_program *p) {
+    pp_allocator a;
+    if (!p) return;
+    a = p->allocator;
+    pp__mfree(&a, p);
+}
+
+PP__DEF pp_status pp_sched_lower(const pp_schedule *s, pp_program **out, char *err) {
+    int d, S, n, P, i, dev, transfers = 0, nops, ncomm = 0;
+    int *index = NULL, *slot_of = NULL, *free_list = NULL;
+    unsigned char *sends_out = NULL;
+    pp__comm *comm = NULL;
+    int *comm_start = NULL;
+    size_t off_ops, off_dstart, off_slots, off_sbuf, total;
+    pp_program *pr;
+    pp_allocator al;
+    pp_status st;
+    if (out) *out = NULL;
+    if (!s || !out) {
+        pp__err(err, "pp_sched_lower needs a schedule and an output pointer, got %s", !s ? "s = NULL" : "out = NULL");
+        return PP_ERR_INVALID_ARG;
+    }
+    st = pp_sched_validate(s, err);
+    if (st != PP_OK) return st;
+    d = s->devices; S = s->stages; n = s->microbatches; P = s->num_passes;
+    al = s->allocator;
+    if (!al.alloc || !al.free) al = pp__allocator(NULL);
+    /* count the transfers */
+    index = (int *)pp__malloc(&al, pp__size((size_t)4 * S * n, sizeof(int)));
+    if (!index) goto oom;
+    for (i = 0; i < 4 * S * n; i++) index[i] = -1;
+    for (i = 0; i < P; i++) {
+        const pp_pass *p = &s->passes[i];
+        index[pp__key(S, n, p->kind, p->stage, p->microbatch)] = i;
+    }
+    for (i = 0; i < P; i++) {
+        pp_kind k; int ps;
+        if (pp__producer(s, &s->passes[i], &k, &ps) && s->stage_device[ps] != s->passes[i].device) transfers++;
+    }
+    if ((long long)P + 2LL * transfers > INT_MAX / 2) {
+        pp__err(err, "%d passes and %d transfers are too many ops for an int index", P, transfers);
+        pp__mfree(&al, index);
+        return PP_ERR_OVERFLOW;
+    }
+    nops = P + 2 * transfers;
+    comm = (pp__comm *)pp__malloc(&al, pp__size((size_t)2 * transfers + 1, sizeof(pp__comm)));
+    comm_start = (int *)pp__malloc(&al, pp__size((size_t)d + 1, sizeof(int)));
+    sends_out = (unsigned char *)pp__malloc(&al, (size_t)P);
+    slot_of = (int *)pp__malloc(&al, pp__size((size_t)S * n, sizeof(int)));
+    free_list = (int *)pp__malloc(&al, pp__size((size_t)S * n + 1, sizeof(int)));
+    off_ops = pp__align8(sizeof(pp_program));
+    off_dstart = pp__align8(off_ops + pp__size((size_t)nops, sizeof(pp_op)));
+    off_slots = off_dstart + pp__size((size_t)d + 1, sizeof(int));
+    off_sbuf = off_slots + pp__size((size_t)d, sizeof(int));
+    total = off_sbuf + pp__size((size_t)d, sizeof(int));
+    pr = (pp_program *)pp__malloc(&al, total);
+    if (!comm || !comm_start || !sends_out || !slot_of || !free_list || !pr) {
+        pp__mfree(&al, pr);
+        goto oom;
+    }
+    memset(pr, 0, total);
+    pr->devices = d; pr->stages = S; pr->microbatches = n; pr->num_ops = nops;
+    pr->ops = (pp_op *)((char *)pr + off_ops);
+    pr->device_start = (int *)((char *)pr + off_dstart);
+    pr->slots = (int *)((char *)pr + off_slots);
+    pr->send_buffers = (int *)((char *)pr + off_sbuf);
+    pr->allocator = al;
+    memset(sends_out, 0, (size_t)P);
+    /* the comm ops of every device, device by device, then sorted by key */
+    for (dev = 0; dev < d; dev++) {
+        comm_start[dev] = ncomm;
+        for (i = 0; i < P; i++) {
+            const pp_pass *c = &s->passes[i];
+            pp_kind k; int ps, pi;
+            pp__comm x;
+            if (!pp__producer(s, c, &k, &ps) || s->stage_device[ps] == c->device) continue;
+            if (c->device != dev && s->stage_device[ps] != dev) continue;
+            pi = index[pp__key(S, n, k, ps, c->microbatch)];
+            x.key = c->start;
+            x.what = c->kind == PP_F ? PP_ACTIVATION : PP_GRADIENT;
+            x.stage = ps;
+            x.mb = c->microbatch;
+            x.consumer_stage = c->stage;
+            x.send = s->stage_device[ps] == dev;
+            x.peer = x.send ? c->device : s->stage_device[ps];
+            if (x.send) sends_out[pi] = 1;
+            comm[ncomm++] = x;
+        }
+        qsort(comm + comm_start[dev], (size_t)(ncomm - comm_start[dev]), sizeof(pp__comm), pp__cmp_comm);
+    }
+    comm_start[d] = ncomm;
+    /* merge: an op with key t goes before the first compute starting after t,
+       or at t with a nonzero duration (a W of zero time at t stays before it,
+       so the RECV still comes right before its consumer) */
+    {
+        int o = 0;
+        for (dev = 0; dev < d; dev++) {
+            int c = comm_start[dev], group = 0, used = 0, nfree = 0, live_sends = 0, k;
+            double last_key = 0;
+            int have_key = 0;
+            pr->device_start[dev] = o;
+            for (i = 0; i < S * n; i++) slot_of[i] = -1;
+            for (i = s->device_start[dev]; i <= s->device_start[dev + 1]; i++) {
+                const pp_pass *p = i < s->device_start[dev + 1] ? &s->passes[i] : NULL;
+                while (c < comm_start[dev + 1] && (!p || comm[c].key < p->start || (comm[c].key == p->start && p->end > p->start))) {
+                    pp_op *op = &pr->ops[o++];
+                    const pp__comm *x = &comm[c++];
+                    if (have_key && x->key != last_key) group++;
+                    have_key = 1;
+                    last_key = x->key;
+                    op->type = x->send ? PP_OP_SEND : PP_OP_RECV;
+                    op->kind = PP_F;
+                    op->stage = x->stage;
+                    op->microbatch = x->mb;
+                    op->peer = x->peer;
+                    op->what = (pp_payload)x->what;
+                    op->group = group;
+                    op->time = x->key;
+                    op->slot = -1;
+                    if (x->send) {
+                        live_sends--;
+                    } else {
+                        int key = x->consumer_stage * n + x->mb;
+                        if (slot_of[key] < 0) {
+                            slot_of[key] = nfree > 0 ? free_list[--nfree] : used++;
+                        }
+                        op->slot = slot_of[key];
+                    }
+                }
+                if (!p) break;
+                if (have_key) { group++; have_key = 0; }
+                {
+                    pp_op *op = &pr->ops[o++];
+                    int key = p->stage * n + p->microbatch;
+                    op->type = PP_OP_COMPUTE;
+                    op->kind = p->kind;
+                    op->stage = p->stage;
+                    op->microbatch = p->microbatch;
+                    op->peer = -1;
+                    op->what = PP_ACTIVATION;
+                    op->group = -1;
+                    op->time = p->start;
+                    if (slot_of[key] < 0) slot_of[key] = nfree > 0 ? free_list[--nfree] : used++;
+                    op->slot = slot_of[key];
+                    if (p->kind == PP_W || p->kind == PP_BW) {
+                        /* keep the free list sorted high..low so the lowest slot is reused first */
+                        int at = nfree++;
+                        while (at > 0 && free_list[at - 1] < op->slot) { free_list[at] = free_list[at - 1]; at--; }
+                        free_list[at] = op->slot;
+                        slot_of[key] = -2; /* done: a second F would be a schedule error */
+                    }
+                    if (sends_out[i]) live_sends++;
+                    if (live_sends > pr->send_buffers[dev]) pr->send_buffers[dev] = live_sends;
+                }
+                k = used - nfree;
+                if (k > pr->slots[dev]) pr->slots[dev] = k;
+            }
+        }
+        pr->device_start[d] = o;
+        PP_ASSERT(o == nops);
+    }
+    pp__mfree(&al, index);
+    pp__mfree(&al, comm);
+    pp__mfree(&al, comm_start);
+    pp__mfree(&al, sends_out);
+    pp__mfree(&al, slot_of);
+    pp__mfree(&al, free_list);
+    *out = pr;
+    return PP_OK;
+oom:
+    pp__mfree(&al, index);
+    pp__mfree(&al, comm);
+    pp__mfree(&al, comm_start);
+    pp__mfree(&al, sends_out);
+    pp__mfree(&al, slot_of);
+    pp__mfree(&al, free_list);
+    pp__err(err, "out of memory lowering %s (d=%d, n=%d)", s->name, s->devices, s->microbatches);
+    return PP_ERR_OUT_OF_MEMORY;
+}
+
+/* end of the group that starts at op i of device dev */
+static int pp__group_end(const pp_program *p, int dev, int i) {
+    int e = p->device_start[dev + 1], j = i + 1;
+    if (p->ops[i].type == PP_OP_COMPUTE || p->ops[i].group < 0) return j;
+    while (j < e && p->ops[j].type != PP_OP_COMPUTE && p->ops[j].group == p->ops[i].group) j++;
+    return j;
+}
+
+static void pp__op_text(const pp_op *op, char *buf, size_t len) {
+    if (op->type == PP_OP_COMPUTE)
+        snprintf(buf, len, "%s(stage %d, mb %d)", pp_kind_name(op->kind), op->stage, op->microbatch);
+    else
+        snprintf(buf, len, "%s %s of stage %d mb %d %s device %d", pp_op_type_name(op->type),
+                 op->what == PP_ACTIVATION ? "activation" : "gradient", op->stage, op->microbatch,
+                 op->type == PP_OP_SEND ? "to" : "from", op->peer);
+}
+
+/* Simulates the programs: computes run when their inputs are on the device;
+   a group's ops are posted together and each completes when its partner
+   (the k-th send a->b pairs with the k-th receive on b from a) is posted
+   too; a device leaves a group when all its ops completed. */
+PP__DEF pp_status pp_sched_check_deadlock(const pp_program *p, int *stuck, char *err) {
+    int d, S, n, N, i, dev, progress, left;
+    int *partner = NULL, *seq = NULL, *cnt = NULL, *chan_off = NULL, *chan_ops = NULL, *pc = NULL;
+    unsigned char *done = NULL, *have = NULL;
+    pp_allocator al;
+    pp_status st = PP_OK;
+    char a[96], b[96];
+    if (!p || !p->ops || !p->device_start || p->devices < 1 || p->stages < 1 || p->microbatches < 1) {
+        pp__err(err, "pp_sched_check_deadlock needs a program with devices, stages, microbatches >= 1 and ops");
+        return PP_ERR_INVALID_ARG;
+    }
+    d = p->devices; S = p->stages; n = p->microbatches; N = p->num_ops;
+    if (p->device_start[0] != 0 || p->device_start[d] != N) {
+        pp__err(err, "device_start must run from 0 to num_ops (%d), got %d..%d", N, p->device_start[0], p->device_start[d]);
+        return PP_ERR_INVALID_ARG;
+    }
+    for (dev = 0; dev < d; dev++) {
+        if (p->device_start[dev] > p->device_start[dev + 1]) {
+            pp__err(err, "device_start must not decrease, device %d starts at %d and ends at %d", dev,
+                    p->device_start[dev], p->device_start[dev + 1]);
+            return PP_ERR_INVALID_ARG;
+        }
+        for (i = p->device_start[dev]; i < p->device_start[dev + 1]; i++) {
+            const pp_op *op = &p->ops[i];
+            int bad = op->stage < 0 || op->stage >= S || op->microbatch < 0 || op->microbatch >= n;
+            if (op->type == PP_OP_COMPUTE) bad |= (int)op->kind < 0 || (int)op->kind > 3;
+            else if (op->type == PP_OP_SEND || op->type == PP_OP_RECV)
+                bad |= op->peer < 0 || op->peer >= d || op->peer == dev ||
+                       (op->what != PP_ACTIVATION && op->what != PP_GRADIENT);
+            else bad = 1;
+            if (bad) {
+                pp__err(err, "op %d of device %d is out of range (type %d, kind %d, stage %d of %d, mb %d of %d, peer %d)",
+                        i - p->device_start[dev], dev, (int)op->type, (int)op->kind, op->stage, S, op->microbatch, n,
+                        op->peer);
+                return PP_ERR_INVALID_ARG;
+            }
+        }
+    }
+    al = p->allocator;
+    if (!al.alloc || !al.free) al = pp__allocator(NULL);
+    partner = (int *)pp__malloc(&al, pp__size((size_t)N + 1, sizeof(int)));
+    seq = (int *)pp__malloc(&al, pp__size((size_t)N + 1, sizeof(int)));
+    cnt = (int *)pp__malloc(&al, pp__size((size_t)2 * d * d, sizeof(int)));
+    chan_off = (int *)pp__malloc(&al, pp__size((size_t)2 * d * d + 1, sizeof(int)));
+    chan_ops = (int *)pp__malloc(&al, pp__size((size_t)N + 1, sizeof(int)));
+    pc = (int *)pp__malloc(&al, pp__size((size_t)d, sizeof(int)));
+    done = (unsigned char *)pp__malloc(&al, (size_t)N + 1);
+    have = (unsigned char *)pp__malloc(&al, pp__size((size_t)d * 2 * S, (size_t)n));
+    if (!partner || !seq || !cnt || !chan_off || !chan_ops || !pc || !done || !have) {
+        pp__err(err, "out of memory checking %d ops", N);
+        st = PP_ERR_OUT_OF_MEMORY;
+        goto end;
+    }
+    memset(done, 0, (size_t)N + 1);
+    memset(have, 0, (size_t)d * 2 * S * n);
+    memset(cnt, 0, sizeof(int) * 2 * d * d);
+    /* channel c = (src*d + dst)*2 + (0 send side, 1 receive side); seq = order on the channel */
+    for (dev = 0; dev < d; dev++)
+        for (i = p->device_start[dev]; i < p->device_start[dev + 1]; i++) {
+            const pp_op *op = &p->ops[i];
+            int c;
+            partner[i] = -1;
+            if (op->type == PP_OP_COMPUTE) continue;
+            c = op->type == PP_OP_SEND ? (dev * d + op->peer) * 2 : (op->peer * d + dev) * 2 + 1;
+            seq[i] = cnt[c]++;
+        }
+    chan_off[0] = 0;
+    for (i = 0; i < 2 * d * d; i++) chan_off[i + 1] = chan_off[i] + cnt[i];
+    for (dev = 0; dev < d; dev++)
+        for (i = p->device_start[dev]; i < p->device_start[dev + 1]; i++) {
+            const pp_op *op = &p->ops[i];
+            int c;
+            if (op->type == PP_OP_COMPUTE) continue;
+            c = op->type == PP_OP_SEND ? (dev * d + op->peer) * 2 : (op->peer * d + dev) * 2 + 1;
+            chan_ops[chan_off[c] + seq[i]] = i;
+        }
+    for (i = 0; i < d * d; i++) {
+        int k, ns = cnt[2 * i], nr = cnt[2 * i + 1];
+        for (k = 0; k < ns && k < nr; k++) {
+            int si = chan_ops[chan_off[2 * i] + k], ri = chan_ops[chan_off[2 * i + 1] + k];
+            const pp_op *x = &p->ops[si], *y = &p->ops[ri];
+            if (x->what != y->what || x->stage != y->stage || x->microbatch != y->microbatch) {
+                pp__op_text(x, a, sizeof a);
+                pp__op_text(y, b, sizeof b);
+                pp__err(err, "send %d from device %d to %d is '%s' but the matching receive is '%s': both sides must "
+                        "order a channel's transfers alike", k, i / d, i % d, a, b);
+                st = PP_ERR_INVALID_SCHEDULE;
+                goto end;
+            }
+            partner[si] = ri;
+            partner[ri] = si;
+        }
+    }
+    for (dev = 0; dev < d; dev++) pc[dev] = p->device_start[dev];
+    do {
+        progress = 0;
+        for (dev = 0; dev < d; dev++) {
+            unsigned char *h = have + (size_t)dev * 2 * S * n;
+            while (pc[dev] < p->device_start[dev + 1]) {
+                const pp_op *op = &p->ops[pc[dev]];
+                int e = pp__group_end(p, dev, pc[dev]), all = 1, k;
+                if (op->type == PP_OP_COMPUTE) {
+                    int s_ = op->stage, j = op->microbatch, ok = 1;
+                    if (op->kind == PP_F) ok = s_ == 0 || h[(0 * S + s_ - 1) * n + j];
+                    else if (op->kind == PP_W) ok = h[(1 * S + s_) * n + j];
+                    else ok = h[(0 * S + s_) * n + j] && (s_ == S - 1 || h[(1 * S + s_ + 1) * n + j]);
+                    if (!ok) {
+                        pp__op_text(op, a, sizeof a);
+                        pp__err(err, "device %d runs %s (op %d) before its input is on the device", dev, a,
+                                pc[dev] - p->device_start[dev]);
+                        st = PP_ERR_INVALID_SCHEDULE;
+                        goto end;
+                    }
+                    if (op->kind == PP_F) h[(0 * S + s_) * n + j] = 1;
+                    else if (op->kind != PP_W) h[(1 * S + s_) * n + j] = 1;
+                    pc[dev]++;
+                    progress = 1;
+                    continue;
+                }
+                for (k = pc[dev]; k < e; k++) {
+                    int q = partner[k], pd;
+                    if (done[k]) continue;
+                    if (q < 0) { all = 0; continue; }
+                    pd = p->ops[k].peer;
+                    if (q >= pc[pd] && pc[pd] < p->device_start[pd + 1] && q < pp__group_end(p, pd, pc[pd]) &&
+                        p->ops[pc[pd]].type != PP_OP_COMPUTE) {
+                        int si = p->ops[k].type == PP_OP_SEND ? k : q, ri = si == k ? q : k;
+                        int sd = p->ops[ri].peer, rd = p->ops[si].peer;
+                        const pp_op *x = &p->ops[si];
+                        size_t at = (size_t)(x->what * S + x->stage) * n + x->microbatch;
+                        if (!have[(size_t)sd * 2 * S * n + at]) {
+                            pp__op_text(x, a, sizeof a);
+                            pp__err(err, "device %d posts '%s' before it has computed that data", sd, a);
+                            st = PP_ERR_INVALID_SCHEDULE;
+                            goto end;
+                        }
+                        have[(size_t)rd * 2 * S * n + at] = 1;
+                        done[k] = done[q] = 1;
+                    } else {
+                        all = 0;
+                    }
+                }
+                if (!all) break;
+                pc[dev] = e;
+                progress = 1;
+            }
+        }
+    } while (progress);
+    left = 0;
+    for (dev = 0; dev < d; dev++) {
+        int stuck_at = pc[dev] < p->device_start[dev + 1] ? pc[dev] : -1;
+        if (stuck) stuck[dev] = stuck_at;
+        if (stuck_at >= 0) left++;
+    }
+    if (left) {
+        /* name the op each stuck device waits on (the first incomplete op of its group) */
+        size_t len = 0;
+        char msg[PP_ERR_LEN];
+        msg[0] = '\0';
+        len = (size_t)snprintf(msg, sizeof msg, "deadlock, %d of %d devices stuck:", left, d);
+        for (dev = 0; dev < d && len < sizeof msg; dev++) {
+            int k, e;
+            if (pc[dev] >= p->device_start[dev + 1]) continue;
+            e = pp__group_end(p, dev, pc[dev]);
+            for (k = pc[dev]; k < e - 1 && done[k]; k++) {}
+            pp__op_text(&p->ops[k], a, sizeof a);
+            len += (size_t)snprintf(msg + len, sizeof msg - len, " device %d at op %d (%s%s);", dev,
+                                    k - p->device_start[dev], a, partner[k] < 0 ? ", never matched" : "");
+        }
+        pp__err(err, "%s", msg);
+        st = PP_ERR_DEADLOCK;
+    }
+end:
+    pp__mfree(&al, partner);
+    pp__mfree(&al, seq);
+    pp__mfree(&al, cnt);
+    pp__mfree(&al, chan_off);
+    pp__mfree(&al, chan_ops);
+    pp__mfree(&al, pc);
+    pp__mfree(&al, done);
+    pp__mfree(&al, have);
+    return st;
+}
+
 /* ---- printers ----------------------------------------------------------- */
 #ifndef PP_SCHED_NO_STDIO
 
@@ -2560,6 +3103,43 @@ PP__DEF void pp_sched_print_json(FILE *f, const pp_schedule *s) {
                 i + 1 < s->num_passes ? "," : "");
     }
     fprintf(f, " ]}\n");
+}
+/* device 0 (2 slots): F0.0#0 {S>1 a0.0} F0.1#1 {S>1 a0.1 R<1 g1.0} BW0.0#0 ...
+   F/B/W/BW stage.microbatch#slot; S>peer / R<peer a|g stage.microbatch
+   (a = activation, g = gradient, of the producing stage); { } = one group. */
+PP__DEF void pp_program_print(FILE *f, const pp_program *p) {
+    int dev, i;
+    if (!p) return;
+    for (dev = 0; dev < p->devices; dev++) {
+        int open = 0, prev_group = -1;
+        fprintf(f, "device %d", dev);
+        if (p->slots) fprintf(f, " (%d slots)", p->slots[dev]);
+        fputc(':', f);
+        for (i = p->device_start[dev]; i < p->device_start[dev + 1]; i++) {
+            const pp_op *op = &p->ops[i];
+            if (open && (op->type == PP_OP_COMPUTE || op->group < 0 || op->group != prev_group)) {
+                fputc('}', f);
+                open = 0;
+            }
+            if (op->type == PP_OP_COMPUTE) {
+                fprintf(f, " %s%d.%d", pp_kind_name(op->kind), op->stage, op->microbatch);
+                if (op->slot >= 0) fprintf(f, "#%d", op->slot);
+                continue;
+            }
+            if (!open) {
+                fputs(" {", f);
+                open = 1;
+            } else {
+                fputc(' ', f);
+            }
+            prev_group = op->group;
+            fprintf(f, "%s%d %c%d.%d", op->type == PP_OP_SEND ? "S>" : "R<", op->peer,
+                    op->what == PP_ACTIVATION ? 'a' : 'g', op->stage, op->microbatch);
+            if (op->group < 0) { fputc('}', f); open = 0; }
+        }
+        if (open) fputc('}', f);
+        fputc('\n', f);
+    }
 }
 #endif /* PP_SCHED_NO_STDIO */
 

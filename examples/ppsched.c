@@ -43,7 +43,11 @@ static const char *usage_text =
     "      --times F,B,W[,COMM] pass times for one device's share of the model\n"
     "                           (default 1,1,1,0); COMM is added on every\n"
     "                           dependency that crosses devices\n"
-    "      --format ascii|json  output format (default ascii)\n"
+    "      --format ascii|json|program  output format (default ascii); program:\n"
+    "                           the per-device programs of pp_sched_lower, checked\n"
+    "                           for deadlock (F0.1#2 = F of stage 0, microbatch 1 in\n"
+    "                           slot 2; {S>1 a0.1 R<1 g1.0} = one group: send the\n"
+    "                           activation to device 1, receive a gradient from it)\n"
     "      --no-reorder         skip the Appendix C warm-up/cool-down reordering\n"
     "      --mem-limit X        v-auto, zb-auto: activation memory limit per device,\n"
     "                           in units (1F1B's device 0 holds d); default d\n"
@@ -293,7 +297,8 @@ int main(int argc, char **argv) {
         } else if (IS(NULL, "--format")) {
             if (strcmp(value, "ascii") == 0) json = 0;
             else if (strcmp(value, "json") == 0) json = 1;
-            else return usage_error("%s must be ascii or json, got '%s'", arg, value);
+            else if (strcmp(value, "program") == 0) json = 2;
+            else return usage_error("%s must be ascii, json or program, got '%s'", arg, value);
         } else if (IS(NULL, "--recompute-input")) {
             if (!parse_real(value, &cfg.recompute_input))
                 return usage_error("%s needs a finite number >= 0, got '%s'", arg, value);
@@ -340,7 +345,18 @@ int main(int argc, char **argv) {
         int grows;
         if (pp_sched_bubble_growth(&cfg, &grows, NULL) == PP_OK) s->bubble_growth = grows;
     }
-    if (json) {
+    if (json == 2) {
+        pp_program *prog = NULL;
+        st = pp_sched_lower(s, &prog, err);
+        if (st == PP_OK) st = pp_sched_check_deadlock(prog, NULL, err);
+        if (prog) pp_program_print(stdout, prog);
+        pp_program_free(prog);
+        if (st != PP_OK) {
+            fprintf(stderr, "ppsched: %s\n", err);
+            pp_sched_free(s);
+            return 1;
+        }
+    } else if (json) {
         pp_sched_print_json(stdout, s);
     } else {
         if (color < 0) {

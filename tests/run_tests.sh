@@ -40,6 +40,27 @@ fi
 step "test_auto: v-auto, zb-auto, lower bounds, bubble growth" \
     sh -c "$CC $CFLAGS '$here/test_auto.c' -o '$out/test_auto' -lm && '$out/test_auto'"
 
+# Test programs that print their own groups: build, then run.
+program() { # program NAME EXTRA_LIBS...
+    name=$1
+    shift
+    if $CC $CFLAGS "$here/$name.c" -o "$out/$name" "$@" -lm >"$out/log" 2>&1; then
+        echo "[ok] build $name"
+        passed=$((passed + 1))
+        if "$out/$name"; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
+    else
+        echo "[FAIL] build $name"
+        sed 's/^/    /' "$out/log" | tail -n 40
+        failed=$((failed + 1))
+    fi
+}
+program test_lower     # lowering, slots, deadlock checker
+program test_gpt_ref   # the reference model's backwards against finite differences
+program test_runtime -lpthread   # pipelined gradients = one-device gradients, every schedule
+
+# examples/train_cpu.c: --check compares one pipelined step with one device, then a few steps train.
+step "train_cpu --check (v-half d=4 n=8, 1f1b-r d=3 n=5, 5 steps each); bad -d exits 2" sh -c "$CC $CFLAGS '$here/../examples/train_cpu.c' -o '$out/train_cpu' -lpthread -lm && '$out/train_cpu' -s v-half -d 4 -n 8 --steps 5 --channels 16 --seq 8 --check --data '$here/../data/pipeline.txt' && '$out/train_cpu' -s 1f1b-r -d 3 -n 5 --steps 5 --channels 16 --seq 8 --check --data '$here/../data/pipeline.txt' && { '$out/train_cpu' -d 0 2>/dev/null; test \$? -eq 2; }"
+
 # The header is warning-free in a strict C99 build (the implementation included).
 step "strict C99 warnings (-Wall -Wextra -Wpedantic -Werror)" \
     $CC -std=c99 -Wall -Wextra -Wpedantic -Werror -c "$here/two_tu_a.c" -o "$out/strict.o"

@@ -1,5 +1,5 @@
 // test_cpp.cpp - pp_sched.h with its implementation compiled as C++ (-std=c++11).
-// Builds one schedule, validates it; exits 0 on success.
+// Builds one schedule, validates, lowers and deadlock-checks it; exits 0 on success.
 #define PP_SCHED_IMPLEMENTATION
 #include "../pp_sched.h"
 
@@ -21,6 +21,14 @@ int main() {
         pp_sched_free(s);
         return 1;
     }
+    pp_program *prog = NULL;
+    if (pp_sched_lower(s, &prog, err) != PP_OK || pp_sched_check_deadlock(prog, NULL, err) != PP_OK) {
+        std::fprintf(stderr, "test_cpp: lower: %s\n", err);
+        pp_program_free(prog);
+        pp_sched_free(s);
+        return 1;
+    }
+    pp_program_free(prog);
     std::printf("test_cpp: %s d=%d n=%d makespan %g, bubble rate %.4f\n", s->name, s->devices, s->microbatches, s->makespan,
                 s->bubble_rate);
     pp_sched_free(s);
