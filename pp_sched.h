@@ -2251,11 +2251,45 @@ static pp_status pp__interleaved_official(const pp_config *cfg, int d, int v, in
     return st;
 }
 
+/* Breadth-first looped schedule (PyTorch's ScheduleLoopedBFS, the
+   breadth-first end of Llama 3's depth-first/breadth-first knob): each
+   device runs the forwards of its chunks in order, every microbatch of a
+   chunk before the next chunk, then the backwards of its chunks in reverse,
+   microbatches in reverse. Combined backward; memory grows with n. */
+static pp_status pp__looped_bfs(const pp_config *cfg, int d, int v, int n, pp_schedule **out, char *err) {
+    pp_allocator al = pp__allocator(&cfg->allocator);
+    int S = d * v, P = S * n * 2, dev, c = 0, k, j;
+    pp_pass *ps;
+    pp_order o;
+    pp_status st;
+    ps = (pp_pass *)pp__malloc(&al, pp__size((size_t)P, sizeof(pp_pass)));
+    if (!ps) { pp__err(err, "out of memory"); return PP_ERR_OUT_OF_MEMORY; }
+    for (dev = 0; dev < d; dev++) {
+        for (k = 0; k < v; k++)
+            for (j = 0; j < n; j++, c++) {
+                ps[c].device = dev; ps[c].stage = k * d + dev; ps[c].microbatch = j; ps[c].kind = PP_F;
+                ps[c].start = ps[c].end = 0;
+            }
+        for (k = v - 1; k >= 0; k--)
+            for (j = n - 1; j >= 0; j--, c++) {
+                ps[c].device = dev; ps[c].stage = k * d + dev; ps[c].microbatch = j; ps[c].kind = PP_BW;
+                ps[c].start = ps[c].end = 0;
+            }
+    }
+    PP_ASSERT(c == P);
+    o.name = "looped-bfs";
+    o.devices = d; o.stages = S; o.microbatches = n; o.stage_device = NULL; o.passes = ps; o.count = P;
+    st = pp_sched_from_order(&o, cfg, out, err);
+    if (st == PP_OK) (*out)->placement = PP_PLACE_LOOPED;
+    pp__mfree(&al, ps);
+    return st;
+}
+
 /* ---- the built-in schedules --------------------------------------------- */
 
 enum {
     PP__GPIPE, PP__1F1B, PP__EAGER, PP__INTERLEAVED, PP__INTERLEAVED_U, PP__ZBH1, PP__ZBH2, PP__1F1BV, PP__VMIN,
-    PP__VHALF, PP__VZB, PP__1F1BR, PP__VAUTO, PP__ZBAUTO, PP__ZB1P, PP__ZB2P, PP__NSCHED
+    PP__VHALF, PP__VZB, PP__1F1BR, PP__VAUTO, PP__ZBAUTO, PP__ZB1P, PP__ZB2P, PP__LOOPEDBFS, PP__NSCHED
 };
 
 static const pp_sched_info pp__infos[PP__NSCHED] = {
@@ -2275,6 +2309,7 @@ static const pp_sched_info pp__infos[PP__NSCHED] = {
     {"zb-auto", "adaptive zero bubble, one stage per device: least makespan within mem_limit"},
     {"zb-1p", "zb-auto at 1F1B's memory (limit d)"},
     {"zb-2p", "zb-auto at twice 1F1B's memory (limit 2d)"},
+    {"looped-bfs", "looped placement, breadth-first: every forward of a chunk before the next (PyTorch's LoopedBFS)"},
 };
 
 PP__DEF int pp_sched_count(void) { return PP__NSCHED; }
@@ -2312,7 +2347,7 @@ PP__DEF pp_status pp_sched_build(const pp_config *cfg, pp_schedule **out, char *
     if (id == PP__NSCHED) {
         pp__err(err, "unknown schedule '%.40s'; known: gpipe, 1f1b, eager-1f1b, interleaved-1f1b, "
                      "interleaved-1f1b-u, zb-h1, zb-h2, 1f1b-v, v-min, v-half, v-zb, 1f1b-r, v-auto, zb-auto, "
-                     "zb-1p, zb-2p", name);
+                     "zb-1p, zb-2p, looped-bfs", name);
         return PP_ERR_UNKNOWN_SCHEDULE;
     }
     name = pp__infos[id].name;
@@ -2329,6 +2364,7 @@ PP__DEF pp_status pp_sched_build(const pp_config *cfg, pp_schedule **out, char *
     switch (id) {
     case PP__INTERLEAVED:
     case PP__INTERLEAVED_U:
+    case PP__LOOPEDBFS:
         v = cfg->chunks ? cfg->chunks : 2;
         if (v < 2) { pp__err(err, "%s needs chunks >= 2 (chunks = 1 is plain 1f1b), got %d", name, v); return PP_ERR_INVALID_ARG; }
         break;
@@ -2393,6 +2429,10 @@ PP__DEF pp_status pp_sched_build(const pp_config *cfg, pp_schedule **out, char *
         split = 0;
         st = pp__interleaved_uniform_block(d, v, &al, &blk, err);
         break;
+    case PP__LOOPEDBFS:
+        split = 0;
+        st = pp__looped_bfs(cfg, d, v, n, &s, err);
+        break;
     case PP__INTERLEAVED:
         if (n % d != 0) {
             pp__err(err, "interleaved-1f1b (Megatron) needs microbatches to be a multiple of devices, got n=%d, d=%d; "
@@ -2423,7 +2463,7 @@ PP__DEF pp_status pp_sched_build(const pp_config *cfg, pp_schedule **out, char *
     }
     /* the classic schedules are defined by their order: they are not reordered */
     if (st == PP_OK && !cfg->no_reorder && id != PP__GPIPE && id != PP__1F1B && id != PP__EAGER &&
-        id != PP__INTERLEAVED && id != PP__1F1BR && id != PP__VAUTO && id != PP__ZBAUTO && id != PP__ZB1P &&
+        id != PP__INTERLEAVED && id != PP__1F1BR && id != PP__LOOPEDBFS && id != PP__VAUTO && id != PP__ZBAUTO && id != PP__ZB1P &&
         id != PP__ZB2P) /* the adaptive ones reorder their candidates themselves */
         st = pp_reorder(s, err);
     if (st == PP_OK) {

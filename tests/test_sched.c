@@ -114,6 +114,7 @@ static const expect g_expect[] = {
     {"zb-auto", PP_PLACE_SEQUENTIAL, 1, 1, 0},
     {"zb-1p", PP_PLACE_SEQUENTIAL, 1, 1, 0},
     {"zb-2p", PP_PLACE_SEQUENTIAL, 1, 1, 0},
+    {"looped-bfs", PP_PLACE_LOOPED, 0, 2, 0},
 };
 
 /* The adaptive schedules search many blocks per build: the grid keeps them
@@ -714,6 +715,13 @@ static void test_paper_memory(void) {
                 check(&g, max_of(pk, d) <= 2 * d + 1e-9, "zb-h2 d=%d n=%d: peak %g > 2d", d, n, max_of(pk, d));
                 pp_sched_free(s);
             } else check(&g, 0, "zb-h2 d=%d n=%d: %s", d, n, err);
+            /* Looped BFS: every forward of both chunks before any backward:
+               2n chunk activations of 1/2 unit = n units on every device. */
+            if ((s = build("looped-bfs", d, n, mk_times(0, 0, 0, 0), 0, &st, err)) != NULL) {
+                sim_peak(s, pk);
+                for (i = 0; i < d; i++) check(&g, near(pk[i], n), "looped-bfs d=%d n=%d device %d: peak %g, expected n", d, n, i, pk[i]);
+                pp_sched_free(s);
+            } else check(&g, 0, "looped-bfs d=%d n=%d: %s", d, n, err);
             /* GPipe: every device holds all n microbatches before any backward. */
             if ((s = build("gpipe", d, n, mk_times(0, 0, 0, 0), 0, &st, err)) != NULL) {
                 sim_peak(s, pk);
@@ -844,6 +852,15 @@ static void test_bubble_zb_v(void) {
             check(&gi, near(raw2, n * 3.1 + (d - 1) * 3.1 / 2), "interleaved-1f1b d=%d n=%d times (1.3,1.1,0.7): makespan %g, n(F+B+W)+(d-1)(F+B+W)/2 = %g", d, n, raw2, n * 3.1 + (d - 1) * 3.1 / 2);
             check(&gi, re <= want + 1e-9, "interleaved-1f1b d=%d n=%d: makespan %g above 3n+1.5(d-1) = %g", d, n, re, want);
             check(&gi, 1 - 3.0 * n / re < 1 - 3.0 * n / f1, "interleaved-1f1b d=%d n=%d: bubble not below 1f1b's", d, n);
+            /* Breadth-first looped (Lamy-Poirier 2023): the same bubble as
+               depth-first interleaving, (d-1)(F+B+W)/v, for any n >= d; it
+               keeps every forward until the backwards start: n units. */
+            {
+                double bfs = makespan_of("looped-bfs", d, n, unit, 0, &gi);
+                check(&gi, near(bfs, want), "looped-bfs d=%d n=%d: makespan %g, 3n+1.5(d-1) = %g", d, n, bfs, want);
+                bfs = makespan_of("looped-bfs", d, n + 1, unit, 0, &gi);
+                check(&gi, near(bfs, want + 3), "looped-bfs d=%d n=%d: makespan %g, 3n+1.5(d-1) = %g", d, n + 1, bfs, want + 3);
+            }
             /* Appendix H: the uniform-interval variant has the official one's bubble
                rate: its makespan is never above 3n+1.5(d-1), which is below 1F1B's. */
             check(&gi, u <= want + 1e-9, "interleaved-1f1b-u d=%d n=%d: makespan %g above the official's 3n+1.5(d-1) = %g", d, n, u, want);
