@@ -71,7 +71,9 @@ int main(void) {
     /* The adaptive schedules search many blocks per build: how the time
        grows with d and n, at their default limit (d units, 1F1B's peak). */
     {
-        static const int dn[][2] = {{4, 32}, {8, 64}, {16, 128}, {32, 256}, {64, 512}};
+        /* d=64, n=512 is left out: v-auto takes minutes there today (the
+           search is O(d) blocks, each squeezed at 2d microbatches) */
+        static const int dn[][2] = {{4, 32}, {8, 64}, {16, 128}, {32, 256}};
         static const char *names[] = {"v-auto", "zb-auto"};
         int k, j;
         printf("\nadaptive schedules at mem_limit = d (one build each)\n");
