@@ -2732,9 +2732,17 @@ static double pp__tick_step(double span) {
     return step;
 }
 
+/* Memory change of a pass on its device: F adds at its start, W or BW
+   removes at its end; 0 for passes that change nothing. */
+static int pp__mem_event(const pp_schedule *s, const pp_pass *p, double *x, double *m) {
+    if (p->kind == PP_F) { *x = p->start; *m = s->stage_memory[p->stage]; return 1; }
+    if (p->kind == PP_W || p->kind == PP_BW) { *x = p->end; *m = -s->stage_memory[p->stage]; return 1; }
+    return 0;
+}
+
 PP__DEF pp_status pp_sched_print_svg(FILE *f, const pp_schedule *s, int flags, char *err) {
     /* layout in px: left label column, timeline rows, axis, optional memory panels, footer */
-    const double L = 78, PW = 960, R = 24, RH = 26, GAP = 4, TOP = 84, MH = 40;
+    const double L = 78, PW = 960, R = 60, RH = 26, GAP = 4, TOP = 84, MH = 40;
     /* F blue, B (input) green, W orange, BW (combined) purple; dark = even chunk, light = odd chunk */
     static const char *fill[4][2] = {{"#2f6db5", "#9cc3ee"}, {"#2a9d55", "#a3dcb5"}, {"#d98c10", "#f6cf85"},
                                      {"#7a4fb0", "#c9b2e6"}};
@@ -2778,7 +2786,8 @@ PP__DEF pp_status pp_sched_print_svg(FILE *f, const pp_schedule *s, int flags, c
             x += 7.2 * (double)strlen(names[i]) + 18;
         }
         if (s->chunks > 1)
-            fprintf(f, "<text x=\"%g\" y=\"66\" font-size=\"12\">dark = chunk 0, light = chunk 1</text>\n", x);
+            fprintf(f, "<text x=\"%g\" y=\"66\" font-size=\"12\">%s</text>\n", x,
+                    s->chunks == 2 ? "dark = chunk 0, light = chunk 1" : "dark = even chunk, light = odd chunk");
     }
     for (dev = 0; dev < d; dev++) {
         double y = TOP + dev * (RH + GAP);
@@ -2814,22 +2823,27 @@ PP__DEF pp_status pp_sched_print_svg(FILE *f, const pp_schedule *s, int flags, c
     if (memory) {
         for (dev = 0; dev < d; dev++) {
             double y0 = mem_y + dev * (MH + GAP), base = y0 + MH, cur = 0, ys = maxpeak > 0 ? (MH - 4) / maxpeak : 0;
+            double px = 0, pm = 0;
             fprintf(f, "<text x=\"%g\" y=\"%g\" font-size=\"11\" text-anchor=\"end\">memory %d</text>\n", L - 8,
                     y0 + MH * 0.6, dev);
             fprintf(f, "<rect x=\"%g\" y=\"%g\" width=\"%g\" height=\"%g\" fill=\"#f7f7f7\"/>\n", L, y0, PW, MH);
             fprintf(f, "<polyline fill=\"none\" stroke=\"#b03030\" stroke-width=\"1.5\" points=\"%g,%g", L, base);
+            /* F allocates at its start, W or BW frees at its end; changes at
+               one instant are drawn as one step */
             for (i = s->device_start[dev]; i < s->device_start[dev + 1]; i++) {
-                const pp_pass *p = &s->passes[i];
-                double x, m = s->stage_memory[p->stage];
-                if (p->kind == PP_F) x = L + p->start * sx;
-                else if (p->kind == PP_W || p->kind == PP_BW) { x = L + p->end * sx; m = -m; }
-                else continue;
-                fprintf(f, " %.2f,%.2f", x, base - cur * ys);
+                double x, m;
+                int k;
+                if (!pp__mem_event(s, &s->passes[i], &x, &m)) continue;
+                for (k = i - 1; k >= s->device_start[dev] && !pp__mem_event(s, &s->passes[k], &px, &pm); k--) {}
+                if (k < s->device_start[dev] || pp__abs(px - x) > 1e-9 * (1 + x))
+                    fprintf(f, " %.2f,%.2f", L + x * sx, base - cur * ys);
                 cur += m;
-                fprintf(f, " %.2f,%.2f", x, base - cur * ys);
+                for (k = i + 1; k < s->device_start[dev + 1] && !pp__mem_event(s, &s->passes[k], &px, &pm); k++) {}
+                if (k == s->device_start[dev + 1] || pp__abs(px - x) > 1e-9 * (1 + x))
+                    fprintf(f, " %.2f,%.2f", L + x * sx, base - cur * ys);
             }
             fprintf(f, " %g,%.2f\"/>\n", L + PW, base - cur * ys);
-            fprintf(f, "<text x=\"%g\" y=\"%g\" font-size=\"10\" fill=\"#b03030\">peak %g</text>\n", L + PW + 2,
+            fprintf(f, "<text x=\"%g\" y=\"%g\" font-size=\"10\" fill=\"#b03030\">peak %g</text>\n", L + PW + 4,
                     base - s->peak_memory[dev] * ys + 3, s->peak_memory[dev]);
         }
     }
