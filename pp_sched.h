@@ -122,7 +122,7 @@ ERRORS, MEMORY, THREADS
 
 DOES NOT
    run anything on GPUs (see pp_cuda.h), insert communication (see the
-   lowering), or model memory in bytes. Transient working memory of a pass
+   lowering), write or read PyTorch's compute_comms CSV, or model memory in bytes. Transient working memory of a pass
    (e.g. the activations 1F1B-R recomputes inside its BW) is not counted.
 
 LIMITS
@@ -166,8 +166,64 @@ DECISIONS (where the paper is ambiguous, what this file does)
      passes could shorten them, but then they would not be those
      schedules); every other built-in is reordered unless no_reorder.
 
+PYTORCH CSV (pp_sched_print_csv, pp_sched_from_csv)
+   What was checked, in torch/distributed/pipelining/schedules.py (PyTorch
+   main, read 2026-11): PipelineScheduleMulti._load_csv reads the file with
+   csv.reader, row i = rank i (no header, no rank column), each cell through
+   _Action.from_str: stripped; empty = idle (None); else the regex
+   (\d+)(F|I|B|W|UNSHARD|RESHARD|REDUCE_GRAD|SEND_F|RECV_F|SEND_B|RECV_B)(\d*),
+   stage index first (GLOBAL stage, not the rank's chunk), then the action,
+   then the microbatch. _ComputationType: F = FORWARD, I = BACKWARD_INPUT
+   (our B), W = BACKWARD_WEIGHT (our W), B = FULL_BACKWARD (our BW);
+   "(a;b)OVERLAP_F_B" cells hold sub-actions (DualPipeV). _validate_schedule
+   then asks: as many rows as ranks; a stage on one rank only; per stage
+   F = n, I = W, B + I = n; on a row B and I after that microbatch's F, W
+   after its I. PipelineScheduleMulti._step_microbatches walks the columns
+   as time steps and posts a receive in the column where a neighbour rank
+   runs the producing F (or I/B), so the consumer must sit in a LATER column
+   and every rank must still have a column there: the export is
+   time-aligned (each pass one column, after its device's previous pass and
+   after the pass it needs) and every row is padded to the same length.
+   _PipelineScheduleRuntime._load_csv (what torchtitan uses when
+   parallelism.pipeline_parallel_schedule_csv is set, torchtitan/distributed/
+   pipeline_parallel.py build_pipeline_schedule) reads the same compute_only
+   file and adds the sends and receives itself. torchtitan places stages from
+   pipeline_parallel_schedule: ZBVZeroBubble or DualPipeV give V placement
+   (rank r holds stages r and 2d-1-r), any other looped placement (rank r
+   holds r, r+d, ...), 1 stage per rank for single-stage schedules (1F1B,
+   GPipe) and 2 by default for multi-stage ones; pp_sched_torchtitan_schedule
+   returns "1F1B", "Interleaved1F1B" or "ZBVZeroBubble" to match a schedule.
+   Import is stricter than PyTorch where PyTorch is lenient by accident:
+   from_str's re.match ignores text after the microbatch ("3F1x"), we refuse
+   it; a blank line is a rank with no actions to csv.reader, we refuse it
+   with its row number. We also accept "\r\n" (csv.writer's default), a
+   UTF-8 BOM, spaces and double quotes around a cell, and OVERLAP_F_B cells
+   (read as their actions in order). Our model splits every backward or
+   none: in a file that mixes B with I/W, a B is read as I followed at once
+   by W (same time, same memory). The file holds the pass order only: times
+   come from pp_config (analyze --times); recomputation (1f1b-r) and uneven
+   stages are not in it. Every refusal names the row (1-based, with its
+   rank), the column (1-based) and what was expected; files that deadlock
+   name a stuck cell and what it waits for. Memory used is proportional to
+   the file (a two-cell file naming stage 10^6 and microbatch 10^6 is
+   refused without allocating 10^12 of anything); indices above 1048575,
+   more than 65536 rows, or a file over 1 GiB are refused.
+
+PICTURES (pp_sched_print_svg, pp_sched_print_trace)
+   SVG: one row per device, x = real time to scale, F blue, B green, W
+   orange, BW (combined backward) purple; dark shade = even chunk, light =
+   odd chunk; grey = idle; the microbatch number in each pass when it fits;
+   title with name, d, n, v, placement and times; footer with makespan,
+   bubble rate and peak memory per device. PP_SVG_MEMORY adds each device's
+   memory over time (F allocates at its start, W/BW frees at its end).
+   Chrome trace: {"traceEvents": [...]}, one process per device (named,
+   sorted), one complete event ("ph": "X") per pass, named like "F3" with
+   args stage, microbatch, chunk; ts/dur in microseconds with one time unit
+   of ours = 1000 (1 ms) so chrome://tracing and Perfetto show sane scales.
+
 REVISION HISTORY
    0.1.0  first release: framework, built-in schedules, printers.
+   (next) PyTorch schedule CSV out and in, SVG pictures, Chrome traces.
 */
 #ifndef PP_SCHED_H
 #define PP_SCHED_H
