@@ -2515,7 +2515,7 @@ static pp_status pp__csv_check(pp__csv *c, int S, int n, const int *stage_rank, 
 
 /* Runs the rows as written (every pass after its row's previous pass and
    after the pass it needs) and names the cells that never run. */
-static pp_status pp__csv_deadlock(pp__csv *c, int d, int S, int n, int split, const int *first, int *row_start) {
+static pp_status pp__csv_deadlock(pp__csv *c, int d, int S, int n, const int *first, const int *row_start) {
     pp_allocator *al = &c->al;
     unsigned char *done = (unsigned char *)pp__malloc(al, (size_t)4 * S * n);
     int *ptr = (int *)pp__malloc(al, pp__size((size_t)d, sizeof(int)));
@@ -2572,7 +2572,6 @@ static pp_status pp__csv_deadlock(pp__csv *c, int d, int S, int n, int split, co
         }
         st = PP_ERR_DEADLOCK;
     }
-    (void)split;
     pp__mfree(al, done); pp__mfree(al, ptr);
     return st;
 }
@@ -2639,7 +2638,7 @@ PP__DEF pp_status pp_sched_from_csv(const char *text, size_t len, const pp_confi
     for (i = 0; i <= rows; i++) row_start[i] = 0;
     for (i = 0; i < c.count; i++) row_start[c.cells[i].row + 1] = i + 1;
     for (i = 1; i <= rows; i++) if (row_start[i] < row_start[i - 1]) row_start[i] = row_start[i - 1];
-    st = pp__csv_deadlock(&c, rows, S, n, split, first, row_start);
+    st = pp__csv_deadlock(&c, rows, S, n, first, row_start);
     if (st != PP_OK) goto done;
     /* our model: a schedule splits all backwards or none. In a file that
        mixes them (PyTorch allows B + I = n), a full backward B becomes I
