@@ -77,6 +77,10 @@ if $CC $CFLAGS "$here/../examples/ppsched.c" -o "$out/ppsched" -lm >"$out/log" 2
         printf '0F0,0W0,0I0\\n' >'$out/bad.csv';
         '$pp' analyze '$out/bad.csv' 2>'$out/bad.err'; rc=\$?;
         cat '$out/bad.err'; [ \$rc -eq 1 ] && grep -q 'row 1 (rank 0), column 2' '$out/bad.err'"
+    step "PyTorch's own schedule dumps (tests/pytorch_dumps) read by analyze, figures as expected" sh -c "
+        for f in '$here'/pytorch_dumps/*.csv; do
+            echo \"\$(basename \$f): \$('$pp' analyze \$f --times 1,1,1 --no-color 2>/dev/null | grep -E '^makespan|^peak' | tr '\\n' ' ')\"
+        done >'$out/dumps.txt' && diff '$here/pytorch_dumps/expected.txt' '$out/dumps.txt'"
     if command -v python3 >/dev/null 2>&1; then
         step "Chrome trace is JSON with one X event per pass" sh -c "
             '$pp' -s v-zb -d 4 -n 8 --format trace >'$out/t.json' &&
