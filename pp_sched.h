@@ -193,6 +193,13 @@ PYTORCH CSV (pp_sched_print_csv, pp_sched_from_csv)
    holds r, r+d, ...), 1 stage per rank for single-stage schedules (1F1B,
    GPipe) and 2 by default for multi-stage ones; pp_sched_torchtitan_schedule
    returns "1F1B", "Interleaved1F1B" or "ZBVZeroBubble" to match a schedule.
+   Run against torch 2.15.0 (tests/torch_load.py, when torch is importable):
+   every built-in's CSV (d=4, n=8) passes PipelineScheduleMulti._load_csv
+   and _PipelineScheduleRuntime._load_csv, and PyTorch's own comms simulator
+   runs the lowered schedule to the end; PyTorch's own Interleaved1F1B,
+   LoopedBFS, InterleavedZeroBubble, ZBVZeroBubble and DualPipeV dumps are
+   read back (tests/pytorch_dumps): its Interleaved1F1B has the figures of
+   our interleaved-1f1b, its ZBVZeroBubble those of our v-zb.
    Import is stricter than PyTorch where PyTorch is lenient by accident:
    from_str's re.match ignores text after the microbatch ("3F1x"), we refuse
    it; a blank line is a rank with no actions to csv.reader, we refuse it

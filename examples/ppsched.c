@@ -430,8 +430,10 @@ int main(int argc, char **argv) {
             fprintf(stderr, "ppsched: %s: %s\n", file, err);
             return st == PP_ERR_OUT_OF_MEMORY ? 1 : 1;
         }
-        {
+        {   /* name it after the file, for the title of a picture */
+            const char *base = strrchr(file, '/') ? strrchr(file, '/') + 1 : file;
             const char *tt = pp_sched_torchtitan_schedule(s);
+            snprintf(s->name, sizeof s->name, "%s", base);
             fprintf(stderr, "ppsched: %s: %d ranks, %d stages (%s placement%s%s), %d microbatches, %s\n", file,
                     s->devices, s->stages, pp_placement_name(s->placement), tt ? ", torchtitan " : "", tt ? tt : "",
                     s->microbatches, s->split_backward ? "backward split into I and W" : "full backward B");
