@@ -2616,6 +2616,12 @@ PP__DEF pp_status pp_sched_from_csv(const char *text, size_t len, const pp_confi
         st = PP_ERR_INVALID_ARG;
         goto done;
     }
+    if (S % rows != 0 && !(cfg && cfg->stage_times)) {
+        pp__err(err, "%d stages on %d ranks (rows): expected the same number of stages on every rank (a multiple "
+                     "of %d stages), or per-stage times in pp_config.stage_times", S, rows, rows);
+        st = PP_ERR_INVALID_ARG;
+        goto done;
+    }
     stage_rank = (int *)pp__malloc(&c.al, pp__size((size_t)S, sizeof(int)));
     stage_first = (int *)pp__malloc(&c.al, pp__size((size_t)S, sizeof(int)));
     if (!stage_rank || !stage_first) {

@@ -1600,6 +1600,7 @@ static void test_csv_errors(void) {
         {"0F0,\"0B0\n", "quote is not closed"},
         {"0F0,0B0\n0F1\n", "2 rows (ranks) but the stage indices only reach 0"},
         {",,,\n", "row 1 (rank 0) has no passes"},
+        {"0F0,1F0,1B0,0B0\n2F0,2B0\n3F0,3B0\n", "4 stages on 3 ranks"},
         {"0F0,(0F1;0B0,0B1\n", "(action;action)OVERLAP_F_B"},
         {"0F\0010,0B0\n", "'0F?0' has no microbatch index"},
     };
@@ -1657,7 +1658,35 @@ static void test_csv_errors(void) {
         st = pp_sched_from_csv(t, strlen(t), NULL, &s, err);
         check(&g, st != PP_OK && strstr(err, "row 2 (rank 1), column 1: 1F0 puts stage 1 on rank 1, but row 1, column 3") != NULL, "overlap cell read as its actions: %s", err);
     }
-    group_end(&g, "%d bad files, each refused with row, column and what was expected", (int)(sizeof cases / sizeof cases[0]));
+    {   /* a failing allocator at every allocation of an import: OUT_OF_MEMORY, nothing leaked */
+        const char *t = "0F0,0F1,0F2,,0B0,,0B1,,0B2\n,1F0,1B0,1F1,,1B1,1F2,1B2,\n";
+        counting c = {0, 0, -1};
+        pp_config cfg;
+        long f, total;
+        char err[PP_ERR_LEN];
+        pp_schedule *s = NULL;
+        memset(&cfg, 0, sizeof cfg);
+        cfg.allocator.alloc = count_alloc, cfg.allocator.free = count_free, cfg.allocator.user = &c;
+        if (check(&g, pp_sched_from_csv(t, strlen(t), &cfg, &s, err) == PP_OK, "import with counting allocator: %s", err))
+            pp_sched_free(s);
+        check(&g, c.allocs == c.frees && c.allocs > 0, "import: %ld allocations, %ld frees", c.allocs, c.frees);
+        total = c.allocs;
+        for (f = 0; f < total; f++) {
+            counting cf = {0, 0, 0};
+            pp_status st;
+            cf.fail_after = f;
+            cfg.allocator.user = &cf;
+            s = NULL;
+            err[0] = 0;
+            st = pp_sched_from_csv(t, strlen(t), &cfg, &s, err);
+            check(&g, st == PP_ERR_OUT_OF_MEMORY && s == NULL && err[0], "import, allocation %ld of %ld fails: %s '%s'",
+                  f + 1, total, pp_status_string(st), err);
+            check(&g, cf.allocs == cf.frees, "import, allocation %ld fails: %ld allocations, %ld frees", f + 1,
+                  cf.allocs, cf.frees);
+        }
+    }
+    group_end(&g, "%d bad files, each refused with row, column and what was expected; failing allocator at every "
+                  "allocation of an import", (int)(sizeof cases / sizeof cases[0]));
 }
 
 /* SVG and trace: one rectangle / one slice per pass, and the figures. */
