@@ -221,7 +221,8 @@ PICTURES (pp_sched_print_svg, pp_sched_print_trace)
    orange, BW (combined backward) purple; dark shade = even chunk, light =
    odd chunk; grey = idle; the microbatch number in each pass when it fits;
    title with name, d, n, v, placement and times; footer with makespan,
-   bubble rate and peak memory per device. PP_SVG_MEMORY adds each device's
+   bubble rate, peak memory per device (and the Eq. 1 bound when the
+   schedule was built from a block). PP_SVG_MEMORY adds each device's
    memory over time (F allocates at its start, W/BW frees at its end).
    Chrome trace: {"traceEvents": [...]}, one process per device (named,
    sorted), one complete event ("ph": "X") per pass, named like "F3" with
@@ -2825,7 +2826,7 @@ PP__DEF pp_status pp_sched_print_svg(FILE *f, const pp_schedule *s, int flags, c
     W = L + PW + R;
     axis_y = TOP + d * (RH + GAP);
     mem_y = axis_y + 34;
-    H = mem_y + (memory ? d * (MH + GAP) + 8 : 0) + 58;
+    H = mem_y + (memory ? d * (MH + GAP) + 8 : 0) + 76;
     for (dev = 0; dev < d; dev++) maxpeak = pp__max(maxpeak, s->peak_memory[dev]);
     title = s->name[0] ? s->name : "schedule";
     fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%g\" height=\"%g\" viewBox=\"0 0 %g %g\" "
@@ -2916,13 +2917,20 @@ PP__DEF pp_status pp_sched_print_svg(FILE *f, const pp_schedule *s, int flags, c
         }
     }
     {
-        double y = H - 32;
+        double y = H - 50;
         fprintf(f, "<text x=\"%g\" y=\"%g\" font-size=\"13\">makespan %g, bubble rate %.2f%%</text>\n", L, y,
                 s->makespan, 100.0 * s->bubble_rate);
         fprintf(f, "<text x=\"%g\" y=\"%g\" font-size=\"13\">peak memory per device (units: one microbatch's "
                    "activation for 1/d of the model):", L, y + 18);
         for (dev = 0; dev < d; dev++) fprintf(f, " %g", s->peak_memory[dev]);
-        fprintf(f, "</text>\n</svg>\n");
+        fprintf(f, "</text>\n");
+        if (d > 0 && s->peak_bound[0] >= 0) {
+            fprintf(f, "<text x=\"%g\" y=\"%g\" font-size=\"13\">Eq. 1 bound from the building block (T=%d):", L,
+                    y + 36, s->interval);
+            for (dev = 0; dev < d; dev++) fprintf(f, " %g", s->peak_bound[dev]);
+            fprintf(f, "</text>\n");
+        }
+        fprintf(f, "</svg>\n");
     }
     return PP_OK;
 }
