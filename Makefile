@@ -1,4 +1,4 @@
-# pp_sched: make | make test | make bench | make asan | make clean
+# pp_sched: make | make test | make bench | make asan | make fuzz | make golden | make clean
 # The library is one header (pp_sched.h); everything built here is a tool,
 # a test or a benchmark around it.
 
@@ -12,7 +12,7 @@ LDLIBS   = -lm
 # even to a script that ignores CFLAGS_EXTRA) and CFLAGS_EXTRA.
 ASAN_FLAGS = -fsanitize=address,undefined -fno-omit-frame-pointer
 
-.PHONY: all test bench asan clean
+.PHONY: all test bench asan fuzz golden clean
 
 all: ppsched train_cpu
 
@@ -38,5 +38,19 @@ bench/bench: bench/bench.c pp_sched.h
 asan:
 	$(MAKE) test CFLAGS_EXTRA="$(ASAN_FLAGS)"
 
+# make fuzz: libFuzzer on the PyTorch CSV parser (needs clang; not part of
+# make test). Seeds and fixed crashers live in tests/fuzz_corpus/ and are
+# replayed by make test; new findings go to fuzz-out/.
+FUZZ_TIME ?= 60
+fuzz:
+	clang -g -O1 -fsanitize=fuzzer,address,undefined -o fuzz_csv tests/fuzz_csv.c -lm
+	mkdir -p fuzz-out fuzz-work
+	./fuzz_csv -max_total_time=$(FUZZ_TIME) -max_len=4096 -artifact_prefix=fuzz-out/ fuzz-work tests/fuzz_corpus
+
+# make golden: rewrite tests/golden/ from the current ppsched. Only run it on
+# purpose, when an output change is intended, and review the diff.
+golden: ppsched
+	sh tests/golden.sh regen ./ppsched tests/golden
+
 clean:
-	rm -f ppsched train_cpu bench/bench
+	rm -rf ppsched train_cpu bench/bench fuzz_csv fuzz-out fuzz-work

@@ -9,11 +9,19 @@
    Run:     ./ppsched --list
             ./ppsched -s v-half -d 4 -n 8
             ./ppsched -s zb-h1 -d 4 -n 8 --times 1,1,1,0.1 --format json
+            ./ppsched -s v-half -d 4 -n 8 --format csv > v-half.csv   (PyTorch CSV)
+            ./ppsched -s v-half -d 4 -n 8 --format svg > v-half.svg
+            ./ppsched analyze v-half.csv --times 1,2,1,0.05
+            ./ppsched gallery -d 4 -n 8 -o gallery
 
    Prints:  --list: one line per built-in schedule, name and description.
             Otherwise the schedule's timeline (one row per device, as in the
             paper's figures, coloured when stdout is a terminal) or one JSON
-            object (see README.md for its keys).
+            object (see README.md for its keys), a PyTorch schedule CSV (and,
+            on stderr, the torchtitan setting that matches its placement), an
+            SVG picture or a Chrome trace. analyze reads a PyTorch CSV and
+            prints the schedule it describes with real times; gallery writes
+            one SVG per built-in schedule and an index.html.
    Exit:    0 ok; 1 the library failed to build a schedule or built one that
             does not validate; 2 bad command line (usage goes to stderr). */
 #define _POSIX_C_SOURCE 200809L /* isatty under -std=c99 */
@@ -24,6 +32,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
 #include <unistd.h>
 
 #define PP_SCHED_IMPLEMENTATION
@@ -33,6 +43,8 @@ static const char *usage_text =
     "usage: ppsched -s NAME -d D -n N [options]\n"
     "       ppsched sweep -s v-auto|zb-auto -d D -n N --mem-from A --mem-to B [--mem-step S] [options]\n"
     "       ppsched best --mem-limit X -d D -n N [options]\n"
+    "       ppsched analyze FILE.csv [--times F,B,W[,COMM]] [options]\n"
+    "       ppsched gallery -d D -n N -o DIR [--times F,B,W[,COMM]]\n"
     "       ppsched --list\n"
     "       ppsched --help\n"
     "\n"
@@ -43,11 +55,16 @@ static const char *usage_text =
     "      --times F,B,W[,COMM] pass times for one device's share of the model\n"
     "                           (default 1,1,1,0); COMM is added on every\n"
     "                           dependency that crosses devices\n"
-    "      --format ascii|json|program  output format (default ascii); program:\n"
-    "                           the per-device programs of pp_sched_lower, checked\n"
-    "                           for deadlock (F0.1#2 = F of stage 0, microbatch 1 in\n"
-    "                           slot 2; {S>1 a0.1 R<1 g1.0} = one group: send the\n"
-    "                           activation to device 1, receive a gradient from it)\n"
+    "      --format FORMAT      ascii (default), json, csv (PyTorch compute_only\n"
+    "                           schedule CSV), svg (picture), trace (Chrome\n"
+    "                           trace event JSON for chrome://tracing, Perfetto)\n"
+    "                           or program: the per-device programs of\n"
+    "                           pp_sched_lower, checked for deadlock (F0.1#2 = F\n"
+    "                           of stage 0, microbatch 1 in slot 2; {S>1 a0.1 R<1\n"
+    "                           g1.0} = one group: send the activation to device\n"
+    "                           1, receive a gradient from it)\n"
+    "      --svg-memory         svg: draw each device's memory over time too\n"
+    "  -o, --output DIR         gallery: directory for the SVGs and index.html\n"
     "      --no-reorder         skip the Appendix C warm-up/cool-down reordering\n"
     "      --mem-limit X        v-auto, zb-auto: activation memory limit per device,\n"
     "                           in units (1F1B's device 0 holds d); default d\n"
@@ -59,6 +76,9 @@ static const char *usage_text =
     "                           terminal and NO_COLOR is not set)\n"
     "      --list               list the built-in schedules and exit\n"
     "  -h, --help               show this help and exit\n"
+    "\n"
+    "analyze reads a PyTorch schedule CSV (one row per rank, cells like 3F1, 3I1,\n"
+    "3W1, 3B1), checks it, squeezes it with the given times and prints it.\n"
     "\n"
     "exit status: 0 ok, 1 schedule failed to build or validate, 2 bad arguments\n";
 
@@ -227,23 +247,198 @@ static int run_best(pp_config cfg, int json) {
     return nr ? 0 : 1;
 }
 
+enum { FMT_ASCII, FMT_JSON, FMT_CSV, FMT_SVG, FMT_TRACE, FMT_PROGRAM };
+
+/* Prints s in the chosen format; 0 ok, 1 the library refused. */
+static int print_schedule(const pp_schedule *s, int format, int color, int svg_flags) {
+    char err[PP_ERR_LEN];
+    pp_status st = PP_OK;
+    switch (format) {
+    case FMT_JSON: pp_sched_print_json(stdout, s); break;
+    case FMT_SVG: st = pp_sched_print_svg(stdout, s, svg_flags, err); break;
+    case FMT_TRACE: st = pp_sched_print_trace(stdout, s, err); break;
+    case FMT_PROGRAM: {
+        pp_program *prog = NULL;
+        st = pp_sched_lower(s, &prog, err);
+        if (st == PP_OK) st = pp_sched_check_deadlock(prog, NULL, err);
+        if (prog) pp_program_print(stdout, prog);
+        pp_program_free(prog);
+        break;
+    }
+    case FMT_CSV: {
+        const char *tt = pp_sched_torchtitan_schedule(s);
+        st = pp_sched_print_csv(stdout, s, err);
+        if (st == PP_OK && tt)
+            fprintf(stderr, "ppsched: torchtitan: set pipeline_parallel_schedule_csv to this file and "
+                            "pipeline_parallel_schedule = \"%s\" for its %s placement (%d stage%s per rank%s)\n",
+                    tt, pp_placement_name(s->placement), s->chunks, s->chunks == 1 ? "" : "s",
+                    s->chunks > 2 ? "; set pipeline_parallel_layers_per_stage so there are that many" : "");
+        else if (st == PP_OK)
+            fprintf(stderr, "ppsched: torchtitan: no pipeline_parallel_schedule gives this stage placement\n");
+        break;
+    }
+    default:
+        if (color < 0) {
+            const char *no_color = getenv("NO_COLOR"); /* https://no-color.org */
+            color = isatty(STDOUT_FILENO) && !(no_color && no_color[0]);
+        }
+        pp_sched_print_ascii(stdout, s, color);
+    }
+    if (st != PP_OK) {
+        fprintf(stderr, "ppsched: %s\n", err);
+        return 1;
+    }
+    return 0;
+}
+
+/* Reads a whole file into memory (caller frees); NULL with a message on failure. */
+static char *read_file(const char *path, size_t *len) {
+    FILE *f = fopen(path, "rb");
+    char *buf = NULL;
+    size_t cap = 0, n = 0;
+    if (!f) {
+        fprintf(stderr, "ppsched: cannot open '%s': %s\n", path, strerror(errno));
+        return NULL;
+    }
+    for (;;) {
+        size_t got;
+        if (n == cap) {
+            char *nb;
+            if (cap >= ((size_t)1 << 30)) {
+                fprintf(stderr, "ppsched: '%s' is larger than 1 GiB\n", path);
+                free(buf);
+                fclose(f);
+                return NULL;
+            }
+            cap = cap ? cap * 2 : 65536;
+            nb = (char *)realloc(buf, cap);
+            if (!nb) {
+                fprintf(stderr, "ppsched: out of memory reading '%s'\n", path);
+                free(buf);
+                fclose(f);
+                return NULL;
+            }
+            buf = nb;
+        }
+        got = fread(buf + n, 1, cap - n, f);
+        n += got;
+        if (got == 0) break;
+    }
+    if (ferror(f)) {
+        fprintf(stderr, "ppsched: error reading '%s'\n", path);
+        free(buf);
+        fclose(f);
+        return NULL;
+    }
+    fclose(f);
+    *len = n;
+    return buf;
+}
+
+static void html_str(FILE *f, const char *x) {
+    for (; *x; x++) {
+        if (*x == '<') fputs("&lt;", f);
+        else if (*x == '>') fputs("&gt;", f);
+        else if (*x == '&') fputs("&amp;", f);
+        else fputc(*x, f);
+    }
+}
+
+/* One SVG per built-in schedule and an index.html showing them side by side. */
+static int gallery(const pp_config *base, const char *dir) {
+    char path[4096], err[PP_ERR_LEN];
+    FILE *html;
+    int i, failed = 0;
+    if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
+        fprintf(stderr, "ppsched: cannot create directory '%s': %s\n", dir, strerror(errno));
+        return 1;
+    }
+    if (snprintf(path, sizeof path, "%s/index.html", dir) >= (int)sizeof path) {
+        fprintf(stderr, "ppsched: directory name too long\n");
+        return 2;
+    }
+    html = fopen(path, "w");
+    if (!html) {
+        fprintf(stderr, "ppsched: cannot write '%s': %s\n", path, strerror(errno));
+        return 1;
+    }
+    fprintf(html, "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>pp_sched gallery d=%d n=%d</title>\n"
+                  "<style>body{font-family:sans-serif;margin:1em}table{border-collapse:collapse}"
+                  "td,th{border:1px solid #ccc;padding:2px 8px;text-align:right}td:first-child{text-align:left}"
+                  ".g{display:grid;grid-template-columns:repeat(auto-fill,minmax(640px,1fr));gap:1em}"
+                  "figure{margin:0;border:1px solid #ddd;padding:4px}img{width:100%%}</style></head><body>\n"
+                  "<h1>pp_sched gallery: d=%d devices, n=%d microbatches, times F=%g B=%g W=%g comm=%g</h1>\n"
+                  "<table><tr><th>schedule</th><th>makespan</th><th>bubble rate</th><th>peak memory (max device)</th>"
+                  "<th>what it is</th></tr>\n",
+            base->devices, base->microbatches, base->devices, base->microbatches,
+            base->times.f == 0 && base->times.b == 0 && base->times.w == 0 ? 1 : base->times.f,
+            base->times.f == 0 && base->times.b == 0 && base->times.w == 0 ? 1 : base->times.b,
+            base->times.f == 0 && base->times.b == 0 && base->times.w == 0 ? 1 : base->times.w, base->times.comm);
+    for (i = 0; i < pp_sched_count(); i++) {
+        const pp_sched_info *info = pp_sched_info_at(i);
+        pp_config cfg = *base;
+        pp_schedule *s = NULL;
+        cfg.schedule = info->name;
+        if (pp_sched_build(&cfg, &s, err) != PP_OK) {
+            fprintf(html, "<tr><td>%s</td><td colspan=\"3\">not built: ", info->name);
+            html_str(html, err);
+            fprintf(html, "</td><td>");
+            html_str(html, info->description);
+            fprintf(html, "</td></tr>\n");
+            fprintf(stderr, "ppsched: gallery: %s: %s\n", info->name, err);
+            continue;
+        }
+        {
+            double peak = 0;
+            int dev;
+            FILE *svg;
+            for (dev = 0; dev < s->devices; dev++) if (s->peak_memory[dev] > peak) peak = s->peak_memory[dev];
+            fprintf(html, "<tr><td><a href=\"#%s\">%s</a></td><td>%g</td><td>%.2f%%</td><td>%g</td><td>", info->name,
+                    info->name, s->makespan, 100 * s->bubble_rate, peak);
+            html_str(html, info->description);
+            fprintf(html, "</td></tr>\n");
+            snprintf(path, sizeof path, "%s/%s.svg", dir, info->name);
+            svg = fopen(path, "w");
+            if (!svg || pp_sched_print_svg(svg, s, PP_SVG_MEMORY, err) != PP_OK || fclose(svg) != 0) {
+                fprintf(stderr, "ppsched: cannot write '%s'\n", path);
+                failed = 1;
+            }
+        }
+        pp_sched_free(s);
+    }
+    fprintf(html, "</table>\n<div class=\"g\">\n");
+    for (i = 0; i < pp_sched_count(); i++) {
+        const pp_sched_info *info = pp_sched_info_at(i);
+        snprintf(path, sizeof path, "%s/%s.svg", dir, info->name);
+        if (access(path, F_OK) != 0) continue;
+        fprintf(html, "<figure id=\"%s\"><img src=\"%s.svg\" alt=\"%s\"><figcaption>%s: ", info->name, info->name,
+                info->name, info->name);
+        html_str(html, info->description);
+        fprintf(html, "</figcaption></figure>\n");
+    }
+    fprintf(html, "</div>\n</body></html>\n");
+    if (fclose(html) != 0) failed = 1;
+    if (!failed) printf("ppsched: wrote %d SVGs and index.html to %s\n", pp_sched_count(), dir);
+    return failed;
+}
+
 int main(int argc, char **argv) {
     pp_config cfg;
     pp_schedule *s = NULL;
     pp_status st;
     char err[PP_ERR_LEN];
-    int have_devices = 0, have_microbatches = 0, want_list = 0, json = 0, color = -1;
-    int mode = 0; /* 0 one schedule, 1 sweep, 2 best */
+    int have_devices = 0, have_microbatches = 0, want_list = 0, format = FMT_ASCII, color = -1, svg_flags = 0;
+    int i, first = 1;
+    enum { MODE_BUILD, MODE_ANALYZE, MODE_GALLERY, MODE_SWEEP, MODE_BEST } mode = MODE_BUILD;
+    const char *file = NULL, *outdir = NULL;
     double mem_from = 0, mem_to = 0, mem_step = 0.5;
-    int i;
 
     memset(&cfg, 0, sizeof cfg); /* zero fields = the library's defaults */
-    i = 1;
-    if (argc > 1 && (strcmp(argv[1], "sweep") == 0 || strcmp(argv[1], "best") == 0)) {
-        mode = argv[1][0] == 's' ? 1 : 2;
-        i = 2;
-    }
-    for (; i < argc; i++) {
+    if (argc > 1 && strcmp(argv[1], "analyze") == 0) { mode = MODE_ANALYZE; first = 2; }
+    if (argc > 1 && strcmp(argv[1], "gallery") == 0) { mode = MODE_GALLERY; first = 2; }
+    if (argc > 1 && strcmp(argv[1], "sweep") == 0) { mode = MODE_SWEEP; first = 2; }
+    if (argc > 1 && strcmp(argv[1], "best") == 0) { mode = MODE_BEST; first = 2; }
+    for (i = first; i < argc; i++) {
         const char *arg = argv[i];
         const char *value = NULL;
         const char *eq = NULL;
@@ -263,8 +458,8 @@ int main(int argc, char **argv) {
 #define IS(shortname, longname) is_option(arg, shortname, longname)
         takes_value = IS("-s", "--schedule") || IS("-d", "--devices") || IS("-n", "--microbatches") ||
                       IS("-v", "--chunks") || IS(NULL, "--times") || IS(NULL, "--format") ||
-                      IS(NULL, "--recompute-input") || IS(NULL, "--mem-limit") || IS(NULL, "--mem-from") ||
-                      IS(NULL, "--mem-to") || IS(NULL, "--mem-step");
+                      IS(NULL, "--recompute-input") || IS("-o", "--output") || IS(NULL, "--mem-limit") ||
+                      IS(NULL, "--mem-from") || IS(NULL, "--mem-to") || IS(NULL, "--mem-step");
         if (takes_value && !value) {
             if (i + 1 >= argc) return usage_error("%s needs a value", arg);
             value = argv[++i];
@@ -295,10 +490,18 @@ int main(int argc, char **argv) {
             if (!parse_times(value, &cfg.times))
                 return usage_error("%s needs F,B,W or F,B,W,COMM (finite numbers >= 0), got '%s'", arg, value);
         } else if (IS(NULL, "--format")) {
-            if (strcmp(value, "ascii") == 0) json = 0;
-            else if (strcmp(value, "json") == 0) json = 1;
-            else if (strcmp(value, "program") == 0) json = 2;
-            else return usage_error("%s must be ascii, json or program, got '%s'", arg, value);
+            if (strcmp(value, "ascii") == 0) format = FMT_ASCII;
+            else if (strcmp(value, "json") == 0) format = FMT_JSON;
+            else if (strcmp(value, "csv") == 0) format = FMT_CSV;
+            else if (strcmp(value, "svg") == 0) format = FMT_SVG;
+            else if (strcmp(value, "trace") == 0) format = FMT_TRACE;
+            else if (strcmp(value, "program") == 0) format = FMT_PROGRAM;
+            else return usage_error("%s must be ascii, json, csv, svg, trace or program, got '%s'", arg, value);
+        } else if (IS(NULL, "--svg-memory")) {
+            svg_flags |= PP_SVG_MEMORY;
+        } else if (IS("-o", "--output")) {
+            if (value[0] == '\0') return usage_error("%s needs a directory, got ''", arg);
+            outdir = value;
         } else if (IS(NULL, "--recompute-input")) {
             if (!parse_real(value, &cfg.recompute_input))
                 return usage_error("%s needs a finite number >= 0, got '%s'", arg, value);
@@ -312,8 +515,10 @@ int main(int argc, char **argv) {
             cfg.no_reorder = 1;
         } else if (IS(NULL, "--no-color")) {
             color = 0;
-        } else if (argv[i][0] == '-') {
+        } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
             return usage_error("unknown option '%s'", argv[i]);
+        } else if (mode == MODE_ANALYZE && !file) {
+            file = argv[i];
         } else {
             return usage_error("unexpected argument '%s'", argv[i]);
         }
@@ -324,46 +529,60 @@ int main(int argc, char **argv) {
         list_schedules();
         return 0;
     }
-    if (mode == 2) {
+    if (mode == MODE_GALLERY) {
+        if (!have_devices) return usage_error("gallery: missing -d D (number of devices)");
+        if (!have_microbatches) return usage_error("gallery: missing -n N (number of microbatches)");
+        if (!outdir) return usage_error("gallery: missing -o DIR");
+        return gallery(&cfg, outdir);
+    }
+    if (mode == MODE_ANALYZE) {
+        size_t len = 0;
+        char *text;
+        if (!file) return usage_error("analyze: missing FILE.csv");
+        if (cfg.schedule || have_devices || have_microbatches)
+            return usage_error("analyze takes its schedule, devices and microbatches from the file; drop -s, -d, -n");
+        text = read_file(file, &len);
+        if (!text) return 1;
+        st = pp_sched_from_csv(text, len, &cfg, &s, err);
+        free(text);
+        if (st != PP_OK) {
+            fprintf(stderr, "ppsched: %s: %s\n", file, err);
+            return st == PP_ERR_OUT_OF_MEMORY ? 1 : 1;
+        }
+        {   /* name it after the file, for the title of a picture */
+            const char *base = strrchr(file, '/') ? strrchr(file, '/') + 1 : file;
+            const char *tt = pp_sched_torchtitan_schedule(s);
+            snprintf(s->name, sizeof s->name, "%s", base);
+            fprintf(stderr, "ppsched: %s: %d ranks, %d stages (%s placement%s%s), %d microbatches, %s\n", file,
+                    s->devices, s->stages, pp_placement_name(s->placement), tt ? ", torchtitan " : "", tt ? tt : "",
+                    s->microbatches, s->split_backward ? "backward split into I and W" : "full backward B");
+        }
+    } else {
+        if (mode == MODE_BEST) {
+            if (!have_devices) return usage_error("missing -d D (number of devices)");
+            if (!have_microbatches) return usage_error("missing -n N (number of microbatches)");
+            return run_best(cfg, format == FMT_JSON);
+        }
+        if (!cfg.schedule) return usage_error("missing -s NAME (see --list)");
         if (!have_devices) return usage_error("missing -d D (number of devices)");
         if (!have_microbatches) return usage_error("missing -n N (number of microbatches)");
-        return run_best(cfg, json);
-    }
-    if (!cfg.schedule) return usage_error("missing -s NAME (see --list)");
-    if (!have_devices) return usage_error("missing -d D (number of devices)");
-    if (!have_microbatches) return usage_error("missing -n N (number of microbatches)");
+        if (mode == MODE_SWEEP) return run_sweep(cfg, mem_from, mem_to, mem_step, format == FMT_JSON);
 
-    if (mode == 1) return run_sweep(cfg, mem_from, mem_to, mem_step, json);
-
-    st = pp_sched_build(&cfg, &s, err);
-    if (st != PP_OK) {
-        fprintf(stderr, "ppsched: %s\n", err[0] ? err : pp_status_string(st));
-        return (st == PP_ERR_INVALID_ARG || st == PP_ERR_UNKNOWN_SCHEDULE) ? 2 : 1;
-    }
-
-    {   /* O(p) or O(n): two more builds, at 3d and 6d microbatches */
-        int grows;
-        if (pp_sched_bubble_growth(&cfg, &grows, NULL) == PP_OK) s->bubble_growth = grows;
-    }
-    if (json == 2) {
-        pp_program *prog = NULL;
-        st = pp_sched_lower(s, &prog, err);
-        if (st == PP_OK) st = pp_sched_check_deadlock(prog, NULL, err);
-        if (prog) pp_program_print(stdout, prog);
-        pp_program_free(prog);
+        st = pp_sched_build(&cfg, &s, err);
         if (st != PP_OK) {
-            fprintf(stderr, "ppsched: %s\n", err);
-            pp_sched_free(s);
-            return 1;
+            fprintf(stderr, "ppsched: %s\n", err[0] ? err : pp_status_string(st));
+            return (st == PP_ERR_INVALID_ARG || st == PP_ERR_UNKNOWN_SCHEDULE) ? 2 : 1;
         }
-    } else if (json) {
-        pp_sched_print_json(stdout, s);
-    } else {
-        if (color < 0) {
-            const char *no_color = getenv("NO_COLOR"); /* https://no-color.org */
-            color = isatty(STDOUT_FILENO) && !(no_color && no_color[0]);
+        if (format == FMT_ASCII || format == FMT_JSON) {
+            /* O(p) or O(n): two more builds, at 3d and 6d microbatches */
+            int grows;
+            if (pp_sched_bubble_growth(&cfg, &grows, NULL) == PP_OK) s->bubble_growth = grows;
         }
-        pp_sched_print_ascii(stdout, s, color);
+    }
+
+    if (print_schedule(s, format, color, svg_flags) != 0) {
+        pp_sched_free(s);
+        return 1;
     }
     fflush(stdout);
 

@@ -88,5 +88,57 @@ step "PP_SCHED_NO_STDIO" sh -c "$CC $nflags -c '$here/two_tu_a.c' -o '$out/na.o'
 step "quick start in the docs prints its documented output" \
     env CC="$CC" CFLAGS="$CFLAGS" LDLIBS="-lm" sh "$here/quickstart.sh" "$here/../pp_sched.h" "$out"
 
+# ---- export and import (PyTorch CSV, SVG, Chrome trace) ----
+# A ppsched built with these flags (so make asan covers it too), at -O0:
+# it only runs small cases here, and -O2 would cost seconds of compile time.
+if $CC $CFLAGS -O0 "$here/../examples/ppsched.c" -o "$out/ppsched" -lm >"$out/log" 2>&1; then
+    pp="$out/ppsched"
+    step "golden files: 1f1b d=4 n=8 in every format (tests/golden, make golden rewrites)" \
+        sh "$here/golden.sh" check "$pp" "$here/golden"
+    step "gallery: one SVG per built-in schedule and index.html" sh -c "
+        '$pp' gallery -d 4 -n 8 -o '$out/gallery' >/dev/null &&
+        [ \$(ls '$out/gallery'/*.svg | wc -l) -eq \$('$pp' --list | wc -l) ] &&
+        grep -q '<img src=\"v-half.svg\"' '$out/gallery/index.html'"
+    step "analyze: a bad CSV exits 1 with row and column" sh -c "
+        printf '0F0,0W0,0I0\\n' >'$out/bad.csv';
+        '$pp' analyze '$out/bad.csv' 2>'$out/bad.err'; rc=\$?;
+        cat '$out/bad.err'; [ \$rc -eq 1 ] && grep -q 'row 1 (rank 0), column 2' '$out/bad.err'"
+    step "PyTorch's own schedule dumps (tests/pytorch_dumps) read by analyze, figures as expected" sh -c "
+        for f in '$here'/pytorch_dumps/*.csv; do
+            echo \"\$(basename \$f): \$('$pp' analyze \$f --times 1,1,1 --no-color 2>/dev/null | grep -E '^makespan|^peak' | sed 's/, lower bound.*//' | tr '\\n' ' ')\"
+        done >'$out/dumps.txt' && diff '$here/pytorch_dumps/expected.txt' '$out/dumps.txt'"
+    if command -v python3 >/dev/null 2>&1; then
+        step "Chrome trace is JSON with one X event per pass" sh -c "
+            '$pp' -s v-zb -d 4 -n 8 --format trace >'$out/t.json' &&
+            python3 -c 'import json,sys; t=json.load(open(sys.argv[1])); x=[e for e in t[\"traceEvents\"] if e[\"ph\"]==\"X\"]; assert len(x)==192, len(x); print(len(x), \"slices\")' '$out/t.json'"
+    else
+        echo "[skip] Chrome trace JSON check: no python3 on this machine"
+    fi
+    if command -v rsvg-convert >/dev/null 2>&1; then
+        step "SVG renders to PNG (rsvg-convert)" sh -c "
+            '$pp' -s v-half -d 4 -n 8 --times 1,2,1,0.1 --format svg --svg-memory >'$out/v.svg' &&
+            rsvg-convert '$out/v.svg' -o '$out/v.png' && rsvg-convert '$here/golden/1f1b_d4_n8.svg' -o '$out/g.png' &&
+            [ \$(head -c 8 '$out/v.png' | od -An -tx1 | tr -d ' \\n') = 89504e470d0a1a0a ] &&
+            [ \$(wc -c <'$out/v.png') -gt 5000 ] && [ \$(wc -c <'$out/g.png') -gt 5000 ]"
+    else
+        echo "[skip] SVG -> PNG render: no rsvg-convert on this machine (Debian: apt-get install librsvg2-bin)"
+    fi
+    if command -v python3 >/dev/null 2>&1 && python3 -c "import torch" >/dev/null 2>&1; then
+        mkdir -p "$out/torch"
+        step "PyTorch's own loader reads every built-in schedule's CSV" python3 "$here/torch_load.py" "$pp" "$out/torch"
+        sed 's/^/    /' "$out/log"
+    else
+        echo "[skip] PyTorch CSV loader test: torch is not importable here (tests/torch_load.py runs where it is)"
+    fi
+else
+    echo "[FAIL] build ppsched"
+    sed 's/^/    /' "$out/log" | tail -n 40
+    failed=$((failed + 1))
+fi
+
+# Inputs that once crashed the CSV parser (found by make fuzz), and seeds.
+step "fuzz corpus replay (tests/fuzz_corpus, $(ls "$here/fuzz_corpus" | wc -l) files)" sh -c \
+    "$CC $CFLAGS -O0 '$here/fuzz_replay.c' -o '$out/fuzz_replay' -lm && '$out/fuzz_replay' '$here'/fuzz_corpus/*"
+
 echo "run_tests: $passed passed, $failed failed"
 [ $failed -eq 0 ]

@@ -29,6 +29,24 @@ int main() {
         return 1;
     }
     pp_program_free(prog);
+    {   // export as PyTorch CSV, import it again; SVG and trace print
+        std::FILE *f = std::tmpfile();
+        char buf[1 << 14];
+        size_t len;
+        pp_schedule *back = NULL;
+        if (!f || pp_sched_print_csv(f, s, err) != PP_OK) return 1;
+        std::rewind(f);
+        len = std::fread(buf, 1, sizeof buf, f);
+        std::fclose(f);
+        if (pp_sched_from_csv(buf, len, &cfg, &back, err) != PP_OK || back->makespan != s->makespan) {
+            std::fprintf(stderr, "test_cpp: csv round trip: %s\n", err);
+            return 1;
+        }
+        pp_sched_free(back);
+        f = std::tmpfile();
+        if (!f || pp_sched_print_svg(f, s, PP_SVG_MEMORY, err) != PP_OK || pp_sched_print_trace(f, s, err) != PP_OK) return 1;
+        std::fclose(f);
+    }
     std::printf("test_cpp: %s d=%d n=%d makespan %g, bubble rate %.4f\n", s->name, s->devices, s->microbatches, s->makespan,
                 s->bubble_rate);
     pp_sched_free(s);

@@ -1434,6 +1434,328 @@ static void test_printers(void) {
     group_end(&g, "JSON is one object, ASCII has no escapes when color=0");
 }
 
+/* ------------------------------------------------ export and import (issue 4) */
+
+/* Whole output of a printer as a malloc'd string. */
+static char *capture(const pp_schedule *s, int which, size_t *len) {
+    FILE *f = tmpfile();
+    char *buf;
+    long size;
+    char err[PP_ERR_LEN];
+    if (!f) return NULL;
+    if (which == 0) pp_sched_print_csv(f, s, err);
+    else if (which == 1) pp_sched_print_svg(f, s, PP_SVG_MEMORY, err);
+    else pp_sched_print_trace(f, s, err);
+    size = ftell(f);
+    rewind(f);
+    buf = (char *)malloc((size_t)size + 1);
+    if (!buf) { fclose(f); return NULL; }
+    *len = fread(buf, 1, (size_t)size, f);
+    buf[*len] = '\0';
+    fclose(f);
+    return buf;
+}
+
+/* The CSV rules of PyTorch's compute_only format, checked on the text alone
+   (nothing from pp_sched.h's CSV code): one line per rank, no header, no
+   blank line, every line the same number of columns; a cell is empty or
+   {stage}{F|I|W|B}{microbatch}; a stage on one row only (the schedule's
+   device); per stage F = n, I = W, B + I = n; on a row F before I or B
+   before W; time-aligned: a producer's column before its consumer's; and
+   each row lists its device's passes in the schedule's order. Returns 1 when
+   all hold, else 0 with a message in why. */
+typedef struct csvcell { int col, stage, mb; char kind; } csvcell;
+
+static int csv_rules(const char *text, size_t len, const pp_schedule *s, char *why, size_t wsize) {
+    int d = s->devices, S = s->stages, n = s->microbatches, split = s->split_backward;
+    int rows = 0, cols = -1, ok = 1, r, i, j, st;
+    int *col = (int *)malloc(sizeof(int) * (size_t)S * n * 4); /* column of (kind F,I,W,B; stage; mb) */
+    size_t pos = 0;
+#define FAIL(...) do { if (ok) snprintf(why, wsize, __VA_ARGS__); ok = 0; } while (0)
+#define COL(k, st_, mb_) col[((k) * S + (st_)) * n + (mb_)]
+    if (!col) { snprintf(why, wsize, "out of memory"); return 0; }
+    for (i = 0; i < S * n * 4; i++) col[i] = -1;
+    if (len == 0 || text[len - 1] != '\n') FAIL("file does not end with a newline");
+    while (pos < len && ok) {
+        size_t end = pos;
+        int c = 0, cells = 0, pi = s->device_start[rows];
+        while (end < len && text[end] != '\n') end++;
+        if (end == pos) { FAIL("line %d is blank", rows + 1); break; }
+        if (rows >= d) { FAIL("more lines than the %d devices", d); break; }
+        while (pos <= end && ok) {
+            size_t a = pos, b = pos;
+            while (b < end && text[b] != ',') b++;
+            if (b > a) {
+                size_t x = a;
+                int stage = 0, mb = 0, k;
+                char kind;
+                if (!(text[x] >= '0' && text[x] <= '9')) FAIL("row %d col %d: cell does not start with a digit", rows, c);
+                while (x < b && text[x] >= '0' && text[x] <= '9') stage = stage * 10 + (text[x++] - '0');
+                kind = x < b ? text[x++] : '?';
+                if (x == b || !(text[x] >= '0' && text[x] <= '9')) FAIL("row %d col %d: no microbatch", rows, c);
+                while (x < b && text[x] >= '0' && text[x] <= '9') mb = mb * 10 + (text[x++] - '0');
+                if (x != b) FAIL("row %d col %d: junk after the microbatch", rows, c);
+                k = kind == 'F' ? 0 : kind == 'I' ? 1 : kind == 'W' ? 2 : kind == 'B' ? 3 : -1;
+                if (k < 0) FAIL("row %d col %d: action '%c' is not F, I, W or B", rows, c, kind);
+                else if (split ? k == 3 : (k == 1 || k == 2)) FAIL("row %d col %d: %c in a %s schedule", rows, c, kind, split ? "split" : "combined");
+                else if (stage >= S || mb >= n) FAIL("row %d col %d: stage %d / mb %d out of range", rows, c, stage, mb);
+                else if (s->stage_device[stage] != rows) FAIL("row %d col %d: stage %d belongs to row %d", rows, c, stage, s->stage_device[stage]);
+                else if (COL(k, stage, mb) >= 0) FAIL("row %d col %d: %d%c%d twice", rows, c, stage, kind, mb);
+                else {
+                    /* same order as the device's passes in the schedule */
+                    static const int ours[4] = {PP_F, PP_B, PP_W, PP_BW};
+                    const pp_pass *p = pi < s->device_start[rows + 1] ? &s->passes[pi] : NULL;
+                    if (!p || p->stage != stage || p->microbatch != mb || (int)p->kind != ours[k])
+                        FAIL("row %d col %d: %d%c%d is not the device's next pass in the schedule", rows, c, stage, kind, mb);
+                    pi++;
+                    COL(k, stage, mb) = c;
+                    cells++;
+                }
+            }
+            c++;
+            pos = b + 1;
+        }
+        if (ok && pi != s->device_start[rows + 1]) FAIL("row %d lists %d of the device's passes", rows, cells);
+        if (cols < 0) cols = c;
+        else if (c != cols) FAIL("row %d has %d columns, row 0 has %d (not time-aligned)", rows, c, cols);
+        rows++;
+        pos = end + 1;
+    }
+    if (ok && rows != d) FAIL("%d rows for %d devices", rows, d);
+    for (st = 0; st < S && ok; st++) {
+        int nf = 0, ni = 0, nw = 0, nb = 0;
+        for (j = 0; j < n; j++) {
+            int f = COL(0, st, j), in = COL(1, st, j), w = COL(2, st, j), b = COL(3, st, j);
+            int bwd = in >= 0 ? in : b;
+            nf += f >= 0; ni += in >= 0; nw += w >= 0; nb += b >= 0;
+            if (f >= 0 && bwd >= 0 && !(f < bwd)) FAIL("stage %d mb %d: backward not after F on its row", st, j);
+            if (w >= 0 && !(in >= 0 && in < w)) FAIL("stage %d mb %d: W not after its I", st, j);
+            /* time-aligned dependencies */
+            if (st > 0 && f >= 0 && !(COL(0, st - 1, j) >= 0 && COL(0, st - 1, j) < f)) FAIL("F(%d,%d) not after F(%d,%d)", st, j, st - 1, j);
+            if (st == S - 1 && bwd >= 0 && !(f >= 0 && f < bwd)) FAIL("last stage mb %d: backward not after F", j);
+            if (st < S - 1 && bwd >= 0) {
+                int up = COL(1, st + 1, j) >= 0 ? COL(1, st + 1, j) : COL(3, st + 1, j);
+                if (!(up >= 0 && up < bwd)) FAIL("backward(%d,%d) not after backward(%d,%d)", st, j, st + 1, j);
+            }
+        }
+        if (nf != n) FAIL("stage %d: %d F, expected %d", st, nf, n);
+        if (ni != nw) FAIL("stage %d: I=%d W=%d", st, ni, nw);
+        if (nb + ni != n) FAIL("stage %d: B+I = %d, expected %d", st, nb + ni, n);
+    }
+    for (r = 0; r < 0; r++) {}
+    free(col);
+#undef FAIL
+#undef COL
+    return ok;
+}
+
+static void test_csv_export_import(void) {
+    group g, gr;
+    static const int devs[] = {1, 2, 3, 4, 5}, mbs[] = {1, 3, 8};
+    const pp_times times[2] = {{0, 0, 0, 0}, {1, 2, 1, 0.1}};
+    int i, a, b, t, built = 0;
+    group_begin(&g, "PyTorch CSV rules (checker in this test)");
+    group_begin(&gr, "PyTorch CSV round trip");
+    for (i = 0; i < pp_sched_count(); i++)
+        for (a = 0; a < 5; a++)
+            for (b = 0; b < 3; b++)
+                for (t = 0; t < 2; t++) {
+                    const char *name = pp_sched_info_at(i)->name;
+                    char err[PP_ERR_LEN], why[256];
+                    pp_status st;
+                    pp_schedule *s = build(name, devs[a], mbs[b], times[t], 0, &st, err), *back = NULL;
+                    pp_config cfg;
+                    size_t len = 0;
+                    char *text;
+                    int dev, k, same = 1;
+                    if (!s) continue;
+                    built++;
+                    text = capture(s, 0, &len);
+                    if (!check(&g, text != NULL, "%s: no CSV", name)) { pp_sched_free(s); continue; }
+                    check(&g, csv_rules(text, len, s, why, sizeof why), "%s d=%d n=%d: %s", name, devs[a], mbs[b], why);
+                    memset(&cfg, 0, sizeof cfg);
+                    cfg.times = times[t];
+                    st = pp_sched_from_csv(text, len, &cfg, &back, err);
+                    if (check(&gr, st == PP_OK, "%s d=%d n=%d: import failed: %s", name, devs[a], mbs[b], err)) {
+                        same = back->devices == s->devices && back->stages == s->stages &&
+                               back->microbatches == s->microbatches && back->split_backward == s->split_backward;
+                        for (k = 0; same && k < s->num_passes; k++)
+                            same = back->passes[k].device == s->passes[k].device &&
+                                   back->passes[k].stage == s->passes[k].stage &&
+                                   back->passes[k].microbatch == s->passes[k].microbatch &&
+                                   back->passes[k].kind == s->passes[k].kind;
+                        check(&gr, same, "%s d=%d n=%d: per-device order differs after the round trip", name, devs[a], mbs[b]);
+                        /* the file holds the order only: 1f1b-r's recomputation (BW redoes F, keeps only
+                           the stage input) is not in it, so its figures are those of plain 1F1B */
+                        if (strcmp(name, "1f1b-r") == 0) same = 0;
+                        if (same) check(&gr, fabs(back->makespan - s->makespan) <= 1e-9 * s->makespan &&
+                                       fabs(back->bubble_rate - s->bubble_rate) <= 1e-9,
+                              "%s d=%d n=%d: makespan %g -> %g, bubble %g -> %g", name, devs[a], mbs[b], s->makespan,
+                              back->makespan, s->bubble_rate, back->bubble_rate);
+                        for (dev = 0; same && dev < s->devices; dev++)
+                            check(&gr, fabs(back->peak_memory[dev] - s->peak_memory[dev]) < 1e-9,
+                                  "%s d=%d n=%d: device %d peak %g -> %g", name, devs[a], mbs[b], dev,
+                                  s->peak_memory[dev], back->peak_memory[dev]);
+                        pp_sched_free(back);
+                    }
+                    free(text);
+                    pp_sched_free(s);
+                }
+    group_end(&g, "%d schedules (every built-in, d 1..5, n 1/3/8, two time settings)", built);
+    group_end(&gr, "export, import with the same times: same per-device order, makespan, bubble, peak memory "
+                   "(1f1b-r: order only, recomputation is not in a CSV)");
+}
+
+/* Bad files: a status, and a message naming where and what was expected. */
+static void test_csv_errors(void) {
+    static const struct { const char *text; const char *want; } cases[] = {
+        {"", "empty"},
+        {"0F0,0B0\n\n", "row 2 is blank"},
+        {"0F0,0X0\n", "row 1 (rank 0), column 2: '0X0' does not parse"},
+        {"0F0,F0\n", "row 1 (rank 0), column 2: 'F0' does not parse"},
+        {"0F0,0B0x\n", "column 2: '0B0x' has 'x' after the microbatch"},
+        {"0F0,0B\n", "column 2: '0B' has no microbatch index"},
+        {"0F0,0SEND_F0,0B0\n", "column 2: '0SEND_F0' is a communication action"},
+        {"0F0,1F0,1B0\n0B0\n", "row 2 (rank 1), column 1: 0B0 puts stage 0 on rank 1, but row 1, column 1 put it on rank 0"},
+        {"0F0,0F2,0B0,0B2\n", "has no F for stage 0, microbatch 1"},
+        {"0F0,0F1,0B0\n", "has no B or I for stage 0, microbatch 1"},
+        {"0F0,0W0,0I0\n", "row 1 (rank 0), column 2: 0W0 comes before its 0I0 (column 3)"},
+        {"0B0,0F0\n", "column 1: 0B0 comes before its 0F0"},
+        {"0F0,0I0\n", "no W for stage 0, microbatch 0"},
+        {"0F0,0I0,0W0,0B0\n", "column 4: 0B0 repeats 0I0 of row 1, column 2"},
+        {"0F0,0F0,0B0\n", "column 2: 0F0 repeats 0F0"},
+        {"0F0,0B0,0F1,0B1\n1F1,1B1,1F0,1B0\n", "the order deadlocks"},
+        {"99999999F0\n", "stage index above"},
+        {"0F99999999\n", "microbatch index above"},
+        {"1048575F1048575,0F0\n", "stage 1 appears in no row"},
+        {"0F0,\"0B0\n", "quote is not closed"},
+        {"0F0,0B0\n0F1\n", "2 rows (ranks) but the stage indices only reach 0"},
+        {",,,\n", "row 1 (rank 0) has no passes"},
+        {"0F0,1F0,1B0,0B0\n2F0,2B0\n3F0,3B0\n", "4 stages on 3 ranks"},
+        {"0F0,(0F1;0B0,0B1\n", "(action;action)OVERLAP_F_B"},
+        {"0F\0010,0B0\n", "'0F?0' has no microbatch index"},
+    };
+    group g;
+    int i;
+    group_begin(&g, "PyTorch CSV: bad files");
+    for (i = 0; i < (int)(sizeof cases / sizeof cases[0]); i++) {
+        char err[PP_ERR_LEN];
+        pp_schedule *s = NULL;
+        pp_status st;
+        size_t len = strlen(cases[i].text);
+        if (i == (int)(sizeof cases / sizeof cases[0]) - 1) len = 11; /* has a control byte */
+        err[0] = 0;
+        st = pp_sched_from_csv(cases[i].text, len, NULL, &s, err);
+        check(&g, st != PP_OK && s == NULL, "case %d accepted", i);
+        check(&g, strstr(err, cases[i].want) != NULL, "case %d: message '%s' lacks '%s'", i, err, cases[i].want);
+        pp_sched_free(s);
+    }
+    {   /* a file of 10^6 columns: idle ones are fine, repeated cells are named, junk is named */
+        size_t cols = 1000000, k, len;
+        char *buf = (char *)malloc(cols * 4 + 16), err[PP_ERR_LEN];
+        pp_schedule *s = NULL;
+        pp_status st;
+        if (check(&g, buf != NULL, "out of memory")) {
+            for (k = 0; k < cols - 2; k++) buf[k] = ',';
+            strcpy(buf + k, "0F0,0B0\n");
+            st = pp_sched_from_csv(buf, strlen(buf), NULL, &s, err);
+            check(&g, st == PP_OK && s && s->num_passes == 2, "10^6 columns, 2 passes: %s", err);
+            pp_sched_free(s);
+            s = NULL;
+            for (k = 0, len = 0; k < cols; k++) { memcpy(buf + len, "0F0,", 4); len += 4; }
+            buf[len - 1] = '\n';
+            st = pp_sched_from_csv(buf, len, NULL, &s, err);
+            check(&g, st != PP_OK && strstr(err, "row 1 (rank 0), column 2: 0F0 repeats") != NULL, "10^6 x 0F0: %s", err);
+            for (k = 0, len = 0; k < cols; k++) { memcpy(buf + len, "0F0x", 4); len += 4; }
+            st = pp_sched_from_csv(buf, len, NULL, &s, err);
+            check(&g, st != PP_OK && strstr(err, "column 1") != NULL, "10^6 bytes of junk: %s", err);
+        }
+        free(buf);
+    }
+    {   /* what PyTorch itself writes: CRLF (csv.writer), quoted or spaced cells, a mix of B and I/W, OVERLAP_F_B */
+        char err[PP_ERR_LEN];
+        pp_schedule *s = NULL;
+        const char *t = "0F0,0F1,\" 1F0 \",1B0,1I1,1W1\r\n,,,,,,(0B0;0B1)OVERLAP_F_B\r\n";
+        pp_status st = pp_sched_from_csv(t, strlen(t), NULL, &s, err);
+        /* row 0 holds stages 0 and 1 and row 1 nothing but stage 0 again: rejected */
+        check(&g, st != PP_OK && strstr(err, "row 2 (rank 1), column 7") != NULL, "overlap on another rank: %s", err);
+        t = "0F0,0F1,,,0I1,0W1,0B0\r\n,1F0,1F1,1B0,1I1,1W1,\r\n";
+        st = pp_sched_from_csv(t, strlen(t), NULL, &s, err);
+        check(&g, st == PP_OK && s && s->split_backward && s->num_passes == 12,
+              "B mixed with I/W (B read as I then W): %s", err);
+        pp_sched_free(s);
+        s = NULL;
+        t = "0F0,0F1,(1F0;0B0)OVERLAP_F_B,0B1\n1F0,1B0,1F1,1B1\n";
+        st = pp_sched_from_csv(t, strlen(t), NULL, &s, err);
+        check(&g, st != PP_OK && strstr(err, "row 2 (rank 1), column 1: 1F0 puts stage 1 on rank 1, but row 1, column 3") != NULL, "overlap cell read as its actions: %s", err);
+    }
+    {   /* a failing allocator at every allocation of an import: OUT_OF_MEMORY, nothing leaked */
+        const char *t = "0F0,0F1,0F2,,0B0,,0B1,,0B2\n,1F0,1B0,1F1,,1B1,1F2,1B2,\n";
+        counting c = {0, 0, -1};
+        pp_config cfg;
+        long f, total;
+        char err[PP_ERR_LEN];
+        pp_schedule *s = NULL;
+        memset(&cfg, 0, sizeof cfg);
+        cfg.allocator.alloc = count_alloc, cfg.allocator.free = count_free, cfg.allocator.user = &c;
+        if (check(&g, pp_sched_from_csv(t, strlen(t), &cfg, &s, err) == PP_OK, "import with counting allocator: %s", err))
+            pp_sched_free(s);
+        check(&g, c.allocs == c.frees && c.allocs > 0, "import: %ld allocations, %ld frees", c.allocs, c.frees);
+        total = c.allocs;
+        for (f = 0; f < total; f++) {
+            counting cf = {0, 0, 0};
+            pp_status st;
+            cf.fail_after = f;
+            cfg.allocator.user = &cf;
+            s = NULL;
+            err[0] = 0;
+            st = pp_sched_from_csv(t, strlen(t), &cfg, &s, err);
+            check(&g, st == PP_ERR_OUT_OF_MEMORY && s == NULL && err[0], "import, allocation %ld of %ld fails: %s '%s'",
+                  f + 1, total, pp_status_string(st), err);
+            check(&g, cf.allocs == cf.frees, "import, allocation %ld fails: %ld allocations, %ld frees", f + 1,
+                  cf.allocs, cf.frees);
+        }
+    }
+    group_end(&g, "%d bad files, each refused with row, column and what was expected; failing allocator at every "
+                  "allocation of an import", (int)(sizeof cases / sizeof cases[0]));
+}
+
+/* SVG and trace: one rectangle / one slice per pass, and the figures. */
+static void test_svg_trace(void) {
+    group g;
+    char err[PP_ERR_LEN];
+    pp_status st;
+    int i;
+    group_begin(&g, "SVG and Chrome trace");
+    for (i = 0; i < pp_sched_count(); i++) {
+        const char *name = pp_sched_info_at(i)->name;
+        pp_schedule *s = build(name, 4, 8, mk_times(1, 2, 1, 0.1), 0, &st, err);
+        size_t len;
+        char *svg, *trace, *p;
+        int rects = 0, slices = 0;
+        char want[64];
+        if (!check(&g, s != NULL, "%s: %s", name, err)) continue;
+        svg = capture(s, 1, &len);
+        trace = capture(s, 2, &len);
+        if (svg && trace) {
+            for (p = svg; (p = strstr(p, "<title>")) != NULL; p++) rects++;
+            for (p = trace; (p = strstr(p, "\"ph\": \"X\"")) != NULL; p++) slices++;
+            check(&g, rects == s->num_passes, "%s: %d pass rectangles in the SVG, %d passes", name, rects, s->num_passes);
+            check(&g, slices == s->num_passes, "%s: %d slices in the trace, %d passes", name, slices, s->num_passes);
+            check(&g, strncmp(svg, "<svg ", 5) == 0 && strstr(svg, "</svg>\n") != NULL, "%s: not one <svg> element", name);
+            snprintf(want, sizeof want, "makespan %g, bubble rate %.2f%%", s->makespan, 100 * s->bubble_rate);
+            check(&g, strstr(svg, want) != NULL, "%s: footer lacks '%s'", name, want);
+            check(&g, strstr(svg, name) != NULL && strstr(svg, "d=4 devices, n=8 microbatches") != NULL, "%s: title", name);
+        } else {
+            check(&g, 0, "%s: capture failed", name);
+        }
+        free(svg);
+        free(trace);
+        pp_sched_free(s);
+    }
+    group_end(&g, "every built-in at d=4 n=8: one rectangle and one slice per pass, title and footer figures");
+}
+
 int main(void) {
     test_grid();
     test_stage_times();
@@ -1445,6 +1767,9 @@ int main(void) {
     test_from_order();
     test_invalid();
     test_printers();
+    test_csv_export_import();
+    test_csv_errors();
+    test_svg_trace();
     printf("%d passed, %d failed\n", g_groups_passed, g_groups_failed);
     return g_groups_failed ? 1 : 0;
 }

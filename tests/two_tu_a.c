@@ -2,8 +2,9 @@
    Normal build: only this file defines PP_SCHED_IMPLEMENTATION, so the two link
    without duplicate symbols. With -DTWO_TU_STATIC both define it together with
    PP_SCHED_STATIC, each gets its own private copy, and they still link.
-   With -DPP_SCHED_NO_STDIO the printers are gone and the rest still builds.
-   Exits 0 when both units built the same schedule. */
+   With -DPP_SCHED_NO_STDIO the printers are gone and the rest still builds,
+   the PyTorch CSV parser (which reads from memory) included.
+   Exits 0 when both units built the same schedule and the CSV parsed. */
 #ifdef TWO_TU_STATIC
 #define PP_SCHED_STATIC
 #endif
@@ -28,6 +29,13 @@ int main(void) {
     here = s->makespan;
     pp_sched_free(s);
     there = two_tu_b_makespan(4, 8);
+    {   /* PyTorch CSV from memory: 2 ranks, 1F1B, 2 microbatches */
+        static const char csv[] = "0F0,0F1,,,0B0,,0B1\n,1F0,1B0,1F1,,1B1,\n";
+        pp_schedule *c = NULL;
+        if (pp_sched_from_csv(csv, sizeof csv - 1, NULL, &c, err) != PP_OK) return 4;
+        if (c->devices != 2 || c->num_passes != 8) return 5;
+        pp_sched_free(c);
+    }
 #ifndef PP_SCHED_NO_STDIO
     if (here != there) printf("two_tu: makespan %g in one unit, %g in the other\n", here, there);
 #endif
