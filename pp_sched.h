@@ -215,6 +215,13 @@ DECISIONS (where the paper is ambiguous, what this file does)
      d and 2d: the names of the Zero Bubble paper's schedules, our search.
      A sequential block cannot go below d units at T = 3, so zb-auto needs
      mem_limit >= d.
+   - dualpipe-v: DeepSeek's DualPipeV phase by phase (see pp__dualpipev);
+     tests check it is PyTorch's ScheduleDualPipeV order pass for pass. The
+     GPU overlaps each F with the B it is paired with; this model runs them
+     in sequence, so its bubble here is not DualPipe's published
+     (d/2-1)(F&B+B-3W). Memory: 2d+1 chunk activations = d + 1/2 units.
+     DualPipe itself (two model copies fed from both ends) needs a second
+     route through the stages, which this model does not have yet.
    - Lower bounds: the busiest device's work and one microbatch's
      dependency path (every F, then every B or BW, 2 t_comm per device
      boundary, plus one W) hold for any times. Appendix E.2's 6n+6d-3k-1
@@ -2366,11 +2373,100 @@ static pp_status pp__looped_bfs(const pp_config *cfg, int d, int v, int n, pp_sc
     return st;
 }
 
+/* DualPipeV (DeepSeek's V-shape variant of DualPipe, as in their
+   dualpipev.py and PyTorch's ScheduleDualPipeV): V placement, rank r holds
+   stage r (chunk 0) and stage 2d-1-r (chunk 1); every device runs eight
+   phases: 2(d-r-1) F0; r+1 pairs F0 F1; d-r-1 times B1 W1 F1 (B split);
+   n-2d+r+1 times "F0 with B1, F1 with B0"; d-r-1 times B1, "F1 with B0";
+   r+1 times B1 B0 (the second half with B split, by rank parity); d-r-1
+   times W, B0 (split); r+1 times W. A full backward here is B followed at
+   once by W; a split one leaves W in a queue that the W steps take from,
+   oldest first. DualPipe overlaps each F with the B it is paired with on
+   the GPU; this model runs them one after the other. Needs n >= 2d. */
+typedef struct pp__dpv {
+    pp_pass *ps;
+    int c, d, r, n, fwd[2], bwd[2], *wq, wh, wt; /* wq: [2n], deferred W as stage * n + mb */
+} pp__dpv;
+
+static void pp__dpv_emit(pp__dpv *D, pp_kind k, int stage, int mb) {
+    pp_pass *p = &D->ps[D->c++];
+    p->device = D->r; p->stage = stage; p->microbatch = mb; p->kind = k; p->start = p->end = 0;
+}
+static int pp__dpv_stage(const pp__dpv *D, int chunk) { return chunk == 0 ? D->r : 2 * D->d - 1 - D->r; }
+static void pp__dpv_f(pp__dpv *D, int chunk) { pp__dpv_emit(D, PP_F, pp__dpv_stage(D, chunk), D->fwd[chunk]++); }
+static void pp__dpv_b(pp__dpv *D, int chunk, int split) {
+    int st = pp__dpv_stage(D, chunk), mb = D->bwd[chunk]++;
+    pp__dpv_emit(D, PP_B, st, mb);
+    if (!split) pp__dpv_emit(D, PP_W, st, mb);
+    else D->wq[D->wt++] = st * D->n + mb;
+}
+static void pp__dpv_w(pp__dpv *D) {
+    int x = D->wq[D->wh++];
+    pp__dpv_emit(D, PP_W, x / D->n, x % D->n);
+}
+
+static pp_status pp__dualpipev(const pp_config *cfg, int d, int n, pp_schedule **out, char *err) {
+    pp_allocator al = pp__allocator(&cfg->allocator);
+    int S = 2 * d, P = S * n * 3, i, k;
+    int *sd;
+    pp__dpv *D;
+    pp_order o;
+    pp_status st;
+    if (n < 2 * d) {
+        pp__err(err, "dualpipe-v needs microbatches >= 2 x devices, got n=%d, d=%d; try n=%d", n, d, 2 * d);
+        return PP_ERR_INVALID_ARG;
+    }
+    D = (pp__dpv *)pp__malloc(&al, sizeof(pp__dpv));
+    sd = (int *)pp__malloc(&al, pp__size((size_t)S, sizeof(int)));
+    if (D) D->ps = (pp_pass *)pp__malloc(&al, pp__size((size_t)P, sizeof(pp_pass)));
+    if (D) D->wq = (int *)pp__malloc(&al, pp__size((size_t)2 * n, sizeof(int)));
+    if (!D || !sd || !D->ps || !D->wq) {
+        if (D) { pp__mfree(&al, D->ps); pp__mfree(&al, D->wq); }
+        pp__mfree(&al, D); pp__mfree(&al, sd);
+        pp__err(err, "out of memory");
+        return PP_ERR_OUT_OF_MEMORY;
+    }
+    D->c = 0; D->d = d; D->n = n;
+    for (i = 0; i < S; i++) sd[i] = pp__place(PP_PLACE_VSHAPE, d, i);
+    for (D->r = 0; D->r < d; D->r++) {
+        int r = D->r;
+        D->fwd[0] = D->fwd[1] = D->bwd[0] = D->bwd[1] = 0;
+        D->wh = D->wt = 0;
+        for (k = 0; k < 2 * (d - r - 1); k++) pp__dpv_f(D, 0);                       /* 1: F0 */
+        for (k = 0; k < r + 1; k++) { pp__dpv_f(D, 0); pp__dpv_f(D, 1); }           /* 2: F0 F1 */
+        for (k = 0; k < d - r - 1; k++) { pp__dpv_b(D, 1, 1); pp__dpv_w(D); pp__dpv_f(D, 1); } /* 3 */
+        for (k = 0; k < n - 2 * d + r + 1; k++) {                                   /* 4: main */
+            pp__dpv_f(D, 0); pp__dpv_b(D, 1, 0);
+            pp__dpv_f(D, 1); pp__dpv_b(D, 0, 0);
+        }
+        for (k = 0; k < d - r - 1; k++) { pp__dpv_b(D, 1, 0); pp__dpv_f(D, 1); pp__dpv_b(D, 0, 0); } /* 5 */
+        {                                                                           /* 6: B1 B0 */
+            int zb = 0, half = (r + 1) / 2;
+            for (k = 0; k < r + 1; k++) {
+                if (k == half && r % 2 == 1) zb = 1;
+                pp__dpv_b(D, 1, zb);
+                if (k == half && r % 2 == 0) zb = 1;
+                pp__dpv_b(D, 0, zb);
+            }
+        }
+        for (k = 0; k < d - r - 1; k++) { pp__dpv_w(D); pp__dpv_b(D, 0, 1); }        /* 7: W B0 */
+        while (D->wh < D->wt) pp__dpv_w(D);                                          /* 8: W */
+        PP_ASSERT(D->fwd[0] == n && D->fwd[1] == n && D->bwd[0] == n && D->bwd[1] == n);
+    }
+    PP_ASSERT(D->c == P);
+    o.name = "dualpipe-v";
+    o.devices = d; o.stages = S; o.microbatches = n; o.stage_device = sd; o.passes = D->ps; o.count = P;
+    st = pp_sched_from_order(&o, cfg, out, err);
+    if (st == PP_OK) (*out)->placement = PP_PLACE_VSHAPE;
+    pp__mfree(&al, D->ps); pp__mfree(&al, D->wq); pp__mfree(&al, D); pp__mfree(&al, sd);
+    return st;
+}
+
 /* ---- the built-in schedules --------------------------------------------- */
 
 enum {
     PP__GPIPE, PP__1F1B, PP__EAGER, PP__INTERLEAVED, PP__INTERLEAVED_U, PP__ZBH1, PP__ZBH2, PP__1F1BV, PP__VMIN,
-    PP__VHALF, PP__VZB, PP__1F1BR, PP__VAUTO, PP__ZBAUTO, PP__ZB1P, PP__ZB2P, PP__LOOPEDBFS, PP__NSCHED
+    PP__VHALF, PP__VZB, PP__1F1BR, PP__VAUTO, PP__ZBAUTO, PP__ZB1P, PP__ZB2P, PP__LOOPEDBFS, PP__DUALPIPEV, PP__NSCHED
 };
 
 static const pp_sched_info pp__infos[PP__NSCHED] = {
@@ -2391,6 +2487,7 @@ static const pp_sched_info pp__infos[PP__NSCHED] = {
     {"zb-1p", "zb-auto at 1F1B's memory (limit d)"},
     {"zb-2p", "zb-auto at twice 1F1B's memory (limit 2d)"},
     {"looped-bfs", "looped placement, breadth-first: every forward of a chunk before the next (PyTorch's LoopedBFS)"},
+    {"dualpipe-v", "DeepSeek's DualPipeV: V placement, F/B pairs (run in sequence here); needs n >= 2d"},
 };
 
 PP__DEF int pp_sched_count(void) { return PP__NSCHED; }
@@ -2428,7 +2525,7 @@ PP__DEF pp_status pp_sched_build(const pp_config *cfg, pp_schedule **out, char *
     if (id == PP__NSCHED) {
         pp__err(err, "unknown schedule '%.40s'; known: gpipe, 1f1b, eager-1f1b, interleaved-1f1b, "
                      "interleaved-1f1b-u, zb-h1, zb-h2, 1f1b-v, v-min, v-half, v-zb, 1f1b-r, v-auto, zb-auto, "
-                     "zb-1p, zb-2p, looped-bfs", name);
+                     "zb-1p, zb-2p, looped-bfs, dualpipe-v", name);
         return PP_ERR_UNKNOWN_SCHEDULE;
     }
     name = pp__infos[id].name;
@@ -2449,7 +2546,7 @@ PP__DEF pp_status pp_sched_build(const pp_config *cfg, pp_schedule **out, char *
         v = cfg->chunks ? cfg->chunks : 2;
         if (v < 2) { pp__err(err, "%s needs chunks >= 2 (chunks = 1 is plain 1f1b), got %d", name, v); return PP_ERR_INVALID_ARG; }
         break;
-    case PP__1F1BV: case PP__VMIN: case PP__VHALF: case PP__VZB: case PP__VAUTO:
+    case PP__1F1BV: case PP__VMIN: case PP__VHALF: case PP__VZB: case PP__VAUTO: case PP__DUALPIPEV:
         v = cfg->chunks ? cfg->chunks : 2;
         if (v != 2) { pp__err(err, "%s is a V-shape schedule and needs chunks = 2, got %d", name, v); return PP_ERR_INVALID_ARG; }
         if (d < 2) { pp__err(err, "%s needs devices >= 2, got %d", name, d); return PP_ERR_INVALID_ARG; }
@@ -2510,6 +2607,9 @@ PP__DEF pp_status pp_sched_build(const pp_config *cfg, pp_schedule **out, char *
         split = 0;
         st = pp__interleaved_uniform_block(d, v, &al, &blk, err);
         break;
+    case PP__DUALPIPEV:
+        st = pp__dualpipev(cfg, d, n, &s, err);
+        break;
     case PP__LOOPEDBFS:
         split = 0;
         st = pp__looped_bfs(cfg, d, v, n, &s, err);
@@ -2544,7 +2644,7 @@ PP__DEF pp_status pp_sched_build(const pp_config *cfg, pp_schedule **out, char *
     }
     /* the classic schedules are defined by their order: they are not reordered */
     if (st == PP_OK && !cfg->no_reorder && id != PP__GPIPE && id != PP__1F1B && id != PP__EAGER &&
-        id != PP__INTERLEAVED && id != PP__1F1BR && id != PP__LOOPEDBFS && id != PP__VAUTO && id != PP__ZBAUTO && id != PP__ZB1P &&
+        id != PP__INTERLEAVED && id != PP__1F1BR && id != PP__LOOPEDBFS && id != PP__DUALPIPEV && id != PP__VAUTO && id != PP__ZBAUTO && id != PP__ZB1P &&
         id != PP__ZB2P) /* the adaptive ones reorder their candidates themselves */
         st = pp_reorder(s, err);
     if (st == PP_OK) {

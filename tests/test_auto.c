@@ -265,6 +265,67 @@ int main(void) {
     }
     report("bubble-growth", "O(p)/O(n) measured; V-Half agrees with Appendix E.1's condition");
 
+    /* dualpipe-v: the per-device order PyTorch's own ScheduleDualPipeV wrote
+       (tests/pytorch_dumps, torch 2.15.0, d=4, n=8; its B cells read as
+       B then W, its overlapped F;B pairs as F then B) is ours, pass for pass;
+       every device holds 2d+1 chunk activations (d + 1/2 units), DualPipe's
+       published PP+1 activations for V's half-size chunks. */
+    {
+        static const char *paths[2] = {"tests/pytorch_dumps/pytorch_ScheduleDualPipeV.csv",
+                                       "../tests/pytorch_dumps/pytorch_ScheduleDualPipeV.csv"};
+        FILE *f = NULL;
+        static char text[1 << 16];
+        size_t len = 0;
+        int p;
+        for (p = 0; p < 2 && !f; p++) f = fopen(paths[p], "rb");
+        CHECK(f != NULL, "dualpipe-v: cannot open tests/pytorch_dumps/pytorch_ScheduleDualPipeV.csv (run from the repository root)");
+        if (f) {
+            pp_config c;
+            pp_schedule *theirs = NULL, *ours = build("dualpipe-v", 4, 8, times[0], 0, err);
+            len = fread(text, 1, sizeof text, f);
+            fclose(f);
+            memset(&c, 0, sizeof c);
+            CHECK(pp_sched_from_csv(text, len, &c, &theirs, err) == PP_OK, "dualpipe-v: PyTorch's CSV: %s", err);
+            CHECK(ours != NULL, "dualpipe-v d=4 n=8: %s", err);
+            if (theirs && ours) {
+                int i, same = theirs->num_passes == ours->num_passes;
+                for (i = 0; same && i < ours->num_passes; i++) {
+                    const pp_pass *a = &ours->passes[i], *b = &theirs->passes[i];
+                    if (a->device != b->device || a->stage != b->stage || a->microbatch != b->microbatch || a->kind != b->kind) {
+                        CHECK(0, "dualpipe-v: pass %d: ours %s(%d,%d) on device %d, PyTorch's %s(%d,%d) on device %d", i,
+                              pp_kind_name(a->kind), a->stage, a->microbatch, a->device, pp_kind_name(b->kind), b->stage,
+                              b->microbatch, b->device);
+                        same = 0;
+                    }
+                }
+                CHECK(same, "dualpipe-v: not PyTorch's order");
+                CHECK(fabs(ours->makespan - theirs->makespan) < 1e-9, "dualpipe-v: makespan %g, PyTorch's order %g", ours->makespan, theirs->makespan);
+            }
+            pp_sched_free(theirs);
+            pp_sched_free(ours);
+        }
+        for (d = 2; d <= 8; d++) {
+            int n;
+            for (n = 2 * d; n <= 4 * d; n += d) {
+                pp_schedule *s = build("dualpipe-v", d, n, times[1], 0, err);
+                char what[64];
+                snprintf(what, sizeof what, "dualpipe-v d=%d n=%d", d, n);
+                CHECK(s != NULL, "%s: %s", what, err);
+                if (s) {
+                    double own = own_check(s, what);
+                    CHECK(fabs(own - (d + 0.5)) < 1e-9, "%s: peak %g, 2d+1 chunk activations = %g units", what, own, d + 0.5);
+                    pp_sched_free(s);
+                }
+            }
+            {
+                pp_schedule *s = build("dualpipe-v", d, 2 * d - 1, times[0], 0, err);
+                CHECK(s == NULL && strstr(err, "2 x devices"), "dualpipe-v d=%d n=2d-1: not refused (%s)", d, err);
+                pp_sched_free(s);
+            }
+        }
+    }
+    report("dualpipe-v", "PyTorch's own DualPipeV order, pass for pass; d+1/2 units on every device; n < 2d refused");
+
     printf("test_auto: %d checks, %d failed\n", g_checks, g_fail);
     return g_fail ? 1 : 0;
 }

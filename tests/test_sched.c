@@ -115,6 +115,7 @@ static const expect g_expect[] = {
     {"zb-1p", PP_PLACE_SEQUENTIAL, 1, 1, 0},
     {"zb-2p", PP_PLACE_SEQUENTIAL, 1, 1, 0},
     {"looped-bfs", PP_PLACE_LOOPED, 0, 2, 0},
+    {"dualpipe-v", PP_PLACE_VSHAPE, 1, 2, 0},
 };
 
 /* The adaptive schedules search many blocks per build: the grid keeps them
@@ -537,9 +538,10 @@ static void test_grid(void) {
                     if (st != PP_OK) {
                         /* A rejection must say why. With d >= 2 and n a multiple of d no
                            schedule of the paper has a reason to refuse (V needs d >= 2,
-                           Megatron's interleaving needs n % d == 0), and 1F1B / GPipe
-                           accept everything. */
-                        int must_build = (d >= 2 && n % d == 0) || !strcmp(info->name, "1f1b") || !strcmp(info->name, "gpipe");
+                           Megatron's interleaving needs n % d == 0, DualPipeV n >= 2d),
+                           and 1F1B / GPipe accept everything. */
+                        int must_build = (d >= 2 && n % d == 0 && (n >= 2 * d || strcmp(info->name, "dualpipe-v"))) ||
+                                         !strcmp(info->name, "1f1b") || !strcmp(info->name, "gpipe");
                         check(&g, st == PP_ERR_INVALID_ARG && is_nonempty(err) && !must_build,
                               "%s d=%d n=%d times#%d: status %s (%s)", info->name, d, n, ti, pp_status_string(st), err);
                         if (s) pp_sched_free(s);
