@@ -1562,7 +1562,8 @@ static int pp__cmp_ref(const void *a, const void *b) {
    it, if memory stays within cap; every other pass stays. grid = 1 runs the
    sweep on the unit grid (F, B, W one cell) and squeezes with real times
    afterwards, grid = 0 on the real times. */
-static pp_status pp__sweep_reorder(pp_schedule *s, const double *cap, int grid, char *err) {
+static pp_status pp__sweep_reorder(pp_schedule *s, const double *cap, int flags, char *err) {
+    int grid = flags & 1, all = flags & 2;
     int d = s->devices, S = s->stages, n = s->microbatches, P = s->num_passes, i, k;
     pp_allocator *al = &s->allocator;
     size_t keys = (size_t)4 * S * n;
@@ -1605,7 +1606,7 @@ static pp_status pp__sweep_reorder(pp_schedule *s, const double *cap, int grid, 
         pp_kind dk;
         int ds;
         double r = 0, dur = pp__dur(s, &p), start = p.start;
-        movable = p.start <= warm_end || p.start > cool_start;
+        movable = all || p.start <= warm_end || p.start > cool_start;
         if (pp__dep(s, &p, &dk, &ds))
             r = endk[pp__key(S, n, dk, ds, p.microbatch)] + (s->stage_device[ds] != dev ? comm : 0);
         if (movable) {
@@ -1675,7 +1676,7 @@ cleanup:
 static pp_status pp__reorder(pp_schedule *s, unsigned mask, double limit, char *err);
 
 PP__DEF pp_status pp_reorder(pp_schedule *s, char *err) {
-    return pp__reorder(s, 0xFFu, 0, err);
+    return pp__reorder(s, 0x7FFu, 0, err);
 }
 
 /* mask: bit v runs variant v (0..7). limit > 0: every device may go up to
@@ -1720,7 +1721,7 @@ static pp_status pp__reorder(pp_schedule *s, unsigned mask, double limit, char *
         endk[pp__key(S, n, p->kind, p->stage, p->microbatch)] = p->end;
     }
     warm_end = endk[pp__key(S, n, s->split_backward ? PP_B : PP_BW, 0, 0)];
-    for (variant = 0; variant < 8; variant++) {
+    for (variant = 0; variant < 11; variant++) {
         if (!(mask >> variant & 1u)) continue;
         memcpy(s->passes, saved, (size_t)P * sizeof(pp_pass));
         if (variant < 2) {
@@ -1730,11 +1731,16 @@ static pp_status pp__reorder(pp_schedule *s, unsigned mask, double limit, char *
         } else if (variant < 4) {
             st = variant == 3 ? pp__wfill(s, endk, cap, 1, err) : PP_OK;
             if (st == PP_OK) st = pp__list_reorder(s, cap, warm_end, err);
-        } else {
+        } else if (variant < 8) {
             /* the sweep on the grid, then on real times; W refilled in between */
             st = pp__sweep_reorder(s, cap, variant < 6, err);
             if (st == PP_OK && (variant == 5 || variant == 7)) st = pp__wfill(s, endk, cap, 1, err);
             if (st == PP_OK && (variant == 5 || variant == 7)) st = pp__sweep_reorder(s, cap, variant < 6, err);
+        } else {
+            /* the sweep over every pass, not only warm-up and cool-down */
+            st = pp__sweep_reorder(s, cap, variant == 9 ? 2 : 3, err);
+            if (st == PP_OK && variant == 10) st = pp__wfill(s, endk, cap, 1, err);
+            if (st == PP_OK && variant == 10) st = pp__sweep_reorder(s, cap, 3, err);
         }
         if (st == PP_ERR_DEADLOCK) { st = PP_OK; continue; } /* this variant found no way; others may */
         if (st != PP_OK) break;
@@ -2143,7 +2149,7 @@ static pp_status pp__auto_finish(pp__auto *A, const char *const *fixed, pp_sched
             int i;
             st = pp__repeat(tb[k], A->n_eval, NULL, A->cfg, 0, &s, err);
             if (st == PP_OK) st = pp_squeeze(s, err);
-            if (st == PP_OK && !A->cfg->no_reorder) st = pp__reorder(s, 0x11u, A->limit, err);
+            if (st == PP_OK && !A->cfg->no_reorder) st = pp__reorder(s, 0x111u, A->limit, err);
             if (st == PP_OK) {
                 re_mk[k] = s->makespan;
                 for (i = nfinal; i > 0 && re_mk[order[i - 1]] > re_mk[k] + 1e-9; i--) order[i] = order[i - 1];
@@ -2163,7 +2169,7 @@ static pp_status pp__auto_finish(pp__auto *A, const char *const *fixed, pp_sched
             pp_schedule *s = NULL;
             st = pp__repeat(tb[order[k]], A->n, NULL, A->cfg, 0, &s, err);
             if (st == PP_OK) st = pp_squeeze(s, err);
-            if (st == PP_OK && !A->cfg->no_reorder) st = pp__reorder(s, 0xFFu, A->limit, err);
+            if (st == PP_OK && !A->cfg->no_reorder) st = pp__reorder(s, 0x7FFu, A->limit, err);
             if (st == PP_OK && (!best || s->makespan < best->makespan - 1e-9)) { pp_sched_free(best); best = s; s = NULL; }
             pp_sched_free(s);
         }
