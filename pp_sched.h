@@ -190,7 +190,8 @@ DECISIONS (where the paper is ambiguous, what this file does)
      holds on every device after reordering too. Appendix C's two steps are
      run in several variants (warm-up gap filling then cool-down W refill;
      an event-driven list schedule; a sweep over passes in time order, on
-     the unit grid and on real times) and the shortest result is kept;
+     the unit grid and on real times, moving warm-up and cool-down passes
+     or every pass) and the shortest result is kept;
      nothing longer than the squeezed input is ever returned.
    - gpipe, 1f1b, eager-1f1b, interleaved-1f1b and 1f1b-r are defined by
      their published order and are not reordered (with t_comm > 0, moving
