@@ -3516,7 +3516,10 @@ static void pp__cand_reason(pp_candidate *c, const char *fmt, ...) {
     va_end(ap);
 }
 
-typedef struct pp__plan_cache { int id, pp, nb, tp, mbs; double makespan, work; } pp__plan_cache;
+/* A build shared by layouts of equal (schedule, pp, n_b, tp, memory limit):
+   mbs only scales every time (roofline compute-bound) and is divided out. */
+#define PP__PLAN_CACHE 256
+typedef struct pp__plan_cache { int id, pp, nb, tp; double lim, scale; pp_schedule *s; } pp__plan_cache;
 
 static int pp__cand_cmp(const void *x, const void *y) {
     const pp_candidate *a = (const pp_candidate *)x, *b = (const pp_candidate *)y;
@@ -3529,14 +3532,16 @@ static int pp__cand_cmp(const void *x, const void *y) {
 
 /* Evaluate one (layout, schedule). */
 static void pp__plan_one(const pp_plan_request *r, int id, int pp, int tp, int dp, int mbs, pp_candidate *c,
-                         pp__item *it, double *cost, int *first, pp_times *stt) {
+                         pp__item *it, double *cost, int *first, pp_times *stt, pp__plan_cache *cache,
+                         int *ncache) {
     const pp_model *m = &r->model;
     const char *name = pp__infos[id].name;
     double gmem = r->gpu.mem_bytes > 0 ? r->gpu.mem_bytes : 80.0 * 1073741824.0, comm, mx;
     int L = m->layers, items = L + 2, n = r->global_batch / (dp * mbs), v, S, s, i, dev, recompute;
     int vplace, adaptive = id == PP__VAUTO || id == PP__ZBAUTO, nb;
     double optb = m->no_distributed_optimizer ? 12 : 12.0 / dp, unit, static_max = 0, best_peak = 0;
-    double dev_static[1024], lim = 0;
+    double dev_static[1024], lim = 0, scale = 1;
+    int cached = 0;
     pp_config cfg;
     pp_schedule *sch = NULL;
     char e2[PP_ERR_LEN];
@@ -3611,8 +3616,8 @@ static void pp__plan_one(const pp_plan_request *r, int id, int pp, int tp, int d
             c->unit_bytes = unit;
             return;
         }
-        if (pp > 8) {
-            pp__cand_reason(c, "not evaluated: the %s search takes seconds at pp > 8 (planner keeps to pp <= 8)", name);
+        if (pp > 4) {
+            pp__cand_reason(c, "not evaluated: the %s search is slow at pp > 4 (the planner keeps it to pp <= 4)", name);
             c->unit_bytes = unit;
             return;
         }
@@ -3623,10 +3628,17 @@ static void pp__plan_one(const pp_plan_request *r, int id, int pp, int tp, int d
         return;
     }
     /* build at n_b = min(n, 2pp) microbatches, extrapolate the steady state */
+    /* n_b = pp where the peak is reached within d microbatches (1F1B-like
+       and the V schedules: at unit times the extrapolation equals the full
+       build, checked for d = 8, 20 at n = 160), 2pp where warm-up runs
+       longer (eager, zb-h2, interleaved, dualpipe-v, the adaptive ones), n
+       where memory grows with n (gpipe, looped-bfs) */
     nb = n < 2 * pp ? n : 2 * pp;
-    if (id == PP__INTERLEAVED && n % pp == 0) nb = n < 2 * pp ? n : 2 * pp;
-    if (id == PP__DUALPIPEV && n >= 2 * pp) nb = 2 * pp;
-    if (id == PP__GPIPE) nb = n; /* memory grows with n */
+    if ((id == PP__1F1B || id == PP__1F1BR || id == PP__ZBH1 || id == PP__VMIN || id == PP__VHALF ||
+         id == PP__VZB || id == PP__1F1BV) && n > pp)
+        nb = pp;
+    if (id == PP__GPIPE || id == PP__LOOPEDBFS) nb = n;
+    if (id == PP__INTERLEAVED && n % pp == 0 && nb % pp) nb = n;
     memset(&cfg, 0, sizeof cfg);
     cfg.schedule = name;
     cfg.devices = pp;
@@ -3635,10 +3647,33 @@ static void pp__plan_one(const pp_plan_request *r, int id, int pp, int tp, int d
     cfg.stage_times = stt;
     cfg.mem_limit = lim;
     if (recompute) cfg.recompute_input = pp_layer_activation_bytes(m, mbs, tp, 1) / pp_layer_activation_bytes(m, mbs, tp, 0);
-    if (pp_sched_build(&cfg, &sch, e2) != PP_OK) {
-        pp__cand_reason(c, "does not build: %s", e2);
-        c->unit_bytes = unit;
-        return;
+    {
+        int k, hit = -1;
+        for (k = 0; k < *ncache; k++)
+            if (cache[k].id == id && cache[k].pp == pp && cache[k].nb == nb && cache[k].tp == tp &&
+                cache[k].lim == lim && (r->times || cache[k].scale > 0)) { hit = k; break; }
+        if (hit >= 0) {
+            sch = cache[hit].s;
+            scale = r->times ? 1 : it[1].f / cache[hit].scale;
+            cached = 1;
+        } else {
+            if (pp_sched_build(&cfg, &sch, e2) != PP_OK) {
+                pp__cand_reason(c, "does not build: %s", e2);
+                c->unit_bytes = unit;
+                return;
+            }
+            if (*ncache < PP__PLAN_CACHE) {
+                cache[*ncache].id = id;
+                cache[*ncache].pp = pp;
+                cache[*ncache].nb = nb;
+                cache[*ncache].tp = tp;
+                cache[*ncache].lim = lim;
+                cache[*ncache].scale = r->times ? 0 : it[1].f;
+                cache[*ncache].s = sch;
+                ++*ncache;
+                cached = 1;
+            }
+        }
     }
     {
         double work = 0, wd;
@@ -3659,9 +3694,9 @@ static void pp__plan_one(const pp_plan_request *r, int id, int pp, int tp, int d
         }
         c->peak_bytes = best_peak;
         c->unit_bytes = unit;
-        c->step_time = sch->makespan + (double)(n - nb) * work / nb;
+        c->step_time = (sch->makespan + (double)(n - nb) * work / nb) * scale;
     }
-    pp_sched_free(sch);
+    if (!cached) pp_sched_free(sch);
     /* data parallel: ring all-reduce of 16-bit gradients of the largest device */
     if (dp > 1) c->step_time += 2.0 * (dp - 1) / dp * (static_max / (4 + optb)) * 2 / (r->gpu.net_bw > 0 ? r->gpu.net_bw : 25e9);
     c->fits = best_peak <= gmem;
@@ -3686,6 +3721,8 @@ PP__DEF pp_status pp_plan(const pp_plan_request *r, pp_candidate *out, int cap, 
     double *cost;
     int *first;
     pp_times *stt;
+    pp__plan_cache cache[PP__PLAN_CACHE];
+    int ncache = 0;
     if (err) err[0] = 0;
     if (count) *count = 0;
     if (!r || !count || (cap > 0 && !out)) { pp__err(err, "pp_plan: needs req, count and out (cap > 0)"); return PP_ERR_INVALID_ARG; }
@@ -3742,7 +3779,7 @@ PP__DEF pp_status pp_plan(const pp_plan_request *r, pp_candidate *out, int cap, 
                     pp_candidate c;
                     if (r->schedule && !pp__streq(r->schedule, pp__infos[id].name)) continue;
                     if (id == PP__VAUTO || id == PP__ZBAUTO) { /* only at the limit memory allows: below */ }
-                    pp__plan_one(r, id, pp, tp, dp, mbs, &c, it, cost, first, stt);
+                    pp__plan_one(r, id, pp, tp, dp, mbs, &c, it, cost, first, stt, cache, &ncache);
                     if (total < cap) out[total] = c;
                     total++;
                 }
@@ -3753,6 +3790,7 @@ PP__DEF pp_status pp_plan(const pp_plan_request *r, pp_candidate *out, int cap, 
     pp__mfree(&al, cost);
     pp__mfree(&al, first);
     pp__mfree(&al, stt);
+    while (ncache > 0) pp_sched_free(cache[--ncache].s);
     *count = total;
     if (nlayouts == 0) {
         pp__err(err, "no layout: no pp x tp x dp = %d with mbs dividing global batch %d / dp", r->gpus, r->global_batch);
