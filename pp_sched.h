@@ -113,6 +113,11 @@ API (one line each; status-returning calls fill err[PP_ERR_LEN] on failure)
    pp_sched_print_trace(f, s, err)     Chrome trace event JSON (chrome://tracing, Perfetto)
    pp_sched_from_csv(text, len, cfg, &s, err)  parse a PyTorch CSV, check, squeeze with cfg's times
    pp_sched_torchtitan_schedule(s)     torchtitan pipeline_parallel_schedule giving s's placement
+   pp_partition(cost, L, S, first, &max, err)  exact min-max contiguous split of L items into S stages
+   pp_partition_v(cost, L, d, first, &max, err) exact V split: least slowest DEVICE (stages k, 2d-1-k)
+   pp_layer_activation_bytes(m, mbs, tp, recompute)  bytes one layer keeps per microbatch
+   pp_layer_params(m)                  parameters of one transformer layer (12h^2 + 13h)
+   pp_plan(req, out, cap, &count, err) every pp x tp x dp x mbs x schedule, fit, step time, ranked
    pp_status_string(st), pp_kind_name(k), pp_placement_name(p)
 
 LOWERING (pp_sched_lower; the full argument sits above its implementation)
@@ -152,7 +157,8 @@ ERRORS, MEMORY, THREADS
 
 DOES NOT
    run anything on GPUs (see pp_cuda.h), write or read PyTorch's
-   compute_comms CSV, or model memory in bytes. The lowering places
+   compute_comms CSV. Memory in bytes is an estimate (PLANNING), not a
+   measurement. The lowering places
    communication but does not move data. Transient working memory of a pass
    (e.g. the activations 1F1B-R recomputes inside its BW) is not counted.
 
@@ -293,6 +299,74 @@ PYTORCH CSV (pp_sched_print_csv, pp_sched_from_csv)
    refused without allocating 10^12 of anything); indices above 1048575,
    more than 65536 rows, or a file over 1 GiB are refused.
 
+PLANNING (pp_partition, pp_partition_v, pp_layer_activation_bytes, pp_plan)
+   partition   pp_partition: f[k][j] = min over i of max(f[k-1][i], sum of
+               items [i, j)), every stage non-empty; O(S L^2), exact (tests
+               compare with brute force). pp_partition_v: device k holds
+               stages k and 2d-1-k; g_k(a, b) = least slowest device for the
+               items [a, b) left to devices k..d-1; O(d L^4), exact, refused
+               above 4e8 steps. Looped placement is split by pp_partition
+               (slowest stage). pp_plan uses pp_partition over all S stages
+               for every placement (pp_partition_v is too slow at d = 40):
+               per-stage times then drive the scheduler (stage_times).
+   items       pp_plan splits L + 2 items: the embedding, the L layers, the
+               LM head, so 78 layers + 2 fill pp = 40 V stages exactly, like
+               the paper's "one layer less on the first and last stage".
+   activation  bytes per layer per microbatch, 16-bit (Korthikanti et al.
+               2022, "Reducing Activation Recomputation in Large Transformer
+               Models", Sec. 4): s*b*h*(34 + 5*a*s/h); flash attention keeps
+               no s x s scores: 34*s*b*h (default; the paper used it, Sec.
+               4.4); tensor + sequence parallel (default when tp > 1):
+               divided by t; tensor parallel without SP: s*b*h*(10 + 24/t +
+               5as/(ht)); full recomputation keeps the layer input, 2*s*b*h
+               (/t with SP). A unit (schedule peak_memory) = L/pp layers of
+               it; peak activation bytes of device i = peak_memory[i] x unit.
+               1f1b-r: recompute_input = 2/34 of a layer's activation.
+   static      parameters per layer 12h^2 + 13h (Narayanan et al. 2021),
+               embedding V*h + s*h (positions) on the embedding's stage, LM
+               head V*h on the head's stage (untied, as Megatron with pp > 1
+               keeps a copy), all divided by t. Bytes per parameter (mixed
+               precision Adam, Megatron): 2 weight + 2 gradient + 12 (fp32
+               master, m, v) = 16; the distributed optimizer (default)
+               shards the 12 over dp: 4 + 12/dp. Peak of a device = its
+               static bytes + its activation bytes; a candidate fits when
+               the largest device's peak <= gpu memory (no reserve for the
+               CUDA context or fragmentation: the real limit is lower).
+   pass times  roofline per microbatch: a layer's forward is 24*b*s*h^2*(1 +
+               s/(6h))/t FLOPs (Narayanan et al. 2021, Eq. 2 without the
+               backward and vocab terms) at gpu.flops (default 190e12, ~60%
+               of the A100's 312 TFLOP/s), or its weights + activations at
+               hbm_bw if slower; B = F (input gradient: same matmul FLOPs),
+               W = F (weight gradient: same), so F:B:W = 1:1:1 plus TP's
+               communication: with t > 1 two all-gather/reduce-scatter pairs
+               of 2sbh bytes per F and per B, each 2(t-1)/t of it over tp_bw
+               (300e9). Head forward 2*b*s*h*V/t FLOPs, B = W = F; the
+               embedding a memory-bound gather. Pipeline comm per edge
+               2sbh/t bytes over net_bw (25e9). User times (req.times)
+               replace all this: F, B, W of one device's share, spread over
+               stages in proportion to the roofline costs.
+   step time   makespan of the schedule built with those per-stage times at
+               n_b microbatches, plus (n - n_b) x the busiest device's work
+               per microbatch (the steady state), plus a ring all-reduce of
+               the 16-bit gradients, 2(dp-1)/dp x 2 bytes x parameters over
+               net_bw, when dp > 1. n = global_batch / (dp x mbs). n_b = pp
+               for 1f1b, 1f1b-r, zb-h1, 1f1b-v, v-min, v-half, v-zb (at unit
+               times this equals the full build, checked at d = 8, 20, n =
+               160), 2pp for the others, n for gpipe and looped-bfs (memory
+               grows with n). Builds are cached per (schedule, pp, n_b, tp,
+               limit) and scaled by the layer time across mbs. MFU = 72 *
+               B * s * L * h^2 * (1 + s/(6h) + V/(12hL)) / (step * N *
+               312e12) (Narayanan et al. 2021, Eq. 3).
+   layouts     dp = world / (tp x pp), rejected when it does not divide (the
+               seed overview's 3D rule); tp in 1, 2, 4, 8 (one node) dividing
+               the heads; pp any divisor of N with S <= L + 2; mbs 1, 2, 4
+               unless given, dividing global_batch / dp.
+   adaptive    v-auto and zb-auto get mem_limit = the units left after the
+               static bytes (in half units, at most 2pp) and are built only
+               at pp <= 4; zb-1p and zb-2p only at pp <= 8 (their searches
+               take 0.1 s to seconds at pp >= 16); elsewhere the candidate
+               says "not evaluated".
+
 PICTURES (pp_sched_print_svg, pp_sched_print_trace)
    SVG: one row per device, x = real time to scale, F blue, B green, W
    orange, BW (combined backward) purple; dark shade = even chunk, light =
@@ -313,6 +387,8 @@ REVISION HISTORY
           per-device programs (SEND/RECV, activation slots), deadlock
           checker, program printer; PyTorch schedule CSV out and in, SVG
           pictures, Chrome traces.
+   next   (issue 7) planning: exact balanced partitions, memory in bytes,
+          roofline pass times, pp_plan and ppsched plan.
 */
 #ifndef PP_SCHED_H
 #define PP_SCHED_H
@@ -3771,7 +3847,7 @@ PP__DEF pp_status pp_plan(const pp_plan_request *r, pp_candidate *out, int cap, 
             if (r->tp <= 0 && (8 % tp || m->heads % tp)) continue; /* TP inside one 8-GPU node (1, 2, 4, 8), heads split evenly */
             dp = r->gpus / (pp * tp);
             if (r->dp > 0 && dp != r->dp) continue;
-            for (mbs = 1; mbs <= 16; mbs *= 2) {
+            for (mbs = r->mbs > 0 ? r->mbs : 1; mbs <= (r->mbs > 0 ? r->mbs : 4); mbs *= 2) { /* default grid 1, 2, 4 */
                 if (r->mbs > 0 && mbs != r->mbs) continue;
                 if (r->global_batch % (dp * mbs)) continue;
                 nlayouts++;
