@@ -537,7 +537,12 @@ static int plan_main(int argc, char **argv) {
                 any = 1;
                 if (c[i].step_time > 0 && best < 0) best = i;
                 if (c[i].fits) fitsum++;
-                if (!c[i].fits && c[i].peak_bytes > 0 && (smallest < 0 || c[i].peak_bytes < c[smallest].peak_bytes)) smallest = i;
+                /* closest: the smallest overshoot among those whose schedule was built
+                   (activations counted), else the smallest static-only overshoot */
+                if (!c[i].fits && c[i].peak_bytes > 0 &&
+                    (smallest < 0 || (c[i].peak_units > 0) > (c[smallest].peak_units > 0) ||
+                     ((c[i].peak_units > 0) == (c[smallest].peak_units > 0) && c[i].peak_bytes < c[smallest].peak_bytes)))
+                    smallest = i;
             }
             if (!any) continue;
             if (best >= 0)
