@@ -113,6 +113,11 @@ API (one line each; status-returning calls fill err[PP_ERR_LEN] on failure)
    pp_sched_print_trace(f, s, err)     Chrome trace event JSON (chrome://tracing, Perfetto)
    pp_sched_from_csv(text, len, cfg, &s, err)  parse a PyTorch CSV, check, squeeze with cfg's times
    pp_sched_torchtitan_schedule(s)     torchtitan pipeline_parallel_schedule giving s's placement
+   pp_partition(cost, L, S, first, &max, err)  exact min-max contiguous split of L items into S stages
+   pp_partition_v(cost, L, d, first, &max, err) exact V split: least slowest DEVICE (stages k, 2d-1-k)
+   pp_layer_activation_bytes(m, mbs, tp, recompute)  bytes one layer keeps per microbatch
+   pp_layer_params(m)                  parameters of one transformer layer (12h^2 + 13h)
+   pp_plan(req, out, cap, &count, err) every pp x tp x dp x mbs x schedule, fit, step time, ranked
    pp_status_string(st), pp_kind_name(k), pp_placement_name(p)
 
 LOWERING (pp_sched_lower; the full argument sits above its implementation)
@@ -152,7 +157,8 @@ ERRORS, MEMORY, THREADS
 
 DOES NOT
    run anything on GPUs (see pp_cuda.h), write or read PyTorch's
-   compute_comms CSV, or model memory in bytes. The lowering places
+   compute_comms CSV. Memory in bytes is an estimate (PLANNING), not a
+   measurement. The lowering places
    communication but does not move data. Transient working memory of a pass
    (e.g. the activations 1F1B-R recomputes inside its BW) is not counted.
 
@@ -294,6 +300,74 @@ PYTORCH CSV (pp_sched_print_csv, pp_sched_from_csv)
    refused without allocating 10^12 of anything); indices above 1048575,
    more than 65536 rows, or a file over 1 GiB are refused.
 
+PLANNING (pp_partition, pp_partition_v, pp_layer_activation_bytes, pp_plan)
+   partition   pp_partition: f[k][j] = min over i of max(f[k-1][i], sum of
+               items [i, j)), every stage non-empty; O(S L^2), exact (tests
+               compare with brute force). pp_partition_v: device k holds
+               stages k and 2d-1-k; g_k(a, b) = least slowest device for the
+               items [a, b) left to devices k..d-1; O(d L^4), exact, refused
+               above 4e8 steps. Looped placement is split by pp_partition
+               (slowest stage). pp_plan uses pp_partition over all S stages
+               for every placement (pp_partition_v is too slow at d = 40):
+               per-stage times then drive the scheduler (stage_times).
+   items       pp_plan splits L + 2 items: the embedding, the L layers, the
+               LM head, so 78 layers + 2 fill pp = 40 V stages exactly, like
+               the paper's "one layer less on the first and last stage".
+   activation  bytes per layer per microbatch, 16-bit (Korthikanti et al.
+               2022, "Reducing Activation Recomputation in Large Transformer
+               Models", Sec. 4): s*b*h*(34 + 5*a*s/h); flash attention keeps
+               no s x s scores: 34*s*b*h (default; the paper used it, Sec.
+               4.4); tensor + sequence parallel (default when tp > 1):
+               divided by t; tensor parallel without SP: s*b*h*(10 + 24/t +
+               5as/(ht)); full recomputation keeps the layer input, 2*s*b*h
+               (/t with SP). A unit (schedule peak_memory) = L/pp layers of
+               it; peak activation bytes of device i = peak_memory[i] x unit.
+               1f1b-r: recompute_input = 2/34 of a layer's activation.
+   static      parameters per layer 12h^2 + 13h (Narayanan et al. 2021),
+               embedding V*h + s*h (positions) on the embedding's stage, LM
+               head V*h on the head's stage (untied, as Megatron with pp > 1
+               keeps a copy), all divided by t. Bytes per parameter (mixed
+               precision Adam, Megatron): 2 weight + 2 gradient + 12 (fp32
+               master, m, v) = 16; the distributed optimizer (default)
+               shards the 12 over dp: 4 + 12/dp. Peak of a device = its
+               static bytes + its activation bytes; a candidate fits when
+               the largest device's peak <= gpu memory (no reserve for the
+               CUDA context or fragmentation: the real limit is lower).
+   pass times  roofline per microbatch: a layer's forward is 24*b*s*h^2*(1 +
+               s/(6h))/t FLOPs (Narayanan et al. 2021, Eq. 2 without the
+               backward and vocab terms) at gpu.flops (default 190e12, ~60%
+               of the A100's 312 TFLOP/s), or its weights + activations at
+               hbm_bw if slower; B = F (input gradient: same matmul FLOPs),
+               W = F (weight gradient: same), so F:B:W = 1:1:1 plus TP's
+               communication: with t > 1 two all-gather/reduce-scatter pairs
+               of 2sbh bytes per F and per B, each 2(t-1)/t of it over tp_bw
+               (300e9). Head forward 2*b*s*h*V/t FLOPs, B = W = F; the
+               embedding a memory-bound gather. Pipeline comm per edge
+               2sbh/t bytes over net_bw (25e9). User times (req.times)
+               replace all this: F, B, W of one device's share, spread over
+               stages in proportion to the roofline costs.
+   step time   makespan of the schedule built with those per-stage times at
+               n_b microbatches, plus (n - n_b) x the busiest device's work
+               per microbatch (the steady state), plus a ring all-reduce of
+               the 16-bit gradients, 2(dp-1)/dp x 2 bytes x parameters over
+               net_bw, when dp > 1. n = global_batch / (dp x mbs). n_b = pp
+               for 1f1b, 1f1b-r, zb-h1, 1f1b-v, v-min, v-half, v-zb (at unit
+               times this equals the full build, checked at d = 8, 20, n =
+               160), 2pp for the others, n for gpipe and looped-bfs (memory
+               grows with n). Builds are cached per (schedule, pp, n_b, tp,
+               limit) and scaled by the layer time across mbs. MFU = 72 *
+               B * s * L * h^2 * (1 + s/(6h) + V/(12hL)) / (step * N *
+               312e12) (Narayanan et al. 2021, Eq. 3).
+   layouts     dp = world / (tp x pp), rejected when it does not divide (the
+               seed overview's 3D rule); tp in 1, 2, 4, 8 (one node) dividing
+               the heads; pp any divisor of N with S <= L + 2; mbs 1, 2, 4
+               unless given, dividing global_batch / dp.
+   adaptive    v-auto and zb-auto get mem_limit = the units left after the
+               static bytes (in half units, at most 2pp) and are built only
+               at pp <= 4; zb-1p and zb-2p only at pp <= 8 (their searches
+               take 0.1 s to seconds at pp >= 16); elsewhere the candidate
+               says "not evaluated".
+
 PICTURES (pp_sched_print_svg, pp_sched_print_trace)
    SVG: one row per device, x = real time to scale, F blue, B green, W
    orange, BW (combined backward) purple; dark shade = even chunk, light =
@@ -314,6 +388,8 @@ REVISION HISTORY
           per-device programs (SEND/RECV, activation slots), deadlock
           checker, program printer; PyTorch schedule CSV out and in, SVG
           pictures, Chrome traces.
+   next   (issue 7) planning: exact balanced partitions, memory in bytes,
+          roofline pass times, pp_plan and ppsched plan.
 */
 #ifndef PP_SCHED_H
 #define PP_SCHED_H
@@ -538,6 +614,59 @@ PP_SCHED_API void pp_program_free(pp_program *p);
    on the device; PP_ERR_INVALID_ARG for out-of-range fields. */
 PP_SCHED_API pp_status pp_sched_check_deadlock(const pp_program *p, int *stuck, char *err);
 PP_SCHED_API const char *pp_op_type_name(pp_op_type t);
+
+/* ---- planning: bytes, balanced stages, choice of schedule (see PLANNING) ---- */
+
+/* A GPT-style model. Zero fields take the defaults named here. */
+typedef struct pp_model {
+    int layers, hidden, heads, seq; /* L, h, a, s: required */
+    int vocab;                      /* V; 0 = 51200 */
+    int no_flash_attention;         /* 0: flash attention (no s*s scores kept) */
+    int no_seq_parallel;            /* 0: sequence parallelism whenever tp > 1 */
+    int no_distributed_optimizer;   /* 0: optimizer state sharded over dp */
+} pp_model;
+
+/* One GPU and its links. Zero fields take the defaults (an A100 80 GB). */
+typedef struct pp_gpu {
+    double mem_bytes; /* 0 = 80 GiB */
+    double flops;     /* achieved matmul FLOP/s; 0 = 190e12 (~60% of 312e12) */
+    double hbm_bw;    /* bytes/s; 0 = 2.0e12 */
+    double tp_bw;     /* tensor-parallel link, bytes/s; 0 = 300e9 (NVLink) */
+    double net_bw;    /* pipeline send/recv and dp all-reduce, bytes/s; 0 = 25e9 */
+} pp_gpu;
+
+typedef struct pp_plan_request {
+    pp_model model;
+    pp_gpu gpu;
+    int gpus;          /* N, required */
+    int global_batch;  /* sequences per step, required */
+    int pp, tp, dp, mbs; /* 0 = enumerate */
+    const char *schedule; /* NULL = every built-in */
+    const pp_times *times; /* optional measured per-device-share times (F, B, W,
+                              comm) for one microbatch of mbs; replaces the roofline */
+} pp_plan_request;
+
+/* One candidate the planner considered (fitting or not). */
+typedef struct pp_candidate {
+    char schedule[32];
+    int pp, tp, dp, mbs, microbatches;
+    int fits;                /* 1: largest device's peak <= gpu memory */
+    double peak_bytes;       /* largest device: static + activation */
+    double static_bytes;     /* that device's parameters, gradients, optimizer */
+    double unit_bytes;       /* one unit: activation of one microbatch for L/pp layers */
+    double peak_units;       /* that device's schedule peak, units */
+    double step_time;        /* seconds; 0 when it does not fit or did not build */
+    double mfu;              /* model FLOPs / (step_time * N * 312e12); 0 when not run */
+    char reason[160];        /* why it lost (or "best") */
+} pp_candidate;
+
+PP_SCHED_API pp_status pp_partition(const double *cost, int items, int stages, int *first, double *max_cost,
+                                    char *err);
+PP_SCHED_API pp_status pp_partition_v(const double *cost, int items, int devices, int *first, double *max_cost,
+                                      char *err);
+PP_SCHED_API double pp_layer_activation_bytes(const pp_model *m, int mbs, int tp, int recompute);
+PP_SCHED_API double pp_layer_params(const pp_model *m);
+PP_SCHED_API pp_status pp_plan(const pp_plan_request *req, pp_candidate *out, int cap, int *count, char *err);
 
 #ifndef PP_SCHED_NO_STDIO
 PP_SCHED_API void pp_sched_print_ascii(FILE *f, const pp_schedule *s, int color);
@@ -3225,6 +3354,545 @@ end:
     pp__mfree(&al, done);
     pp__mfree(&al, have);
     return st;
+}
+
+/* ---- planning: bytes, balanced stages, choice of schedule ---- */
+/* The formulas and their sources are in PLANNING in the docs block. */
+
+static pp_allocator pp__plan_al(void) {
+    pp_allocator z;
+    memset(&z, 0, sizeof z);
+    return pp__allocator(&z);
+}
+
+/* Exact min-max contiguous split: f[k][j] = least max cost of items [0, j) in
+   k+1 stages, each stage non-empty. O(stages * items^2). */
+PP__DEF pp_status pp_partition(const double *cost, int items, int stages, int *first, double *max_cost, char *err) {
+    pp_allocator al = pp__plan_al();
+    double *pre, *f;
+    int *arg, i, j, k;
+    size_t cells;
+    if (err) err[0] = 0;
+    if (!cost || !first || items < 1 || stages < 1) {
+        pp__err(err, "pp_partition: needs cost, first and items, stages >= 1 (got items=%d stages=%d)", items, stages);
+        return PP_ERR_INVALID_ARG;
+    }
+    if (stages > items) {
+        pp__err(err, "cannot split %d layers into %d non-empty stages: use at most %d stages", items, stages, items);
+        return PP_ERR_INVALID_ARG;
+    }
+    for (i = 0; i < items; i++)
+        if (!pp__finite(cost[i]) || cost[i] < 0) {
+            pp__err(err, "pp_partition: cost[%d] must be finite and >= 0, got %g", i, cost[i]);
+            return PP_ERR_INVALID_ARG;
+        }
+    if ((size_t)stages > ((size_t)-1) / sizeof(double) / ((size_t)items + 1)) return PP_ERR_OVERFLOW;
+    cells = (size_t)stages * (size_t)(items + 1);
+    pre = (double *)pp__malloc(&al, sizeof(double) * (size_t)(items + 1));
+    f = (double *)pp__malloc(&al, sizeof(double) * cells);
+    arg = (int *)pp__malloc(&al, sizeof(int) * cells);
+    if (!pre || !f || !arg) {
+        pp__mfree(&al, pre);
+        pp__mfree(&al, f);
+        pp__mfree(&al, arg);
+        pp__err(err, "pp_partition: out of memory");
+        return PP_ERR_OUT_OF_MEMORY;
+    }
+    pre[0] = 0;
+    for (i = 0; i < items; i++) pre[i + 1] = pre[i] + cost[i];
+    for (j = 0; j <= items; j++) {
+        f[j] = j >= 1 ? pre[j] : 1e300;
+        arg[j] = 0;
+    }
+    for (k = 1; k < stages; k++)
+        for (j = 0; j <= items; j++) {
+            double best = 1e300;
+            int bi = -1;
+            for (i = k; i < j; i++) { /* stage k is [i, j) */
+                double x = f[(size_t)(k - 1) * (items + 1) + i], y = pre[j] - pre[i];
+                double m = x > y ? x : y;
+                if (m < best) { best = m; bi = i; }
+            }
+            f[(size_t)k * (items + 1) + j] = best;
+            arg[(size_t)k * (items + 1) + j] = bi;
+        }
+    if (max_cost) *max_cost = f[(size_t)(stages - 1) * (items + 1) + items];
+    j = items;
+    for (k = stages - 1; k >= 0; k--) {
+        i = k ? arg[(size_t)k * (items + 1) + j] : 0;
+        first[k] = i;
+        j = i;
+    }
+    pp__mfree(&al, pre);
+    pp__mfree(&al, f);
+    pp__mfree(&al, arg);
+    return PP_OK;
+}
+
+/* Exact V split: device k holds stage k = [a_k, a_{k+1}) and stage 2d-1-k =
+   [b_{k+1}, b_k); the slowest DEVICE (sum of its two stages) is minimised.
+   g_k(a, b) = least max over devices k..d-1 of the remaining items [a, b);
+   O(d * items^4), refused above 4e8 steps. */
+PP__DEF pp_status pp_partition_v(const double *cost, int items, int devices, int *first, double *max_cost,
+                                 char *err) {
+    pp_allocator al = pp__plan_al();
+    double *pre, *g;
+    int *arga, *argb, k, a, b, a2, b2, L = items, d = devices, W;
+    size_t cells;
+    if (err) err[0] = 0;
+    if (!cost || !first || items < 1 || devices < 1) {
+        pp__err(err, "pp_partition_v: needs cost, first and items, devices >= 1");
+        return PP_ERR_INVALID_ARG;
+    }
+    if (2 * devices > items) {
+        pp__err(err, "cannot split %d layers into %d non-empty V stages (2 x %d devices): use at most %d devices",
+                items, 2 * devices, devices, items / 2);
+        return PP_ERR_INVALID_ARG;
+    }
+    for (a = 0; a < items; a++)
+        if (!pp__finite(cost[a]) || cost[a] < 0) {
+            pp__err(err, "pp_partition_v: cost[%d] must be finite and >= 0, got %g", a, cost[a]);
+            return PP_ERR_INVALID_ARG;
+        }
+    if ((double)d * L * L * L * L / 4 > 4e8) {
+        pp__err(err, "pp_partition_v: %d items on %d devices is too large for the exact O(d L^4) search; "
+                "use pp_partition over the 2d stages", L, d);
+        return PP_ERR_OVERFLOW;
+    }
+    W = L + 1;
+    cells = (size_t)d * W * W;
+    pre = (double *)pp__malloc(&al, sizeof(double) * (size_t)W);
+    g = (double *)pp__malloc(&al, sizeof(double) * cells);
+    arga = (int *)pp__malloc(&al, sizeof(int) * cells);
+    argb = (int *)pp__malloc(&al, sizeof(int) * cells);
+    if (!pre || !g || !arga || !argb) {
+        pp__mfree(&al, pre);
+        pp__mfree(&al, g);
+        pp__mfree(&al, arga);
+        pp__mfree(&al, argb);
+        pp__err(err, "pp_partition_v: out of memory");
+        return PP_ERR_OUT_OF_MEMORY;
+    }
+    pre[0] = 0;
+    for (a = 0; a < L; a++) pre[a + 1] = pre[a] + cost[a];
+#define PP__G(k, a, b) g[((size_t)(k) * W + (size_t)(a)) * W + (size_t)(b)]
+    for (k = d - 1; k >= 0; k--)
+        for (a = k; a <= L; a++)
+            for (b = a; b <= L; b++) {
+                double best = 1e300;
+                int ba = -1, bb = -1, need = 2 * (d - k);
+                if (b - a >= need) {
+                    if (k == d - 1) {
+                        best = pre[b] - pre[a];
+                        ba = a;
+                        bb = b;
+                    } else {
+                        for (a2 = a + 1; a2 <= b; a2++)
+                            for (b2 = b - 1; b2 >= a2 + need - 2; b2--) {
+                                double mine = pre[a2] - pre[a] + pre[b] - pre[b2], rest = PP__G(k + 1, a2, b2);
+                                double m = mine > rest ? mine : rest;
+                                if (m < best) { best = m; ba = a2; bb = b2; }
+                            }
+                    }
+                }
+                PP__G(k, a, b) = best;
+                arga[((size_t)k * W + a) * W + b] = ba;
+                argb[((size_t)k * W + a) * W + b] = bb;
+            }
+    if (max_cost) *max_cost = PP__G(0, 0, L);
+    a = 0;
+    b = L;
+    for (k = 0; k < d - 1; k++) {
+        int na = arga[((size_t)k * W + a) * W + b], nb = argb[((size_t)k * W + a) * W + b];
+        first[k] = a;
+        first[2 * d - 1 - k] = nb;
+        a = na;
+        b = nb;
+    }
+    first[d - 1] = a;
+    { /* the turn: split the middle [a, b) as evenly as possible */
+        int m, bm = a + 1;
+        double bv = 1e300;
+        for (m = a + 1; m < b; m++) {
+            double x = pre[m] - pre[a], y = pre[b] - pre[m], mx = x > y ? x : y;
+            if (mx < bv) { bv = mx; bm = m; }
+        }
+        first[d] = bm;
+    }
+#undef PP__G
+    pp__mfree(&al, pre);
+    pp__mfree(&al, g);
+    pp__mfree(&al, arga);
+    pp__mfree(&al, argb);
+    return PP_OK;
+}
+
+static int pp__vocab(const pp_model *m) { return m->vocab > 0 ? m->vocab : 51200; }
+
+/* Korthikanti et al. 2022, Eq. 1-2 and Table 2: s*b*h*(34 + 5*a*s/h) bytes,
+   16-bit activations; flash attention keeps no s*s scores (drops 5as/h);
+   with tensor + sequence parallelism everything is divided by t; full
+   recomputation keeps only the layer input, 2sbh (/t with SP). Without SP
+   and t > 1: sbh(10 + 24/t + 5as/(ht)) (their Eq. 3). */
+PP__DEF double pp_layer_activation_bytes(const pp_model *m, int mbs, int tp, int recompute) {
+    double s, b, h, a, t, attn;
+    if (!m || m->seq < 1 || m->hidden < 1 || m->heads < 1 || mbs < 1 || tp < 1) return 0;
+    s = m->seq;
+    b = mbs;
+    h = m->hidden;
+    a = m->heads;
+    t = tp;
+    attn = m->no_flash_attention ? 5 * a * s / h : 0;
+    if (recompute) return 2 * s * b * h / (m->no_seq_parallel ? 1 : t);
+    if (m->no_seq_parallel && tp > 1) return s * b * h * (10 + 24 / t + attn / t);
+    return s * b * h * (34 + attn) / t;
+}
+
+/* Megatron's transformer layer: 12h^2 + 13h parameters (Narayanan et al. 2021). */
+PP__DEF double pp_layer_params(const pp_model *m) {
+    double h = m ? m->hidden : 0;
+    return 12 * h * h + 13 * h;
+}
+
+/* Per item (0 = embedding, 1..L = layers, L+1 = LM head): forward time of one
+   microbatch, its weights, activation bytes kept per microbatch. */
+typedef struct pp__item { double f, w, params, act; } pp__item;
+
+static void pp__plan_items(const pp_plan_request *r, int tp, int mbs, pp__item *it, double *comm) {
+    const pp_model *m = &r->model;
+    double s = m->seq, b = mbs, h = m->hidden, t = tp, V = pp__vocab(m);
+    double fl = r->gpu.flops > 0 ? r->gpu.flops : 190e12, hbm = r->gpu.hbm_bw > 0 ? r->gpu.hbm_bw : 2.0e12;
+    double tpbw = r->gpu.tp_bw > 0 ? r->gpu.tp_bw : 300e9, net = r->gpu.net_bw > 0 ? r->gpu.net_bw : 25e9;
+    double act = pp_layer_activation_bytes(m, mbs, tp, 0), flops, bytes, tf, tcomm = 0;
+    int L = m->layers, i;
+    /* layer: 24bsh^2(1 + s/6h) forward FLOPs (Narayanan et al. 2021), roofline
+       against reading its 16-bit weights and writing its activations */
+    flops = 24 * b * s * h * h * (1 + s / (6 * h)) / t;
+    bytes = 2 * pp_layer_params(m) / t + act;
+    tf = flops / fl > bytes / hbm ? flops / fl : bytes / hbm;
+    if (tp > 1) tcomm = 2 * 2 * (t - 1) / t * 2 * s * b * h / tpbw; /* 2 all-gather/reduce-scatter pairs */
+    for (i = 1; i <= L; i++) {
+        it[i].f = tf + tcomm;
+        it[i].w = tf;
+        it[i].params = pp_layer_params(m) / t;
+        it[i].act = act;
+    }
+    /* embedding: a gather, memory-bound; LM head: 2bshV FLOPs */
+    it[0].f = 2 * s * b * h / t / hbm;
+    it[0].w = it[0].f;
+    it[0].params = (V * h + s * h) / t;
+    it[0].act = 0;
+    flops = 2 * b * s * h * V / t;
+    bytes = 2 * V * h / t + 4 * s * b * V / t;
+    tf = flops / fl > bytes / hbm ? flops / fl : bytes / hbm;
+    it[L + 1].f = tf;
+    it[L + 1].w = tf;
+    it[L + 1].params = V * h / t;
+    it[L + 1].act = 0;
+    *comm = 2 * s * b * h / (m->no_seq_parallel ? 1 : t) / net;
+}
+
+static void pp__cand_reason(pp_candidate *c, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(c->reason, sizeof c->reason, fmt, ap);
+    va_end(ap);
+}
+
+/* A build shared by layouts of equal (schedule, pp, n_b, tp, memory limit):
+   mbs only scales every time (roofline compute-bound) and is divided out. */
+#define PP__PLAN_CACHE 256
+typedef struct pp__plan_cache { int id, pp, nb, tp; double lim, scale; pp_schedule *s; } pp__plan_cache;
+
+static int pp__cand_cmp(const void *x, const void *y) {
+    const pp_candidate *a = (const pp_candidate *)x, *b = (const pp_candidate *)y;
+    int ra = a->step_time > 0 ? 0 : a->fits ? 1 : 2, rb = b->step_time > 0 ? 0 : b->fits ? 1 : 2;
+    if (ra != rb) return ra - rb;
+    if (ra == 0 && a->step_time != b->step_time) return a->step_time < b->step_time ? -1 : 1;
+    if (ra == 2 && a->peak_bytes != b->peak_bytes) return a->peak_bytes < b->peak_bytes ? -1 : 1;
+    return 0;
+}
+
+/* Evaluate one (layout, schedule). */
+static void pp__plan_one(const pp_plan_request *r, int id, int pp, int tp, int dp, int mbs, pp_candidate *c,
+                         pp__item *it, double *cost, int *first, pp_times *stt, pp__plan_cache *cache,
+                         int *ncache) {
+    const pp_model *m = &r->model;
+    const char *name = pp__infos[id].name;
+    double gmem = r->gpu.mem_bytes > 0 ? r->gpu.mem_bytes : 80.0 * 1073741824.0, comm, mx;
+    int L = m->layers, items = L + 2, n = r->global_batch / (dp * mbs), v, S, s, i, dev, recompute;
+    int vplace, adaptive = id == PP__VAUTO || id == PP__ZBAUTO, nb;
+    double optb = m->no_distributed_optimizer ? 12 : 12.0 / dp, unit, static_max = 0, best_peak = 0;
+    double dev_static[1024], lim = 0, scale = 1;
+    int cached = 0;
+    pp_config cfg;
+    pp_schedule *sch = NULL;
+    char e2[PP_ERR_LEN];
+    memset(c, 0, sizeof *c);
+    snprintf(c->schedule, sizeof c->schedule, "%s", name);
+    c->pp = pp;
+    c->tp = tp;
+    c->dp = dp;
+    c->mbs = mbs;
+    c->microbatches = n;
+    v = (id == PP__INTERLEAVED || id == PP__INTERLEAVED_U || id == PP__LOOPEDBFS || id == PP__1F1BV ||
+         id == PP__VMIN || id == PP__VHALF || id == PP__VZB || id == PP__VAUTO || id == PP__DUALPIPEV) ? 2 : 1;
+    vplace = id == PP__1F1BV || id == PP__VMIN || id == PP__VHALF || id == PP__VZB || id == PP__VAUTO ||
+             id == PP__DUALPIPEV;
+    recompute = id == PP__1F1BR;
+    S = pp * v;
+    if (pp > 1024) { pp__cand_reason(c, "pp > 1024"); return; }
+    if (S > items) {
+        pp__cand_reason(c, "%d layers + embedding + head cannot fill %d stages", L, S);
+        return;
+    }
+    pp__plan_items(r, tp, mbs, it, &comm);
+    for (i = 0; i < items; i++) cost[i] = it[i].f;
+    if (pp_partition(cost, items, S, first, &mx, e2) != PP_OK) { pp__cand_reason(c, "%s", e2); return; }
+    /* bytes: static per device from its stages' items; unit = L/pp layers */
+    for (dev = 0; dev < pp; dev++) dev_static[dev] = 0;
+    for (s = 0; s < S; s++) {
+        int end = s + 1 < S ? first[s + 1] : items;
+        double f = 0, w = 0, p = 0;
+        dev = vplace ? (s < pp ? s : 2 * pp - 1 - s) : s % pp;
+        for (i = first[s]; i < end; i++) {
+            f += it[i].f;
+            w += it[i].w;
+            p += it[i].params;
+        }
+        if (f <= 0) f = 1e-9;
+        stt[s].f = f;
+        stt[s].b = f;
+        stt[s].w = w > 0 ? w : 1e-9;
+        stt[s].comm = comm;
+        dev_static[dev] += p * (4 + optb);
+    }
+    if (r->times) { /* measured per-device-share times: spread over stages by cost */
+        double tot = 0;
+        for (s = 0; s < S; s++) tot += stt[s].f;
+        for (s = 0; s < S; s++) {
+            double q = stt[s].f / tot * pp;
+            stt[s].f = r->times->f * q;
+            stt[s].b = r->times->b * q;
+            stt[s].w = r->times->w * q > 0 ? r->times->w * q : 1e-9;
+            stt[s].comm = r->times->comm;
+        }
+    }
+    unit = pp_layer_activation_bytes(m, mbs, tp, recompute) * L / pp;
+    for (dev = 0; dev < pp; dev++)
+        if (dev_static[dev] > static_max) static_max = dev_static[dev];
+    if (static_max >= gmem) {
+        c->fits = 0;
+        c->peak_bytes = static_max;
+        c->static_bytes = static_max;
+        c->unit_bytes = unit;
+        pp__cand_reason(c, "parameters and optimizer alone need %.1f GiB > %.1f GiB", static_max / 1073741824.0,
+                        gmem / 1073741824.0);
+        return;
+    }
+    if (adaptive) {
+        /* the most units every device can hold, in half units */
+        lim = (double)(long)((gmem - static_max) / unit * 2) / 2;
+        if (lim > 2.0 * pp) lim = 2.0 * pp;
+        if (lim < 0.5) {
+            pp__cand_reason(c, "no memory left for activations (%.1f GiB static)", static_max / 1073741824.0);
+            c->unit_bytes = unit;
+            return;
+        }
+        if (pp > 4) {
+            pp__cand_reason(c, "not evaluated: the %s search is slow at pp > 4 (the planner keeps it to pp <= 4)", name);
+            c->unit_bytes = unit;
+            return;
+        }
+    }
+    if ((id == PP__ZB1P || id == PP__ZB2P) && pp > 8) {
+        pp__cand_reason(c, "not evaluated: the %s search takes seconds at pp > 8 (planner keeps to pp <= 8)", name);
+        c->unit_bytes = unit;
+        return;
+    }
+    /* build at n_b = min(n, 2pp) microbatches, extrapolate the steady state */
+    /* n_b = pp where the peak is reached within d microbatches (1F1B-like
+       and the V schedules: at unit times the extrapolation equals the full
+       build, checked for d = 8, 20 at n = 160), 2pp where warm-up runs
+       longer (eager, zb-h2, interleaved, dualpipe-v, the adaptive ones), n
+       where memory grows with n (gpipe, looped-bfs) */
+    nb = n < 2 * pp ? n : 2 * pp;
+    if ((id == PP__1F1B || id == PP__1F1BR || id == PP__ZBH1 || id == PP__VMIN || id == PP__VHALF ||
+         id == PP__VZB || id == PP__1F1BV) && n > pp)
+        nb = pp;
+    if (id == PP__GPIPE || id == PP__LOOPEDBFS) nb = n;
+    if (id == PP__INTERLEAVED && n % pp == 0 && nb % pp) nb = n;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.schedule = name;
+    cfg.devices = pp;
+    cfg.microbatches = nb;
+    cfg.chunks = v;
+    cfg.stage_times = stt;
+    cfg.mem_limit = lim;
+    if (recompute) cfg.recompute_input = pp_layer_activation_bytes(m, mbs, tp, 1) / pp_layer_activation_bytes(m, mbs, tp, 0);
+    {
+        int k, hit = -1;
+        for (k = 0; k < *ncache; k++)
+            if (cache[k].id == id && cache[k].pp == pp && cache[k].nb == nb && cache[k].tp == tp &&
+                cache[k].lim == lim && (r->times || cache[k].scale > 0)) { hit = k; break; }
+        if (hit >= 0) {
+            sch = cache[hit].s;
+            scale = r->times ? 1 : it[1].f / cache[hit].scale;
+            cached = 1;
+        } else {
+            if (pp_sched_build(&cfg, &sch, e2) != PP_OK) {
+                pp__cand_reason(c, "does not build: %s", e2);
+                c->unit_bytes = unit;
+                return;
+            }
+            if (*ncache < PP__PLAN_CACHE) {
+                cache[*ncache].id = id;
+                cache[*ncache].pp = pp;
+                cache[*ncache].nb = nb;
+                cache[*ncache].tp = tp;
+                cache[*ncache].lim = lim;
+                cache[*ncache].scale = r->times ? 0 : it[1].f;
+                cache[*ncache].s = sch;
+                ++*ncache;
+                cached = 1;
+            }
+        }
+    }
+    {
+        double work = 0, wd;
+        int p;
+        for (dev = 0; dev < pp; dev++) {
+            double peak_b;
+            wd = 0;
+            for (p = sch->device_start[dev]; p < sch->device_start[dev + 1]; p++)
+                wd += sch->passes[p].end - sch->passes[p].start;
+            if (wd > work) work = wd;
+            /* recompute: the schedule's units are already the kept input fraction */
+            peak_b = dev_static[dev] + sch->peak_memory[dev] * (recompute ? pp_layer_activation_bytes(m, mbs, tp, 0) * L / pp : unit);
+            if (peak_b > best_peak) {
+                best_peak = peak_b;
+                c->static_bytes = dev_static[dev];
+                c->peak_units = sch->peak_memory[dev];
+            }
+        }
+        c->peak_bytes = best_peak;
+        c->unit_bytes = unit;
+        c->step_time = (sch->makespan + (double)(n - nb) * work / nb) * scale;
+    }
+    if (!cached) pp_sched_free(sch);
+    /* data parallel: ring all-reduce of 16-bit gradients of the largest device */
+    if (dp > 1) c->step_time += 2.0 * (dp - 1) / dp * (static_max / (4 + optb)) * 2 / (r->gpu.net_bw > 0 ? r->gpu.net_bw : 25e9);
+    c->fits = best_peak <= gmem;
+    if (!c->fits) {
+        pp__cand_reason(c, "out of memory by %.1f GiB (peak %.1f GiB)", (best_peak - gmem) / 1073741824.0,
+                        best_peak / 1073741824.0);
+        c->step_time = 0;
+        return;
+    }
+    {
+        double s_ = m->seq, h = m->hidden, Lm = L, V = pp__vocab(m);
+        double model_flops = 72.0 * r->global_batch * s_ * Lm * h * h * (1 + s_ / (6 * h) + V / (12 * h * Lm));
+        c->mfu = model_flops / (c->step_time * r->gpus * 312e12);
+    }
+}
+
+PP__DEF pp_status pp_plan(const pp_plan_request *r, pp_candidate *out, int cap, int *count, char *err) {
+    pp_allocator al = pp__plan_al();
+    const pp_model *m;
+    int pp, tp, mbs, id, total = 0, L, items, nlayouts = 0;
+    pp__item *it;
+    double *cost;
+    int *first;
+    pp_times *stt;
+    pp__plan_cache cache[PP__PLAN_CACHE];
+    int ncache = 0;
+    if (err) err[0] = 0;
+    if (count) *count = 0;
+    if (!r || !count || (cap > 0 && !out)) { pp__err(err, "pp_plan: needs req, count and out (cap > 0)"); return PP_ERR_INVALID_ARG; }
+    m = &r->model;
+    if (m->layers < 1 || m->hidden < 1 || m->heads < 1 || m->seq < 1 || r->gpus < 1 || r->global_batch < 1) {
+        pp__err(err, "pp_plan: layers, hidden, heads, seq, gpus and global_batch must be >= 1 (got %d %d %d %d %d %d)",
+                m->layers, m->hidden, m->heads, m->seq, r->gpus, r->global_batch);
+        return PP_ERR_INVALID_ARG;
+    }
+    if (m->hidden % m->heads) {
+        pp__err(err, "hidden %d is not a multiple of heads %d", m->hidden, m->heads);
+        return PP_ERR_INVALID_ARG;
+    }
+    if (r->schedule) {
+        for (id = 0; id < PP__NSCHED; id++)
+            if (pp__streq(r->schedule, pp__infos[id].name)) break;
+        if (id == PP__NSCHED) { pp__err(err, "unknown schedule '%s'", r->schedule); return PP_ERR_UNKNOWN_SCHEDULE; }
+    }
+    if (r->pp > 0 || r->tp > 0 || r->dp > 0) {
+        int P = r->pp > 0 ? r->pp : 1, T = r->tp > 0 ? r->tp : 1, D = r->dp > 0 ? r->dp : 1;
+        if (r->gpus % (P * T * D)) {
+            pp__err(err, "world %d not divisible by tp*pp*dp = %d (dp = world / (tp * pp) must be exact)", r->gpus,
+                    P * T * D);
+            return PP_ERR_INVALID_ARG;
+        }
+    }
+    L = m->layers;
+    items = L + 2;
+    it = (pp__item *)pp__malloc(&al, sizeof(pp__item) * (size_t)items);
+    cost = (double *)pp__malloc(&al, sizeof(double) * (size_t)items);
+    first = (int *)pp__malloc(&al, sizeof(int) * (size_t)(2 * items + 2));
+    stt = (pp_times *)pp__malloc(&al, sizeof(pp_times) * (size_t)(2 * items + 2));
+    if (!it || !cost || !first || !stt) {
+        pp__mfree(&al, it);
+        pp__mfree(&al, cost);
+        pp__mfree(&al, first);
+        pp__mfree(&al, stt);
+        pp__err(err, "pp_plan: out of memory");
+        return PP_ERR_OUT_OF_MEMORY;
+    }
+    for (pp = 1; pp <= r->gpus; pp++) {
+        if (r->gpus % pp || (r->pp > 0 && pp != r->pp)) continue;
+        for (tp = 1; tp <= r->gpus / pp; tp++) {
+            int dp;
+            if ((r->gpus / pp) % tp || (r->tp > 0 && tp != r->tp)) continue;
+            if (r->tp <= 0 && (8 % tp || m->heads % tp)) continue; /* TP inside one 8-GPU node (1, 2, 4, 8), heads split evenly */
+            dp = r->gpus / (pp * tp);
+            if (r->dp > 0 && dp != r->dp) continue;
+            for (mbs = r->mbs > 0 ? r->mbs : 1; mbs <= (r->mbs > 0 ? r->mbs : 4); mbs *= 2) { /* default grid 1, 2, 4 */
+                if (r->mbs > 0 && mbs != r->mbs) continue;
+                if (r->global_batch % (dp * mbs)) continue;
+                nlayouts++;
+                for (id = 0; id < PP__NSCHED; id++) {
+                    pp_candidate c;
+                    if (r->schedule && !pp__streq(r->schedule, pp__infos[id].name)) continue;
+                    if (id == PP__VAUTO || id == PP__ZBAUTO) { /* only at the limit memory allows: below */ }
+                    pp__plan_one(r, id, pp, tp, dp, mbs, &c, it, cost, first, stt, cache, &ncache);
+                    if (total < cap) out[total] = c;
+                    total++;
+                }
+            }
+        }
+    }
+    pp__mfree(&al, it);
+    pp__mfree(&al, cost);
+    pp__mfree(&al, first);
+    pp__mfree(&al, stt);
+    while (ncache > 0) pp_sched_free(cache[--ncache].s);
+    *count = total;
+    if (nlayouts == 0) {
+        pp__err(err, "no layout: no pp x tp x dp = %d with mbs dividing global batch %d / dp", r->gpus, r->global_batch);
+        return PP_ERR_INVALID_ARG;
+    }
+    if (total > cap) {
+        pp__err(err, "pp_plan: %d candidates, room for %d", total, cap);
+        return PP_ERR_OVERFLOW;
+    }
+    qsort(out, (size_t)total, sizeof *out, pp__cand_cmp);
+    if (total > 0 && out[0].step_time > 0) {
+        int i;
+        pp__cand_reason(&out[0], "best");
+        for (i = 1; i < total && out[i].step_time > 0; i++)
+            pp__cand_reason(&out[i], "%.1f%% slower than the best (%s pp=%d tp=%d dp=%d mbs=%d)",
+                            100 * (out[i].step_time / out[0].step_time - 1), out[0].schedule, out[0].pp, out[0].tp,
+                            out[0].dp, out[0].mbs);
+    }
+    return PP_OK;
 }
 
 /* ---- printers ----------------------------------------------------------- */

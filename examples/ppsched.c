@@ -45,6 +45,7 @@ static const char *usage_text =
     "       ppsched best --mem-limit X -d D -n N [options]\n"
     "       ppsched analyze FILE.csv [--times F,B,W[,COMM]] [options]\n"
     "       ppsched gallery -d D -n N -o DIR [--times F,B,W[,COMM]]\n"
+    "       ppsched plan --layers L --hidden H --heads A --seq S --global-batch GB --gpus N --gpu-mem G [...]\n"
     "       ppsched --list\n"
     "       ppsched --help\n"
     "\n"
@@ -422,6 +423,144 @@ static int gallery(const pp_config *base, const char *dir) {
     return failed;
 }
 
+/* ---- ppsched plan: which layout, microbatch size and schedule fit and run fastest ---- */
+
+static const char *plan_usage =
+    "usage: ppsched plan --layers L --hidden H --heads A --seq S --global-batch GB --gpus N --gpu-mem G\n"
+    "                    [--vocab V] [--tp T] [--pp P] [--dp D] [--mbs M] [-s NAME] [--top K]\n"
+    "                    [--tflops X] [--times F,B,W[,COMM]] [--no-flash] [--no-seq-parallel]\n"
+    "                    [--no-dist-opt] [--format table|json]\n"
+    "  G in GiB; --tflops = achieved TFLOP/s per GPU (default 190); --times = measured\n"
+    "  seconds for one microbatch through one device's share (replaces the roofline).\n"
+    "  Prints the top K (default 10) candidates, then why each schedule's best lost;\n"
+    "  --format json prints every candidate considered, fitting or not.\n";
+
+static void json_string(const char *s) {
+    putchar('"');
+    for (; *s; s++) {
+        if (*s == '"' || *s == '\\') putchar('\\');
+        putchar(*s);
+    }
+    putchar('"');
+}
+
+static int plan_main(int argc, char **argv) {
+    pp_plan_request r;
+    pp_candidate *c;
+    pp_times times;
+    char err[PP_ERR_LEN];
+    int i, count = 0, cap = 100000, json = 0, top = 10;
+    double gib = 0, tflops = 0;
+    pp_status st;
+    memset(&r, 0, sizeof r);
+    for (i = 2; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        int *ip = NULL;
+        if (strcmp(a, "--no-flash") == 0) { r.model.no_flash_attention = 1; continue; }
+        if (strcmp(a, "--no-seq-parallel") == 0) { r.model.no_seq_parallel = 1; continue; }
+        if (strcmp(a, "--no-dist-opt") == 0) { r.model.no_distributed_optimizer = 1; continue; }
+        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) { fputs(plan_usage, stdout); return 0; }
+        if (!v) { fprintf(stderr, "ppsched plan: %s needs a value\n\n%s", a, plan_usage); return 2; }
+        i++;
+        if (strcmp(a, "--layers") == 0) ip = &r.model.layers;
+        else if (strcmp(a, "--hidden") == 0) ip = &r.model.hidden;
+        else if (strcmp(a, "--heads") == 0) ip = &r.model.heads;
+        else if (strcmp(a, "--seq") == 0) ip = &r.model.seq;
+        else if (strcmp(a, "--vocab") == 0) ip = &r.model.vocab;
+        else if (strcmp(a, "--global-batch") == 0) ip = &r.global_batch;
+        else if (strcmp(a, "--gpus") == 0) ip = &r.gpus;
+        else if (strcmp(a, "--tp") == 0) ip = &r.tp;
+        else if (strcmp(a, "--pp") == 0) ip = &r.pp;
+        else if (strcmp(a, "--dp") == 0) ip = &r.dp;
+        else if (strcmp(a, "--mbs") == 0) ip = &r.mbs;
+        else if (strcmp(a, "--top") == 0) ip = &top;
+        else if (strcmp(a, "-s") == 0 || strcmp(a, "--schedule") == 0) { r.schedule = v; continue; }
+        else if (strcmp(a, "--gpu-mem") == 0) {
+            if (!parse_real(v, &gib) || gib <= 0) { fprintf(stderr, "ppsched plan: --gpu-mem needs GiB > 0, got '%s'\n", v); return 2; }
+            continue;
+        } else if (strcmp(a, "--tflops") == 0) {
+            if (!parse_real(v, &tflops) || tflops <= 0) { fprintf(stderr, "ppsched plan: --tflops needs a number > 0, got '%s'\n", v); return 2; }
+            continue;
+        } else if (strcmp(a, "--times") == 0) {
+            if (!parse_times(v, &times)) { fprintf(stderr, "ppsched plan: --times needs F,B,W[,COMM], got '%s'\n", v); return 2; }
+            r.times = &times;
+            continue;
+        } else if (strcmp(a, "--format") == 0) {
+            if (strcmp(v, "json") == 0) json = 1;
+            else if (strcmp(v, "table") != 0 && strcmp(v, "ascii") != 0) { fprintf(stderr, "ppsched plan: --format is table or json, got '%s'\n", v); return 2; }
+            continue;
+        } else { fprintf(stderr, "ppsched plan: unknown option '%s'\n\n%s", a, plan_usage); return 2; }
+        if (!parse_count(v, ip)) { fprintf(stderr, "ppsched plan: %s needs a whole number, got '%s'\n", a, v); return 2; }
+    }
+    if (r.model.layers < 1 || r.model.hidden < 1 || r.model.heads < 1 || r.model.seq < 1 || r.global_batch < 1 ||
+        r.gpus < 1 || gib <= 0) {
+        fprintf(stderr, "ppsched plan: --layers, --hidden, --heads, --seq, --global-batch, --gpus and --gpu-mem are required\n\n%s", plan_usage);
+        return 2;
+    }
+    r.gpu.mem_bytes = gib * 1073741824.0;
+    r.gpu.flops = tflops * 1e12;
+    c = (pp_candidate *)malloc(sizeof *c * (size_t)cap);
+    if (!c) { fprintf(stderr, "ppsched plan: out of memory\n"); return 1; }
+    st = pp_plan(&r, c, cap, &count, err);
+    if (st != PP_OK) { fprintf(stderr, "ppsched plan: %s\n", err); free(c); return st == PP_ERR_INVALID_ARG ? 2 : 1; }
+    if (json) {
+        printf("{\"candidates\": [");
+        for (i = 0; i < count; i++) {
+            printf("%s\n  {\"schedule\": ", i ? "," : "");
+            json_string(c[i].schedule);
+            printf(", \"pp\": %d, \"tp\": %d, \"dp\": %d, \"mbs\": %d, \"microbatches\": %d, \"fits\": %s, "
+                   "\"peak_bytes\": %.0f, \"step_time\": %.6g, \"mfu\": %.4f, \"reason\": ",
+                   c[i].pp, c[i].tp, c[i].dp, c[i].mbs, c[i].microbatches, c[i].fits ? "true" : "false",
+                   c[i].peak_bytes, c[i].step_time, c[i].mfu);
+            json_string(c[i].reason);
+            printf("}");
+        }
+        printf("\n]}\n");
+    } else {
+        int shown = 0, k;
+        printf("%-20s %4s %3s %3s %4s %5s %9s %9s %8s %6s  %s\n", "schedule", "pp", "tp", "dp", "mbs", "n",
+               "peak GiB", "units", "step s", "MFU", "reason");
+        for (i = 0; i < count && shown < top; i++) {
+            if (c[i].step_time <= 0) continue;
+            printf("%-20s %4d %3d %3d %4d %5d %9.1f %9.2f %8.3f %5.1f%%  %s\n", c[i].schedule, c[i].pp, c[i].tp,
+                   c[i].dp, c[i].mbs, c[i].microbatches, c[i].peak_bytes / 1073741824.0, c[i].peak_units,
+                   c[i].step_time, 100 * c[i].mfu, c[i].reason);
+            shown++;
+        }
+        if (!shown) printf("(no candidate fits)\n");
+        printf("\nper schedule, its best layout or why none ran:\n");
+        for (k = 0; k < pp_sched_count(); k++) {
+            const char *name = pp_sched_info_at(k)->name;
+            int best = -1, smallest = -1, fitsum = 0, any = 0;
+            for (i = 0; i < count; i++) {
+                if (strcmp(c[i].schedule, name) != 0) continue;
+                any = 1;
+                if (c[i].step_time > 0 && best < 0) best = i;
+                if (c[i].fits) fitsum++;
+                /* closest: the smallest overshoot among those whose schedule was built
+                   (activations counted), else the smallest static-only overshoot */
+                if (!c[i].fits && c[i].peak_bytes > 0 &&
+                    (smallest < 0 || (c[i].peak_units > 0) > (c[smallest].peak_units > 0) ||
+                     ((c[i].peak_units > 0) == (c[smallest].peak_units > 0) && c[i].peak_bytes < c[smallest].peak_bytes)))
+                    smallest = i;
+            }
+            if (!any) continue;
+            if (best >= 0)
+                printf("  %-20s pp=%d tp=%d dp=%d mbs=%d %.3f s: %s\n", name, c[best].pp, c[best].tp, c[best].dp,
+                       c[best].mbs, c[best].step_time, c[best].reason);
+            else if (smallest >= 0)
+                printf("  %-20s fits in no layout; closest pp=%d tp=%d dp=%d mbs=%d: %s\n", name, c[smallest].pp,
+                       c[smallest].tp, c[smallest].dp, c[smallest].mbs, c[smallest].reason);
+            else {
+                for (i = 0; i < count; i++) if (strcmp(c[i].schedule, name) == 0) break;
+                printf("  %-20s not run: %s\n", name, c[i].reason);
+            }
+        }
+    }
+    free(c);
+    return 0;
+}
+
 int main(int argc, char **argv) {
     pp_config cfg;
     pp_schedule *s = NULL;
@@ -434,6 +573,7 @@ int main(int argc, char **argv) {
     double mem_from = 0, mem_to = 0, mem_step = 0.5;
 
     memset(&cfg, 0, sizeof cfg); /* zero fields = the library's defaults */
+    if (argc > 1 && strcmp(argv[1], "plan") == 0) return plan_main(argc, argv);
     if (argc > 1 && strcmp(argv[1], "analyze") == 0) { mode = MODE_ANALYZE; first = 2; }
     if (argc > 1 && strcmp(argv[1], "gallery") == 0) { mode = MODE_GALLERY; first = 2; }
     if (argc > 1 && strcmp(argv[1], "sweep") == 0) { mode = MODE_SWEEP; first = 2; }

@@ -40,6 +40,10 @@ fi
 step "test_auto: v-auto, zb-auto, lower bounds, bubble growth" \
     sh -c "$CC $CFLAGS '$here/test_auto.c' -o '$out/test_auto' -lm && '$out/test_auto'"
 
+# Planning: exact partitions against brute force, bytes, the paper's 98.5B findings.
+step "test_plan: partitions vs brute force, skewed stack, bytes, 98.5B plans (seq 1024, 16384)" \
+    sh -c "$CC $CFLAGS '$here/test_plan.c' -o '$out/test_plan' -lm && '$out/test_plan'"
+
 # Test programs that print their own groups: build, then run.
 program() { # program NAME EXTRA_LIBS...
     name=$1
@@ -129,6 +133,17 @@ if $CC $CFLAGS -O0 "$here/../examples/ppsched.c" -o "$out/ppsched" -lm >"$out/lo
         sed 's/^/    /' "$out/log"
     else
         echo "[skip] PyTorch CSV loader test: torch is not importable here (tests/torch_load.py runs where it is)"
+    fi
+    step "plan: table, --format json lists every candidate, bad layout exits 2" sh -c "
+        '$pp' plan --layers 30 --hidden 5120 --heads 40 --seq 1024 --global-batch 32 --gpus 16 --gpu-mem 80 --pp 4 | grep -q best &&
+        '$pp' plan --layers 30 --hidden 5120 --heads 40 --seq 1024 --global-batch 32 --gpus 16 --gpu-mem 80 --pp 4 --format json >'$out/plan.json' &&
+        grep -q '\"candidates\"' '$out/plan.json' && grep -q '\"fits\": true' '$out/plan.json' &&
+        { '$pp' plan --layers 30 --hidden 5120 --heads 40 --seq 1024 --global-batch 32 --gpus 16 --gpu-mem 80 --pp 3 2>'$out/plan.err'; test \$? -eq 2; } &&
+        grep -q 'not divisible' '$out/plan.err'"
+    if command -v python3 >/dev/null 2>&1; then
+        step "plan --format json parses, with the fields the issue names" python3 -c "
+import json,sys; c=json.load(open(sys.argv[1]))['candidates']; k={'schedule','pp','tp','dp','mbs','fits','peak_bytes','step_time','reason'}
+assert c and all(k <= set(x) for x in c); assert any(x['fits'] for x in c); print(len(c), 'candidates')" "$out/plan.json"
     fi
 else
     echo "[FAIL] build ppsched"

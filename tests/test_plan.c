@@ -1,0 +1,228 @@
+/* test_plan.c - planning: exact balanced partitions, bytes, ppsched plan's
+   findings on the paper's models.
+
+   Build and run (tests/run_tests.sh does this):
+       cc -std=c99 -O2 -Wall -Wextra tests/test_plan.c -o test_plan -lm && ./test_plan
+
+   Partitions are checked against brute force (every contiguous split) on
+   small random cases, and on the seed overview's skewed stack (40 light
+   layers, 8 heavy ones). Bytes are checked against Korthikanti et al. 2022's
+   formula written out here. The paper-model groups run pp_plan on Table 2's
+   98.5B model on 40 GPUs of 80 GiB and check the paper's qualitative
+   findings (Section 4.4, Table 3, and the rebuttal's 16k table). */
+#define PP_SCHED_IMPLEMENTATION
+#include "../pp_sched.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int g_fail, g_checks;
+#define CHECK(cond, ...)                                                  \
+    do {                                                                  \
+        g_checks++;                                                       \
+        if (!(cond)) {                                                    \
+            if (g_fail < 40) { printf("    - "); printf(__VA_ARGS__); printf("\n"); } \
+            g_fail++;                                                     \
+        }                                                                 \
+    } while (0)
+
+static int group_fail;
+static void group(const char *name) {
+    printf("[%s] %s\n", g_fail == group_fail ? "ok" : "FAIL", name);
+    group_fail = g_fail;
+}
+
+static unsigned rng_state = 12345;
+static unsigned rnd(void) { rng_state = rng_state * 1103515245u + 12345u; return (rng_state >> 16) & 0x7fff; }
+
+/* brute force: every choice of stages-1 cuts among items-1 positions */
+static double brute_seq(const double *c, int L, int S) {
+    double best = 1e300;
+    unsigned mask, full = 1u << (L - 1);
+    for (mask = 0; mask < full; mask++) {
+        int bits = 0, i;
+        double cur = 0, mx = 0;
+        for (i = 0; i < L - 1; i++) bits += (mask >> i) & 1;
+        if (bits != S - 1) continue;
+        for (i = 0; i < L; i++) {
+            cur += c[i];
+            if (i == L - 1 || ((mask >> i) & 1)) { if (cur > mx) mx = cur; cur = 0; }
+        }
+        if (mx < best) best = mx;
+    }
+    return best;
+}
+
+/* brute force for V: 2d stages, device k = stage k + stage 2d-1-k */
+static double brute_v(const double *c, int L, int d) {
+    double best = 1e300;
+    unsigned mask, full = 1u << (L - 1);
+    for (mask = 0; mask < full; mask++) {
+        int bits = 0, i, st = 0;
+        double stage[32], dev[16], mx = 0;
+        for (i = 0; i < L - 1; i++) bits += (mask >> i) & 1;
+        if (bits != 2 * d - 1) continue;
+        memset(stage, 0, sizeof stage);
+        for (i = 0; i < L; i++) {
+            stage[st] += c[i];
+            if ((mask >> i) & 1) st++;
+        }
+        for (i = 0; i < d; i++) { dev[i] = stage[i] + stage[2 * d - 1 - i]; if (dev[i] > mx) mx = dev[i]; }
+        if (mx < best) best = mx;
+    }
+    return best;
+}
+
+static double stages_max(const double *c, int L, const int *first, int S, int vdev) {
+    double st[256], mx = 0;
+    int s, i;
+    for (s = 0; s < S; s++) {
+        int end = s + 1 < S ? first[s + 1] : L;
+        st[s] = 0;
+        for (i = first[s]; i < end; i++) st[s] += c[i];
+    }
+    if (vdev) {
+        for (s = 0; s < S / 2; s++) if (st[s] + st[S - 1 - s] > mx) mx = st[s] + st[S - 1 - s];
+    } else {
+        for (s = 0; s < S; s++) if (st[s] > mx) mx = st[s];
+    }
+    return mx;
+}
+
+static int valid_first(const int *first, int S, int L) {
+    int s;
+    if (first[0] != 0) return 0;
+    for (s = 1; s < S; s++) if (first[s] <= first[s - 1] || first[s] >= L) return 0;
+    return 1;
+}
+
+static void test_partition(void) {
+    int trial;
+    char err[PP_ERR_LEN];
+    for (trial = 0; trial < 400; trial++) {
+        double c[16], mx, bf;
+        int first[32], L = 2 + (int)(rnd() % 11), S = 1 + (int)(rnd() % (unsigned)L), i;
+        if (S > 6) S = 6;
+        for (i = 0; i < L; i++) c[i] = (trial % 3 == 0) ? (double)(1 + rnd() % 3) : (double)(rnd() % 1000) / 10;
+        CHECK(pp_partition(c, L, S, first, &mx, err) == PP_OK, "pp_partition L=%d S=%d: %s", L, S, err);
+        bf = brute_seq(c, L, S);
+        CHECK(fabs(mx - bf) < 1e-9, "pp_partition L=%d S=%d: %g, brute force %g", L, S, mx, bf);
+        CHECK(valid_first(first, S, L) && fabs(stages_max(c, L, first, S, 0) - mx) < 1e-9,
+              "pp_partition L=%d S=%d: returned split does not give its max", L, S);
+    }
+    group("pp_partition equals brute force (400 random cases, L <= 12, S <= 6)");
+    for (trial = 0; trial < 300; trial++) {
+        double c[16], mx, bf;
+        int first[32], d = 1 + (int)(rnd() % 3), L = 2 * d + (int)(rnd() % (unsigned)(13 - 2 * d)), i;
+        for (i = 0; i < L; i++) c[i] = (trial % 3 == 0) ? (double)(1 + rnd() % 3) : (double)(rnd() % 1000) / 10;
+        CHECK(pp_partition_v(c, L, d, first, &mx, err) == PP_OK, "pp_partition_v L=%d d=%d: %s", L, d, err);
+        bf = brute_v(c, L, d);
+        CHECK(fabs(mx - bf) < 1e-9, "pp_partition_v L=%d d=%d: %g, brute force %g", L, d, mx, bf);
+        CHECK(valid_first(first, 2 * d, L) && fabs(stages_max(c, L, first, 2 * d, 1) - mx) < 1e-9,
+              "pp_partition_v L=%d d=%d: returned split does not give its max", L, d);
+    }
+    group("pp_partition_v (slowest device of a V) equals brute force (300 random cases, L <= 12, d <= 3)");
+    {
+        /* seed overview: skew = [1]*40 + [1000]*8, p = 4; naive = np.array_split (12 each) */
+        double c[48], mx, total = 0, naive = 0, mean;
+        int first[4], i, s;
+        for (i = 0; i < 48; i++) { c[i] = i < 40 ? 1 : 1000; total += c[i]; }
+        mean = total / 4;
+        for (s = 0; s < 4; s++) {
+            double w = 0;
+            for (i = 12 * s; i < 12 * s + 12; i++) w += c[i];
+            if (w > naive) naive = w;
+        }
+        CHECK(pp_partition(c, 48, 4, first, &mx, err) == PP_OK, "skewed: %s", err);
+        CHECK(mx / mean < naive / mean, "skewed: balanced max/mean %g not below naive %g", mx / mean, naive / mean);
+        CHECK(mx == 2020 || mx == 2000 + 20 || mx <= 2040, "skewed: max %g", mx);
+        printf("    skewed stack: balanced max/mean %.3f (max %g, cuts %d %d %d %d), naive equal-count %.3f (max %g)\n",
+               mx / mean, mx, first[0], first[1], first[2], first[3], naive / mean, naive);
+    }
+    group("seed overview's skewed stack: balanced max/mean below the naive equal-count split");
+    {
+        double c[8] = {1, 1, 1, 1, 1, 1, 1, 1}, mx;
+        int first[16];
+        CHECK(pp_partition(c, 8, 9, first, &mx, err) == PP_ERR_INVALID_ARG && strstr(err, "8 layers"),
+              "9 stages from 8 layers: %s", err);
+        CHECK(pp_partition_v(c, 8, 5, first, &mx, err) == PP_ERR_INVALID_ARG && strstr(err, "at most 4"),
+              "V on 5 devices from 8 layers: %s", err);
+    }
+    group("layer counts that cannot be split as asked: clear errors");
+}
+
+static void test_bytes(void) {
+    pp_model m;
+    double s = 1024, b = 2, h = 5120, a = 40;
+    memset(&m, 0, sizeof m);
+    m.layers = 30; m.hidden = 5120; m.heads = 40; m.seq = 1024;
+    m.no_flash_attention = 1;
+    CHECK(fabs(pp_layer_activation_bytes(&m, 2, 1, 0) - s * b * h * (34 + 5 * a * s / h)) < 1, "sbh(34+5as/h)");
+    CHECK(fabs(pp_layer_activation_bytes(&m, 2, 4, 0) - s * b * h * (34 + 5 * a * s / h) / 4) < 1, "SP: /t");
+    m.no_flash_attention = 0;
+    CHECK(fabs(pp_layer_activation_bytes(&m, 2, 1, 0) - 34 * s * b * h) < 1, "flash: 34sbh");
+    CHECK(fabs(pp_layer_activation_bytes(&m, 2, 1, 1) - 2 * s * b * h) < 1, "recompute: 2sbh");
+    CHECK(pp_layer_params(&m) == 12 * h * h + 13 * h, "12h^2+13h");
+    group("bytes: Korthikanti et al. 2022 activation, Megatron layer parameters");
+}
+
+static const pp_candidate *best_of(const pp_candidate *c, int n, const char *name) {
+    int i;
+    for (i = 0; i < n; i++)
+        if (c[i].step_time > 0 && (!name || strcmp(c[i].schedule, name) == 0)) return &c[i];
+    return NULL;
+}
+
+static void test_paper(void) {
+    pp_plan_request r;
+    pp_candidate *c = (pp_candidate *)malloc(sizeof *c * 20000);
+    char err[PP_ERR_LEN];
+    int n = 0, i;
+    const pp_candidate *b;
+    const char *oom[] = {"1f1b", "zb-1p", "v-zb"};
+    memset(&r, 0, sizeof r);
+    r.model.layers = 78; r.model.hidden = 10240; r.model.heads = 80;
+    r.gpus = 40; r.gpu.mem_bytes = 80.0 * 1073741824.0;
+    r.model.seq = 16384; r.global_batch = 160;
+    CHECK(pp_plan(&r, c, 20000, &n, err) == PP_OK, "plan 98.5B seq 16384: %s", err);
+    for (i = 0; i < 3; i++) {
+        const pp_candidate *x = best_of(c, n, oom[i]);
+        CHECK(!x, "98.5B seq 16384: %s fits (pp=%d tp=%d), the paper says OOM in every layout", oom[i], x ? x->pp : 0,
+              x ? x->tp : 0);
+    }
+    b = best_of(c, n, "v-half");
+    CHECK(b != NULL, "98.5B seq 16384: v-half fits in no layout");
+    if (b) printf("    seq 16384: v-half best pp=%d tp=%d dp=%d mbs=%d, MFU %.1f%% (paper 57.85%%, dp=1 tp=8 pp=5)\n", b->pp, b->tp, b->dp, b->mbs, 100 * b->mfu);
+    {
+        const pp_candidate *rr = best_of(c, n, "1f1b-r");
+        CHECK(rr != NULL, "98.5B seq 16384: 1f1b-r fits in no layout");
+        if (rr && b) {
+            CHECK(b->step_time < rr->step_time, "v-half not faster than 1f1b-r");
+            printf("    seq 16384: 1f1b-r best pp=%d tp=%d dp=%d mbs=%d, MFU %.1f%%; v-half %.0f%% faster (paper: 38%%)\n",
+                   rr->pp, rr->tp, rr->dp, rr->mbs, 100 * rr->mfu, 100 * (rr->step_time / b->step_time - 1));
+        }
+    }
+    group("98.5B, seq 16384, batch 160, 40 x 80 GiB: 1F1B, ZB-1P, V-ZB fit nowhere; V-Half and 1F1B-R fit (rebuttal)");
+    r.model.seq = 1024; r.global_batch = 160;
+    CHECK(pp_plan(&r, c, 20000, &n, err) == PP_OK, "plan 98.5B seq 1024: %s", err);
+    b = best_of(c, n, NULL);
+    CHECK(b && strcmp(b->schedule, "v-zb") == 0, "98.5B seq 1024: best is %s, the paper's is v-zb", b ? b->schedule : "none");
+    if (b) printf("    seq 1024: best %s pp=%d tp=%d dp=%d mbs=%d MFU %.1f%% (paper: v-zb pp=40 tp=1 dp=1 mbs=1, 57.58%%)\n", b->schedule, b->pp, b->tp, b->dp, b->mbs, 100 * b->mfu);
+    for (i = 0; i < n; i++)
+        if (strcmp(c[i].schedule, "v-zb") == 0 && c[i].pp == 40 && c[i].step_time > 0) {
+            printf("    seq 1024: v-zb pp=40 tp=1 mbs=%d is %.2f%% slower than our best\n", c[i].mbs, 100 * (c[i].step_time / b->step_time - 1));
+            break;
+        }
+    group("98.5B, seq 1024, batch 160: V-ZB ranks first (Table 3)");
+    free(c);
+}
+
+int main(void) {
+    test_partition();
+    test_bytes();
+    test_paper();
+    printf("test_plan: %d checks, %d failed\n", g_checks, g_fail);
+    return g_fail != 0;
+}
