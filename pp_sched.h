@@ -1939,7 +1939,7 @@ PP__DEF pp_status pp_sched_from_order(const pp_order *o, const pp_config *cfg, p
         }
     }
     if (S == d) s->placement = PP_PLACE_SEQUENTIAL;
-    if (S == 2 * d) {
+    if (S == 2 * d && d > 1) { /* with one device V and looped place alike: looped is reported */
         for (i = 0; i < S && s->stage_device[i] == pp__place(PP_PLACE_VSHAPE, d, i); i++) {}
         if (i == S) s->placement = PP_PLACE_VSHAPE;
     }
@@ -2039,7 +2039,7 @@ typedef struct pp__vblock {
 
 static pp_status pp__v_block(int d, const pp__vblock *V, const pp_allocator *al, pp_block **out, char *err) {
     pp_block *blk;
-    int s, S = 2 * d, T, dev, bc = V->split ? 1 : V->bw_cells, K = V->K > 0 ? V->K : d + 1;
+    int s, S = 2 * d, T, dev, K = V->K > 0 ? V->K : d + 1;
     unsigned char *occ;
     pp_status st = pp_block_create(d, 2, PP_PLACE_VSHAPE, V->split, 1, al, &blk, err);
     if (st != PP_OK) return st;
@@ -2060,7 +2060,6 @@ static pp_status pp__v_block(int d, const pp__vblock *V, const pp_allocator *al,
         blk->b[s] = blk->b[s + 1] + step;
         if (V->gap_every > 0 && (V->phase + k) % V->gap_every == 0) blk->b[s] += V->gap;
     }
-    (void)bc;
     if (!V->split) { *out = blk; return PP_OK; }
     /* W: greedy, per device, in the order of the B passes */
     occ = (unsigned char *)pp__malloc(al, (size_t)T);
@@ -2480,7 +2479,6 @@ static pp_status pp__interleaved_official(const pp_config *cfg, int d, int v, in
     o.name = "interleaved-1f1b";
     o.devices = d; o.stages = S; o.microbatches = n; o.stage_device = NULL; o.passes = ps; o.count = P;
     st = pp_sched_from_order(&o, cfg, out, err);
-    if (st == PP_OK) (*out)->placement = PP_PLACE_LOOPED; /* d = 1 would read as V-shape too */
     pp__mfree(&al, ps);
     return st;
 }
@@ -2514,7 +2512,6 @@ static pp_status pp__looped_bfs(const pp_config *cfg, int d, int v, int n, pp_sc
     o.name = "looped-bfs";
     o.devices = d; o.stages = S; o.microbatches = n; o.stage_device = NULL; o.passes = ps; o.count = P;
     st = pp_sched_from_order(&o, cfg, out, err);
-    if (st == PP_OK) (*out)->placement = PP_PLACE_LOOPED;
     pp__mfree(&al, ps);
     return st;
 }
@@ -2603,7 +2600,6 @@ static pp_status pp__dualpipev(const pp_config *cfg, int d, int n, pp_schedule *
     o.name = "dualpipe-v";
     o.devices = d; o.stages = S; o.microbatches = n; o.stage_device = sd; o.passes = D->ps; o.count = P;
     st = pp_sched_from_order(&o, cfg, out, err);
-    if (st == PP_OK) (*out)->placement = PP_PLACE_VSHAPE;
     pp__mfree(&al, D->ps); pp__mfree(&al, D->wq); pp__mfree(&al, D); pp__mfree(&al, sd);
     return st;
 }
@@ -2657,7 +2653,7 @@ static int pp__streq(const char *a, const char *b) {
 
 PP__DEF pp_status pp_sched_build(const pp_config *cfg, pp_schedule **out, char *err) {
     const char *name;
-    int id, d, n, v, split = 1, recompute = 0;
+    int id, d, n, v, recompute = 0;
     pp_allocator al;
     pp_block *blk = NULL;
     pp_schedule *s = NULL;
@@ -2733,10 +2729,9 @@ PP__DEF pp_status pp_sched_build(const pp_config *cfg, pp_schedule **out, char *
         if (id == PP__GPIPE) L.turn = 3 * n - 2;                  /* all F before any B */
         if (id == PP__EAGER || id == PP__ZBH2) L.fo = 4;          /* see DECISIONS */
         if (id == PP__1F1BR) { L.bo = 3; L.bw_cells = 3; L.interval = 4; recompute = 1; }
-        split = id == PP__ZBH1 || id == PP__ZBH2;
         if (id == PP__ZBH1) L.wlife = 3 * d;       /* stage 0's lifespan in 1F1B */
         if (id == PP__ZBH2) L.wlife = 6 * d - 3;   /* stage 0's lifespan in eager 1F1B */
-        st = pp__linear_block(d, 1, split, &L, &al, &blk, err);
+        st = pp__linear_block(d, 1, id == PP__ZBH1 || id == PP__ZBH2, &L, &al, &blk, err);
         break;
     }
     case PP__VAUTO:
@@ -2750,14 +2745,12 @@ PP__DEF pp_status pp_sched_build(const pp_config *cfg, pp_schedule **out, char *
         break;
     }
     case PP__INTERLEAVED_U:
-        split = 0;
         st = pp__interleaved_uniform_block(d, v, &al, &blk, err);
         break;
     case PP__DUALPIPEV:
         st = pp__dualpipev(cfg, d, n, &s, err);
         break;
     case PP__LOOPEDBFS:
-        split = 0;
         st = pp__looped_bfs(cfg, d, v, n, &s, err);
         break;
     case PP__INTERLEAVED:
@@ -2776,7 +2769,6 @@ PP__DEF pp_status pp_sched_build(const pp_config *cfg, pp_schedule **out, char *
         if (id == PP__VMIN) { V.f0 = V.f1 = V.b1 = V.b0 = 1; }
         if (id == PP__VHALF) { V.f0 = V.b1 = 2; V.f1 = V.b0 = 1; }
         if (id == PP__VZB) { V.f0 = V.b1 = 4; V.f1 = V.b0 = 2; }
-        split = V.split;
         st = pp__v_search(d, V, &al, &blk, err);
         break;
     }
@@ -2808,7 +2800,6 @@ PP__DEF pp_status pp_sched_build(const pp_config *cfg, pp_schedule **out, char *
     strncpy(s->name, name, sizeof s->name - 1);
     if (id == PP__VAUTO || id == PP__ZBAUTO) s->mem_limit = cfg->mem_limit > 0 ? cfg->mem_limit : d;
     if (id == PP__ZB1P || id == PP__ZB2P) s->mem_limit = id == PP__ZB1P ? d : 2.0 * d;
-    (void)split;
     *out = s;
     return PP_OK;
 }

@@ -68,4 +68,39 @@ static void group_end(group *g, const char *fmt, ...) {
     fflush(stdout);
 }
 
+/* A counting allocator that can be told to fail: allocation number
+   fail_after (0-based) and every later one return NULL; -1 never fails.
+   Define PP_TEST_COUNTING_ALLOCATOR before including to get it. */
+#ifdef PP_TEST_COUNTING_ALLOCATOR
+typedef struct counting {
+    long allocs, frees, fail_after;
+} counting;
+
+static void *count_alloc(size_t size, void *user) {
+    counting *c = (counting *)user;
+    if (c->fail_after >= 0 && c->allocs >= c->fail_after) return NULL;
+    c->allocs++;
+    return malloc(size);
+}
+
+static void count_free(void *ptr, void *user) {
+    counting *c = (counting *)user;
+    if (ptr) c->frees++;
+    free(ptr);
+}
+#endif
+
+/* Straight-line tests (test_auto.c, test_plan.c) define PP_TEST_CURRENT_GROUP
+   before including this: CHECK(cond, fmt, ...) records into one current
+   group, group_next(name, summary) reports it and starts the next. */
+#ifdef PP_TEST_CURRENT_GROUP
+static group g_current;
+#define CHECK(cond, ...) check(&g_current, (cond) ? 1 : 0, __VA_ARGS__)
+static void group_next(const char *name, const char *summary) {
+    g_current.name = name;
+    group_end(&g_current, "%s", summary);
+    group_begin(&g_current, NULL);
+}
+#endif
+
 #endif

@@ -12,21 +12,14 @@
    which the adaptive search must never lose to at their own memory. */
 #define PP_SCHED_IMPLEMENTATION
 #include "../pp_sched.h"
+#define PP_TEST_CURRENT_GROUP
+#include "group.h" /* CHECK, group_next */
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static int g_fail, g_checks;
-#define CHECK(cond, ...)                                                  \
-    do {                                                                  \
-        g_checks++;                                                       \
-        if (!(cond)) {                                                    \
-            if (g_fail < 40) { printf("    - "); printf(__VA_ARGS__); printf("\n"); } \
-            g_fail++;                                                     \
-        }                                                                 \
-    } while (0)
 
 static double dur(const pp_schedule *s, const pp_pass *p) { (void)s; return p->end - p->start; }
 
@@ -94,12 +87,6 @@ static double maxpeak(const pp_schedule *s) {
     return m;
 }
 
-static void report(const char *group, const char *what) {
-    static int last_fail = 0, last_checks = 0;
-    printf("[%s] %s: %s (%d checks)\n", g_fail > last_fail ? "FAIL" : "ok", group, what, g_checks - last_checks);
-    last_fail = g_fail;
-    last_checks = g_checks;
-}
 
 int main(void) {
     char err[PP_ERR_LEN];
@@ -134,7 +121,7 @@ int main(void) {
                 pp_sched_free(f);
             }
         }
-    report("v-auto-vs-fixed", "v-auto at V-Min/V-Half/V-ZB's peak is legal, fits, is no longer, respects the bounds; d=2..8, 3 time settings");
+    group_next("v-auto-vs-fixed", "v-auto at V-Min/V-Half/V-ZB's peak is legal, fits, is no longer, respects the bounds; d=2..8, 3 time settings");
 
     /* the ladder: makespan never rises as the limit rises; the peak never
        exceeds the limit; at unit times the bubble drops sharply once the
@@ -155,7 +142,7 @@ int main(void) {
             }
             CHECK(at_min > 0 && at_half > 0 && at_half < at_min, "v-auto d=%d: no gain from the smallest limit (%g) to d/2+1 (%g)", d, at_min, at_half);
         }
-    report("v-auto-ladder", "makespan non-increasing in the limit, peak within it, d=3,8, unit and Table 5 times");
+    group_next("v-auto-ladder", "makespan non-increasing in the limit, peak within it, d=3,8, unit and Table 5 times");
 
     /* an impossible limit is an error that names the smallest limit that works,
        and that limit does work */
@@ -173,7 +160,7 @@ int main(void) {
             pp_sched_free(a);
         }
     }
-    report("impossible-limit", "below every schedule: an error naming the smallest limit, which then works");
+    group_next("impossible-limit", "below every schedule: an error naming the smallest limit, which then works");
 
     /* zb-auto / zb-1p / zb-2p: sequential, legal, within the limit, never
        longer than ZB-H1 at 1F1B's memory or ZB-H2 at twice it */
@@ -196,7 +183,7 @@ int main(void) {
             }
             pp_sched_free(h1); pp_sched_free(h2); pp_sched_free(p1); pp_sched_free(p2);
         }
-    report("zb-auto", "zb-1p/zb-2p legal, within d / 2d, no longer than ZB-H1 / ZB-H2");
+    group_next("zb-auto", "zb-1p/zb-2p legal, within d / 2d, no longer than ZB-H1 / ZB-H2");
 
     /* lower bounds hold for every built-in schedule; at unit times V-Half
        reaches Appendix E.2's bound 6n+6d-3k-1 chunk passes (k = 2 x its peak
@@ -226,7 +213,7 @@ int main(void) {
             }
         }
     }
-    report("lower-bound", "no built-in schedule beats its lower bound, d=2..6, 3 time settings");
+    group_next("lower-bound", "no built-in schedule beats its lower bound, d=2..6, 3 time settings");
 
     /* bubble growth (Appendix E.1): at unit times V-Half, V-ZB, 1F1B are
        O(p); V-Min with t_F > t_B (Figure 5's repeating bubble) is O(n); and
@@ -263,7 +250,7 @@ int main(void) {
             }
         }
     }
-    report("bubble-growth", "O(p)/O(n) measured; V-Half agrees with Appendix E.1's condition");
+    group_next("bubble-growth", "O(p)/O(n) measured; V-Half agrees with Appendix E.1's condition");
 
     /* dualpipe-v: the per-device order PyTorch's own ScheduleDualPipeV wrote
        (tests/pytorch_dumps, torch 2.15.0, d=4, n=8; its B cells read as
@@ -324,8 +311,8 @@ int main(void) {
             }
         }
     }
-    report("dualpipe-v", "PyTorch's own DualPipeV order, pass for pass; d+1/2 units on every device; n < 2d refused");
+    group_next("dualpipe-v", "PyTorch's own DualPipeV order, pass for pass; d+1/2 units on every device; n < 2d refused");
 
-    printf("test_auto: %d checks, %d failed\n", g_checks, g_fail);
-    return g_fail ? 1 : 0;
+    printf("test_auto: %d groups passed, %d failed\n", g_groups_passed, g_groups_failed);
+    return g_groups_failed ? 1 : 0;
 }

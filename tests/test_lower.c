@@ -13,6 +13,7 @@
    named. Prints one line per group and "N passed, N failed". */
 #define PP_SCHED_IMPLEMENTATION
 #include "../pp_sched.h"
+#define PP_TEST_COUNTING_ALLOCATOR
 #include "group.h"
 
 #include <math.h>
@@ -362,22 +363,7 @@ static void test_print(void) {
 /* Every allocation of pp_sched_lower and pp_sched_check_deadlock goes
    through the schedule's allocator, is given back, and a failure at any one
    of them is OUT_OF_MEMORY with nothing leaked. */
-typedef struct counting {
-    long allocs, frees, fail_after;
-} counting;
-
-static void *count_alloc(size_t size, void *user) {
-    counting *c = (counting *)user;
-    if (c->fail_after >= 0 && c->allocs >= c->fail_after) return NULL;
-    c->allocs++;
-    return malloc(size);
-}
-
-static void count_free(void *ptr, void *user) {
-    counting *c = (counting *)user;
-    if (ptr) c->frees++;
-    free(ptr);
-}
+/* counting, count_alloc, count_free: group.h */
 
 static void test_allocator(void) {
     group g;

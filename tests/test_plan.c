@@ -12,27 +12,15 @@
    findings (Section 4.4, Table 3, and the rebuttal's 16k table). */
 #define PP_SCHED_IMPLEMENTATION
 #include "../pp_sched.h"
+#define PP_TEST_CURRENT_GROUP
+#include "group.h" /* CHECK, group_next */
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static int g_fail, g_checks;
-#define CHECK(cond, ...)                                                  \
-    do {                                                                  \
-        g_checks++;                                                       \
-        if (!(cond)) {                                                    \
-            if (g_fail < 40) { printf("    - "); printf(__VA_ARGS__); printf("\n"); } \
-            g_fail++;                                                     \
-        }                                                                 \
-    } while (0)
 
-static int group_fail;
-static void group(const char *name) {
-    printf("[%s] %s\n", g_fail == group_fail ? "ok" : "FAIL", name);
-    group_fail = g_fail;
-}
 
 static unsigned rng_state = 12345;
 static unsigned rnd(void) { rng_state = rng_state * 1103515245u + 12345u; return (rng_state >> 16) & 0x7fff; }
@@ -112,7 +100,7 @@ static void test_partition(void) {
         CHECK(valid_first(first, S, L) && fabs(stages_max(c, L, first, S, 0) - mx) < 1e-9,
               "pp_partition L=%d S=%d: returned split does not give its max", L, S);
     }
-    group("pp_partition equals brute force (400 random cases, L <= 12, S <= 6)");
+    group_next("plan", "pp_partition equals brute force (400 random cases, L <= 12, S <= 6)");
     for (trial = 0; trial < 300; trial++) {
         double c[16], mx, bf;
         int first[32], d = 1 + (int)(rnd() % 3), L = 2 * d + (int)(rnd() % (unsigned)(13 - 2 * d)), i;
@@ -123,7 +111,7 @@ static void test_partition(void) {
         CHECK(valid_first(first, 2 * d, L) && fabs(stages_max(c, L, first, 2 * d, 1) - mx) < 1e-9,
               "pp_partition_v L=%d d=%d: returned split does not give its max", L, d);
     }
-    group("pp_partition_v (slowest device of a V) equals brute force (300 random cases, L <= 12, d <= 3)");
+    group_next("plan", "pp_partition_v (slowest device of a V) equals brute force (300 random cases, L <= 12, d <= 3)");
     {
         /* seed overview: skew = [1]*40 + [1000]*8, p = 4; naive = np.array_split (12 each) */
         double c[48], mx, total = 0, naive = 0, mean;
@@ -141,7 +129,7 @@ static void test_partition(void) {
         printf("    skewed stack: balanced max/mean %.3f (max %g, cuts %d %d %d %d), naive equal-count %.3f (max %g)\n",
                mx / mean, mx, first[0], first[1], first[2], first[3], naive / mean, naive);
     }
-    group("seed overview's skewed stack: balanced max/mean below the naive equal-count split");
+    group_next("plan", "seed overview's skewed stack: balanced max/mean below the naive equal-count split");
     {
         double c[8] = {1, 1, 1, 1, 1, 1, 1, 1}, mx;
         int first[16];
@@ -150,7 +138,7 @@ static void test_partition(void) {
         CHECK(pp_partition_v(c, 8, 5, first, &mx, err) == PP_ERR_INVALID_ARG && strstr(err, "at most 4"),
               "V on 5 devices from 8 layers: %s", err);
     }
-    group("layer counts that cannot be split as asked: clear errors");
+    group_next("plan", "layer counts that cannot be split as asked: clear errors");
 }
 
 static void test_bytes(void) {
@@ -165,7 +153,7 @@ static void test_bytes(void) {
     CHECK(fabs(pp_layer_activation_bytes(&m, 2, 1, 0) - 34 * s * b * h) < 1, "flash: 34sbh");
     CHECK(fabs(pp_layer_activation_bytes(&m, 2, 1, 1) - 2 * s * b * h) < 1, "recompute: 2sbh");
     CHECK(pp_layer_params(&m) == 12 * h * h + 13 * h, "12h^2+13h");
-    group("bytes: Korthikanti et al. 2022 activation, Megatron layer parameters");
+    group_next("plan", "bytes: Korthikanti et al. 2022 activation, Megatron layer parameters");
 }
 
 static const pp_candidate *best_of(const pp_candidate *c, int n, const char *name) {
@@ -204,7 +192,7 @@ static void test_paper(void) {
                    rr->pp, rr->tp, rr->dp, rr->mbs, 100 * rr->mfu, 100 * (rr->step_time / b->step_time - 1));
         }
     }
-    group("98.5B, seq 16384, batch 160, 40 x 80 GiB: 1F1B, ZB-1P, V-ZB fit nowhere; V-Half and 1F1B-R fit (rebuttal)");
+    group_next("plan", "98.5B, seq 16384, batch 160, 40 x 80 GiB: 1F1B, ZB-1P, V-ZB fit nowhere; V-Half and 1F1B-R fit (rebuttal)");
     r.model.seq = 1024; r.global_batch = 160;
     CHECK(pp_plan(&r, c, 20000, &n, err) == PP_OK, "plan 98.5B seq 1024: %s", err);
     b = best_of(c, n, NULL);
@@ -215,7 +203,7 @@ static void test_paper(void) {
             printf("    seq 1024: v-zb pp=40 tp=1 mbs=%d is %.2f%% slower than our best\n", c[i].mbs, 100 * (c[i].step_time / b->step_time - 1));
             break;
         }
-    group("98.5B, seq 1024, batch 160: V-ZB ranks first (Table 3)");
+    group_next("plan", "98.5B, seq 1024, batch 160: V-ZB ranks first (Table 3)");
     free(c);
 }
 
@@ -223,6 +211,6 @@ int main(void) {
     test_partition();
     test_bytes();
     test_paper();
-    printf("test_plan: %d checks, %d failed\n", g_checks, g_fail);
-    return g_fail != 0;
+    printf("test_plan: %d groups passed, %d failed\n", g_groups_passed, g_groups_failed);
+    return g_groups_failed != 0;
 }

@@ -23,64 +23,8 @@
 
 /* ---------------------------------------------------------------- groups */
 
-#define MAX_DETAILS 64 /* kept per group; TEST_DETAILS=N prints up to N (default 6) */
-
-typedef struct group {
-    const char *name;
-    long checks, fails, stored;
-    char detail[MAX_DETAILS][320];
-} group;
-
-static int g_groups_passed, g_groups_failed;
-
-static void group_begin(group *g, const char *name) {
-    memset(g, 0, sizeof *g);
-    g->name = name;
-}
-
-/* Records one check; on failure keeps the message for the group's report. */
-static int check(group *g, int ok, const char *fmt, ...) {
-    g->checks++;
-    if (!ok) {
-        if (g->stored < MAX_DETAILS) {
-            /* keep at most 3 details per first word (usually the schedule's
-               name) so one broken schedule does not hide the others */
-            char *msg = g->detail[g->stored];
-            size_t w;
-            long i, same = 0;
-            va_list ap;
-            va_start(ap, fmt);
-            vsnprintf(msg, sizeof g->detail[0], fmt, ap);
-            va_end(ap);
-            w = strcspn(msg, " :");
-            for (i = 0; i < g->stored; i++)
-                if (strncmp(g->detail[i], msg, w) == 0 && strcspn(g->detail[i], " :") == w) same++;
-            if (same < 3) g->stored++;
-        }
-        g->fails++;
-    }
-    return ok;
-}
-
-static void group_end(group *g, const char *fmt, ...) {
-    char summary[256];
-    va_list ap;
-    long i;
-    va_start(ap, fmt);
-    vsnprintf(summary, sizeof summary, fmt, ap);
-    va_end(ap);
-    if (g->fails == 0) {
-        printf("[ok] %s: %s (%ld checks)\n", g->name, summary, g->checks);
-        g_groups_passed++;
-    } else {
-        printf("[FAIL] %s: %ld of %ld checks failed; %s\n", g->name, g->fails, g->checks, summary);
-        const char *env = getenv("TEST_DETAILS");
-        long show = env ? atol(env) : 6;
-        for (i = 0; i < g->stored && i < show; i++) printf("    - %s\n", g->detail[i]);
-        g_groups_failed++;
-    }
-    fflush(stdout);
-}
+#define PP_TEST_COUNTING_ALLOCATOR
+#include "group.h" /* group_begin, check, group_end; counting allocator */
 
 static int near(double a, double b) { return fabs(a - b) <= 1e-9 * (1.0 + fabs(a) + fabs(b)); }
 
@@ -1185,22 +1129,7 @@ static void test_from_order(void) {
 
 /* ------------------------------------------------------------- group 5 */
 
-typedef struct counting {
-    long allocs, frees, fail_after;
-} counting;
-
-static void *count_alloc(size_t size, void *user) {
-    counting *c = (counting *)user;
-    if (c->fail_after >= 0 && c->allocs >= c->fail_after) return NULL;
-    c->allocs++;
-    return malloc(size);
-}
-
-static void count_free(void *ptr, void *user) {
-    counting *c = (counting *)user;
-    if (ptr) c->frees++;
-    free(ptr);
-}
+/* counting, count_alloc, count_free: group.h */
 
 static void expect_refusal(group *g, const char *what, const pp_config *cfg, int want) {
     char err[PP_ERR_LEN];
