@@ -341,7 +341,17 @@ PLANNING (pp_partition, pp_partition_v, pp_layer_activation_bytes, pp_plan)
                W = F (weight gradient: same), so F:B:W = 1:1:1 plus TP's
                communication: with t > 1 two all-gather/reduce-scatter pairs
                of 2sbh bytes per F and per B, each 2(t-1)/t of it over tp_bw
-               (300e9). Head forward 2*b*s*h*V/t FLOPs, B = W = F; the
+               (300e9). TP also narrows every matmul to h/t columns, which
+               runs below the GPU's matmul rate (Appendix D.4 and Figure 12
+               of the paper: single-pass MFU falls as t grows): compute time
+               x (1 + 0.037 x log2 t x min(1, 1024/(b*s))). 0.037 is Table
+               6's V-ZB column at seq 1024 (57.58% MFU at t=1 pp=40, 54.78%
+               at t=2 pp=20: 5.1% slower, of which our TP communication
+               above accounts for 1.4%); the loss shrinks as b*s grows
+               (more output tiles per matmul), so at seq 16384 it is 1/16
+               of that. gpu.tp_slowdown sets the 0.037 (< 0: none). Without
+               it TP=2 wins at seq 1024 by 0.6%, against the paper's
+               finding. Head forward 2*b*s*h*V/t FLOPs, B = W = F; the
                embedding a memory-bound gather. Pipeline comm per edge
                2sbh/t bytes over net_bw (25e9). User times (req.times)
                replace all this: F, B, W of one device's share, spread over
@@ -633,6 +643,9 @@ typedef struct pp_gpu {
     double hbm_bw;    /* bytes/s; 0 = 2.0e12 */
     double tp_bw;     /* tensor-parallel link, bytes/s; 0 = 300e9 (NVLink) */
     double net_bw;    /* pipeline send/recv and dp all-reduce, bytes/s; 0 = 25e9 */
+    double tp_slowdown; /* TP-sharded matmuls run (1 + this x log2 tp x min(1, 1024/(mbs x seq)))
+                           times slower (narrower matmuls); 0 = 0.037 (see PLANNING,
+                           pass times); < 0 = none */
 } pp_gpu;
 
 typedef struct pp_plan_request {
@@ -3549,6 +3562,14 @@ PP__DEF double pp_layer_params(const pp_model *m) {
    microbatch, its weights, activation bytes kept per microbatch. */
 typedef struct pp__item { double f, w, params, act; } pp__item;
 
+/* compute slowdown of a TP-sharded layer on `tokens` = mbs x seq rows
+   (PLANNING, pass times) */
+static double pp__tp_slow(const pp_gpu *g, int tp, double tokens) {
+    double a = g->tp_slowdown == 0 ? 0.037 : g->tp_slowdown < 0 ? 0 : g->tp_slowdown, l = 0;
+    while (tp > 1) { l += 1; tp /= 2; }
+    return 1 + a * l * (tokens > 1024 ? 1024 / tokens : 1);
+}
+
 static void pp__plan_items(const pp_plan_request *r, int tp, int mbs, pp__item *it, double *comm) {
     const pp_model *m = &r->model;
     double s = m->seq, b = mbs, h = m->hidden, t = tp, V = pp__vocab(m);
@@ -3561,6 +3582,7 @@ static void pp__plan_items(const pp_plan_request *r, int tp, int mbs, pp__item *
     flops = 24 * b * s * h * h * (1 + s / (6 * h)) / t;
     bytes = 2 * pp_layer_params(m) / t + act;
     tf = flops / fl > bytes / hbm ? flops / fl : bytes / hbm;
+    tf *= pp__tp_slow(&r->gpu, tp, s * b);
     if (tp > 1) tcomm = 2 * 2 * (t - 1) / t * 2 * s * b * h / tpbw; /* 2 all-gather/reduce-scatter pairs */
     for (i = 1; i <= L; i++) {
         it[i].f = tf + tcomm;
@@ -3576,6 +3598,7 @@ static void pp__plan_items(const pp_plan_request *r, int tp, int mbs, pp__item *
     flops = 2 * b * s * h * V / t;
     bytes = 2 * V * h / t + 4 * s * b * V / t;
     tf = flops / fl > bytes / hbm ? flops / fl : bytes / hbm;
+    tf *= pp__tp_slow(&r->gpu, tp, s * b);
     it[L + 1].f = tf;
     it[L + 1].w = tf;
     it[L + 1].params = V * h / t;

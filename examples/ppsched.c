@@ -531,12 +531,13 @@ static int plan_main(int argc, char **argv) {
         printf("\nper schedule, its best layout or why none ran:\n");
         for (k = 0; k < pp_sched_count(); k++) {
             const char *name = pp_sched_info_at(k)->name;
-            int best = -1, smallest = -1, fitsum = 0, any = 0;
+            int best = -1, smallest = -1, fitsum = 0, any = 0, skipped = -1, nskipped = 0;
             for (i = 0; i < count; i++) {
                 if (strcmp(c[i].schedule, name) != 0) continue;
                 any = 1;
                 if (c[i].step_time > 0 && best < 0) best = i;
                 if (c[i].fits) fitsum++;
+                if (strncmp(c[i].reason, "not evaluated", 13) == 0) { if (skipped < 0) skipped = i; nskipped++; }
                 /* closest: the smallest overshoot among those whose schedule was built
                    (activations counted), else the smallest static-only overshoot */
                 if (!c[i].fits && c[i].peak_bytes > 0 &&
@@ -548,6 +549,8 @@ static int plan_main(int argc, char **argv) {
             if (best >= 0)
                 printf("  %-20s pp=%d tp=%d dp=%d mbs=%d %.3f s: %s\n", name, c[best].pp, c[best].tp, c[best].dp,
                        c[best].mbs, c[best].step_time, c[best].reason);
+            else if (skipped >= 0)
+                printf("  %-20s no evaluated layout fits; %d layouts %s\n", name, nskipped, c[skipped].reason);
             else if (smallest >= 0)
                 printf("  %-20s fits in no layout; closest pp=%d tp=%d dp=%d mbs=%d: %s\n", name, c[smallest].pp,
                        c[smallest].tp, c[smallest].dp, c[smallest].mbs, c[smallest].reason);

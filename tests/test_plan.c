@@ -195,15 +195,43 @@ static void test_paper(void) {
     group_next("plan", "98.5B, seq 16384, batch 160, 40 x 80 GiB: 1F1B, ZB-1P, V-ZB fit nowhere; V-Half and 1F1B-R fit (rebuttal)");
     r.model.seq = 1024; r.global_batch = 160;
     CHECK(pp_plan(&r, c, 20000, &n, err) == PP_OK, "plan 98.5B seq 1024: %s", err);
-    b = best_of(c, n, NULL);
-    CHECK(b && strcmp(b->schedule, "v-zb") == 0, "98.5B seq 1024: best is %s, the paper's is v-zb", b ? b->schedule : "none");
-    if (b) printf("    seq 1024: best %s pp=%d tp=%d dp=%d mbs=%d MFU %.1f%% (paper: v-zb pp=40 tp=1 dp=1 mbs=1, 57.58%%)\n", b->schedule, b->pp, b->tp, b->dp, b->mbs, 100 * b->mfu);
-    for (i = 0; i < n; i++)
-        if (strcmp(c[i].schedule, "v-zb") == 0 && c[i].pp == 40 && c[i].step_time > 0) {
-            printf("    seq 1024: v-zb pp=40 tp=1 mbs=%d is %.2f%% slower than our best\n", c[i].mbs, 100 * (c[i].step_time / b->step_time - 1));
-            break;
-        }
-    group_next("plan", "98.5B, seq 1024, batch 160: V-ZB ranks first (Table 3)");
+    /* ties (dualpipe-v builds the same step time here) may sort either way:
+       the paper's winner must be at least as fast as every candidate */
+    b = best_of(c, n, "v-zb");
+    CHECK(b != NULL, "98.5B seq 1024: v-zb fits in no layout");
+    if (b) {
+        CHECK(b->tp == 1 && b->dp == 1 && b->pp == 40, "98.5B seq 1024: v-zb's best layout is pp=%d tp=%d dp=%d, the paper's is pure PP (pp=40)", b->pp, b->tp, b->dp);
+        for (i = 0; i < n; i++)
+            if (c[i].step_time > 0 && c[i].step_time < b->step_time * (1 - 1e-12)) {
+                CHECK(0, "98.5B seq 1024: %s pp=%d tp=%d beats v-zb pure PP (%.3f s < %.3f s)", c[i].schedule, c[i].pp, c[i].tp, c[i].step_time, b->step_time);
+                break;
+            }
+        printf("    seq 1024: v-zb pp=%d tp=%d dp=%d mbs=%d MFU %.1f%% ranks first (paper: v-zb pp=40 tp=1 dp=1 mbs=1, 57.58%%)\n", b->pp, b->tp, b->dp, b->mbs, 100 * b->mfu);
+    }
+    group_next("plan", "98.5B, seq 1024, batch 160: V-ZB with pure pipeline parallelism ranks first (Table 3, D.3)");
+    /* without the TP slowdown (communication only), TP=2 wins by a hair:
+       the slowdown is what moves the ranking, so check it is applied */
+    r.gpu.tp_slowdown = -1;
+    CHECK(pp_plan(&r, c, 20000, &n, err) == PP_OK, "plan 98.5B seq 1024 no slowdown: %s", err);
+    {
+        const pp_candidate *b0 = best_of(c, n, NULL);
+        CHECK(b0 && b0->tp > 1, "98.5B seq 1024 with tp_slowdown < 0: best has tp=%d, expected tp > 1", b0 ? b0->tp : 0);
+    }
+    r.gpu.tp_slowdown = 0;
+    group_next("plan", "tp_slowdown < 0 turns the TP compute slowdown off (and then TP wins at seq 1024)");
+    r.model.seq = 3072; r.global_batch = 640;
+    CHECK(pp_plan(&r, c, 20000, &n, err) == PP_OK, "plan 98.5B seq 3072: %s", err);
+    b = best_of(c, n, "v-half");
+    CHECK(b != NULL, "98.5B seq 3072: v-half fits in no layout");
+    if (b) {
+        for (i = 0; i < n; i++)
+            if (c[i].step_time > 0 && c[i].step_time < b->step_time * (1 - 1e-12)) {
+                CHECK(0, "98.5B seq 3072: %s pp=%d tp=%d beats v-half (%.3f s < %.3f s)", c[i].schedule, c[i].pp, c[i].tp, c[i].step_time, b->step_time);
+                break;
+            }
+        printf("    seq 3072: v-half pp=%d tp=%d dp=%d mbs=%d MFU %.1f%% ranks first (paper: v-half pp=20 tp=2 dp=1 mbs=1, 60.34%%)\n", b->pp, b->tp, b->dp, b->mbs, 100 * b->mfu);
+    }
+    group_next("plan", "98.5B, seq 3072, batch 640: V-Half ranks first (Table 3, D.3)");
     free(c);
 }
 
