@@ -331,8 +331,9 @@ PLANNING (pp_partition, pp_partition_v, pp_layer_activation_bytes, pp_plan)
                master, m, v) = 16; the distributed optimizer (default)
                shards the 12 over dp: 4 + 12/dp. Peak of a device = its
                static bytes + its activation bytes; a candidate fits when
-               the largest device's peak <= gpu memory (no reserve for the
-               CUDA context or fragmentation: the real limit is lower).
+               the largest device's peak <= gpu memory - gpu.reserve_bytes
+               (default 0; set it for the CUDA context, NCCL buffers and
+               fragmentation: ppsched plan --reserve GiB).
    pass times  roofline per microbatch: a layer's forward is 24*b*s*h^2*(1 +
                s/(6h))/t FLOPs (Narayanan et al. 2021, Eq. 2 without the
                backward and vocab terms) at gpu.flops (default 190e12, ~60%
@@ -643,6 +644,7 @@ typedef struct pp_gpu {
     double hbm_bw;    /* bytes/s; 0 = 2.0e12 */
     double tp_bw;     /* tensor-parallel link, bytes/s; 0 = 300e9 (NVLink) */
     double net_bw;    /* pipeline send/recv and dp all-reduce, bytes/s; 0 = 25e9 */
+    double reserve_bytes; /* kept back (CUDA context, NCCL buffers, fragmentation); 0 = none */
     double tp_slowdown; /* TP-sharded matmuls run (1 + this x log2 tp x min(1, 1024/(mbs x seq)))
                            times slower (narrower matmuls); 0 = 0.037 (see PLANNING,
                            pass times); < 0 = none */
@@ -3633,7 +3635,7 @@ static void pp__plan_one(const pp_plan_request *r, int id, int pp, int tp, int d
                          int *ncache) {
     const pp_model *m = &r->model;
     const char *name = pp__infos[id].name;
-    double gmem = r->gpu.mem_bytes > 0 ? r->gpu.mem_bytes : 80.0 * 1073741824.0, comm, mx;
+    double gmem = (r->gpu.mem_bytes > 0 ? r->gpu.mem_bytes : 80.0 * 1073741824.0) - r->gpu.reserve_bytes, comm, mx;
     int L = m->layers, items = L + 2, n = r->global_batch / (dp * mbs), v, S, s, i, dev, recompute;
     int vplace, adaptive = id == PP__VAUTO || id == PP__ZBAUTO, nb;
     double optb = m->no_distributed_optimizer ? 12 : 12.0 / dp, unit, static_max = 0, best_peak = 0;
@@ -3828,6 +3830,14 @@ PP__DEF pp_status pp_plan(const pp_plan_request *r, pp_candidate *out, int cap, 
         pp__err(err, "pp_plan: layers, hidden, heads, seq, gpus and global_batch must be >= 1 (got %d %d %d %d %d %d)",
                 m->layers, m->hidden, m->heads, m->seq, r->gpus, r->global_batch);
         return PP_ERR_INVALID_ARG;
+    }
+    {
+        double mem = r->gpu.mem_bytes > 0 ? r->gpu.mem_bytes : 80.0 * 1073741824.0;
+        if (!(r->gpu.reserve_bytes >= 0) || r->gpu.reserve_bytes >= mem) {
+            pp__err(err, "pp_plan: reserve_bytes must be >= 0 and below the GPU memory (%.1f GiB), got %.1f GiB",
+                    mem / 1073741824.0, r->gpu.reserve_bytes / 1073741824.0);
+            return PP_ERR_INVALID_ARG;
+        }
     }
     if (m->hidden % m->heads) {
         pp__err(err, "hidden %d is not a multiple of heads %d", m->hidden, m->heads);

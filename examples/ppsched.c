@@ -429,8 +429,9 @@ static const char *plan_usage =
     "usage: ppsched plan --layers L --hidden H --heads A --seq S --global-batch GB --gpus N --gpu-mem G\n"
     "                    [--vocab V] [--tp T] [--pp P] [--dp D] [--mbs M] [-s NAME] [--top K]\n"
     "                    [--tflops X] [--times F,B,W[,COMM]] [--no-flash] [--no-seq-parallel]\n"
-    "                    [--no-dist-opt] [--format table|json]\n"
-    "  G in GiB; --tflops = achieved TFLOP/s per GPU (default 190); --times = measured\n"
+    "                    [--no-dist-opt] [--reserve R] [--format table|json]\n"
+    "  G in GiB; --reserve = GiB kept back per GPU for the CUDA context, NCCL buffers and\n"
+    "  fragmentation (default 0: a candidate fits when its estimate <= G); --tflops = achieved TFLOP/s per GPU (default 190); --times = measured\n"
     "  seconds for one microbatch through one device's share (replaces the roofline).\n"
     "  Prints the top K (default 10) candidates, then why each schedule's best lost;\n"
     "  --format json prints every candidate considered, fitting or not.\n";
@@ -450,7 +451,7 @@ static int plan_main(int argc, char **argv) {
     pp_times times;
     char err[PP_ERR_LEN];
     int i, count = 0, cap = 100000, json = 0, top = 10;
-    double gib = 0, tflops = 0;
+    double gib = 0, tflops = 0, reserve = 0;
     pp_status st;
     memset(&r, 0, sizeof r);
     for (i = 2; i < argc; i++) {
@@ -478,6 +479,9 @@ static int plan_main(int argc, char **argv) {
         else if (strcmp(a, "--gpu-mem") == 0) {
             if (!parse_real(v, &gib) || gib <= 0) { fprintf(stderr, "ppsched plan: --gpu-mem needs GiB > 0, got '%s'\n", v); return 2; }
             continue;
+        } else if (strcmp(a, "--reserve") == 0) {
+            if (!parse_real(v, &reserve) || reserve < 0) { fprintf(stderr, "ppsched plan: --reserve needs GiB >= 0, got '%s'\n", v); return 2; }
+            continue;
         } else if (strcmp(a, "--tflops") == 0) {
             if (!parse_real(v, &tflops) || tflops <= 0) { fprintf(stderr, "ppsched plan: --tflops needs a number > 0, got '%s'\n", v); return 2; }
             continue;
@@ -498,6 +502,7 @@ static int plan_main(int argc, char **argv) {
         return 2;
     }
     r.gpu.mem_bytes = gib * 1073741824.0;
+    r.gpu.reserve_bytes = reserve * 1073741824.0;
     r.gpu.flops = tflops * 1e12;
     c = (pp_candidate *)malloc(sizeof *c * (size_t)cap);
     if (!c) { fprintf(stderr, "ppsched plan: out of memory\n"); return 1; }

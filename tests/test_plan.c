@@ -232,6 +232,22 @@ static void test_paper(void) {
         printf("    seq 3072: v-half pp=%d tp=%d dp=%d mbs=%d MFU %.1f%% ranks first (paper: v-half pp=20 tp=2 dp=1 mbs=1, 60.34%%)\n", b->pp, b->tp, b->dp, b->mbs, 100 * b->mfu);
     }
     group_next("plan", "98.5B, seq 3072, batch 640: V-Half ranks first (Table 3, D.3)");
+    /* a reserve moves the fit line: every fitting candidate's peak stays
+       below memory - reserve, and a reserve as large as the memory is refused */
+    r.gpu.reserve_bytes = 4.0 * 1073741824.0;
+    CHECK(pp_plan(&r, c, 20000, &n, err) == PP_OK, "plan with reserve: %s", err);
+    for (i = 0; i < n; i++)
+        if (c[i].fits && c[i].peak_bytes > 76.0 * 1073741824.0) {
+            CHECK(0, "reserve 4 GiB: %s pp=%d fits with %.1f GiB > 76 GiB", c[i].schedule, c[i].pp, c[i].peak_bytes / 1073741824.0);
+            break;
+        }
+    b = best_of(c, n, NULL);
+    CHECK(b != NULL, "reserve 4 GiB: nothing fits");
+    if (b) printf("    seq 3072, 4 GiB reserve: best %s pp=%d tp=%d dp=%d mbs=%d MFU %.1f%%\n", b->schedule, b->pp, b->tp, b->dp, b->mbs, 100 * b->mfu);
+    r.gpu.reserve_bytes = 80.0 * 1073741824.0;
+    CHECK(pp_plan(&r, c, 20000, &n, err) == PP_ERR_INVALID_ARG && strstr(err, "reserve"), "reserve = memory not refused: %s", err);
+    r.gpu.reserve_bytes = 0;
+    group_next("plan", "gpu.reserve_bytes: fitting candidates stay below memory - reserve; reserve >= memory refused");
     free(c);
 }
 
