@@ -56,20 +56,20 @@
 
 typedef __nv_bfloat16 pp__bf16;
 
-#define PP__CHECK_LAUNCH()                          \
+#define PP__GPT_CHECK_LAUNCH()                          \
     do {                                            \
         cudaError_t pp__e_ = cudaGetLastError();    \
         if (pp__e_ != cudaSuccess) return pp__e_;   \
     } while (0)
-#define PP__TRY(call)                               \
+#define PP__GPT_TRY(call)                               \
     do {                                            \
         cudaError_t pp__e_ = (call);                \
         if (pp__e_ != cudaSuccess) return pp__e_;   \
     } while (0)
 
-static inline unsigned pp__blocks(size_t n, unsigned per) {
+static inline unsigned pp__gpt_grid(size_t n, unsigned per) {
     size_t b = (n + per - 1) / per;
-    return (unsigned)(b < 1 ? 1 : (b > 65535u * 16u ? 65535u * 16u : b)); /* grid-stride loops cover the rest */
+    return (unsigned)(b < 1 ? 1 : (b > (1u << 30) ? (1u << 30) : b));
 }
 
 /* ---- reductions ---- */
@@ -221,7 +221,7 @@ static __global__ void pp__layernorm_bwd_input(pp__bf16 *dinp, const pp__bf16 *d
    fixed-order sum of the partials ---- */
 
 #define PP__ROWS_PER_CHUNK 128
-static inline int pp__row_chunks(int N) { return (N + PP__ROWS_PER_CHUNK - 1) / PP__ROWS_PER_CHUNK; }
+static inline int pp__gpt_row_chunks(int N) { return (N + PP__ROWS_PER_CHUNK - 1) / PP__ROWS_PER_CHUNK; }
 
 /* part[chunk, c] = sum of a[n, c] over the chunk's rows (dbias) */
 static __global__ void pp__colsum_partial(float *part, const pp__bf16 *a, int N, int C) {
@@ -591,18 +591,18 @@ template <bool AK, bool BK, bool VEC>
 static cudaError_t pp__matmul_launch(const pp__mm_args *a, int splits, cudaStream_t stream) {
     dim3 grid((unsigned)((a->N + PP__MM_BN - 1) / PP__MM_BN), (unsigned)((a->M + PP__MM_BM - 1) / PP__MM_BM),
               (unsigned)splits);
-    PP__TRY(cudaFuncSetAttribute(pp__matmul<AK, BK, VEC>, cudaFuncAttributeMaxDynamicSharedMemorySize, PP__MM_SMEM));
+    PP__GPT_TRY(cudaFuncSetAttribute(pp__matmul<AK, BK, VEC>, cudaFuncAttributeMaxDynamicSharedMemorySize, PP__MM_SMEM));
     pp__matmul<AK, BK, VEC><<<grid, PP__MM_THREADS, PP__MM_SMEM, stream>>>(*a);
-    PP__CHECK_LAUNCH();
+    PP__GPT_CHECK_LAUNCH();
     return cudaSuccess;
 }
 
-static inline int pp__aligned16(const void *p) { return ((uintptr_t)p & 15) == 0; }
+static inline int pp__gpt_aligned16(const void *p) { return ((uintptr_t)p & 15) == 0; }
 
 /* picks the VEC path when the contiguous dims allow 16-byte chunks; AK/BK as
    above (the three combinations the model uses: fwd 1,1; B 1,0; W 0,0) */
 static inline cudaError_t pp__matmul_run(int AK, int BK, const pp__mm_args *a, int splits, cudaStream_t stream) {
-    int vec = pp__aligned16(a->A) && pp__aligned16(a->B) && a->lda % 8 == 0 && a->ldb % 8 == 0 &&
+    int vec = pp__gpt_aligned16(a->A) && pp__gpt_aligned16(a->B) && a->lda % 8 == 0 && a->ldb % 8 == 0 &&
               (AK ? a->K % 8 == 0 : a->M % 8 == 0) && (BK ? a->K % 8 == 0 : a->N % 8 == 0) &&
               (!(AK || BK) || a->kchunk % 8 == 0);
     if (a->M <= 0 || a->N <= 0) return cudaSuccess;
@@ -649,7 +649,7 @@ static inline int pp__matmul_w_splits(int N, int IC, int OC) {
 /* workspace floats pp__gpt_matmul_backward_weight needs */
 static inline size_t pp__matmul_w_ws_floats(int N, int IC, int OC) {
     int s = pp__matmul_w_splits(N, IC, OC);
-    size_t part = s > 1 ? (size_t)s * OC * IC : 0, bias = (size_t)pp__row_chunks(N) * OC;
+    size_t part = s > 1 ? (size_t)s * OC * IC : 0, bias = (size_t)pp__gpt_row_chunks(N) * OC;
     return part > bias ? part : bias;
 }
 
@@ -662,11 +662,11 @@ static inline cudaError_t pp__gpt_matmul_backward_weight(float *dw, float *dbias
     pp__mm_args a;
     if (N <= 0) return cudaSuccess;
     if (dbias) {
-        dim3 grid((unsigned)((OC + 255) / 256), (unsigned)pp__row_chunks(N));
+        dim3 grid((unsigned)((OC + 255) / 256), (unsigned)pp__gpt_row_chunks(N));
         pp__colsum_partial<<<grid, 256, 0, stream>>>(part, dout, N, OC);
-        PP__CHECK_LAUNCH();
-        pp__sum_partials<<<pp__blocks((size_t)OC, 256), 256, 0, stream>>>(dbias, part, pp__row_chunks(N), (size_t)OC);
-        PP__CHECK_LAUNCH();
+        PP__GPT_CHECK_LAUNCH();
+        pp__sum_partials<<<pp__gpt_grid((size_t)OC, 256), 256, 0, stream>>>(dbias, part, pp__gpt_row_chunks(N), (size_t)OC);
+        PP__GPT_CHECK_LAUNCH();
     }
     memset(&a, 0, sizeof a);
     a.A = dout; a.lda = OC; a.B = inp; a.ldb = IC; a.M = OC; a.N = IC; a.K = N; a.ldc = IC;
@@ -676,9 +676,9 @@ static inline cudaError_t pp__gpt_matmul_backward_weight(float *dw, float *dbias
     }
     a.kchunk = ((N + splits - 1) / splits + PP__MM_BK - 1) / PP__MM_BK * PP__MM_BK;
     a.outf = part; a.split_stride = (size_t)OC * IC; a.accumulate = 0;
-    PP__TRY(pp__matmul_run(0, 0, &a, splits, stream));
-    pp__sum_partials<<<pp__blocks((size_t)OC * IC, 256), 256, 0, stream>>>(dw, part, splits, (size_t)OC * IC);
-    PP__CHECK_LAUNCH();
+    PP__GPT_TRY(pp__matmul_run(0, 0, &a, splits, stream));
+    pp__sum_partials<<<pp__gpt_grid((size_t)OC * IC, 256), 256, 0, stream>>>(dw, part, splits, (size_t)OC * IC);
+    PP__GPT_CHECK_LAUNCH();
     return cudaSuccess;
 }
 
@@ -688,8 +688,8 @@ static inline cudaError_t pp__gpt_encoder_forward(pp__bf16 *out, const int *tok,
                                                   const pp__bf16 *wpe, int B, int T, int C, int V,
                                                   cudaStream_t stream) {
     size_t n = (size_t)B * T * C;
-    pp__encoder_fwd<<<pp__blocks(n, 256), 256, 0, stream>>>(out, tok, wte, wpe, B * T, T, C, V);
-    PP__CHECK_LAUNCH();
+    pp__encoder_fwd<<<pp__gpt_grid(n, 256), 256, 0, stream>>>(out, tok, wte, wpe, B * T, T, C, V);
+    PP__GPT_CHECK_LAUNCH();
     return cudaSuccess;
 }
 
@@ -700,18 +700,18 @@ static inline cudaError_t pp__gpt_encoder_backward_weight(float *dwte, float *dw
     if (P < 1) P = 1;
     if (P > V) P = V;
     if (P < 1) P = 1;
-    pp__encoder_dwte<<<pp__blocks((size_t)C * P, 256), 256, 0, stream>>>(dwte, dout, tok, B * T, C, V, P);
-    PP__CHECK_LAUNCH();
-    pp__encoder_dwpe<<<pp__blocks((size_t)T * C, 256), 256, 0, stream>>>(dwpe, dout, B, T, C);
-    PP__CHECK_LAUNCH();
+    pp__encoder_dwte<<<pp__gpt_grid((size_t)C * P, 256), 256, 0, stream>>>(dwte, dout, tok, B * T, C, V, P);
+    PP__GPT_CHECK_LAUNCH();
+    pp__encoder_dwpe<<<pp__gpt_grid((size_t)T * C, 256), 256, 0, stream>>>(dwpe, dout, B, T, C);
+    PP__GPT_CHECK_LAUNCH();
     return cudaSuccess;
 }
 
 static inline cudaError_t pp__gpt_layernorm_forward(pp__bf16 *out, float *mean, float *rstd, const pp__bf16 *inp,
                                                     const pp__bf16 *w, const pp__bf16 *b, int N, int C,
                                                     cudaStream_t stream) {
-    pp__layernorm_fwd<<<pp__blocks((size_t)N, 8), 256, 0, stream>>>(out, mean, rstd, inp, w, b, N, C);
-    PP__CHECK_LAUNCH();
+    pp__layernorm_fwd<<<pp__gpt_grid((size_t)N, 8), 256, 0, stream>>>(out, mean, rstd, inp, w, b, N, C);
+    PP__GPT_CHECK_LAUNCH();
     return cudaSuccess;
 }
 
@@ -719,26 +719,26 @@ static inline cudaError_t pp__gpt_layernorm_backward_input(pp__bf16 *dinp, const
                                                            const pp__bf16 *dout, const pp__bf16 *inp,
                                                            const float *mean, const float *rstd, const pp__bf16 *w,
                                                            int N, int C, cudaStream_t stream) {
-    pp__layernorm_bwd_input<<<pp__blocks((size_t)N, 8), 256, 0, stream>>>(dinp, dres, dout, inp, mean, rstd, w, N, C);
-    PP__CHECK_LAUNCH();
+    pp__layernorm_bwd_input<<<pp__gpt_grid((size_t)N, 8), 256, 0, stream>>>(dinp, dres, dout, inp, mean, rstd, w, N, C);
+    PP__GPT_CHECK_LAUNCH();
     return cudaSuccess;
 }
 
-/* workspace: 2 * pp__row_chunks(N) * C floats */
+/* workspace: 2 * pp__gpt_row_chunks(N) * C floats */
 static inline cudaError_t pp__gpt_layernorm_backward_weight(float *dw, float *db, const pp__bf16 *dout,
                                                             const pp__bf16 *inp, const float *mean,
                                                             const float *rstd, int N, int C, void *workspace,
                                                             cudaStream_t stream) {
-    int chunks = pp__row_chunks(N);
+    int chunks = pp__gpt_row_chunks(N);
     float *pdw = (float *)workspace, *pdb = pdw + (size_t)chunks * C;
     dim3 grid((unsigned)((C + 255) / 256), (unsigned)chunks);
     if (N <= 0) return cudaSuccess;
     pp__layernorm_bwd_weight_partial<<<grid, 256, 0, stream>>>(pdw, pdb, dout, inp, mean, rstd, N, C);
-    PP__CHECK_LAUNCH();
-    pp__sum_partials<<<pp__blocks((size_t)C, 256), 256, 0, stream>>>(dw, pdw, chunks, (size_t)C);
-    PP__CHECK_LAUNCH();
-    pp__sum_partials<<<pp__blocks((size_t)C, 256), 256, 0, stream>>>(db, pdb, chunks, (size_t)C);
-    PP__CHECK_LAUNCH();
+    PP__GPT_CHECK_LAUNCH();
+    pp__sum_partials<<<pp__gpt_grid((size_t)C, 256), 256, 0, stream>>>(dw, pdw, chunks, (size_t)C);
+    PP__GPT_CHECK_LAUNCH();
+    pp__sum_partials<<<pp__gpt_grid((size_t)C, 256), 256, 0, stream>>>(db, pdb, chunks, (size_t)C);
+    PP__GPT_CHECK_LAUNCH();
     return cudaSuccess;
 }
 
@@ -754,10 +754,10 @@ static inline cudaError_t pp__gpt_attention_forward(pp__bf16 *out, pp__bf16 *att
                                                     int C, int NH, cudaStream_t stream) {
     size_t rows = (size_t)B * NH * T, smem = (size_t)PP__ATT_WARPS * (C / NH + T) * sizeof(float);
     if (NH <= 0 || C % NH != 0) return cudaErrorInvalidValue;
-    PP__TRY(pp__att_smem_ok((const void *)pp__attention_fwd, smem));
+    PP__GPT_TRY(pp__att_smem_ok((const void *)pp__attention_fwd, smem));
     pp__attention_fwd<<<(unsigned)((rows + PP__ATT_WARPS - 1) / PP__ATT_WARPS), 32 * PP__ATT_WARPS, smem, stream>>>(
         out, att, qkv, B, T, C, NH);
-    PP__CHECK_LAUNCH();
+    PP__GPT_CHECK_LAUNCH();
     return cudaSuccess;
 }
 
@@ -771,25 +771,25 @@ static inline cudaError_t pp__gpt_attention_backward(pp__bf16 *dqkv, const pp__b
     unsigned grid = (unsigned)((rows + PP__ATT_WARPS - 1) / PP__ATT_WARPS);
     float *srow = (float *)workspace;
     if (NH <= 0 || C % NH != 0) return cudaErrorInvalidValue;
-    PP__TRY(pp__att_smem_ok((const void *)pp__attention_bwd_rows, smem1));
-    PP__TRY(pp__att_smem_ok((const void *)pp__attention_bwd_cols, smem2));
+    PP__GPT_TRY(pp__att_smem_ok((const void *)pp__attention_bwd_rows, smem1));
+    PP__GPT_TRY(pp__att_smem_ok((const void *)pp__attention_bwd_cols, smem2));
     pp__attention_bwd_rows<<<grid, 32 * PP__ATT_WARPS, smem1, stream>>>(dqkv, srow, dout, qkv, att, B, T, C, NH);
-    PP__CHECK_LAUNCH();
+    PP__GPT_CHECK_LAUNCH();
     pp__attention_bwd_cols<<<grid, 32 * PP__ATT_WARPS, smem2, stream>>>(dqkv, srow, dout, qkv, att, B, T, C, NH);
-    PP__CHECK_LAUNCH();
+    PP__GPT_CHECK_LAUNCH();
     return cudaSuccess;
 }
 
 static inline cudaError_t pp__gpt_gelu_forward(pp__bf16 *out, const pp__bf16 *inp, size_t n, cudaStream_t stream) {
-    pp__gelu_fwd<<<pp__blocks(n, 256), 256, 0, stream>>>(out, inp, n);
-    PP__CHECK_LAUNCH();
+    pp__gelu_fwd<<<pp__gpt_grid(n, 256), 256, 0, stream>>>(out, inp, n);
+    PP__GPT_CHECK_LAUNCH();
     return cudaSuccess;
 }
 
 static inline cudaError_t pp__gpt_gelu_backward_input(pp__bf16 *dinp, const pp__bf16 *inp, const pp__bf16 *dout,
                                                       size_t n, cudaStream_t stream) {
-    pp__gelu_bwd<<<pp__blocks(n, 256), 256, 0, stream>>>(dinp, inp, dout, n);
-    PP__CHECK_LAUNCH();
+    pp__gelu_bwd<<<pp__gpt_grid(n, 256), 256, 0, stream>>>(dinp, inp, dout, n);
+    PP__GPT_CHECK_LAUNCH();
     return cudaSuccess;
 }
 
@@ -797,7 +797,7 @@ static inline cudaError_t pp__gpt_crossentropy_forward(float *losses, float *lse
                                                        const int *targets, int N, int V, cudaStream_t stream) {
     if (N <= 0) return cudaSuccess;
     pp__crossentropy_fwd<<<(unsigned)N, 256, 0, stream>>>(losses, lse, logits, targets, V);
-    PP__CHECK_LAUNCH();
+    PP__GPT_CHECK_LAUNCH();
     return cudaSuccess;
 }
 
@@ -807,7 +807,7 @@ static inline cudaError_t pp__gpt_crossentropy_backward_input(pp__bf16 *dlogits,
     dim3 grid((unsigned)((V + 255) / 256), (unsigned)(N < 65535 ? N : 65535));
     if (N <= 0) return cudaSuccess;
     pp__crossentropy_bwd<<<grid, 256, 0, stream>>>(dlogits, logits, lse, targets, dloss, N, V);
-    PP__CHECK_LAUNCH();
+    PP__GPT_CHECK_LAUNCH();
     return cudaSuccess;
 }
 
@@ -833,19 +833,19 @@ static inline pp__gpt_stage pp__gpt_stage_of(const pp__gpt_dims *c, int s, int S
 
 /* parameter tensors in gpt_param_sizes order (gpt_ref.h's GPT_WTE ...) */
 enum {
-    PP__WTE, PP__WPE, PP__LN1W, PP__LN1B, PP__QKVW, PP__QKVB, PP__ATTPROJW, PP__ATTPROJB, PP__LN2W, PP__LN2B,
-    PP__FCW, PP__FCB, PP__FCPROJW, PP__FCPROJB, PP__LNFW, PP__LNFB, PP__LMW, PP__LMB, PP__NUM_TENSORS
+    PP__GPT_WTE, PP__GPT_WPE, PP__GPT_LN1W, PP__GPT_LN1B, PP__GPT_QKVW, PP__GPT_QKVB, PP__GPT_ATTPROJW, PP__GPT_ATTPROJB, PP__GPT_LN2W, PP__GPT_LN2B,
+    PP__GPT_FCW, PP__GPT_FCB, PP__GPT_FCPROJW, PP__GPT_FCPROJB, PP__GPT_LNFW, PP__GPT_LNFB, PP__GPT_LMW, PP__GPT_LMB, PP__GPT_NUM_TENSORS
 };
 
 /* per[t]: elements of tensor t for one layer (or the whole tensor if not
    per-layer); off[t]: its offset in the flat array; returns the total */
-static inline size_t pp__gpt_param_layout(const pp__gpt_dims *c, size_t off[PP__NUM_TENSORS],
-                                          size_t per[PP__NUM_TENSORS]) {
+static inline size_t pp__gpt_param_layout(const pp__gpt_dims *c, size_t off[PP__GPT_NUM_TENSORS],
+                                          size_t per[PP__GPT_NUM_TENSORS]) {
     size_t V = (size_t)c->vocab, T = (size_t)c->seq, C = (size_t)c->channels, L = (size_t)c->layers, o = 0;
-    size_t p[PP__NUM_TENSORS] = {V * C, T * C, C, C, 3 * C * C, 3 * C, C * C, C, C, C,
+    size_t p[PP__GPT_NUM_TENSORS] = {V * C, T * C, C, C, 3 * C * C, 3 * C, C * C, C, C, C,
                                  4 * C * C, 4 * C, 4 * C * C, C, C, C, V * C, V};
-    for (int t = 0; t < PP__NUM_TENSORS; t++) {
-        int layered = t >= PP__LN1W && t <= PP__FCPROJB;
+    for (int t = 0; t < PP__GPT_NUM_TENSORS; t++) {
+        int layered = t >= PP__GPT_LN1W && t <= PP__GPT_FCPROJB;
         if (off) off[t] = o;
         if (per) per[t] = p[t];
         o += p[t] * (layered ? L : 1);
@@ -855,7 +855,7 @@ static inline size_t pp__gpt_param_layout(const pp__gpt_dims *c, size_t off[PP__
 
 static inline size_t pp__gpt_param_count(const pp__gpt_dims *c) { return pp__gpt_param_layout(c, NULL, NULL); }
 
-static inline size_t pp__round256(size_t b) { return (b + 255) / 256 * 256; }
+static inline size_t pp__gpt_round256(size_t b) { return (b + 255) / 256 * 256; }
 
 typedef struct pp__gpt_block {
     pp__bf16 *ln1, *qkv, *att, *atty, *res2, *ln2, *fch, *fch_gelu, *res3; /* F */
@@ -870,47 +870,47 @@ typedef struct pp__gpt_head {
 
 /* cursor: the next region of COUNT values of TYPE, 256-byte aligned; sets
    p->FIELD only when p is given (sizes are computed with p == NULL) */
-#define PP__TAKE(field, type, count)                        \
+#define PP__GPT_TAKE(field, type, count)                        \
     do {                                                    \
         size_t o_ = cur;                                    \
-        cur += pp__round256(sizeof(type) * (size_t)(count)); \
+        cur += pp__gpt_round256(sizeof(type) * (size_t)(count)); \
         if (p) p->field = (type *)(base + o_);              \
     } while (0)
 
 static inline size_t pp__gpt_block_layout(const pp__gpt_dims *c, char *base, pp__gpt_block *p) {
     size_t N = (size_t)c->batch * c->seq, C = (size_t)c->channels, cur = 0;
     size_t att = (size_t)c->batch * c->heads * c->seq * c->seq;
-    PP__TAKE(ln1, pp__bf16, N * C);
-    PP__TAKE(ln1_mean, float, N);
-    PP__TAKE(ln1_rstd, float, N);
-    PP__TAKE(qkv, pp__bf16, 3 * N * C);
-    PP__TAKE(att, pp__bf16, att);
-    PP__TAKE(atty, pp__bf16, N * C);
-    PP__TAKE(res2, pp__bf16, N * C);
-    PP__TAKE(ln2, pp__bf16, N * C);
-    PP__TAKE(ln2_mean, float, N);
-    PP__TAKE(ln2_rstd, float, N);
-    PP__TAKE(fch, pp__bf16, 4 * N * C);
-    PP__TAKE(fch_gelu, pp__bf16, 4 * N * C);
-    PP__TAKE(res3, pp__bf16, N * C);
-    PP__TAKE(dres3, pp__bf16, N * C);
-    PP__TAKE(dfch, pp__bf16, 4 * N * C);
-    PP__TAKE(dln2, pp__bf16, N * C);
-    PP__TAKE(dres2, pp__bf16, N * C);
-    PP__TAKE(dqkv, pp__bf16, 3 * N * C);
-    PP__TAKE(dln1, pp__bf16, N * C);
+    PP__GPT_TAKE(ln1, pp__bf16, N * C);
+    PP__GPT_TAKE(ln1_mean, float, N);
+    PP__GPT_TAKE(ln1_rstd, float, N);
+    PP__GPT_TAKE(qkv, pp__bf16, 3 * N * C);
+    PP__GPT_TAKE(att, pp__bf16, att);
+    PP__GPT_TAKE(atty, pp__bf16, N * C);
+    PP__GPT_TAKE(res2, pp__bf16, N * C);
+    PP__GPT_TAKE(ln2, pp__bf16, N * C);
+    PP__GPT_TAKE(ln2_mean, float, N);
+    PP__GPT_TAKE(ln2_rstd, float, N);
+    PP__GPT_TAKE(fch, pp__bf16, 4 * N * C);
+    PP__GPT_TAKE(fch_gelu, pp__bf16, 4 * N * C);
+    PP__GPT_TAKE(res3, pp__bf16, N * C);
+    PP__GPT_TAKE(dres3, pp__bf16, N * C);
+    PP__GPT_TAKE(dfch, pp__bf16, 4 * N * C);
+    PP__GPT_TAKE(dln2, pp__bf16, N * C);
+    PP__GPT_TAKE(dres2, pp__bf16, N * C);
+    PP__GPT_TAKE(dqkv, pp__bf16, 3 * N * C);
+    PP__GPT_TAKE(dln1, pp__bf16, N * C);
     return cur;
 }
 
 static inline size_t pp__gpt_head_layout(const pp__gpt_dims *c, char *base, pp__gpt_head *p) {
     size_t N = (size_t)c->batch * c->seq, C = (size_t)c->channels, V = (size_t)c->vocab, cur = 0;
-    PP__TAKE(lnf, pp__bf16, N * C);
-    PP__TAKE(lnf_mean, float, N);
-    PP__TAKE(lnf_rstd, float, N);
-    PP__TAKE(logits, pp__bf16, N * V);
-    PP__TAKE(losses, float, N);
-    PP__TAKE(lse, float, N);
-    PP__TAKE(dlnf, pp__bf16, N * C);
+    PP__GPT_TAKE(lnf, pp__bf16, N * C);
+    PP__GPT_TAKE(lnf_mean, float, N);
+    PP__GPT_TAKE(lnf_rstd, float, N);
+    PP__GPT_TAKE(logits, pp__bf16, N * V);
+    PP__GPT_TAKE(losses, float, N);
+    PP__GPT_TAKE(lse, float, N);
+    PP__GPT_TAKE(dlnf, pp__bf16, N * C);
     return cur;
 }
 
@@ -920,21 +920,21 @@ static inline size_t pp__gpt_io_bytes(const pp__gpt_dims *c) {
 }
 
 static inline size_t pp__gpt_slot_bytes(const pp__gpt_dims *c, const pp__gpt_stage *g) {
-    return 2 * pp__round256(pp__gpt_io_bytes(c)) + (size_t)g->num_layers * pp__gpt_block_layout(c, NULL, NULL) +
+    return 2 * pp__gpt_round256(pp__gpt_io_bytes(c)) + (size_t)g->num_layers * pp__gpt_block_layout(c, NULL, NULL) +
            (g->has_head ? pp__gpt_head_layout(c, NULL, NULL) : 0);
 }
 
 static inline pp__gpt_block pp__gpt_block_at(const pp__gpt_dims *c, void *slot, int l) {
     pp__gpt_block b;
     size_t bb = pp__gpt_block_layout(c, NULL, NULL);
-    pp__gpt_block_layout(c, (char *)slot + 2 * pp__round256(pp__gpt_io_bytes(c)) + (size_t)l * bb, &b);
+    pp__gpt_block_layout(c, (char *)slot + 2 * pp__gpt_round256(pp__gpt_io_bytes(c)) + (size_t)l * bb, &b);
     return b;
 }
 
 static inline pp__gpt_head pp__gpt_head_at(const pp__gpt_dims *c, const pp__gpt_stage *g, void *slot) {
     pp__gpt_head h;
     size_t bb = pp__gpt_block_layout(c, NULL, NULL);
-    pp__gpt_head_layout(c, (char *)slot + 2 * pp__round256(pp__gpt_io_bytes(c)) + (size_t)g->num_layers * bb, &h);
+    pp__gpt_head_layout(c, (char *)slot + 2 * pp__gpt_round256(pp__gpt_io_bytes(c)) + (size_t)g->num_layers * bb, &h);
     return h;
 }
 
@@ -945,7 +945,7 @@ static inline void *pp__gpt_slot_input(const pp__gpt_dims *c, const pp__gpt_stag
 }
 static inline void *pp__gpt_slot_dinput(const pp__gpt_dims *c, const pp__gpt_stage *g, void *slot) {
     (void)g;
-    return (char *)slot + pp__round256(pp__gpt_io_bytes(c));
+    return (char *)slot + pp__gpt_round256(pp__gpt_io_bytes(c));
 }
 /* the last block's res3 (the input itself for a stage with no layers) */
 static inline void *pp__gpt_slot_output(const pp__gpt_dims *c, const pp__gpt_stage *g, void *slot) {
@@ -971,25 +971,25 @@ typedef struct pp__gpt_ws {
 static inline size_t pp__gpt_ws_layout(const pp__gpt_dims *c, const pp__gpt_stage *g, char *base, pp__gpt_ws *p) {
     int N = c->batch * c->seq, C = c->channels, V = c->vocab;
     size_t cur = 0, part = 0, x;
-#define PP__MAXW(v) (x = (v), part = x > part ? x : part)
+#define PP__GPT_MAXW(v) (x = (v), part = x > part ? x : part)
     if (g->num_layers > 0) {
-        PP__MAXW(2 * (size_t)pp__row_chunks(N) * C);
-        PP__MAXW(pp__matmul_w_ws_floats(N, C, 3 * C));
-        PP__MAXW(pp__matmul_w_ws_floats(N, C, C));
-        PP__MAXW(pp__matmul_w_ws_floats(N, C, 4 * C));
-        PP__MAXW(pp__matmul_w_ws_floats(N, 4 * C, C));
+        PP__GPT_MAXW(2 * (size_t)pp__gpt_row_chunks(N) * C);
+        PP__GPT_MAXW(pp__matmul_w_ws_floats(N, C, 3 * C));
+        PP__GPT_MAXW(pp__matmul_w_ws_floats(N, C, C));
+        PP__GPT_MAXW(pp__matmul_w_ws_floats(N, C, 4 * C));
+        PP__GPT_MAXW(pp__matmul_w_ws_floats(N, 4 * C, C));
     }
     if (g->has_head) {
-        PP__MAXW(2 * (size_t)pp__row_chunks(N) * C);
-        PP__MAXW(pp__matmul_w_ws_floats(N, C, V));
+        PP__GPT_MAXW(2 * (size_t)pp__gpt_row_chunks(N) * C);
+        PP__GPT_MAXW(pp__matmul_w_ws_floats(N, C, V));
     }
-#undef PP__MAXW
-    PP__TAKE(tmp, pp__bf16, g->num_layers > 0 ? 4 * (size_t)N * C : 0);
-    PP__TAKE(srow, float, g->num_layers > 0 ? (size_t)c->batch * c->heads * c->seq : 0);
-    PP__TAKE(part, float, part);
+#undef PP__GPT_MAXW
+    PP__GPT_TAKE(tmp, pp__bf16, g->num_layers > 0 ? 4 * (size_t)N * C : 0);
+    PP__GPT_TAKE(srow, float, g->num_layers > 0 ? (size_t)c->batch * c->heads * c->seq : 0);
+    PP__GPT_TAKE(part, float, part);
     return cur < 256 ? 256 : cur;
 }
-#undef PP__TAKE
+#undef PP__GPT_TAKE
 
 static inline size_t pp__gpt_workspace_bytes(const pp__gpt_dims *c, const pp__gpt_stage *g) {
     return pp__gpt_ws_layout(c, g, NULL, NULL);
@@ -1004,41 +1004,41 @@ static inline int pp__gpt_dims_ok(const pp__gpt_dims *c) {
 static inline cudaError_t pp__gpt_forward(const pp__gpt_dims *c, const pp__gpt_stage *g, const pp__bf16 *w,
                                           void *slot, const int *tokens, const int *targets, float *loss,
                                           void *workspace, cudaStream_t stream) {
-    size_t off[PP__NUM_TENSORS], per[PP__NUM_TENSORS];
+    size_t off[PP__GPT_NUM_TENSORS], per[PP__GPT_NUM_TENSORS];
     int B = c->batch, T = c->seq, C = c->channels, NH = c->heads, V = c->vocab, N = B * T;
     pp__bf16 *x = (pp__bf16 *)pp__gpt_slot_input(c, g, slot);
     (void)workspace;
     if (!pp__gpt_dims_ok(c)) return cudaErrorInvalidValue;
     pp__gpt_param_layout(c, off, per);
-#define PP__W(t, l) (w + off[t] + (size_t)(l) * per[t])
-    if (g->has_embed) PP__TRY(pp__gpt_encoder_forward(x, tokens, w + off[PP__WTE], w + off[PP__WPE], B, T, C, V, stream));
+#define PP__GPT_W(t, l) (w + off[t] + (size_t)(l) * per[t])
+    if (g->has_embed) PP__GPT_TRY(pp__gpt_encoder_forward(x, tokens, w + off[PP__GPT_WTE], w + off[PP__GPT_WPE], B, T, C, V, stream));
     for (int l = 0; l < g->num_layers; l++) {
         int L = g->first_layer + l;
         pp__gpt_block a = pp__gpt_block_at(c, slot, l);
-        PP__TRY(pp__gpt_layernorm_forward(a.ln1, a.ln1_mean, a.ln1_rstd, x, PP__W(PP__LN1W, L), PP__W(PP__LN1B, L), N,
+        PP__GPT_TRY(pp__gpt_layernorm_forward(a.ln1, a.ln1_mean, a.ln1_rstd, x, PP__GPT_W(PP__GPT_LN1W, L), PP__GPT_W(PP__GPT_LN1B, L), N,
                                           C, stream));
-        PP__TRY(pp__gpt_matmul_forward(a.qkv, a.ln1, PP__W(PP__QKVW, L), PP__W(PP__QKVB, L), NULL, N, C, 3 * C,
+        PP__GPT_TRY(pp__gpt_matmul_forward(a.qkv, a.ln1, PP__GPT_W(PP__GPT_QKVW, L), PP__GPT_W(PP__GPT_QKVB, L), NULL, N, C, 3 * C,
                                        stream));
-        PP__TRY(pp__gpt_attention_forward(a.atty, a.att, a.qkv, B, T, C, NH, stream));
-        PP__TRY(pp__gpt_matmul_forward(a.res2, a.atty, PP__W(PP__ATTPROJW, L), PP__W(PP__ATTPROJB, L), x, N, C, C,
+        PP__GPT_TRY(pp__gpt_attention_forward(a.atty, a.att, a.qkv, B, T, C, NH, stream));
+        PP__GPT_TRY(pp__gpt_matmul_forward(a.res2, a.atty, PP__GPT_W(PP__GPT_ATTPROJW, L), PP__GPT_W(PP__GPT_ATTPROJB, L), x, N, C, C,
                                        stream));
-        PP__TRY(pp__gpt_layernorm_forward(a.ln2, a.ln2_mean, a.ln2_rstd, a.res2, PP__W(PP__LN2W, L),
-                                          PP__W(PP__LN2B, L), N, C, stream));
-        PP__TRY(pp__gpt_matmul_forward(a.fch, a.ln2, PP__W(PP__FCW, L), PP__W(PP__FCB, L), NULL, N, C, 4 * C, stream));
-        PP__TRY(pp__gpt_gelu_forward(a.fch_gelu, a.fch, 4 * (size_t)N * C, stream));
-        PP__TRY(pp__gpt_matmul_forward(a.res3, a.fch_gelu, PP__W(PP__FCPROJW, L), PP__W(PP__FCPROJB, L), a.res2, N,
+        PP__GPT_TRY(pp__gpt_layernorm_forward(a.ln2, a.ln2_mean, a.ln2_rstd, a.res2, PP__GPT_W(PP__GPT_LN2W, L),
+                                          PP__GPT_W(PP__GPT_LN2B, L), N, C, stream));
+        PP__GPT_TRY(pp__gpt_matmul_forward(a.fch, a.ln2, PP__GPT_W(PP__GPT_FCW, L), PP__GPT_W(PP__GPT_FCB, L), NULL, N, C, 4 * C, stream));
+        PP__GPT_TRY(pp__gpt_gelu_forward(a.fch_gelu, a.fch, 4 * (size_t)N * C, stream));
+        PP__GPT_TRY(pp__gpt_matmul_forward(a.res3, a.fch_gelu, PP__GPT_W(PP__GPT_FCPROJW, L), PP__GPT_W(PP__GPT_FCPROJB, L), a.res2, N,
                                        4 * C, C, stream));
         x = a.res3;
     }
     if (g->has_head) {
         pp__gpt_head h = pp__gpt_head_at(c, g, slot);
-        PP__TRY(pp__gpt_layernorm_forward(h.lnf, h.lnf_mean, h.lnf_rstd, x, w + off[PP__LNFW], w + off[PP__LNFB], N, C,
+        PP__GPT_TRY(pp__gpt_layernorm_forward(h.lnf, h.lnf_mean, h.lnf_rstd, x, w + off[PP__GPT_LNFW], w + off[PP__GPT_LNFB], N, C,
                                           stream));
-        PP__TRY(pp__gpt_matmul_forward(h.logits, h.lnf, w + off[PP__LMW], w + off[PP__LMB], NULL, N, C, V, stream));
-        PP__TRY(pp__gpt_crossentropy_forward(h.losses, h.lse, h.logits, targets, N, V, stream));
+        PP__GPT_TRY(pp__gpt_matmul_forward(h.logits, h.lnf, w + off[PP__GPT_LMW], w + off[PP__GPT_LMB], NULL, N, C, V, stream));
+        PP__GPT_TRY(pp__gpt_crossentropy_forward(h.losses, h.lse, h.logits, targets, N, V, stream));
         if (loss) {
             pp__loss_mean<<<1, 1024, 0, stream>>>(loss, h.losses, N);
-            PP__CHECK_LAUNCH();
+            PP__GPT_CHECK_LAUNCH();
         }
     }
     return cudaSuccess;
@@ -1048,7 +1048,7 @@ static inline cudaError_t pp__gpt_forward(const pp__gpt_dims *c, const pp__gpt_s
 static inline cudaError_t pp__gpt_backward_input(const pp__gpt_dims *c, const pp__gpt_stage *g, const pp__bf16 *w,
                                                  void *slot, const int *targets, float dloss, void *workspace,
                                                  cudaStream_t stream) {
-    size_t off[PP__NUM_TENSORS], per[PP__NUM_TENSORS];
+    size_t off[PP__GPT_NUM_TENSORS], per[PP__GPT_NUM_TENSORS];
     int B = c->batch, T = c->seq, C = c->channels, NH = c->heads, V = c->vocab, N = B * T;
     pp__gpt_ws ws;
     if (!pp__gpt_dims_ok(c)) return cudaErrorInvalidValue;
@@ -1061,9 +1061,9 @@ static inline cudaError_t pp__gpt_backward_input(const pp__gpt_dims *c, const pp
                                          : (pp__bf16 *)pp__gpt_slot_dinput(c, g, slot);
         const pp__bf16 *x = g->num_layers > 0 ? pp__gpt_block_at(c, slot, g->num_layers - 1).res3
                                               : (const pp__bf16 *)pp__gpt_slot_input(c, g, slot);
-        PP__TRY(pp__gpt_crossentropy_backward_input(h.logits, h.logits, h.lse, targets, dloss, N, V, stream));
-        PP__TRY(pp__gpt_matmul_backward_input(h.dlnf, h.logits, w + off[PP__LMW], N, C, V, stream));
-        PP__TRY(pp__gpt_layernorm_backward_input(dx, NULL, h.dlnf, x, h.lnf_mean, h.lnf_rstd, w + off[PP__LNFW], N, C,
+        PP__GPT_TRY(pp__gpt_crossentropy_backward_input(h.logits, h.logits, h.lse, targets, dloss, N, V, stream));
+        PP__GPT_TRY(pp__gpt_matmul_backward_input(h.dlnf, h.logits, w + off[PP__GPT_LMW], N, C, V, stream));
+        PP__GPT_TRY(pp__gpt_layernorm_backward_input(dx, NULL, h.dlnf, x, h.lnf_mean, h.lnf_rstd, w + off[PP__GPT_LNFW], N, C,
                                                  stream));
     } /* else the gradient for the output is already in place (pp__gpt_slot_doutput) */
     for (int l = g->num_layers - 1; l >= 0; l--) {
@@ -1072,62 +1072,62 @@ static inline cudaError_t pp__gpt_backward_input(const pp__gpt_dims *c, const pp
         const pp__bf16 *x = l > 0 ? pp__gpt_block_at(c, slot, l - 1).res3 : (const pp__bf16 *)pp__gpt_slot_input(c, g, slot);
         pp__bf16 *dxin = l > 0 ? pp__gpt_block_at(c, slot, l - 1).dres3 : (pp__bf16 *)pp__gpt_slot_dinput(c, g, slot);
         /* res3 = res2 + fcproj(gelu(fc(ln2(res2)))); ws.tmp = dfch_gelu */
-        PP__TRY(pp__gpt_matmul_backward_input(ws.tmp, a.dres3, PP__W(PP__FCPROJW, L), N, 4 * C, C, stream));
-        PP__TRY(pp__gpt_gelu_backward_input(a.dfch, a.fch, ws.tmp, 4 * (size_t)N * C, stream));
-        PP__TRY(pp__gpt_matmul_backward_input(a.dln2, a.dfch, PP__W(PP__FCW, L), N, C, 4 * C, stream));
-        PP__TRY(pp__gpt_layernorm_backward_input(a.dres2, a.dres3, a.dln2, a.res2, a.ln2_mean, a.ln2_rstd,
-                                                 PP__W(PP__LN2W, L), N, C, stream));
+        PP__GPT_TRY(pp__gpt_matmul_backward_input(ws.tmp, a.dres3, PP__GPT_W(PP__GPT_FCPROJW, L), N, 4 * C, C, stream));
+        PP__GPT_TRY(pp__gpt_gelu_backward_input(a.dfch, a.fch, ws.tmp, 4 * (size_t)N * C, stream));
+        PP__GPT_TRY(pp__gpt_matmul_backward_input(a.dln2, a.dfch, PP__GPT_W(PP__GPT_FCW, L), N, C, 4 * C, stream));
+        PP__GPT_TRY(pp__gpt_layernorm_backward_input(a.dres2, a.dres3, a.dln2, a.res2, a.ln2_mean, a.ln2_rstd,
+                                                 PP__GPT_W(PP__GPT_LN2W, L), N, C, stream));
         /* res2 = x + attproj(attention(qkv(ln1(x)))); ws.tmp = datty */
-        PP__TRY(pp__gpt_matmul_backward_input(ws.tmp, a.dres2, PP__W(PP__ATTPROJW, L), N, C, C, stream));
-        PP__TRY(pp__gpt_attention_backward(a.dqkv, ws.tmp, a.qkv, a.att, B, T, C, NH, ws.srow, stream));
-        PP__TRY(pp__gpt_matmul_backward_input(a.dln1, a.dqkv, PP__W(PP__QKVW, L), N, C, 3 * C, stream));
-        PP__TRY(pp__gpt_layernorm_backward_input(dxin, a.dres2, a.dln1, x, a.ln1_mean, a.ln1_rstd, PP__W(PP__LN1W, L),
+        PP__GPT_TRY(pp__gpt_matmul_backward_input(ws.tmp, a.dres2, PP__GPT_W(PP__GPT_ATTPROJW, L), N, C, C, stream));
+        PP__GPT_TRY(pp__gpt_attention_backward(a.dqkv, ws.tmp, a.qkv, a.att, B, T, C, NH, ws.srow, stream));
+        PP__GPT_TRY(pp__gpt_matmul_backward_input(a.dln1, a.dqkv, PP__GPT_W(PP__GPT_QKVW, L), N, C, 3 * C, stream));
+        PP__GPT_TRY(pp__gpt_layernorm_backward_input(dxin, a.dres2, a.dln1, x, a.ln1_mean, a.ln1_rstd, PP__GPT_W(PP__GPT_LN1W, L),
                                                  N, C, stream));
     }
     return cudaSuccess;
 }
-#undef PP__W
+#undef PP__GPT_W
 
 /* W (gpt_stage_backward_weight): grad += this stage's weight gradients */
 static inline cudaError_t pp__gpt_backward_weight(const pp__gpt_dims *c, const pp__gpt_stage *g, float *grad,
                                                   void *slot, const int *tokens, void *workspace,
                                                   cudaStream_t stream) {
-    size_t off[PP__NUM_TENSORS], per[PP__NUM_TENSORS];
+    size_t off[PP__GPT_NUM_TENSORS], per[PP__GPT_NUM_TENSORS];
     int B = c->batch, T = c->seq, C = c->channels, V = c->vocab, N = B * T;
     pp__gpt_ws ws;
     if (!pp__gpt_dims_ok(c)) return cudaErrorInvalidValue;
     pp__gpt_param_layout(c, off, per);
     pp__gpt_ws_layout(c, g, (char *)workspace, &ws);
-#define PP__G(t, l) (grad + off[t] + (size_t)(l) * per[t])
+#define PP__GPT_G(t, l) (grad + off[t] + (size_t)(l) * per[t])
     for (int l = 0; l < g->num_layers; l++) {
         int L = g->first_layer + l;
         pp__gpt_block a = pp__gpt_block_at(c, slot, l);
         const pp__bf16 *x = l > 0 ? pp__gpt_block_at(c, slot, l - 1).res3 : (const pp__bf16 *)pp__gpt_slot_input(c, g, slot);
-        PP__TRY(pp__gpt_layernorm_backward_weight(PP__G(PP__LN1W, L), PP__G(PP__LN1B, L), a.dln1, x, a.ln1_mean,
+        PP__GPT_TRY(pp__gpt_layernorm_backward_weight(PP__GPT_G(PP__GPT_LN1W, L), PP__GPT_G(PP__GPT_LN1B, L), a.dln1, x, a.ln1_mean,
                                                   a.ln1_rstd, N, C, ws.part, stream));
-        PP__TRY(pp__gpt_matmul_backward_weight(PP__G(PP__QKVW, L), PP__G(PP__QKVB, L), a.dqkv, a.ln1, N, C, 3 * C,
+        PP__GPT_TRY(pp__gpt_matmul_backward_weight(PP__GPT_G(PP__GPT_QKVW, L), PP__GPT_G(PP__GPT_QKVB, L), a.dqkv, a.ln1, N, C, 3 * C,
                                                ws.part, stream));
-        PP__TRY(pp__gpt_matmul_backward_weight(PP__G(PP__ATTPROJW, L), PP__G(PP__ATTPROJB, L), a.dres2, a.atty, N, C, C,
+        PP__GPT_TRY(pp__gpt_matmul_backward_weight(PP__GPT_G(PP__GPT_ATTPROJW, L), PP__GPT_G(PP__GPT_ATTPROJB, L), a.dres2, a.atty, N, C, C,
                                                ws.part, stream));
-        PP__TRY(pp__gpt_layernorm_backward_weight(PP__G(PP__LN2W, L), PP__G(PP__LN2B, L), a.dln2, a.res2, a.ln2_mean,
+        PP__GPT_TRY(pp__gpt_layernorm_backward_weight(PP__GPT_G(PP__GPT_LN2W, L), PP__GPT_G(PP__GPT_LN2B, L), a.dln2, a.res2, a.ln2_mean,
                                                   a.ln2_rstd, N, C, ws.part, stream));
-        PP__TRY(pp__gpt_matmul_backward_weight(PP__G(PP__FCW, L), PP__G(PP__FCB, L), a.dfch, a.ln2, N, C, 4 * C,
+        PP__GPT_TRY(pp__gpt_matmul_backward_weight(PP__GPT_G(PP__GPT_FCW, L), PP__GPT_G(PP__GPT_FCB, L), a.dfch, a.ln2, N, C, 4 * C,
                                                ws.part, stream));
-        PP__TRY(pp__gpt_matmul_backward_weight(PP__G(PP__FCPROJW, L), PP__G(PP__FCPROJB, L), a.dres3, a.fch_gelu, N,
+        PP__GPT_TRY(pp__gpt_matmul_backward_weight(PP__GPT_G(PP__GPT_FCPROJW, L), PP__GPT_G(PP__GPT_FCPROJB, L), a.dres3, a.fch_gelu, N,
                                                4 * C, C, ws.part, stream));
     }
-#undef PP__G
+#undef PP__GPT_G
     if (g->has_head) {
         pp__gpt_head h = pp__gpt_head_at(c, g, slot);
         const pp__bf16 *x = g->num_layers > 0 ? pp__gpt_block_at(c, slot, g->num_layers - 1).res3
                                               : (const pp__bf16 *)pp__gpt_slot_input(c, g, slot);
-        PP__TRY(pp__gpt_matmul_backward_weight(grad + off[PP__LMW], grad + off[PP__LMB], h.logits, h.lnf, N, C, V,
+        PP__GPT_TRY(pp__gpt_matmul_backward_weight(grad + off[PP__GPT_LMW], grad + off[PP__GPT_LMB], h.logits, h.lnf, N, C, V,
                                                ws.part, stream));
-        PP__TRY(pp__gpt_layernorm_backward_weight(grad + off[PP__LNFW], grad + off[PP__LNFB], h.dlnf, x, h.lnf_mean,
+        PP__GPT_TRY(pp__gpt_layernorm_backward_weight(grad + off[PP__GPT_LNFW], grad + off[PP__GPT_LNFB], h.dlnf, x, h.lnf_mean,
                                                   h.lnf_rstd, N, C, ws.part, stream));
     }
     if (g->has_embed)
-        PP__TRY(pp__gpt_encoder_backward_weight(grad + off[PP__WTE], grad + off[PP__WPE],
+        PP__GPT_TRY(pp__gpt_encoder_backward_weight(grad + off[PP__GPT_WTE], grad + off[PP__GPT_WPE],
                                                 (const pp__bf16 *)pp__gpt_slot_dinput(c, g, slot), tokens, B, T, C, V,
                                                 stream));
     return cudaSuccess;
@@ -1135,8 +1135,8 @@ static inline cudaError_t pp__gpt_backward_weight(const pp__gpt_dims *c, const p
 
 static inline cudaError_t pp__gpt_to_bf16(pp__bf16 *dst, const float *src, size_t n, cudaStream_t stream) {
     if (n == 0) return cudaSuccess;
-    pp__to_bf16<<<pp__blocks(n, 256), 256, 0, stream>>>(dst, src, n);
-    PP__CHECK_LAUNCH();
+    pp__to_bf16<<<pp__gpt_grid(n, 256), 256, 0, stream>>>(dst, src, n);
+    PP__GPT_CHECK_LAUNCH();
     return cudaSuccess;
 }
 
@@ -1146,9 +1146,9 @@ static inline cudaError_t pp__gpt_adamw(float *master, const float *grad, float 
                                         cudaStream_t stream) {
     float c1 = (float)(1.0 - pow((double)beta1, (double)t)), c2 = (float)(1.0 - pow((double)beta2, (double)t));
     if (n == 0) return cudaSuccess;
-    pp__adamw<<<pp__blocks(n, 256), 256, 0, stream>>>(master, grad, m, v, n, lr, beta1, beta2, eps, weight_decay, c1,
+    pp__adamw<<<pp__gpt_grid(n, 256), 256, 0, stream>>>(master, grad, m, v, n, lr, beta1, beta2, eps, weight_decay, c1,
                                                       c2);
-    PP__CHECK_LAUNCH();
+    PP__GPT_CHECK_LAUNCH();
     return cudaSuccess;
 }
 

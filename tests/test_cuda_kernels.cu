@@ -231,7 +231,7 @@ static void test_layernorm(void) {
         pp__bf16 *d_out = (pp__bf16 *)nan_buf((size_t)N * C * 2);
         float *d_mean = (float *)nan_buf(N * 4), *d_rstd = (float *)nan_buf(N * 4), *d_dw = up_f(dw0),
               *d_db = up_f(db0);
-        void *ws = nan_buf(2 * (size_t)pp__row_chunks(N) * C * 4);
+        void *ws = nan_buf(2 * (size_t)pp__gpt_row_chunks(N) * C * 4);
 
         g_worst = 0;
         CK(pp__gpt_layernorm_forward(d_out, d_mean, d_rstd, d_x, d_w, d_b, N, C, 0));
