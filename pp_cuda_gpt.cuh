@@ -72,6 +72,8 @@ static inline unsigned pp__gpt_grid(size_t n, unsigned per) {
     return (unsigned)(b < 1 ? 1 : (b > (1u << 30) ? (1u << 30) : b));
 }
 
+static inline int pp__gpt_aligned16(const void *p) { return ((uintptr_t)p & 15) == 0; }
+
 /* ---- reductions ---- */
 
 static __device__ __forceinline__ float pp__warp_sum(float v) {
@@ -264,8 +266,29 @@ static __global__ void pp__sum_partials(float *dst, const float *part, int parts
    Row r = (b*NH + h)*T + t. The softmax is materialised in att (bf16) as
    gpt_ref.h does; the row being built is kept in fp32 in shared memory. */
 
+/* sum_i x[i] g[i], x in shared memory, g a bf16 row in global memory; vec:
+   g is 16-byte aligned and n % 8 == 0, so it is read 8 values at a time */
+static __device__ __forceinline__ float pp__dot_row(const float *x, const pp__bf16 *g, int n, int vec) {
+    float dot = 0;
+    if (vec) {
+        const uint4 *g4 = (const uint4 *)g;
+        for (int c = 0; c < n / 8; c++) {
+            uint4 u = g4[c];
+            const __nv_bfloat162 *h2 = (const __nv_bfloat162 *)&u;
+#pragma unroll
+            for (int j = 0; j < 4; j++) {
+                float2 f = __bfloat1622float2(h2[j]);
+                dot += x[8 * c + 2 * j] * f.x + x[8 * c + 2 * j + 1] * f.y;
+            }
+        }
+    } else {
+        for (int i = 0; i < n; i++) dot += x[i] * __bfloat162float(g[i]);
+    }
+    return dot;
+}
+
 static __global__ void pp__attention_fwd(pp__bf16 *out, pp__bf16 *att, const pp__bf16 *qkv, int B, int T, int C,
-                                         int NH) {
+                                         int NH, int vec) {
     extern __shared__ float pp__att_smem[];
     int hs = C / NH, lane = threadIdx.x & 31, wid = threadIdx.x >> 5;
     size_t r = (size_t)blockIdx.x * (blockDim.x >> 5) + wid, C3 = 3 * (size_t)C;
@@ -277,10 +300,7 @@ static __global__ void pp__attention_fwd(pp__bf16 *out, pp__bf16 *att, const pp_
     for (int i = lane; i < hs; i += 32) q[i] = __bfloat162float(base[(size_t)t * C3 + i]);
     __syncwarp();
     for (int t2 = lane; t2 <= t; t2 += 32) {
-        const pp__bf16 *k = base + (size_t)t2 * C3 + C;
-        float dot = 0;
-        for (int i = 0; i < hs; i++) dot += q[i] * __bfloat162float(k[i]);
-        dot *= scale;
+        float dot = pp__dot_row(q, base + (size_t)t2 * C3 + C, hs, vec) * scale;
         p[t2] = dot;
         mx = fmaxf(mx, dot);
     }
@@ -309,7 +329,8 @@ static __global__ void pp__attention_fwd(pp__bf16 *out, pp__bf16 *att, const pp_
    dpre[t2] = att (datt - srow) scale, dq_t = sum_t2 dpre k_t2. Writes dq and
    srow (for part 2). */
 static __global__ void pp__attention_bwd_rows(pp__bf16 *dqkv, float *srow, const pp__bf16 *dout,
-                                              const pp__bf16 *qkv, const pp__bf16 *att, int B, int T, int C, int NH) {
+                                              const pp__bf16 *qkv, const pp__bf16 *att, int B, int T, int C, int NH,
+                                              int vec) {
     extern __shared__ float pp__att_smem[];
     int hs = C / NH, lane = threadIdx.x & 31, wid = threadIdx.x >> 5;
     size_t r = (size_t)blockIdx.x * (blockDim.x >> 5) + wid, C3 = 3 * (size_t)C;
@@ -321,9 +342,7 @@ static __global__ void pp__attention_bwd_rows(pp__bf16 *dqkv, float *srow, const
     for (int i = lane; i < hs; i += 32) d[i] = __bfloat162float(dout[((size_t)b * T + t) * C + (size_t)h * hs + i]);
     __syncwarp();
     for (int t2 = lane; t2 <= t; t2 += 32) {
-        const pp__bf16 *v = base + (size_t)t2 * C3 + 2 * C;
-        float datt = 0;
-        for (int i = 0; i < hs; i++) datt += d[i] * __bfloat162float(v[i]);
+        float datt = pp__dot_row(d, base + (size_t)t2 * C3 + 2 * C, hs, vec);
         dp[t2] = datt;
         s += __bfloat162float(arow[t2]) * datt;
     }
@@ -342,7 +361,8 @@ static __global__ void pp__attention_bwd_rows(pp__bf16 *dqkv, float *srow, const
    and dv = sum_{t>=t2} att[t][t2] dout_t, gathering in t order (no atomics).
    dpre is recomputed from att, dout, v and srow. */
 static __global__ void pp__attention_bwd_cols(pp__bf16 *dqkv, const float *srow, const pp__bf16 *dout,
-                                              const pp__bf16 *qkv, const pp__bf16 *att, int B, int T, int C, int NH) {
+                                              const pp__bf16 *qkv, const pp__bf16 *att, int B, int T, int C, int NH,
+                                              int vec) {
     extern __shared__ float pp__att_smem[];
     int hs = C / NH, lane = threadIdx.x & 31, wid = threadIdx.x >> 5;
     size_t r = (size_t)blockIdx.x * (blockDim.x >> 5) + wid, C3 = 3 * (size_t)C;
@@ -363,9 +383,7 @@ static __global__ void pp__attention_bwd_cols(pp__bf16 *dqkv, const float *srow,
         int t = t0 + lane, cnt = min(32, T - t0);
         float dpl = 0, al = 0;
         if (t < T) {
-            const pp__bf16 *d = dbase + (size_t)t * C;
-            float datt = 0;
-            for (int i = 0; i < hs; i++) datt += __bfloat162float(d[i]) * v[i];
+            float datt = pp__dot_row(v, dbase + (size_t)t * C, hs, vec);
             al = __bfloat162float(att[(bh + t) * T + t2]);
             dpl = al * (datt - srow[bh + t]) * scale;
         }
@@ -440,14 +458,20 @@ static __global__ void pp__loss_mean(float *loss, const float *losses, int N) {
    loads with bounds checks and zero padding: any M, N, K works.
    Epilogue: outf (fp32) += or = acc; or outb (bf16) = acc + bias[n] + resid[m,n]. */
 
-#define PP__MM_BM 128
+#define PP__MM_BM 128 /* the warp layout (2 x 4 warps of 64 x 32) assumes 128 x 128 */
 #define PP__MM_BN 128
+#ifndef PP__MM_BK /* tuning knobs: K step (a multiple of 16) and pipeline depth (>= 2) */
 #define PP__MM_BK 32
-#define PP__MM_PAD 8
+#endif
+#ifndef PP__MM_STAGES
 #define PP__MM_STAGES 3
+#endif
+#define PP__MM_PAD 8 /* 16 bytes per smem row: spreads rows over banks, keeps 32-byte fragment alignment */
 #define PP__MM_THREADS 256
-#define PP__MM_TILE_ELEMS (PP__MM_BM * (PP__MM_BK + PP__MM_PAD)) /* >= BK * (BM + PAD) too */
-#define PP__MM_SMEM (PP__MM_STAGES * 2 * PP__MM_TILE_ELEMS * 2)   /* bytes: 61440 */
+#define PP__MM_TILE_ELEMS                                                                               \
+    (PP__MM_BM * (PP__MM_BK + PP__MM_PAD) > PP__MM_BK * (PP__MM_BM + PP__MM_PAD) ? PP__MM_BM * (PP__MM_BK + PP__MM_PAD) \
+                                                                                 : PP__MM_BK * (PP__MM_BM + PP__MM_PAD))
+#define PP__MM_SMEM (PP__MM_STAGES * 2 * PP__MM_TILE_ELEMS * 2) /* bytes: 61440 at BK 32, 3 stages */
 
 typedef struct pp__mm_args {
     const pp__bf16 *A, *B;
@@ -596,8 +620,6 @@ static cudaError_t pp__matmul_launch(const pp__mm_args *a, int splits, cudaStrea
     PP__GPT_CHECK_LAUNCH();
     return cudaSuccess;
 }
-
-static inline int pp__gpt_aligned16(const void *p) { return ((uintptr_t)p & 15) == 0; }
 
 /* picks the VEC path when the contiguous dims allow 16-byte chunks; AK/BK as
    above (the three combinations the model uses: fwd 1,1; B 1,0; W 0,0) */
@@ -756,7 +778,7 @@ static inline cudaError_t pp__gpt_attention_forward(pp__bf16 *out, pp__bf16 *att
     if (NH <= 0 || C % NH != 0) return cudaErrorInvalidValue;
     PP__GPT_TRY(pp__att_smem_ok((const void *)pp__attention_fwd, smem));
     pp__attention_fwd<<<(unsigned)((rows + PP__ATT_WARPS - 1) / PP__ATT_WARPS), 32 * PP__ATT_WARPS, smem, stream>>>(
-        out, att, qkv, B, T, C, NH);
+        out, att, qkv, B, T, C, NH, (C / NH) % 8 == 0 && C % 8 == 0 && pp__gpt_aligned16(qkv));
     PP__GPT_CHECK_LAUNCH();
     return cudaSuccess;
 }
@@ -773,9 +795,10 @@ static inline cudaError_t pp__gpt_attention_backward(pp__bf16 *dqkv, const pp__b
     if (NH <= 0 || C % NH != 0) return cudaErrorInvalidValue;
     PP__GPT_TRY(pp__att_smem_ok((const void *)pp__attention_bwd_rows, smem1));
     PP__GPT_TRY(pp__att_smem_ok((const void *)pp__attention_bwd_cols, smem2));
-    pp__attention_bwd_rows<<<grid, 32 * PP__ATT_WARPS, smem1, stream>>>(dqkv, srow, dout, qkv, att, B, T, C, NH);
+    int vec = (C / NH) % 8 == 0 && C % 8 == 0 && pp__gpt_aligned16(qkv) && pp__gpt_aligned16(dout);
+    pp__attention_bwd_rows<<<grid, 32 * PP__ATT_WARPS, smem1, stream>>>(dqkv, srow, dout, qkv, att, B, T, C, NH, vec);
     PP__GPT_CHECK_LAUNCH();
-    pp__attention_bwd_cols<<<grid, 32 * PP__ATT_WARPS, smem2, stream>>>(dqkv, srow, dout, qkv, att, B, T, C, NH);
+    pp__attention_bwd_cols<<<grid, 32 * PP__ATT_WARPS, smem2, stream>>>(dqkv, srow, dout, qkv, att, B, T, C, NH, vec);
     PP__GPT_CHECK_LAUNCH();
     return cudaSuccess;
 }

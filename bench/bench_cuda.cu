@@ -7,6 +7,8 @@
        nvcc -O3 -std=c++17 -gencode arch=compute_90a,code=sm_90a \
             -gencode arch=compute_80,code=compute_80 -o bench_cuda bench/bench_cuda.cu -lcublas
        ./bench_cuda [--peak TFLOPS] [--quick]
+   Tuning the matmul: add -DPP__MM_BK=64 -DPP__MM_STAGES=4 (for example) to
+   the nvcc line; the test should be rerun with the same flags.
 
    --peak sets the dense bf16 peak where the table below does not know the
    GPU; --quick runs fewer shapes and iterations. Without a GPU it prints a
@@ -96,7 +98,8 @@ static double tflops(double flops, double ms) { return flops / (ms * 1e-3) / 1e1
 static void matmuls(cublasHandle_t h, double peak, int quick) {
     const int N = 8192;
     const int Cs[] = {768, 1024, 4096};
-    printf("\nmatmul, N = %d rows: TFLOP/s (share of peak) ours | cuBLAS | ours/cuBLAS\n", N);
+    printf("\nmatmul (ours: WMMA bf16, %dx%dx%d tiles, %d stages), N = %d rows: TFLOP/s (share of peak) ours | "
+           "cuBLAS | ours/cuBLAS\n", PP__MM_BM, PP__MM_BN, PP__MM_BK, PP__MM_STAGES, N);
     printf("%6s %6s   %-30s %-30s %-30s\n", "IC", "OC", "forward (inp w^T + bias)", "B (dout w)", "W (dw += dout^T inp)");
     for (int ci = 0; ci < (quick ? 1 : 3); ci++) {
         int C = Cs[ci];
