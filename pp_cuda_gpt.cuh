@@ -56,15 +56,15 @@
 
 typedef __nv_bfloat16 pp__bf16;
 
-#define PP__GPT_CHECK_LAUNCH()                          \
-    do {                                            \
-        cudaError_t pp__e_ = cudaGetLastError();    \
-        if (pp__e_ != cudaSuccess) return pp__e_;   \
+#define PP__GPT_CHECK_LAUNCH()                     \
+    do {                                           \
+        cudaError_t pp__e_ = cudaGetLastError();   \
+        if (pp__e_ != cudaSuccess) return pp__e_;  \
     } while (0)
-#define PP__GPT_TRY(call)                               \
-    do {                                            \
-        cudaError_t pp__e_ = (call);                \
-        if (pp__e_ != cudaSuccess) return pp__e_;   \
+#define PP__GPT_TRY(call)                          \
+    do {                                           \
+        cudaError_t pp__e_ = (call);               \
+        if (pp__e_ != cudaSuccess) return pp__e_;  \
     } while (0)
 
 static inline unsigned pp__gpt_grid(size_t n, unsigned per) {
@@ -878,6 +878,24 @@ static inline size_t pp__gpt_param_layout(const pp__gpt_dims *c, size_t off[PP__
 
 static inline size_t pp__gpt_param_count(const pp__gpt_dims *c) { return pp__gpt_param_layout(c, NULL, NULL); }
 
+/* = gpt_stage_param_ranges (not in the contract; for the executor's
+   per-stage optimizer steps and gradient sums): fn(offset, count, user)
+   for each range of the flat parameter array that stage g owns */
+static inline void pp__gpt_stage_param_ranges(const pp__gpt_dims *c, const pp__gpt_stage *g,
+                                              void (*fn)(size_t, size_t, void *), void *user) {
+    size_t off[PP__GPT_NUM_TENSORS], per[PP__GPT_NUM_TENSORS];
+    pp__gpt_param_layout(c, off, per);
+    for (int t = 0; t < PP__GPT_NUM_TENSORS; t++) {
+        if (t == PP__GPT_WTE || t == PP__GPT_WPE) {
+            if (g->has_embed) fn(off[t], per[t], user);
+        } else if (t >= PP__GPT_LNFW) {
+            if (g->has_head) fn(off[t], per[t], user);
+        } else if (g->num_layers > 0) {
+            fn(off[t] + per[t] * (size_t)g->first_layer, per[t] * (size_t)g->num_layers, user);
+        }
+    }
+}
+
 static inline size_t pp__gpt_round256(size_t b) { return (b + 255) / 256 * 256; }
 
 typedef struct pp__gpt_block {
@@ -894,10 +912,10 @@ typedef struct pp__gpt_head {
 /* cursor: the next region of COUNT values of TYPE, 256-byte aligned; sets
    p->FIELD only when p is given (sizes are computed with p == NULL) */
 #define PP__GPT_TAKE(field, type, count)                        \
-    do {                                                    \
-        size_t o_ = cur;                                    \
+    do {                                                        \
+        size_t o_ = cur;                                        \
         cur += pp__gpt_round256(sizeof(type) * (size_t)(count)); \
-        if (p) p->field = (type *)(base + o_);              \
+        if (p) p->field = (type *)(base + o_);                  \
     } while (0)
 
 static inline size_t pp__gpt_block_layout(const pp__gpt_dims *c, char *base, pp__gpt_block *p) {

@@ -578,6 +578,21 @@ static void test_stage(const gpt_config *cfg, int s, int S, const char *label) {
         off += sizes[t];
     }
     check(&gr, untouched, "W wrote gradients of tensors the stage does not own");
+    /* pp__gpt_stage_param_ranges = gpt_stage_param_ranges (empty ranges aside) */
+    {
+        std::vector<size_t> a, b;
+        struct add {
+            static void to(size_t o, size_t n, void *u) {
+                if (n) {
+                    ((std::vector<size_t> *)u)->push_back(o);
+                    ((std::vector<size_t> *)u)->push_back(n);
+                }
+            }
+        };
+        pp__gpt_stage_param_ranges(&d, &pg, add::to, &a);
+        gpt_stage_param_ranges(cfg, &g, add::to, &b);
+        check(&gr, a == b, "pp__gpt_stage_param_ranges differs from gpt_stage_param_ranges");
+    }
     /* W again from the same start: bit-identical (the executor's pipelined
        vs unpipelined comparison relies on it) */
     CK(cudaMemcpy(d_grad, grad0.data(), P * 4, cudaMemcpyHostToDevice));
