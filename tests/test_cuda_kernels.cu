@@ -65,24 +65,28 @@ static pp__bf16 *up_bf(const vecf &h) {
     pp__bf16 *d;
     CK(cudaMalloc(&d, b.size() * sizeof(pp__bf16)));
     CK(cudaMemcpy(d, b.data(), b.size() * sizeof(pp__bf16), cudaMemcpyHostToDevice));
+    CK(cudaDeviceSynchronize()); /* kernels may run on a non-blocking stream next */
     return d;
 }
 static float *up_f(const vecf &h) {
     float *d;
     CK(cudaMalloc(&d, (h.size() ? h.size() : 1) * sizeof(float)));
     if (h.size()) CK(cudaMemcpy(d, h.data(), h.size() * sizeof(float), cudaMemcpyHostToDevice));
+    CK(cudaDeviceSynchronize());
     return d;
 }
 static int *up_i(const std::vector<int> &h) {
     int *d;
     CK(cudaMalloc(&d, h.size() * sizeof(int)));
     CK(cudaMemcpy(d, h.data(), h.size() * sizeof(int), cudaMemcpyHostToDevice));
+    CK(cudaDeviceSynchronize());
     return d;
 }
 static void *nan_buf(size_t bytes) {
     void *d;
     CK(cudaMalloc(&d, bytes));
     CK(cudaMemset(d, 0xFF, bytes));
+    CK(cudaDeviceSynchronize());
     return d;
 }
 static vecf down_bf(const void *d, size_t n) {
@@ -508,6 +512,8 @@ static void test_stage(const gpt_config *cfg, int s, int S, const char *label) {
     float *d_grad = up_f(grad0), *d_loss = up_f(vecf(1, 1.0f));
     int *d_tok = up_i(tok), *d_tgt = up_i(tgt);
     void *slot = nan_buf(sb), *ws = nan_buf(wb);
+    cudaStream_t st; /* a non-blocking stream, as the executor uses */
+    CK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
     char *in = (char *)pp__gpt_slot_input(&d, &pg, slot), *din = (char *)pp__gpt_slot_dinput(&d, &pg, slot);
     char *out = (char *)pp__gpt_slot_output(&d, &pg, slot), *dout_r = (char *)pp__gpt_slot_doutput(&d, &pg, slot);
     char *lo = (char *)slot, *hi = lo + sb;
@@ -517,10 +523,11 @@ static void test_stage(const gpt_config *cfg, int s, int S, const char *label) {
           "output/doutput regions");
     if (!g.has_embed) {
         pp__bf16 *t = up_bf(input);
-        CK(cudaMemcpy(in, t, io, cudaMemcpyDeviceToDevice));
+        CK(cudaMemcpyAsync(in, t, io, cudaMemcpyDeviceToDevice, st));
+        CK(cudaStreamSynchronize(st));
         cudaFree(t);
     }
-    CK(pp__gpt_forward(&d, &pg, d_w, slot, d_tok, d_tgt, d_loss, ws, 0));
+    CK(pp__gpt_forward(&d, &pg, d_w, slot, d_tok, d_tgt, d_loss, ws, st));
     CK(cudaDeviceSynchronize());
     if (!g.has_head) {
         cmpv(&gr, "F output", down_bf(out, N * C), rout, STAGE_A, STAGE_R);
@@ -544,10 +551,11 @@ static void test_stage(const gpt_config *cfg, int s, int S, const char *label) {
 
     if (!g.has_head) {
         pp__bf16 *t = up_bf(dout);
-        CK(cudaMemcpy(dout_r, t, io, cudaMemcpyDeviceToDevice)); /* what a RECV of the gradient does */
+        CK(cudaMemcpyAsync(dout_r, t, io, cudaMemcpyDeviceToDevice, st)); /* what a RECV of the gradient does */
+        CK(cudaStreamSynchronize(st));
         cudaFree(t);
     }
-    CK(pp__gpt_backward_input(&d, &pg, d_w, slot, d_tgt, dloss, ws, 0));
+    CK(pp__gpt_backward_input(&d, &pg, d_w, slot, d_tgt, dloss, ws, st));
     CK(cudaDeviceSynchronize());
     for (int l = 0; l < g.num_layers; l++) {
         gpt_block_act ra = gpt__block_at(cfg, act.data() + 2 * N * C + (size_t)l * gpt__block_size(cfg));
@@ -558,7 +566,7 @@ static void test_stage(const gpt_config *cfg, int s, int S, const char *label) {
     }
     cmpv(&gr, "B dinput", down_bf(din, N * C), rdin, STAGE_A, STAGE_R);
 
-    CK(pp__gpt_backward_weight(&d, &pg, d_grad, slot, d_tok, ws, 0));
+    CK(pp__gpt_backward_weight(&d, &pg, d_grad, slot, d_tok, ws, st));
     vecf ggrad = down_f(d_grad, P);
     size_t off = 0;
     int untouched = 1;
@@ -596,11 +604,13 @@ static void test_stage(const gpt_config *cfg, int s, int S, const char *label) {
     /* W again from the same start: bit-identical (the executor's pipelined
        vs unpipelined comparison relies on it) */
     CK(cudaMemcpy(d_grad, grad0.data(), P * 4, cudaMemcpyHostToDevice));
-    CK(pp__gpt_backward_weight(&d, &pg, d_grad, slot, d_tok, ws, 0));
+    CK(cudaDeviceSynchronize());
+    CK(pp__gpt_backward_weight(&d, &pg, d_grad, slot, d_tok, ws, st));
     check(&gr, memcmp(down_f(d_grad, P).data(), ggrad.data(), P * 4) == 0, "W is not bitwise repeatable");
     group_done(&gr, "F, every block, B, W per tensor");
     cudaFree(d_w); cudaFree(d_grad); cudaFree(d_loss); cudaFree(d_tok); cudaFree(d_tgt); cudaFree(slot);
     cudaFree(ws);
+    cudaStreamDestroy(st);
 }
 
 int main(void) {
