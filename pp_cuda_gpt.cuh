@@ -611,51 +611,203 @@ static __global__ void __launch_bounds__(PP__MM_THREADS) pp__matmul(pp__mm_args 
         }
 }
 
+/* The same kernel with the tensor-core instructions written out: ldmatrix
+   (x4; .trans where the tile is stored k-major for B or m-major for A) and
+   mma.sync m16n8k16 bf16 -> fp32. WMMA's loads compile to generic 32-bit
+   loads here (sm_90a SASS shows LD.E, not LDSM), so this one is the default;
+   PP__MM_ENGINE=0 selects WMMA. Fragment layouts: PTX ISA, "Matrix
+   Fragments for mma.m16n8k16 with floating point type" (g = lane/4, q = lane%4):
+     A (16x16, row): reg0 (g, 2q..2q+1), reg1 (g+8, 2q..), reg2 (g, 8+2q..), reg3 (g+8, 8+2q..)
+     B (16x8, col):  reg0 (k 2q..2q+1, n g), reg1 (k 8+2q.., n g)
+     C (16x8 fp32):  c0,c1 (g, 2q..2q+1), c2,c3 (g+8, 2q..2q+1)
+   ldmatrix.x4 gives register j the 8x8 matrix whose row addresses lanes
+   8j..8j+7 supply (lane gets row lane/4, columns 2(lane%4)..; with .trans
+   row 2(lane%4).., column lane/4), so the address each lane supplies picks
+   which 8x8 quarter lands in which register. */
+static __device__ __forceinline__ void pp__ldsm_x4(unsigned r[4], const void *p) {
+    unsigned s = (unsigned)__cvta_generic_to_shared(p);
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                 : "r"(s));
+}
+static __device__ __forceinline__ void pp__ldsm_x4_trans(unsigned r[4], const void *p) {
+    unsigned s = (unsigned)__cvta_generic_to_shared(p);
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                 : "r"(s));
+}
+static __device__ __forceinline__ void pp__mma_bf16(float c[4], const unsigned a[4], unsigned b0, unsigned b1) {
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+                 "{%0, %1, %2, %3};\n"
+                 : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+
+/* one output element of the epilogue (bounds checked by the caller) */
+static __device__ __forceinline__ void pp__mm_put(const pp__mm_args &a, float *outf, int gm, int gn, float v) {
+    size_t k = (size_t)gm * a.ldc + gn;
+    if (outf) {
+        outf[k] = a.accumulate ? outf[k] + v : v;
+    } else {
+        if (a.bias) v += __bfloat162float(a.bias[gn]);
+        if (a.resid) v += __bfloat162float(a.resid[k]);
+        a.outb[k] = __float2bfloat16(v);
+    }
+}
+
 template <bool AK, bool BK, bool VEC>
-static cudaError_t pp__matmul_launch(const pp__mm_args *a, int splits, cudaStream_t stream) {
+static __global__ void __launch_bounds__(PP__MM_THREADS) pp__matmul_mma(pp__mm_args a) {
+    extern __shared__ __align__(128) unsigned char pp__mm_smem[];
+    pp__bf16 *sm = (pp__bf16 *)pp__mm_smem;
+    const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, wm = warp >> 2, wn = warp & 3;
+    const int m0 = blockIdx.y * PP__MM_BM, n0 = blockIdx.x * PP__MM_BN;
+    const int kbeg = blockIdx.z * a.kchunk, kend = min(a.K, kbeg + a.kchunk);
+    const int ntiles = kend > kbeg ? (kend - kbeg + PP__MM_BK - 1) / PP__MM_BK : 0;
+    const int lda_s = AK ? PP__MM_BK + PP__MM_PAD : PP__MM_BM + PP__MM_PAD;
+    const int ldb_s = BK ? PP__MM_BK + PP__MM_PAD : PP__MM_BN + PP__MM_PAD;
+    const int l7 = lane & 7, l8 = (lane >> 3) & 1, l16 = lane >> 4;
+    float acc[4][4][4]; /* [m16 tile][n8 tile][c0..c3]: the warp's 64 x 32 */
+#pragma unroll
+    for (int i = 0; i < 4; i++)
+#pragma unroll
+        for (int j = 0; j < 4; j++)
+#pragma unroll
+            for (int e = 0; e < 4; e++) acc[i][j][e] = 0.0f;
+
+    auto load = [&](int stage, int kt) {
+        pp__bf16 *As = sm + (size_t)2 * stage * PP__MM_TILE_ELEMS, *Bs = As + PP__MM_TILE_ELEMS;
+        int k0 = kbeg + kt * PP__MM_BK;
+        if (AK) pp__mm_load_tile<PP__MM_BM, PP__MM_BK, VEC>(As, a.A, a.lda, m0, a.M, k0, kend);
+        else pp__mm_load_tile<PP__MM_BK, PP__MM_BM, VEC>(As, a.A, a.lda, k0, kend, m0, a.M);
+        if (BK) pp__mm_load_tile<PP__MM_BN, PP__MM_BK, VEC>(Bs, a.B, a.ldb, n0, a.N, k0, kend);
+        else pp__mm_load_tile<PP__MM_BK, PP__MM_BN, VEC>(Bs, a.B, a.ldb, k0, kend, n0, a.N);
+    };
+
+#pragma unroll
+    for (int s = 0; s < PP__MM_STAGES - 1; s++) {
+        if (s < ntiles) load(s, s);
+        pp__cp_async_commit();
+    }
+    for (int kt = 0; kt < ntiles; kt++) {
+        pp__cp_async_wait<PP__MM_STAGES - 2>();
+        __syncthreads();
+        if (kt + PP__MM_STAGES - 1 < ntiles) load((kt + PP__MM_STAGES - 1) % PP__MM_STAGES, kt + PP__MM_STAGES - 1);
+        pp__cp_async_commit();
+        const pp__bf16 *As = sm + (size_t)2 * (kt % PP__MM_STAGES) * PP__MM_TILE_ELEMS,
+                       *Bs = As + PP__MM_TILE_ELEMS;
+#pragma unroll
+        for (int kk = 0; kk < PP__MM_BK; kk += 16) {
+            unsigned fa[4][4], fb[4][2];
+#pragma unroll
+            for (int i = 0; i < 4; i++) {
+                int m = wm * 64 + i * 16;
+                if (AK) /* As[m][k]: quarters (m0-7,k0-7) (m8-15,k0-7) (m0-7,k8-15) (m8-15,k8-15) */
+                    pp__ldsm_x4(fa[i], As + (m + l7 + 8 * l8) * lda_s + kk + 8 * l16);
+                else /* As[k][m], transposed: the same quarters */
+                    pp__ldsm_x4_trans(fa[i], As + (kk + l7 + 8 * l16) * lda_s + m + 8 * l8);
+            }
+#pragma unroll
+            for (int jj = 0; jj < 2; jj++) {
+                int n = wn * 32 + jj * 16;
+                unsigned r[4];
+                if (BK) /* Bs[n][k]: (n0-7,k0-7) (n0-7,k8-15) (n8-15,k0-7) (n8-15,k8-15) */
+                    pp__ldsm_x4(r, Bs + (n + l7 + 8 * l16) * ldb_s + kk + 8 * l8);
+                else /* Bs[k][n], transposed: (k0-7,n0-7) (k8-15,n0-7) (k0-7,n8-15) (k8-15,n8-15) */
+                    pp__ldsm_x4_trans(r, Bs + (kk + l7 + 8 * l8) * ldb_s + n + 8 * l16);
+                fb[2 * jj][0] = r[0];
+                fb[2 * jj][1] = r[1];
+                fb[2 * jj + 1][0] = r[2];
+                fb[2 * jj + 1][1] = r[3];
+            }
+#pragma unroll
+            for (int i = 0; i < 4; i++)
+#pragma unroll
+                for (int j = 0; j < 4; j++) pp__mma_bf16(acc[i][j], fa[i], fb[j][0], fb[j][1]);
+        }
+    }
+    pp__cp_async_wait<0>();
+
+    float *outf = a.outf ? a.outf + blockIdx.z * a.split_stride : NULL;
+    const int g = lane >> 2, q = lane & 3;
+#pragma unroll
+    for (int i = 0; i < 4; i++)
+#pragma unroll
+        for (int j = 0; j < 4; j++)
+#pragma unroll
+            for (int e = 0; e < 4; e++) {
+                int gm = m0 + wm * 64 + i * 16 + g + (e >= 2 ? 8 : 0), gn = n0 + wn * 32 + j * 8 + 2 * q + (e & 1);
+                if (gm < a.M && gn < a.N) pp__mm_put(a, outf, gm, gn, acc[i][j][e]);
+            }
+}
+
+/* which tensor-core code the matmuls run: 1 mma.sync + ldmatrix, 0 WMMA */
+#ifndef PP__MM_ENGINE
+#define PP__MM_ENGINE 1
+#endif
+
+template <bool AK, bool BK, bool VEC>
+static cudaError_t pp__matmul_launch(const pp__mm_args *a, int splits, int engine, cudaStream_t stream) {
     dim3 grid((unsigned)((a->N + PP__MM_BN - 1) / PP__MM_BN), (unsigned)((a->M + PP__MM_BM - 1) / PP__MM_BM),
               (unsigned)splits);
-    PP__GPT_TRY(cudaFuncSetAttribute(pp__matmul<AK, BK, VEC>, cudaFuncAttributeMaxDynamicSharedMemorySize, PP__MM_SMEM));
-    pp__matmul<AK, BK, VEC><<<grid, PP__MM_THREADS, PP__MM_SMEM, stream>>>(*a);
+    if (engine == 1) {
+        PP__GPT_TRY(cudaFuncSetAttribute(pp__matmul_mma<AK, BK, VEC>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                         PP__MM_SMEM));
+        pp__matmul_mma<AK, BK, VEC><<<grid, PP__MM_THREADS, PP__MM_SMEM, stream>>>(*a);
+    } else {
+        PP__GPT_TRY(cudaFuncSetAttribute(pp__matmul<AK, BK, VEC>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                         PP__MM_SMEM));
+        pp__matmul<AK, BK, VEC><<<grid, PP__MM_THREADS, PP__MM_SMEM, stream>>>(*a);
+    }
     PP__GPT_CHECK_LAUNCH();
     return cudaSuccess;
 }
 
 /* picks the VEC path when the contiguous dims allow 16-byte chunks; AK/BK as
    above (the three combinations the model uses: fwd 1,1; B 1,0; W 0,0) */
-static inline cudaError_t pp__matmul_run(int AK, int BK, const pp__mm_args *a, int splits, cudaStream_t stream) {
+static inline cudaError_t pp__matmul_run(int AK, int BK, const pp__mm_args *a, int splits, int engine,
+                                         cudaStream_t stream) {
     int vec = pp__gpt_aligned16(a->A) && pp__gpt_aligned16(a->B) && a->lda % 8 == 0 && a->ldb % 8 == 0 &&
               (AK ? a->K % 8 == 0 : a->M % 8 == 0) && (BK ? a->K % 8 == 0 : a->N % 8 == 0) &&
               (!(AK || BK) || a->kchunk % 8 == 0);
     if (a->M <= 0 || a->N <= 0) return cudaSuccess;
-    if (AK && BK) return vec ? pp__matmul_launch<true, true, true>(a, splits, stream)
-                             : pp__matmul_launch<true, true, false>(a, splits, stream);
-    if (AK && !BK) return vec ? pp__matmul_launch<true, false, true>(a, splits, stream)
-                              : pp__matmul_launch<true, false, false>(a, splits, stream);
-    if (!AK && !BK) return vec ? pp__matmul_launch<false, false, true>(a, splits, stream)
-                               : pp__matmul_launch<false, false, false>(a, splits, stream);
+    if (AK && BK) return vec ? pp__matmul_launch<true, true, true>(a, splits, engine, stream)
+                             : pp__matmul_launch<true, true, false>(a, splits, engine, stream);
+    if (AK && !BK) return vec ? pp__matmul_launch<true, false, true>(a, splits, engine, stream)
+                              : pp__matmul_launch<true, false, false>(a, splits, engine, stream);
+    if (!AK && !BK) return vec ? pp__matmul_launch<false, false, true>(a, splits, engine, stream)
+                               : pp__matmul_launch<false, false, false>(a, splits, engine, stream);
     return cudaErrorInvalidValue;
 }
 
 /* out[N,OC] = inp[N,IC] w[OC,IC]^T + bias[OC] + resid[N,OC] (bias, resid may be NULL) */
-static inline cudaError_t pp__gpt_matmul_forward(pp__bf16 *out, const pp__bf16 *inp, const pp__bf16 *w,
-                                                 const pp__bf16 *bias, const pp__bf16 *resid, int N, int IC, int OC,
-                                                 cudaStream_t stream) {
+static inline cudaError_t pp__gpt_matmul_forward_ex(int engine, pp__bf16 *out, const pp__bf16 *inp,
+                                                    const pp__bf16 *w, const pp__bf16 *bias, const pp__bf16 *resid,
+                                                    int N, int IC, int OC, cudaStream_t stream) {
     pp__mm_args a;
     memset(&a, 0, sizeof a);
     a.A = inp; a.lda = IC; a.B = w; a.ldb = IC; a.M = N; a.N = OC; a.K = IC; a.kchunk = IC;
     a.outb = out; a.bias = bias; a.resid = resid; a.ldc = OC;
-    return pp__matmul_run(1, 1, &a, 1, stream);
+    return pp__matmul_run(1, 1, &a, 1, engine, stream);
+}
+static inline cudaError_t pp__gpt_matmul_forward(pp__bf16 *out, const pp__bf16 *inp, const pp__bf16 *w,
+                                                 const pp__bf16 *bias, const pp__bf16 *resid, int N, int IC, int OC,
+                                                 cudaStream_t stream) {
+    return pp__gpt_matmul_forward_ex(PP__MM_ENGINE, out, inp, w, bias, resid, N, IC, OC, stream);
 }
 
 /* dinp[N,IC] = dout[N,OC] w[OC,IC] (overwrites; gpt_ref.h adds into zeros) */
-static inline cudaError_t pp__gpt_matmul_backward_input(pp__bf16 *dinp, const pp__bf16 *dout, const pp__bf16 *w,
-                                                        int N, int IC, int OC, cudaStream_t stream) {
+static inline cudaError_t pp__gpt_matmul_backward_input_ex(int engine, pp__bf16 *dinp, const pp__bf16 *dout,
+                                                           const pp__bf16 *w, int N, int IC, int OC,
+                                                           cudaStream_t stream) {
     pp__mm_args a;
     memset(&a, 0, sizeof a);
     a.A = dout; a.lda = OC; a.B = w; a.ldb = IC; a.M = N; a.N = IC; a.K = OC; a.kchunk = OC;
     a.outb = dinp; a.ldc = IC;
-    return pp__matmul_run(1, 0, &a, 1, stream);
+    return pp__matmul_run(1, 0, &a, 1, engine, stream);
+}
+static inline cudaError_t pp__gpt_matmul_backward_input(pp__bf16 *dinp, const pp__bf16 *dout, const pp__bf16 *w,
+                                                        int N, int IC, int OC, cudaStream_t stream) {
+    return pp__gpt_matmul_backward_input_ex(PP__MM_ENGINE, dinp, dout, w, N, IC, OC, stream);
 }
 
 /* W's matmul is OC x IC outputs over K = N rows: few output tiles and a long
@@ -676,9 +828,9 @@ static inline size_t pp__matmul_w_ws_floats(int N, int IC, int OC) {
 }
 
 /* dw[OC,IC] += dout[N,OC]^T inp[N,IC]; dbias[OC] += column sums of dout (dbias may be NULL) */
-static inline cudaError_t pp__gpt_matmul_backward_weight(float *dw, float *dbias, const pp__bf16 *dout,
-                                                         const pp__bf16 *inp, int N, int IC, int OC, void *workspace,
-                                                         cudaStream_t stream) {
+static inline cudaError_t pp__gpt_matmul_backward_weight_ex(int engine, float *dw, float *dbias,
+                                                            const pp__bf16 *dout, const pp__bf16 *inp, int N, int IC,
+                                                            int OC, void *workspace, cudaStream_t stream) {
     float *part = (float *)workspace;
     int splits = pp__matmul_w_splits(N, IC, OC);
     pp__mm_args a;
@@ -694,14 +846,19 @@ static inline cudaError_t pp__gpt_matmul_backward_weight(float *dw, float *dbias
     a.A = dout; a.lda = OC; a.B = inp; a.ldb = IC; a.M = OC; a.N = IC; a.K = N; a.ldc = IC;
     if (splits == 1) {
         a.kchunk = N; a.outf = dw; a.accumulate = 1;
-        return pp__matmul_run(0, 0, &a, 1, stream);
+        return pp__matmul_run(0, 0, &a, 1, engine, stream);
     }
     a.kchunk = ((N + splits - 1) / splits + PP__MM_BK - 1) / PP__MM_BK * PP__MM_BK;
     a.outf = part; a.split_stride = (size_t)OC * IC; a.accumulate = 0;
-    PP__GPT_TRY(pp__matmul_run(0, 0, &a, splits, stream));
+    PP__GPT_TRY(pp__matmul_run(0, 0, &a, splits, engine, stream));
     pp__sum_partials<<<pp__gpt_grid((size_t)OC * IC, 256), 256, 0, stream>>>(dw, part, splits, (size_t)OC * IC);
     PP__GPT_CHECK_LAUNCH();
     return cudaSuccess;
+}
+static inline cudaError_t pp__gpt_matmul_backward_weight(float *dw, float *dbias, const pp__bf16 *dout,
+                                                         const pp__bf16 *inp, int N, int IC, int OC, void *workspace,
+                                                         cudaStream_t stream) {
+    return pp__gpt_matmul_backward_weight_ex(PP__MM_ENGINE, dw, dbias, dout, inp, N, IC, OC, workspace, stream);
 }
 
 /* ---- launchers for the other ops (test_cuda_kernels.cu calls them one by one) ---- */

@@ -6,12 +6,13 @@
    Build and run (make bench-cuda-kernels does both):
        nvcc -O3 -std=c++17 -gencode arch=compute_90a,code=sm_90a \
             -gencode arch=compute_80,code=compute_80 -o bench_cuda bench/bench_cuda.cu -lcublas
-       ./bench_cuda [--peak TFLOPS] [--quick]
+       ./bench_cuda [--peak TFLOPS] [--quick] [--wmma]
    Tuning the matmul: add -DPP__MM_BK=64 -DPP__MM_STAGES=4 (for example) to
    the nvcc line; the test should be rerun with the same flags.
 
    --peak sets the dense bf16 peak where the table below does not know the
-   GPU; --quick runs fewer shapes and iterations. Without a GPU it prints a
+   GPU; --quick runs fewer shapes and iterations; --wmma adds the matmul
+   table of the WMMA engine (the stages use the default, mma.sync). Without a GPU it prints a
    skip line and exits 0. */
 #include <cublas_v2.h>
 #include <cuda_bf16.h>
@@ -95,11 +96,11 @@ template <typename F> static double time_ms(F fn) {
 
 static double tflops(double flops, double ms) { return flops / (ms * 1e-3) / 1e12; }
 
-static void matmuls(cublasHandle_t h, double peak, int quick) {
+static void matmuls(cublasHandle_t h, double peak, int quick, int engine) {
     const int N = 8192;
     const int Cs[] = {768, 1024, 4096};
-    printf("\nmatmul (ours: WMMA bf16, %dx%dx%d tiles, %d stages), N = %d rows: TFLOP/s (share of peak) ours | "
-           "cuBLAS | ours/cuBLAS\n", PP__MM_BM, PP__MM_BN, PP__MM_BK, PP__MM_STAGES, N);
+    printf("\nmatmul (ours: %s bf16, %dx%dx%d tiles, %d stages), N = %d rows: TFLOP/s (share of peak) ours | "
+           "cuBLAS | ours/cuBLAS\n", engine ? "mma.sync" : "WMMA", PP__MM_BM, PP__MM_BN, PP__MM_BK, PP__MM_STAGES, N);
     printf("%6s %6s   %-30s %-30s %-30s\n", "IC", "OC", "forward (inp w^T + bias)", "B (dout w)", "W (dw += dout^T inp)");
     for (int ci = 0; ci < (quick ? 1 : 3); ci++) {
         int C = Cs[ci];
@@ -111,19 +112,21 @@ static void matmuls(cublasHandle_t h, double peak, int quick) {
                      *bias = rand_bf(OC, 0.1f), *out = rand_bf((size_t)N * OC, 1), *dinp = rand_bf((size_t)N * IC, 1);
             float *dw = zeros_f((size_t)OC * IC), *db = zeros_f(OC), *ws = zeros_f(pp__matmul_w_ws_floats(N, IC, OC));
             const float one = 1, zero = 0;
-            t[0][0] = time_ms([&] { return pp__gpt_matmul_forward(out, inp, w, bias, NULL, N, IC, OC, 0); });
+            t[0][0] = time_ms([&] { return pp__gpt_matmul_forward_ex(engine, out, inp, w, bias, NULL, N, IC, OC, 0); });
             t[0][1] = time_ms([&] {
                 CB(cublasGemmEx(h, CUBLAS_OP_T, CUBLAS_OP_N, OC, N, IC, &one, w, CUDA_R_16BF, IC, inp, CUDA_R_16BF, IC,
                                 &zero, out, CUDA_R_16BF, OC, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
                 return cudaGetLastError();
             });
-            t[1][0] = time_ms([&] { return pp__gpt_matmul_backward_input(dinp, out, w, N, IC, OC, 0); });
+            t[1][0] = time_ms([&] { return pp__gpt_matmul_backward_input_ex(engine, dinp, out, w, N, IC, OC, 0); });
             t[1][1] = time_ms([&] {
                 CB(cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, IC, N, OC, &one, w, CUDA_R_16BF, IC, out, CUDA_R_16BF, OC,
                                 &zero, dinp, CUDA_R_16BF, IC, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
                 return cudaGetLastError();
             });
-            t[2][0] = time_ms([&] { return pp__gpt_matmul_backward_weight(dw, NULL, out, inp, N, IC, OC, ws, 0); });
+            t[2][0] = time_ms([&] {
+                return pp__gpt_matmul_backward_weight_ex(engine, dw, NULL, out, inp, N, IC, OC, ws, 0);
+            });
             t[2][1] = time_ms([&] {
                 CB(cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_T, IC, OC, N, &one, inp, CUDA_R_16BF, IC, out, CUDA_R_16BF,
                                 OC, &one, dw, CUDA_R_32F, IC, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
@@ -235,13 +238,14 @@ static void stages(double peak, int quick) {
 }
 
 int main(int argc, char **argv) {
-    int n = 0, quick = 0;
+    int n = 0, quick = 0, wmma = 0;
     double peak = -1;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--peak") && i + 1 < argc) peak = atof(argv[++i]);
         else if (!strcmp(argv[i], "--quick")) quick = 1;
+        else if (!strcmp(argv[i], "--wmma")) wmma = 1;
         else {
-            fprintf(stderr, "usage: %s [--peak TFLOPS] [--quick]\n", argv[0]);
+            fprintf(stderr, "usage: %s [--peak TFLOPS] [--quick] [--wmma]\n", argv[0]);
             return 2;
         }
     }
@@ -260,7 +264,8 @@ int main(int argc, char **argv) {
     CK(cudaEventCreate(&g_e1));
     cublasHandle_t h;
     CB(cublasCreate(&h));
-    matmuls(h, peak, quick);
+    matmuls(h, peak, quick, 1);
+    if (wmma) matmuls(h, peak, quick, 0);
     other_kernels(peak);
     stages(peak, quick);
     cublasDestroy(h);

@@ -148,17 +148,22 @@ static void group_done(group *g, const char *what) { group_end(g, "%s; worst %.3
 
 /* ---- matmul ---- */
 
-static void test_matmul(void) {
+/* engine 1: mma.sync + ldmatrix (the default), 0: WMMA */
+static void test_matmul(int engine) {
     /* N, IC, OC: tile multiples and not, K not a multiple of 8 (scalar
        loads), many K tiles, split-K (N >= 1024 rows with few output tiles) */
     static const int shapes[][3] = {{51, 48, 144}, {51, 37, 67}, {300, 256, 200}, {257, 129, 131},
                                     {2048, 64, 64}, {130, 40, 24}, {4096, 96, 136}, {1, 8, 8}};
     group gf, gb, gw;
     double wf = 0, wb = 0, ww = 0;
-    char name[64];
-    group_start(&gf, "matmul forward (inp w^T + bias + residual)");
-    group_start(&gb, "matmul B (dinp = dout w)");
-    group_start(&gw, "matmul W (dw += dout^T inp, dbias += colsum dout)");
+    char name[64], gname[3][96];
+    const char *en = engine ? "mma.sync" : "WMMA";
+    snprintf(gname[0], sizeof gname[0], "matmul forward, %s (inp w^T + bias + residual)", en);
+    snprintf(gname[1], sizeof gname[1], "matmul B, %s (dinp = dout w)", en);
+    snprintf(gname[2], sizeof gname[2], "matmul W, %s (dw += dout^T inp, dbias += colsum dout)", en);
+    group_start(&gf, gname[0]);
+    group_start(&gb, gname[1]);
+    group_start(&gw, gname[2]);
     for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
         int N = shapes[s][0], IC = shapes[s][1], OC = shapes[s][2];
         vecf inp = rnd((size_t)N * IC, -1, 1), w = rnd((size_t)OC * IC, -0.5f, 0.5f), bias = rnd(OC, -1, 1);
@@ -172,26 +177,26 @@ static void test_matmul(void) {
         snprintf(name, sizeof name, "N=%d IC=%d OC=%d", N, IC, OC);
 
         g_worst = 0;
-        CK(pp__gpt_matmul_forward(d_out, d_inp, d_w, d_bias, d_res, N, IC, OC, 0));
+        CK(pp__gpt_matmul_forward_ex(engine, d_out, d_inp, d_w, d_bias, d_res, N, IC, OC, 0));
         vecf ref((size_t)N * OC);
         gpt_matmul_forward(ref.data(), inp.data(), w.data(), bias.data(), N, IC, OC);
         for (size_t i = 0; i < ref.size(); i++) ref[i] += resid[i];
         cmpv(&gf, name, down_bf(d_out, ref.size()), ref, BF_A, BF_R);
         /* and without bias and residual */
-        CK(pp__gpt_matmul_forward(d_out, d_inp, d_w, NULL, NULL, N, IC, OC, 0));
+        CK(pp__gpt_matmul_forward_ex(engine, d_out, d_inp, d_w, NULL, NULL, N, IC, OC, 0));
         gpt_matmul_forward(ref.data(), inp.data(), w.data(), NULL, N, IC, OC);
         cmpv(&gf, name, down_bf(d_out, ref.size()), ref, BF_A, BF_R);
         wf = fmax(wf, g_worst);
 
         g_worst = 0;
-        CK(pp__gpt_matmul_backward_input(d_dinp, d_dout, d_w, N, IC, OC, 0));
+        CK(pp__gpt_matmul_backward_input_ex(engine, d_dinp, d_dout, d_w, N, IC, OC, 0));
         vecf rdi((size_t)N * IC, 0.0f);
         gpt_matmul_backward_input(rdi.data(), dout.data(), w.data(), N, IC, OC);
         cmpv(&gb, name, down_bf(d_dinp, rdi.size()), rdi, BF_A, BF_R);
         wb = fmax(wb, g_worst);
 
         g_worst = 0;
-        CK(pp__gpt_matmul_backward_weight(d_dw, d_db, d_dout, d_inp, N, IC, OC, ws, 0));
+        CK(pp__gpt_matmul_backward_weight_ex(engine, d_dw, d_db, d_dout, d_inp, N, IC, OC, ws, 0));
         vecf rdw = dw0, rdb = db0;
         gpt_matmul_backward_weight(rdw.data(), rdb.data(), dout.data(), inp.data(), N, IC, OC);
         vecf gdw = down_f(d_dw, rdw.size()), gdb = down_f(d_db, rdb.size());
@@ -200,7 +205,7 @@ static void test_matmul(void) {
         /* deterministic: the same accumulation again gives the same bits */
         CK(cudaMemcpy(d_dw, dw0.data(), dw0.size() * 4, cudaMemcpyHostToDevice));
         CK(cudaMemcpy(d_db, db0.data(), db0.size() * 4, cudaMemcpyHostToDevice));
-        CK(pp__gpt_matmul_backward_weight(d_dw, d_db, d_dout, d_inp, N, IC, OC, ws, 0));
+        CK(pp__gpt_matmul_backward_weight_ex(engine, d_dw, d_db, d_dout, d_inp, N, IC, OC, ws, 0));
         check(&gw, memcmp(down_f(d_dw, rdw.size()).data(), gdw.data(), gdw.size() * 4) == 0 &&
                        memcmp(down_f(d_db, rdb.size()).data(), gdb.data(), gdb.size() * 4) == 0,
               "%s: W twice from the same start differs (not deterministic)", name);
@@ -622,7 +627,8 @@ int main(void) {
     cudaDeviceProp prop;
     CK(cudaGetDeviceProperties(&prop, 0));
     printf("test_cuda_kernels on %s (sm_%d%d, %d SMs)\n", prop.name, prop.major, prop.minor, prop.multiProcessorCount);
-    test_matmul();
+    test_matmul(1);
+    test_matmul(0);
     test_layernorm();
     test_attention();
     test_elementwise();
