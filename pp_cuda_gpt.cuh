@@ -17,8 +17,12 @@
    the kernels read a bf16 copy of the weights; activations are bf16 except
    layernorm mean/rstd, per-token losses and the softmax log-sum-exp (fp32).
    Every reduction (dot products, layernorm statistics, softmax, column sums)
-   runs in fp32. Matmuls: bf16 in, fp32 accumulate, on tensor cores (WMMA
-   16x16x16, 128x128x32 block tiles, 3-stage cp.async pipeline).
+   runs in fp32. Matmuls: bf16 in, fp32 accumulate, on tensor cores:
+   128x128x32 block tiles, 8 warps of 64x32, 3-stage cp.async pipeline,
+   mma.sync m16n8k16 fed by ldmatrix (PP__MM_ENGINE=1, default) or WMMA
+   16x16x16 (PP__MM_ENGINE=0, kept as a cross-check); any M, N, K (tails
+   zero-padded). Attention, layernorm, softmax, GELU, embedding: CUDA cores,
+   one warp per row (one block per row for the vocabulary-wide softmax).
    Weight gradients are deterministic: no float atomics, every sum runs in a
    fixed order (column-parallel partial sums over row chunks, then a fixed
    order reduction; split-K partials reduced the same way).
@@ -40,8 +44,12 @@
    |gpu - ref| <= atol + rtol |ref| per tensor, atol a stated fraction of
    the tensor's largest |ref|; see the test for the numbers and why.
 
+   F never writes dinput or any gradient region, so F can be re-run in place
+   over a slot whose input and doutput are already there (recomputation).
+
    Limits: C % NH == 0; attention keeps one (T + head size) float row per
-   warp in shared memory (T up to about 12000). */
+   warp in shared memory (T up to about 12000); N = B*T, V, 4C below 2^31.
+   Tuning knobs (compile time): PP__MM_ENGINE, PP__MM_BK, PP__MM_STAGES. */
 #ifndef PP_CUDA_GPT_CUH
 #define PP_CUDA_GPT_CUH
 
