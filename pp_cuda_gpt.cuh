@@ -38,7 +38,8 @@
    IS the last block's dres3: a RECV writes there and B reads it in place.
    A stage without layers and without head (more stages than layers) has
    output = input and doutput = dinput. B's scratch (dfch_gelu, datty, the
-   attention row sums) and W's partial sums live in the workspace.
+   attention row sums) and W's partial sums live in the workspace (with
+   PP__ATT_ENGINE=1 also attention's T x T buffers, which F uses too).
 
    Tolerances (tests/test_cuda_kernels.cu, against gpt_ref.h in float):
    |gpu - ref| <= atol + rtol |ref| per tensor, atol a stated fraction of
@@ -81,6 +82,7 @@ static inline unsigned pp__gpt_grid(size_t n, unsigned per) {
 }
 
 static inline int pp__gpt_aligned16(const void *p) { return ((uintptr_t)p & 15) == 0; }
+static inline size_t pp__gpt_round256(size_t b) { return (b + 255) / 256 * 256; }
 
 /* ---- reductions ---- */
 
@@ -491,6 +493,16 @@ typedef struct pp__mm_args {
     pp__bf16 *outb;      /* bf16 output, or NULL */
     const pp__bf16 *bias, *resid;
     int ldc;
+    /* batched (mma.sync engine only; attention's per-head products): with
+       batch_div > 0, blockIdx.z = zb * batch_div + zh picks operands
+       A + zb*a_s1 + zh*a_s2, B likewise, outputs and resid + zb*c_s1 + zh*c_s2,
+       and K is not split */
+    int batch_div;
+    size_t a_s1, a_s2, b_s1, b_s2, c_s1, c_s2;
+    /* causal structure of T x T operands: 1 the output is only needed on and
+       below the diagonal (tiles wholly above it are skipped); 2 A(m,k) is zero
+       for k > m; 3 A(m,k) is zero for k < m (K is cut to match) */
+    int causal;
 } pp__mm_args;
 
 static __device__ __forceinline__ void pp__cp_async16(void *smem, const void *gmem, int bytes) {
@@ -652,14 +664,15 @@ static __device__ __forceinline__ void pp__mma_bf16(float c[4], const unsigned a
 }
 
 /* one output element of the epilogue (bounds checked by the caller) */
-static __device__ __forceinline__ void pp__mm_put(const pp__mm_args &a, float *outf, int gm, int gn, float v) {
+static __device__ __forceinline__ void pp__mm_put(const pp__mm_args &a, float *outf, pp__bf16 *outb,
+                                                  const pp__bf16 *resid, int gm, int gn, float v) {
     size_t k = (size_t)gm * a.ldc + gn;
     if (outf) {
         outf[k] = a.accumulate ? outf[k] + v : v;
     } else {
         if (a.bias) v += __bfloat162float(a.bias[gn]);
-        if (a.resid) v += __bfloat162float(a.resid[k]);
-        a.outb[k] = __float2bfloat16(v);
+        if (resid) v += __bfloat162float(resid[k]);
+        outb[k] = __float2bfloat16(v);
     }
 }
 
@@ -669,7 +682,20 @@ static __global__ void __launch_bounds__(PP__MM_THREADS) pp__matmul_mma(pp__mm_a
     pp__bf16 *sm = (pp__bf16 *)pp__mm_smem;
     const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, wm = warp >> 2, wn = warp & 3;
     const int m0 = blockIdx.y * PP__MM_BM, n0 = blockIdx.x * PP__MM_BN;
-    const int kbeg = blockIdx.z * a.kchunk, kend = min(a.K, kbeg + a.kchunk);
+    int kbeg = blockIdx.z * a.kchunk, kend = min(a.K, kbeg + a.kchunk);
+    size_t offa = 0, offb = 0, offc = 0;
+    if (a.batch_div > 0) {
+        size_t zb = blockIdx.z / a.batch_div, zh = blockIdx.z % a.batch_div;
+        offa = zb * a.a_s1 + zh * a.a_s2;
+        offb = zb * a.b_s1 + zh * a.b_s2;
+        offc = zb * a.c_s1 + zh * a.c_s2;
+        kbeg = 0;
+        kend = a.K;
+    }
+    if (a.causal == 1 && n0 > m0 + PP__MM_BM - 1) return; /* the whole block: no barrier is skipped */
+    if (a.causal == 2) kend = min(kend, m0 + PP__MM_BM);
+    if (a.causal == 3) kbeg = max(kbeg, m0); /* m0 is a multiple of BK: 16-byte chunks stay aligned */
+    const pp__bf16 *Ag = a.A + offa, *Bg = a.B + offb;
     const int ntiles = kend > kbeg ? (kend - kbeg + PP__MM_BK - 1) / PP__MM_BK : 0;
     const int lda_s = AK ? PP__MM_BK + PP__MM_PAD : PP__MM_BM + PP__MM_PAD;
     const int ldb_s = BK ? PP__MM_BK + PP__MM_PAD : PP__MM_BN + PP__MM_PAD;
@@ -685,10 +711,10 @@ static __global__ void __launch_bounds__(PP__MM_THREADS) pp__matmul_mma(pp__mm_a
     auto load = [&](int stage, int kt) {
         pp__bf16 *As = sm + (size_t)2 * stage * PP__MM_TILE_ELEMS, *Bs = As + PP__MM_TILE_ELEMS;
         int k0 = kbeg + kt * PP__MM_BK;
-        if (AK) pp__mm_load_tile<PP__MM_BM, PP__MM_BK, VEC>(As, a.A, a.lda, m0, a.M, k0, kend);
-        else pp__mm_load_tile<PP__MM_BK, PP__MM_BM, VEC>(As, a.A, a.lda, k0, kend, m0, a.M);
-        if (BK) pp__mm_load_tile<PP__MM_BN, PP__MM_BK, VEC>(Bs, a.B, a.ldb, n0, a.N, k0, kend);
-        else pp__mm_load_tile<PP__MM_BK, PP__MM_BN, VEC>(Bs, a.B, a.ldb, k0, kend, n0, a.N);
+        if (AK) pp__mm_load_tile<PP__MM_BM, PP__MM_BK, VEC>(As, Ag, a.lda, m0, a.M, k0, kend);
+        else pp__mm_load_tile<PP__MM_BK, PP__MM_BM, VEC>(As, Ag, a.lda, k0, kend, m0, a.M);
+        if (BK) pp__mm_load_tile<PP__MM_BN, PP__MM_BK, VEC>(Bs, Bg, a.ldb, n0, a.N, k0, kend);
+        else pp__mm_load_tile<PP__MM_BK, PP__MM_BN, VEC>(Bs, Bg, a.ldb, k0, kend, n0, a.N);
     };
 
 #pragma unroll
@@ -735,7 +761,9 @@ static __global__ void __launch_bounds__(PP__MM_THREADS) pp__matmul_mma(pp__mm_a
     }
     pp__cp_async_wait<0>();
 
-    float *outf = a.outf ? a.outf + blockIdx.z * a.split_stride : NULL;
+    float *outf = a.outf ? a.outf + (a.batch_div > 0 ? offc : blockIdx.z * a.split_stride) : NULL;
+    pp__bf16 *outb = a.outb ? a.outb + offc : NULL;
+    const pp__bf16 *resid = a.resid ? a.resid + offc : NULL;
     const int g = lane >> 2, q = lane & 3;
 #pragma unroll
     for (int i = 0; i < 4; i++)
@@ -744,7 +772,7 @@ static __global__ void __launch_bounds__(PP__MM_THREADS) pp__matmul_mma(pp__mm_a
 #pragma unroll
             for (int e = 0; e < 4; e++) {
                 int gm = m0 + wm * 64 + i * 16 + g + (e >= 2 ? 8 : 0), gn = n0 + wn * 32 + j * 8 + 2 * q + (e & 1);
-                if (gm < a.M && gn < a.N) pp__mm_put(a, outf, gm, gn, acc[i][j][e]);
+                if (gm < a.M && gn < a.N) pp__mm_put(a, outf, outb, resid, gm, gn, acc[i][j][e]);
             }
 }
 
@@ -757,6 +785,7 @@ template <bool AK, bool BK, bool VEC>
 static cudaError_t pp__matmul_launch(const pp__mm_args *a, int splits, int engine, cudaStream_t stream) {
     dim3 grid((unsigned)((a->N + PP__MM_BN - 1) / PP__MM_BN), (unsigned)((a->M + PP__MM_BM - 1) / PP__MM_BM),
               (unsigned)splits);
+    if (engine != 1 && (a->batch_div > 0 || a->causal)) return cudaErrorInvalidValue; /* mma.sync only */
     if (engine == 1) {
         PP__GPT_TRY(cudaFuncSetAttribute(pp__matmul_mma<AK, BK, VEC>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                          PP__MM_SMEM));
@@ -776,7 +805,8 @@ static inline cudaError_t pp__matmul_run(int AK, int BK, const pp__mm_args *a, i
                                          cudaStream_t stream) {
     int vec = pp__gpt_aligned16(a->A) && pp__gpt_aligned16(a->B) && a->lda % 8 == 0 && a->ldb % 8 == 0 &&
               (AK ? a->K % 8 == 0 : a->M % 8 == 0) && (BK ? a->K % 8 == 0 : a->N % 8 == 0) &&
-              (!(AK || BK) || a->kchunk % 8 == 0);
+              (!(AK || BK) || a->kchunk % 8 == 0) &&
+              (a->batch_div <= 0 || (a->a_s1 % 8 == 0 && a->a_s2 % 8 == 0 && a->b_s1 % 8 == 0 && a->b_s2 % 8 == 0));
     if (a->M <= 0 || a->N <= 0) return cudaSuccess;
     if (AK && BK) return vec ? pp__matmul_launch<true, true, true>(a, splits, engine, stream)
                              : pp__matmul_launch<true, true, false>(a, splits, engine, stream);
@@ -968,6 +998,127 @@ static inline cudaError_t pp__gpt_attention_backward(pp__bf16 *dqkv, const pp__b
     return cudaSuccess;
 }
 
+/* ---- attention on tensor cores (PP__ATT_ENGINE 1; opt-in) ----
+   llm.c's layout: the per-head products as batched matmuls on the mma.sync
+   engine (z = b*NH + h), the causal softmax and its backward as row kernels
+   over an fp32 T x T buffer in the workspace:
+     F: S = Q K^T (fp32), att = softmax(scale S) (bf16, zeros above the
+        diagonal), out = att V
+     B: D = dout V^T (fp32), P = att (D - rowsum(att D)) scale (bf16, zeros
+        above), dq = P K, dk = P^T Q, dv = att^T dout
+   Tiles wholly above the diagonal are skipped and K is cut where an operand
+   is triangular (pp__mm_args.causal). att and P are rounded to bf16 before
+   they feed the tensor cores (the CUDA-core engine keeps them fp32). */
+
+#ifndef PP__ATT_ENGINE
+#define PP__ATT_ENGINE 0 /* 0: CUDA cores, one warp per row (tested first); 1: tensor cores */
+#endif
+
+/* workspace bytes the attention of one block needs, F or B */
+static inline size_t pp__gpt_attention_ws_bytes(int engine, int B, int T, int NH) {
+    size_t att = (size_t)B * NH * T * T;
+    if (engine == 1) return pp__gpt_round256(att * sizeof(float)) + pp__gpt_round256(att * sizeof(pp__bf16));
+    return pp__gpt_round256((size_t)B * NH * T * sizeof(float));
+}
+
+/* warp per row r = (b*NH + h)*T + t: att[r, :] = causal softmax of scale * S[r, :] */
+static __global__ void pp__att_softmax_fwd(pp__bf16 *att, const float *S, size_t rows, int T, float scale) {
+    int lane = threadIdx.x & 31;
+    size_t r = (size_t)blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5);
+    if (r >= rows) return;
+    int t = (int)(r % T);
+    const float *srow = S + r * T;
+    float mx = -INFINITY, sum = 0;
+    for (int t2 = lane; t2 <= t; t2 += 32) mx = fmaxf(mx, scale * srow[t2]);
+    mx = pp__warp_max(mx);
+    for (int t2 = lane; t2 <= t; t2 += 32) sum += expf(scale * srow[t2] - mx);
+    sum = 1.0f / pp__warp_sum(sum);
+    for (int t2 = lane; t2 < T; t2 += 32)
+        att[r * T + t2] = __float2bfloat16(t2 <= t ? expf(scale * srow[t2] - mx) * sum : 0.0f);
+}
+
+/* warp per row: P[r, t2] = att (D - sum_t2 att D) scale for t2 <= t, 0 above */
+static __global__ void pp__att_softmax_bwd(pp__bf16 *P, const float *D, const pp__bf16 *att, size_t rows, int T,
+                                           float scale) {
+    int lane = threadIdx.x & 31;
+    size_t r = (size_t)blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5);
+    if (r >= rows) return;
+    int t = (int)(r % T);
+    const float *drow = D + r * T;
+    const pp__bf16 *arow = att + r * T;
+    float s = 0;
+    for (int t2 = lane; t2 <= t; t2 += 32) s += __bfloat162float(arow[t2]) * drow[t2];
+    s = pp__warp_sum(s);
+    for (int t2 = lane; t2 < T; t2 += 32)
+        P[r * T + t2] = __float2bfloat16(t2 <= t ? __bfloat162float(arow[t2]) * (drow[t2] - s) * scale : 0.0f);
+}
+
+/* one batched per-head product: C_z (M x N) = A_z B_z, z = b*NH + h */
+static inline cudaError_t pp__att_gemm(int AK, int BK, const pp__bf16 *A, int lda, size_t a_s1, size_t a_s2,
+                                       const pp__bf16 *Bm, int ldb, size_t b_s1, size_t b_s2, float *outf,
+                                       pp__bf16 *outb, int ldc, size_t c_s1, size_t c_s2, int M, int N, int K,
+                                       int causal, int B, int NH, cudaStream_t stream) {
+    pp__mm_args a;
+    memset(&a, 0, sizeof a);
+    a.A = A; a.lda = lda; a.a_s1 = a_s1; a.a_s2 = a_s2;
+    a.B = Bm; a.ldb = ldb; a.b_s1 = b_s1; a.b_s2 = b_s2;
+    a.outf = outf; a.outb = outb; a.ldc = ldc; a.c_s1 = c_s1; a.c_s2 = c_s2;
+    a.M = M; a.N = N; a.K = K; a.kchunk = K; a.batch_div = NH; a.causal = causal;
+    return pp__matmul_run(AK, BK, &a, B * NH, 1, stream);
+}
+
+static inline cudaError_t pp__gpt_attention_forward_tc(pp__bf16 *out, pp__bf16 *att, const pp__bf16 *qkv, int B,
+                                                       int T, int C, int NH, void *workspace, cudaStream_t stream) {
+    size_t hs = (size_t)(C / NH), C3 = 3 * (size_t)C, TT = (size_t)T * T, rows = (size_t)B * NH * T;
+    float *S = (float *)workspace;
+    if (NH <= 0 || C % NH != 0) return cudaErrorInvalidValue;
+    /* S[z, t, t2] = q_t . k_t2 */
+    PP__GPT_TRY(pp__att_gemm(1, 1, qkv, (int)C3, T * C3, hs, qkv + C, (int)C3, T * C3, hs, S, NULL, T, NH * TT, TT, T,
+                             T, (int)hs, 1, B, NH, stream));
+    pp__att_softmax_fwd<<<(unsigned)((rows + 3) / 4), 128, 0, stream>>>(att, S, rows, T, 1.0f / sqrtf((float)hs));
+    PP__GPT_CHECK_LAUNCH();
+    /* out[b, t, h*hs + i] = sum_t2 att[z, t, t2] v_t2[i] */
+    return pp__att_gemm(1, 0, att, T, NH * TT, TT, qkv + 2 * C, (int)C3, T * C3, hs, NULL, out, C, (size_t)T * C, hs,
+                        T, (int)hs, T, 2, B, NH, stream);
+}
+
+static inline cudaError_t pp__gpt_attention_backward_tc(pp__bf16 *dqkv, const pp__bf16 *dout, const pp__bf16 *qkv,
+                                                        const pp__bf16 *att, int B, int T, int C, int NH,
+                                                        void *workspace, cudaStream_t stream) {
+    size_t hs = (size_t)(C / NH), C3 = 3 * (size_t)C, TT = (size_t)T * T, rows = (size_t)B * NH * T;
+    float *D = (float *)workspace;
+    pp__bf16 *P = (pp__bf16 *)((char *)workspace + pp__gpt_round256(rows * T * sizeof(float)));
+    if (NH <= 0 || C % NH != 0) return cudaErrorInvalidValue;
+    /* D[z, t, t2] = dout_t . v_t2 */
+    PP__GPT_TRY(pp__att_gemm(1, 1, dout, C, (size_t)T * C, hs, qkv + 2 * C, (int)C3, T * C3, hs, D, NULL, T, NH * TT,
+                             TT, T, T, (int)hs, 1, B, NH, stream));
+    pp__att_softmax_bwd<<<(unsigned)((rows + 3) / 4), 128, 0, stream>>>(P, D, att, rows, T, 1.0f / sqrtf((float)hs));
+    PP__GPT_CHECK_LAUNCH();
+    /* dq_t = sum_t2 P[t, t2] k_t2 */
+    PP__GPT_TRY(pp__att_gemm(1, 0, P, T, NH * TT, TT, qkv + C, (int)C3, T * C3, hs, NULL, dqkv, (int)C3, T * C3, hs, T,
+                             (int)hs, T, 2, B, NH, stream));
+    /* dk_t2 = sum_t P[t, t2] q_t */
+    PP__GPT_TRY(pp__att_gemm(0, 0, P, T, NH * TT, TT, qkv, (int)C3, T * C3, hs, NULL, dqkv + C, (int)C3, T * C3, hs, T,
+                             (int)hs, T, 3, B, NH, stream));
+    /* dv_t2 = sum_t att[t, t2] dout_t */
+    return pp__att_gemm(0, 0, att, T, NH * TT, TT, dout, C, (size_t)T * C, hs, NULL, dqkv + 2 * C, (int)C3, T * C3, hs,
+                        T, (int)hs, T, 3, B, NH, stream);
+}
+
+/* the engine switch the stage functions use; workspace: pp__gpt_attention_ws_bytes(engine, ...) */
+static inline cudaError_t pp__gpt_attention_forward_ex(int engine, pp__bf16 *out, pp__bf16 *att, const pp__bf16 *qkv,
+                                                       int B, int T, int C, int NH, void *workspace,
+                                                       cudaStream_t stream) {
+    if (engine == 1) return pp__gpt_attention_forward_tc(out, att, qkv, B, T, C, NH, workspace, stream);
+    return pp__gpt_attention_forward(out, att, qkv, B, T, C, NH, stream);
+}
+static inline cudaError_t pp__gpt_attention_backward_ex(int engine, pp__bf16 *dqkv, const pp__bf16 *dout,
+                                                        const pp__bf16 *qkv, const pp__bf16 *att, int B, int T, int C,
+                                                        int NH, void *workspace, cudaStream_t stream) {
+    if (engine == 1) return pp__gpt_attention_backward_tc(dqkv, dout, qkv, att, B, T, C, NH, workspace, stream);
+    return pp__gpt_attention_backward(dqkv, dout, qkv, att, B, T, C, NH, workspace, stream);
+}
+
 static inline cudaError_t pp__gpt_gelu_forward(pp__bf16 *out, const pp__bf16 *inp, size_t n, cudaStream_t stream) {
     pp__gelu_fwd<<<pp__gpt_grid(n, 256), 256, 0, stream>>>(out, inp, n);
     PP__GPT_CHECK_LAUNCH();
@@ -1061,7 +1212,6 @@ static inline void pp__gpt_stage_param_ranges(const pp__gpt_dims *c, const pp__g
     }
 }
 
-static inline size_t pp__gpt_round256(size_t b) { return (b + 255) / 256 * 256; }
 
 typedef struct pp__gpt_block {
     pp__bf16 *ln1, *qkv, *att, *atty, *res2, *ln2, *fch, *fch_gelu, *res3; /* F */
@@ -1170,7 +1320,7 @@ static inline void *pp__gpt_slot_doutput(const pp__gpt_dims *c, const pp__gpt_st
    then W's partial sums */
 typedef struct pp__gpt_ws {
     pp__bf16 *tmp; /* 4*N*C */
-    float *srow;   /* B*NH*T */
+    char *srow;    /* attention's scratch: pp__gpt_attention_ws_bytes (row sums, or the T x T buffers) */
     float *part;
 } pp__gpt_ws;
 
@@ -1191,7 +1341,7 @@ static inline size_t pp__gpt_ws_layout(const pp__gpt_dims *c, const pp__gpt_stag
     }
 #undef PP__GPT_MAXW
     PP__GPT_TAKE(tmp, pp__bf16, g->num_layers > 0 ? 4 * (size_t)N * C : 0);
-    PP__GPT_TAKE(srow, float, g->num_layers > 0 ? (size_t)c->batch * c->heads * c->seq : 0);
+    PP__GPT_TAKE(srow, char, g->num_layers > 0 ? pp__gpt_attention_ws_bytes(PP__ATT_ENGINE, c->batch, c->seq, c->heads) : 0);
     PP__GPT_TAKE(part, float, part);
     return cur < 256 ? 256 : cur;
 }
@@ -1213,9 +1363,10 @@ static inline cudaError_t pp__gpt_forward(const pp__gpt_dims *c, const pp__gpt_s
     size_t off[PP__GPT_NUM_TENSORS], per[PP__GPT_NUM_TENSORS];
     int B = c->batch, T = c->seq, C = c->channels, NH = c->heads, V = c->vocab, N = B * T;
     pp__bf16 *x = (pp__bf16 *)pp__gpt_slot_input(c, g, slot);
-    (void)workspace;
+    pp__gpt_ws ws;
     if (!pp__gpt_dims_ok(c)) return cudaErrorInvalidValue;
     pp__gpt_param_layout(c, off, per);
+    pp__gpt_ws_layout(c, g, (char *)workspace, &ws);
 #define PP__GPT_W(t, l) (w + off[t] + (size_t)(l) * per[t])
     if (g->has_embed) PP__GPT_TRY(pp__gpt_encoder_forward(x, tokens, w + off[PP__GPT_WTE], w + off[PP__GPT_WPE], B, T, C, V, stream));
     for (int l = 0; l < g->num_layers; l++) {
@@ -1225,7 +1376,7 @@ static inline cudaError_t pp__gpt_forward(const pp__gpt_dims *c, const pp__gpt_s
                                           C, stream));
         PP__GPT_TRY(pp__gpt_matmul_forward(a.qkv, a.ln1, PP__GPT_W(PP__GPT_QKVW, L), PP__GPT_W(PP__GPT_QKVB, L), NULL, N, C, 3 * C,
                                        stream));
-        PP__GPT_TRY(pp__gpt_attention_forward(a.atty, a.att, a.qkv, B, T, C, NH, stream));
+        PP__GPT_TRY(pp__gpt_attention_forward_ex(PP__ATT_ENGINE, a.atty, a.att, a.qkv, B, T, C, NH, ws.srow, stream));
         PP__GPT_TRY(pp__gpt_matmul_forward(a.res2, a.atty, PP__GPT_W(PP__GPT_ATTPROJW, L), PP__GPT_W(PP__GPT_ATTPROJB, L), x, N, C, C,
                                        stream));
         PP__GPT_TRY(pp__gpt_layernorm_forward(a.ln2, a.ln2_mean, a.ln2_rstd, a.res2, PP__GPT_W(PP__GPT_LN2W, L),
@@ -1285,7 +1436,8 @@ static inline cudaError_t pp__gpt_backward_input(const pp__gpt_dims *c, const pp
                                                  PP__GPT_W(PP__GPT_LN2W, L), N, C, stream));
         /* res2 = x + attproj(attention(qkv(ln1(x)))); ws.tmp = datty */
         PP__GPT_TRY(pp__gpt_matmul_backward_input(ws.tmp, a.dres2, PP__GPT_W(PP__GPT_ATTPROJW, L), N, C, C, stream));
-        PP__GPT_TRY(pp__gpt_attention_backward(a.dqkv, ws.tmp, a.qkv, a.att, B, T, C, NH, ws.srow, stream));
+        PP__GPT_TRY(pp__gpt_attention_backward_ex(PP__ATT_ENGINE, a.dqkv, ws.tmp, a.qkv, a.att, B, T, C, NH, ws.srow,
+                                                  stream));
         PP__GPT_TRY(pp__gpt_matmul_backward_input(a.dln1, a.dqkv, PP__GPT_W(PP__GPT_QKVW, L), N, C, 3 * C, stream));
         PP__GPT_TRY(pp__gpt_layernorm_backward_input(dxin, a.dres2, a.dln1, x, a.ln1_mean, a.ln1_rstd, PP__GPT_W(PP__GPT_LN1W, L),
                                                  N, C, stream));

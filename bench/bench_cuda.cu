@@ -12,7 +12,9 @@
 
    --peak sets the dense bf16 peak where the table below does not know the
    GPU; --quick runs fewer shapes and iterations; --wmma adds the matmul
-   table of the WMMA engine (the stages use the default, mma.sync). Without a GPU it prints a
+   table of the WMMA engine (the stages use the default, mma.sync).
+   Attention runs on both engines; the stages use PP__ATT_ENGINE (default
+   0, CUDA cores; build with -DPP__ATT_ENGINE=1 for tensor cores). Without a GPU it prints a
    skip line and exits 0. */
 #include <cublas_v2.h>
 #include <cuda_bf16.h>
@@ -154,25 +156,35 @@ static void other_kernels(double peak) {
     pp__bf16 *qkv = rand_bf(3 * NC, 1), *dqkv = rand_bf(3 * NC, 1), *att = rand_bf(A, 1), *h4 = rand_bf(4 * NC, 1),
              *g4 = rand_bf(4 * NC, 1), *logits = rand_bf((size_t)N * V, 2);
     float *mean = zeros_f(N), *rstd = zeros_f(N), *dw = zeros_f(C), *db = zeros_f(C), *losses = zeros_f(N),
-          *lse = zeros_f(N), *srow = zeros_f((size_t)B * NH * T), *part = zeros_f(2 * (size_t)pp__gpt_row_chunks(N) * C);
+          *lse = zeros_f(N), *part = zeros_f(2 * (size_t)pp__gpt_row_chunks(N) * C);
     int *tgt;
     CK(cudaMalloc(&tgt, N * sizeof(int)));
     CK(cudaMemset(tgt, 0, N * sizeof(int)));
     double hs = C / NH, att_f = 2.0 * 2.0 * B * NH * (double)T * (T + 1) / 2 * hs; /* QK^T and AV, causal half */
     double ms;
-    printf("\nother kernels at B=%d T=%d C=%d NH=%d V=%d (N = %d rows)\n", B, T, C, NH, V, N);
+    printf("\nother kernels at B=%d T=%d C=%d NH=%d V=%d (N = %d rows); * = the engine the stages use\n", B, T, C, NH,
+           V, N);
     ms = time_ms([&] { return pp__gpt_layernorm_forward(y, mean, rstd, x, lw, lb, N, C, 0); });
     printf("  %-34s %8.3f ms  %6.0f GB/s\n", "layernorm forward", ms, 2.0 * NC * 2 / (ms * 1e6));
     ms = time_ms([&] { return pp__gpt_layernorm_backward_input(y, x, y, x, mean, rstd, lw, N, C, 0); });
     printf("  %-34s %8.3f ms  %6.0f GB/s\n", "layernorm B", ms, 4.0 * NC * 2 / (ms * 1e6));
     ms = time_ms([&] { return pp__gpt_layernorm_backward_weight(dw, db, y, x, mean, rstd, N, C, part, 0); });
     printf("  %-34s %8.3f ms  %6.0f GB/s\n", "layernorm W", ms, 2.0 * NC * 2 / (ms * 1e6));
-    ms = time_ms([&] { return pp__gpt_attention_forward(x, att, qkv, B, T, C, NH, 0); });
-    printf("  %-34s %8.3f ms  %6.1f TFLOP/s (%.1f%% of peak, CUDA cores)\n", "attention forward", ms, tflops(att_f, ms),
-           peak > 0 ? 100 * tflops(att_f, ms) / peak : 0.0);
-    ms = time_ms([&] { return pp__gpt_attention_backward(dqkv, y, qkv, att, B, T, C, NH, srow, 0); });
-    printf("  %-34s %8.3f ms  %6.1f TFLOP/s (%.1f%% of peak; 2x forward's flops + recompute)\n", "attention B", ms,
-           tflops(2 * att_f, ms), peak > 0 ? 100 * tflops(2 * att_f, ms) / peak : 0.0);
+    void *aws;
+    CK(cudaMalloc(&aws, pp__gpt_attention_ws_bytes(1, B, T, NH)));
+    for (int e = 0; e < 2; e++) {
+        const char *en = e ? "tensor cores" : "CUDA cores";
+        char label[64];
+        ms = time_ms([&] { return pp__gpt_attention_forward_ex(e, x, att, qkv, B, T, C, NH, aws, 0); });
+        snprintf(label, sizeof label, "attention forward, %s%s", en, e == PP__ATT_ENGINE ? " *" : "");
+        printf("  %-34s %8.3f ms  %6.1f TFLOP/s (%.1f%% of peak)\n", label, ms, tflops(att_f, ms),
+               peak > 0 ? 100 * tflops(att_f, ms) / peak : 0.0);
+        ms = time_ms([&] { return pp__gpt_attention_backward_ex(e, dqkv, y, qkv, att, B, T, C, NH, aws, 0); });
+        snprintf(label, sizeof label, "attention B, %s%s", en, e == PP__ATT_ENGINE ? " *" : "");
+        printf("  %-34s %8.3f ms  %6.1f TFLOP/s (%.1f%% of peak; 2x forward's flops)\n", label, ms,
+               tflops(2 * att_f, ms), peak > 0 ? 100 * tflops(2 * att_f, ms) / peak : 0.0);
+    }
+    cudaFree(aws);
     ms = time_ms([&] { return pp__gpt_gelu_forward(g4, h4, 4 * NC, 0); });
     printf("  %-34s %8.3f ms  %6.0f GB/s\n", "gelu forward", ms, 2.0 * 4 * NC * 2 / (ms * 1e6));
     ms = time_ms([&] { return pp__gpt_gelu_backward_input(g4, h4, g4, 4 * NC, 0); });
@@ -183,7 +195,7 @@ static void other_kernels(double peak) {
     printf("  %-34s %8.3f ms  %6.0f GB/s\n", "cross-entropy B (in place)", ms, 2.0 * N * V * 2 / (ms * 1e6));
     cudaFree(x); cudaFree(y); cudaFree(lw); cudaFree(lb); cudaFree(qkv); cudaFree(dqkv); cudaFree(att); cudaFree(h4);
     cudaFree(g4); cudaFree(logits); cudaFree(mean); cudaFree(rstd); cudaFree(dw); cudaFree(db); cudaFree(losses);
-    cudaFree(lse); cudaFree(srow); cudaFree(part); cudaFree(tgt);
+    cudaFree(lse); cudaFree(part); cudaFree(tgt);
 }
 
 /* F, B, W of each stage of a 12-layer GPT-2 small split into 4 stages */

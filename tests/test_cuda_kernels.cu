@@ -6,6 +6,9 @@
        nvcc -O3 -std=c++17 -gencode arch=compute_90a,code=sm_90a \
             -gencode arch=compute_80,code=compute_80 -o test_cuda_kernels tests/test_cuda_kernels.cu
        ./test_cuda_kernels        # one line per check group, then "N passed, N failed"
+   The kernel groups cover both matmul engines and both attention engines;
+   the stage groups use the compiled-in ones (-DPP__MM_ENGINE=0 and
+   -DPP__ATT_ENGINE=1 switch them).
 
    Each tensor is checked as |gpu - ref| <= atol + rtol |ref| for every
    element, atol = A x max|ref| of that tensor (a tensor's own scale: outputs
@@ -280,16 +283,21 @@ static void test_layernorm(void) {
 
 /* ---- attention ---- */
 
-static void test_attention(void) {
+/* engine 0: CUDA cores, one warp per row (the default); 1: tensor cores (PP__ATT_ENGINE=1) */
+static void test_attention(int engine) {
     /* B, T, C, NH: head sizes 16, 64, 96 (not a multiple of 32), 8, 12 (not a
-       multiple of 8: scalar loads); T odd, > 32, 1 */
-    static const int shapes[][4] = {{3, 17, 48, 3}, {2, 64, 128, 2}, {1, 40, 96, 1},
-                                    {2, 33, 64, 8}, {2, 1, 16, 2},   {2, 20, 36, 3}};
+       multiple of 8: scalar loads); T odd, > 32, 1, and 200 / 264 (T x T
+       spans several 128-tiles: the tensor-core engine's causal tile skipping) */
+    static const int shapes[][4] = {{3, 17, 48, 3}, {2, 64, 128, 2}, {1, 40, 96, 1}, {2, 33, 64, 8},
+                                    {2, 1, 16, 2},  {2, 20, 36, 3},  {1, 200, 64, 1}, {2, 264, 128, 2}};
     group gf, gb;
     double wf = 0, wb = 0;
-    char name[64];
-    group_start(&gf, "attention forward (out, softmax kept)");
-    group_start(&gb, "attention B (dqkv)");
+    char name[64], gname[2][96];
+    const char *en = engine ? "tensor cores" : "CUDA cores";
+    snprintf(gname[0], sizeof gname[0], "attention forward, %s (out, softmax kept)", en);
+    snprintf(gname[1], sizeof gname[1], "attention B, %s (dqkv)", en);
+    group_start(&gf, gname[0]);
+    group_start(&gb, gname[1]);
     for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
         int B = shapes[s][0], T = shapes[s][1], C = shapes[s][2], NH = shapes[s][3];
         size_t N = (size_t)B * T, A = (size_t)B * NH * T * T;
@@ -300,10 +308,10 @@ static void test_attention(void) {
         pp__bf16 *d_qkv = up_bf(qkv), *d_dout = up_bf(dout);
         pp__bf16 *d_out = (pp__bf16 *)nan_buf(N * C * 2), *d_att = (pp__bf16 *)nan_buf(A * 2);
         pp__bf16 *d_dqkv = (pp__bf16 *)nan_buf(N * 3 * C * 2);
-        void *ws = nan_buf((size_t)B * NH * T * 4);
+        void *ws = nan_buf(pp__gpt_attention_ws_bytes(engine, B, T, NH));
 
         g_worst = 0;
-        CK(pp__gpt_attention_forward(d_out, d_att, d_qkv, B, T, C, NH, 0));
+        CK(pp__gpt_attention_forward_ex(engine, d_out, d_att, d_qkv, B, T, C, NH, ws, 0));
         cmpv(&gf, name, down_bf(d_out, out.size()), out, BF_A, BF_R);
         cmpv(&gf, name, down_bf(d_att, att.size()), att, BF_A, BF_R);
         wf = fmax(wf, g_worst);
@@ -314,14 +322,14 @@ static void test_attention(void) {
         pp__bf16 *d_ratt = up_bf(att);
         vecf rdq(N * 3 * C, 0.0f);
         gpt_attention_backward_input(rdq.data(), dout.data(), qkv.data(), att.data(), B, T, C, NH);
-        CK(pp__gpt_attention_backward(d_dqkv, d_dout, d_qkv, d_ratt, B, T, C, NH, ws, 0));
+        CK(pp__gpt_attention_backward_ex(engine, d_dqkv, d_dout, d_qkv, d_ratt, B, T, C, NH, ws, 0));
         cmpv(&gb, name, down_bf(d_dqkv, rdq.size()), rdq, BF_A, BF_R);
         wb = fmax(wb, g_worst);
         cudaFree(d_qkv); cudaFree(d_dout); cudaFree(d_out); cudaFree(d_att); cudaFree(d_dqkv); cudaFree(ws);
         cudaFree(d_ratt);
     }
-    g_worst = wf; group_done(&gf, "6 shapes, head size 8 .. 96, T 1 .. 64");
-    g_worst = wb; group_done(&gb, "6 shapes");
+    g_worst = wf; group_done(&gf, "8 shapes, head size 8 .. 96, T 1 .. 264");
+    g_worst = wb; group_done(&gb, "8 shapes");
 }
 
 /* ---- GELU, embedding, cross-entropy, AdamW, conversion ---- */
@@ -626,11 +634,14 @@ int main(void) {
     }
     cudaDeviceProp prop;
     CK(cudaGetDeviceProperties(&prop, 0));
-    printf("test_cuda_kernels on %s (sm_%d%d, %d SMs)\n", prop.name, prop.major, prop.minor, prop.multiProcessorCount);
+    printf("test_cuda_kernels on %s (sm_%d%d, %d SMs); stages use matmul engine %d (%s), attention engine %d (%s)\n",
+           prop.name, prop.major, prop.minor, prop.multiProcessorCount, PP__MM_ENGINE,
+           PP__MM_ENGINE ? "mma.sync" : "WMMA", PP__ATT_ENGINE, PP__ATT_ENGINE ? "tensor cores" : "CUDA cores");
     test_matmul(1);
     test_matmul(0);
     test_layernorm();
-    test_attention();
+    test_attention(0);
+    test_attention(1);
     test_elementwise();
     /* the shapes the issue names: nothing a multiple of a tile */
     gpt_config small = {67, 17, 48, 3, 3, 3};
