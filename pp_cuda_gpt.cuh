@@ -22,7 +22,9 @@
    mma.sync m16n8k16 fed by ldmatrix (PP__MM_ENGINE=1, default) or WMMA
    16x16x16 (PP__MM_ENGINE=0, kept as a cross-check); any M, N, K (tails
    zero-padded). Attention, layernorm, softmax, GELU, embedding: CUDA cores,
-   one warp per row (one block per row for the vocabulary-wide softmax).
+   one warp per row (one block per row for the vocabulary-wide softmax);
+   attention can instead run its per-head products on the tensor cores
+   (PP__ATT_ENGINE=1, llm.c's batched-matmul layout; opt-in until measured).
    Weight gradients are deterministic: no float atomics, every sum runs in a
    fixed order (column-parallel partial sums over row chunks, then a fixed
    order reduction; split-K partials reduced the same way).
@@ -50,7 +52,7 @@
 
    Limits: C % NH == 0; attention keeps one (T + head size) float row per
    warp in shared memory (T up to about 12000); N = B*T, V, 4C below 2^31.
-   Tuning knobs (compile time): PP__MM_ENGINE, PP__MM_BK, PP__MM_STAGES. */
+   Compile-time knobs: PP__MM_ENGINE, PP__MM_BK, PP__MM_STAGES, PP__ATT_ENGINE. */
 #ifndef PP_CUDA_GPT_CUH
 #define PP_CUDA_GPT_CUH
 
