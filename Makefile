@@ -54,3 +54,23 @@ golden: ppsched
 
 clean:
 	rm -rf ppsched train_cpu bench/bench fuzz_csv fuzz-out fuzz-work
+
+# pp_cuda kernels: pp_cuda_gpt.cuh against tests/gpt_ref.h (make test builds
+# it too, through tests/run_tests.sh, and it skips its run without a GPU),
+# and its benchmark next to cuBLAS. Hopper native code plus generic PTX.
+NVCC      ?= $(shell command -v nvcc 2>/dev/null || echo /usr/local/cuda/bin/nvcc)
+CUDA_ARCH ?= -gencode arch=compute_90a,code=sm_90a -gencode arch=compute_80,code=compute_80
+# NVKFLAGS, not NVFLAGS: the executor's block owns that name (pp_cuda.o)
+NVKFLAGS   = -O3 -std=c++17 $(CUDA_ARCH) -Xcompiler -Wall,-Wextra -Werror all-warnings
+.PHONY: test-cuda-kernels bench-cuda-kernels clean-cuda-kernels
+tests/test_cuda_kernels: tests/test_cuda_kernels.cu pp_cuda_gpt.cuh tests/gpt_ref.h tests/group.h
+	$(NVCC) $(NVKFLAGS) -o $@ tests/test_cuda_kernels.cu
+bench/bench_cuda: bench/bench_cuda.cu pp_cuda_gpt.cuh
+	$(NVCC) $(NVKFLAGS) -o $@ bench/bench_cuda.cu -lcublas
+test-cuda-kernels: tests/test_cuda_kernels
+	./tests/test_cuda_kernels
+bench-cuda-kernels: bench/bench_cuda
+	./bench/bench_cuda
+clean: clean-cuda-kernels
+clean-cuda-kernels:
+	rm -f tests/test_cuda_kernels bench/bench_cuda

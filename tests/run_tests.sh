@@ -155,5 +155,24 @@ fi
 step "fuzz corpus replay (tests/fuzz_corpus, $(ls "$here/fuzz_corpus" | wc -l) files)" sh -c \
     "$CC $CFLAGS -O0 '$here/fuzz_replay.c' -o '$out/fuzz_replay' -lm && '$out/fuzz_replay' '$here'/fuzz_corpus/*"
 
+# pp_cuda's GPT kernels (pp_cuda_gpt.cuh) against gpt_ref.h: the nvcc build
+# runs wherever there is an nvcc; the program prints a skip line and exits 0
+# where there is no GPU. NVCC and NVKFLAGS are honoured.
+NVCC=${NVCC:-$(command -v nvcc 2>/dev/null || echo /usr/local/cuda/bin/nvcc)}
+NVKFLAGS=${NVKFLAGS:--O3 -std=c++17 -gencode arch=compute_90a,code=sm_90a -gencode arch=compute_80,code=compute_80 -Xcompiler -Wall,-Wextra -Werror all-warnings}
+if command -v "$NVCC" >/dev/null 2>&1; then
+    if $NVCC $NVKFLAGS -o "$out/test_cuda_kernels" "$here/test_cuda_kernels.cu" >"$out/log" 2>&1; then
+        echo "[ok] build test_cuda_kernels (nvcc)"
+        passed=$((passed + 1))
+        if "$out/test_cuda_kernels"; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
+    else
+        echo "[FAIL] build test_cuda_kernels (nvcc)"
+        sed 's/^/    /' "$out/log" | tail -n 40
+        failed=$((failed + 1))
+    fi
+else
+    echo "[skip] test_cuda_kernels: no nvcc (set NVCC=/path/to/nvcc)"
+fi
+
 echo "run_tests: $passed passed, $failed failed"
 [ $failed -eq 0 ]
