@@ -482,6 +482,9 @@ typedef struct pp_schedule {
     int devices, chunks, stages, microbatches;
     pp_placement placement;
     int split_backward;      /* 1: F, B, W passes; 0: F, BW */
+    int copies;              /* model copies, each its own route (see ROUTES): 1 (0 reads as 1): every
+                                microbatch runs stages 0..S-1; 2 (dualpipe): microbatch j < n/2 runs
+                                stages 0..S/2-1, j >= n/2 runs S/2..S-1 */
     pp_times times;          /* as resolved (unit times when zero was given) */
     int num_passes;
     pp_pass *passes;         /* device-major; within a device in execution order */
@@ -594,6 +597,7 @@ typedef struct pp_op {
    hand (allocator, slots and send_buffers may then be zero/NULL). */
 typedef struct pp_program {
     int devices, stages, microbatches;
+    int copies;            /* as pp_schedule.copies: 2 = two routes; any other value = one */
     int num_ops;
     pp_op *ops;            /* device-major, each device's ops in program order */
     int *device_start;     /* [d+1]: ops of device i are [device_start[i], device_start[i+1]) */
@@ -789,6 +793,12 @@ static int pp__place(pp_placement p, int d, int s) {
     return s % d;
 }
 
+/* Routes (ROUTES in the docs): the first and last stage microbatch j runs
+   through. copies == 2: j < n/2 runs stages [0, S/2), the others [S/2, S). */
+static int pp__route_first(int S, int n, int copies, int j) { return copies == 2 && j >= n / 2 ? S / 2 : 0; }
+static int pp__route_last(int S, int n, int copies, int j) { return copies == 2 && j < n / 2 ? S / 2 - 1 : S - 1; }
+static int pp__copies(int copies) { return copies == 2 ? 2 : 1; }
+
 /* key of pass (kind, stage, microbatch) in [0, 4*S*n) */
 static int pp__key(int S, int n, pp_kind k, int s, int j) { return ((int)k * S + s) * n + j; }
 
@@ -834,6 +844,7 @@ static pp_schedule *pp__sched_alloc(const pp_allocator *al, int d, int v, int S,
     s->device_start = (int *)((char *)s + off_dstart);
     s->stage_device = (int *)((char *)s + off_sdev);
     s->bubble_growth = -1;
+    s->copies = 1;
     s->allocator = *al;
     return s;
 }
@@ -865,7 +876,8 @@ static pp_status pp__resolve_times(const pp_times *in, pp_times *out, char *err)
 
 /* Fill stage_time / stage_memory from the config. recompute: BW also redoes F. */
 static pp_status pp__set_stage_times(pp_schedule *s, const pp_config *cfg, int recompute, char *err) {
-    int st, S = s->stages, v = s->chunks;
+    int st, S = s->stages;
+    double v = (double)s->chunks / pp__copies(s->copies); /* a route's stages per device */
     pp_times t;
     pp_times zero;
     memset(&zero, 0, sizeof zero);
@@ -942,12 +954,15 @@ static int pp__dep(const pp_schedule *s, const pp_pass *p, pp_kind *dk, int *ds)
     int S = s->stages;
     switch (p->kind) {
     case PP_F:
-        if (p->stage == 0) return 0;
+        if (p->stage == pp__route_first(S, s->microbatches, s->copies, p->microbatch)) return 0;
         *dk = PP_F; *ds = p->stage - 1;
         return 1;
     case PP_B:
     case PP_BW:
-        if (p->stage == S - 1) { *dk = PP_F; *ds = S - 1; return 1; }
+        if (p->stage == pp__route_last(S, s->microbatches, s->copies, p->microbatch)) {
+            *dk = PP_F; *ds = p->stage;
+            return 1;
+        }
         *dk = s->split_backward ? PP_B : PP_BW; *ds = p->stage + 1;
         return 1;
     case PP_W:
@@ -1039,9 +1054,9 @@ PP__DEF pp_status pp_sched_validate(const pp_schedule *s, char *err) {
     pp_status st = PP_OK;
     if (!s) { pp__err(err, "schedule is NULL"); return PP_ERR_INVALID_ARG; }
     d = s->devices; S = s->stages; n = s->microbatches; P = s->num_passes;
-    if (d < 1 || S < d || n < 1 || P != S * n * (s->split_backward ? 3 : 2) || s->device_start[0] != 0 ||
-        s->device_start[d] != P) {
-        pp__err(err, "schedule header is inconsistent (d=%d S=%d n=%d passes=%d)", d, S, n, P);
+    if (d < 1 || S < d || n < 1 || P != S / pp__copies(s->copies) * n * (s->split_backward ? 3 : 2) ||
+        s->device_start[0] != 0 || s->device_start[d] != P || (s->copies == 2 && (S % 2 || n % 2))) {
+        pp__err(err, "schedule header is inconsistent (d=%d S=%d n=%d copies=%d passes=%d)", d, S, n, s->copies, P);
         return PP_ERR_INVALID_SCHEDULE;
     }
     al = s->allocator;
@@ -1056,6 +1071,14 @@ PP__DEF pp_status pp_sched_validate(const pp_schedule *s, char *err) {
             if (p->stage < 0 || p->stage >= S || p->microbatch < 0 || p->microbatch >= n || (int)p->kind < 0 ||
                 (int)p->kind > 3) {
                 pp__err(err, "pass %d is out of range (stage %d, mb %d)", i, p->stage, p->microbatch);
+                st = PP_ERR_INVALID_SCHEDULE; break;
+            }
+            if (p->stage < pp__route_first(S, n, s->copies, p->microbatch) ||
+                p->stage > pp__route_last(S, n, s->copies, p->microbatch)) {
+                pp__err(err, "%s(stage %d, mb %d): microbatch %d runs stages %d..%d only (copy %d of 2)",
+                        pp_kind_name(p->kind), p->stage, p->microbatch, p->microbatch,
+                        pp__route_first(S, n, s->copies, p->microbatch), pp__route_last(S, n, s->copies, p->microbatch),
+                        p->microbatch < n / 2 ? 1 : 2);
                 st = PP_ERR_INVALID_SCHEDULE; break;
             }
             if (s->split_backward ? p->kind == PP_BW : (p->kind == PP_B || p->kind == PP_W)) {
@@ -1723,7 +1746,8 @@ static pp_status pp__sweep_reorder(pp_schedule *s, const double *cap, int flags,
     for (i = 0; i < P; i++) {
         const pp_pass *p = &s->passes[i];
         if (p->stage == 0 && p->microbatch == 0 && p->kind != PP_F && p->kind != PP_W) warm_end = p->start;
-        if (p->stage == 0 && p->microbatch == n - 1 && p->kind == PP_F) cool_start = p->start;
+        if (p->stage == pp__route_first(S, n, s->copies, n - 1) && p->microbatch == n - 1 && p->kind == PP_F)
+            cool_start = p->start;
         refs[i].start = p->start;
         refs[i].dev = p->device;
         refs[i].idx = i;
@@ -1889,7 +1913,8 @@ static pp_status pp__reorder(pp_schedule *s, unsigned mask, double limit, char *
 
 /* ---- any per-device order ----------------------------------------------- */
 
-PP__DEF pp_status pp_sched_from_order(const pp_order *o, const pp_config *cfg, pp_schedule **out, char *err) {
+/* copies: 1, or 2 for two routes (ROUTES); only dualpipe passes 2. */
+static pp_status pp__from_order(const pp_order *o, const pp_config *cfg, int copies, pp_schedule **out, char *err) {
     pp_allocator al;
     pp_schedule *s;
     pp_status st;
@@ -1920,7 +1945,7 @@ PP__DEF pp_status pp_sched_from_order(const pp_order *o, const pp_config *cfg, p
         }
     }
     if (split < 0) { pp__err(err, "the order has no backward passes"); return PP_ERR_INVALID_ARG; }
-    P = S * n * (split ? 3 : 2);
+    P = S / copies * n * (split ? 3 : 2);
     if (o->count != P) {
         pp__err(err, "the order has %d passes, %d stages x %d microbatches need %d", o->count, S, n, P);
         return PP_ERR_INVALID_ARG;
@@ -1928,6 +1953,8 @@ PP__DEF pp_status pp_sched_from_order(const pp_order *o, const pp_config *cfg, p
     al = pp__allocator(cfg ? &cfg->allocator : NULL);
     s = pp__sched_alloc(&al, d, v, S, n, split, err, &st);
     if (!s) return st;
+    s->copies = copies;
+    s->num_passes = P;
     if (o->name) { strncpy(s->name, o->name, sizeof s->name - 1); s->name[sizeof s->name - 1] = 0; }
     s->placement = PP_PLACE_LOOPED;
     for (i = 0; i < S; i++) {
@@ -1956,9 +1983,11 @@ PP__DEF pp_status pp_sched_from_order(const pp_order *o, const pp_config *cfg, p
     for (i = 0; i < P; i++) {
         const pp_pass *p = &o->passes[i];
         int k;
-        if (p->stage < 0 || p->stage >= S || p->microbatch < 0 || p->microbatch >= n) {
-            pp__err(err, "pass %d: stage %d / microbatch %d out of range (stages %d, microbatches %d)", i, p->stage,
-                    p->microbatch, S, n);
+        if (p->stage < 0 || p->stage >= S || p->microbatch < 0 || p->microbatch >= n ||
+            p->stage < pp__route_first(S, n, copies, p->microbatch) ||
+            p->stage > pp__route_last(S, n, copies, p->microbatch)) {
+            pp__err(err, "pass %d: stage %d / microbatch %d out of range (stages %d, microbatches %d, %d route%s)", i,
+                    p->stage, p->microbatch, S, n, copies, copies > 1 ? "s" : "");
             st = PP_ERR_INVALID_ARG; break;
         }
         if (p->device != s->stage_device[p->stage]) {
@@ -1988,6 +2017,10 @@ PP__DEF pp_status pp_sched_from_order(const pp_order *o, const pp_config *cfg, p
     if (st != PP_OK) { pp_sched_free(s); return st; }
     *out = s;
     return PP_OK;
+}
+
+PP__DEF pp_status pp_sched_from_order(const pp_order *o, const pp_config *cfg, pp_schedule **out, char *err) {
+    return pp__from_order(o, cfg, 1, out, err);
 }
 
 /* ---- built-in building blocks ------------------------------------------- */
@@ -2525,20 +2558,26 @@ static pp_status pp__looped_bfs(const pp_config *cfg, int d, int v, int n, pp_sc
    times W, B0 (split); r+1 times W. A full backward here is B followed at
    once by W; a split one leaves W in a queue that the W steps take from,
    oldest first. DualPipe overlaps each F with the B it is paired with on
-   the GPU; this model runs them one after the other. Needs n >= 2d. */
+   the GPU; this model runs them one after the other. Needs n >= 2d.
+
+   DualPipe itself (DeepSeek-V3, Section 3.2.1; their dualpipe.py) runs the
+   same eight phases on each device with (d, r, n) replaced by (d/2,
+   h = min(r, d-1-r), n/2): DualPipeV is DualPipe folded in half. Its two
+   chunks are the two model copies: on devices r < d/2 chunk 0 is copy A's
+   stage r (fed from device 0) and chunk 1 copy B's (fed from device d-1);
+   devices r >= d/2 swap them. */
 typedef struct pp__dpv {
     pp_pass *ps;
-    int c, d, r, n, fwd[2], bwd[2], *wq, wh, wt; /* wq: [2n], deferred W as stage * n + mb */
+    int c, n, dev, stage[2], mb0[2], fwd[2], bwd[2], *wq, wh, wt; /* wq: [2n], deferred W as stage * n + mb */
 } pp__dpv;
 
 static void pp__dpv_emit(pp__dpv *D, pp_kind k, int stage, int mb) {
     pp_pass *p = &D->ps[D->c++];
-    p->device = D->r; p->stage = stage; p->microbatch = mb; p->kind = k; p->start = p->end = 0;
+    p->device = D->dev; p->stage = stage; p->microbatch = mb; p->kind = k; p->start = p->end = 0;
 }
-static int pp__dpv_stage(const pp__dpv *D, int chunk) { return chunk == 0 ? D->r : 2 * D->d - 1 - D->r; }
-static void pp__dpv_f(pp__dpv *D, int chunk) { pp__dpv_emit(D, PP_F, pp__dpv_stage(D, chunk), D->fwd[chunk]++); }
+static void pp__dpv_f(pp__dpv *D, int chunk) { pp__dpv_emit(D, PP_F, D->stage[chunk], D->mb0[chunk] + D->fwd[chunk]++); }
 static void pp__dpv_b(pp__dpv *D, int chunk, int split) {
-    int st = pp__dpv_stage(D, chunk), mb = D->bwd[chunk]++;
+    int st = D->stage[chunk], mb = D->mb0[chunk] + D->bwd[chunk]++;
     pp__dpv_emit(D, PP_B, st, mb);
     if (!split) pp__dpv_emit(D, PP_W, st, mb);
     else D->wq[D->wt++] = st * D->n + mb;
@@ -2548,14 +2587,48 @@ static void pp__dpv_w(pp__dpv *D) {
     pp__dpv_emit(D, PP_W, x / D->n, x % D->n);
 }
 
-static pp_status pp__dualpipev(const pp_config *cfg, int d, int n, pp_schedule **out, char *err) {
+/* The eight phases of one device: H = half the pipeline's length (DualPipeV:
+   d; DualPipe: d/2), r = the device's place in it, m = microbatches per chunk. */
+static void pp__dpv_device(pp__dpv *D, int H, int r, int m) {
+    int k;
+    D->fwd[0] = D->fwd[1] = D->bwd[0] = D->bwd[1] = 0;
+    D->wh = D->wt = 0;
+    for (k = 0; k < 2 * (H - r - 1); k++) pp__dpv_f(D, 0);                                 /* 1: F0 */
+    for (k = 0; k < r + 1; k++) { pp__dpv_f(D, 0); pp__dpv_f(D, 1); }                     /* 2: F0 F1 */
+    for (k = 0; k < H - r - 1; k++) { pp__dpv_b(D, 1, 1); pp__dpv_w(D); pp__dpv_f(D, 1); } /* 3 */
+    for (k = 0; k < m - 2 * H + r + 1; k++) {                                             /* 4: main */
+        pp__dpv_f(D, 0); pp__dpv_b(D, 1, 0);
+        pp__dpv_f(D, 1); pp__dpv_b(D, 0, 0);
+    }
+    for (k = 0; k < H - r - 1; k++) { pp__dpv_b(D, 1, 0); pp__dpv_f(D, 1); pp__dpv_b(D, 0, 0); } /* 5 */
+    {                                                                                     /* 6: B1 B0 */
+        int zb = 0, half = (r + 1) / 2;
+        for (k = 0; k < r + 1; k++) {
+            if (k == half && r % 2 == 1) zb = 1;
+            pp__dpv_b(D, 1, zb);
+            if (k == half && r % 2 == 0) zb = 1;
+            pp__dpv_b(D, 0, zb);
+        }
+    }
+    for (k = 0; k < H - r - 1; k++) { pp__dpv_w(D); pp__dpv_b(D, 0, 1); }                  /* 7: W B0 */
+    while (D->wh < D->wt) pp__dpv_w(D);                                                    /* 8: W */
+    PP_ASSERT(D->fwd[0] == m && D->fwd[1] == m && D->bwd[0] == m && D->bwd[1] == m);
+}
+
+/* dual = 0: dualpipe-v; 1: dualpipe (two copies, ROUTES). */
+static pp_status pp__dualpipe(const pp_config *cfg, int d, int n, int dual, pp_schedule **out, char *err) {
     pp_allocator al = pp__allocator(&cfg->allocator);
-    int S = 2 * d, P = S * n * 3, i, k;
+    int S = 2 * d, P = S / (dual ? 2 : 1) * n * 3, i;
     int *sd;
     pp__dpv *D;
     pp_order o;
     pp_status st;
-    if (n < 2 * d) {
+    if (dual && (d % 2 != 0 || n % 2 != 0 || n < 2 * d)) {
+        pp__err(err, "dualpipe needs an even number of devices and an even microbatches >= 2 x devices, got d=%d, "
+                     "n=%d; try d=%d, n=%d", d, n, d + d % 2, n < 2 * (d + d % 2) ? 2 * (d + d % 2) : n + n % 2);
+        return PP_ERR_INVALID_ARG;
+    }
+    if (!dual && n < 2 * d) {
         pp__err(err, "dualpipe-v needs microbatches >= 2 x devices, got n=%d, d=%d; try n=%d", n, d, 2 * d);
         return PP_ERR_INVALID_ARG;
     }
@@ -2569,37 +2642,27 @@ static pp_status pp__dualpipev(const pp_config *cfg, int d, int n, pp_schedule *
         pp__err(err, "out of memory");
         return PP_ERR_OUT_OF_MEMORY;
     }
-    D->c = 0; D->d = d; D->n = n;
+    D->c = 0; D->n = n;
+    /* both place stage s < d on device s and stage s >= d on 2d-1-s: for
+       dualpipe, stages d..2d-1 are copy B's stages 0..d-1 */
     for (i = 0; i < S; i++) sd[i] = pp__place(PP_PLACE_VSHAPE, d, i);
-    for (D->r = 0; D->r < d; D->r++) {
-        int r = D->r;
-        D->fwd[0] = D->fwd[1] = D->bwd[0] = D->bwd[1] = 0;
-        D->wh = D->wt = 0;
-        for (k = 0; k < 2 * (d - r - 1); k++) pp__dpv_f(D, 0);                       /* 1: F0 */
-        for (k = 0; k < r + 1; k++) { pp__dpv_f(D, 0); pp__dpv_f(D, 1); }           /* 2: F0 F1 */
-        for (k = 0; k < d - r - 1; k++) { pp__dpv_b(D, 1, 1); pp__dpv_w(D); pp__dpv_f(D, 1); } /* 3 */
-        for (k = 0; k < n - 2 * d + r + 1; k++) {                                   /* 4: main */
-            pp__dpv_f(D, 0); pp__dpv_b(D, 1, 0);
-            pp__dpv_f(D, 1); pp__dpv_b(D, 0, 0);
+    for (D->dev = 0; D->dev < d; D->dev++) {
+        int r = D->dev;
+        if (!dual) {
+            D->stage[0] = r; D->stage[1] = 2 * d - 1 - r;
+            D->mb0[0] = D->mb0[1] = 0;
+            pp__dpv_device(D, d, r, n);
+        } else {
+            int second = r >= d / 2; /* chunk c is copy c ^ second */
+            D->stage[second] = r; D->mb0[second] = 0;                     /* copy A */
+            D->stage[!second] = 2 * d - 1 - r; D->mb0[!second] = n / 2;   /* copy B */
+            pp__dpv_device(D, d / 2, second ? d - 1 - r : r, n / 2);
         }
-        for (k = 0; k < d - r - 1; k++) { pp__dpv_b(D, 1, 0); pp__dpv_f(D, 1); pp__dpv_b(D, 0, 0); } /* 5 */
-        {                                                                           /* 6: B1 B0 */
-            int zb = 0, half = (r + 1) / 2;
-            for (k = 0; k < r + 1; k++) {
-                if (k == half && r % 2 == 1) zb = 1;
-                pp__dpv_b(D, 1, zb);
-                if (k == half && r % 2 == 0) zb = 1;
-                pp__dpv_b(D, 0, zb);
-            }
-        }
-        for (k = 0; k < d - r - 1; k++) { pp__dpv_w(D); pp__dpv_b(D, 0, 1); }        /* 7: W B0 */
-        while (D->wh < D->wt) pp__dpv_w(D);                                          /* 8: W */
-        PP_ASSERT(D->fwd[0] == n && D->fwd[1] == n && D->bwd[0] == n && D->bwd[1] == n);
     }
     PP_ASSERT(D->c == P);
-    o.name = "dualpipe-v";
+    o.name = dual ? "dualpipe" : "dualpipe-v";
     o.devices = d; o.stages = S; o.microbatches = n; o.stage_device = sd; o.passes = D->ps; o.count = P;
-    st = pp_sched_from_order(&o, cfg, out, err);
+    st = pp__from_order(&o, cfg, dual ? 2 : 1, out, err);
     pp__mfree(&al, D->ps); pp__mfree(&al, D->wq); pp__mfree(&al, D); pp__mfree(&al, sd);
     return st;
 }
@@ -2608,7 +2671,8 @@ static pp_status pp__dualpipev(const pp_config *cfg, int d, int n, pp_schedule *
 
 enum {
     PP__GPIPE, PP__1F1B, PP__EAGER, PP__INTERLEAVED, PP__INTERLEAVED_U, PP__ZBH1, PP__ZBH2, PP__1F1BV, PP__VMIN,
-    PP__VHALF, PP__VZB, PP__1F1BR, PP__VAUTO, PP__ZBAUTO, PP__ZB1P, PP__ZB2P, PP__LOOPEDBFS, PP__DUALPIPEV, PP__NSCHED
+    PP__VHALF, PP__VZB, PP__1F1BR, PP__VAUTO, PP__ZBAUTO, PP__ZB1P, PP__ZB2P, PP__LOOPEDBFS, PP__DUALPIPEV, PP__DUALPIPE,
+    PP__NSCHED
 };
 
 static const pp_sched_info pp__infos[PP__NSCHED] = {
@@ -2630,6 +2694,7 @@ static const pp_sched_info pp__infos[PP__NSCHED] = {
     {"zb-2p", "zb-auto at twice 1F1B's memory (limit 2d)"},
     {"looped-bfs", "looped placement, breadth-first: every forward of a chunk before the next (PyTorch's LoopedBFS)"},
     {"dualpipe-v", "DeepSeek's DualPipeV: V placement, F/B pairs (run in sequence here); needs n >= 2d"},
+    {"dualpipe", "DeepSeek's DualPipe: two model copies fed from both ends, half the microbatches each; even d, even n >= 2d"},
 };
 
 PP__DEF int pp_sched_count(void) { return PP__NSCHED; }
@@ -2667,7 +2732,7 @@ PP__DEF pp_status pp_sched_build(const pp_config *cfg, pp_schedule **out, char *
     if (id == PP__NSCHED) {
         pp__err(err, "unknown schedule '%.40s'; known: gpipe, 1f1b, eager-1f1b, interleaved-1f1b, "
                      "interleaved-1f1b-u, zb-h1, zb-h2, 1f1b-v, v-min, v-half, v-zb, 1f1b-r, v-auto, zb-auto, "
-                     "zb-1p, zb-2p, looped-bfs, dualpipe-v", name);
+                     "zb-1p, zb-2p, looped-bfs, dualpipe-v, dualpipe", name);
         return PP_ERR_UNKNOWN_SCHEDULE;
     }
     name = pp__infos[id].name;
@@ -2689,6 +2754,7 @@ PP__DEF pp_status pp_sched_build(const pp_config *cfg, pp_schedule **out, char *
         if (v < 2) { pp__err(err, "%s needs chunks >= 2 (chunks = 1 is plain 1f1b), got %d", name, v); return PP_ERR_INVALID_ARG; }
         break;
     case PP__1F1BV: case PP__VMIN: case PP__VHALF: case PP__VZB: case PP__VAUTO: case PP__DUALPIPEV:
+    case PP__DUALPIPE:
         v = cfg->chunks ? cfg->chunks : 2;
         if (v != 2) { pp__err(err, "%s is a V-shape schedule and needs chunks = 2, got %d", name, v); return PP_ERR_INVALID_ARG; }
         if (d < 2) { pp__err(err, "%s needs devices >= 2, got %d", name, d); return PP_ERR_INVALID_ARG; }
@@ -2748,7 +2814,8 @@ PP__DEF pp_status pp_sched_build(const pp_config *cfg, pp_schedule **out, char *
         st = pp__interleaved_uniform_block(d, v, &al, &blk, err);
         break;
     case PP__DUALPIPEV:
-        st = pp__dualpipev(cfg, d, n, &s, err);
+    case PP__DUALPIPE:
+        st = pp__dualpipe(cfg, d, n, id == PP__DUALPIPE, &s, err);
         break;
     case PP__LOOPEDBFS:
         st = pp__looped_bfs(cfg, d, v, n, &s, err);
@@ -2782,7 +2849,7 @@ PP__DEF pp_status pp_sched_build(const pp_config *cfg, pp_schedule **out, char *
     }
     /* the classic schedules are defined by their order: they are not reordered */
     if (st == PP_OK && !cfg->no_reorder && id != PP__GPIPE && id != PP__1F1B && id != PP__EAGER &&
-        id != PP__INTERLEAVED && id != PP__1F1BR && id != PP__LOOPEDBFS && id != PP__DUALPIPEV && id != PP__VAUTO && id != PP__ZBAUTO && id != PP__ZB1P &&
+        id != PP__INTERLEAVED && id != PP__1F1BR && id != PP__LOOPEDBFS && id != PP__DUALPIPEV && id != PP__DUALPIPE && id != PP__VAUTO && id != PP__ZBAUTO && id != PP__ZB1P &&
         id != PP__ZB2P) /* the adaptive ones reorder their candidates themselves */
         st = pp_reorder(s, err);
     if (st == PP_OK) {
@@ -2807,7 +2874,7 @@ PP__DEF pp_status pp_sched_build(const pp_config *cfg, pp_schedule **out, char *
 /* ---- bounds and bubble growth (Appendix E) ------------------------------ */
 
 PP__DEF pp_status pp_sched_bounds(const pp_schedule *s, pp_bounds *out) {
-    int i, dev, S, equal = 1;
+    int i, dev, S, r, equal = 1;
     double peak = 0;
     if (!s || !out) return PP_ERR_INVALID_ARG;
     S = s->stages;
@@ -2818,19 +2885,26 @@ PP__DEF pp_status pp_sched_bounds(const pp_schedule *s, pp_bounds *out) {
         out->work = pp__max(out->work, w);
         peak = pp__max(peak, s->peak_memory[dev]);
     }
-    /* F of every stage, then the backward of every stage; the last W (split) */
-    for (i = 0; i < S; i++) {
-        out->path += s->stage_time[i * 4 + PP_F] + s->stage_time[i * 4 + (s->split_backward ? PP_B : PP_BW)];
-        if (i > 0 && s->stage_device[i] != s->stage_device[i - 1]) out->path += 2 * s->times.comm;
+    /* F of every stage, then the backward of every stage; the last W (split);
+       with two routes (copies = 2) the longer of the two */
+    for (r = 0; r < pp__copies(s->copies); r++) {
+        int j = r * (s->microbatches - 1), a = pp__route_first(S, s->microbatches, s->copies, j);
+        int z = pp__route_last(S, s->microbatches, s->copies, j);
+        double path = 0;
+        for (i = a; i <= z; i++) {
+            path += s->stage_time[i * 4 + PP_F] + s->stage_time[i * 4 + (s->split_backward ? PP_B : PP_BW)];
+            if (i > a && s->stage_device[i] != s->stage_device[i - 1]) path += 2 * s->times.comm;
+        }
+        if (s->split_backward) path += s->stage_time[a * 4 + PP_W];
+        out->path = pp__max(out->path, path);
     }
-    if (s->split_backward) out->path += s->stage_time[PP_W];
     out->appendix = -1;
     for (i = 0; i < S && equal; i++) {
         double f = s->stage_time[i * 4 + PP_F];
         equal = s->stage_time[i * 4 + PP_B] == f && s->stage_time[i * 4 + PP_W] == f && s->stage_memory[i] == 0.5 &&
                 f == s->stage_time[PP_F];
     }
-    if (s->placement == PP_PLACE_VSHAPE && s->split_backward && equal && s->times.comm == 0) {
+    if (s->placement == PP_PLACE_VSHAPE && s->copies != 2 && s->split_backward && equal && s->times.comm == 0) {
         double k = 2 * peak; /* chunk activations */
         if (k <= 2.0 * s->devices + 1e-9)
             out->appendix = (6.0 * s->microbatches + 6.0 * s->devices - 3 * k - 1) * s->stage_time[PP_F];
@@ -2953,8 +3027,9 @@ static int pp__cmp_comm(const void *pa, const void *pb) {
 
 /* The producer of pass p's cross-stage input: 1 and its (kind, stage), or 0. */
 static int pp__producer(const pp_schedule *s, const pp_pass *p, pp_kind *k, int *st) {
-    if (p->kind == PP_F && p->stage > 0) { *k = PP_F; *st = p->stage - 1; return 1; }
-    if ((p->kind == PP_B || p->kind == PP_BW) && p->stage < s->stages - 1) {
+    int S = s->stages, n = s->microbatches, j = p->microbatch;
+    if (p->kind == PP_F && p->stage > pp__route_first(S, n, s->copies, j)) { *k = PP_F; *st = p->stage - 1; return 1; }
+    if ((p->kind == PP_B || p->kind == PP_BW) && p->stage < pp__route_last(S, n, s->copies, j)) {
         *k = s->split_backward ? PP_B : PP_BW;
         *st = p->stage + 1;
         return 1;
@@ -3023,7 +3098,7 @@ PP__DEF pp_status pp_sched_lower(const pp_schedule *s, pp_program **out, char *e
         goto oom;
     }
     memset(pr, 0, total);
-    pr->devices = d; pr->stages = S; pr->microbatches = n; pr->num_ops = nops;
+    pr->devices = d; pr->stages = S; pr->microbatches = n; pr->num_ops = nops; pr->copies = pp__copies(s->copies);
     pr->ops = (pp_op *)((char *)pr + off_ops);
     pr->device_start = (int *)((char *)pr + off_dstart);
     pr->slots = (int *)((char *)pr + off_slots);
@@ -3188,6 +3263,9 @@ PP__DEF pp_status pp_sched_check_deadlock(const pp_program *p, int *stuck, char 
         for (i = p->device_start[dev]; i < p->device_start[dev + 1]; i++) {
             const pp_op *op = &p->ops[i];
             int bad = op->stage < 0 || op->stage >= S || op->microbatch < 0 || op->microbatch >= n;
+            if (!bad && (op->stage < pp__route_first(S, n, p->copies, op->microbatch) ||
+                         op->stage > pp__route_last(S, n, p->copies, op->microbatch)))
+                bad = 1; /* a stage off the microbatch's route (copies = 2) */
             if (op->type == PP_OP_COMPUTE) bad |= (int)op->kind < 0 || (int)op->kind > 3;
             else if (op->type == PP_OP_SEND || op->type == PP_OP_RECV)
                 bad |= op->peer < 0 || op->peer >= d || op->peer == dev ||
@@ -3266,9 +3344,10 @@ PP__DEF pp_status pp_sched_check_deadlock(const pp_program *p, int *stuck, char 
                 int e = pp__group_end(p, dev, pc[dev]), all = 1, k;
                 if (op->type == PP_OP_COMPUTE) {
                     int s_ = op->stage, j = op->microbatch, ok = 1;
-                    if (op->kind == PP_F) ok = s_ == 0 || h[(0 * S + s_ - 1) * n + j];
+                    if (op->kind == PP_F) ok = s_ == pp__route_first(S, n, p->copies, j) || h[(0 * S + s_ - 1) * n + j];
                     else if (op->kind == PP_W) ok = h[(1 * S + s_) * n + j];
-                    else ok = h[(0 * S + s_) * n + j] && (s_ == S - 1 || h[(1 * S + s_ + 1) * n + j]);
+                    else ok = h[(0 * S + s_) * n + j] &&
+                              (s_ == pp__route_last(S, n, p->copies, j) || h[(1 * S + s_ + 1) * n + j]);
                     if (!ok) {
                         pp__op_text(op, a, sizeof a);
                         pp__err(err, "device %d runs %s (op %d) before its input is on the device", dev, a,
@@ -3632,6 +3711,10 @@ static void pp__plan_one(const pp_plan_request *r, int id, int pp, int tp, int d
              id == PP__DUALPIPEV;
     recompute = id == PP__1F1BR;
     S = pp * v;
+    if (id == PP__DUALPIPE) { /* its static bytes (two copies) and its split (d stages per copy) differ */
+        pp__cand_reason(c, "not evaluated: dualpipe keeps two copies of the parameters, which the planner does not model");
+        return;
+    }
     if (pp > 1024) { pp__cand_reason(c, "pp > 1024"); return; }
     if (S > items) {
         pp__cand_reason(c, "%d layers + embedding + head cannot fill %d stages", L, S);
@@ -3939,9 +4022,10 @@ PP__DEF void pp_sched_print_ascii(FILE *f, const pp_schedule *s, int color) {
         for (c = at; c < cols; c++) fprintf(f, "%.*s", cw + 1, "..........................");
         fprintf(f, "|\n");
     }
-    fprintf(f, "%s; lower case = odd chunk; . = idle\n",
+    fprintf(f, "%s; lower case = %s; . = idle\n",
             s->split_backward ? "F forward, B backward for input, W backward for weights"
-                              : "F forward, B backward (input and weights together)");
+                              : "F forward, B backward (input and weights together)",
+            s->copies == 2 ? "the second model copy (stages d..2d-1, microbatches n/2..n-1)" : "odd chunk");
     {
         pp_bounds lb;
         pp_sched_bounds(s, &lb);
@@ -3979,6 +4063,11 @@ PP__DEF void pp_sched_print_json(FILE *f, const pp_schedule *s) {
     pp__json_str(f, s->name);
     fprintf(f, ", \"devices\": %d, \"chunks\": %d, \"stages\": %d, \"microbatches\": %d,\n", s->devices, s->chunks,
             s->stages, s->microbatches);
+    if (s->copies == 2) /* only then, so one-copy output is unchanged */
+        fprintf(f, " \"copies\": 2, \"routes\": [{\"stages\": [0, %d], \"microbatches\": [0, %d]}, "
+                   "{\"stages\": [%d, %d], \"microbatches\": [%d, %d]}],\n",
+                s->stages / 2 - 1, s->microbatches / 2 - 1, s->stages / 2, s->stages - 1, s->microbatches / 2,
+                s->microbatches - 1);
     fprintf(f, " \"times\": {\"F\": %.12g, \"B\": %.12g, \"W\": %.12g, \"comm\": %.12g},\n", s->times.f, s->times.b,
             s->times.w, s->times.comm);
     fprintf(f, " \"makespan\": %.12g, \"bubble_rate\": %.12g,\n", s->makespan, s->bubble_rate);
@@ -4050,7 +4139,7 @@ static char pp__csv_letter(pp_kind k) { return k == PP_F ? 'F' : k == PP_B ? 'I'
 
 PP__DEF const char *pp_sched_torchtitan_schedule(const pp_schedule *s) {
     int i, looped = 1, vshape = 1;
-    if (!s || s->devices < 1) return NULL;
+    if (!s || s->devices < 1 || s->copies == 2) return NULL;
     for (i = 0; i < s->stages; i++) {
         if (s->stage_device[i] != i % s->devices) looped = 0;
         if (s->stages != 2 * s->devices || s->stage_device[i] != pp__place(PP_PLACE_VSHAPE, s->devices, i)) vshape = 0;
@@ -4639,6 +4728,12 @@ PP__DEF pp_status pp_sched_print_csv(FILE *f, const pp_schedule *s, char *err) {
     int *col, ncols = 0, dev, i;
     pp_status st;
     if (!f || !s) { pp__err(err, "pp_sched_print_csv: file and schedule must not be NULL"); return PP_ERR_INVALID_ARG; }
+    if (s->copies == 2) {
+        pp__err(err, "%s runs two model copies, each on half the microbatches; PyTorch's schedule CSV has one "
+                     "route (every stage runs every microbatch) and cannot express it: use --format json or trace",
+                s->name);
+        return PP_ERR_INVALID_ARG;
+    }
     al = s->allocator;
     col = (int *)pp__malloc(&al, pp__size((size_t)s->num_passes, sizeof(int)));
     if (!col) { pp__err(err, "out of memory writing the CSV"); return PP_ERR_OUT_OF_MEMORY; }

@@ -39,28 +39,37 @@ typedef struct expect {
     pp_placement placement;
     int split, chunks;
     int recompute; /* 1F1B-R: BW redoes F (Chen et al. 2016) */
+    int copies;    /* DualPipe (DeepSeek-V3, Section 3.2.1): 2 model copies, stages d..2d-1 are the
+                      second, fed from the last device; microbatches n/2..n-1 run through it */
 } expect;
 
 static const expect g_expect[] = {
-    {"gpipe", PP_PLACE_SEQUENTIAL, 0, 1, 0},
-    {"1f1b", PP_PLACE_SEQUENTIAL, 0, 1, 0},
-    {"eager-1f1b", PP_PLACE_SEQUENTIAL, 0, 1, 0},
-    {"interleaved-1f1b", PP_PLACE_LOOPED, 0, 2, 0},
-    {"interleaved-1f1b-u", PP_PLACE_LOOPED, 0, 2, 0},
-    {"zb-h1", PP_PLACE_SEQUENTIAL, 1, 1, 0},
-    {"zb-h2", PP_PLACE_SEQUENTIAL, 1, 1, 0},
-    {"1f1b-v", PP_PLACE_VSHAPE, 0, 2, 0},
-    {"v-min", PP_PLACE_VSHAPE, 1, 2, 0},
-    {"v-half", PP_PLACE_VSHAPE, 1, 2, 0},
-    {"v-zb", PP_PLACE_VSHAPE, 1, 2, 0},
-    {"1f1b-r", PP_PLACE_SEQUENTIAL, 0, 1, 1},
-    {"v-auto", PP_PLACE_VSHAPE, 1, 2, 0},
-    {"zb-auto", PP_PLACE_SEQUENTIAL, 1, 1, 0},
-    {"zb-1p", PP_PLACE_SEQUENTIAL, 1, 1, 0},
-    {"zb-2p", PP_PLACE_SEQUENTIAL, 1, 1, 0},
-    {"looped-bfs", PP_PLACE_LOOPED, 0, 2, 0},
-    {"dualpipe-v", PP_PLACE_VSHAPE, 1, 2, 0},
+    {"gpipe", PP_PLACE_SEQUENTIAL, 0, 1, 0, 1},
+    {"1f1b", PP_PLACE_SEQUENTIAL, 0, 1, 0, 1},
+    {"eager-1f1b", PP_PLACE_SEQUENTIAL, 0, 1, 0, 1},
+    {"interleaved-1f1b", PP_PLACE_LOOPED, 0, 2, 0, 1},
+    {"interleaved-1f1b-u", PP_PLACE_LOOPED, 0, 2, 0, 1},
+    {"zb-h1", PP_PLACE_SEQUENTIAL, 1, 1, 0, 1},
+    {"zb-h2", PP_PLACE_SEQUENTIAL, 1, 1, 0, 1},
+    {"1f1b-v", PP_PLACE_VSHAPE, 0, 2, 0, 1},
+    {"v-min", PP_PLACE_VSHAPE, 1, 2, 0, 1},
+    {"v-half", PP_PLACE_VSHAPE, 1, 2, 0, 1},
+    {"v-zb", PP_PLACE_VSHAPE, 1, 2, 0, 1},
+    {"1f1b-r", PP_PLACE_SEQUENTIAL, 0, 1, 1, 1},
+    {"v-auto", PP_PLACE_VSHAPE, 1, 2, 0, 1},
+    {"zb-auto", PP_PLACE_SEQUENTIAL, 1, 1, 0, 1},
+    {"zb-1p", PP_PLACE_SEQUENTIAL, 1, 1, 0, 1},
+    {"zb-2p", PP_PLACE_SEQUENTIAL, 1, 1, 0, 1},
+    {"looped-bfs", PP_PLACE_LOOPED, 0, 2, 0, 1},
+    {"dualpipe-v", PP_PLACE_VSHAPE, 1, 2, 0, 1},
+    {"dualpipe", PP_PLACE_VSHAPE, 1, 2, 0, 2},
 };
+
+/* The stages microbatch j runs through: all of them, or (two copies) its
+   copy's half, [first, last]. */
+static int route_first(const pp_schedule *s, int j) { return s->copies == 2 && j >= s->microbatches / 2 ? s->stages / 2 : 0; }
+static int route_last(const pp_schedule *s, int j) { return s->copies == 2 && j < s->microbatches / 2 ? s->stages / 2 - 1 : s->stages - 1; }
+static int on_route(const pp_schedule *s, int st, int j) { return st >= route_first(s, j) && st <= route_last(s, j); }
 
 /* The adaptive schedules search many blocks per build: the grid keeps them
    to small d and n (tests/test_auto.c checks them in depth). */
@@ -136,7 +145,7 @@ static int sim_peak(const pp_schedule *s, double *out) {
         double cur = 0, peak = 0;
         for (k = 0; k < S * n; k++) {
             int st = k / n;
-            if (s->stage_device[st] != i) continue;
+            if (s->stage_device[st] != i || !on_route(s, st, k % n)) continue;
             if (seen[k] != 3) ok = 0;
             ev[m].t = fstart[k], ev[m].is_alloc = 1, ev[m].amount = s->stage_memory[st], m++;
             ev[m].t = fend[k], ev[m].is_alloc = 0, ev[m].amount = s->stage_memory[st], m++;
@@ -169,7 +178,8 @@ static double max_of(const double *x, int n) {
    when good, else 0 with why filled. */
 static int check_schedule(const pp_schedule *s, const pp_config *cfg, const expect *exp, char *why, size_t whylen) {
     int d = s->devices, n = s->microbatches, S = s->stages, v = s->chunks, P = s->num_passes;
-    int split = s->split_backward, i, k, st, j, ok = 0;
+    int split = s->split_backward, i, k, st, j, ok = 0, copies = exp && exp->copies ? exp->copies : 1;
+    double per_route_v; /* a microbatch's stages per device: a pass is t / that, an F allocates 1 / that */
     int *idx = NULL;
     double *peak = NULL, *peak2 = NULL;
     double busy = 0, mk = 0, comm;
@@ -190,23 +200,25 @@ static int check_schedule(const pp_schedule *s, const pp_config *cfg, const expe
         if (split != exp->split) FAILF("split_backward %d, the paper's is %d", split, exp->split);
         if (v != want_v) FAILF("chunks %d, expected %d", v, want_v);
     }
+    if (s->copies != copies) FAILF("copies %d, expected %d", s->copies, copies);
+    per_route_v = (double)v / copies;
     if (!near(s->times.f, t.f) || !near(s->times.b, t.b) || !near(s->times.w, t.w) || !near(s->times.comm, t.comm))
         FAILF("resolved times (%g,%g,%g,%g), expected (%g,%g,%g,%g)", s->times.f, s->times.b, s->times.w,
               s->times.comm, t.f, t.b, t.w, t.comm);
-    if (P != S * n * (split ? 3 : 2)) FAILF("num_passes %d, expected %d", P, S * n * (split ? 3 : 2));
+    if (P != S / copies * n * (split ? 3 : 2)) FAILF("num_passes %d, expected %d", P, S / copies * n * (split ? 3 : 2));
     if (s->device_start[0] != 0 || s->device_start[d] != P) FAILF("device_start[0]=%d, [d]=%d", s->device_start[0], s->device_start[d]);
 
     /* placement rule and per-stage durations/memory from the docs: a chunk
        pass takes t/v, a chunk's F allocates 1/v unit; stage_times override. */
     for (st = 0; st < S; st++) {
-        double want_f, want_b, want_w, want_mem = 1.0 / v;
+        double want_f, want_b, want_w, want_mem = 1.0 / per_route_v;
         if (s->stage_device[st] != placement_device(s->placement, st, d))
             FAILF("stage %d on device %d, %s placement says %d", st, s->stage_device[st],
                   pp_placement_name(s->placement), placement_device(s->placement, st, d));
         if (cfg->stage_times) {
             want_f = cfg->stage_times[st].f, want_b = cfg->stage_times[st].b, want_w = cfg->stage_times[st].w;
         } else {
-            want_f = t.f / v, want_b = t.b / v, want_w = t.w / v;
+            want_f = t.f / per_route_v, want_b = t.b / per_route_v, want_w = t.w / per_route_v;
         }
         if (!near(s->stage_time[st * 4 + PP_F], want_f)) FAILF("stage %d F time %g, expected %g", st, s->stage_time[st * 4 + PP_F], want_f);
         if (split) {
@@ -230,6 +242,7 @@ static int check_schedule(const pp_schedule *s, const pp_config *cfg, const expe
             int kind = (int)p->kind;
             if (p->device != i) FAILF("pass %d in device %d's range has device %d", k, i, p->device);
             if (p->stage < 0 || p->stage >= S || p->microbatch < 0 || p->microbatch >= n) FAILF("pass %d: stage %d mb %d out of range", k, p->stage, p->microbatch);
+            if (!on_route(s, p->stage, p->microbatch)) FAILF("pass %d: stage %d is not on microbatch %d's route", k, p->stage, p->microbatch);
             if (split ? (kind != PP_F && kind != PP_B && kind != PP_W) : (kind != PP_F && kind != PP_BW))
                 FAILF("pass %d: kind %d not allowed (split_backward=%d)", k, kind, split);
             if (p->device != s->stage_device[p->stage]) FAILF("%s(%d,%d) on device %d, stage lives on %d", pp_kind_name(p->kind), p->stage, p->microbatch, p->device, s->stage_device[p->stage]);
@@ -252,16 +265,17 @@ static int check_schedule(const pp_schedule *s, const pp_config *cfg, const expe
         for (j = 0; j < n; j++) {
             const int bk = split ? PP_B : PP_BW;
             const pp_pass *f, *b;
+            if (!on_route(s, st, j)) continue;
             if (idx[(st * n + j) * 4 + PP_F] < 0 || idx[(st * n + j) * 4 + bk] < 0 || (split && idx[(st * n + j) * 4 + PP_W] < 0))
                 FAILF("stage %d mb %d misses a pass", st, j);
             f = &s->passes[idx[(st * n + j) * 4 + PP_F]];
             b = &s->passes[idx[(st * n + j) * 4 + bk]];
-            if (st > 0) {
+            if (st > route_first(s, j)) {
                 const pp_pass *fp = &s->passes[idx[((st - 1) * n + j) * 4 + PP_F]];
                 double c = fp->device != f->device ? comm : 0;
                 if (f->start < fp->end + c - 1e-9) FAILF("F(%d,%d) starts %g, F(%d,%d) ends %g (+comm %g)", st, j, f->start, st - 1, j, fp->end, c);
             }
-            if (st < S - 1) {
+            if (st < route_last(s, j)) {
                 const pp_pass *bn = &s->passes[idx[((st + 1) * n + j) * 4 + bk]];
                 double c = bn->device != b->device ? comm : 0;
                 if (b->start < bn->end + c - 1e-9) FAILF("%s(%d,%d) starts %g, %s(%d,%d) ends %g (+comm %g)", pp_kind_name(b->kind), st, j, b->start, pp_kind_name(bn->kind), st + 1, j, bn->end, c);
@@ -311,7 +325,7 @@ static int check_tight(const pp_schedule *s, char *why, size_t whylen) {
     for (k = 0; k < S * n * 4; k++) idx[k] = -1;
     for (k = 0; k < s->num_passes; k++) idx[(s->passes[k].stage * n + s->passes[k].microbatch) * 4 + s->passes[k].kind] = k;
     for (k = 0; k < S * n; k++)
-        if (idx[k * 4 + PP_F] < 0 || idx[k * 4 + bk] < 0 || (split && idx[k * 4 + PP_W] < 0)) {
+        if (on_route(s, k / n, k % n) && (idx[k * 4 + PP_F] < 0 || idx[k * 4 + bk] < 0 || (split && idx[k * 4 + PP_W] < 0))) {
             snprintf(why, whylen, "stage %d mb %d misses a pass", k / n, k % n);
             free(idx);
             return 0;
@@ -321,8 +335,8 @@ static int check_tight(const pp_schedule *s, char *why, size_t whylen) {
             const pp_pass *p = &s->passes[k];
             double ready = k > s->device_start[i] ? s->passes[k - 1].end : 0.0;
             const pp_pass *q = NULL;
-            if (p->kind == PP_F && p->stage > 0) q = &s->passes[idx[((p->stage - 1) * n + p->microbatch) * 4 + PP_F]];
-            if (p->kind == (pp_kind)bk) q = p->stage < S - 1 ? &s->passes[idx[((p->stage + 1) * n + p->microbatch) * 4 + bk]]
+            if (p->kind == PP_F && p->stage > route_first(s, p->microbatch)) q = &s->passes[idx[((p->stage - 1) * n + p->microbatch) * 4 + PP_F]];
+            if (p->kind == (pp_kind)bk) q = p->stage < route_last(s, p->microbatch) ? &s->passes[idx[((p->stage + 1) * n + p->microbatch) * 4 + bk]]
                                                           : &s->passes[idx[(p->stage * n + p->microbatch) * 4 + PP_F]];
             if (p->kind == PP_W) q = &s->passes[idx[(p->stage * n + p->microbatch) * 4 + PP_B]];
             if (q) {
@@ -489,7 +503,9 @@ static void test_grid(void) {
                            schedule of the paper has a reason to refuse (V needs d >= 2,
                            Megatron's interleaving needs n % d == 0, DualPipeV n >= 2d),
                            and 1F1B / GPipe accept everything. */
-                        int must_build = (d >= 2 && n % d == 0 && (n >= 2 * d || strcmp(info->name, "dualpipe-v"))) ||
+                        int dual = !strcmp(info->name, "dualpipe"); /* DualPipe: even d, even n >= 2d */
+                        int must_build = (d >= 2 && n % d == 0 && (n >= 2 * d || strncmp(info->name, "dualpipe", 8)) &&
+                                          (!dual || (d % 2 == 0 && n % 2 == 0))) ||
                                          !strcmp(info->name, "1f1b") || !strcmp(info->name, "gpipe");
                         check(&g, st == PP_ERR_INVALID_ARG && is_nonempty(err) && !must_build,
                               "%s d=%d n=%d times#%d: status %s (%s)", info->name, d, n, ti, pp_status_string(st), err);
@@ -595,7 +611,7 @@ static void test_interleaved_v3(void) {
     group g;
     int d, m;
     char err[PP_ERR_LEN], why[512];
-    expect e3 = {"interleaved-1f1b", PP_PLACE_LOOPED, 0, 3, 0};
+    expect e3 = {"interleaved-1f1b", PP_PLACE_LOOPED, 0, 3, 0, 1};
     group_begin(&g, "grid-interleaved-v3");
     for (d = 2; d <= 6; d += 2) {
         for (m = 1; m <= 4; m *= 2) {
@@ -1506,6 +1522,16 @@ static void test_csv_export_import(void) {
                     int dev, k, same = 1;
                     if (!s) continue;
                     built++;
+                    if (s->copies == 2) { /* two routes: PyTorch's CSV has one, the export refuses */
+                        FILE *nul = tmpfile();
+                        err[0] = '\0';
+                        check(&g, nul && pp_sched_print_csv(nul, s, err) == PP_ERR_INVALID_ARG &&
+                                      strstr(err, "cannot express") && (fseek(nul, 0, SEEK_END), ftell(nul) == 0),
+                              "%s d=%d n=%d: CSV export not refused cleanly (%s)", name, devs[a], mbs[b], err);
+                        if (nul) fclose(nul);
+                        pp_sched_free(s);
+                        continue;
+                    }
                     text = capture(s, 0, &len);
                     if (!check(&g, text != NULL, "%s: no CSV", name)) { pp_sched_free(s); continue; }
                     check(&g, csv_rules(text, len, s, why, sizeof why), "%s d=%d n=%d: %s", name, devs[a], mbs[b], why);
