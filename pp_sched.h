@@ -64,6 +64,16 @@ CONCEPTS
    deps        F(s,j) after F(s-1,j); B(S-1,j) after F(S-1,j);
                B(s,j) after B(s+1,j); W(s,j) after B(s,j). A device runs one
                pass at a time.
+   routes      every microbatch runs through stages 0..S-1, except in a
+               schedule with copies = 2 (dualpipe): two copies of the model,
+               stages d..2d-1 are the second copy's 0..d-1 (placed V-like:
+               device r holds copy A's stage r and copy B's stage d-1-r);
+               microbatches 0..n/2-1 run stages 0..d-1 only, n/2..n-1 run
+               d..2d-1 only, and the deps above hold within each route (F of
+               stage d has no predecessor, B of stage d-1 follows its own F).
+               A stage is then 1/d of the model: its pass takes t, its F
+               allocates 1 unit, and each device keeps 2/d of the parameters
+               (twice 1F1B's share; peak_memory counts activations only).
    bubble rate 1 - (sum of busy time over devices) / (d * makespan).
 
    building block   the passes of ONE microbatch laid out on a grid of unit
@@ -108,7 +118,7 @@ API (one line each; status-returning calls fill err[PP_ERR_LEN] on failure)
    pp_sched_print_ascii(f, s, color)   timeline like the paper's figures
    pp_sched_print_json(f, s)           one JSON object
    pp_program_print(f, prog)           one line per device: ops, groups in { }, slots
-   pp_sched_print_csv(f, s, err)       PyTorch compute_only schedule CSV, time-aligned
+   pp_sched_print_csv(f, s, err)       PyTorch compute_only schedule CSV, time-aligned (one route only)
    pp_sched_print_svg(f, s, flags, err)  SVG picture, time to scale (flags: PP_SVG_MEMORY)
    pp_sched_print_trace(f, s, err)     Chrome trace event JSON (chrome://tracing, Perfetto)
    pp_sched_from_csv(text, len, cfg, &s, err)  parse a PyTorch CSV, check, squeeze with cfg's times
@@ -231,13 +241,42 @@ DECISIONS (where the paper is ambiguous, what this file does)
      d and 2d: the names of the Zero Bubble paper's schedules, our search.
      A sequential block cannot go below d units at T = 3, so zb-auto needs
      mem_limit >= d.
-   - dualpipe-v: DeepSeek's DualPipeV phase by phase (see pp__dualpipev);
+   - dualpipe-v: DeepSeek's DualPipeV phase by phase (see pp__dualpipe);
      tests check it is PyTorch's ScheduleDualPipeV order pass for pass. The
      GPU overlaps each F with the B it is paired with; this model runs them
      in sequence, so its bubble here is not DualPipe's published
      (d/2-1)(F&B+B-3W). Memory: 2d+1 chunk activations = d + 1/2 units.
-     DualPipe itself (two model copies fed from both ends) needs a second
-     route through the stages, which this model does not have yet.
+   - dualpipe (DeepSeek-V3 Section 3.2.1, their dualpipe.py): two routes
+     (ROUTES above: pp_schedule.copies = 2) rather than a new placement:
+     copy B's stages are stages d..2d-1 on V placement, so every printer,
+     the lowering and the runtime see ordinary stages; only the first and
+     last stage of a microbatch's route change. Order: DualPipeV's eight
+     phases with (d, r, n) -> (d/2, min(r, d-1-r), n/2), the two chunks
+     being the two copies (swapped on devices r >= d/2); tests check that
+     folding, device by device. Needs even d, even n >= 2d (dualpipe.py's
+     asserts). Microbatches 0..n/2-1 enter copy A at device 0, n/2..n-1
+     copy B at device d-1. Not reordered (published order).
+     Memory: d+1 units on every device (tests: d = 2..16, n = 2d and 8d),
+     DeepSeek's Table 2 "PP+1" in the same unit (one microbatch's
+     activation for one stage, 1/PP of the model, 1F1B = PP); parameters
+     2x (two stages of 1/d each), not in peak_memory. Bubble: Table 2 says
+     (PP/2-1)(F&B+B-3W) with F&B an overlapped F/B pair; we run the pair in
+     sequence (F&B = F+B) and measure makespan - n(F+B+W) per device:
+         F,B,W        d=4  published   d=8  published   d=16 published
+         1,1,1        1    0           3    0           7    0
+         1,2,1        2    2           8    6           20   14
+         1,1,0.5      1.5  1.5         4.5  4.5         10.5 10.5
+         1.3,1.1,0.7  1.7  1.4         5.1  4.2         11.9 9.8
+         2,1,1        2    1           6    3           14   7
+     the same at n = 2d and 8d (O(p)), 0 at d = 2, never below the formula
+     (tests check these three). The formula is not a bound for sequential
+     pairs in general (it goes negative when 3W > F+2B); we did not derive
+     ours in closed form. At d = 8, n = 32: 99 (unit) against dualpipe-v's
+     99.5, at 1/d more activation (d+1 against d+1/2 units).
+     PyTorch's schedule CSV has one route: pp_sched_print_csv refuses a
+     two-copy schedule; pp_sched_from_order and pp_sched_from_csv build
+     one-route schedules only; pp_plan does not evaluate dualpipe (its
+     static bytes would need the second copy).
    - Lower bounds: the busiest device's work and one microbatch's
      dependency path (every F, then every B or BW, 2 t_comm per device
      boundary, plus one W) hold for any times. Appendix E.2's 6n+6d-3k-1
@@ -390,6 +429,8 @@ REVISION HISTORY
           pictures, Chrome traces.
    next   (issue 7) planning: exact balanced partitions, memory in bytes,
           roofline pass times, pp_plan and ppsched plan.
+          (issue 3) dualpipe: two model copies as two routes through the
+          stages (pp_schedule.copies, pp_program.copies).
 */
 #ifndef PP_SCHED_H
 #define PP_SCHED_H
@@ -2624,8 +2665,8 @@ static pp_status pp__dualpipe(const pp_config *cfg, int d, int n, int dual, pp_s
     pp_order o;
     pp_status st;
     if (dual && (d % 2 != 0 || n % 2 != 0 || n < 2 * d)) {
-        pp__err(err, "dualpipe needs an even number of devices and an even microbatches >= 2 x devices, got d=%d, "
-                     "n=%d; try d=%d, n=%d", d, n, d + d % 2, n < 2 * (d + d % 2) ? 2 * (d + d % 2) : n + n % 2);
+        pp__err(err, "dualpipe needs an even number of devices and an even number of microbatches >= 2 x devices, "
+                     "got d=%d, n=%d; try d=%d, n=%d", d, n, d + d % 2, n < 2 * (d + d % 2) ? 2 * (d + d % 2) : n + n % 2);
         return PP_ERR_INVALID_ARG;
     }
     if (!dual && n < 2 * d) {
