@@ -259,20 +259,27 @@ DECISIONS (where the paper is ambiguous, what this file does)
      Memory: d+1 units on every device (tests: d = 2..16, n = 2d and 8d),
      DeepSeek's Table 2 "PP+1" in the same unit (one microbatch's
      activation for one stage, 1/PP of the model, 1F1B = PP); parameters
-     2x (two stages of 1/d each), not in peak_memory. Bubble: Table 2 says
-     (PP/2-1)(F&B+B-3W) with F&B an overlapped F/B pair; we run the pair in
-     sequence (F&B = F+B) and measure makespan - n(F+B+W) per device:
-         F,B,W        d=4  published   d=8  published   d=16 published
-         1,1,1        1    0           3    0           7    0
-         1,2,1        2    2           8    6           20   14
-         1,1,0.5      1.5  1.5         4.5  4.5         10.5 10.5
-         1.3,1.1,0.7  1.7  1.4         5.1  4.2         11.9 9.8
-         2,1,1        2    1           6    3           14   7
-     the same at n = 2d and 8d (O(p)), 0 at d = 2, never below the formula
-     (tests check these three). The formula is not a bound for sequential
-     pairs in general (it goes negative when 3W > F+2B); we did not derive
-     ours in closed form. At d = 8, n = 32: 99 (unit) against dualpipe-v's
-     99.5, at 1/d more activation (d+1 against d+1/2 units).
+     2x (two stages of 1/d each), not in peak_memory. Bubble: Table 2's F,
+     B, W are one stage's forward, FULL backward (our t_B + t_W) and
+     weight backward; read so, its 1F1B row (PP-1)(F+B) and ZB1P row
+     (PP-1)(F+B-2W) are exactly our 1f1b's and zb-h1's idle time per device
+     (makespan - n(t_F+t_B+t_W)); tests check both. Its DualPipe row
+     (PP/2-1)(F&B+B-3W) has F&B = an F and a B overlapped on the GPU; we
+     run the pair in sequence (F&B = F+B, so the row reads
+     (d/2-1)(t_F+2t_B-t_W)) and measure (our times t_F,t_B,t_W):
+         t_F,t_B,t_W  d=4  published   d=8  published   d=16 published
+         1,1,1        1    2           3    6           7    14
+         1,2,1        2    4           8    12          20   28
+         1,1,0.5      1.5  2.5         4.5  7.5         10.5 17.5
+         1.3,1.1,0.7  1.7  2.8         5.1  8.4         11.9 19.6
+         2,1,1        2    3           6    9           14   21
+     the same at n = 2d and 8d (O(p)), 0 at d = 2, at or below the formula
+     (tests check these three). Below it not by overlap but by order: the
+     formula is not a bound for sequential pairs in general (with t_W well
+     above t_B it drops below ours: 1000 of 3600 random cases, d up to 24,
+     were above it), and we found no closed form for ours. At d = 8, n = 32: 99
+     (unit) against dualpipe-v's 99.5, at 1/2 unit more activation (d+1
+     against d+1/2).
      PyTorch's schedule CSV has one route: pp_sched_print_csv refuses a
      two-copy schedule; pp_sched_from_order and pp_sched_from_csv build
      one-route schedules only; pp_plan does not evaluate dualpipe (its
