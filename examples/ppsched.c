@@ -720,9 +720,12 @@ int main(int argc, char **argv) {
         }
     }
 
-    if (print_schedule(s, format, color, svg_flags) != 0) {
-        pp_sched_free(s);
-        return 1;
+    {
+        int rc = print_schedule(s, format, color, svg_flags); /* 2: this format cannot express s */
+        if (rc != 0) {
+            pp_sched_free(s);
+            return rc;
+        }
     }
     fflush(stdout);
 

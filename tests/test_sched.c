@@ -1718,6 +1718,72 @@ static void test_svg_trace(void) {
     group_end(&g, "every built-in at d=4 n=8: one rectangle and one slice per pass, title and footer figures");
 }
 
+/* Two routes (copies = 2, dualpipe): a pass off its microbatch's route is
+   refused by the validator and by the deadlock checker; the JSON says
+   which stages and microbatches each copy has (and one-copy JSON does not
+   change); no torchtitan schedule places it. */
+static void test_routes(void) {
+    group g;
+    char err[PP_ERR_LEN];
+    pp_status st;
+    pp_schedule *s = build("dualpipe", 4, 8, mk_times(1, 1, 1, 0), 0, &st, err), *one = build("1f1b", 4, 8, mk_times(1, 1, 1, 0), 0, &st, err);
+    group_begin(&g, "routes (dualpipe: two model copies)");
+    if (check(&g, s && one, "build: %s", err)) {
+        int i;
+        pp_program *pr = NULL;
+        FILE *f;
+        check(&g, s->copies == 2 && one->copies == 1, "copies %d and %d", s->copies, one->copies);
+        check(&g, pp_sched_torchtitan_schedule(s) == NULL, "torchtitan schedule for two copies");
+        for (i = 0; i < s->num_passes; i++) { /* microbatch 0 (copy A) on copy B's stage 4: off its route */
+            pp_pass *p = &s->passes[i];
+            if (p->stage == 4 && p->microbatch == 4 && p->kind == PP_F) {
+                p->microbatch = 0;
+                check(&g, pp_sched_validate(s, err) == PP_ERR_INVALID_SCHEDULE && strstr(err, "runs stages 0..3 only"),
+                      "off-route pass not refused: %s", err);
+                p->microbatch = 4;
+                break;
+            }
+        }
+        check(&g, pp_sched_validate(s, err) == PP_OK, "restored: %s", err);
+        if (check(&g, pp_sched_lower(s, &pr, err) == PP_OK, "lower: %s", err)) {
+            check(&g, pr->copies == 2, "program copies %d", pr->copies);
+            check(&g, pp_sched_check_deadlock(pr, NULL, err) == PP_OK, "deadlock check: %s", err);
+            for (i = 0; i < pr->num_ops; i++)
+                if (pr->ops[i].type == PP_OP_COMPUTE && pr->ops[i].stage == 0) {
+                    int mb = pr->ops[i].microbatch;
+                    pr->ops[i].microbatch = 7; /* copy B's microbatch on copy A's stage */
+                    check(&g, pp_sched_check_deadlock(pr, NULL, err) == PP_ERR_INVALID_ARG, "off-route op not refused: %s", err);
+                    pr->ops[i].microbatch = mb;
+                    break;
+                }
+        }
+        pp_program_free(pr);
+        f = tmpfile();
+        if (check(&g, f != NULL, "tmpfile")) {
+            static char buf[1 << 16];
+            size_t len;
+            pp_sched_print_json(f, s);
+            rewind(f);
+            len = fread(buf, 1, sizeof buf - 1, f);
+            buf[len] = 0;
+            check(&g, strstr(buf, "\"copies\": 2, \"routes\": [{\"stages\": [0, 3], \"microbatches\": [0, 3]}, "
+                                  "{\"stages\": [4, 7], \"microbatches\": [4, 7]}]") != NULL, "JSON lacks the routes");
+            rewind(f);
+            pp_sched_print_json(f, one);
+            fflush(f);
+            len = (size_t)ftell(f);
+            rewind(f);
+            len = fread(buf, 1, len < sizeof buf - 1 ? len : sizeof buf - 1, f);
+            buf[len] = 0;
+            check(&g, strstr(buf, "copies") == NULL, "one-copy JSON mentions copies");
+            fclose(f);
+        }
+    }
+    pp_sched_free(s);
+    pp_sched_free(one);
+    group_end(&g, "off-route pass and op refused, JSON routes, no torchtitan placement");
+}
+
 int main(void) {
     test_grid();
     test_stage_times();
@@ -1732,6 +1798,7 @@ int main(void) {
     test_csv_export_import();
     test_csv_errors();
     test_svg_trace();
+    test_routes();
     printf("%d passed, %d failed\n", g_groups_passed, g_groups_failed);
     return g_groups_failed ? 1 : 0;
 }
