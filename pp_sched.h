@@ -240,7 +240,8 @@ DECISIONS (where the paper is ambiguous, what this file does)
      are taken when they fit and are shorter. zb-1p and zb-2p are zb-auto at
      d and 2d: the names of the Zero Bubble paper's schedules, our search.
      A sequential block cannot go below d units at T = 3, so zb-auto needs
-     mem_limit >= d.
+     mem_limit >= d (zb-min goes to about 2d/3 with two microbatches per
+     block, which zb-auto does not search).
    - dualpipe-v: DeepSeek's DualPipeV phase by phase (see pp__dualpipe);
      tests check it is PyTorch's ScheduleDualPipeV order pass for pass. The
      GPU overlaps each F with the B it is paired with; this model runs them
@@ -284,6 +285,27 @@ DECISIONS (where the paper is ambiguous, what this file does)
      two-copy schedule; pp_sched_from_order and pp_sched_from_csv build
      one-route schedules only; pp_plan does not evaluate dualpipe (its
      static bytes would need the second copy).
+   - zb-min (Appendix I, Fig. 16b; the figure was lost): "zero bubble ...
+     can support a minimum of 2/3 activation memory of 1F1B ... two
+     microbatches are included in a single building block to avoid
+     collision". Our block (see pp__zbmin_block): sequential, B/W split, F
+     and B chains of one cell per stage, T = 6 for two microbatches a and b,
+     b = a shifted by c cells. Why two: with one microbatch at T = 3, device
+     i's F (cell i) and B (cell 2d-2+t-i) meet mod 3 on every third device;
+     at T = 6 an odd 2d-2+t puts every F on cells of one parity and every B
+     on the other, so a pair fits with its two W in the two cells left. Of
+     c in 1..5, turns t0, t1 in 1..5 and both W orders, the least
+     steady-state peak is kept (in practice c = 2, t0 = t1 = 1, or c = 4,
+     t0 = 3, t1 = 1 when d = 0 mod 3). Measured (tests, d = 2..24): peak
+     min(n, ceil(2(d+1)/3)) units, so 2/3 of 1F1B's d as d grows (no gain
+     below d = 5: 1F1B holds d, this ceil(2(d+1)/3)); the stable phase has
+     no bubble at unit times and the makespan is below 1F1B's (d = 8, n =
+     32: 109 against 117; ZB-H1 103 at 1F1B's memory). Like V-Min, whose
+     offsets are as small, its bubble grows with n when F, B, W differ
+     (O(n) at 1.3,1.1,0.7: 130.3 against 1F1B's 120.9 at d = 8, n = 32).
+     It also shows that zb-auto's "not below d units" holds for ONE
+     microbatch per block only; zb-auto does not search two-microbatch
+     blocks (zb-min is separate).
    - Lower bounds: the busiest device's work and one microbatch's
      dependency path (every F, then every B or BW, 2 t_comm per device
      boundary, plus one W) hold for any times. Appendix E.2's 6n+6d-3k-1
@@ -2113,6 +2135,77 @@ static pp_status pp__linear_block(int d, int v, int split, const pp__linear *L, 
    from 0 here): a step of F0 or B1 that leaves device i uses f0/b1 when
    i+1 < K and f0k/b1k otherwise; a step of F1 or B0 that leaves device i
    uses f1/b0 when i < K and f1k/b0k otherwise. K = 0 is the uniform block. */
+/* Appendix I, Figure 16b (the figure was lost; see DECISIONS, zb-min):
+   sequential placement, B/W split, two microbatches a and b per block,
+   T = 6. a: F(i) at i, B(i) at 2d-2+t0-i (F and B chains of one cell per
+   stage, the turn t0 on the last device); b: the same shifted by c cells
+   with turn t1; each W in the first cell after its B that is free in the
+   repeat (a's first, or b's first). Per device a block fills all 6 cells,
+   so the stable phase has no bubble at unit times. Of the (c, t0, t1, W
+   order) that repeat without collision, the one with the least steady-state
+   peak (live microbatches at the worst cell, counted exactly over the
+   repeat, not Eq. 1's per-microbatch ceiling), then the least c+t0+t1, is
+   taken. */
+static int pp__zbmin_peak(const pp_block *b) {
+    int dev, t, j, k, worst = 0, T = b->interval;
+    for (dev = 0; dev < b->devices; dev++)
+        for (t = 0; t < T; t++) {
+            int live = 0;
+            for (j = 0; j < 2; j++) {
+                int i = dev * 2 + j, end = b->w[i] + 1 > b->b[i] + 1 ? b->w[i] + 1 : b->b[i] + 1;
+                for (k = (b->f[i] - t) / T - 1; t + k * T < end; k++)
+                    if (t + k * T >= b->f[i]) live++;
+            }
+            if (live > worst) worst = live;
+        }
+    return worst;
+}
+
+static pp_status pp__zbmin_block(int d, const pp_allocator *al, pp_block **out, char *err) {
+    pp_block *b = NULL, *best = NULL;
+    int c, t0, t1, wo, best_peak = 0, best_sum = 0;
+    pp_status st;
+    for (c = 1; c < 6; c++)
+        for (t0 = 1; t0 <= 5; t0++)
+            for (t1 = 1; t1 <= 5; t1++)
+                for (wo = 0; wo < 2; wo++) {
+                    int i, j, q, pk;
+                    if (!b) {
+                        st = pp_block_create(d, 1, PP_PLACE_SEQUENTIAL, 1, 2, al, &b, err);
+                        if (st != PP_OK) { pp_block_free(best); return st; }
+                        b->interval = 6;
+                    }
+                    for (i = 0; i < d; i++) {
+                        int used[6] = {0, 0, 0, 0, 0, 0};
+                        b->f[i * 2] = i;
+                        b->b[i * 2] = 2 * d - 2 + t0 - i;
+                        b->f[i * 2 + 1] = i + c;
+                        b->b[i * 2 + 1] = 2 * d - 2 + t1 - i + c;
+                        for (j = 0; j < 2; j++) { used[b->f[i * 2 + j] % 6] = 1; used[b->b[i * 2 + j] % 6] = 1; }
+                        for (q = 0; q < 2; q++) {
+                            int x;
+                            j = wo ? 1 - q : q;
+                            for (x = b->b[i * 2 + j] + 1; used[x % 6] && x < b->b[i * 2 + j] + 6; x++) {}
+                            used[x % 6] = 1; /* a full device collides; pp_block_check says so */
+                            b->w[i * 2 + j] = x;
+                        }
+                    }
+                    if (pp_block_check(b, NULL) != PP_OK) continue;
+                    pk = pp__zbmin_peak(b);
+                    if (!best || pk < best_peak || (pk == best_peak && c + t0 + t1 < best_sum)) {
+                        pp_block_free(best);
+                        best = b;
+                        b = NULL;
+                        best_peak = pk;
+                        best_sum = c + t0 + t1;
+                    }
+                }
+    pp_block_free(b);
+    if (!best) { pp__err(err, "zb-min: no block repeats without collision at d=%d", d); return PP_ERR_COLLISION; }
+    *out = best;
+    return PP_OK;
+}
+
 typedef struct pp__vblock {
     int f0, f1, b1, b0, a, b, c, bw_cells, split, gap_every, gap, phase;
     int K, f0k, f1k, b1k, b0k;
@@ -2720,7 +2813,7 @@ static pp_status pp__dualpipe(const pp_config *cfg, int d, int n, int dual, pp_s
 enum {
     PP__GPIPE, PP__1F1B, PP__EAGER, PP__INTERLEAVED, PP__INTERLEAVED_U, PP__ZBH1, PP__ZBH2, PP__1F1BV, PP__VMIN,
     PP__VHALF, PP__VZB, PP__1F1BR, PP__VAUTO, PP__ZBAUTO, PP__ZB1P, PP__ZB2P, PP__LOOPEDBFS, PP__DUALPIPEV, PP__DUALPIPE,
-    PP__NSCHED
+    PP__ZBMIN, PP__NSCHED
 };
 
 static const pp_sched_info pp__infos[PP__NSCHED] = {
@@ -2743,6 +2836,7 @@ static const pp_sched_info pp__infos[PP__NSCHED] = {
     {"looped-bfs", "looped placement, breadth-first: every forward of a chunk before the next (PyTorch's LoopedBFS)"},
     {"dualpipe-v", "DeepSeek's DualPipeV: V placement, F/B pairs (run in sequence here); needs n >= 2d"},
     {"dualpipe", "DeepSeek's DualPipe: two model copies fed from both ends, half the microbatches each; even d, even n >= 2d"},
+    {"zb-min", "zero bubble block with two microbatches per block: about 2/3 of 1F1B's memory (Appendix I, Fig. 16b)"},
 };
 
 PP__DEF int pp_sched_count(void) { return PP__NSCHED; }
@@ -2780,7 +2874,7 @@ PP__DEF pp_status pp_sched_build(const pp_config *cfg, pp_schedule **out, char *
     if (id == PP__NSCHED) {
         pp__err(err, "unknown schedule '%.40s'; known: gpipe, 1f1b, eager-1f1b, interleaved-1f1b, "
                      "interleaved-1f1b-u, zb-h1, zb-h2, 1f1b-v, v-min, v-half, v-zb, 1f1b-r, v-auto, zb-auto, "
-                     "zb-1p, zb-2p, looped-bfs, dualpipe-v, dualpipe", name);
+                     "zb-1p, zb-2p, looped-bfs, dualpipe-v, dualpipe, zb-min", name);
         return PP_ERR_UNKNOWN_SCHEDULE;
     }
     name = pp__infos[id].name;
@@ -2860,6 +2954,9 @@ PP__DEF pp_status pp_sched_build(const pp_config *cfg, pp_schedule **out, char *
     }
     case PP__INTERLEAVED_U:
         st = pp__interleaved_uniform_block(d, v, &al, &blk, err);
+        break;
+    case PP__ZBMIN:
+        st = pp__zbmin_block(d, &al, &blk, err);
         break;
     case PP__DUALPIPEV:
     case PP__DUALPIPE:

@@ -63,6 +63,7 @@ static const expect g_expect[] = {
     {"looped-bfs", PP_PLACE_LOOPED, 0, 2, 0, 1},
     {"dualpipe-v", PP_PLACE_VSHAPE, 1, 2, 0, 1},
     {"dualpipe", PP_PLACE_VSHAPE, 1, 2, 0, 2},
+    {"zb-min", PP_PLACE_SEQUENTIAL, 1, 1, 0, 1},
 };
 
 /* The stages microbatch j runs through: all of them, or (two copies) its
@@ -1784,6 +1785,57 @@ static void test_routes(void) {
     group_end(&g, "off-route pass and op refused, JSON routes, no torchtitan placement");
 }
 
+/* Appendix I, Figure 16b (zb-min): "the zero bubble pipeline schedules
+   ... can support a minimum of 2/3 activation memory of 1F1B, using the
+   building block shown in Figure 16b. Note that two microbatches are
+   included in a single building block"; "Both these schedules have lower
+   bubble rate than 1F1B". Our block: F and B chains of one cell per stage
+   (device 0 keeps a microbatch 2d+1 cells at least), two microbatches every
+   T = 6 cells: at most ceil(2(d+1)/3) units live (2/3 of 1F1B's d as d
+   grows), never more than 1F1B's d. Zero bubble in the stable phase: at
+   unit times two more microbatches add exactly their work (6) to the
+   makespan once n >= 2d. Shorter than 1F1B at unit times from d = 2. */
+static void test_zb_min(void) {
+    group g;
+    char err[PP_ERR_LEN], why[512];
+    pp_status st;
+    int d, n;
+    const expect *e = find_expect("zb-min");
+    group_begin(&g, "Appendix I, Fig. 16b: zb-min");
+    for (d = 1; d <= 24; d++)
+        for (n = 1; n <= 4 * d; n += n < 2 * d ? 1 : d) {
+            pp_schedule *s = build("zb-min", d, n, mk_times(1, 1, 1, 0), 0, &st, err), *s2, *o;
+            double *pk;
+            int i, bound = (2 * (d + 1) + 2) / 3;
+            if (!check(&g, s != NULL, "zb-min d=%d n=%d: %s", d, n, err)) continue;
+            why[0] = '\0';
+            {
+                pp_config cfg;
+                memset(&cfg, 0, sizeof cfg);
+                cfg.devices = d, cfg.microbatches = n;
+                check(&g, check_schedule(s, &cfg, e, why, sizeof why), "zb-min d=%d n=%d: %s", d, n, why);
+            }
+            pk = (double *)malloc(sizeof(double) * (size_t)d);
+            if (sim_peak(s, pk))
+                for (i = 0; i < d; i++)
+                    check(&g, pk[i] <= bound + 1e-9 && pk[i] <= d + 1e-9, "zb-min d=%d n=%d: device %d holds %g, ceil(2(d+1)/3) = %d",
+                          d, n, i, pk[i], bound);
+            free(pk);
+            s2 = build("zb-min", d, n + 2, mk_times(1, 1, 1, 0), 0, &st, err);
+            o = build("1f1b", d, n, mk_times(1, 1, 1, 0), 0, &st, err);
+            if (s2 && n >= 2 * d && d >= 2)
+                check(&g, near(s2->makespan - s->makespan, 6), "zb-min d=%d: n=%d -> %d adds %g, not 2 microbatches' work 6",
+                      d, n, n + 2, s2->makespan - s->makespan);
+            if (o && d >= 2 && n >= 2)
+                check(&g, s->makespan < o->makespan - 1e-9, "zb-min d=%d n=%d: makespan %g, 1F1B's %g", d, n, s->makespan, o->makespan);
+            if (o && d == 1) check(&g, near(s->makespan, o->makespan), "zb-min d=1 n=%d: %g, 1F1B %g", n, s->makespan, o->makespan);
+            pp_sched_free(s);
+            pp_sched_free(s2);
+            pp_sched_free(o);
+        }
+    group_end(&g, "d 1..24: at most ceil(2(d+1)/3) units (2/3 of 1F1B), no stable-phase bubble, shorter than 1F1B");
+}
+
 int main(void) {
     test_grid();
     test_stage_times();
@@ -1799,6 +1851,7 @@ int main(void) {
     test_csv_errors();
     test_svg_trace();
     test_routes();
+    test_zb_min();
     printf("%d passed, %d failed\n", g_groups_passed, g_groups_failed);
     return g_groups_failed ? 1 : 0;
 }
