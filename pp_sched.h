@@ -306,6 +306,32 @@ DECISIONS (where the paper is ambiguous, what this file does)
      It also shows that zb-auto's "not below d units" holds for ONE
      microbatch per block only; zb-auto does not search two-microbatch
      blocks (zb-min is separate).
+   - interleaved-1f1b-m (Appendix I, Fig. 16c; the figure was lost): "the
+     same bubble rate as Interleaved 1F1B but lower memory". A linear
+     interleaved block (see pp__interleaved_lowmem_block): v = 2, T = 6, F
+     one cell per stage, BW two cells per stage, turn 1; the F chain waits
+     gf cells where it wraps to chunk 1 and the BW chain gb = 4d-3 where it
+     wraps back to chunk 0. Why those: on device i the two F cells are
+     i and i+d+gf, the BW pairs start at 4d-3+gf-2i (chunk 1) and 2d+gb
+     later (chunk 0); they tile the 6 cells for every i only when
+     d+gf = 3 and 2d+gb = 3 (mod 6) and the turn is 1 (mod 3). gb = 4d-3
+     is the smallest gb = 3-2d (mod 6) that reached Megatron's makespan in a
+     search over gf, gb and the turn (d = 2..14); gf is searched at build
+     time (the first gf = (3-d mod 6) + 6j, j from where F(d) <= 1.9d, that reaches
+     Megatron's makespan at n = 2d, else the shortest; chunk 1 then starts
+     on device 0 at F(d) = 3, 3, 9, 9, 15, 15, 15, 15, 21, 21, 27, 27 for
+     d = 2..13, about 2.4d beyond: 57 at d = 24, 153 at d = 64). Measured
+     (tests: d = 2..12, n = 2d..8d, unit and 1,2,1 times): Megatron's
+     makespan exactly, below its (3d-1)/2 units on every device: d+1 at d
+     = 6..13 (d = 8: 9 against 11.5; interleaved-1f1b-u 15), about 1.2d at
+     d = 24..64 (28.5 and 76.5 against 35.5 and 95.5), and it takes any n.
+     At n = d it is longer than Megatron (warm-up), with comm its bubble
+     grows with n (d = 8, n = 32, 1.3,1.1,0.7,0.05: 118.4 against 111.55),
+     and at 1.3,1.1,0.7 with d = 3 too: the chains are tight, nothing
+     absorbs slack. A block search over single-microbatch looped blocks
+     whose offsets step by at most 5 extra cells (d = 3, 4, exhaustive)
+     found nothing at Megatron's makespan below Megatron's memory: the
+     gap gb = 4d-3 (more than T) is what it needs.
    - Lower bounds: the busiest device's work and one microbatch's
      dependency path (every F, then every B or BW, 2 t_comm per device
      boundary, plus one W) hold for any times. Appendix E.2's 6n+6d-3k-1
@@ -2617,6 +2643,61 @@ static pp_status pp__interleaved_uniform_block(int d, int v, const pp_allocator 
     return PP_OK;
 }
 
+/* Appendix I, Figure 16c (lost; see DECISIONS, interleaved-1f1b-m): the
+   linear interleaved block with v = 2, T = 6, one-cell F steps, two-cell
+   BW steps, turn 1, the chunk-1 -> chunk-0 wrap of the BW chain waiting
+   gb = 4d-3 cells and the chunk-0 -> chunk-1 wrap of the F chain waiting
+   gf = (3-d mod 6) + 6j cells (then F1 - F0 = 3 mod 6 on every device and
+   the two BW pairs fill the other four cells). j = j0 .. j0+d/6+4 is tried at
+   n0 = 2d microbatches with the configured times (repeat, squeeze,
+   reorder); the first j that reaches Megatron's makespan at n0 (its order
+   is built too) ends the search, else the shortest is taken (the makespan
+   is not monotone in j). A larger j only lengthens chunk 0's lifespan, so
+   the first is the least memory at that makespan. */
+static pp_status pp__interleaved_official(const pp_config *cfg, int d, int v, int n, pp_schedule **out, char *err);
+static pp_status pp__interleaved_lowmem_block(const pp_config *cfg, int d, const pp_allocator *al, pp_block **out,
+                                              char *err) {
+    pp_block *best = NULL;
+    pp_schedule *meg = NULL;
+    double best_mk = 0, target;
+    int j, jmax, n0 = 2 * d;
+    pp_status st0 = pp__interleaved_official(cfg, d, 2, n0, &meg, err);
+    if (st0 != PP_OK) return st0;
+    target = meg->makespan;
+    pp_sched_free(meg);
+    /* below j0 (chunk 1 starting before 1.9d on device 0) nothing reached
+       Megatron's makespan in our runs (d = 2..24, 32, 64; the first that
+       did started at 1.67d to 2.5d), so those builds are skipped */
+    j = (int)((0.9 * d - (double)(((3 - d) % 6 + 6) % 6)) / 6);
+    for (j = j < 0 ? 0 : j, jmax = j + d / 6 + 4; j <= jmax; j++) {
+        pp__linear L;
+        pp_block *b = NULL;
+        pp_schedule *s = NULL;
+        pp_status st;
+        memset(&L, 0, sizeof L);
+        L.fo = 1; L.turn = 1; L.bo = 2; L.bw_cells = 2; L.interval = 6;
+        L.gf = ((3 - d) % 6 + 6) % 6 + 6 * j;
+        L.gb = 4 * d - 3;
+        st = pp__linear_block(d, 2, 0, &L, al, &b, err);
+        if (st == PP_OK) st = pp__repeat(b, n0, NULL, cfg, 0, &s, err);
+        if (st == PP_OK) st = pp_squeeze(s, err);
+        if (st == PP_OK) st = pp_reorder(s, err);
+        if (st != PP_OK) { pp_sched_free(s); pp_block_free(b); pp_block_free(best); return st; }
+        if (best && s->makespan >= best_mk - PP__EPS * (1 + best_mk)) {
+            pp_sched_free(s);
+            pp_block_free(b);
+            continue;
+        }
+        pp_block_free(best);
+        best = b;
+        best_mk = s->makespan;
+        pp_sched_free(s);
+        if (best_mk <= target + PP__EPS * (1 + target)) break;
+    }
+    *out = best;
+    return PP_OK;
+}
+
 /* Megatron's interleaved 1F1B as a per-device order: microbatches go in
    groups of d; device i warms up with 2(d-i-1) + (v-1)d forwards. */
 static pp_status pp__interleaved_official(const pp_config *cfg, int d, int v, int n, pp_schedule **out, char *err) {
@@ -2813,7 +2894,7 @@ static pp_status pp__dualpipe(const pp_config *cfg, int d, int n, int dual, pp_s
 enum {
     PP__GPIPE, PP__1F1B, PP__EAGER, PP__INTERLEAVED, PP__INTERLEAVED_U, PP__ZBH1, PP__ZBH2, PP__1F1BV, PP__VMIN,
     PP__VHALF, PP__VZB, PP__1F1BR, PP__VAUTO, PP__ZBAUTO, PP__ZB1P, PP__ZB2P, PP__LOOPEDBFS, PP__DUALPIPEV, PP__DUALPIPE,
-    PP__ZBMIN, PP__NSCHED
+    PP__ZBMIN, PP__INTERLEAVED_M, PP__NSCHED
 };
 
 static const pp_sched_info pp__infos[PP__NSCHED] = {
@@ -2837,6 +2918,7 @@ static const pp_sched_info pp__infos[PP__NSCHED] = {
     {"dualpipe-v", "DeepSeek's DualPipeV: V placement, F/B pairs (run in sequence here); needs n >= 2d"},
     {"dualpipe", "DeepSeek's DualPipe: two model copies fed from both ends, half the microbatches each; even d, even n >= 2d"},
     {"zb-min", "zero bubble block with two microbatches per block: about 2/3 of 1F1B's memory (Appendix I, Fig. 16b)"},
+    {"interleaved-1f1b-m", "interleaved 1F1B's makespan (n >= 2d, no comm) at less memory, any n; v = 2 (Appendix I, Fig. 16c)"},
 };
 
 PP__DEF int pp_sched_count(void) { return PP__NSCHED; }
@@ -2874,7 +2956,7 @@ PP__DEF pp_status pp_sched_build(const pp_config *cfg, pp_schedule **out, char *
     if (id == PP__NSCHED) {
         pp__err(err, "unknown schedule '%.40s'; known: gpipe, 1f1b, eager-1f1b, interleaved-1f1b, "
                      "interleaved-1f1b-u, zb-h1, zb-h2, 1f1b-v, v-min, v-half, v-zb, 1f1b-r, v-auto, zb-auto, "
-                     "zb-1p, zb-2p, looped-bfs, dualpipe-v, dualpipe, zb-min", name);
+                     "zb-1p, zb-2p, looped-bfs, dualpipe-v, dualpipe, zb-min, interleaved-1f1b-m", name);
         return PP_ERR_UNKNOWN_SCHEDULE;
     }
     name = pp__infos[id].name;
@@ -2894,6 +2976,10 @@ PP__DEF pp_status pp_sched_build(const pp_config *cfg, pp_schedule **out, char *
     case PP__LOOPEDBFS:
         v = cfg->chunks ? cfg->chunks : 2;
         if (v < 2) { pp__err(err, "%s needs chunks >= 2 (chunks = 1 is plain 1f1b), got %d", name, v); return PP_ERR_INVALID_ARG; }
+        break;
+    case PP__INTERLEAVED_M:
+        v = cfg->chunks ? cfg->chunks : 2;
+        if (v != 2) { pp__err(err, "%s is built for chunks = 2 only, got %d", name, v); return PP_ERR_INVALID_ARG; }
         break;
     case PP__1F1BV: case PP__VMIN: case PP__VHALF: case PP__VZB: case PP__VAUTO: case PP__DUALPIPEV:
     case PP__DUALPIPE:
@@ -2957,6 +3043,9 @@ PP__DEF pp_status pp_sched_build(const pp_config *cfg, pp_schedule **out, char *
         break;
     case PP__ZBMIN:
         st = pp__zbmin_block(d, &al, &blk, err);
+        break;
+    case PP__INTERLEAVED_M:
+        st = pp__interleaved_lowmem_block(cfg, d, &al, &blk, err);
         break;
     case PP__DUALPIPEV:
     case PP__DUALPIPE:
@@ -3850,7 +3939,7 @@ static void pp__plan_one(const pp_plan_request *r, int id, int pp, int tp, int d
     c->dp = dp;
     c->mbs = mbs;
     c->microbatches = n;
-    v = (id == PP__INTERLEAVED || id == PP__INTERLEAVED_U || id == PP__LOOPEDBFS || id == PP__1F1BV ||
+    v = (id == PP__INTERLEAVED || id == PP__INTERLEAVED_U || id == PP__INTERLEAVED_M || id == PP__LOOPEDBFS || id == PP__1F1BV ||
          id == PP__VMIN || id == PP__VHALF || id == PP__VZB || id == PP__VAUTO || id == PP__DUALPIPEV) ? 2 : 1;
     vplace = id == PP__1F1BV || id == PP__VMIN || id == PP__VHALF || id == PP__VZB || id == PP__VAUTO ||
              id == PP__DUALPIPEV;

@@ -64,6 +64,7 @@ static const expect g_expect[] = {
     {"dualpipe-v", PP_PLACE_VSHAPE, 1, 2, 0, 1},
     {"dualpipe", PP_PLACE_VSHAPE, 1, 2, 0, 2},
     {"zb-min", PP_PLACE_SEQUENTIAL, 1, 1, 0, 1},
+    {"interleaved-1f1b-m", PP_PLACE_LOOPED, 0, 2, 0, 1},
 };
 
 /* The stages microbatch j runs through: all of them, or (two copies) its
@@ -1836,6 +1837,50 @@ static void test_zb_min(void) {
     group_end(&g, "d 1..24: at most ceil(2(d+1)/3) units (2/3 of 1F1B), no stable-phase bubble, shorter than 1F1B");
 }
 
+/* Appendix I, Figure 16c (interleaved-1f1b-m): "the same bubble rate as
+   Interleaved 1F1B but lower memory". Megatron's interleaved 1F1B (our
+   interleaved-1f1b, its published order) is the reference: at n = 2d, 3d,
+   4d, 8d, unit times and 1,2,1 (no comm), the same makespan, and every
+   device below Megatron's peak of (3d-1)/2 units (v = 2: device 0 warms up
+   with 3d-2 chunk forwards of half a unit, then holds one more). */
+static void test_interleaved_m(void) {
+    group g;
+    char err[PP_ERR_LEN], why[512];
+    pp_status st;
+    int d, k, t;
+    const expect *e = find_expect("interleaved-1f1b-m");
+    const pp_times times[2] = {{1, 1, 1, 0}, {1, 2, 1, 0}};
+    static const int mult[4] = {2, 3, 4, 8};
+    group_begin(&g, "Appendix I, Fig. 16c: interleaved-1f1b-m");
+    for (d = 2; d <= 12; d++)
+        for (k = 0; k < 4; k++)
+            for (t = 0; t < 2; t++) {
+                int n = mult[k] * d, i;
+                pp_schedule *s, *m;
+                if (d > 8 && k == 3) continue;
+                s = build("interleaved-1f1b-m", d, n, times[t], 0, &st, err);
+                m = build("interleaved-1f1b", d, n, times[t], 0, &st, err);
+                if (check(&g, s && m, "d=%d n=%d: %s", d, n, err)) {
+                    double *pk = (double *)malloc(sizeof(double) * (size_t)d);
+                    pp_config cfg;
+                    memset(&cfg, 0, sizeof cfg);
+                    cfg.devices = d, cfg.microbatches = n, cfg.times = times[t];
+                    why[0] = '\0';
+                    check(&g, check_schedule(s, &cfg, e, why, sizeof why), "d=%d n=%d: %s", d, n, why);
+                    check(&g, near(s->makespan, m->makespan), "d=%d n=%d times#%d: makespan %g, Megatron's %g", d, n, t,
+                          s->makespan, m->makespan);
+                    if (sim_peak(s, pk))
+                        for (i = 0; i < d; i++)
+                            check(&g, pk[i] < (3.0 * d - 1) / 2 - 1e-9, "d=%d n=%d: device %d holds %g, Megatron (3d-1)/2 = %g",
+                                  d, n, i, pk[i], (3.0 * d - 1) / 2);
+                    free(pk);
+                }
+                pp_sched_free(s);
+                pp_sched_free(m);
+            }
+    group_end(&g, "d 2..12, n 2d..8d, unit and 1,2,1 times: Megatron's makespan, every device below (3d-1)/2 units");
+}
+
 int main(void) {
     test_grid();
     test_stage_times();
@@ -1852,6 +1897,7 @@ int main(void) {
     test_svg_trace();
     test_routes();
     test_zb_min();
+    test_interleaved_m();
     printf("%d passed, %d failed\n", g_groups_passed, g_groups_failed);
     return g_groups_failed ? 1 : 0;
 }
