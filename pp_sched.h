@@ -199,7 +199,8 @@ DECISIONS (where the paper is ambiguous, what this file does)
      (checked for v = 2..4, d = 1..40, n = d, 2d, 3d) and it takes any n,
      but it holds more memory (2d-1 units at v = 2 against Megatron's
      (3d-1)/2): we could not reproduce the paper's "same memory" from the
-     text alone.
+     text alone. A uniform-repeat block with Megatron's makespan and LESS
+     memory does exist at v = 2, n >= 2d, no comm: interleaved-1f1b-m.
    - Reorder keeps "peak memory unchanged" as: the schedule's peak (its
      largest device) never rises, and no device goes above the larger of
      its own squeezed peak and its Eq. 1 bound. So simulated peak <= Eq. 1
@@ -485,7 +486,8 @@ REVISION HISTORY
    next   (issue 7) planning: exact balanced partitions, memory in bytes,
           roofline pass times, pp_plan and ppsched plan.
           (issue 3) dualpipe: two model copies as two routes through the
-          stages (pp_schedule.copies, pp_program.copies).
+          stages (pp_schedule.copies, pp_program.copies); Appendix I's
+          other blocks: zb-min (Fig. 16b), interleaved-1f1b-m (Fig. 16c).
 */
 #ifndef PP_SCHED_H
 #define PP_SCHED_H
