@@ -249,7 +249,7 @@ DECISIONS (where the paper is ambiguous, what this file does)
      in sequence, so its bubble here is not DualPipe's published
      (d/2-1)(F&B+B-3W). Memory: 2d+1 chunk activations = d + 1/2 units.
    - dualpipe (DeepSeek-V3 Section 3.2.1, their dualpipe.py): two routes
-     (ROUTES above: pp_schedule.copies = 2) rather than a new placement:
+     (routes in CONCEPTS: pp_schedule.copies = 2) rather than a new placement:
      copy B's stages are stages d..2d-1 on V placement, so every printer,
      the lowering and the runtime see ordinary stages; only the first and
      last stage of a microbatch's route change. Order: DualPipeV's eight
@@ -580,7 +580,7 @@ typedef struct pp_schedule {
     int devices, chunks, stages, microbatches;
     pp_placement placement;
     int split_backward;      /* 1: F, B, W passes; 0: F, BW */
-    int copies;              /* model copies, each its own route (see ROUTES): 1 (0 reads as 1): every
+    int copies;              /* model copies, each its own route (routes, CONCEPTS): 1 (0 reads as 1): every
                                 microbatch runs stages 0..S-1; 2 (dualpipe): microbatch j < n/2 runs
                                 stages 0..S/2-1, j >= n/2 runs S/2..S-1 */
     pp_times times;          /* as resolved (unit times when zero was given) */
@@ -891,7 +891,7 @@ static int pp__place(pp_placement p, int d, int s) {
     return s % d;
 }
 
-/* Routes (ROUTES in the docs): the first and last stage microbatch j runs
+/* Routes (routes in CONCEPTS): the first and last stage microbatch j runs
    through. copies == 2: j < n/2 runs stages [0, S/2), the others [S/2, S). */
 static int pp__route_first(int S, int n, int copies, int j) { return copies == 2 && j >= n / 2 ? S / 2 : 0; }
 static int pp__route_last(int S, int n, int copies, int j) { return copies == 2 && j < n / 2 ? S / 2 - 1 : S - 1; }
@@ -2011,7 +2011,7 @@ static pp_status pp__reorder(pp_schedule *s, unsigned mask, double limit, char *
 
 /* ---- any per-device order ----------------------------------------------- */
 
-/* copies: 1, or 2 for two routes (ROUTES); only dualpipe passes 2. */
+/* copies: 1, or 2 for two routes (routes in CONCEPTS); only dualpipe passes 2. */
 static pp_status pp__from_order(const pp_order *o, const pp_config *cfg, int copies, pp_schedule **out, char *err) {
     pp_allocator al;
     pp_schedule *s;
@@ -2839,7 +2839,7 @@ static void pp__dpv_device(pp__dpv *D, int H, int r, int m) {
     PP_ASSERT(D->fwd[0] == m && D->fwd[1] == m && D->bwd[0] == m && D->bwd[1] == m);
 }
 
-/* dual = 0: dualpipe-v; 1: dualpipe (two copies, ROUTES). */
+/* dual = 0: dualpipe-v; 1: dualpipe (two copies, routes in CONCEPTS). */
 static pp_status pp__dualpipe(const pp_config *cfg, int d, int n, int dual, pp_schedule **out, char *err) {
     pp_allocator al = pp__allocator(&cfg->allocator);
     int S = 2 * d, P = S / (dual ? 2 : 1) * n * 3, i;
