@@ -64,6 +64,16 @@ CONCEPTS
    deps        F(s,j) after F(s-1,j); B(S-1,j) after F(S-1,j);
                B(s,j) after B(s+1,j); W(s,j) after B(s,j). A device runs one
                pass at a time.
+   routes      every microbatch runs through stages 0..S-1, except in a
+               schedule with copies = 2 (dualpipe): two copies of the model,
+               stages d..2d-1 are the second copy's 0..d-1 (placed V-like:
+               device r holds copy A's stage r and copy B's stage d-1-r);
+               microbatches 0..n/2-1 run stages 0..d-1 only, n/2..n-1 run
+               d..2d-1 only, and the deps above hold within each route (F of
+               stage d has no predecessor, B of stage d-1 follows its own F).
+               A stage is then 1/d of the model: its pass takes t, its F
+               allocates 1 unit, and each device keeps 2/d of the parameters
+               (twice 1F1B's share; peak_memory counts activations only).
    bubble rate 1 - (sum of busy time over devices) / (d * makespan).
 
    building block   the passes of ONE microbatch laid out on a grid of unit
@@ -108,7 +118,7 @@ API (one line each; status-returning calls fill err[PP_ERR_LEN] on failure)
    pp_sched_print_ascii(f, s, color)   timeline like the paper's figures
    pp_sched_print_json(f, s)           one JSON object
    pp_program_print(f, prog)           one line per device: ops, groups in { }, slots
-   pp_sched_print_csv(f, s, err)       PyTorch compute_only schedule CSV, time-aligned
+   pp_sched_print_csv(f, s, err)       PyTorch compute_only schedule CSV, time-aligned (one route only)
    pp_sched_print_svg(f, s, flags, err)  SVG picture, time to scale (flags: PP_SVG_MEMORY)
    pp_sched_print_trace(f, s, err)     Chrome trace event JSON (chrome://tracing, Perfetto)
    pp_sched_from_csv(text, len, cfg, &s, err)  parse a PyTorch CSV, check, squeeze with cfg's times
@@ -189,7 +199,8 @@ DECISIONS (where the paper is ambiguous, what this file does)
      (checked for v = 2..4, d = 1..40, n = d, 2d, 3d) and it takes any n,
      but it holds more memory (2d-1 units at v = 2 against Megatron's
      (3d-1)/2): we could not reproduce the paper's "same memory" from the
-     text alone.
+     text alone. A uniform-repeat block with Megatron's makespan and LESS
+     memory does exist at v = 2, n >= 2d, no comm: interleaved-1f1b-m.
    - Reorder keeps "peak memory unchanged" as: the schedule's peak (its
      largest device) never rises, and no device goes above the larger of
      its own squeezed peak and its Eq. 1 bound. So simulated peak <= Eq. 1
@@ -230,14 +241,98 @@ DECISIONS (where the paper is ambiguous, what this file does)
      are taken when they fit and are shorter. zb-1p and zb-2p are zb-auto at
      d and 2d: the names of the Zero Bubble paper's schedules, our search.
      A sequential block cannot go below d units at T = 3, so zb-auto needs
-     mem_limit >= d.
-   - dualpipe-v: DeepSeek's DualPipeV phase by phase (see pp__dualpipev);
+     mem_limit >= d (zb-min goes to about 2d/3 with two microbatches per
+     block, which zb-auto does not search).
+   - dualpipe-v: DeepSeek's DualPipeV phase by phase (see pp__dualpipe);
      tests check it is PyTorch's ScheduleDualPipeV order pass for pass. The
      GPU overlaps each F with the B it is paired with; this model runs them
      in sequence, so its bubble here is not DualPipe's published
      (d/2-1)(F&B+B-3W). Memory: 2d+1 chunk activations = d + 1/2 units.
-     DualPipe itself (two model copies fed from both ends) needs a second
-     route through the stages, which this model does not have yet.
+   - dualpipe (DeepSeek-V3 Section 3.2.1, their dualpipe.py): two routes
+     (routes in CONCEPTS: pp_schedule.copies = 2) rather than a new placement:
+     copy B's stages are stages d..2d-1 on V placement, so every printer,
+     the lowering and the runtime see ordinary stages; only the first and
+     last stage of a microbatch's route change. Order: DualPipeV's eight
+     phases with (d, r, n) -> (d/2, min(r, d-1-r), n/2), the two chunks
+     being the two copies (swapped on devices r >= d/2); tests check that
+     folding, device by device. Needs even d, even n >= 2d (dualpipe.py's
+     asserts). Microbatches 0..n/2-1 enter copy A at device 0, n/2..n-1
+     copy B at device d-1. Not reordered (published order).
+     Memory: d+1 units on every device (tests: d = 2..16, n = 2d and 8d),
+     DeepSeek's Table 2 "PP+1" in the same unit (one microbatch's
+     activation for one stage, 1/PP of the model, 1F1B = PP); parameters
+     2x (two stages of 1/d each), not in peak_memory. Bubble: Table 2's F,
+     B, W are one stage's forward, FULL backward (our t_B + t_W) and
+     weight backward; read so, its 1F1B row (PP-1)(F+B) and ZB1P row
+     (PP-1)(F+B-2W) are exactly our 1f1b's and zb-h1's idle time per device
+     (makespan - n(t_F+t_B+t_W)); tests check both. Its DualPipe row
+     (PP/2-1)(F&B+B-3W) has F&B = an F and a B overlapped on the GPU; we
+     run the pair in sequence (F&B = F+B, so the row reads
+     (d/2-1)(t_F+2t_B-t_W)) and measure (our times t_F,t_B,t_W):
+         t_F,t_B,t_W  d=4  published   d=8  published   d=16 published
+         1,1,1        1    2           3    6           7    14
+         1,2,1        2    4           8    12          20   28
+         1,1,0.5      1.5  2.5         4.5  7.5         10.5 17.5
+         1.3,1.1,0.7  1.7  2.8         5.1  8.4         11.9 19.6
+         2,1,1        2    3           6    9           14   21
+     the same at n = 2d and 8d (O(p)), 0 at d = 2, at or below the formula
+     (tests check these three). Below it not by overlap but by order: the
+     formula is not a bound for sequential pairs in general (with t_W well
+     above t_B it drops below ours: 1000 of 3600 random cases, d up to 24,
+     were above it), and we found no closed form for ours. At d = 8, n = 32: 99
+     (unit) against dualpipe-v's 99.5, at 1/2 unit more activation (d+1
+     against d+1/2).
+     PyTorch's schedule CSV has one route: pp_sched_print_csv refuses a
+     two-copy schedule; pp_sched_from_order and pp_sched_from_csv build
+     one-route schedules only; pp_plan does not evaluate dualpipe (its
+     static bytes would need the second copy).
+   - zb-min (Appendix I, Fig. 16b; the figure was lost): "zero bubble ...
+     can support a minimum of 2/3 activation memory of 1F1B ... two
+     microbatches are included in a single building block to avoid
+     collision". Our block (see pp__zbmin_block): sequential, B/W split, F
+     and B chains of one cell per stage, T = 6 for two microbatches a and b,
+     b = a shifted by c cells. Why two: with one microbatch at T = 3, device
+     i's F (cell i) and B (cell 2d-2+t-i) meet mod 3 on every third device;
+     at T = 6 an odd 2d-2+t puts every F on cells of one parity and every B
+     on the other, so a pair fits with its two W in the two cells left. Of
+     c in 1..5, turns t0, t1 in 1..5 and both W orders, the least
+     steady-state peak is kept (in practice c = 2, t0 = t1 = 1, or c = 4,
+     t0 = 3, t1 = 1 when d = 0 mod 3). Measured (tests, d = 2..24): peak
+     min(n, ceil(2(d+1)/3)) units, so 2/3 of 1F1B's d as d grows (no gain
+     below d = 5: 1F1B holds d, this ceil(2(d+1)/3)); the stable phase has
+     no bubble at unit times and the makespan is below 1F1B's (d = 8, n =
+     32: 109 against 117; ZB-H1 103 at 1F1B's memory). Like V-Min, whose
+     offsets are as small, its bubble grows with n when F, B, W differ
+     (O(n) at 1.3,1.1,0.7: 130.3 against 1F1B's 120.9 at d = 8, n = 32).
+     It also shows that zb-auto's "not below d units" holds for ONE
+     microbatch per block only; zb-auto does not search two-microbatch
+     blocks (zb-min is separate).
+   - interleaved-1f1b-m (Appendix I, Fig. 16c; the figure was lost): "the
+     same bubble rate as Interleaved 1F1B but lower memory". A linear
+     interleaved block (see pp__interleaved_lowmem_block): v = 2, T = 6, F
+     one cell per stage, BW two cells per stage, turn 1; the F chain waits
+     gf cells where it wraps to chunk 1 and the BW chain gb = 4d-3 where it
+     wraps back to chunk 0. Why those: on device i the two F cells are
+     i and i+d+gf, the BW pairs start at 4d-3+gf-2i (chunk 1) and 2d+gb
+     later (chunk 0); they tile the 6 cells for every i only when
+     d+gf = 3 and 2d+gb = 3 (mod 6) and the turn is 1 (mod 3). gb = 4d-3
+     is the smallest gb = 3-2d (mod 6) that reached Megatron's makespan in a
+     search over gf, gb and the turn (d = 2..14); gf is searched at build
+     time (the first gf = (3-d mod 6) + 6j, j from where F(d) <= 1.9d, that reaches
+     Megatron's makespan at n = 2d, else the shortest; chunk 1 then starts
+     on device 0 at F(d) = 3, 3, 9, 9, 15, 15, 15, 15, 21, 21, 27, 27 for
+     d = 2..13, about 2.4d beyond: 57 at d = 24, 153 at d = 64). Measured
+     (tests: d = 2..12, n = 2d..8d, unit and 1,2,1 times): Megatron's
+     makespan exactly, below its (3d-1)/2 units on every device: d+1 at d
+     = 6..13 (d = 8: 9 against 11.5; interleaved-1f1b-u 15), about 1.2d at
+     d = 24..64 (28.5 and 76.5 against 35.5 and 95.5), and it takes any n.
+     At n = d it is longer than Megatron (warm-up), with comm its bubble
+     grows with n (d = 8, n = 32, 1.3,1.1,0.7,0.05: 118.4 against 111.55),
+     and at 1.3,1.1,0.7 with d = 3 too: the chains are tight, nothing
+     absorbs slack. A block search over single-microbatch looped blocks
+     whose offsets step by at most 5 extra cells (d = 3, 4, exhaustive)
+     found nothing at Megatron's makespan below Megatron's memory: the
+     gap gb = 4d-3 (more than T) is what it needs.
    - Lower bounds: the busiest device's work and one microbatch's
      dependency path (every F, then every B or BW, 2 t_comm per device
      boundary, plus one W) hold for any times. Appendix E.2's 6n+6d-3k-1
@@ -401,6 +496,9 @@ REVISION HISTORY
           pictures, Chrome traces.
    next   (issue 7) planning: exact balanced partitions, memory in bytes,
           roofline pass times, pp_plan and ppsched plan.
+          (issue 3) dualpipe: two model copies as two routes through the
+          stages (pp_schedule.copies, pp_program.copies); Appendix I's
+          other blocks: zb-min (Fig. 16b), interleaved-1f1b-m (Fig. 16c).
 */
 #ifndef PP_SCHED_H
 #define PP_SCHED_H
@@ -493,6 +591,9 @@ typedef struct pp_schedule {
     int devices, chunks, stages, microbatches;
     pp_placement placement;
     int split_backward;      /* 1: F, B, W passes; 0: F, BW */
+    int copies;              /* model copies, each its own route (routes, CONCEPTS): 1 (0 reads as 1): every
+                                microbatch runs stages 0..S-1; 2 (dualpipe): microbatch j < n/2 runs
+                                stages 0..S/2-1, j >= n/2 runs S/2..S-1 */
     pp_times times;          /* as resolved (unit times when zero was given) */
     int num_passes;
     pp_pass *passes;         /* device-major; within a device in execution order */
@@ -605,6 +706,7 @@ typedef struct pp_op {
    hand (allocator, slots and send_buffers may then be zero/NULL). */
 typedef struct pp_program {
     int devices, stages, microbatches;
+    int copies;            /* as pp_schedule.copies: 2 = two routes; any other value = one */
     int num_ops;
     pp_op *ops;            /* device-major, each device's ops in program order */
     int *device_start;     /* [d+1]: ops of device i are [device_start[i], device_start[i+1]) */
@@ -804,6 +906,12 @@ static int pp__place(pp_placement p, int d, int s) {
     return s % d;
 }
 
+/* Routes (routes in CONCEPTS): the first and last stage microbatch j runs
+   through. copies == 2: j < n/2 runs stages [0, S/2), the others [S/2, S). */
+static int pp__route_first(int S, int n, int copies, int j) { return copies == 2 && j >= n / 2 ? S / 2 : 0; }
+static int pp__route_last(int S, int n, int copies, int j) { return copies == 2 && j < n / 2 ? S / 2 - 1 : S - 1; }
+static int pp__copies(int copies) { return copies == 2 ? 2 : 1; }
+
 /* key of pass (kind, stage, microbatch) in [0, 4*S*n) */
 static int pp__key(int S, int n, pp_kind k, int s, int j) { return ((int)k * S + s) * n + j; }
 
@@ -849,6 +957,7 @@ static pp_schedule *pp__sched_alloc(const pp_allocator *al, int d, int v, int S,
     s->device_start = (int *)((char *)s + off_dstart);
     s->stage_device = (int *)((char *)s + off_sdev);
     s->bubble_growth = -1;
+    s->copies = 1;
     s->allocator = *al;
     return s;
 }
@@ -880,7 +989,8 @@ static pp_status pp__resolve_times(const pp_times *in, pp_times *out, char *err)
 
 /* Fill stage_time / stage_memory from the config. recompute: BW also redoes F. */
 static pp_status pp__set_stage_times(pp_schedule *s, const pp_config *cfg, int recompute, char *err) {
-    int st, S = s->stages, v = s->chunks;
+    int st, S = s->stages;
+    double v = (double)s->chunks / pp__copies(s->copies); /* a route's stages per device */
     pp_times t;
     pp_times zero;
     memset(&zero, 0, sizeof zero);
@@ -957,12 +1067,15 @@ static int pp__dep(const pp_schedule *s, const pp_pass *p, pp_kind *dk, int *ds)
     int S = s->stages;
     switch (p->kind) {
     case PP_F:
-        if (p->stage == 0) return 0;
+        if (p->stage == pp__route_first(S, s->microbatches, s->copies, p->microbatch)) return 0;
         *dk = PP_F; *ds = p->stage - 1;
         return 1;
     case PP_B:
     case PP_BW:
-        if (p->stage == S - 1) { *dk = PP_F; *ds = S - 1; return 1; }
+        if (p->stage == pp__route_last(S, s->microbatches, s->copies, p->microbatch)) {
+            *dk = PP_F; *ds = p->stage;
+            return 1;
+        }
         *dk = s->split_backward ? PP_B : PP_BW; *ds = p->stage + 1;
         return 1;
     case PP_W:
@@ -1054,9 +1167,9 @@ PP__DEF pp_status pp_sched_validate(const pp_schedule *s, char *err) {
     pp_status st = PP_OK;
     if (!s) { pp__err(err, "schedule is NULL"); return PP_ERR_INVALID_ARG; }
     d = s->devices; S = s->stages; n = s->microbatches; P = s->num_passes;
-    if (d < 1 || S < d || n < 1 || P != S * n * (s->split_backward ? 3 : 2) || s->device_start[0] != 0 ||
-        s->device_start[d] != P) {
-        pp__err(err, "schedule header is inconsistent (d=%d S=%d n=%d passes=%d)", d, S, n, P);
+    if (d < 1 || S < d || n < 1 || P != S / pp__copies(s->copies) * n * (s->split_backward ? 3 : 2) ||
+        s->device_start[0] != 0 || s->device_start[d] != P || (s->copies == 2 && (S % 2 || n % 2))) {
+        pp__err(err, "schedule header is inconsistent (d=%d S=%d n=%d copies=%d passes=%d)", d, S, n, s->copies, P);
         return PP_ERR_INVALID_SCHEDULE;
     }
     al = s->allocator;
@@ -1071,6 +1184,14 @@ PP__DEF pp_status pp_sched_validate(const pp_schedule *s, char *err) {
             if (p->stage < 0 || p->stage >= S || p->microbatch < 0 || p->microbatch >= n || (int)p->kind < 0 ||
                 (int)p->kind > 3) {
                 pp__err(err, "pass %d is out of range (stage %d, mb %d)", i, p->stage, p->microbatch);
+                st = PP_ERR_INVALID_SCHEDULE; break;
+            }
+            if (p->stage < pp__route_first(S, n, s->copies, p->microbatch) ||
+                p->stage > pp__route_last(S, n, s->copies, p->microbatch)) {
+                pp__err(err, "%s(stage %d, mb %d): microbatch %d runs stages %d..%d only (copy %d of 2)",
+                        pp_kind_name(p->kind), p->stage, p->microbatch, p->microbatch,
+                        pp__route_first(S, n, s->copies, p->microbatch), pp__route_last(S, n, s->copies, p->microbatch),
+                        p->microbatch < n / 2 ? 1 : 2);
                 st = PP_ERR_INVALID_SCHEDULE; break;
             }
             if (s->split_backward ? p->kind == PP_BW : (p->kind == PP_B || p->kind == PP_W)) {
@@ -1738,7 +1859,8 @@ static pp_status pp__sweep_reorder(pp_schedule *s, const double *cap, int flags,
     for (i = 0; i < P; i++) {
         const pp_pass *p = &s->passes[i];
         if (p->stage == 0 && p->microbatch == 0 && p->kind != PP_F && p->kind != PP_W) warm_end = p->start;
-        if (p->stage == 0 && p->microbatch == n - 1 && p->kind == PP_F) cool_start = p->start;
+        if (p->stage == pp__route_first(S, n, s->copies, n - 1) && p->microbatch == n - 1 && p->kind == PP_F)
+            cool_start = p->start;
         refs[i].start = p->start;
         refs[i].dev = p->device;
         refs[i].idx = i;
@@ -1904,7 +2026,8 @@ static pp_status pp__reorder(pp_schedule *s, unsigned mask, double limit, char *
 
 /* ---- any per-device order ----------------------------------------------- */
 
-PP__DEF pp_status pp_sched_from_order(const pp_order *o, const pp_config *cfg, pp_schedule **out, char *err) {
+/* copies: 1, or 2 for two routes (routes in CONCEPTS); only dualpipe passes 2. */
+static pp_status pp__from_order(const pp_order *o, const pp_config *cfg, int copies, pp_schedule **out, char *err) {
     pp_allocator al;
     pp_schedule *s;
     pp_status st;
@@ -1935,7 +2058,7 @@ PP__DEF pp_status pp_sched_from_order(const pp_order *o, const pp_config *cfg, p
         }
     }
     if (split < 0) { pp__err(err, "the order has no backward passes"); return PP_ERR_INVALID_ARG; }
-    P = S * n * (split ? 3 : 2);
+    P = S / copies * n * (split ? 3 : 2);
     if (o->count != P) {
         pp__err(err, "the order has %d passes, %d stages x %d microbatches need %d", o->count, S, n, P);
         return PP_ERR_INVALID_ARG;
@@ -1943,6 +2066,8 @@ PP__DEF pp_status pp_sched_from_order(const pp_order *o, const pp_config *cfg, p
     al = pp__allocator(cfg ? &cfg->allocator : NULL);
     s = pp__sched_alloc(&al, d, v, S, n, split, err, &st);
     if (!s) return st;
+    s->copies = copies;
+    s->num_passes = P;
     if (o->name) { strncpy(s->name, o->name, sizeof s->name - 1); s->name[sizeof s->name - 1] = 0; }
     s->placement = PP_PLACE_LOOPED;
     for (i = 0; i < S; i++) {
@@ -1971,9 +2096,11 @@ PP__DEF pp_status pp_sched_from_order(const pp_order *o, const pp_config *cfg, p
     for (i = 0; i < P; i++) {
         const pp_pass *p = &o->passes[i];
         int k;
-        if (p->stage < 0 || p->stage >= S || p->microbatch < 0 || p->microbatch >= n) {
-            pp__err(err, "pass %d: stage %d / microbatch %d out of range (stages %d, microbatches %d)", i, p->stage,
-                    p->microbatch, S, n);
+        if (p->stage < 0 || p->stage >= S || p->microbatch < 0 || p->microbatch >= n ||
+            p->stage < pp__route_first(S, n, copies, p->microbatch) ||
+            p->stage > pp__route_last(S, n, copies, p->microbatch)) {
+            pp__err(err, "pass %d: stage %d / microbatch %d out of range (stages %d, microbatches %d, %d route%s)", i,
+                    p->stage, p->microbatch, S, n, copies, copies > 1 ? "s" : "");
             st = PP_ERR_INVALID_ARG; break;
         }
         if (p->device != s->stage_device[p->stage]) {
@@ -2003,6 +2130,10 @@ PP__DEF pp_status pp_sched_from_order(const pp_order *o, const pp_config *cfg, p
     if (st != PP_OK) { pp_sched_free(s); return st; }
     *out = s;
     return PP_OK;
+}
+
+PP__DEF pp_status pp_sched_from_order(const pp_order *o, const pp_config *cfg, pp_schedule **out, char *err) {
+    return pp__from_order(o, cfg, 1, out, err);
 }
 
 /* ---- built-in building blocks ------------------------------------------- */
@@ -2047,6 +2178,77 @@ static pp_status pp__linear_block(int d, int v, int split, const pp__linear *L, 
    from 0 here): a step of F0 or B1 that leaves device i uses f0/b1 when
    i+1 < K and f0k/b1k otherwise; a step of F1 or B0 that leaves device i
    uses f1/b0 when i < K and f1k/b0k otherwise. K = 0 is the uniform block. */
+/* Appendix I, Figure 16b (the figure was lost; see DECISIONS, zb-min):
+   sequential placement, B/W split, two microbatches a and b per block,
+   T = 6. a: F(i) at i, B(i) at 2d-2+t0-i (F and B chains of one cell per
+   stage, the turn t0 on the last device); b: the same shifted by c cells
+   with turn t1; each W in the first cell after its B that is free in the
+   repeat (a's first, or b's first). Per device a block fills all 6 cells,
+   so the stable phase has no bubble at unit times. Of the (c, t0, t1, W
+   order) that repeat without collision, the one with the least steady-state
+   peak (live microbatches at the worst cell, counted exactly over the
+   repeat, not Eq. 1's per-microbatch ceiling), then the least c+t0+t1, is
+   taken. */
+static int pp__zbmin_peak(const pp_block *b) {
+    int dev, t, j, k, worst = 0, T = b->interval;
+    for (dev = 0; dev < b->devices; dev++)
+        for (t = 0; t < T; t++) {
+            int live = 0;
+            for (j = 0; j < 2; j++) {
+                int i = dev * 2 + j, end = b->w[i] + 1 > b->b[i] + 1 ? b->w[i] + 1 : b->b[i] + 1;
+                for (k = (b->f[i] - t) / T - 1; t + k * T < end; k++)
+                    if (t + k * T >= b->f[i]) live++;
+            }
+            if (live > worst) worst = live;
+        }
+    return worst;
+}
+
+static pp_status pp__zbmin_block(int d, const pp_allocator *al, pp_block **out, char *err) {
+    pp_block *b = NULL, *best = NULL;
+    int c, t0, t1, wo, best_peak = 0, best_sum = 0;
+    pp_status st;
+    for (c = 1; c < 6; c++)
+        for (t0 = 1; t0 <= 5; t0++)
+            for (t1 = 1; t1 <= 5; t1++)
+                for (wo = 0; wo < 2; wo++) {
+                    int i, j, q, pk;
+                    if (!b) {
+                        st = pp_block_create(d, 1, PP_PLACE_SEQUENTIAL, 1, 2, al, &b, err);
+                        if (st != PP_OK) { pp_block_free(best); return st; }
+                        b->interval = 6;
+                    }
+                    for (i = 0; i < d; i++) {
+                        int used[6] = {0, 0, 0, 0, 0, 0};
+                        b->f[i * 2] = i;
+                        b->b[i * 2] = 2 * d - 2 + t0 - i;
+                        b->f[i * 2 + 1] = i + c;
+                        b->b[i * 2 + 1] = 2 * d - 2 + t1 - i + c;
+                        for (j = 0; j < 2; j++) { used[b->f[i * 2 + j] % 6] = 1; used[b->b[i * 2 + j] % 6] = 1; }
+                        for (q = 0; q < 2; q++) {
+                            int x;
+                            j = wo ? 1 - q : q;
+                            for (x = b->b[i * 2 + j] + 1; used[x % 6] && x < b->b[i * 2 + j] + 6; x++) {}
+                            used[x % 6] = 1; /* a full device collides; pp_block_check says so */
+                            b->w[i * 2 + j] = x;
+                        }
+                    }
+                    if (pp_block_check(b, NULL) != PP_OK) continue;
+                    pk = pp__zbmin_peak(b);
+                    if (!best || pk < best_peak || (pk == best_peak && c + t0 + t1 < best_sum)) {
+                        pp_block_free(best);
+                        best = b;
+                        b = NULL;
+                        best_peak = pk;
+                        best_sum = c + t0 + t1;
+                    }
+                }
+    pp_block_free(b);
+    if (!best) { pp__err(err, "zb-min: no block repeats without collision at d=%d", d); return PP_ERR_COLLISION; }
+    *out = best;
+    return PP_OK;
+}
+
 typedef struct pp__vblock {
     int f0, f1, b1, b0, a, b, c, bw_cells, split, gap_every, gap, phase;
     int K, f0k, f1k, b1k, b0k;
@@ -2458,6 +2660,61 @@ static pp_status pp__interleaved_uniform_block(int d, int v, const pp_allocator 
     return PP_OK;
 }
 
+/* Appendix I, Figure 16c (lost; see DECISIONS, interleaved-1f1b-m): the
+   linear interleaved block with v = 2, T = 6, one-cell F steps, two-cell
+   BW steps, turn 1, the chunk-1 -> chunk-0 wrap of the BW chain waiting
+   gb = 4d-3 cells and the chunk-0 -> chunk-1 wrap of the F chain waiting
+   gf = (3-d mod 6) + 6j cells (then F1 - F0 = 3 mod 6 on every device and
+   the two BW pairs fill the other four cells). j = j0 .. j0+d/6+4 is tried at
+   n0 = 2d microbatches with the configured times (repeat, squeeze,
+   reorder); the first j that reaches Megatron's makespan at n0 (its order
+   is built too) ends the search, else the shortest is taken (the makespan
+   is not monotone in j). A larger j only lengthens chunk 0's lifespan, so
+   the first is the least memory at that makespan. */
+static pp_status pp__interleaved_official(const pp_config *cfg, int d, int v, int n, pp_schedule **out, char *err);
+static pp_status pp__interleaved_lowmem_block(const pp_config *cfg, int d, const pp_allocator *al, pp_block **out,
+                                              char *err) {
+    pp_block *best = NULL;
+    pp_schedule *meg = NULL;
+    double best_mk = 0, target;
+    int j, jmax, n0 = 2 * d;
+    pp_status st0 = pp__interleaved_official(cfg, d, 2, n0, &meg, err);
+    if (st0 != PP_OK) return st0;
+    target = meg->makespan;
+    pp_sched_free(meg);
+    /* below j0 (chunk 1 starting before 1.9d on device 0) nothing reached
+       Megatron's makespan in our runs (d = 2..24, 32, 64; the first that
+       did started at 1.67d to 2.5d), so those builds are skipped */
+    j = (int)((0.9 * d - (double)(((3 - d) % 6 + 6) % 6)) / 6);
+    for (j = j < 0 ? 0 : j, jmax = j + d / 6 + 4; j <= jmax; j++) {
+        pp__linear L;
+        pp_block *b = NULL;
+        pp_schedule *s = NULL;
+        pp_status st;
+        memset(&L, 0, sizeof L);
+        L.fo = 1; L.turn = 1; L.bo = 2; L.bw_cells = 2; L.interval = 6;
+        L.gf = ((3 - d) % 6 + 6) % 6 + 6 * j;
+        L.gb = 4 * d - 3;
+        st = pp__linear_block(d, 2, 0, &L, al, &b, err);
+        if (st == PP_OK) st = pp__repeat(b, n0, NULL, cfg, 0, &s, err);
+        if (st == PP_OK) st = pp_squeeze(s, err);
+        if (st == PP_OK) st = pp_reorder(s, err);
+        if (st != PP_OK) { pp_sched_free(s); pp_block_free(b); pp_block_free(best); return st; }
+        if (best && s->makespan >= best_mk - PP__EPS * (1 + best_mk)) {
+            pp_sched_free(s);
+            pp_block_free(b);
+            continue;
+        }
+        pp_block_free(best);
+        best = b;
+        best_mk = s->makespan;
+        pp_sched_free(s);
+        if (best_mk <= target + PP__EPS * (1 + target)) break;
+    }
+    *out = best;
+    return PP_OK;
+}
+
 /* Megatron's interleaved 1F1B as a per-device order: microbatches go in
    groups of d; device i warms up with 2(d-i-1) + (v-1)d forwards. */
 static pp_status pp__interleaved_official(const pp_config *cfg, int d, int v, int n, pp_schedule **out, char *err) {
@@ -2540,20 +2797,26 @@ static pp_status pp__looped_bfs(const pp_config *cfg, int d, int v, int n, pp_sc
    times W, B0 (split); r+1 times W. A full backward here is B followed at
    once by W; a split one leaves W in a queue that the W steps take from,
    oldest first. DualPipe overlaps each F with the B it is paired with on
-   the GPU; this model runs them one after the other. Needs n >= 2d. */
+   the GPU; this model runs them one after the other. Needs n >= 2d.
+
+   DualPipe itself (DeepSeek-V3, Section 3.2.1; their dualpipe.py) runs the
+   same eight phases on each device with (d, r, n) replaced by (d/2,
+   h = min(r, d-1-r), n/2): DualPipeV is DualPipe folded in half. Its two
+   chunks are the two model copies: on devices r < d/2 chunk 0 is copy A's
+   stage r (fed from device 0) and chunk 1 copy B's (fed from device d-1);
+   devices r >= d/2 swap them. */
 typedef struct pp__dpv {
     pp_pass *ps;
-    int c, d, r, n, fwd[2], bwd[2], *wq, wh, wt; /* wq: [2n], deferred W as stage * n + mb */
+    int c, n, dev, stage[2], mb0[2], fwd[2], bwd[2], *wq, wh, wt; /* wq: [2n], deferred W as stage * n + mb */
 } pp__dpv;
 
 static void pp__dpv_emit(pp__dpv *D, pp_kind k, int stage, int mb) {
     pp_pass *p = &D->ps[D->c++];
-    p->device = D->r; p->stage = stage; p->microbatch = mb; p->kind = k; p->start = p->end = 0;
+    p->device = D->dev; p->stage = stage; p->microbatch = mb; p->kind = k; p->start = p->end = 0;
 }
-static int pp__dpv_stage(const pp__dpv *D, int chunk) { return chunk == 0 ? D->r : 2 * D->d - 1 - D->r; }
-static void pp__dpv_f(pp__dpv *D, int chunk) { pp__dpv_emit(D, PP_F, pp__dpv_stage(D, chunk), D->fwd[chunk]++); }
+static void pp__dpv_f(pp__dpv *D, int chunk) { pp__dpv_emit(D, PP_F, D->stage[chunk], D->mb0[chunk] + D->fwd[chunk]++); }
 static void pp__dpv_b(pp__dpv *D, int chunk, int split) {
-    int st = pp__dpv_stage(D, chunk), mb = D->bwd[chunk]++;
+    int st = D->stage[chunk], mb = D->mb0[chunk] + D->bwd[chunk]++;
     pp__dpv_emit(D, PP_B, st, mb);
     if (!split) pp__dpv_emit(D, PP_W, st, mb);
     else D->wq[D->wt++] = st * D->n + mb;
@@ -2563,14 +2826,48 @@ static void pp__dpv_w(pp__dpv *D) {
     pp__dpv_emit(D, PP_W, x / D->n, x % D->n);
 }
 
-static pp_status pp__dualpipev(const pp_config *cfg, int d, int n, pp_schedule **out, char *err) {
+/* The eight phases of one device: H = half the pipeline's length (DualPipeV:
+   d; DualPipe: d/2), r = the device's place in it, m = microbatches per chunk. */
+static void pp__dpv_device(pp__dpv *D, int H, int r, int m) {
+    int k;
+    D->fwd[0] = D->fwd[1] = D->bwd[0] = D->bwd[1] = 0;
+    D->wh = D->wt = 0;
+    for (k = 0; k < 2 * (H - r - 1); k++) pp__dpv_f(D, 0);                                 /* 1: F0 */
+    for (k = 0; k < r + 1; k++) { pp__dpv_f(D, 0); pp__dpv_f(D, 1); }                     /* 2: F0 F1 */
+    for (k = 0; k < H - r - 1; k++) { pp__dpv_b(D, 1, 1); pp__dpv_w(D); pp__dpv_f(D, 1); } /* 3 */
+    for (k = 0; k < m - 2 * H + r + 1; k++) {                                             /* 4: main */
+        pp__dpv_f(D, 0); pp__dpv_b(D, 1, 0);
+        pp__dpv_f(D, 1); pp__dpv_b(D, 0, 0);
+    }
+    for (k = 0; k < H - r - 1; k++) { pp__dpv_b(D, 1, 0); pp__dpv_f(D, 1); pp__dpv_b(D, 0, 0); } /* 5 */
+    {                                                                                     /* 6: B1 B0 */
+        int zb = 0, half = (r + 1) / 2;
+        for (k = 0; k < r + 1; k++) {
+            if (k == half && r % 2 == 1) zb = 1;
+            pp__dpv_b(D, 1, zb);
+            if (k == half && r % 2 == 0) zb = 1;
+            pp__dpv_b(D, 0, zb);
+        }
+    }
+    for (k = 0; k < H - r - 1; k++) { pp__dpv_w(D); pp__dpv_b(D, 0, 1); }                  /* 7: W B0 */
+    while (D->wh < D->wt) pp__dpv_w(D);                                                    /* 8: W */
+    PP_ASSERT(D->fwd[0] == m && D->fwd[1] == m && D->bwd[0] == m && D->bwd[1] == m);
+}
+
+/* dual = 0: dualpipe-v; 1: dualpipe (two copies, routes in CONCEPTS). */
+static pp_status pp__dualpipe(const pp_config *cfg, int d, int n, int dual, pp_schedule **out, char *err) {
     pp_allocator al = pp__allocator(&cfg->allocator);
-    int S = 2 * d, P = S * n * 3, i, k;
+    int S = 2 * d, P = S / (dual ? 2 : 1) * n * 3, i;
     int *sd;
     pp__dpv *D;
     pp_order o;
     pp_status st;
-    if (n < 2 * d) {
+    if (dual && (d % 2 != 0 || n % 2 != 0 || n < 2 * d)) {
+        pp__err(err, "dualpipe needs an even number of devices and an even number of microbatches >= 2 x devices, "
+                     "got d=%d, n=%d; try d=%d, n=%d", d, n, d + d % 2, n < 2 * (d + d % 2) ? 2 * (d + d % 2) : n + n % 2);
+        return PP_ERR_INVALID_ARG;
+    }
+    if (!dual && n < 2 * d) {
         pp__err(err, "dualpipe-v needs microbatches >= 2 x devices, got n=%d, d=%d; try n=%d", n, d, 2 * d);
         return PP_ERR_INVALID_ARG;
     }
@@ -2584,37 +2881,27 @@ static pp_status pp__dualpipev(const pp_config *cfg, int d, int n, pp_schedule *
         pp__err(err, "out of memory");
         return PP_ERR_OUT_OF_MEMORY;
     }
-    D->c = 0; D->d = d; D->n = n;
+    D->c = 0; D->n = n;
+    /* both place stage s < d on device s and stage s >= d on 2d-1-s: for
+       dualpipe, stages d..2d-1 are copy B's stages 0..d-1 */
     for (i = 0; i < S; i++) sd[i] = pp__place(PP_PLACE_VSHAPE, d, i);
-    for (D->r = 0; D->r < d; D->r++) {
-        int r = D->r;
-        D->fwd[0] = D->fwd[1] = D->bwd[0] = D->bwd[1] = 0;
-        D->wh = D->wt = 0;
-        for (k = 0; k < 2 * (d - r - 1); k++) pp__dpv_f(D, 0);                       /* 1: F0 */
-        for (k = 0; k < r + 1; k++) { pp__dpv_f(D, 0); pp__dpv_f(D, 1); }           /* 2: F0 F1 */
-        for (k = 0; k < d - r - 1; k++) { pp__dpv_b(D, 1, 1); pp__dpv_w(D); pp__dpv_f(D, 1); } /* 3 */
-        for (k = 0; k < n - 2 * d + r + 1; k++) {                                   /* 4: main */
-            pp__dpv_f(D, 0); pp__dpv_b(D, 1, 0);
-            pp__dpv_f(D, 1); pp__dpv_b(D, 0, 0);
+    for (D->dev = 0; D->dev < d; D->dev++) {
+        int r = D->dev;
+        if (!dual) {
+            D->stage[0] = r; D->stage[1] = 2 * d - 1 - r;
+            D->mb0[0] = D->mb0[1] = 0;
+            pp__dpv_device(D, d, r, n);
+        } else {
+            int second = r >= d / 2; /* chunk c is copy c ^ second */
+            D->stage[second] = r; D->mb0[second] = 0;                     /* copy A */
+            D->stage[!second] = 2 * d - 1 - r; D->mb0[!second] = n / 2;   /* copy B */
+            pp__dpv_device(D, d / 2, second ? d - 1 - r : r, n / 2);
         }
-        for (k = 0; k < d - r - 1; k++) { pp__dpv_b(D, 1, 0); pp__dpv_f(D, 1); pp__dpv_b(D, 0, 0); } /* 5 */
-        {                                                                           /* 6: B1 B0 */
-            int zb = 0, half = (r + 1) / 2;
-            for (k = 0; k < r + 1; k++) {
-                if (k == half && r % 2 == 1) zb = 1;
-                pp__dpv_b(D, 1, zb);
-                if (k == half && r % 2 == 0) zb = 1;
-                pp__dpv_b(D, 0, zb);
-            }
-        }
-        for (k = 0; k < d - r - 1; k++) { pp__dpv_w(D); pp__dpv_b(D, 0, 1); }        /* 7: W B0 */
-        while (D->wh < D->wt) pp__dpv_w(D);                                          /* 8: W */
-        PP_ASSERT(D->fwd[0] == n && D->fwd[1] == n && D->bwd[0] == n && D->bwd[1] == n);
     }
     PP_ASSERT(D->c == P);
-    o.name = "dualpipe-v";
+    o.name = dual ? "dualpipe" : "dualpipe-v";
     o.devices = d; o.stages = S; o.microbatches = n; o.stage_device = sd; o.passes = D->ps; o.count = P;
-    st = pp_sched_from_order(&o, cfg, out, err);
+    st = pp__from_order(&o, cfg, dual ? 2 : 1, out, err);
     pp__mfree(&al, D->ps); pp__mfree(&al, D->wq); pp__mfree(&al, D); pp__mfree(&al, sd);
     return st;
 }
@@ -2623,7 +2910,8 @@ static pp_status pp__dualpipev(const pp_config *cfg, int d, int n, pp_schedule *
 
 enum {
     PP__GPIPE, PP__1F1B, PP__EAGER, PP__INTERLEAVED, PP__INTERLEAVED_U, PP__ZBH1, PP__ZBH2, PP__1F1BV, PP__VMIN,
-    PP__VHALF, PP__VZB, PP__1F1BR, PP__VAUTO, PP__ZBAUTO, PP__ZB1P, PP__ZB2P, PP__LOOPEDBFS, PP__DUALPIPEV, PP__NSCHED
+    PP__VHALF, PP__VZB, PP__1F1BR, PP__VAUTO, PP__ZBAUTO, PP__ZB1P, PP__ZB2P, PP__LOOPEDBFS, PP__DUALPIPEV, PP__DUALPIPE,
+    PP__ZBMIN, PP__INTERLEAVED_M, PP__NSCHED
 };
 
 static const pp_sched_info pp__infos[PP__NSCHED] = {
@@ -2645,6 +2933,9 @@ static const pp_sched_info pp__infos[PP__NSCHED] = {
     {"zb-2p", "zb-auto at twice 1F1B's memory (limit 2d)"},
     {"looped-bfs", "looped placement, breadth-first: every forward of a chunk before the next (PyTorch's LoopedBFS)"},
     {"dualpipe-v", "DeepSeek's DualPipeV: V placement, F/B pairs (run in sequence here); needs n >= 2d"},
+    {"dualpipe", "DeepSeek's DualPipe: two model copies fed from both ends, half the microbatches each; even d, even n >= 2d"},
+    {"zb-min", "zero bubble block with two microbatches per block: about 2/3 of 1F1B's memory (Appendix I, Fig. 16b)"},
+    {"interleaved-1f1b-m", "interleaved 1F1B's makespan (n >= 2d, no comm) at less memory, any n; v = 2 (Appendix I, Fig. 16c)"},
 };
 
 PP__DEF int pp_sched_count(void) { return PP__NSCHED; }
@@ -2682,7 +2973,7 @@ PP__DEF pp_status pp_sched_build(const pp_config *cfg, pp_schedule **out, char *
     if (id == PP__NSCHED) {
         pp__err(err, "unknown schedule '%.40s'; known: gpipe, 1f1b, eager-1f1b, interleaved-1f1b, "
                      "interleaved-1f1b-u, zb-h1, zb-h2, 1f1b-v, v-min, v-half, v-zb, 1f1b-r, v-auto, zb-auto, "
-                     "zb-1p, zb-2p, looped-bfs, dualpipe-v", name);
+                     "zb-1p, zb-2p, looped-bfs, dualpipe-v, dualpipe, zb-min, interleaved-1f1b-m", name);
         return PP_ERR_UNKNOWN_SCHEDULE;
     }
     name = pp__infos[id].name;
@@ -2703,7 +2994,12 @@ PP__DEF pp_status pp_sched_build(const pp_config *cfg, pp_schedule **out, char *
         v = cfg->chunks ? cfg->chunks : 2;
         if (v < 2) { pp__err(err, "%s needs chunks >= 2 (chunks = 1 is plain 1f1b), got %d", name, v); return PP_ERR_INVALID_ARG; }
         break;
+    case PP__INTERLEAVED_M:
+        v = cfg->chunks ? cfg->chunks : 2;
+        if (v != 2) { pp__err(err, "%s is built for chunks = 2 only, got %d", name, v); return PP_ERR_INVALID_ARG; }
+        break;
     case PP__1F1BV: case PP__VMIN: case PP__VHALF: case PP__VZB: case PP__VAUTO: case PP__DUALPIPEV:
+    case PP__DUALPIPE:
         v = cfg->chunks ? cfg->chunks : 2;
         if (v != 2) { pp__err(err, "%s is a V-shape schedule and needs chunks = 2, got %d", name, v); return PP_ERR_INVALID_ARG; }
         if (d < 2) { pp__err(err, "%s needs devices >= 2, got %d", name, d); return PP_ERR_INVALID_ARG; }
@@ -2762,8 +3058,15 @@ PP__DEF pp_status pp_sched_build(const pp_config *cfg, pp_schedule **out, char *
     case PP__INTERLEAVED_U:
         st = pp__interleaved_uniform_block(d, v, &al, &blk, err);
         break;
+    case PP__ZBMIN:
+        st = pp__zbmin_block(d, &al, &blk, err);
+        break;
+    case PP__INTERLEAVED_M:
+        st = pp__interleaved_lowmem_block(cfg, d, &al, &blk, err);
+        break;
     case PP__DUALPIPEV:
-        st = pp__dualpipev(cfg, d, n, &s, err);
+    case PP__DUALPIPE:
+        st = pp__dualpipe(cfg, d, n, id == PP__DUALPIPE, &s, err);
         break;
     case PP__LOOPEDBFS:
         st = pp__looped_bfs(cfg, d, v, n, &s, err);
@@ -2797,7 +3100,7 @@ PP__DEF pp_status pp_sched_build(const pp_config *cfg, pp_schedule **out, char *
     }
     /* the classic schedules are defined by their order: they are not reordered */
     if (st == PP_OK && !cfg->no_reorder && id != PP__GPIPE && id != PP__1F1B && id != PP__EAGER &&
-        id != PP__INTERLEAVED && id != PP__1F1BR && id != PP__LOOPEDBFS && id != PP__DUALPIPEV && id != PP__VAUTO && id != PP__ZBAUTO && id != PP__ZB1P &&
+        id != PP__INTERLEAVED && id != PP__1F1BR && id != PP__LOOPEDBFS && id != PP__DUALPIPEV && id != PP__DUALPIPE && id != PP__VAUTO && id != PP__ZBAUTO && id != PP__ZB1P &&
         id != PP__ZB2P) /* the adaptive ones reorder their candidates themselves */
         st = pp_reorder(s, err);
     if (st == PP_OK) {
@@ -2822,7 +3125,7 @@ PP__DEF pp_status pp_sched_build(const pp_config *cfg, pp_schedule **out, char *
 /* ---- bounds and bubble growth (Appendix E) ------------------------------ */
 
 PP__DEF pp_status pp_sched_bounds(const pp_schedule *s, pp_bounds *out) {
-    int i, dev, S, equal = 1;
+    int i, dev, S, r, equal = 1;
     double peak = 0;
     if (!s || !out) return PP_ERR_INVALID_ARG;
     S = s->stages;
@@ -2833,19 +3136,26 @@ PP__DEF pp_status pp_sched_bounds(const pp_schedule *s, pp_bounds *out) {
         out->work = pp__max(out->work, w);
         peak = pp__max(peak, s->peak_memory[dev]);
     }
-    /* F of every stage, then the backward of every stage; the last W (split) */
-    for (i = 0; i < S; i++) {
-        out->path += s->stage_time[i * 4 + PP_F] + s->stage_time[i * 4 + (s->split_backward ? PP_B : PP_BW)];
-        if (i > 0 && s->stage_device[i] != s->stage_device[i - 1]) out->path += 2 * s->times.comm;
+    /* F of every stage, then the backward of every stage; the last W (split);
+       with two routes (copies = 2) the longer of the two */
+    for (r = 0; r < pp__copies(s->copies); r++) {
+        int j = r * (s->microbatches - 1), a = pp__route_first(S, s->microbatches, s->copies, j);
+        int z = pp__route_last(S, s->microbatches, s->copies, j);
+        double path = 0;
+        for (i = a; i <= z; i++) {
+            path += s->stage_time[i * 4 + PP_F] + s->stage_time[i * 4 + (s->split_backward ? PP_B : PP_BW)];
+            if (i > a && s->stage_device[i] != s->stage_device[i - 1]) path += 2 * s->times.comm;
+        }
+        if (s->split_backward) path += s->stage_time[a * 4 + PP_W];
+        out->path = pp__max(out->path, path);
     }
-    if (s->split_backward) out->path += s->stage_time[PP_W];
     out->appendix = -1;
     for (i = 0; i < S && equal; i++) {
         double f = s->stage_time[i * 4 + PP_F];
         equal = s->stage_time[i * 4 + PP_B] == f && s->stage_time[i * 4 + PP_W] == f && s->stage_memory[i] == 0.5 &&
                 f == s->stage_time[PP_F];
     }
-    if (s->placement == PP_PLACE_VSHAPE && s->split_backward && equal && s->times.comm == 0) {
+    if (s->placement == PP_PLACE_VSHAPE && s->copies != 2 && s->split_backward && equal && s->times.comm == 0) {
         double k = 2 * peak; /* chunk activations */
         if (k <= 2.0 * s->devices + 1e-9)
             out->appendix = (6.0 * s->microbatches + 6.0 * s->devices - 3 * k - 1) * s->stage_time[PP_F];
@@ -2968,8 +3278,9 @@ static int pp__cmp_comm(const void *pa, const void *pb) {
 
 /* The producer of pass p's cross-stage input: 1 and its (kind, stage), or 0. */
 static int pp__producer(const pp_schedule *s, const pp_pass *p, pp_kind *k, int *st) {
-    if (p->kind == PP_F && p->stage > 0) { *k = PP_F; *st = p->stage - 1; return 1; }
-    if ((p->kind == PP_B || p->kind == PP_BW) && p->stage < s->stages - 1) {
+    int S = s->stages, n = s->microbatches, j = p->microbatch;
+    if (p->kind == PP_F && p->stage > pp__route_first(S, n, s->copies, j)) { *k = PP_F; *st = p->stage - 1; return 1; }
+    if ((p->kind == PP_B || p->kind == PP_BW) && p->stage < pp__route_last(S, n, s->copies, j)) {
         *k = s->split_backward ? PP_B : PP_BW;
         *st = p->stage + 1;
         return 1;
@@ -3038,7 +3349,7 @@ PP__DEF pp_status pp_sched_lower(const pp_schedule *s, pp_program **out, char *e
         goto oom;
     }
     memset(pr, 0, total);
-    pr->devices = d; pr->stages = S; pr->microbatches = n; pr->num_ops = nops;
+    pr->devices = d; pr->stages = S; pr->microbatches = n; pr->num_ops = nops; pr->copies = pp__copies(s->copies);
     pr->ops = (pp_op *)((char *)pr + off_ops);
     pr->device_start = (int *)((char *)pr + off_dstart);
     pr->slots = (int *)((char *)pr + off_slots);
@@ -3203,6 +3514,9 @@ PP__DEF pp_status pp_sched_check_deadlock(const pp_program *p, int *stuck, char 
         for (i = p->device_start[dev]; i < p->device_start[dev + 1]; i++) {
             const pp_op *op = &p->ops[i];
             int bad = op->stage < 0 || op->stage >= S || op->microbatch < 0 || op->microbatch >= n;
+            if (!bad && (op->stage < pp__route_first(S, n, p->copies, op->microbatch) ||
+                         op->stage > pp__route_last(S, n, p->copies, op->microbatch)))
+                bad = 1; /* a stage off the microbatch's route (copies = 2) */
             if (op->type == PP_OP_COMPUTE) bad |= (int)op->kind < 0 || (int)op->kind > 3;
             else if (op->type == PP_OP_SEND || op->type == PP_OP_RECV)
                 bad |= op->peer < 0 || op->peer >= d || op->peer == dev ||
@@ -3281,9 +3595,10 @@ PP__DEF pp_status pp_sched_check_deadlock(const pp_program *p, int *stuck, char 
                 int e = pp__group_end(p, dev, pc[dev]), all = 1, k;
                 if (op->type == PP_OP_COMPUTE) {
                     int s_ = op->stage, j = op->microbatch, ok = 1;
-                    if (op->kind == PP_F) ok = s_ == 0 || h[(0 * S + s_ - 1) * n + j];
+                    if (op->kind == PP_F) ok = s_ == pp__route_first(S, n, p->copies, j) || h[(0 * S + s_ - 1) * n + j];
                     else if (op->kind == PP_W) ok = h[(1 * S + s_) * n + j];
-                    else ok = h[(0 * S + s_) * n + j] && (s_ == S - 1 || h[(1 * S + s_ + 1) * n + j]);
+                    else ok = h[(0 * S + s_) * n + j] &&
+                              (s_ == pp__route_last(S, n, p->copies, j) || h[(1 * S + s_ + 1) * n + j]);
                     if (!ok) {
                         pp__op_text(op, a, sizeof a);
                         pp__err(err, "device %d runs %s (op %d) before its input is on the device", dev, a,
@@ -3651,12 +3966,16 @@ static void pp__plan_one(const pp_plan_request *r, int id, int pp, int tp, int d
     c->dp = dp;
     c->mbs = mbs;
     c->microbatches = n;
-    v = (id == PP__INTERLEAVED || id == PP__INTERLEAVED_U || id == PP__LOOPEDBFS || id == PP__1F1BV ||
+    v = (id == PP__INTERLEAVED || id == PP__INTERLEAVED_U || id == PP__INTERLEAVED_M || id == PP__LOOPEDBFS || id == PP__1F1BV ||
          id == PP__VMIN || id == PP__VHALF || id == PP__VZB || id == PP__VAUTO || id == PP__DUALPIPEV) ? 2 : 1;
     vplace = id == PP__1F1BV || id == PP__VMIN || id == PP__VHALF || id == PP__VZB || id == PP__VAUTO ||
              id == PP__DUALPIPEV;
     recompute = id == PP__1F1BR;
     S = pp * v;
+    if (id == PP__DUALPIPE) { /* its static bytes (two copies) and its split (d stages per copy) differ */
+        pp__cand_reason(c, "not evaluated: dualpipe keeps two copies of the parameters, which the planner does not model");
+        return;
+    }
     if (pp > 1024) { pp__cand_reason(c, "pp > 1024"); return; }
     if (S > items) {
         pp__cand_reason(c, "%d layers + embedding + head cannot fill %d stages", L, S);
@@ -3972,9 +4291,10 @@ PP__DEF void pp_sched_print_ascii(FILE *f, const pp_schedule *s, int color) {
         for (c = at; c < cols; c++) fprintf(f, "%.*s", cw + 1, "..........................");
         fprintf(f, "|\n");
     }
-    fprintf(f, "%s; lower case = odd chunk; . = idle\n",
+    fprintf(f, "%s; lower case = %s; . = idle\n",
             s->split_backward ? "F forward, B backward for input, W backward for weights"
-                              : "F forward, B backward (input and weights together)");
+                              : "F forward, B backward (input and weights together)",
+            s->copies == 2 ? "the second model copy (stages d..2d-1, microbatches n/2..n-1)" : "odd chunk");
     {
         pp_bounds lb;
         pp_sched_bounds(s, &lb);
@@ -4012,6 +4332,11 @@ PP__DEF void pp_sched_print_json(FILE *f, const pp_schedule *s) {
     pp__json_str(f, s->name);
     fprintf(f, ", \"devices\": %d, \"chunks\": %d, \"stages\": %d, \"microbatches\": %d,\n", s->devices, s->chunks,
             s->stages, s->microbatches);
+    if (s->copies == 2) /* only then, so one-copy output is unchanged */
+        fprintf(f, " \"copies\": 2, \"routes\": [{\"stages\": [0, %d], \"microbatches\": [0, %d]}, "
+                   "{\"stages\": [%d, %d], \"microbatches\": [%d, %d]}],\n",
+                s->stages / 2 - 1, s->microbatches / 2 - 1, s->stages / 2, s->stages - 1, s->microbatches / 2,
+                s->microbatches - 1);
     fprintf(f, " \"times\": {\"F\": %.12g, \"B\": %.12g, \"W\": %.12g, \"comm\": %.12g},\n", s->times.f, s->times.b,
             s->times.w, s->times.comm);
     fprintf(f, " \"makespan\": %.12g, \"bubble_rate\": %.12g,\n", s->makespan, s->bubble_rate);
@@ -4083,7 +4408,7 @@ static char pp__csv_letter(pp_kind k) { return k == PP_F ? 'F' : k == PP_B ? 'I'
 
 PP__DEF const char *pp_sched_torchtitan_schedule(const pp_schedule *s) {
     int i, looped = 1, vshape = 1;
-    if (!s || s->devices < 1) return NULL;
+    if (!s || s->devices < 1 || s->copies == 2) return NULL;
     for (i = 0; i < s->stages; i++) {
         if (s->stage_device[i] != i % s->devices) looped = 0;
         if (s->stages != 2 * s->devices || s->stage_device[i] != pp__place(PP_PLACE_VSHAPE, s->devices, i)) vshape = 0;
@@ -4672,6 +4997,12 @@ PP__DEF pp_status pp_sched_print_csv(FILE *f, const pp_schedule *s, char *err) {
     int *col, ncols = 0, dev, i;
     pp_status st;
     if (!f || !s) { pp__err(err, "pp_sched_print_csv: file and schedule must not be NULL"); return PP_ERR_INVALID_ARG; }
+    if (s->copies == 2) {
+        pp__err(err, "%s runs two model copies, each on half the microbatches; PyTorch's schedule CSV has one "
+                     "route (every stage runs every microbatch) and cannot express it: use --format json or trace",
+                s->name);
+        return PP_ERR_INVALID_ARG;
+    }
     al = s->allocator;
     col = (int *)pp__malloc(&al, pp__size((size_t)s->num_passes, sizeof(int)));
     if (!col) { pp__err(err, "out of memory writing the CSV"); return PP_ERR_OUT_OF_MEMORY; }

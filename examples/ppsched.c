@@ -287,7 +287,7 @@ static int print_schedule(const pp_schedule *s, int format, int color, int svg_f
     }
     if (st != PP_OK) {
         fprintf(stderr, "ppsched: %s\n", err);
-        return 1;
+        return st == PP_ERR_INVALID_ARG ? 2 : 1; /* the CSV of a two-copy schedule */
     }
     return 0;
 }
@@ -728,9 +728,12 @@ int main(int argc, char **argv) {
         }
     }
 
-    if (print_schedule(s, format, color, svg_flags) != 0) {
-        pp_sched_free(s);
-        return 1;
+    {
+        int rc = print_schedule(s, format, color, svg_flags); /* 2: this format cannot express s */
+        if (rc != 0) {
+            pp_sched_free(s);
+            return rc;
+        }
     }
     fflush(stdout);
 

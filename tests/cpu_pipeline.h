@@ -27,7 +27,14 @@
    Gradients: W of (stage s, microbatch j) accumulates into a gradient
    buffer of microbatch j (stage s's parameters only); after the step the
    buffers are summed in microbatch order. The one-device reference does
-   the same, so pipelined and unpipelined gradients are bitwise equal. */
+   the same, so pipelined and unpipelined gradients are bitwise equal.
+
+   Two model copies (dualpipe, s->copies == 2): stages S/2..S-1 are a second
+   copy of stages 0..S/2-1 (same layers, same parameters here: the copies
+   start equal and DualPipe keeps them so); microbatch j < n/2 runs the
+   first, the others the second. Both write their gradients into microbatch
+   j's buffer in the model's one layout, so the sum in microbatch order adds
+   the two copies' gradients exactly as the one-device reference does. */
 #ifndef CPU_PIPELINE_H
 #define CPU_PIPELINE_H
 
@@ -104,7 +111,7 @@ typedef struct cpu__pipe {
     gpt_params w;
     const pp_schedule *s;
     const pp_program *prog;
-    int recompute, n, S;
+    int recompute, n, S, half; /* half: stages per copy (S/2 with two copies, else S) */
     size_t N, P, slot_size;
     const int *tokens, *targets;
     float *grads_mb;      /* [n][P] */
@@ -192,6 +199,7 @@ GPT_FN void *cpu__device_main(void *arg) {
         const pp_op *op = &prog->ops[i];
         if (op->type == PP_OP_COMPUTE) {
             int s = op->stage, j = op->microbatch, key = s * n + j;
+            int first = s >= p->half ? p->half : 0, last = first + p->half - 1; /* j's route */
             const gpt_stage *g = &p->stages[s];
             float *slot = slots + (size_t)op->slot * p->slot_size;
             float *act = p->recompute ? scratch : slot;
@@ -206,7 +214,7 @@ GPT_FN void *cpu__device_main(void *arg) {
                 break;
             }
             if (op->kind == PP_F) {
-                const float *in = s > 0 ? MAIL(PP_ACTIVATION, s - 1, j) : NULL;
+                const float *in = s > first ? MAIL(PP_ACTIVATION, s - 1, j) : NULL;
                 double loss;
                 if (owner[op->slot] != -1) {
                     snprintf(msg, sizeof msg, "device %d: F(%d,%d) takes slot %d still held by stage %d mb %d", dev, s,
@@ -229,11 +237,11 @@ GPT_FN void *cpu__device_main(void *arg) {
                     break;
                 }
                 if (p->recompute && op->kind == PP_BW) /* recompute the forward from the kept input */
-                    gpt_stage_forward(c, &p->w, g, act, s > 0 ? slot : NULL, tok, tgt);
+                    gpt_stage_forward(c, &p->w, g, act, s > first ? slot : NULL, tok, tgt);
                 if (op->kind == PP_B || op->kind == PP_BW) {
-                    gpt_stage_backward_input(c, &p->w, g, act, s < S - 1 ? MAIL(PP_GRADIENT, s + 1, j) : NULL, tgt,
+                    gpt_stage_backward_input(c, &p->w, g, act, s < last ? MAIL(PP_GRADIENT, s + 1, j) : NULL, tgt,
                                              dloss);
-                    if (s > 0) memcpy(MAIL(PP_GRADIENT, s, j), gpt_act_dinput(c, act), sizeof(float) * NC);
+                    if (s > first) memcpy(MAIL(PP_GRADIENT, s, j), gpt_act_dinput(c, act), sizeof(float) * NC);
                 }
                 if (op->kind == PP_W || op->kind == PP_BW) {
                     gpt_stage_backward_weight(c, &dw, g, act, tok);
@@ -333,9 +341,10 @@ GPT_FN int cpu_pipeline_step(const gpt_config *c, const float *params, const pp_
     size_t k;
     memset(&p, 0, sizeof p);
     memset(stats, 0, sizeof *stats);
-    if (d > CPU_PIPE_MAX_DEVICES || c->layers < s->stages) {
+    p.half = s->copies == 2 ? s->stages / 2 : s->stages;
+    if (d > CPU_PIPE_MAX_DEVICES || c->layers < p.half) {
         snprintf(err, errlen, "need d <= %d and layers >= stages, got d=%d, %d layers, %d stages", CPU_PIPE_MAX_DEVICES,
-                 d, c->layers, s->stages);
+                 d, c->layers, p.half);
         return 0;
     }
     p.c = c;
@@ -356,7 +365,7 @@ GPT_FN int cpu_pipeline_step(const gpt_config *c, const float *params, const pp_
     p.chan = (cpu__chan *)calloc((size_t)d * d, sizeof(cpu__chan));
     if (!p.stages || !p.grads_mb || !p.losses || !p.chan) { ok = 0; snprintf(err, errlen, "out of memory"); goto end; }
     for (i = 0; i < p.S; i++) {
-        p.stages[i] = gpt_stage_of(c, i, p.S);
+        p.stages[i] = gpt_stage_of(c, i % p.half, p.half); /* copy B's stage i is the model's i - half */
         k = p.recompute ? p.N * (size_t)c->channels : gpt_act_size(c, &p.stages[i]);
         if (k > p.slot_size) p.slot_size = k;
     }

@@ -313,6 +313,126 @@ int main(void) {
     }
     group_next("dualpipe-v", "PyTorch's own DualPipeV order, pass for pass; d+1/2 units on every device; n < 2d refused");
 
+    /* dualpipe (DeepSeek-V3, Section 3.2.1 and Table 2; their dualpipe.py):
+       two model copies, copy A's stage r and copy B's stage d-1-r on device r
+       (copy B's stages are our d..2d-1), microbatches 0..n/2-1 fed into
+       copy A at device 0, n/2..n-1 into copy B at device d-1.
+       - DualPipeV is DualPipe cut in half (DeepSeek's dualpipev.py runs the
+         same phases): device r < d/2 runs DualPipeV(d/2, n/2)'s device r
+         pass for pass, copy A as its chunk 0; device r >= d/2 runs device
+         d-1-r's program with the copies swapped.
+       - Table 2: activation PP+1, here d+1 units (a unit is one microbatch's
+         activation for one stage, 1/d of the model, as in their table, where
+         1F1B holds PP); parameters 2x: two stages of 1/d of the model each.
+       - Each microbatch crosses d-1 device boundaries each way: 2n(d-1)
+         sends in the lowered program, none inside a device.
+       - Table 2's bubbles use F, B = the FULL backward (our t_B + t_W), W;
+         its 1F1B row (PP-1)(F+B) and ZB1P row (PP-1)(F+B-2W) are exactly
+         our 1f1b's and zb-h1's idle time per device, makespan - n(F+B+W),
+         at these times (which reads the units right). Its DualPipe row
+         (PP/2-1)(F&B+B-3W) assumes each F&B pair overlapped on the GPU;
+         we run the pair in sequence, F&B = F+B, and our idle time stays
+         at or below that (these times have W <= B; with W much larger than
+         t_B the formula drops below ours), is 0 at d = 2 and does not grow
+         with n. */
+    {
+        static const double tw[5][3] = {{1, 1, 1}, {1, 2, 1}, {1.3, 1.1, 0.7}, {1, 1, 0.5}, {2, 1, 1}};
+        int ti;
+        for (d = 2; d <= 16; d += 2) {
+            for (ti = 0; ti < 5; ti++) {
+                double idle[2] = {0, 0};
+                int m;
+                for (m = 0; m < 2; m++) {
+                    int n = m == 0 ? 2 * d : 8 * d, dev, i;
+                    pp_times t;
+                    pp_schedule *s, *v;
+                    char what[96];
+                    t.f = tw[ti][0], t.b = tw[ti][1], t.w = tw[ti][2], t.comm = 0;
+                    snprintf(what, sizeof what, "dualpipe d=%d n=%d times %g,%g,%g", d, n, t.f, t.b, t.w);
+                    s = build("dualpipe", d, n, t, 0, err);
+                    v = d >= 4 ? build("dualpipe-v", d / 2, n / 2, t, 0, err) : NULL;
+                    CHECK(s != NULL, "%s: %s", what, err);
+                    if (!s) { pp_sched_free(v); continue; }
+                    CHECK(s->stages == 2 * d && s->copies == 2 && s->num_passes == 3 * d * n, "%s: %d stages, %d copies, %d passes",
+                          what, s->stages, s->copies, s->num_passes);
+                    for (dev = 0; dev < d; dev++) {
+                        int a = s->device_start[dev], e = s->device_start[dev + 1], live = 0, peak = 0, bad = 0;
+                        int h = dev < d / 2 ? dev : d - 1 - dev, swap = dev >= d / 2;
+                        CHECK(s->stage_device[dev] == dev && s->stage_device[2 * d - 1 - dev] == dev,
+                              "%s: device %d does not hold stages %d and %d", what, dev, dev, 2 * d - 1 - dev);
+                        for (i = a; i < e; i++) {
+                            const pp_pass *p = &s->passes[i];
+                            int copy_b = p->stage >= d;
+                            if (copy_b != (p->microbatch >= n / 2)) bad = 1; /* off its copy's route */
+                            if (p->kind == PP_F && ++live > peak) peak = live;
+                            if (p->kind == PP_W) live--;
+                        }
+                        CHECK(!bad, "%s: device %d runs a microbatch on the other copy's stage", what, dev);
+                        CHECK(peak == d + 1, "%s: device %d holds %d activations at most, Table 2 says PP+1 = %d", what,
+                              dev, peak, d + 1);
+                        CHECK(fabs(s->peak_memory[dev] - (d + 1)) < 1e-9, "%s: device %d peak_memory %g, want %d", what,
+                              dev, s->peak_memory[dev], d + 1);
+                        if (v) { /* the fold: DualPipeV(d/2, n/2) device h */
+                            int va = v->device_start[h], ve = v->device_start[h + 1], same = ve - va == e - a;
+                            for (i = 0; same && i < e - a; i++) {
+                                const pp_pass *p = &s->passes[a + i], *q = &v->passes[va + i];
+                                int pc = (p->stage >= d) ^ swap, qc = q->stage >= d / 2;
+                                int pk = p->microbatch - (p->stage >= d ? n / 2 : 0);
+                                same = p->kind == q->kind && pc == qc && pk == q->microbatch;
+                            }
+                            CHECK(same, "%s: device %d is not DualPipeV(d=%d, n=%d)'s device %d folded", what, dev,
+                                  d / 2, n / 2, h);
+                        }
+                    }
+                    {
+                        double B = t.b + t.w, F = t.f, W = t.w; /* Table 2's F, full B, W */
+                        double published = (d / 2.0 - 1) * ((F + B) + B - 3 * W); /* F&B = F + B in sequence */
+                        idle[m] = s->makespan - n * (t.f + t.b + t.w);
+                        CHECK(idle[m] <= published + 1e-9, "%s: idle %g above the published %g", what, idle[m], published);
+                        if (d == 2) CHECK(fabs(idle[m]) < 1e-9, "%s: idle %g, published 0", what, idle[m]);
+                        if (m == 0) { /* Table 2's other rows, same units */
+                            pp_schedule *o = build("1f1b", d, n, t, 0, err), *z = build("zb-h1", d, n, t, 0, err);
+                            CHECK(o && fabs(o->makespan - n * (F + B) - (d - 1) * (F + B)) < 1e-9,
+                                  "%s: 1f1b idle %g, Table 2 (PP-1)(F+B) = %g", what, o ? o->makespan - n * (F + B) : -1,
+                                  (d - 1) * (F + B));
+                            CHECK(z && fabs(z->makespan - n * (F + B) - (d - 1) * (F + B - 2 * W)) < 1e-9,
+                                  "%s: zb-h1 idle %g, Table 2 (PP-1)(F+B-2W) = %g", what, z ? z->makespan - n * (F + B) : -1,
+                                  (d - 1) * (F + B - 2 * W));
+                            pp_sched_free(o);
+                            pp_sched_free(z);
+                        }
+                    }
+                    if (ti == 0 && n == 2 * d) {
+                        pp_program *pr = NULL;
+                        CHECK(pp_sched_lower(s, &pr, err) == PP_OK, "%s: lower: %s", what, err);
+                        if (pr) {
+                            int sends = 0;
+                            for (i = 0; i < pr->num_ops; i++) sends += pr->ops[i].type == PP_OP_SEND;
+                            CHECK(sends == 2 * n * (d - 1), "%s: %d sends, 2n(d-1) = %d", what, sends, 2 * n * (d - 1));
+                            CHECK(pp_sched_check_deadlock(pr, NULL, err) == PP_OK, "%s: %s", what, err);
+                        }
+                        pp_program_free(pr);
+                    }
+                    pp_sched_free(s);
+                    pp_sched_free(v);
+                }
+                CHECK(fabs(idle[0] - idle[1]) < 1e-9, "dualpipe d=%d times#%d: idle %g at n=2d, %g at n=8d", d, ti, idle[0], idle[1]);
+            }
+        }
+        {
+            static const int bad[][2] = {{3, 6}, {5, 20}, {4, 7}, {4, 9}, {4, 6}, {8, 14}};
+            int k;
+            for (k = 0; k < 6; k++) {
+                pp_schedule *s = build("dualpipe", bad[k][0], bad[k][1], times[0], 0, err);
+                CHECK(s == NULL && strstr(err, "even"), "dualpipe d=%d n=%d: not refused (%s)", bad[k][0], bad[k][1], err);
+                pp_sched_free(s);
+            }
+        }
+    }
+    group_next("dualpipe", "DualPipeV(d/2, n/2) folded, device by device; d+1 units (Table 2's PP+1) on every device; "
+                           "2n(d-1) sends; 1F1B and ZB1P rows of Table 2 exact; idle at most (d/2-1)(F&B+B-3W) with "
+                           "F&B = F+B, 0 at d = 2, O(p); odd d, odd n, n < 2d refused");
+
     printf("test_auto: %d groups passed, %d failed\n", g_groups_passed, g_groups_failed);
     return g_groups_failed ? 1 : 0;
 }

@@ -61,7 +61,7 @@ static double max_rel(const float *a, const float *b, size_t n, int *bitwise) {
    differ) and n in {d, 3d-1, 4d} */
 static void test_equal_gradients(const pp_times *times, const char *title) {
     group g;
-    int i, d, n, runs = 0, bitwise_runs = 0, skipped = 0;
+    int i, d, n, runs = 0, bitwise_runs = 0, skipped = 0, dual_runs = 0;
     double worst = 0, t0 = cpu_pipe_now();
     group_begin(&g, title);
     for (i = 0; i < pp_sched_count(); i++)
@@ -104,6 +104,7 @@ static void test_equal_gradients(const pp_times *times, const char *title) {
                     if (check(&g, cpu_pipeline_step(&mc, params, s, prog, tok, tgt, 30.0, gp, &st, err, sizeof err),
                               "%s d=%d n=%d: %s", cfg.schedule, d, n, err)) {
                         runs++;
+                        dual_runs += s->copies == 2; /* dualpipe: two copies' gradients summed per microbatch */
                         rel = max_rel(gp, gr, P, &bw);
                         if (rel > worst) worst = rel;
                         bw &= st.loss == ref_loss;
@@ -124,8 +125,10 @@ static void test_equal_gradients(const pp_times *times, const char *title) {
                 pp_program_free(prog);
                 pp_sched_free(s);
             }
-    group_end(&g, "%d runs (%d refused by their schedule), %d bitwise equal; worst relative gradient difference %g; %.1f s",
-              runs, skipped, bitwise_runs, worst, cpu_pipe_now() - t0);
+    check(&g, dual_runs > 0, "no two-copy (dualpipe) schedule ran");
+    group_end(&g, "%d runs (%d of them dualpipe, two model copies; %d refused by their schedule), %d bitwise equal; "
+                  "worst relative gradient difference %g; %.1f s",
+              runs, dual_runs, skipped, bitwise_runs, worst, cpu_pipe_now() - t0);
 }
 
 /* The runtime blocks like NCCL: swapping a SEND and the RECV after it on one

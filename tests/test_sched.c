@@ -39,28 +39,39 @@ typedef struct expect {
     pp_placement placement;
     int split, chunks;
     int recompute; /* 1F1B-R: BW redoes F (Chen et al. 2016) */
+    int copies;    /* DualPipe (DeepSeek-V3, Section 3.2.1): 2 model copies, stages d..2d-1 are the
+                      second, fed from the last device; microbatches n/2..n-1 run through it */
 } expect;
 
 static const expect g_expect[] = {
-    {"gpipe", PP_PLACE_SEQUENTIAL, 0, 1, 0},
-    {"1f1b", PP_PLACE_SEQUENTIAL, 0, 1, 0},
-    {"eager-1f1b", PP_PLACE_SEQUENTIAL, 0, 1, 0},
-    {"interleaved-1f1b", PP_PLACE_LOOPED, 0, 2, 0},
-    {"interleaved-1f1b-u", PP_PLACE_LOOPED, 0, 2, 0},
-    {"zb-h1", PP_PLACE_SEQUENTIAL, 1, 1, 0},
-    {"zb-h2", PP_PLACE_SEQUENTIAL, 1, 1, 0},
-    {"1f1b-v", PP_PLACE_VSHAPE, 0, 2, 0},
-    {"v-min", PP_PLACE_VSHAPE, 1, 2, 0},
-    {"v-half", PP_PLACE_VSHAPE, 1, 2, 0},
-    {"v-zb", PP_PLACE_VSHAPE, 1, 2, 0},
-    {"1f1b-r", PP_PLACE_SEQUENTIAL, 0, 1, 1},
-    {"v-auto", PP_PLACE_VSHAPE, 1, 2, 0},
-    {"zb-auto", PP_PLACE_SEQUENTIAL, 1, 1, 0},
-    {"zb-1p", PP_PLACE_SEQUENTIAL, 1, 1, 0},
-    {"zb-2p", PP_PLACE_SEQUENTIAL, 1, 1, 0},
-    {"looped-bfs", PP_PLACE_LOOPED, 0, 2, 0},
-    {"dualpipe-v", PP_PLACE_VSHAPE, 1, 2, 0},
+    {"gpipe", PP_PLACE_SEQUENTIAL, 0, 1, 0, 1},
+    {"1f1b", PP_PLACE_SEQUENTIAL, 0, 1, 0, 1},
+    {"eager-1f1b", PP_PLACE_SEQUENTIAL, 0, 1, 0, 1},
+    {"interleaved-1f1b", PP_PLACE_LOOPED, 0, 2, 0, 1},
+    {"interleaved-1f1b-u", PP_PLACE_LOOPED, 0, 2, 0, 1},
+    {"zb-h1", PP_PLACE_SEQUENTIAL, 1, 1, 0, 1},
+    {"zb-h2", PP_PLACE_SEQUENTIAL, 1, 1, 0, 1},
+    {"1f1b-v", PP_PLACE_VSHAPE, 0, 2, 0, 1},
+    {"v-min", PP_PLACE_VSHAPE, 1, 2, 0, 1},
+    {"v-half", PP_PLACE_VSHAPE, 1, 2, 0, 1},
+    {"v-zb", PP_PLACE_VSHAPE, 1, 2, 0, 1},
+    {"1f1b-r", PP_PLACE_SEQUENTIAL, 0, 1, 1, 1},
+    {"v-auto", PP_PLACE_VSHAPE, 1, 2, 0, 1},
+    {"zb-auto", PP_PLACE_SEQUENTIAL, 1, 1, 0, 1},
+    {"zb-1p", PP_PLACE_SEQUENTIAL, 1, 1, 0, 1},
+    {"zb-2p", PP_PLACE_SEQUENTIAL, 1, 1, 0, 1},
+    {"looped-bfs", PP_PLACE_LOOPED, 0, 2, 0, 1},
+    {"dualpipe-v", PP_PLACE_VSHAPE, 1, 2, 0, 1},
+    {"dualpipe", PP_PLACE_VSHAPE, 1, 2, 0, 2},
+    {"zb-min", PP_PLACE_SEQUENTIAL, 1, 1, 0, 1},
+    {"interleaved-1f1b-m", PP_PLACE_LOOPED, 0, 2, 0, 1},
 };
+
+/* The stages microbatch j runs through: all of them, or (two copies) its
+   copy's half, [first, last]. */
+static int route_first(const pp_schedule *s, int j) { return s->copies == 2 && j >= s->microbatches / 2 ? s->stages / 2 : 0; }
+static int route_last(const pp_schedule *s, int j) { return s->copies == 2 && j < s->microbatches / 2 ? s->stages / 2 - 1 : s->stages - 1; }
+static int on_route(const pp_schedule *s, int st, int j) { return st >= route_first(s, j) && st <= route_last(s, j); }
 
 /* The adaptive schedules search many blocks per build: the grid keeps them
    to small d and n (tests/test_auto.c checks them in depth). */
@@ -136,7 +147,7 @@ static int sim_peak(const pp_schedule *s, double *out) {
         double cur = 0, peak = 0;
         for (k = 0; k < S * n; k++) {
             int st = k / n;
-            if (s->stage_device[st] != i) continue;
+            if (s->stage_device[st] != i || !on_route(s, st, k % n)) continue;
             if (seen[k] != 3) ok = 0;
             ev[m].t = fstart[k], ev[m].is_alloc = 1, ev[m].amount = s->stage_memory[st], m++;
             ev[m].t = fend[k], ev[m].is_alloc = 0, ev[m].amount = s->stage_memory[st], m++;
@@ -169,7 +180,8 @@ static double max_of(const double *x, int n) {
    when good, else 0 with why filled. */
 static int check_schedule(const pp_schedule *s, const pp_config *cfg, const expect *exp, char *why, size_t whylen) {
     int d = s->devices, n = s->microbatches, S = s->stages, v = s->chunks, P = s->num_passes;
-    int split = s->split_backward, i, k, st, j, ok = 0;
+    int split = s->split_backward, i, k, st, j, ok = 0, copies = exp && exp->copies ? exp->copies : 1;
+    double per_route_v; /* a microbatch's stages per device: a pass is t / that, an F allocates 1 / that */
     int *idx = NULL;
     double *peak = NULL, *peak2 = NULL;
     double busy = 0, mk = 0, comm;
@@ -190,23 +202,25 @@ static int check_schedule(const pp_schedule *s, const pp_config *cfg, const expe
         if (split != exp->split) FAILF("split_backward %d, the paper's is %d", split, exp->split);
         if (v != want_v) FAILF("chunks %d, expected %d", v, want_v);
     }
+    if (s->copies != copies) FAILF("copies %d, expected %d", s->copies, copies);
+    per_route_v = (double)v / copies;
     if (!near(s->times.f, t.f) || !near(s->times.b, t.b) || !near(s->times.w, t.w) || !near(s->times.comm, t.comm))
         FAILF("resolved times (%g,%g,%g,%g), expected (%g,%g,%g,%g)", s->times.f, s->times.b, s->times.w,
               s->times.comm, t.f, t.b, t.w, t.comm);
-    if (P != S * n * (split ? 3 : 2)) FAILF("num_passes %d, expected %d", P, S * n * (split ? 3 : 2));
+    if (P != S / copies * n * (split ? 3 : 2)) FAILF("num_passes %d, expected %d", P, S / copies * n * (split ? 3 : 2));
     if (s->device_start[0] != 0 || s->device_start[d] != P) FAILF("device_start[0]=%d, [d]=%d", s->device_start[0], s->device_start[d]);
 
     /* placement rule and per-stage durations/memory from the docs: a chunk
        pass takes t/v, a chunk's F allocates 1/v unit; stage_times override. */
     for (st = 0; st < S; st++) {
-        double want_f, want_b, want_w, want_mem = 1.0 / v;
+        double want_f, want_b, want_w, want_mem = 1.0 / per_route_v;
         if (s->stage_device[st] != placement_device(s->placement, st, d))
             FAILF("stage %d on device %d, %s placement says %d", st, s->stage_device[st],
                   pp_placement_name(s->placement), placement_device(s->placement, st, d));
         if (cfg->stage_times) {
             want_f = cfg->stage_times[st].f, want_b = cfg->stage_times[st].b, want_w = cfg->stage_times[st].w;
         } else {
-            want_f = t.f / v, want_b = t.b / v, want_w = t.w / v;
+            want_f = t.f / per_route_v, want_b = t.b / per_route_v, want_w = t.w / per_route_v;
         }
         if (!near(s->stage_time[st * 4 + PP_F], want_f)) FAILF("stage %d F time %g, expected %g", st, s->stage_time[st * 4 + PP_F], want_f);
         if (split) {
@@ -230,6 +244,7 @@ static int check_schedule(const pp_schedule *s, const pp_config *cfg, const expe
             int kind = (int)p->kind;
             if (p->device != i) FAILF("pass %d in device %d's range has device %d", k, i, p->device);
             if (p->stage < 0 || p->stage >= S || p->microbatch < 0 || p->microbatch >= n) FAILF("pass %d: stage %d mb %d out of range", k, p->stage, p->microbatch);
+            if (!on_route(s, p->stage, p->microbatch)) FAILF("pass %d: stage %d is not on microbatch %d's route", k, p->stage, p->microbatch);
             if (split ? (kind != PP_F && kind != PP_B && kind != PP_W) : (kind != PP_F && kind != PP_BW))
                 FAILF("pass %d: kind %d not allowed (split_backward=%d)", k, kind, split);
             if (p->device != s->stage_device[p->stage]) FAILF("%s(%d,%d) on device %d, stage lives on %d", pp_kind_name(p->kind), p->stage, p->microbatch, p->device, s->stage_device[p->stage]);
@@ -252,16 +267,17 @@ static int check_schedule(const pp_schedule *s, const pp_config *cfg, const expe
         for (j = 0; j < n; j++) {
             const int bk = split ? PP_B : PP_BW;
             const pp_pass *f, *b;
+            if (!on_route(s, st, j)) continue;
             if (idx[(st * n + j) * 4 + PP_F] < 0 || idx[(st * n + j) * 4 + bk] < 0 || (split && idx[(st * n + j) * 4 + PP_W] < 0))
                 FAILF("stage %d mb %d misses a pass", st, j);
             f = &s->passes[idx[(st * n + j) * 4 + PP_F]];
             b = &s->passes[idx[(st * n + j) * 4 + bk]];
-            if (st > 0) {
+            if (st > route_first(s, j)) {
                 const pp_pass *fp = &s->passes[idx[((st - 1) * n + j) * 4 + PP_F]];
                 double c = fp->device != f->device ? comm : 0;
                 if (f->start < fp->end + c - 1e-9) FAILF("F(%d,%d) starts %g, F(%d,%d) ends %g (+comm %g)", st, j, f->start, st - 1, j, fp->end, c);
             }
-            if (st < S - 1) {
+            if (st < route_last(s, j)) {
                 const pp_pass *bn = &s->passes[idx[((st + 1) * n + j) * 4 + bk]];
                 double c = bn->device != b->device ? comm : 0;
                 if (b->start < bn->end + c - 1e-9) FAILF("%s(%d,%d) starts %g, %s(%d,%d) ends %g (+comm %g)", pp_kind_name(b->kind), st, j, b->start, pp_kind_name(bn->kind), st + 1, j, bn->end, c);
@@ -311,7 +327,7 @@ static int check_tight(const pp_schedule *s, char *why, size_t whylen) {
     for (k = 0; k < S * n * 4; k++) idx[k] = -1;
     for (k = 0; k < s->num_passes; k++) idx[(s->passes[k].stage * n + s->passes[k].microbatch) * 4 + s->passes[k].kind] = k;
     for (k = 0; k < S * n; k++)
-        if (idx[k * 4 + PP_F] < 0 || idx[k * 4 + bk] < 0 || (split && idx[k * 4 + PP_W] < 0)) {
+        if (on_route(s, k / n, k % n) && (idx[k * 4 + PP_F] < 0 || idx[k * 4 + bk] < 0 || (split && idx[k * 4 + PP_W] < 0))) {
             snprintf(why, whylen, "stage %d mb %d misses a pass", k / n, k % n);
             free(idx);
             return 0;
@@ -321,8 +337,8 @@ static int check_tight(const pp_schedule *s, char *why, size_t whylen) {
             const pp_pass *p = &s->passes[k];
             double ready = k > s->device_start[i] ? s->passes[k - 1].end : 0.0;
             const pp_pass *q = NULL;
-            if (p->kind == PP_F && p->stage > 0) q = &s->passes[idx[((p->stage - 1) * n + p->microbatch) * 4 + PP_F]];
-            if (p->kind == (pp_kind)bk) q = p->stage < S - 1 ? &s->passes[idx[((p->stage + 1) * n + p->microbatch) * 4 + bk]]
+            if (p->kind == PP_F && p->stage > route_first(s, p->microbatch)) q = &s->passes[idx[((p->stage - 1) * n + p->microbatch) * 4 + PP_F]];
+            if (p->kind == (pp_kind)bk) q = p->stage < route_last(s, p->microbatch) ? &s->passes[idx[((p->stage + 1) * n + p->microbatch) * 4 + bk]]
                                                           : &s->passes[idx[(p->stage * n + p->microbatch) * 4 + PP_F]];
             if (p->kind == PP_W) q = &s->passes[idx[(p->stage * n + p->microbatch) * 4 + PP_B]];
             if (q) {
@@ -489,7 +505,9 @@ static void test_grid(void) {
                            schedule of the paper has a reason to refuse (V needs d >= 2,
                            Megatron's interleaving needs n % d == 0, DualPipeV n >= 2d),
                            and 1F1B / GPipe accept everything. */
-                        int must_build = (d >= 2 && n % d == 0 && (n >= 2 * d || strcmp(info->name, "dualpipe-v"))) ||
+                        int dual = !strcmp(info->name, "dualpipe"); /* DualPipe: even d, even n >= 2d */
+                        int must_build = (d >= 2 && n % d == 0 && (n >= 2 * d || strncmp(info->name, "dualpipe", 8)) &&
+                                          (!dual || (d % 2 == 0 && n % 2 == 0))) ||
                                          !strcmp(info->name, "1f1b") || !strcmp(info->name, "gpipe");
                         check(&g, st == PP_ERR_INVALID_ARG && is_nonempty(err) && !must_build,
                               "%s d=%d n=%d times#%d: status %s (%s)", info->name, d, n, ti, pp_status_string(st), err);
@@ -595,7 +613,7 @@ static void test_interleaved_v3(void) {
     group g;
     int d, m;
     char err[PP_ERR_LEN], why[512];
-    expect e3 = {"interleaved-1f1b", PP_PLACE_LOOPED, 0, 3, 0};
+    expect e3 = {"interleaved-1f1b", PP_PLACE_LOOPED, 0, 3, 0, 1};
     group_begin(&g, "grid-interleaved-v3");
     for (d = 2; d <= 6; d += 2) {
         for (m = 1; m <= 4; m *= 2) {
@@ -1506,6 +1524,16 @@ static void test_csv_export_import(void) {
                     int dev, k, same = 1;
                     if (!s) continue;
                     built++;
+                    if (s->copies == 2) { /* two routes: PyTorch's CSV has one, the export refuses */
+                        FILE *nul = tmpfile();
+                        err[0] = '\0';
+                        check(&g, nul && pp_sched_print_csv(nul, s, err) == PP_ERR_INVALID_ARG &&
+                                      strstr(err, "cannot express") && (fseek(nul, 0, SEEK_END), ftell(nul) == 0),
+                              "%s d=%d n=%d: CSV export not refused cleanly (%s)", name, devs[a], mbs[b], err);
+                        if (nul) fclose(nul);
+                        pp_sched_free(s);
+                        continue;
+                    }
                     text = capture(s, 0, &len);
                     if (!check(&g, text != NULL, "%s: no CSV", name)) { pp_sched_free(s); continue; }
                     check(&g, csv_rules(text, len, s, why, sizeof why), "%s d=%d n=%d: %s", name, devs[a], mbs[b], why);
@@ -1692,6 +1720,167 @@ static void test_svg_trace(void) {
     group_end(&g, "every built-in at d=4 n=8: one rectangle and one slice per pass, title and footer figures");
 }
 
+/* Two routes (copies = 2, dualpipe): a pass off its microbatch's route is
+   refused by the validator and by the deadlock checker; the JSON says
+   which stages and microbatches each copy has (and one-copy JSON does not
+   change); no torchtitan schedule places it. */
+static void test_routes(void) {
+    group g;
+    char err[PP_ERR_LEN];
+    pp_status st;
+    pp_schedule *s = build("dualpipe", 4, 8, mk_times(1, 1, 1, 0), 0, &st, err), *one = build("1f1b", 4, 8, mk_times(1, 1, 1, 0), 0, &st, err);
+    group_begin(&g, "routes (dualpipe: two model copies)");
+    if (check(&g, s && one, "build: %s", err)) {
+        int i;
+        pp_program *pr = NULL;
+        FILE *f;
+        check(&g, s->copies == 2 && one->copies == 1, "copies %d and %d", s->copies, one->copies);
+        check(&g, pp_sched_torchtitan_schedule(s) == NULL, "torchtitan schedule for two copies");
+        for (i = 0; i < s->num_passes; i++) { /* microbatch 0 (copy A) on copy B's stage 4: off its route */
+            pp_pass *p = &s->passes[i];
+            if (p->stage == 4 && p->microbatch == 4 && p->kind == PP_F) {
+                p->microbatch = 0;
+                check(&g, pp_sched_validate(s, err) == PP_ERR_INVALID_SCHEDULE && strstr(err, "runs stages 0..3 only"),
+                      "off-route pass not refused: %s", err);
+                p->microbatch = 4;
+                break;
+            }
+        }
+        check(&g, pp_sched_validate(s, err) == PP_OK, "restored: %s", err);
+        if (check(&g, pp_sched_lower(s, &pr, err) == PP_OK, "lower: %s", err)) {
+            check(&g, pr->copies == 2, "program copies %d", pr->copies);
+            check(&g, pp_sched_check_deadlock(pr, NULL, err) == PP_OK, "deadlock check: %s", err);
+            for (i = 0; i < pr->num_ops; i++)
+                if (pr->ops[i].type == PP_OP_COMPUTE && pr->ops[i].stage == 0) {
+                    int mb = pr->ops[i].microbatch;
+                    pr->ops[i].microbatch = 7; /* copy B's microbatch on copy A's stage */
+                    check(&g, pp_sched_check_deadlock(pr, NULL, err) == PP_ERR_INVALID_ARG, "off-route op not refused: %s", err);
+                    pr->ops[i].microbatch = mb;
+                    break;
+                }
+        }
+        pp_program_free(pr);
+        f = tmpfile();
+        if (check(&g, f != NULL, "tmpfile")) {
+            static char buf[1 << 16];
+            size_t len;
+            pp_sched_print_json(f, s);
+            rewind(f);
+            len = fread(buf, 1, sizeof buf - 1, f);
+            buf[len] = 0;
+            check(&g, strstr(buf, "\"copies\": 2, \"routes\": [{\"stages\": [0, 3], \"microbatches\": [0, 3]}, "
+                                  "{\"stages\": [4, 7], \"microbatches\": [4, 7]}]") != NULL, "JSON lacks the routes");
+            rewind(f);
+            pp_sched_print_json(f, one);
+            fflush(f);
+            len = (size_t)ftell(f);
+            rewind(f);
+            len = fread(buf, 1, len < sizeof buf - 1 ? len : sizeof buf - 1, f);
+            buf[len] = 0;
+            check(&g, strstr(buf, "copies") == NULL, "one-copy JSON mentions copies");
+            fclose(f);
+        }
+    }
+    pp_sched_free(s);
+    pp_sched_free(one);
+    group_end(&g, "off-route pass and op refused, JSON routes, no torchtitan placement");
+}
+
+/* Appendix I, Figure 16b (zb-min): "the zero bubble pipeline schedules
+   ... can support a minimum of 2/3 activation memory of 1F1B, using the
+   building block shown in Figure 16b. Note that two microbatches are
+   included in a single building block"; "Both these schedules have lower
+   bubble rate than 1F1B". Our block: F and B chains of one cell per stage
+   (device 0 keeps a microbatch 2d+1 cells at least), two microbatches every
+   T = 6 cells: at most ceil(2(d+1)/3) units live (2/3 of 1F1B's d as d
+   grows), never more than 1F1B's d. Zero bubble in the stable phase: at
+   unit times two more microbatches add exactly their work (6) to the
+   makespan once n >= 2d. Shorter than 1F1B at unit times from d = 2. */
+static void test_zb_min(void) {
+    group g;
+    char err[PP_ERR_LEN], why[512];
+    pp_status st;
+    int d, n;
+    const expect *e = find_expect("zb-min");
+    group_begin(&g, "Appendix I, Fig. 16b: zb-min");
+    for (d = 1; d <= 24; d++)
+        for (n = 1; n <= 4 * d; n += n < 2 * d ? 1 : d) {
+            pp_schedule *s = build("zb-min", d, n, mk_times(1, 1, 1, 0), 0, &st, err), *s2, *o;
+            double *pk;
+            int i, bound = (2 * (d + 1) + 2) / 3;
+            if (!check(&g, s != NULL, "zb-min d=%d n=%d: %s", d, n, err)) continue;
+            why[0] = '\0';
+            {
+                pp_config cfg;
+                memset(&cfg, 0, sizeof cfg);
+                cfg.devices = d, cfg.microbatches = n;
+                check(&g, check_schedule(s, &cfg, e, why, sizeof why), "zb-min d=%d n=%d: %s", d, n, why);
+            }
+            pk = (double *)malloc(sizeof(double) * (size_t)d);
+            if (sim_peak(s, pk))
+                for (i = 0; i < d; i++)
+                    check(&g, pk[i] <= bound + 1e-9 && pk[i] <= d + 1e-9, "zb-min d=%d n=%d: device %d holds %g, ceil(2(d+1)/3) = %d",
+                          d, n, i, pk[i], bound);
+            free(pk);
+            s2 = build("zb-min", d, n + 2, mk_times(1, 1, 1, 0), 0, &st, err);
+            o = build("1f1b", d, n, mk_times(1, 1, 1, 0), 0, &st, err);
+            if (s2 && n >= 2 * d && d >= 2)
+                check(&g, near(s2->makespan - s->makespan, 6), "zb-min d=%d: n=%d -> %d adds %g, not 2 microbatches' work 6",
+                      d, n, n + 2, s2->makespan - s->makespan);
+            if (o && d >= 2 && n >= 2)
+                check(&g, s->makespan < o->makespan - 1e-9, "zb-min d=%d n=%d: makespan %g, 1F1B's %g", d, n, s->makespan, o->makespan);
+            if (o && d == 1) check(&g, near(s->makespan, o->makespan), "zb-min d=1 n=%d: %g, 1F1B %g", n, s->makespan, o->makespan);
+            pp_sched_free(s);
+            pp_sched_free(s2);
+            pp_sched_free(o);
+        }
+    group_end(&g, "d 1..24: at most ceil(2(d+1)/3) units (2/3 of 1F1B), no stable-phase bubble, shorter than 1F1B");
+}
+
+/* Appendix I, Figure 16c (interleaved-1f1b-m): "the same bubble rate as
+   Interleaved 1F1B but lower memory". Megatron's interleaved 1F1B (our
+   interleaved-1f1b, its published order) is the reference: at n = 2d, 3d,
+   4d, 8d, unit times and 1,2,1 (no comm), the same makespan, and every
+   device below Megatron's peak of (3d-1)/2 units (v = 2: device 0 warms up
+   with 3d-2 chunk forwards of half a unit, then holds one more). */
+static void test_interleaved_m(void) {
+    group g;
+    char err[PP_ERR_LEN], why[512];
+    pp_status st;
+    int d, k, t;
+    const expect *e = find_expect("interleaved-1f1b-m");
+    const pp_times times[2] = {{1, 1, 1, 0}, {1, 2, 1, 0}};
+    static const int mult[4] = {2, 3, 4, 8};
+    group_begin(&g, "Appendix I, Fig. 16c: interleaved-1f1b-m");
+    for (d = 2; d <= 12; d++)
+        for (k = 0; k < 4; k++)
+            for (t = 0; t < 2; t++) {
+                int n = mult[k] * d, i;
+                pp_schedule *s, *m;
+                if (d > 8 && k == 3) continue;
+                s = build("interleaved-1f1b-m", d, n, times[t], 0, &st, err);
+                m = build("interleaved-1f1b", d, n, times[t], 0, &st, err);
+                if (check(&g, s && m, "d=%d n=%d: %s", d, n, err)) {
+                    double *pk = (double *)malloc(sizeof(double) * (size_t)d);
+                    pp_config cfg;
+                    memset(&cfg, 0, sizeof cfg);
+                    cfg.devices = d, cfg.microbatches = n, cfg.times = times[t];
+                    why[0] = '\0';
+                    check(&g, check_schedule(s, &cfg, e, why, sizeof why), "d=%d n=%d: %s", d, n, why);
+                    check(&g, near(s->makespan, m->makespan), "d=%d n=%d times#%d: makespan %g, Megatron's %g", d, n, t,
+                          s->makespan, m->makespan);
+                    if (sim_peak(s, pk))
+                        for (i = 0; i < d; i++)
+                            check(&g, pk[i] < (3.0 * d - 1) / 2 - 1e-9, "d=%d n=%d: device %d holds %g, Megatron (3d-1)/2 = %g",
+                                  d, n, i, pk[i], (3.0 * d - 1) / 2);
+                    free(pk);
+                }
+                pp_sched_free(s);
+                pp_sched_free(m);
+            }
+    group_end(&g, "d 2..12, n 2d..8d, unit and 1,2,1 times: Megatron's makespan, every device below (3d-1)/2 units");
+}
+
 int main(void) {
     test_grid();
     test_stage_times();
@@ -1706,6 +1895,9 @@ int main(void) {
     test_csv_export_import();
     test_csv_errors();
     test_svg_trace();
+    test_routes();
+    test_zb_min();
+    test_interleaved_m();
     printf("%d passed, %d failed\n", g_groups_passed, g_groups_failed);
     return g_groups_failed ? 1 : 0;
 }
