@@ -227,14 +227,14 @@ typedef struct pp_cuda_memory {
     size_t measured_activations; /* pp_cuda_memory_info: drop of the free bytes across the slot allocations */
 } pp_cuda_memory;
 
-typedef struct pp_cuda_device_info {
+typedef struct pp_cuda_device {
     int local;            /* 1 when this process runs the device */
     int slots;            /* slots allocated (program->slots[device]) */
     int peak_slots;       /* most (stage, microbatch) activations live at once, measured since create/reset */
     size_t slot_bytes;    /* one slot */
     int send_buffers;     /* send buffers allocated */
     double busy_ms;       /* profile: GPU time in compute ops during the last step */
-} pp_cuda_device_info;
+} pp_cuda_device;
 
 typedef struct pp_cuda pp_cuda; /* opaque */
 
@@ -253,7 +253,7 @@ pp_cuda_status pp_cuda_set_params(pp_cuda *ctx, const float *host, char *err);
 pp_cuda_status pp_cuda_get_grads(pp_cuda *ctx, float *host, char *err);
 
 void pp_cuda_memory_info(const pp_cuda *ctx, pp_cuda_memory *out);
-pp_cuda_status pp_cuda_device_info(const pp_cuda *ctx, int device, pp_cuda_device_info *out);
+pp_cuda_status pp_cuda_device_info(const pp_cuda *ctx, int device, pp_cuda_device *out);
 double pp_cuda_pass_ms(const pp_cuda *ctx, int stage, pp_kind kind);
 /* out[S]: f, b, w of each stage in ms (BW split evenly into b and w; 1f1b-r's
    recomputed forward left out); comm 0. NCCL mode: a collective, every rank
