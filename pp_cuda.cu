@@ -55,7 +55,14 @@
 #include <string.h>
 
 #include "pp_cuda.h"
+/* the model's kernels; the host emulation (tests/cuda_mock, built with
+   -DPP_CUDA_HOST_EMULATION -Itests/cuda_mock by tests/run_tests.sh) swaps
+   in gpt_ref.h behind the same interface */
+#ifdef PP_CUDA_HOST_EMULATION
+#include "tests/cuda_mock/pp_cuda_gpt.cuh"
+#else
 #include "pp_cuda_gpt.cuh"
+#endif
 
 /* ---- errors ---- */
 

@@ -1,7 +1,8 @@
 /* cuda_mock/cuda_runtime.h - a host emulation of the CUDA runtime calls
    pp_cuda.cu makes, so that the executor's logic (slots, send buffers,
    transfers, the one-GPU interleaving, deadlock reports, the memory plan)
-   runs on a machine without a GPU (tests/test_cuda_mock.sh). Work runs at
+   runs on a machine without a GPU (tests/run_tests.sh builds pp_cuda.cu with
+   -DPP_CUDA_HOST_EMULATION -Itests/cuda_mock). Work runs at
    once on the host in issue order, which the executor makes a valid order
    (every wait is issued after the record it waits for). Not CUDA: no
    concurrency, so it cannot find a missing wait; a GPU run can. */
