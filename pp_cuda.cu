@@ -587,7 +587,7 @@ static pp_cuda_status pp__create(pp_cuda *c, const pp_cuda_config *cfg, char *er
             int h = short_of ? c->rank + 1 : 0;
             cudaStream_t s0 = cfg->stream ? (cudaStream_t)cfg->stream : 0;
             PP__CUDA(cudaMalloc((void **)&c->flag, sizeof(int)));
-            PP__CUDA(cudaMemcpy(c->flag, &h, sizeof h, cudaMemcpyHostToDevice));
+            PP__CUDA(cudaMemcpyAsync(c->flag, &h, sizeof h, cudaMemcpyHostToDevice, s0));
             PP__NCCL(ncclAllReduce(c->flag, c->flag, 1, ncclInt32, ncclMax, c->comm, s0));
             PP__CUDA(cudaMemcpyAsync(&h, c->flag, sizeof h, cudaMemcpyDeviceToHost, s0));
             PP__CUDA(cudaStreamSynchronize(s0));
@@ -650,15 +650,18 @@ static pp_cuda_status pp__create(pp_cuda *c, const pp_cuda_config *cfg, char *er
     PP__TRY(pp__malloc((void **)&c->targets, pp__round256((size_t)c->n * c->N * sizeof(int)), err));
     PP__TRY(pp__malloc((void **)&c->loss, 2 * sizeof(float), err));
     PP__TRY(pp__malloc((void **)&c->times_dev, 8 * (size_t)c->S * sizeof(double), err));
-    PP__CUDA(cudaMemset(c->grad, 0, c->P * sizeof(float)));
-    PP__CUDA(cudaMemset(c->m, 0, c->P * sizeof(float)));
-    PP__CUDA(cudaMemset(c->v, 0, c->P * sizeof(float)));
+    /* everything on the main stream: plain cudaMemset/cudaMemcpy run on the
+       legacy stream, which our non-blocking streams do not wait for */
+    PP__CUDA(cudaMemsetAsync(c->grad, 0, c->P * sizeof(float), c->main));
+    PP__CUDA(cudaMemsetAsync(c->m, 0, c->P * sizeof(float), c->main));
+    PP__CUDA(cudaMemsetAsync(c->v, 0, c->P * sizeof(float), c->main));
     {
         float *host = (float *)malloc(c->P * sizeof(float));
         if (!host) return pp__fail(err, PP_CUDA_ERR_HOST_MEMORY, "out of host memory for %zu parameters", c->P);
         pp__init_params(&c->dims, host, cfg->seed);
         {
-            cudaError_t e = cudaMemcpy(c->master, host, c->P * sizeof(float), cudaMemcpyHostToDevice);
+            cudaError_t e = cudaMemcpyAsync(c->master, host, c->P * sizeof(float), cudaMemcpyHostToDevice, c->main);
+            if (e == cudaSuccess) e = cudaStreamSynchronize(c->main);
             free(host);
             PP__CUDA(e);
         }
@@ -1139,7 +1142,8 @@ size_t pp_cuda_num_params(const pp_cuda *c) { return c ? c->P : 0; }
 static pp_cuda_status pp__copy(pp_cuda *c, void *dst, const void *src, cudaMemcpyKind kind, char *err) {
     if (!c || !dst || !src) return pp__fail(err, PP_CUDA_ERR_INVALID_ARG, "needs a context and a host array");
     PP__CUDA(cudaStreamSynchronize(c->main));
-    PP__CUDA(cudaMemcpy(dst, src, c->P * sizeof(float), kind));
+    PP__CUDA(cudaMemcpyAsync(dst, src, c->P * sizeof(float), kind, c->main));
+    PP__CUDA(cudaStreamSynchronize(c->main));
     return PP_CUDA_OK;
 }
 pp_cuda_status pp_cuda_get_params(pp_cuda *c, float *host, char *err) {
@@ -1200,12 +1204,13 @@ pp_cuda_status pp_cuda_stage_times(pp_cuda *c, pp_times *out, char *err) {
         cnt[k] = (double)c->pass_count[k];
     }
     if (c->mode == PP_CUDA_NCCL) { /* each rank measured its own stages */
-        cudaError_t e = cudaMemcpy(c->times_dev, sum, sizeof(double) * 8 * (size_t)S, cudaMemcpyHostToDevice);
+        cudaError_t e = cudaMemcpyAsync(c->times_dev, sum, sizeof(double) * 8 * (size_t)S, cudaMemcpyHostToDevice, c->main);
         ncclResult_t r = e == cudaSuccess ? ncclAllReduce(c->times_dev, c->times_dev, 8 * (size_t)S, ncclDouble, ncclSum,
                                                           c->comm, c->main) : ncclSuccess;
         if (e == cudaSuccess && r == ncclSuccess) e = cudaStreamSynchronize(c->main);
         if (e == cudaSuccess && r == ncclSuccess)
-            e = cudaMemcpy(sum, c->times_dev, sizeof(double) * 8 * (size_t)S, cudaMemcpyDeviceToHost);
+            e = cudaMemcpyAsync(sum, c->times_dev, sizeof(double) * 8 * (size_t)S, cudaMemcpyDeviceToHost, c->main);
+        if (e == cudaSuccess && r == ncclSuccess) e = cudaStreamSynchronize(c->main);
         if (e != cudaSuccess || r != ncclSuccess) {
             free(sum);
             if (r != ncclSuccess)
