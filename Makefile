@@ -62,8 +62,8 @@ clean:
 NVCC      ?= $(shell command -v nvcc 2>/dev/null || echo /usr/local/cuda/bin/nvcc)
 CUDA_HOME ?= /usr/local/cuda
 NCCL_HOME ?= $(CUDA_HOME)
-NVFLAGS    = -O2 -std=c++14 -gencode arch=compute_90a,code=sm_90a -gencode arch=compute_80,code=compute_80 \
-             -I$(NCCL_HOME)/include $(NVFLAGS_EXTRA)
+NVFLAGS    = -O2 -std=c++17 -gencode arch=compute_90a,code=sm_90a -gencode arch=compute_80,code=compute_80 \
+             -Xcompiler -Wall,-Wextra -Werror all-warnings -I$(NCCL_HOME)/include $(NVFLAGS_EXTRA)
 NVLIBS     = -L$(NCCL_HOME)/lib64 -lnccl
 ifeq ($(MPI),1)
 MPI_CFLAGS ?= $(shell mpicc --showme:compile 2>/dev/null)

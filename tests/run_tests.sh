@@ -174,7 +174,7 @@ step "pp_cuda executor on the host emulation: every schedule pipelined = one dev
     '$out/train_gpt_mock' -s 1f1b -d 4 -n 8 --steps 4 --profile-steps 3 --profile --mem-limit 2 --channels 16 --seq 16 --batch 1 --heads 2 --data '$root/data/pipeline.txt' | grep -q 're-planned: v-auto' &&
     { '$out/train_gpt_mock' -d 0 2>/dev/null; test \$? -eq 2; }"
 NVCC=${NVCC:-$(command -v nvcc 2>/dev/null || echo /usr/local/cuda/bin/nvcc)}
-NVFLAGS=${NVFLAGS:--O2 -std=c++14 -gencode arch=compute_90a,code=sm_90a -gencode arch=compute_80,code=compute_80}
+NVFLAGS=${NVFLAGS:--O2 -std=c++17 -gencode arch=compute_90a,code=sm_90a -gencode arch=compute_80,code=compute_80 -Xcompiler -Wall,-Wextra -Werror all-warnings}
 NCCL_HOME=${NCCL_HOME:-/usr/local/cuda}
 if ! [ -x "$NVCC" ]; then
     echo "[skip] nvcc builds of pp_cuda.cu, train_gpt, test_cuda_pipeline: no nvcc on this machine (set NVCC=)"
