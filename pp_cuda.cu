@@ -888,7 +888,7 @@ static pp_cuda_status pp__walk_nccl(pp_cuda *c, const pp_program *p, char *err) 
             continue;
         }
         e = pp__group_end(p, v->device, i);
-        /* resolve every buffer first, so a bad program fails outside the group */
+        /* check the peers first, so a bad program mostly fails outside the group */
         for (k = i; k < e; k++) {
             const pp_op *x = &p->ops[k];
             if (x->type == PP_OP_COMPUTE || x->peer < 0 || x->peer >= c->d || x->peer == v->device)

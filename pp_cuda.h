@@ -147,7 +147,9 @@ DOES NOT
    rank runs the same pp_cuda build), checkpointing, model sizes beyond what
    fits whole on one GPU, overlap of a rank's transfers with its own
    compute (one stream per device: NCCL calls and kernels take turns), two
-   ranks on one GPU (use the one-GPU mode).
+   ranks on one GPU (use the one-GPU mode). Every output bound for another
+   device is copied into a send buffer (one device copy per transfer), even
+   where its slot would still be alive at the SEND.
 
 REVISION HISTORY
    0.1.0  first version: one-GPU and NCCL modes, memory plan, profiling.
