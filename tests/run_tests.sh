@@ -176,7 +176,7 @@ step "pp_cuda executor on the host emulation: every schedule pipelined = one dev
 NVCC=${NVCC:-$(command -v nvcc 2>/dev/null || echo /usr/local/cuda/bin/nvcc)}
 NVFLAGS=${NVFLAGS:--O2 -std=c++17 -gencode arch=compute_90a,code=sm_90a -gencode arch=compute_80,code=compute_80 -Xcompiler -Wall,-Wextra -Werror all-warnings}
 NCCL_HOME=${NCCL_HOME:-/usr/local/cuda}
-if ! [ -x "$NVCC" ]; then
+if ! command -v "$NVCC" >/dev/null 2>&1; then
     echo "[skip] nvcc builds of pp_cuda.cu, train_gpt, test_cuda_pipeline: no nvcc on this machine (set NVCC=)"
 elif ! [ -f "$root/pp_cuda_gpt.cuh" ]; then
     echo "[skip] nvcc builds of pp_cuda.cu, train_gpt, test_cuda_pipeline: pp_cuda_gpt.cuh (the kernels) is not in this tree"
@@ -188,8 +188,9 @@ else
         $nv '$here/test_cuda_pipeline.cu' '$out/pp_cuda.o' -o '$out/test_cuda_pipeline' -L$NCCL_HOME/lib64 -lnccl"
     if [ -x "$out/test_cuda_pipeline" ]; then
         # prints "[skip] test_cuda_pipeline: no CUDA device" where there is no GPU
-        if "$out/test_cuda_pipeline"; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
-        if "$out/test_cuda_pipeline" | grep -q '^\[skip\]'; then
+        if "$out/test_cuda_pipeline" >"$out/tcp.log" 2>&1; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
+        cat "$out/tcp.log"
+        if grep -q '^\[skip\]' "$out/tcp.log"; then
             step "train_gpt without a GPU: exits 1 saying no CUDA device; bad -d exits 2" sh -c "
                 '$out/train_gpt' 2>'$out/tg.err'; rc=\$?; [ \$rc -eq 1 ] && grep -q 'no CUDA device' '$out/tg.err' &&
                 { '$out/train_gpt' -d 0 2>/dev/null; test \$? -eq 2; }"
