@@ -34,7 +34,10 @@
      byte short, return PP_CUDA_ERR_NO_MEMORY whose message holds the bytes
      needed and the bytes free.
    - an ordering bug (receive before send on one device) is reported as a
-     deadlock, not hung on; a few training steps lower the loss. */
+     deadlock, not hung on; a few training steps lower the loss.
+   - NCCL mode with one rank (d = 1) equals the one-GPU mode bit for bit
+     (skipped on the host emulation and when a launcher started several
+     ranks). */
 #define PP_SCHED_IMPLEMENTATION
 #include "../pp_sched.h"
 #include "../pp_cuda.h"
@@ -370,6 +373,65 @@ static void test_deadlock_and_training(void) {
     group_end(&g, "%s; %s", last, err);
 }
 
+/* NCCL mode with one rank (d = 1: no launcher, NCCL's own id, a one-rank
+   communicator): the bootstrap, the loss all-reduce and the pass-time
+   all-reduce run; the step equals the one-GPU mode's bit for bit (same
+   kernels, same order) */
+static void test_nccl_one_rank(void) {
+    static const char *vars[4] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_NTASKS", "WORLD_SIZE"};
+    group g;
+    char err[PP_CUDA_ERR_LEN] = "";
+    built b;
+    pp_cuda_model m;
+    pp_cuda_config cfg;
+    pp_cuda *ctx = NULL;
+    float loss = 0, ref_loss = 0;
+    int i, *tok, *tgt, n = 4;
+    for (i = 0; i < 4; i++)
+        if (getenv(vars[i]) && atoi(getenv(vars[i])) > 1) {
+            printf("[skip] NCCL mode, one rank: launched with %s=%s\n", vars[i], getenv(vars[i]));
+            return;
+        }
+    if (getenv("PP_TEST_TINY")) {
+        printf("[skip] NCCL mode, one rank: not on the host emulation\n");
+        return;
+    }
+    group_begin(&g, "NCCL mode, one rank (1f1b d=1 n=4): bootstrap, step, loss all-reduce, stage times; equal to the one-GPU mode");
+    if (check(&g, build("1f1b", 1, n, &b, err) == 1, "%s", err)) {
+        size_t P, N;
+        float *gp, *gr;
+        pp_times t;
+        m = model_for(1);
+        cfg = config_for(&b, &m);
+        cfg.mode = PP_CUDA_NCCL;
+        cfg.profile = 1;
+        N = (size_t)n * m.batch * m.seq;
+        tok = (int *)malloc(sizeof(int) * N);
+        tgt = (int *)malloc(sizeof(int) * N);
+        make_data(&m, n, tok, tgt, 99);
+        if (check(&g, pp_cuda_create(&cfg, &ctx, err) == PP_CUDA_OK, "create: %s", err)) {
+            P = pp_cuda_num_params(ctx);
+            gp = (float *)malloc(sizeof(float) * P);
+            gr = (float *)malloc(sizeof(float) * P);
+            check(&g, pp_cuda_rank(ctx) == 0 && pp_cuda_world(ctx) == 1, "rank %d of %d", pp_cuda_rank(ctx), pp_cuda_world(ctx));
+            if (check(&g, pp_cuda_step(ctx, b.prog, tok, tgt, &loss, err) == PP_CUDA_OK &&
+                              pp_cuda_get_grads(ctx, gp, err) == PP_CUDA_OK, "step: %s", err) &&
+                check(&g, reference_step(&m, n, tok, tgt, gr, &ref_loss, err), "reference: %s", err)) {
+                check(&g, loss == ref_loss && memcmp(gp, gr, sizeof(float) * P) == 0,
+                      "loss %.9g vs %.9g, gradients %s", loss, ref_loss, memcmp(gp, gr, sizeof(float) * P) ? "differ" : "equal");
+                check(&g, pp_cuda_stage_times(ctx, &t, err) == PP_CUDA_OK && t.f > 0 && t.b > 0, "stage times: %s", err);
+            }
+            free(gp);
+            free(gr);
+        }
+        pp_cuda_destroy(ctx);
+        free(tok);
+        free(tgt);
+        unbuild(&b);
+    }
+    group_end(&g, "loss %.6f; %s", loss, err);
+}
+
 int main(void) {
     if (pp_cuda_device_count() <= 0) {
         printf("[skip] test_cuda_pipeline: no CUDA device\n");
@@ -379,6 +441,7 @@ int main(void) {
     test_memory_plan();
     test_no_memory();
     test_deadlock_and_training();
+    test_nccl_one_rank();
     printf("%d passed, %d failed\n", g_groups_passed, g_groups_failed);
     return g_groups_failed ? 1 : 0;
 }
