@@ -14,6 +14,7 @@
    Build:   make train_gpt        (nvcc; links pp_cuda.o and NCCL)
    Run:     ./train_gpt -s v-half -d 4 -n 16
             ./train_gpt -s 1f1b -d 4 -n 16 --profile --mem-limit 2
+            ./train_gpt -s 1f1b -d 1 -n 4 --nccl      (NCCL start-up with one rank)
             NCCL_COMM_ID=127.0.0.1:29511 mpirun -np 4 -x NCCL_COMM_ID ./train_gpt -s v-half -d 4 -n 16
 
    Prints:  the schedule, model and memory plan (bytes per kind, free GPU
@@ -51,6 +52,7 @@ static const char *usage_text =
     "      --batch B          sequences per microbatch, default 4\n"
     "      --data PATH        text to learn, default data/pipeline.txt\n"
     "      --one-gpu          all devices on this GPU even when launched with several ranks\n"
+    "      --nccl             NCCL mode even for one rank (-d 1 without a launcher checks NCCL start-up)\n"
     "      --profile          time F, B, W per stage for --profile-steps steps, re-plan with v-auto\n"
     "                         at --mem-limit using those times, then train with that plan\n"
     "      --profile-steps K  default 10\n"
@@ -181,7 +183,7 @@ static void report(pp_cuda *ctx, const pp_schedule *s, const pp_cuda_model *m, c
     fflush(stdout);
 }
 
-static int setup(const pp_schedule *s, const pp_program *prog, pp_cuda_model *m, int one_gpu, float lr, pp_cuda **ctx,
+static int setup(const pp_schedule *s, const pp_program *prog, pp_cuda_model *m, int mode, float lr, pp_cuda **ctx,
                  int *rank0, char *err) {
     pp_cuda_config cfg;
     pp_cuda_memory mem;
@@ -192,7 +194,7 @@ static int setup(const pp_schedule *s, const pp_program *prog, pp_cuda_model *m,
     cfg.opt.lr = lr;
     cfg.seed = 1;
     cfg.profile = 1; /* events around every pass: the bubble and the pass times */
-    cfg.mode = one_gpu ? PP_CUDA_ONE_GPU : PP_CUDA_AUTO;
+    cfg.mode = (pp_cuda_mode)mode;
     if (pp_cuda_create(&cfg, ctx, err) != PP_CUDA_OK) return 0;
     *rank0 = pp_cuda_rank(*ctx) == 0;
     pp_cuda_memory_info(*ctx, &mem);
@@ -227,7 +229,7 @@ static void restage(const pp_times *t, int S, int S2, int layers, pp_times *out)
 
 int main(int argc, char **argv) {
     const char *name = "v-half", *path = "data/pipeline.txt";
-    int d = 4, n = 16, steps = 200, lps = 2, C = 128, H = 4, T = 64, B = 4, profile = 0, profile_steps = 10, one_gpu = 0;
+    int d = 4, n = 16, steps = 200, lps = 2, C = 128, H = 4, T = 64, B = 4, profile = 0, profile_steps = 10, mode = PP_CUDA_AUTO;
     int i, rc = 0, vocab = 0, map[256], rank0 = 1;
     double mem_limit = 0;
     float lr = 1e-3f;
@@ -247,7 +249,8 @@ int main(int argc, char **argv) {
         const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) { fputs(usage_text, stdout); return 0; }
         if (!strcmp(a, "--profile")) { profile = 1; continue; }
-        if (!strcmp(a, "--one-gpu")) { one_gpu = 1; continue; }
+        if (!strcmp(a, "--one-gpu")) { mode = PP_CUDA_ONE_GPU; continue; }
+        if (!strcmp(a, "--nccl")) { mode = PP_CUDA_NCCL; continue; }
         if (!val) return usage_error("option needs a value", a);
         i++;
         if (!strcmp(a, "-s") || !strcmp(a, "--schedule")) name = val;
@@ -295,7 +298,7 @@ int main(int argc, char **argv) {
     if (!build(&sc, &s, &prog, err)) { fprintf(stderr, "train_gpt: %s\n", err); rc = 1; goto end; }
     memset(&m, 0, sizeof m);
     m.vocab = vocab; m.seq = T; m.channels = C; m.heads = H; m.layers = lps * s->stages; m.batch = B;
-    if (!setup(s, prog, &m, one_gpu, lr, &ctx, &rank0, err)) { fprintf(stderr, "train_gpt: %s\n", err); rc = 1; goto end; }
+    if (!setup(s, prog, &m, mode, lr, &ctx, &rank0, err)) { fprintf(stderr, "train_gpt: %s\n", err); rc = 1; goto end; }
     if (rank0)
         printf("schedule %s: d=%d v=%d stages=%d n=%d, %s; model: %d layers, C=%d, heads %d, T=%d, batch %d, vocab %d "
                "(bytes of %s), %zu parameters; programs: %d ops, checked deadlock-free\n",
@@ -343,7 +346,7 @@ int main(int argc, char **argv) {
                                    100 * (at_measured >= 0 ? at_measured : s->bubble_rate), s->peak_memory[0]);
                         pp_cuda_destroy(ctx);
                         ctx = NULL;
-                        if (!setup(s2, prog2, &m, one_gpu, lr, &ctx, &rank0, err)) {
+                        if (!setup(s2, prog2, &m, mode, lr, &ctx, &rank0, err)) {
                             fprintf(stderr, "train_gpt: %s\n", err);
                             rc = 1;
                         } else {
