@@ -157,20 +157,22 @@ step "fuzz corpus replay (tests/fuzz_corpus, $(ls "$here/fuzz_corpus" | wc -l) f
 
 # ---- pp_cuda executor (pp_cuda.h, pp_cuda.cu, examples/train_gpt.cu, tests/test_cuda_pipeline.cu) ----
 # The public header is plain C; the executor's logic runs on the host
-# emulation (tests/cuda_mock: the CUDA/NCCL calls it makes and the kernel
-# contract on gpt_ref.h); nvcc builds the real thing; the GPU test runs or
-# prints its skip line.
+# emulation (tests/cuda_mock: the CUDA/NCCL calls it makes, streams as queues
+# run in a random order that keeps stream order and event waits, and the
+# kernel contract on gpt_ref.h), where a missing event wait breaks the
+# gradients; nvcc builds the real thing; the GPU test runs or prints its skip
+# line.
 root="$here/.."
 printf '#include "pp_cuda.h"\nint main(void) { return pp_cuda_device_count() < 0; }\n' >"$out/cuda_h.c"
 step "pp_cuda.h alone: C99 -Wall -Wextra -Wpedantic -Werror, and as C++" sh -c "
     $CC -std=c99 -Wall -Wextra -Wpedantic -Werror -I'$root' -c '$out/cuda_h.c' -o '$out/cuda_h.o' &&
     $CXX -x c++ -Wall -Wextra -Wpedantic -Werror -I'$root' -c '$out/cuda_h.c' -o '$out/cuda_hpp.o'"
 mock="$CXX -std=c++11 -O1 -Wall -Wextra $CFLAGS_EXTRA -DPP_CUDA_HOST_EMULATION -I'$here/cuda_mock' -x c++"
-step "pp_cuda executor on the host emulation: every schedule pipelined = one device, slots, memory plan, deadlock report; train_gpt --profile" sh -c "
+step "pp_cuda executor on the host emulation (streams as queues run in two random orders): every schedule pipelined = one device, slots, memory plan, deadlock report; train_gpt --profile" sh -c "
     $mock -c '$root/pp_cuda.cu' -o '$out/pp_cuda_mock.o' &&
     $mock '$here/test_cuda_pipeline.cu' -x none '$out/pp_cuda_mock.o' -o '$out/test_cuda_mock' &&
     $mock '$root/examples/train_gpt.cu' -x none '$out/pp_cuda_mock.o' -o '$out/train_gpt_mock' &&
-    PP_TEST_TINY=1 '$out/test_cuda_mock' &&
+    MOCK_CUDA_SEED=1 PP_TEST_TINY=1 '$out/test_cuda_mock' && MOCK_CUDA_SEED=2 PP_TEST_TINY=1 '$out/test_cuda_mock' &&
     '$out/train_gpt_mock' -s 1f1b -d 4 -n 8 --steps 4 --profile-steps 3 --profile --mem-limit 2 --channels 16 --seq 16 --batch 1 --heads 2 --data '$root/data/pipeline.txt' | grep -q 're-planned: v-auto' &&
     { '$out/train_gpt_mock' -d 0 2>/dev/null; test \$? -eq 2; }"
 NVCC=${NVCC:-$(command -v nvcc 2>/dev/null || echo /usr/local/cuda/bin/nvcc)}

@@ -1,7 +1,8 @@
 /* cuda_mock/pp_cuda_gpt.cuh - the contract of /work/cuda_contract.md (the
    kernels' interface) implemented on the host with tests/gpt_ref.h in float:
    a slot is gpt_ref's activation buffer followed by the output gradient.
-   With cuda_mock/cuda_runtime.h it lets pp_cuda.cu run without a GPU. */
+   With cuda_mock/cuda_runtime.h it lets pp_cuda.cu run without a GPU; each
+   "kernel" is queued on its stream and runs when the mock runtime says. */
 #ifndef PP_CUDA_MOCK_GPT_H
 #define PP_CUDA_MOCK_GPT_H
 #include <math.h>
@@ -61,46 +62,52 @@ static cudaError_t pp__gpt_forward(const pp__gpt_dims *c, const pp__gpt_stage *g
                                    const int *tokens, const int *targets, float *loss, void *workspace, cudaStream_t stream) {
     gpt_config gc = pp__mock_cfg(c);
     gpt_stage gs = pp__mock_stage(g);
-    gpt_params p = gpt_params_at(&gc, (float *)w);
-    double l = gpt_stage_forward(&gc, &p, &gs, (float *)slot, (float *)slot, tokens, targets);
-    (void)workspace; (void)stream;
-    if (g->has_head) *loss += (float)l;
+    (void)workspace;
+    mock_enqueue(stream, [=] {
+        gpt_params p = gpt_params_at(&gc, (float *)w);
+        double l = gpt_stage_forward(&gc, &p, &gs, (float *)slot, (float *)slot, tokens, targets);
+        if (gs.has_head && loss) *loss += (float)l;
+    });
     return cudaSuccess;
 }
 static cudaError_t pp__gpt_backward_input(const pp__gpt_dims *c, const pp__gpt_stage *g, const __nv_bfloat16 *w,
                                           void *slot, const int *targets, float dloss, void *workspace, cudaStream_t stream) {
     gpt_config gc = pp__mock_cfg(c);
     gpt_stage gs = pp__mock_stage(g);
-    gpt_params p = gpt_params_at(&gc, (float *)w);
-    (void)workspace; (void)stream;
-    gpt_stage_backward_input(&gc, &p, &gs, (float *)slot, g->has_head ? NULL : (const float *)pp__gpt_slot_doutput(c, g, slot),
-                             targets, dloss);
+    const float *dout = g->has_head ? NULL : (const float *)pp__gpt_slot_doutput(c, g, slot);
+    (void)workspace;
+    mock_enqueue(stream, [=] {
+        gpt_params p = gpt_params_at(&gc, (float *)w);
+        gpt_stage_backward_input(&gc, &p, &gs, (float *)slot, dout, targets, dloss);
+    });
     return cudaSuccess;
 }
 static cudaError_t pp__gpt_backward_weight(const pp__gpt_dims *c, const pp__gpt_stage *g, float *grad, void *slot,
                                            const int *tokens, void *workspace, cudaStream_t stream) {
     gpt_config gc = pp__mock_cfg(c);
     gpt_stage gs = pp__mock_stage(g);
-    gpt_params dw = gpt_params_at(&gc, grad);
-    (void)workspace; (void)stream;
-    gpt_stage_backward_weight(&gc, &dw, &gs, (float *)slot, tokens);
+    (void)workspace;
+    mock_enqueue(stream, [=] {
+        gpt_params dw = gpt_params_at(&gc, grad);
+        gpt_stage_backward_weight(&gc, &dw, &gs, (float *)slot, tokens);
+    });
     return cudaSuccess;
 }
 static cudaError_t pp__gpt_to_bf16(__nv_bfloat16 *dst, const float *src, size_t n, cudaStream_t stream) {
-    (void)stream;
-    memcpy(dst, src, n * sizeof(float));
+    mock_enqueue(stream, [=] { memcpy(dst, src, n * sizeof(float)); });
     return cudaSuccess;
 }
 static cudaError_t pp__gpt_adamw(float *master, const float *grad, float *m, float *v, size_t n, float lr, float beta1,
                                  float beta2, float eps, float weight_decay, int t, cudaStream_t stream) {
     double c1 = 1 - pow(beta1, t), c2 = 1 - pow(beta2, t);
-    size_t i;
-    (void)stream;
-    for (i = 0; i < n; i++) {
-        m[i] = beta1 * m[i] + (1 - beta1) * grad[i];
-        v[i] = beta2 * v[i] + (1 - beta2) * grad[i] * grad[i];
-        master[i] -= (float)(lr * ((m[i] / c1) / (sqrt(v[i] / c2) + eps) + weight_decay * master[i]));
-    }
+    mock_enqueue(stream, [=] {
+        size_t i;
+        for (i = 0; i < n; i++) {
+            m[i] = beta1 * m[i] + (1 - beta1) * grad[i];
+            v[i] = beta2 * v[i] + (1 - beta2) * grad[i] * grad[i];
+            master[i] -= (float)(lr * ((m[i] / c1) / (sqrt(v[i] / c2) + eps) + weight_decay * master[i]));
+        }
+    });
     return cudaSuccess;
 }
 #endif
