@@ -104,8 +104,9 @@ MEMORY PLAN (pp_cuda_plan; the same numbers pp_cuda_create allocates)
                there from its producer to its SEND (the slot may be reused
                by then).
    weights     fp32 master + bf16 copy; gradients fp32; AdamW m and v fp32.
-               The whole model on every GPU (this is a small-model runtime;
-               a rank only computes and updates-with-effect its stages).
+               The whole model on every GPU (a small-model runtime): a rank
+               computes only its stages; AdamW runs over the whole array,
+               where the other stages' gradients are zero.
    workspaces  scratch of one pass, one per stream.
    data        the step's tokens and targets.
    pp_cuda_create checks the total against cudaMemGetInfo's free bytes (or
@@ -137,7 +138,9 @@ ERRORS
    message naming the call, its error string, the file and the line. Bad
    configurations and programs get a sentence that says what was wrong.
    Nothing prints, nothing exits. After a CUDA or NCCL error inside a step
-   the context should be destroyed.
+   the context should be destroyed. In NCCL mode a rank that fails a step
+   leaves its peers waiting inside NCCL: end the job (the memory check in
+   pp_cuda_create is agreed among the ranks, so that one fails on all).
 
 THREADS
    A context is used by one host thread at a time. No mutable globals.
@@ -282,7 +285,7 @@ int pp_cuda_world(const pp_cuda *ctx);
 /*
 MIT License
 
-Copyright (c) 2026 pp_sched authors
+Copyright (c) 2026 the pp_sched authors
 
 Permission is hereby granted, free of charge, to any person obtaining a copy
 of this software and associated documentation files (the "Software"), to deal
