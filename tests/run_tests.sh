@@ -202,6 +202,7 @@ else
         fi
     fi
 fi
+# ---- end of the pp_cuda executor block ----
 
 echo "run_tests: $passed passed, $failed failed"
 [ $failed -eq 0 ]
