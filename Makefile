@@ -55,22 +55,64 @@ golden: ppsched
 clean:
 	rm -rf ppsched train_cpu bench/bench fuzz_csv fuzz-out fuzz-work
 
-# pp_cuda kernels: pp_cuda_gpt.cuh against tests/gpt_ref.h (make test builds
-# it too, through tests/run_tests.sh, and it skips its run without a GPU),
-# and its benchmark next to cuBLAS. Hopper native code plus generic PTX.
+# ---- pp_cuda: make train_gpt | make test-cuda | make bench-cuda ----
+# Needs nvcc and NCCL; not part of plain make (make test builds these through
+# tests/run_tests.sh and skips the GPU runs where there is no GPU).
+# pp_cuda.cu is compiled once (pp_cuda.o) and linked into each binary.
+# make MPI=1 broadcasts the NCCL id with MPI (MPI_CFLAGS / MPI_LIBS default
+# to what mpicc reports). Hopper native code plus generic PTX.
 NVCC      ?= $(shell command -v nvcc 2>/dev/null || echo /usr/local/cuda/bin/nvcc)
+CUDA_HOME ?= /usr/local/cuda
+NCCL_HOME ?= $(CUDA_HOME)
 CUDA_ARCH ?= -gencode arch=compute_90a,code=sm_90a -gencode arch=compute_80,code=compute_80
-# NVKFLAGS, not NVFLAGS: the executor's block owns that name (pp_cuda.o)
-NVKFLAGS   = -O3 -std=c++17 $(CUDA_ARCH) -Xcompiler -Wall,-Wextra -Werror all-warnings
-.PHONY: test-cuda-kernels bench-cuda-kernels clean-cuda-kernels
+NVWARN     = -Xcompiler -Wall,-Wextra -Werror all-warnings
+# the kernel test and benchmark (one translation unit each, -O3)
+NVKFLAGS   = -O3 -std=c++17 $(CUDA_ARCH) $(NVWARN)
+# the executor and what links it
+NVFLAGS    = -O2 -std=c++17 $(CUDA_ARCH) $(NVWARN) -I$(NCCL_HOME)/include $(NVFLAGS_EXTRA)
+NVLIBS     = -L$(NCCL_HOME)/lib64 -lnccl
+ifeq ($(MPI),1)
+MPI_CFLAGS ?= $(shell mpicc --showme:compile 2>/dev/null)
+MPI_LIBS   ?= $(shell mpicc --showme:link 2>/dev/null)
+NVFLAGS   += -DPP_CUDA_MPI $(MPI_CFLAGS)
+NVLIBS    += $(MPI_LIBS)
+endif
+SANITIZER ?= $(shell command -v compute-sanitizer 2>/dev/null || echo $(CUDA_HOME)/bin/compute-sanitizer)
+
+.PHONY: test-cuda bench-cuda test-cuda-kernels bench-cuda-kernels clean-cuda
+
 tests/test_cuda_kernels: tests/test_cuda_kernels.cu pp_cuda_gpt.cuh tests/gpt_ref.h tests/group.h
 	$(NVCC) $(NVKFLAGS) -o $@ tests/test_cuda_kernels.cu
+
 bench/bench_cuda: bench/bench_cuda.cu pp_cuda_gpt.cuh
 	$(NVCC) $(NVKFLAGS) -o $@ bench/bench_cuda.cu -lcublas
+
+pp_cuda.o: pp_cuda.cu pp_cuda.h pp_sched.h pp_cuda_gpt.cuh
+	$(NVCC) $(NVFLAGS) -c pp_cuda.cu -o $@
+
+train_gpt: examples/train_gpt.cu pp_cuda.o pp_cuda.h pp_sched.h
+	$(NVCC) $(NVFLAGS) -o $@ examples/train_gpt.cu pp_cuda.o $(NVLIBS)
+
+tests/test_cuda_pipeline: tests/test_cuda_pipeline.cu pp_cuda.o pp_cuda.h pp_sched.h tests/gpt_ref.h tests/group.h
+	$(NVCC) $(NVFLAGS) -o $@ tests/test_cuda_pipeline.cu pp_cuda.o $(NVLIBS)
+
+# on a GPU: every kernel against the CPU reference, pipelined = unpipelined
+# for every schedule, and a short training run under compute-sanitizer
+test-cuda: tests/test_cuda_kernels tests/test_cuda_pipeline train_gpt
+	./tests/test_cuda_kernels
+	./tests/test_cuda_pipeline
+	$(SANITIZER) --tool memcheck --leak-check full --error-exitcode 1 \
+	    ./train_gpt -s v-half -d 4 -n 8 --steps 3 --channels 64 --seq 32 --batch 2
 test-cuda-kernels: tests/test_cuda_kernels
 	./tests/test_cuda_kernels
+
+# kernel TFLOP/s next to cuBLAS, then F, B, W pass times per stage through a schedule
+bench-cuda: bench/bench_cuda train_gpt
+	./bench/bench_cuda
+	./train_gpt -s v-half -d 4 -n 16 --steps 30 --profile --mem-limit 2
 bench-cuda-kernels: bench/bench_cuda
 	./bench/bench_cuda
-clean: clean-cuda-kernels
-clean-cuda-kernels:
-	rm -f tests/test_cuda_kernels bench/bench_cuda
+
+clean: clean-cuda
+clean-cuda:
+	rm -f pp_cuda.o train_gpt tests/test_cuda_pipeline tests/test_cuda_kernels bench/bench_cuda

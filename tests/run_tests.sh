@@ -155,6 +155,14 @@ fi
 step "fuzz corpus replay (tests/fuzz_corpus, $(ls "$here/fuzz_corpus" | wc -l) files)" sh -c \
     "$CC $CFLAGS -O0 '$here/fuzz_replay.c' -o '$out/fuzz_replay' -lm && '$out/fuzz_replay' '$here'/fuzz_corpus/*"
 
+# the tensor-core matmul's ldmatrix/mma.sync fragment addressing, emulated
+# from the PTX ISA's tables (no GPU needed)
+if command -v python3 >/dev/null 2>&1; then
+    step "pp_cuda_gpt.cuh: mma.sync matmul fragment addressing (tests/mma_fragments.py)" python3 "$here/mma_fragments.py"
+else
+    echo "[skip] tests/mma_fragments.py: no python3"
+fi
+
 # pp_cuda's GPT kernels (pp_cuda_gpt.cuh) against gpt_ref.h: the nvcc build
 # runs wherever there is an nvcc; the program prints a skip line and exits 0
 # where there is no GPU. NVCC and NVKFLAGS are honoured.
@@ -173,6 +181,54 @@ if command -v "$NVCC" >/dev/null 2>&1; then
 else
     echo "[skip] test_cuda_kernels: no nvcc (set NVCC=/path/to/nvcc)"
 fi
+# ---- pp_cuda executor (pp_cuda.h, pp_cuda.cu, examples/train_gpt.cu, tests/test_cuda_pipeline.cu) ----
+# The public header is plain C; the executor's logic runs on the host
+# emulation (tests/cuda_mock: the CUDA/NCCL calls it makes, streams as queues
+# run in a random order that keeps stream order and event waits, and the
+# kernel contract on gpt_ref.h), where a missing event wait breaks the
+# gradients; nvcc builds the real thing; the GPU test runs or prints its skip
+# line.
+root="$here/.."
+printf '#include "pp_cuda.h"\nint main(void) { return pp_cuda_device_count() < 0; }\n' >"$out/cuda_h.c"
+step "pp_cuda.h alone: C99 -Wall -Wextra -Wpedantic -Werror, and as C++" sh -c "
+    $CC -std=c99 -Wall -Wextra -Wpedantic -Werror -I'$root' -c '$out/cuda_h.c' -o '$out/cuda_h.o' &&
+    $CXX -x c++ -Wall -Wextra -Wpedantic -Werror -I'$root' -c '$out/cuda_h.c' -o '$out/cuda_hpp.o'"
+mock="$CXX -std=c++11 -O1 -Wall -Wextra $CFLAGS_EXTRA -DPP_CUDA_HOST_EMULATION -I'$here/cuda_mock' -x c++"
+step "pp_cuda executor on the host emulation (streams as queues run in two random orders): every schedule pipelined = one device, slots, memory plan, deadlock report; train_gpt --profile" sh -c "
+    $mock -c '$root/pp_cuda.cu' -o '$out/pp_cuda_mock.o' &&
+    $mock '$here/test_cuda_pipeline.cu' -x none '$out/pp_cuda_mock.o' -o '$out/test_cuda_mock' &&
+    $mock '$root/examples/train_gpt.cu' -x none '$out/pp_cuda_mock.o' -o '$out/train_gpt_mock' &&
+    MOCK_CUDA_SEED=1 PP_TEST_TINY=1 '$out/test_cuda_mock' && MOCK_CUDA_SEED=2 PP_TEST_TINY=1 '$out/test_cuda_mock' &&
+    '$out/train_gpt_mock' -s 1f1b -d 4 -n 8 --steps 4 --profile-steps 3 --profile --mem-limit 2 --channels 16 --seq 16 --batch 1 --heads 2 --data '$root/data/pipeline.txt' | grep -q 're-planned: v-auto' &&
+    { '$out/train_gpt_mock' -d 0 2>/dev/null; test \$? -eq 2; }"
+NVCC=${NVCC:-$(command -v nvcc 2>/dev/null || echo /usr/local/cuda/bin/nvcc)}
+NVFLAGS=${NVFLAGS:--O2 -std=c++17 -gencode arch=compute_90a,code=sm_90a -gencode arch=compute_80,code=compute_80 -Xcompiler -Wall,-Wextra -Werror all-warnings}
+NCCL_HOME=${NCCL_HOME:-/usr/local/cuda}
+if ! command -v "$NVCC" >/dev/null 2>&1; then
+    echo "[skip] nvcc builds of pp_cuda.cu, train_gpt, test_cuda_pipeline: no nvcc on this machine (set NVCC=)"
+elif ! [ -f "$root/pp_cuda_gpt.cuh" ]; then
+    echo "[skip] nvcc builds of pp_cuda.cu, train_gpt, test_cuda_pipeline: pp_cuda_gpt.cuh (the kernels) is not in this tree"
+else
+    nv="$NVCC $NVFLAGS -I$NCCL_HOME/include"
+    step "nvcc: pp_cuda.cu (object, once), train_gpt, tests/test_cuda_pipeline" sh -c "
+        $nv -c '$root/pp_cuda.cu' -o '$out/pp_cuda.o' &&
+        $nv '$root/examples/train_gpt.cu' '$out/pp_cuda.o' -o '$out/train_gpt' -L$NCCL_HOME/lib64 -lnccl &&
+        $nv '$here/test_cuda_pipeline.cu' '$out/pp_cuda.o' -o '$out/test_cuda_pipeline' -L$NCCL_HOME/lib64 -lnccl"
+    if [ -x "$out/test_cuda_pipeline" ]; then
+        # prints "[skip] test_cuda_pipeline: no CUDA device" where there is no GPU
+        if "$out/test_cuda_pipeline" >"$out/tcp.log" 2>&1; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
+        cat "$out/tcp.log"
+        if grep -q '^\[skip\]' "$out/tcp.log"; then
+            step "train_gpt without a GPU: exits 1 saying no CUDA device; bad -d exits 2" sh -c "
+                '$out/train_gpt' 2>'$out/tg.err'; rc=\$?; [ \$rc -eq 1 ] && grep -q 'no CUDA device' '$out/tg.err' &&
+                { '$out/train_gpt' -d 0 2>/dev/null; test \$? -eq 2; }"
+        else
+            step "train_gpt -s v-half -d 4 -n 8, 20 steps on this GPU" \
+                "$out/train_gpt" -s v-half -d 4 -n 8 --steps 20 --data "$root/data/pipeline.txt"
+        fi
+    fi
+fi
+# ---- end of the pp_cuda executor block ----
 
 echo "run_tests: $passed passed, $failed failed"
 [ $failed -eq 0 ]
