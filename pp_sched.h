@@ -1233,10 +1233,13 @@ PP__DEF pp_status pp_block_check(const pp_block *b, char *err) {
     if (!occ) { pp__err(err, "out of memory in pp_block_check"); return PP_ERR_OUT_OF_MEMORY; }
     for (i = 0; i < b->devices * T; i++) occ[i] = -1;
     for (i = 0; i < npass && st == PP_OK; i++) {
-        pp_kind k; int s, j, cell, dev;
-        pp__block_pass(b, i, &k, &s, &j, &cell);
+        /* pp__block_pass, without its divisions on the common path */
+        int m = S * mb, r0 = i % m, which = i / m, s = mb == 1 ? r0 : r0 / mb, j = mb == 1 ? 0 : r0 % mb, dev;
+        int cell = which == 0 ? b->f[r0] : which == 1 ? b->b[r0] : b->w[r0];
+        pp_kind k = which == 0 ? PP_F : which == 2 ? PP_W : b->split_backward ? PP_B : PP_BW;
+        int cells = k == PP_BW ? pp__block_cells(b, k) : 1;
         dev = b->stage_device[s];
-        for (c = 0; c < pp__block_cells(b, k); c++) {
+        for (c = 0; c < cells; c++) {
             int r = (cell + c) % T, *o = &occ[dev * T + r];
             if (*o >= 0) {
                 pp_kind k2; int s2, j2, cell2;
@@ -1282,12 +1285,51 @@ static int pp__cmp_pass(const void *a, const void *b) {
 }
 
 /* Sort each device's passes by start and fill device_start. Passes must
-   already be grouped by device with counts in device_start[dev+1]. */
+   already be grouped by device with counts in device_start[dev+1]. Starts
+   on the block grid are whole cells, one pass per cell where the block
+   repeats without collision: a bucket per cell does it in linear time;
+   qsort where two passes share a cell or memory is short. */
 static void pp__sort_devices(pp_schedule *s) {
-    int i;
-    for (i = 0; i < s->devices; i++)
-        qsort(s->passes + s->device_start[i], (size_t)(s->device_start[i + 1] - s->device_start[i]), sizeof(pp_pass),
-              pp__cmp_pass);
+    int i, most = 0;
+    pp_allocator *al = &s->allocator;
+    pp_pass *tmp;
+    int *slot = NULL;
+    size_t cells = 0;
+    for (i = 0; i < s->devices; i++) if (s->device_start[i + 1] - s->device_start[i] > most) most = s->device_start[i + 1] - s->device_start[i];
+    tmp = (pp_pass *)pp__malloc(al, pp__size((size_t)most + 1u, sizeof(pp_pass)));
+    for (i = 0; i < s->devices; i++) {
+        pp_pass *p = s->passes + s->device_start[i];
+        int m = s->device_start[i + 1] - s->device_start[i], j, k;
+        double lo = 0, hi = 0;
+        size_t range;
+        for (j = 0; j < m; j++) {
+            if (j == 0 || p[j].start < lo) lo = p[j].start;
+            if (j == 0 || p[j].start > hi) hi = p[j].start;
+        }
+        range = m > 0 && hi - lo < 8.0 * m + 64 ? (size_t)(hi - lo) + 1u : 0;
+        if (range > cells) {
+            pp__mfree(al, slot);
+            slot = (int *)pp__malloc(al, pp__size(range, sizeof(int)));
+            cells = slot ? range : 0;
+        }
+        if (tmp && range && slot) {
+            for (k = 0; k < (int)range; k++) slot[k] = -1;
+            for (j = 0; j < m; j++) {
+                double c = p[j].start - lo;
+                k = (int)c;
+                if ((double)k != c || slot[k] >= 0) break;
+                slot[k] = j;
+            }
+            if (j == m) {
+                memcpy(tmp, p, (size_t)m * sizeof(pp_pass));
+                for (k = 0, j = 0; k < (int)range; k++) if (slot[k] >= 0) p[j++] = tmp[slot[k]];
+                continue;
+            }
+        }
+        qsort(p, (size_t)m, sizeof(pp_pass), pp__cmp_pass);
+    }
+    pp__mfree(al, tmp);
+    pp__mfree(al, slot);
 }
 
 static pp_status pp__repeat(const pp_block *b, int n, const int *starts, const pp_config *cfg, int recompute,
@@ -1887,6 +1929,132 @@ static pp_status pp__reorder(pp_schedule *s, unsigned mask, double limit, char *
     return st;
 }
 
+/* ---- extending a schedule by its stable phase --------------------------- */
+
+/* A repeated block's stable phase is periodic: on every device the order
+   repeats every c passes (c = passes per microbatch on that device) with
+   microbatches one higher. So a schedule reordered at a small n gives the
+   one at a larger n by inserting n - n_small more periods into each
+   device's order where it is periodic, shifting the microbatches after;
+   one squeeze then times it. The warm-up and cool-down are the small
+   schedule's, the stable phase the same order as the block's. *out is
+   NULL (and PP_OK returned) when some device has no periodic stretch of
+   three periods, or the result does not cover every pass once or
+   deadlocks: the caller then builds at n directly. */
+static pp_status pp__extend(const pp_schedule *a, int n, pp_schedule **out, char *err) {
+    int d = a->devices, S = a->stages, na = a->microbatches, dev, i, delta = n - na, ok = 1;
+    pp_allocator al = a->allocator;
+    pp_schedule *s;
+    pp_status st;
+    unsigned char *seen;
+    size_t keys;
+    *out = NULL;
+    if (delta <= 0) return PP_OK;
+    s = pp__sched_alloc(&al, d, a->chunks, S, n, a->split_backward, err, &st);
+    if (!s) return st;
+    keys = (size_t)4 * S * n;
+    seen = (unsigned char *)pp__malloc(&al, keys);
+    if (!seen) { pp_sched_free(s); pp__err(err, "out of memory extending a schedule"); return PP_ERR_OUT_OF_MEMORY; }
+    memset(seen, 0, keys);
+    s->placement = a->placement;
+    s->times = a->times;
+    s->interval = a->interval;
+    s->mem_limit = a->mem_limit;
+    memcpy(s->name, a->name, sizeof s->name);
+    memcpy(s->stage_device, a->stage_device, (size_t)S * sizeof(int));
+    memcpy(s->stage_time, a->stage_time, (size_t)S * 4u * sizeof(double));
+    memcpy(s->stage_memory, a->stage_memory, (size_t)S * sizeof(double));
+    memcpy(s->peak_bound, a->peak_bound, (size_t)d * sizeof(double));
+    s->device_start[0] = 0;
+    for (dev = 0; dev < d && ok; dev++) {
+        const pp_pass *q = a->passes + a->device_start[dev];
+        int len = a->device_start[dev + 1] - a->device_start[dev], c = len / na, p = -1, t, j, k;
+        pp_pass *o = s->passes + s->device_start[dev];
+        /* the periodic position nearest the middle: three periods in a row */
+        for (t = 0; c > 0 && t <= len && p < 0; t++) {
+            int cand = len / 2 + (t % 2 ? (t + 1) / 2 : -(t / 2));
+            if (cand < 0 || cand + 3 * c > len) continue;
+            for (j = cand; j < cand + 2 * c; j++)
+                if (q[j].kind != q[j + c].kind || q[j].stage != q[j + c].stage ||
+                    q[j].microbatch + 1 != q[j + c].microbatch) break;
+            if (j == cand + 2 * c) p = cand;
+        }
+        if (p < 0) { ok = 0; break; }
+        s->device_start[dev + 1] = s->device_start[dev] + len + delta * c;
+        memcpy(o, q, (size_t)p * sizeof(pp_pass));
+        o += p;
+        for (k = 0; k < delta; k++)
+            for (j = 0; j < c; j++) { *o = q[p + j]; o->microbatch += k; o++; }
+        for (j = p; j < len; j++) { *o = q[j]; o->microbatch += delta; o++; }
+    }
+    if (ok) {
+        for (i = 0; i < s->num_passes && ok; i++) {
+            const pp_pass *p = &s->passes[i];
+            int k;
+            if (p->microbatch < 0 || p->microbatch >= n) { ok = 0; break; }
+            k = pp__key(S, n, p->kind, p->stage, p->microbatch);
+            if (seen[k]) ok = 0;
+            seen[k] = 1;
+        }
+    }
+    pp__mfree(&al, seen);
+    if (ok) {
+        st = pp__squeeze(s, NULL, NULL);
+        if (st == PP_ERR_OUT_OF_MEMORY) { pp_sched_free(s); pp__err(err, "out of memory extending a schedule"); return st; }
+        ok = st == PP_OK;
+    }
+    if (!ok) { pp_sched_free(s); return PP_OK; }
+    pp__metrics(s);
+    *out = s;
+    return PP_OK;
+}
+
+/* A block repeated n times, squeezed and, when mask is not 0, reordered
+   with those variants (limit as in pp__reorder). For n above 2d+6 the
+   reordering runs at 2d+4 microbatches and pp__extend adds the rest, kept
+   only when the added microbatches cost exactly the busiest device's work
+   (a stable phase without bubble, which reordering at n could not
+   shorten) and no device's peak rises; otherwise the whole n is reordered
+   (blocks whose bubble grows with n: V-Min and 1F1B-V at uneven times). */
+static pp_status pp__block_schedule(const pp_block *blk, int n, const pp_config *cfg, int recompute, unsigned mask,
+                                    double limit, pp_schedule **out, char *err) {
+    pp_schedule *s = NULL, *e = NULL;
+    pp_status st;
+    int ns = 2 * blk->devices + 4, i;
+    *out = NULL;
+    if (mask && n > ns + 2) {
+        st = pp__repeat(blk, ns, NULL, cfg, recompute, &s, err);
+        if (st == PP_OK) st = pp_squeeze(s, err);
+        if (st == PP_OK) st = pp__reorder(s, mask, limit, err);
+        if (st == PP_OK) st = pp__extend(s, n, &e, err);
+        if (st != PP_OK) { pp_sched_free(s); return st; }
+        if (e) {
+            double wmax = 0;
+            for (i = 0; i < s->devices; i++) {
+                double w = 0;
+                int j;
+                for (j = s->device_start[i]; j < s->device_start[i + 1]; j++) w += pp__dur(s, &s->passes[j]);
+                wmax = pp__max(wmax, w / ns);
+                if (e->peak_memory[i] > s->peak_memory[i] + 1e-9) break;
+            }
+            if (i == s->devices && e->makespan - s->makespan <= (n - ns) * wmax * (1 + 1e-9) + 1e-9) {
+                pp_sched_free(s);
+                *out = e;
+                return PP_OK;
+            }
+            pp_sched_free(e);
+        }
+        pp_sched_free(s);
+        s = NULL;
+    }
+    st = pp__repeat(blk, n, NULL, cfg, recompute, &s, err);
+    if (st == PP_OK) st = pp_squeeze(s, err);
+    if (st == PP_OK && mask) st = pp__reorder(s, mask, limit, err);
+    if (st != PP_OK) { pp_sched_free(s); return st; }
+    *out = s;
+    return PP_OK;
+}
+
 /* ---- any per-device order ----------------------------------------------- */
 
 PP__DEF pp_status pp_sched_from_order(const pp_order *o, const pp_config *cfg, pp_schedule **out, char *err) {
@@ -1990,6 +2158,28 @@ PP__DEF pp_status pp_sched_from_order(const pp_order *o, const pp_config *cfg, p
     return PP_OK;
 }
 
+/* The largest Eq. 1 bound over the devices. A V block with one
+   microbatch has stages i and 2d-1-i on device i: O(d) instead of the
+   O(d S) of pp_block_peak_bound per device. */
+static int pp__block_life(const pp_block *b, int r) {
+    int last = b->split_backward ? (b->w[r] > b->b[r] ? b->w[r] : b->b[r]) + 1 : b->b[r] + pp__block_cells(b, PP_BW);
+    return last - b->f[r];
+}
+
+static double pp__block_max_bound(const pp_block *b) {
+    double m = 0;
+    int i, T = b->interval, d = b->devices;
+    if (b->placement != PP_PLACE_VSHAPE || b->microbatches != 1 || b->chunks != 2 || T < 1) {
+        for (i = 0; i < d; i++) m = pp__max(m, pp_block_peak_bound(b, i));
+        return m;
+    }
+    for (i = 0; i < d; i++) {
+        int l0 = pp__block_life(b, i), l1 = pp__block_life(b, 2 * d - 1 - i);
+        m = pp__max(m, ((double)((l0 + T - 1) / T) + (double)((l1 + T - 1) / T)) / 2);
+    }
+    return m;
+}
+
 /* ---- built-in building blocks ------------------------------------------- */
 
 /* Blocks on sequential or looped placement: F of stage s follows F of s-1 by
@@ -2089,12 +2279,17 @@ static pp_status pp__v_block(int d, const pp__vblock *V, const pp_allocator *al,
     return PP_OK;
 }
 
+static pp_status pp__v_turns_ok(int d, pp__vblock V, const pp_allocator *al, unsigned char *ok, char *err);
+
 /* The smallest turns (by sum, then lexicographic) that repeat without a
    collision: "slightly different offsets for different d" (Appendix F). */
 static pp_status pp__v_search(int d, pp__vblock V, const pp_allocator *al, pp_block **out, char *err) {
     int sum, bc = V.split ? 1 : V.bw_cells, phases = V.gap_every > 0 ? V.gap_every : 1;
     double best_mem = -1;
     pp_block *best = NULL;
+    unsigned char ok[216];
+    /* a split block collides or not by its turns mod 6 alone (pp__v_turns_ok) */
+    int quick = V.split && !V.gap_every && pp__v_turns_ok(d, V, al, ok, NULL) == PP_OK;
     /* least Eq. 1 memory first (a schedule's memory is its identity), then the smallest turns */
     for (sum = 2 + bc; sum <= 24; sum++) {
         for (V.a = 1; V.a <= sum - 1 - bc; V.a++) {
@@ -2103,12 +2298,12 @@ static pp_status pp__v_search(int d, pp__vblock V, const pp_allocator *al, pp_bl
                     pp_block *blk;
                     pp_status st;
                     double mem = 0;
-                    int i;
                     V.c = sum - V.a - V.b;
+                    if (quick && !ok[(V.a - 1) % 6 * 36 + (V.b - 1) % 6 * 6 + (V.c - 1) % 6]) continue;
                     st = pp__v_block(d, &V, al, &blk, err);
                     if (st != PP_OK) { pp_block_free(best); return st; }
                     if (pp_block_check(blk, NULL) != PP_OK) { pp_block_free(blk); continue; }
-                    for (i = 0; i < d; i++) mem = pp__max(mem, pp_block_peak_bound(blk, i));
+                    mem = pp__block_max_bound(blk);
                     if (best && mem >= best_mem - 1e-9) { pp_block_free(blk); continue; }
                     pp_block_free(best);
                     best = blk;
@@ -2133,13 +2328,33 @@ static pp_status pp__v_search(int d, pp__vblock V, const pp_allocator *al, pp_bl
    shortest over the levels that fit the limit. Only blocks whose Eq. 1
    bound fits are used, and reordering never goes above the limit, so the
    simulated peak fits. */
-#define PP__AUTO_TOP 16
-#define PP__AUTO_FINAL 2
+#ifndef PP__AUTO_TOP
+#define PP__AUTO_TOP 12
+#endif
+#ifndef PP__AUTO_FINAL
+#define PP__AUTO_FINAL 1
+#endif
+#ifndef PP__AUTO_BUILD
+#define PP__AUTO_BUILD 2
+#endif
+#ifndef PP__AUTO_LEVELS
+#define PP__AUTO_LEVELS 6
+#endif
+#ifndef PP__AUTO_NEVAL
+#define PP__AUTO_NEVAL(d) 6
+#endif
+#ifndef PP__AUTO_N2
+#define PP__AUTO_N2(d) ((d) + 2)
+#endif
+#ifndef PP__AUTO_MASK2
+#define PP__AUTO_MASK2 0x111u
+#endif
 #define PP__AUTO_SEEN 65536
 typedef struct pp__auto {
     const pp_config *cfg;
     pp_allocator al;
-    int n, n_eval, levels;
+    int n, n_eval, n2, levels;
+    int pass, lev_min;       /* pass 0 only marks the levels that have a block; pass 1 ranks from lev_min */
     double limit, min_mem;   /* min_mem: least peak of any legal candidate seen */
     int *count;              /* [levels] */
     unsigned long *seen;     /* [PP__AUTO_SEEN]: hashes of the blocks already tried, 0 = empty */
@@ -2150,7 +2365,8 @@ typedef struct pp__auto {
 static pp_status pp__auto_init(pp__auto *A, const pp_config *cfg, int d, int n, double limit, char *err) {
     memset(A, 0, sizeof *A);
     A->cfg = cfg; A->al = pp__allocator(&cfg->allocator); A->n = n; A->limit = limit; A->min_mem = -1;
-    A->n_eval = n < 2 * d ? n : 2 * d;
+    A->n_eval = n < PP__AUTO_NEVAL(d) ? n : PP__AUTO_NEVAL(d);
+    A->n2 = n < PP__AUTO_N2(d) ? n : PP__AUTO_N2(d);
     A->levels = (int)(2 * limit + 1e-9) + 1;
     A->count = (int *)pp__malloc(&A->al, pp__size((size_t)A->levels, sizeof(int)));
     A->top = (pp_block **)pp__malloc(&A->al, pp__size((size_t)A->levels * PP__AUTO_TOP, sizeof(pp_block *)));
@@ -2186,19 +2402,28 @@ static int pp__auto_seen(pp__auto *A, const pp_block *b) {
     return 0; /* full: just evaluate */
 }
 
+/* After pass 0: only the PP__AUTO_LEVELS highest levels that have a block
+   are ranked (the shortest schedule comes from the top level or the one
+   below it in every configuration we measured: reordering may fill any
+   block up to the limit, so a lower level brings a worse block to the
+   same memory). */
+static int pp__auto_next_pass(pp__auto *A) {
+    int l, k = 0;
+    if (A->pass > 0) return A->pass + 1;
+    A->lev_min = 0;
+    for (l = A->levels - 1; l >= 0; l--)
+        if (A->count[l] && ++k == PP__AUTO_LEVELS) { A->lev_min = l; break; }
+    memset(A->count, 0, (size_t)A->levels * sizeof(int));
+    memset(A->seen, 0, PP__AUTO_SEEN * sizeof(unsigned long));
+    return 1;
+}
+
 static void pp__auto_release(pp__auto *A) {
     int l, k;
     for (l = 0; l < A->levels; l++)
         for (k = 0; k < A->count[l]; k++) pp_block_free(A->top[l * PP__AUTO_TOP + k]);
     pp__mfree(&A->al, A->count); pp__mfree(&A->al, A->top); pp__mfree(&A->al, A->top_mk); pp__mfree(&A->al, A->seen);
     A->count = NULL; A->top = NULL; A->top_mk = NULL; A->seen = NULL;
-}
-
-static double pp__block_max_bound(const pp_block *b) {
-    double m = 0;
-    int i;
-    for (i = 0; i < b->devices; i++) m = pp__max(m, pp_block_peak_bound(b, i));
-    return m;
 }
 
 /* Takes ownership of blk. */
@@ -2214,6 +2439,8 @@ static pp_status pp__auto_consider(pp__auto *A, pp_block *blk, char *err) {
     if (mem > A->limit + 1e-9) { pp_block_free(blk); return PP_OK; }
     lev = (int)(2 * mem + 0.5);
     if (lev >= A->levels) lev = A->levels - 1;
+    if (A->pass == 0) { A->count[lev] = 1; pp_block_free(blk); return PP_OK; }
+    if (lev < A->lev_min) { pp_block_free(blk); return PP_OK; }
     st = pp__repeat(blk, A->n_eval, NULL, A->cfg, 0, &s, err);
     if (st == PP_OK) st = pp_squeeze(s, err);
     if (st != PP_OK) { pp_sched_free(s); pp_block_free(blk); return st; }
@@ -2239,35 +2466,45 @@ static pp_status pp__auto_consider(pp__auto *A, pp_block *blk, char *err) {
 static pp_status pp__v_turns_ok(int d, pp__vblock V, const pp_allocator *al, unsigned char *ok, char *err) {
     pp_block *z;
     pp_status st;
-    int a, b, c, i;
+    int a, b, c, i, nt = 0;
+    unsigned char seen[1296];
+    short tup[1296];
     V.a = V.b = V.c = 0;
     st = pp__v_block(d, &V, al, &z, err);
     if (st != PP_OK) return st;
+    /* devices whose four cells agree mod 6 collide for the same turns: check each pattern once */
+    memset(seen, 0, sizeof seen);
+    for (i = 0; i < d; i++) {
+        int t = ((z->f[i] % 6 * 6 + z->f[2 * d - 1 - i] % 6) * 6 + z->b[2 * d - 1 - i] % 6) * 6 + z->b[i] % 6;
+        if (!seen[t]) { seen[t] = 1; tup[nt++] = (short)t; }
+    }
+    pp_block_free(z);
     for (a = 1; a <= 6; a++)
         for (b = 1; b <= 6; b++)
             for (c = 1; c <= 6; c++) {
                 int good = 1;
-                for (i = 0; i < d && good; i++) {
-                    int r[4], x, y;
-                    r[0] = z->f[i] % 6;
-                    r[1] = (z->f[2 * d - 1 - i] + a) % 6;
-                    r[2] = (z->b[2 * d - 1 - i] + a + b) % 6;
-                    r[3] = (z->b[i] + a + b + c) % 6;
+                for (i = 0; i < nt && good; i++) {
+                    int r[4], x, y, t = tup[i];
+                    r[0] = t / 216;
+                    r[1] = (t / 36 % 6 + a) % 6;
+                    r[2] = (t / 6 % 6 + a + b) % 6;
+                    r[3] = (t % 6 + a + b + c) % 6;
                     for (x = 0; x < 4 && good; x++)
                         for (y = x + 1; y < 4; y++)
                             if (r[x] == r[y]) { good = 0; break; }
                 }
                 ok[(a - 1) * 36 + (b - 1) * 6 + (c - 1)] = (unsigned char)good;
             }
-    pp_block_free(z);
     return PP_OK;
 }
 
 static pp_status pp__auto_finish(pp__auto *A, const char *const *fixed, pp_schedule **out, char *err) {
     pp_schedule *best = NULL;
     pp_status st = PP_OK;
-    int k, l;
+    int k, l, nf = 0;
     double frontier = 1e300;
+    pp_block *fb[PP__AUTO_BUILD];  /* finalists: the best PP__AUTO_BUILD by their small-n estimate */
+    double fmk[PP__AUTO_BUILD];
     for (l = 0; l < A->levels && st == PP_OK; l++) {
         int order[PP__AUTO_TOP], nfinal = 0;
         double re_mk[PP__AUTO_TOP];
@@ -2276,9 +2513,9 @@ static pp_status pp__auto_finish(pp__auto *A, const char *const *fixed, pp_sched
         for (k = 0; k < A->count[l] && st == PP_OK; k++) {
             pp_schedule *s = NULL;
             int i;
-            st = pp__repeat(tb[k], A->n_eval, NULL, A->cfg, 0, &s, err);
+            st = pp__repeat(tb[k], A->n2, NULL, A->cfg, 0, &s, err);
             if (st == PP_OK) st = pp_squeeze(s, err);
-            if (st == PP_OK && !A->cfg->no_reorder) st = pp__reorder(s, 0x111u, A->limit, err);
+            if (st == PP_OK && !A->cfg->no_reorder) st = pp__reorder(s, PP__AUTO_MASK2, A->limit, err);
             if (st == PP_OK) {
                 re_mk[k] = s->makespan;
                 for (i = nfinal; i > 0 && re_mk[order[i - 1]] > re_mk[k] + 1e-9; i--) order[i] = order[i - 1];
@@ -2289,19 +2526,24 @@ static pp_status pp__auto_finish(pp__auto *A, const char *const *fixed, pp_sched
         }
         if (nfinal > PP__AUTO_FINAL) nfinal = PP__AUTO_FINAL;
         /* a level goes on only if it beats every lower level at the small n
-           (which levels go on depends on the lower levels alone, so the
-           answer still never gets longer as the limit rises) */
+           (which levels go on depends on the lower levels alone) */
         if (nfinal > 0 && re_mk[order[0]] < frontier - 1e-9) frontier = re_mk[order[0]];
         else nfinal = 0;
-        /* stage 3: the real n, every reorder variant */
-        for (k = 0; k < nfinal && st == PP_OK; k++) {
-            pp_schedule *s = NULL;
-            st = pp__repeat(tb[order[k]], A->n, NULL, A->cfg, 0, &s, err);
-            if (st == PP_OK) st = pp_squeeze(s, err);
-            if (st == PP_OK && !A->cfg->no_reorder) st = pp__reorder(s, 0x7FFu, A->limit, err);
-            if (st == PP_OK && (!best || s->makespan < best->makespan - 1e-9)) { pp_sched_free(best); best = s; s = NULL; }
-            pp_sched_free(s);
+        for (k = 0; k < nfinal; k++) {
+            int i;
+            double mk = re_mk[order[k]];
+            if (nf == PP__AUTO_BUILD && mk >= fmk[nf - 1] - 1e-9) continue;
+            if (nf < PP__AUTO_BUILD) nf++;
+            for (i = nf - 1; i > 0 && fmk[i - 1] > mk + 1e-9; i--) { fb[i] = fb[i - 1]; fmk[i] = fmk[i - 1]; }
+            fb[i] = tb[order[k]]; fmk[i] = mk;
         }
+    }
+    /* stage 3: the finalists at the real n, every reorder variant */
+    for (k = 0; k < nf && st == PP_OK; k++) {
+        pp_schedule *s = NULL;
+        st = pp__block_schedule(fb[k], A->n, A->cfg, 0, A->cfg->no_reorder ? 0u : 0x7FFu, A->limit, &s, err);
+        if (st == PP_OK && (!best || s->makespan < best->makespan - 1e-9)) { pp_sched_free(best); best = s; s = NULL; }
+        pp_sched_free(s);
     }
     /* the fixed blocks of the same family, where they fit: the adaptive
        schedule is never longer than them */
@@ -2337,6 +2579,7 @@ static pp_status pp__v_auto(const pp_config *cfg, int d, int n, double limit, pp
     if (st != PP_OK) return st;
     memset(&V, 0, sizeof V);
     V.split = 1; V.bw_cells = 2;
+    for (A.pass = 0; A.pass < 2 && st == PP_OK; A.pass = pp__auto_next_pass(&A))
     /* K = 0 is the uniform block; beyond 16 devices every (d/16)-th K */
     for (K = 0; K < d && st == PP_OK; K += d > 16 ? d / 16 : 1) {
         for (x0 = 1; x0 <= 4 && st == PP_OK; x0++)
@@ -2382,6 +2625,7 @@ static pp_status pp__zb_auto(const pp_config *cfg, int d, int n, double limit, p
     *out = NULL;
     st = pp__auto_init(&A, cfg, d, n, limit, err);
     if (st != PP_OK) return st;
+    for (A.pass = 0; A.pass < 2 && st == PP_OK; A.pass = pp__auto_next_pass(&A))
     for (fo = 1; fo <= 6 && st == PP_OK; fo++)
     for (bo = 1; bo <= 3 && st == PP_OK; bo++)
     for (turn = 1; turn <= 6 && st == PP_OK; turn++)
@@ -2653,7 +2897,7 @@ static int pp__streq(const char *a, const char *b) {
 
 PP__DEF pp_status pp_sched_build(const pp_config *cfg, pp_schedule **out, char *err) {
     const char *name;
-    int id, d, n, v, recompute = 0;
+    int id, d, n, v, recompute = 0, reorder;
     pp_allocator al;
     pp_block *blk = NULL;
     pp_schedule *s = NULL;
@@ -2774,17 +3018,18 @@ PP__DEF pp_status pp_sched_build(const pp_config *cfg, pp_schedule **out, char *
     }
     }
     if (st != PP_OK) return st;
+    /* the classic schedules are defined by their order: they are not
+       reordered; the adaptive ones reorder their candidates themselves */
+    reorder = !cfg->no_reorder && id != PP__GPIPE && id != PP__1F1B && id != PP__EAGER && id != PP__INTERLEAVED &&
+              id != PP__1F1BR && id != PP__LOOPEDBFS && id != PP__DUALPIPEV && id != PP__VAUTO && id != PP__ZBAUTO &&
+              id != PP__ZB1P && id != PP__ZB2P;
     if (blk) {
-        st = pp__repeat(blk, n, NULL, cfg, recompute, &s, err);
+        st = pp__block_schedule(blk, n, cfg, recompute, reorder ? 0x7FFu : 0u, 0, &s, err);
         pp_block_free(blk);
         if (st != PP_OK) return st;
-        st = pp_squeeze(s, err);
-    }
-    /* the classic schedules are defined by their order: they are not reordered */
-    if (st == PP_OK && !cfg->no_reorder && id != PP__GPIPE && id != PP__1F1B && id != PP__EAGER &&
-        id != PP__INTERLEAVED && id != PP__1F1BR && id != PP__LOOPEDBFS && id != PP__DUALPIPEV && id != PP__VAUTO && id != PP__ZBAUTO && id != PP__ZB1P &&
-        id != PP__ZB2P) /* the adaptive ones reorder their candidates themselves */
+    } else if (st == PP_OK && reorder) {
         st = pp_reorder(s, err);
+    }
     if (st == PP_OK) {
         char verr[PP_ERR_LEN];
         pp_status vst = pp_sched_validate(s, verr);
