@@ -208,7 +208,10 @@ DECISIONS (where the paper is ambiguous, what this file does)
      1..4 and delta1 in 1..3 cells on each side of K (K = every device up
      to d = 16, every (d/16)-th beyond), the turns F0->F1, F1->B, B1->B0 in
      1..6 whose sum is at most 2 above the smallest that repeats without
-     collision (collision depends on the turns mod 6 only), W greedy. Only
+     collision (collision depends on the turns mod 6 only), W greedy; the
+     turns 3 or 4 above it are ranked apart (4 per level, their best 2
+     built as well), so they can add a schedule (d=8, n=16, limit 4:
+     796 -> 787.5 at Table 5 times) without pushing others out. Only
      blocks whose Eq. 1 bound fits mem_limit are kept. They are grouped by
      that bound (half-unit levels) and only the 6 highest levels that have
      a block are ranked: the winner came from the top level or the one below
@@ -231,9 +234,9 @@ DECISIONS (where the paper is ambiguous, what this file does)
      O(n) bubble) the whole n is reordered. The fixed V, ZB blocks use the
      same path in pp_sched_build. v-auto at d=16, n=128 went from 1.8 s to
      about 0.2 s of CPU on a loaded 2-core machine, d=32, n=256 from 13 s to
-     about 1 s; over 546 configurations (d 4..32, n 2d..8d, limits d/3..d,
-     unit and Table 5 times) the makespan was the same in 440, shorter in
-     100 (up to 3.9%) and longer in 6 (at most 0.23%, Table 5 times, limits
+     about 1 s; over 548 configurations (d 4..32, n 2d..8d, limits d/3..d,
+     unit and Table 5 times) the makespan was the same in 431, shorter in
+     110 (up to 3.9%) and longer in 7 (at most 0.23%, Table 5 times, limits
      just below d) than with the slower search before it.
      Against sail-sg's v_auto_schedule.py (README has the table's summary):
      the same at limit d, up to 3.2% longer at d/2 and 2d/3, where their
@@ -2355,6 +2358,12 @@ static pp_status pp__v_search(int d, pp__vblock V, const pp_allocator *al, pp_bl
 #ifndef PP__AUTO_BUILD
 #define PP__AUTO_BUILD 6
 #endif
+#ifndef PP__AUTO_TOPX
+#define PP__AUTO_TOPX 4
+#endif
+#ifndef PP__AUTO_BUILDX
+#define PP__AUTO_BUILDX 2
+#endif
 #ifndef PP__AUTO_LEVELS
 #define PP__AUTO_LEVELS 6
 #endif
@@ -2371,6 +2380,12 @@ static pp_status pp__v_search(int d, pp__vblock V, const pp_allocator *al, pp_bl
 #define PP__AUTO_MASK2 0x511u
 #endif
 #define PP__AUTO_SEEN 65536
+#ifndef PP__VAUTO_TURNS
+#define PP__VAUTO_TURNS 2
+#endif
+#ifndef PP__VAUTO_TURNSX
+#define PP__VAUTO_TURNSX 2
+#endif
 #ifndef PP__VAUTO_D0
 #define PP__VAUTO_D0 4
 #endif
@@ -2382,6 +2397,7 @@ typedef struct pp__auto {
     pp_allocator al;
     int n, n_eval, n2, levels;
     int pass, lev_min;       /* pass 0 only marks the levels that have a block; pass 1 ranks from lev_min */
+    int nl, extra;           /* levels [nl, 2 nl): the same for blocks with wider turns (extra = 1), ranked apart */
     double limit, min_mem;   /* min_mem: least peak of any legal candidate seen */
     int *count;              /* [levels] */
     unsigned long *seen;     /* [PP__AUTO_SEEN]: hashes of the blocks already tried, 0 = empty */
@@ -2394,7 +2410,8 @@ static pp_status pp__auto_init(pp__auto *A, const pp_config *cfg, int d, int n, 
     A->cfg = cfg; A->al = pp__allocator(&cfg->allocator); A->n = n; A->limit = limit; A->min_mem = -1;
     A->n_eval = n < PP__AUTO_NEVAL(d) ? n : PP__AUTO_NEVAL(d);
     A->n2 = n < PP__AUTO_N2(d) ? n : PP__AUTO_N2(d);
-    A->levels = (int)(2 * limit + 1e-9) + 1;
+    A->nl = (int)(2 * limit + 1e-9) + 1;
+    A->levels = 2 * A->nl;
     A->count = (int *)pp__malloc(&A->al, pp__size((size_t)A->levels, sizeof(int)));
     A->top = (pp_block **)pp__malloc(&A->al, pp__size((size_t)A->levels * PP__AUTO_TOP, sizeof(pp_block *)));
     A->top_mk = (double *)pp__malloc(&A->al, pp__size((size_t)A->levels * PP__AUTO_TOP, sizeof(double)));
@@ -2438,7 +2455,7 @@ static int pp__auto_next_pass(pp__auto *A) {
     int l, k = 0;
     if (A->pass > 0) return A->pass + 1;
     A->lev_min = 0;
-    for (l = A->levels - 1; l >= 0; l--)
+    for (l = A->nl - 1; l >= 0; l--)
         if (A->count[l] && ++k == PP__AUTO_LEVELS) { A->lev_min = l; break; }
     memset(A->count, 0, (size_t)A->levels * sizeof(int));
     memset(A->seen, 0, PP__AUTO_SEEN * sizeof(unsigned long));
@@ -2459,13 +2476,14 @@ static pp_status pp__auto_consider(pp__auto *A, pp_block *blk, char *err) {
     pp_status st;
     double mem, mk, *tm;
     pp_block **tb;
-    int i, k, lev, *cnt;
+    int i, k, lev, *cnt, top = A->extra ? PP__AUTO_TOPX : PP__AUTO_TOP;
     if (pp__auto_seen(A, blk)) { pp_block_free(blk); return PP_OK; }
     mem = pp__block_max_bound(blk);
     lev = (int)(2 * mem + 0.5);
-    if (lev >= A->levels) lev = A->levels - 1;
+    if (lev >= A->nl) lev = A->nl - 1;
     /* pass 1 needs only the levels kept; pass 0 checked the rest */
     if (A->pass == 1 && (mem > A->limit + 1e-9 || lev < A->lev_min)) { pp_block_free(blk); return PP_OK; }
+    if (A->extra) lev += A->nl;
     if (pp_block_check(blk, NULL) != PP_OK) { pp_block_free(blk); return PP_OK; }
     if (A->min_mem < 0 || mem < A->min_mem) A->min_mem = mem;
     if (mem > A->limit + 1e-9) { pp_block_free(blk); return PP_OK; }
@@ -2480,8 +2498,8 @@ static pp_status pp__auto_consider(pp__auto *A, pp_block *blk, char *err) {
     tm = &A->top_mk[lev * PP__AUTO_TOP];
     for (k = 0; k < *cnt; k++)
         if (mk < tm[k] - 1e-9) break;
-    if (k == PP__AUTO_TOP) { pp_block_free(blk); return PP_OK; }
-    if (*cnt == PP__AUTO_TOP) pp_block_free(tb[PP__AUTO_TOP - 1]);
+    if (k == top) { pp_block_free(blk); return PP_OK; }
+    if (*cnt == top) pp_block_free(tb[top - 1]);
     else (*cnt)++;
     for (i = *cnt - 1; i > k; i--) { tb[i] = tb[i - 1]; tm[i] = tm[i - 1]; }
     tb[k] = blk; tm[k] = mk;
@@ -2543,8 +2561,9 @@ static pp_status pp__auto_finish(pp__auto *A, const char *const *fixed, pp_sched
     pp_status st = PP_OK;
     int k, l, nf = 0;
     double frontier = 1e300;
-    pp_block *fb[PP__AUTO_BUILD];  /* finalists: the best PP__AUTO_BUILD by their small-n estimate */
-    double fmk[PP__AUTO_BUILD];
+    int nx = 0;
+    pp_block *fb[PP__AUTO_BUILD + PP__AUTO_BUILDX]; /* finalists: the best PP__AUTO_BUILD by their small-n estimate, */
+    double fmk[PP__AUTO_BUILD + PP__AUTO_BUILDX];   /* then the best PP__AUTO_BUILDX of the wider turns */
     for (l = 0; l < A->levels && st == PP_OK; l++) {
         int order[PP__AUTO_TOP], nfinal = 0;
         double re_mk[PP__AUTO_TOP];
@@ -2570,14 +2589,17 @@ static pp_status pp__auto_finish(pp__auto *A, const char *const *fixed, pp_sched
         if (nfinal > 0 && re_mk[order[0]] < frontier - 1e-9) frontier = re_mk[order[0]];
         else nfinal = 0;
         for (k = 0; k < nfinal; k++) {
-            int i;
-            double mk = re_mk[order[k]];
-            if (nf == PP__AUTO_BUILD && mk >= fmk[nf - 1] - 1e-9) continue;
-            if (nf < PP__AUTO_BUILD) nf++;
-            for (i = nf - 1; i > 0 && fmk[i - 1] > mk + 1e-9; i--) { fb[i] = fb[i - 1]; fmk[i] = fmk[i - 1]; }
-            fb[i] = tb[order[k]]; fmk[i] = mk;
+            int i, x = l >= A->nl, cap = x ? PP__AUTO_BUILDX : PP__AUTO_BUILD, *num = x ? &nx : &nf;
+            pp_block **b = x ? fb + PP__AUTO_BUILD : fb;
+            double mk = re_mk[order[k]], *m = x ? fmk + PP__AUTO_BUILD : fmk;
+            if (*num == cap && (cap == 0 || mk >= m[*num - 1] - 1e-9)) continue;
+            if (*num < cap) (*num)++;
+            for (i = *num - 1; i > 0 && m[i - 1] > mk + 1e-9; i--) { b[i] = b[i - 1]; m[i] = m[i - 1]; }
+            b[i] = tb[order[k]]; m[i] = mk;
         }
     }
+    for (k = 0; k < nx; k++) fb[nf + k] = fb[PP__AUTO_BUILD + k];
+    nf += nx;
     /* stage 3: the finalists at the real n, every reorder variant */
     for (k = 0; k < nf && st == PP_OK; k++) {
         pp_schedule *s = NULL;
@@ -2636,7 +2658,9 @@ static pp_status pp__v_auto(const pp_config *cfg, int d, int n, double limit, pp
             /* the turns of the smallest sums: larger turns only add memory */
             for (t = 0; t < 216 && st == PP_OK; t++) {
                 pp_block *blk = NULL;
-                if (!ok[t] || t / 36 + t / 6 % 6 + t % 6 + 3 > minsum + 2) continue;
+                int sum = t / 36 + t / 6 % 6 + t % 6 + 3;
+                if (!ok[t] || sum > minsum + PP__VAUTO_TURNS + PP__VAUTO_TURNSX) continue;
+                A.extra = sum > minsum + PP__VAUTO_TURNS;
                 V.a = t / 36 + 1; V.b = t / 6 % 6 + 1; V.c = t % 6 + 1;
                 st = pp__v_block(d, &V, &A.al, &blk, err);
                 if (st == PP_OK) st = pp__auto_consider(&A, blk, err);
