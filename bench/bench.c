@@ -6,7 +6,8 @@
 
    Build and run:  make bench
    Prints:         one line per schedule (the adaptive ones, v-auto and
-                   zb-auto, in a second table at growing d and n): name, build time in milliseconds
+                   zb-auto, in a second table at growing d and n, with
+                   wall and CPU time): name, build time in milliseconds
                    (best of 3, CLOCK_MONOTONIC), makespan, bubble rate and the
                    largest per-device peak memory (units: one microbatch's
                    activation for one device's share of the model). A schedule
@@ -23,6 +24,12 @@
 #define DEVICES 64
 #define MICROBATCHES 1024
 #define REPEATS 3
+
+static double cpu_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+}
 
 static double now_ms(void) {
     struct timespec ts;
@@ -69,35 +76,39 @@ int main(void) {
         pp_sched_free(s);
     }
     /* The adaptive schedules search many blocks per build: how the time
-       grows with d and n, at their default limit (d units, 1F1B's peak). */
+       grows with d (at n = 8d) and with n (at d = 16), at their default
+       limit (d units, 1F1B's peak). Wall time and this process's CPU time:
+       on a loaded machine the CPU time is the steadier of the two. */
     {
-        /* d=64, n=512 is left out: v-auto takes minutes there today (the
-           search is O(d) blocks, each squeezed at 2d microbatches) */
-        static const int dn[][2] = {{4, 32}, {8, 64}, {16, 128}, {32, 256}};
+        static const int dn[][2] = {{4, 32}, {8, 64}, {16, 128}, {32, 256}, {64, 512},
+                                    {16, 32}, {16, 64}, {16, 256}, {16, 512}};
         static const char *names[] = {"v-auto", "zb-auto"};
         int k, j;
-        printf("\nadaptive schedules at mem_limit = d (one build each)\n");
-        printf("%-10s %4s %5s %10s %10s %8s %9s\n", "schedule", "d", "n", "ms", "makespan", "bubble", "max peak");
+        printf("\nadaptive schedules at mem_limit = d (one build each; growth with d at n = 8d, then with n at d = 16)\n");
+        printf("%-10s %4s %5s %10s %10s %10s %8s %9s\n", "schedule", "d", "n", "wall ms", "cpu ms", "makespan", "bubble",
+               "max peak");
         for (k = 0; k < 2; k++)
             for (j = 0; j < (int)(sizeof dn / sizeof dn[0]); j++) {
                 pp_config cfg;
                 pp_schedule *s = NULL;
                 char err[PP_ERR_LEN];
-                double t0, ms, peak = 0;
+                double t0, c0, ms, cpu, peak = 0;
                 memset(&cfg, 0, sizeof cfg);
                 cfg.schedule = names[k];
                 cfg.devices = dn[j][0];
                 cfg.microbatches = dn[j][1];
                 t0 = now_ms();
+                c0 = cpu_ms();
                 if (pp_sched_build(&cfg, &s, err) != PP_OK) {
                     printf("%-10s %4d %5d failed: %s\n", names[k], dn[j][0], dn[j][1], err);
                     continue;
                 }
                 ms = now_ms() - t0;
+                cpu = cpu_ms() - c0;
                 for (d = 0; d < s->devices; d++)
                     if (s->peak_memory[d] > peak) peak = s->peak_memory[d];
-                printf("%-10s %4d %5d %10.1f %10.6g %7.2f%% %9.6g\n", names[k], dn[j][0], dn[j][1], ms, s->makespan,
-                       100.0 * s->bubble_rate, peak);
+                printf("%-10s %4d %5d %10.1f %10.1f %10.6g %7.2f%% %9.6g\n", names[k], dn[j][0], dn[j][1], ms, cpu,
+                       s->makespan, 100.0 * s->bubble_rate, peak);
                 fflush(stdout);
                 pp_sched_free(s);
             }

@@ -67,6 +67,9 @@ static const char *usage_text =
     "      --svg-memory         svg: draw each device's memory over time too\n"
     "  -o, --output DIR         gallery: directory for the SVGs and index.html\n"
     "      --no-reorder         skip the Appendix C warm-up/cool-down reordering\n"
+    "      --bubble-growth      ascii, json: also measure O(p)/O(n) for v-auto, zb-auto,\n"
+    "                           zb-1p, zb-2p (two more searches, at 3d and 6d\n"
+    "                           microbatches); the other schedules always get it\n"
     "      --mem-limit X        v-auto, zb-auto: activation memory limit per device,\n"
     "                           in units (1F1B's device 0 holds d); default d\n"
     "      --recompute-input X  1f1b-r: activation kept per stage, as a fraction\n"
@@ -575,6 +578,7 @@ int main(int argc, char **argv) {
     pp_status st;
     char err[PP_ERR_LEN];
     int have_devices = 0, have_microbatches = 0, want_list = 0, format = FMT_ASCII, color = -1, svg_flags = 0;
+    int want_growth = 0;
     int i, first = 1;
     enum { MODE_BUILD, MODE_ANALYZE, MODE_GALLERY, MODE_SWEEP, MODE_BEST } mode = MODE_BUILD;
     const char *file = NULL, *outdir = NULL;
@@ -661,6 +665,8 @@ int main(int argc, char **argv) {
             if (!parse_real(value, dst) || *dst <= 0) return usage_error("%s needs a number of units > 0, got '%s'", arg, value);
         } else if (IS(NULL, "--no-reorder")) {
             cfg.no_reorder = 1;
+        } else if (IS(NULL, "--bubble-growth")) {
+            want_growth = 1;
         } else if (IS(NULL, "--no-color")) {
             color = 0;
         } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
@@ -721,8 +727,10 @@ int main(int argc, char **argv) {
             fprintf(stderr, "ppsched: %s\n", err[0] ? err : pp_status_string(st));
             return (st == PP_ERR_INVALID_ARG || st == PP_ERR_UNKNOWN_SCHEDULE) ? 2 : 1;
         }
-        if (format == FMT_ASCII || format == FMT_JSON) {
-            /* O(p) or O(n): two more builds, at 3d and 6d microbatches */
+        if ((format == FMT_ASCII || format == FMT_JSON) && (want_growth || (!strstr(s->name, "auto") && strcmp(s->name, "zb-1p") && strcmp(s->name, "zb-2p")))) {
+            /* O(p) or O(n): two more builds, at 3d and 6d microbatches; for
+               the adaptive schedules two more searches, so only when asked
+               (the JSON key is null then) */
             int grows;
             if (pp_sched_bubble_growth(&cfg, &grows, NULL) == PP_OK) s->bubble_growth = grows;
         }

@@ -144,6 +144,72 @@ int main(void) {
         }
     group_next("v-auto-ladder", "makespan non-increasing in the limit, peak within it, d=3,8, unit and Table 5 times");
 
+    /* the same at d = 12 and 16 (the search ranks fewer candidates per
+       level there than it tries): every limit from the smallest that works
+       to d, legal by our own check, within the limit, above the lower
+       bound, never longer as the limit rises, never longer than V-Min,
+       V-Half, V-ZB at their own peaks */
+    for (d = 12; d <= 16; d += 4)
+        for (ti = d == 12 ? 0 : 1; ti < (d == 12 ? 1 : 2); ti++) { /* d=12 unit, d=16 Table 5 times (time budget) */
+            int n = 2 * d;
+            double prev = -1, lim, fixed_mk[3], fixed_peak[3];
+            for (k = 0; k < 3; k++) {
+                pp_schedule *f = build(fixed[k], d, n, times[ti], 0, err);
+                fixed_mk[k] = f ? f->makespan : -1;
+                fixed_peak[k] = f ? maxpeak(f) : -1;
+                CHECK(f != NULL, "%s d=%d: %s", fixed[k], d, err);
+                pp_sched_free(f);
+            }
+            for (lim = d / 3.0; lim <= d + 1e-9; lim += 0.5) {
+                pp_schedule *a = build("v-auto", d, n, times[ti], lim, err);
+                char what[96];
+                pp_bounds b;
+                double own;
+                if (!a) { CHECK(prev < 0 && strstr(err, "smallest"), "v-auto d=%d limit %g refused after a smaller one worked: %s", d, lim, err); continue; }
+                snprintf(what, sizeof what, "v-auto d=%d n=%d times#%d limit %g", d, n, ti, lim);
+                own = own_check(a, what);
+                CHECK(own >= 0 && own <= lim + 1e-9, "%s: own simulated peak %g", what, own);
+                CHECK(prev < 0 || a->makespan <= prev + 1e-9, "%s: makespan %g, %g at the limit below", what, a->makespan, prev);
+                pp_sched_bounds(a, &b);
+                CHECK(a->makespan >= b.best - 1e-9, "%s: makespan %g below the lower bound %g", what, a->makespan, b.best);
+                for (k = 0; k < 3; k++)
+                    CHECK(fixed_peak[k] < 0 || fixed_peak[k] > lim + 1e-9 || a->makespan <= fixed_mk[k] + 1e-9,
+                          "%s: makespan %g above %s's %g (peak %g)", what, a->makespan, fixed[k], fixed_mk[k], fixed_peak[k]);
+                prev = a->makespan;
+                pp_sched_free(a);
+            }
+        }
+    group_next("v-auto-d12-16", "d=12 (unit times), 16 (Table 5 times), n=2d: every limit d/3..d legal, within it, monotone, above the bound, no longer than the fixed blocks");
+
+    /* Long runs are built by extending a schedule reordered at 2d+4
+       microbatches by its stable phase. At unit times and Table 5's
+       times V-Half, V-ZB, ZB-H1, ZB-H2 and v-auto at limit d have a stable
+       phase without bubble (Appendix E.1), so going from 4d to 8d
+       microbatches adds exactly 4d times one microbatch's work per device
+       (F + B + W), and the long schedule is legal with the short one's peak. */
+    {
+        const char *names[5] = {"v-half", "v-zb", "zb-h1", "zb-h2", "v-auto"};
+        for (d = 4; d <= 8; d += 4)
+            for (ti = 0; ti < 2; ti++)
+                for (k = 0; k < 5; k++) {
+                    pp_schedule *a = build(names[k], d, 4 * d, times[ti], 0, err), *l = build(names[k], d, 8 * d, times[ti], 0, err);
+                    char what[96];
+                    double work = times[ti].f + times[ti].b + times[ti].w;
+                    snprintf(what, sizeof what, "%s d=%d times#%d n=8d", names[k], d, ti);
+                    CHECK(a && l, "%s: %s", what, err);
+                    if (a && l) {
+                        double own = own_check(l, what);
+                        CHECK(own >= 0 && own <= maxpeak(a) + 1e-9, "%s: peak %g, %g at n=4d", what, own, maxpeak(a));
+                        CHECK(fabs(l->makespan - a->makespan - 4 * d * work) < 1e-6 * l->makespan,
+                              "%s: makespan %g, at n=4d %g: the 4d more microbatches cost %g, their work is %g", what,
+                              l->makespan, a->makespan, l->makespan - a->makespan, 4 * d * work);
+                    }
+                    pp_sched_free(a);
+                    pp_sched_free(l);
+                }
+    }
+    group_next("stable-phase", "n=4d -> 8d adds exactly the work (V-Half, V-ZB, ZB-H1, ZB-H2, v-auto; d=4,8; unit and Table 5 times), legal, same peak");
+
     /* an impossible limit is an error that names the smallest limit that works,
        and that limit does work */
     for (d = 2; d <= 6; d++) {
