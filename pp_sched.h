@@ -341,7 +341,11 @@ DECISIONS (where the paper is ambiguous, what this file does)
      is the smallest gb = 3-2d (mod 6) that reached Megatron's makespan in a
      search over gf, gb and the turn (d = 2..14); gf is searched at build
      time (the first gf = (3-d mod 6) + 6j, j from where F(d) <= 1.9d, that reaches
-     Megatron's makespan at n = 2d, else the shortest; chunk 1 then starts
+     Megatron's makespan at n = 2d, else the shortest; candidates are
+     reordered there with v-auto's four ranking variants (PP__AUTO_MASK2;
+     all eleven took twice as long and, with t_comm > 0, gave up to 1.3%
+     shorter results at d >= 16; identical without comm), the chosen block
+     then with all of them; chunk 1 then starts
      on device 0 at F(d) = 3, 3, 9, 9, 15, 15, 15, 15, 21, 21, 27, 27 for
      d = 2..13, about 2.4d beyond: 57 at d = 24, 153 at d = 64). Measured
      (tests: d = 2..12, n = 2d..8d, unit and 1,2,1 times): Megatron's
@@ -2980,7 +2984,7 @@ static pp_status pp__interleaved_uniform_block(int d, int v, const pp_allocator 
    gf = (3-d mod 6) + 6j cells (then F1 - F0 = 3 mod 6 on every device and
    the two BW pairs fill the other four cells). j = j0 .. j0+d/6+4 is tried at
    n0 = 2d microbatches with the configured times (repeat, squeeze,
-   reorder); the first j that reaches Megatron's makespan at n0 (its order
+   reorder with PP__AUTO_MASK2); the first j that reaches Megatron's makespan at n0 (its order
    is built too) ends the search, else the shortest is taken (the makespan
    is not monotone in j). A larger j only lengthens chunk 0's lifespan, so
    the first is the least memory at that makespan. */
@@ -3011,7 +3015,7 @@ static pp_status pp__interleaved_lowmem_block(const pp_config *cfg, int d, const
         st = pp__linear_block(d, 2, 0, &L, al, &b, err);
         if (st == PP_OK) st = pp__repeat(b, n0, NULL, cfg, 0, &s, err);
         if (st == PP_OK) st = pp_squeeze(s, err);
-        if (st == PP_OK) st = pp_reorder(s, err);
+        if (st == PP_OK) st = pp__reorder(s, PP__AUTO_MASK2, 0, err); /* v-auto's four ranking variants */
         if (st != PP_OK) { pp_sched_free(s); pp_block_free(b); pp_block_free(best); return st; }
         if (best && s->makespan >= best_mk - PP__EPS * (1 + best_mk)) {
             pp_sched_free(s);
