@@ -497,10 +497,11 @@ PLANNING (pp_partition, pp_partition_v, pp_layer_activation_bytes, pp_plan)
                the heads; pp any divisor of N with S <= L + 2; mbs 1, 2, 4
                unless given, dividing global_batch / dp.
    adaptive    v-auto and zb-auto get mem_limit = the units left after the
-               static bytes (in half units, at most 2pp) and are built only
-               at pp <= 4; zb-1p and zb-2p only at pp <= 8 (their searches
-               take 0.1 s to seconds at pp >= 16); elsewhere the candidate
-               says "not evaluated".
+               static bytes (in half units, at most 2pp); they, zb-1p and
+               zb-2p are built only at pp <= 8 (PP__PLAN_AUTO_PP; zb-auto
+               at every pp of the 98.5B example costs 0.7 s, v-auto at pp =
+               10..40 seconds); elsewhere the candidate says "not
+               evaluated".
 
 PICTURES (pp_sched_print_svg, pp_sched_print_trace)
    SVG: one row per device, x = real time to scale, F blue, B green, W
@@ -4263,6 +4264,11 @@ static int pp__cand_cmp(const void *x, const void *y) {
     return 0;
 }
 
+/* the largest pp at which the planner builds v-auto / zb-auto */
+#ifndef PP__PLAN_AUTO_PP
+#define PP__PLAN_AUTO_PP(id) ((void)(id), 8)
+#endif
+
 /* Evaluate one (layout, schedule). */
 static void pp__plan_one(const pp_plan_request *r, int id, int pp, int tp, int dp, int mbs, pp_candidate *c,
                          pp__item *it, double *cost, int *first, pp_times *stt, pp__plan_cache *cache,
@@ -4353,8 +4359,9 @@ static void pp__plan_one(const pp_plan_request *r, int id, int pp, int tp, int d
             c->unit_bytes = unit;
             return;
         }
-        if (pp > 4) {
-            pp__cand_reason(c, "not evaluated: the %s search is slow at pp > 4 (the planner keeps it to pp <= 4)", name);
+        if (pp > PP__PLAN_AUTO_PP(id)) {
+            pp__cand_reason(c, "not evaluated: the %s search is slow at pp > %d (the planner keeps it to pp <= %d)", name,
+                            PP__PLAN_AUTO_PP(id), PP__PLAN_AUTO_PP(id));
             c->unit_bytes = unit;
             return;
         }
