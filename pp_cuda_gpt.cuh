@@ -1,5 +1,5 @@
-/* pp_cuda_gpt.cuh - the GPT of tests/gpt_ref.h on one GPU, forward (F),
-   input gradient (B) and weight gradient (W) kept apart, for pp_cuda.cu.
+/* pp_cuda_gpt.cuh - the GPT of tests/gpt_ref.h on one GPU for pp_cuda.cu - MIT licence (see end of file)
+   Forward (F), input gradient (B) and weight gradient (W) kept apart.
 
    Private to pp_cuda: pp_cuda.cu includes it once (after <cuda_runtime.h>
    and <cuda_bf16.h>); every function is static and every name starts with
@@ -1513,3 +1513,27 @@ static inline cudaError_t pp__gpt_adamw(float *master, const float *grad, float 
 }
 
 #endif /* PP_CUDA_GPT_CUH */
+
+/*
+MIT License
+
+Copyright (c) 2026 the pp_sched authors
+
+Permission is hereby granted, free of charge, to any person obtaining a copy
+of this software and associated documentation files (the "Software"), to deal
+in the Software without restriction, including without limitation the rights
+to use, copy, modify, merge, publish, distribute, sublicense, and/or sell
+copies of the Software, and to permit persons to whom the Software is
+furnished to do so, subject to the following conditions:
+
+The above copyright notice and this permission notice shall be included in all
+copies or substantial portions of the Software.
+
+THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND, EXPRESS OR
+IMPLIED, INCLUDING BUT NOT LIMITED TO THE WARRANTIES OF MERCHANTABILITY,
+FITNESS FOR A PARTICULAR PURPOSE AND NONINFRINGEMENT. IN NO EVENT SHALL THE
+AUTHORS OR COPYRIGHT HOLDERS BE LIABLE FOR ANY CLAIM, DAMAGES OR OTHER
+LIABILITY, WHETHER IN AN ACTION OF CONTRACT, TORT OR OTHERWISE, ARISING FROM,
+OUT OF OR IN CONNECTION WITH THE SOFTWARE OR THE USE OR OTHER DEALINGS IN THE
+SOFTWARE.
+*/
