@@ -92,7 +92,6 @@ int main(int argc, char **argv) {
     double kind_time[4] = {0};
     long kind_count[4] = {0};
     unsigned long long rng = 2026;
-    FILE *f;
 
     for (i = 1; i < argc; i++) {
         const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
@@ -113,20 +112,8 @@ int main(int argc, char **argv) {
     }
 
     /* the text; its distinct bytes are the vocabulary */
-    f = fopen(path, "rb");
-    if (!f) { fprintf(stderr, "train_cpu: cannot open %s (run from the repository root, or pass --data)\n", path); return 1; }
-    fseek(f, 0, SEEK_END);
-    len = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    text = (unsigned char *)malloc((size_t)(len > 0 ? len : 1));
-    if (!text || len < T + 2 || fread(text, 1, (size_t)len, f) != (size_t)len) {
-        fprintf(stderr, "train_cpu: %s must hold more than %d bytes\n", path, T + 1);
-        fclose(f);
-        return 1;
-    }
-    fclose(f);
-    for (i = 0; i < 256; i++) map[i] = -1;
-    for (i = 0; i < len; i++) if (map[text[i]] < 0) map[text[i]] = vocab++;
+    text = gpt_read_text(path, T + 1, &len, map, &vocab, err);
+    if (!text) { fprintf(stderr, "train_cpu: %s\n", err); return 1; }
 
     /* the schedule, its programs, and the proof they finish */
     memset(&cfg, 0, sizeof cfg);

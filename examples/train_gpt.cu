@@ -36,6 +36,7 @@
 #define PP_SCHED_IMPLEMENTATION
 #include "../pp_sched.h"
 #include "../pp_cuda.h"
+#include "../tests/gpt_ref.h" /* gpt_read_text */
 
 static const char *usage_text =
     "usage: train_gpt -s NAME -d D -n N [options]\n"
@@ -243,7 +244,6 @@ int main(int argc, char **argv) {
     long len = 0;
     run_opts ro;
     run_result res;
-    FILE *f;
 
     for (i = 1; i < argc; i++) {
         const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
@@ -275,21 +275,8 @@ int main(int argc, char **argv) {
     }
 
     /* the text; its distinct bytes are the vocabulary */
-    f = fopen(path, "rb");
-    if (!f) { fprintf(stderr, "train_gpt: cannot open %s (run from the repository root, or pass --data)\n", path); return 1; }
-    fseek(f, 0, SEEK_END);
-    len = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    text = (unsigned char *)malloc((size_t)(len > 0 ? len : 1));
-    if (!text || len < T + 2 || fread(text, 1, (size_t)len, f) != (size_t)len) {
-        fprintf(stderr, "train_gpt: %s must hold more than %d bytes\n", path, T + 1);
-        fclose(f);
-        free(text);
-        return 1;
-    }
-    fclose(f);
-    for (i = 0; i < 256; i++) map[i] = -1;
-    for (i = 0; i < len; i++) if (map[text[i]] < 0) map[text[i]] = vocab++;
+    text = gpt_read_text(path, T + 1, &len, map, &vocab, err);
+    if (!text) { fprintf(stderr, "train_gpt: %s\n", err); return 1; }
 
     memset(&sc, 0, sizeof sc);
     sc.schedule = name;

@@ -31,6 +31,8 @@
 
 #include <math.h>
 #include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* every function is static; unused ones are not warned about */
@@ -368,6 +370,40 @@ GPT_FN void gpt_crossentropy_backward_input(gpt_real *dlogits, const gpt_real *p
     for (n = 0; n < N; n++)
         for (i = 0; i < V; i++)
             dlogits[(size_t)n * V + i] += (probs[(size_t)n * V + i] - (i == target[n] ? 1 : 0)) * dloss;
+}
+
+/* ---- data: a text file, its distinct bytes the vocabulary ---- */
+
+/* Reads the file at path into a malloc'd buffer of *len bytes (the caller
+   frees it) and numbers its distinct bytes in order of first appearance:
+   map[byte] = token, or -1 for bytes it does not hold; *vocab = how many.
+   Returns NULL with a sentence in err (256 bytes) when the file cannot be
+   read or holds min_len bytes or fewer. */
+GPT_FN unsigned char *gpt_read_text(const char *path, long min_len, long *len, int map[256], int *vocab, char *err) {
+    FILE *f = fopen(path, "rb");
+    unsigned char *text;
+    long i, n;
+    if (!f) {
+        snprintf(err, 256, "cannot open %s (run from the repository root, or pass --data)", path);
+        return NULL;
+    }
+    fseek(f, 0, SEEK_END);
+    n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    text = (unsigned char *)malloc((size_t)(n > 0 ? n : 1));
+    if (!text || n <= min_len || fread(text, 1, (size_t)n, f) != (size_t)n) {
+        snprintf(err, 256, "%s must hold more than %ld bytes", path, min_len);
+        fclose(f);
+        free(text);
+        return NULL;
+    }
+    fclose(f);
+    *vocab = 0;
+    for (i = 0; i < 256; i++) map[i] = -1;
+    for (i = 0; i < n; i++)
+        if (map[text[i]] < 0) map[text[i]] = (*vocab)++;
+    *len = n;
+    return text;
 }
 
 /* ---- stages ---- */
