@@ -489,9 +489,44 @@ PLANNING (pp_partition, pp_partition_v, pp_layer_activation_bytes, pp_plan)
                times this equals the full build, checked at d = 8, 20, n =
                160), 2pp for the others, n for gpipe and looped-bfs (memory
                grows with n). Builds are cached per (schedule, pp, n_b, tp,
-               limit) and scaled by the layer time across mbs. MFU = 72 *
+               limit) and scaled by the layer time across mbs; the cache is
+               emptied when (pp, tp) changes (no later layout can hit an
+               earlier pair's entries; it used to fill its 256 slots before
+               pp = 20 of the 98.5B example, so the rest were built anew,
+               not scaled: up to 0.01% different step times). MFU = 72 *
                B * s * L * h^2 * (1 + s/(6h) + V/(12hL)) / (step * N *
                312e12) (Narayanan et al. 2021, Eq. 3).
+   pruning     branch and bound per schedule: before a build, the work
+               bound max over devices k of (head_k + n_b p_k) + (n - n_b)
+               max p_k (+ the dp all-reduce), p_k = device k's F + B + W per
+               microbatch (+ F for 1f1b-r's recomputation), head_k = the F
+               times of the stages before its first stage k (it cannot start
+               earlier), is a lower bound on the step time above (no pass is
+               shorter than its stage time, none overlaps another on its
+               device; tests check bound <= step for every built candidate
+               of the 98.5B examples). When it exceeds the best step time
+               this schedule has reached in an earlier layout, the candidate
+               is not built: pruned = 1, fits = 0 (not known), step_time =
+               0, peak_bytes = its static bytes, bound set, reason "not
+               built: at least X% slower (work bound) than its best layout
+               ...". Each schedule's best layout is therefore always built,
+               so the ranking, the per-schedule summary and every built
+               candidate's numbers are those of req.no_prune = 1 (ppsched
+               plan --no-prune), which builds everything; a pruned
+               layout's stage times are kept in the cache, so a later
+               layout that shares its build gets the same build as
+               without pruning (tests compare both runs). Layouts go in
+               the order pp, tp, mbs ascending. The bound ignores the
+               bubble, so it prunes layouts of larger mbs or more dp (98.5B
+               example: 117 of 1260 candidates at seq 1024, 63 at seq 3072
+               with batch 640, 8 at seq 16384, where most are out of
+               memory, which no time bound can tell). Time on a 2-core
+               machine (loaded, user CPU): before, 1.26 s / 1.12 s / 1.13 s
+               (seq 1024 / 3072 / 16384); emptying the cache per (pp, tp)
+               0.81 / 0.69 / 0.64; with pruning 0.59 / 0.58 / 0.63; no_prune
+               0.86 / 0.65 / 0.64. What is left is mostly the builds at pp =
+               40 (interleaved-1f1b-m's block search 0.1 s per layout) and
+               v-auto at pp = 5.
    layouts     dp = world / (tp x pp), rejected when it does not divide (the
                seed overview's 3D rule); tp in 1, 2, 4, 8 (one node) dividing
                the heads; pp any divisor of N with S <= L + 2; mbs 1, 2, 4
@@ -792,6 +827,7 @@ typedef struct pp_plan_request {
     const char *schedule; /* NULL = every built-in */
     const pp_times *times; /* optional measured per-device-share times (F, B, W,
                               comm) for one microbatch of mbs; replaces the roofline */
+    int no_prune;      /* 1: build every candidate (no work-bound pruning; PLANNING, pruning) */
 } pp_plan_request;
 
 /* One candidate the planner considered (fitting or not). */
@@ -806,6 +842,10 @@ typedef struct pp_candidate {
     double step_time;        /* seconds; 0 when it does not fit or did not build */
     double mfu;              /* model FLOPs / (step_time * N * 312e12); 0 when not run */
     char reason[160];        /* why it lost (or "best") */
+    double bound;            /* lower bound on step_time (work bound), seconds; 0 when
+                                the candidate stopped before its build */
+    int pruned;              /* 1: not built, its bound is slower than its schedule's
+                                best layout found before it (fits = 0: unknown) */
 } pp_candidate;
 
 PP_SCHED_API pp_status pp_partition(const double *cost, int items, int stages, int *first, double *max_cost,
@@ -4253,7 +4293,24 @@ static void pp__cand_reason(pp_candidate *c, const char *fmt, ...) {
 /* A build shared by layouts of equal (schedule, pp, n_b, tp, memory limit):
    mbs only scales every time (roofline compute-bound) and is divided out. */
 #define PP__PLAN_CACHE 256
-typedef struct pp__plan_cache { int id, pp, nb, tp; double lim, scale; pp_schedule *s; } pp__plan_cache;
+typedef struct pp__plan_cache {
+    int id, pp, nb, tp, S;
+    double lim, scale, rin;
+    pp_schedule *s; /* NULL: a pruned candidate's entry, built on its first hit from: */
+    pp_times *stt;  /* its stage times (so a hit gets what it would have got unpruned) */
+} pp__plan_cache;
+
+static void pp__plan_cache_clear(pp__plan_cache *cache, int *ncache) {
+    pp_allocator al = pp__plan_al();
+    while (*ncache > 0) {
+        --*ncache;
+        pp_sched_free(cache[*ncache].s);
+        pp__mfree(&al, cache[*ncache].stt);
+    }
+}
+
+/* each schedule's best step time so far (branch and bound) */
+typedef struct pp__plan_inc { double step; int pp, tp, dp, mbs; } pp__plan_inc;
 
 static int pp__cand_cmp(const void *x, const void *y) {
     const pp_candidate *a = (const pp_candidate *)x, *b = (const pp_candidate *)y;
@@ -4272,7 +4329,7 @@ static int pp__cand_cmp(const void *x, const void *y) {
 /* Evaluate one (layout, schedule). */
 static void pp__plan_one(const pp_plan_request *r, int id, int pp, int tp, int dp, int mbs, pp_candidate *c,
                          pp__item *it, double *cost, int *first, pp_times *stt, pp__plan_cache *cache,
-                         int *ncache) {
+                         int *ncache, const pp__plan_inc *inc) {
     const pp_model *m = &r->model;
     const char *name = pp__infos[id].name;
     double gmem = (r->gpu.mem_bytes > 0 ? r->gpu.mem_bytes : 80.0 * 1073741824.0) - r->gpu.reserve_bytes, comm, mx;
@@ -4391,11 +4448,76 @@ static void pp__plan_one(const pp_plan_request *r, int id, int pp, int tp, int d
     cfg.stage_times = stt;
     cfg.mem_limit = lim;
     if (recompute) cfg.recompute_input = pp_layer_activation_bytes(m, mbs, tp, 1) / pp_layer_activation_bytes(m, mbs, tp, 0);
+    /* work bound (PLANNING, pruning): device k runs nb x p_k of passes (its
+       stages' F + B + W, + F again for 1f1b-r) and cannot start before
+       microbatch 0's forwards reach its first stage k, so makespan(nb) >=
+       head_k + nb p_k; the extrapolation adds (n - nb) x the busiest p */
+    {
+        double pmax = 0, mk = 0, head = 0, bound;
+        int k;
+        for (dev = 0; dev < pp; dev++) {
+            double pk = 0;
+            for (k = 0; k < 2 && (k == 0 || v == 2); k++) {
+                s = k == 0 ? dev : vplace ? 2 * pp - 1 - dev : pp + dev;
+                pk += stt[s].f + stt[s].b + stt[s].w + (recompute ? stt[s].f : 0);
+            }
+            if (pk > pmax) pmax = pk;
+            if (head + nb * pk > mk) mk = head + nb * pk;
+            head += stt[dev].f;
+        }
+        bound = mk + (double)(n - nb) * pmax;
+        if (dp > 1) bound += 2.0 * (dp - 1) / dp * (static_max / (4 + optb)) * 2 / (r->gpu.net_bw > 0 ? r->gpu.net_bw : 25e9);
+        c->bound = bound;
+    }
     {
         int k, hit = -1;
         for (k = 0; k < *ncache; k++)
             if (cache[k].id == id && cache[k].pp == pp && cache[k].nb == nb && cache[k].tp == tp &&
                 cache[k].lim == lim && (r->times || cache[k].scale > 0)) { hit = k; break; }
+        if ((hit < 0 || !cache[hit].s) && !r->no_prune && inc && inc->step > 0 &&
+            c->bound > inc->step * (1 + 1e-9)) {
+            /* slower than this schedule's best so far whatever its bubble: not
+               built; its times are kept for a later layout that shares the build */
+            pp_allocator al = pp__plan_al();
+            c->pruned = 1;
+            c->unit_bytes = unit;
+            c->static_bytes = static_max;
+            c->peak_bytes = static_max;
+            pp__cand_reason(c, "not built: at least %.1f%% slower (work bound %.3f s) than its best layout pp=%d tp=%d dp=%d mbs=%d",
+                            100 * (c->bound / inc->step - 1), c->bound, inc->pp, inc->tp, inc->dp, inc->mbs);
+            if (hit < 0 && *ncache < PP__PLAN_CACHE) {
+                pp_times *copy = (pp_times *)pp__malloc(&al, sizeof(pp_times) * (size_t)S);
+                if (copy) {
+                    memcpy(copy, stt, sizeof(pp_times) * (size_t)S);
+                    cache[*ncache].id = id;
+                    cache[*ncache].pp = pp;
+                    cache[*ncache].nb = nb;
+                    cache[*ncache].tp = tp;
+                    cache[*ncache].S = S;
+                    cache[*ncache].lim = lim;
+                    cache[*ncache].scale = r->times ? 0 : it[1].f;
+                    cache[*ncache].rin = cfg.recompute_input;
+                    cache[*ncache].s = NULL;
+                    cache[*ncache].stt = copy;
+                    ++*ncache;
+                }
+            }
+            return;
+        }
+        if (hit >= 0 && !cache[hit].s) { /* a pruned layout's entry: build it with its times */
+            pp_config c2 = cfg;
+            pp_allocator al = pp__plan_al();
+            c2.stage_times = cache[hit].stt;
+            c2.recompute_input = cache[hit].rin;
+            if (pp_sched_build(&c2, &cache[hit].s, e2) != PP_OK) {
+                cache[hit].s = NULL;
+                pp__cand_reason(c, "does not build: %s", e2);
+                c->unit_bytes = unit;
+                return;
+            }
+            pp__mfree(&al, cache[hit].stt);
+            cache[hit].stt = NULL;
+        }
         if (hit >= 0) {
             sch = cache[hit].s;
             scale = r->times ? 1 : it[1].f / cache[hit].scale;
@@ -4411,9 +4533,12 @@ static void pp__plan_one(const pp_plan_request *r, int id, int pp, int tp, int d
                 cache[*ncache].pp = pp;
                 cache[*ncache].nb = nb;
                 cache[*ncache].tp = tp;
+                cache[*ncache].S = S;
                 cache[*ncache].lim = lim;
                 cache[*ncache].scale = r->times ? 0 : it[1].f;
+                cache[*ncache].rin = cfg.recompute_input;
                 cache[*ncache].s = sch;
+                cache[*ncache].stt = NULL;
                 ++*ncache;
                 cached = 1;
             }
@@ -4466,9 +4591,11 @@ PP__DEF pp_status pp_plan(const pp_plan_request *r, pp_candidate *out, int cap, 
     int *first;
     pp_times *stt;
     pp__plan_cache cache[PP__PLAN_CACHE];
+    pp__plan_inc inc[PP__NSCHED];
     int ncache = 0;
     if (err) err[0] = 0;
     if (count) *count = 0;
+    memset(inc, 0, sizeof inc);
     if (!r || !count || (cap > 0 && !out)) { pp__err(err, "pp_plan: needs req, count and out (cap > 0)"); return PP_ERR_INVALID_ARG; }
     m = &r->model;
     if (m->layers < 1 || m->hidden < 1 || m->heads < 1 || m->seq < 1 || r->gpus < 1 || r->global_batch < 1) {
@@ -4523,6 +4650,9 @@ PP__DEF pp_status pp_plan(const pp_plan_request *r, pp_candidate *out, int cap, 
             if (r->tp <= 0 && (8 % tp || m->heads % tp)) continue; /* TP inside one 8-GPU node (1, 2, 4, 8), heads split evenly */
             dp = r->gpus / (pp * tp);
             if (r->dp > 0 && dp != r->dp) continue;
+            /* the cache's key holds (pp, tp): no later layout can hit an entry of
+               an earlier (pp, tp), so it is emptied here and never fills up */
+            pp__plan_cache_clear(cache, &ncache);
             for (mbs = r->mbs > 0 ? r->mbs : 1; mbs <= (r->mbs > 0 ? r->mbs : 4); mbs *= 2) { /* default grid 1, 2, 4 */
                 if (r->mbs > 0 && mbs != r->mbs) continue;
                 if (r->global_batch % (dp * mbs)) continue;
@@ -4531,7 +4661,14 @@ PP__DEF pp_status pp_plan(const pp_plan_request *r, pp_candidate *out, int cap, 
                     pp_candidate c;
                     if (r->schedule && !pp__streq(r->schedule, pp__infos[id].name)) continue;
                     if (id == PP__VAUTO || id == PP__ZBAUTO) { /* only at the limit memory allows: below */ }
-                    pp__plan_one(r, id, pp, tp, dp, mbs, &c, it, cost, first, stt, cache, &ncache);
+                    pp__plan_one(r, id, pp, tp, dp, mbs, &c, it, cost, first, stt, cache, &ncache, &inc[id]);
+                    if (c.step_time > 0 && (inc[id].step <= 0 || c.step_time < inc[id].step)) {
+                        inc[id].step = c.step_time;
+                        inc[id].pp = pp;
+                        inc[id].tp = tp;
+                        inc[id].dp = dp;
+                        inc[id].mbs = mbs;
+                    }
                     if (total < cap) out[total] = c;
                     total++;
                 }
@@ -4542,7 +4679,7 @@ PP__DEF pp_status pp_plan(const pp_plan_request *r, pp_candidate *out, int cap, 
     pp__mfree(&al, cost);
     pp__mfree(&al, first);
     pp__mfree(&al, stt);
-    while (ncache > 0) pp_sched_free(cache[--ncache].s);
+    pp__plan_cache_clear(cache, &ncache);
     *count = total;
     if (nlayouts == 0) {
         pp__err(err, "no layout: no pp x tp x dp = %d with mbs dividing global batch %d / dp", r->gpus, r->global_batch);

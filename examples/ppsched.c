@@ -432,12 +432,14 @@ static const char *plan_usage =
     "usage: ppsched plan --layers L --hidden H --heads A --seq S --global-batch GB --gpus N --gpu-mem G\n"
     "                    [--vocab V] [--tp T] [--pp P] [--dp D] [--mbs M] [-s NAME] [--top K]\n"
     "                    [--tflops X] [--times F,B,W[,COMM]] [--no-flash] [--no-seq-parallel]\n"
-    "                    [--no-dist-opt] [--reserve R] [--format table|json]\n"
+    "                    [--no-dist-opt] [--no-prune] [--reserve R] [--format table|json]\n"
     "  G in GiB; --reserve = GiB kept back per GPU for the CUDA context, NCCL buffers and\n"
     "  fragmentation (default 0: a candidate fits when its estimate <= G); --tflops = achieved TFLOP/s per GPU (default 190); --times = measured\n"
     "  seconds for one microbatch through one device's share (replaces the roofline).\n"
     "  Prints the top K (default 10) candidates, then why each schedule's best lost;\n"
-    "  --format json prints every candidate considered, fitting or not.\n";
+    "  --format json prints every candidate considered, fitting or not. A candidate whose\n"
+    "  work bound is already slower than its schedule's best layout so far is not built\n"
+    "  (\"pruned\": true, \"fits\": false, reason \"not built: ...\"); --no-prune builds all.\n";
 
 static void json_string(const char *s) {
     putchar('"');
@@ -463,6 +465,7 @@ static int plan_main(int argc, char **argv) {
         if (strcmp(a, "--no-flash") == 0) { r.model.no_flash_attention = 1; continue; }
         if (strcmp(a, "--no-seq-parallel") == 0) { r.model.no_seq_parallel = 1; continue; }
         if (strcmp(a, "--no-dist-opt") == 0) { r.model.no_distributed_optimizer = 1; continue; }
+        if (strcmp(a, "--no-prune") == 0) { r.no_prune = 1; continue; }
         if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) { fputs(plan_usage, stdout); return 0; }
         if (!v) { fprintf(stderr, "ppsched plan: %s needs a value\n\n%s", a, plan_usage); return 2; }
         i++;
@@ -517,9 +520,9 @@ static int plan_main(int argc, char **argv) {
             printf("%s\n  {\"schedule\": ", i ? "," : "");
             json_string(c[i].schedule);
             printf(", \"pp\": %d, \"tp\": %d, \"dp\": %d, \"mbs\": %d, \"microbatches\": %d, \"fits\": %s, "
-                   "\"peak_bytes\": %.0f, \"step_time\": %.6g, \"mfu\": %.4f, \"reason\": ",
+                   "\"peak_bytes\": %.0f, \"step_time\": %.6g, \"mfu\": %.4f, \"bound\": %.6g, \"pruned\": %s, \"reason\": ",
                    c[i].pp, c[i].tp, c[i].dp, c[i].mbs, c[i].microbatches, c[i].fits ? "true" : "false",
-                   c[i].peak_bytes, c[i].step_time, c[i].mfu);
+                   c[i].peak_bytes, c[i].step_time, c[i].mfu, c[i].bound, c[i].pruned ? "true" : "false");
             json_string(c[i].reason);
             printf("}");
         }

@@ -163,6 +163,49 @@ static const pp_candidate *best_of(const pp_candidate *c, int n, const char *nam
     return NULL;
 }
 
+/* Pruning (PLANNING, pruning): the run with pruning off (r->no_prune = 1)
+   builds every candidate. The bound must hold for every built candidate
+   (bound <= step time); every pruned candidate's bound must exceed its
+   schedule's best step time; every candidate the pruned run built must
+   report exactly what the full run reports; the best must be the same. */
+static void check_pruning(pp_plan_request *r, const pp_candidate *c, int n, const char *what) {
+    pp_candidate *f = (pp_candidate *)malloc(sizeof *f * 20000);
+    char err[PP_ERR_LEN];
+    int nf = 0, i, j, pruned = 0;
+    r->no_prune = 1;
+    CHECK(pp_plan(r, f, 20000, &nf, err) == PP_OK, "%s, no_prune: %s", what, err);
+    r->no_prune = 0;
+    CHECK(nf == n, "%s: %d candidates with pruning, %d without", what, n, nf);
+    for (j = 0; j < nf; j++) {
+        CHECK(!f[j].pruned, "%s: no_prune pruned %s pp=%d", what, f[j].schedule, f[j].pp);
+        if (f[j].step_time > 0)
+            CHECK(f[j].bound > 0 && f[j].bound <= f[j].step_time * (1 + 1e-9), "%s: %s pp=%d tp=%d mbs=%d bound %.6f > step %.6f",
+                  what, f[j].schedule, f[j].pp, f[j].tp, f[j].mbs, f[j].bound, f[j].step_time);
+    }
+    for (i = 0; i < n && i < nf; i++) {
+        const pp_candidate *x = &c[i], *y = NULL, *sb = best_of(f, nf, x->schedule);
+        for (j = 0; j < nf; j++)
+            if (!strcmp(f[j].schedule, x->schedule) && f[j].pp == x->pp && f[j].tp == x->tp && f[j].mbs == x->mbs) { y = &f[j]; break; }
+        CHECK(y != NULL, "%s: %s pp=%d tp=%d mbs=%d missing without pruning", what, x->schedule, x->pp, x->tp, x->mbs);
+        if (!y) break;
+        if (x->pruned) {
+            pruned++;
+            CHECK(!x->fits && x->step_time == 0 && strncmp(x->reason, "not built", 9) == 0, "%s: pruned %s pp=%d: fits %d step %g reason '%s'",
+                  what, x->schedule, x->pp, x->fits, x->step_time, x->reason);
+            CHECK(sb && x->bound > sb->step_time, "%s: pruned %s pp=%d tp=%d mbs=%d, bound %.6f <= its schedule's best %.6f",
+                  what, x->schedule, x->pp, x->tp, x->mbs, x->bound, sb ? sb->step_time : 0);
+        } else {
+            CHECK(x->fits == y->fits && x->step_time == y->step_time && x->peak_bytes == y->peak_bytes && !strcmp(x->reason, y->reason),
+                  "%s: %s pp=%d tp=%d mbs=%d differs with pruning: step %.9g / %.9g, reason '%s' / '%s'", what, x->schedule, x->pp,
+                  x->tp, x->mbs, x->step_time, y->step_time, x->reason, y->reason);
+        }
+    }
+    CHECK(n > 0 && nf > 0 && c[0].step_time == f[0].step_time && !strcmp(c[0].schedule, f[0].schedule) && c[0].pp == f[0].pp &&
+              c[0].tp == f[0].tp && c[0].mbs == f[0].mbs, "%s: best differs with pruning", what);
+    printf("    %s: %d of %d candidates pruned (not built)\n", what, pruned, n);
+    free(f);
+}
+
 static void test_paper(void) {
     pp_plan_request r;
     pp_candidate *c = (pp_candidate *)malloc(sizeof *c * 20000);
@@ -193,6 +236,8 @@ static void test_paper(void) {
         }
     }
     group_next("plan", "98.5B, seq 16384, batch 160, 40 x 80 GiB: 1F1B, ZB-1P, V-ZB fit nowhere; V-Half and 1F1B-R fit (rebuttal)");
+    check_pruning(&r, c, n, "seq 16384");
+    group_next("plan", "pruning at seq 16384: bounds hold, pruned bounds above their schedule's best, built ones as without pruning");
     r.model.seq = 1024; r.global_batch = 160;
     CHECK(pp_plan(&r, c, 20000, &n, err) == PP_OK, "plan 98.5B seq 1024: %s", err);
     /* ties (dualpipe-v builds the same step time here) may sort either way:
@@ -209,6 +254,10 @@ static void test_paper(void) {
         printf("    seq 1024: v-zb pp=%d tp=%d dp=%d mbs=%d MFU %.1f%% ranks first (paper: v-zb pp=40 tp=1 dp=1 mbs=1, 57.58%%)\n", b->pp, b->tp, b->dp, b->mbs, 100 * b->mfu);
     }
     group_next("plan", "98.5B, seq 1024, batch 160: V-ZB with pure pipeline parallelism ranks first (Table 3, D.3)");
+    check_pruning(&r, c, n, "seq 1024");
+    for (i = 0; i < n && !c[i].pruned; i++) {}
+    CHECK(i < n, "seq 1024: nothing pruned (the 98.5B example prunes ~100 candidates)");
+    group_next("plan", "pruning at seq 1024: bounds hold, pruned bounds above their schedule's best, built ones as without pruning");
     /* without the TP slowdown (communication only), TP=2 wins by a hair:
        the slowdown is what moves the ranking, so check it is applied */
     r.gpu.tp_slowdown = -1;
@@ -232,6 +281,8 @@ static void test_paper(void) {
         printf("    seq 3072: v-half pp=%d tp=%d dp=%d mbs=%d MFU %.1f%% ranks first (paper: v-half pp=20 tp=2 dp=1 mbs=1, 60.34%%)\n", b->pp, b->tp, b->dp, b->mbs, 100 * b->mfu);
     }
     group_next("plan", "98.5B, seq 3072, batch 640: V-Half ranks first (Table 3, D.3)");
+    check_pruning(&r, c, n, "seq 3072");
+    group_next("plan", "pruning at seq 3072: bounds hold, pruned bounds above their schedule's best, built ones as without pruning");
     /* a reserve moves the fit line: every fitting candidate's peak stays
        below memory - reserve, and a reserve as large as the memory is refused */
     r.gpu.reserve_bytes = 4.0 * 1073741824.0;
