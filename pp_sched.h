@@ -496,37 +496,44 @@ PLANNING (pp_partition, pp_partition_v, pp_layer_activation_bytes, pp_plan)
                not scaled: up to 0.01% different step times). MFU = 72 *
                B * s * L * h^2 * (1 + s/(6h) + V/(12hL)) / (step * N *
                312e12) (Narayanan et al. 2021, Eq. 3).
-   pruning     branch and bound per schedule: before a build, the work
-               bound max over devices k of (head_k + n_b p_k) + (n - n_b)
-               max p_k (+ the dp all-reduce), p_k = device k's F + B + W per
-               microbatch (+ F for 1f1b-r's recomputation), head_k = the F
-               times of the stages before its first stage k (it cannot start
-               earlier), is a lower bound on the step time above (no pass is
-               shorter than its stage time, none overlaps another on its
-               device; tests check bound <= step for every built candidate
-               of the 98.5B examples). When it exceeds the best step time
-               this schedule has reached in an earlier layout, the candidate
-               is not built: pruned = 1, fits = 0 (not known), step_time =
-               0, peak_bytes = its static bytes, bound set, reason "not
-               built: at least X% slower (work bound) than its best layout
-               ...". Each schedule's best layout is therefore always built,
-               so the ranking, the per-schedule summary and every built
-               candidate's numbers are those of req.no_prune = 1 (ppsched
-               plan --no-prune), which builds everything; a pruned
-               layout's stage times are kept in the cache, so a later
-               layout that shares its build gets the same build as
-               without pruning (tests compare both runs). Layouts go in
-               the order pp, tp, mbs ascending. The bound ignores the
-               bubble, so it prunes layouts of larger mbs or more dp (98.5B
-               example: 117 of 1260 candidates at seq 1024, 63 at seq 3072
-               with batch 640, 8 at seq 16384, where most are out of
-               memory, which no time bound can tell). Time on a 2-core
-               machine (loaded, user CPU): before, 1.26 s / 1.12 s / 1.13 s
-               (seq 1024 / 3072 / 16384); emptying the cache per (pp, tp)
-               0.81 / 0.69 / 0.64; with pruning 0.59 / 0.58 / 0.63; no_prune
-               0.86 / 0.65 / 0.64. What is left is mostly the builds at pp =
-               40 (interleaved-1f1b-m's block search 0.1 s per layout) and
-               v-auto at pp = 5.
+   pruning     branch and bound: before a build, the work bound max over
+               devices k of (head_k + n_b p_k) + (n - n_b) max p_k (+ the dp
+               all-reduce), p_k = device k's F + B + W per microbatch (+ F
+               for 1f1b-r's recomputation), head_k = the F times of the
+               stages before its first stage k (it cannot start earlier),
+               is a lower bound on the step time above (no pass is shorter
+               than its stage time, none overlaps another on its device;
+               tests check bound <= step for every built candidate of the
+               98.5B examples). A candidate is not built when its bound
+               exceeds both the best step time its schedule has reached so
+               far and the keep_top-th best step time of all candidates so
+               far (req.keep_top, 0 = 10; ppsched plan passes --top): then
+               pruned = 1, fits = 0 (not known), step_time = 0, peak_bytes =
+               its static bytes, bound set, reason "not built: at least X%
+               slower (work bound) than its best layout ..., outside the top
+               K". Each schedule's best layout and the first keep_top of the
+               ranking are therefore always built, so the ranking's top, the
+               per-schedule summary and every built candidate's numbers are
+               those of req.no_prune = 1 (ppsched plan --no-prune), which
+               builds everything; a pruned layout's stage times are kept in
+               the cache, so a later layout that shares its build gets the
+               same build as without pruning (tests compare both runs).
+               Candidates keep their place in the output (pp, tp, mbs,
+               schedule ascending) but the (pp, tp) pairs are evaluated in
+               the order of their lowest 1f1b work bound (that of the
+               schedule asked for with req.schedule), so good incumbents
+               come first; within a pair mbs ascending, as the cache
+               expects. The bound ignores the bubble and memory: 98.5B
+               example, 388 of 1260 candidates pruned at seq 1024, 176 at
+               seq 3072 (batch 640), none at seq 16384 (most candidates are
+               out of memory, which no time bound can tell, and fewer than
+               10 fit at all pp). User CPU on a 2-core machine (loaded, wall
+               up to twice that), seq 1024 / 3072 / 16384: before 1.26 /
+               1.12 / 1.13 s; emptying the cache per (pp, tp) 0.81 / 0.69 /
+               0.64; now 0.56 / 0.63 / 0.70 (no_prune 0.80 / 0.67 / 0.71).
+               What is left is mostly the builds at pp = 40 (interleaved-
+               1f1b-m's block search, 0.1 s per layout) and v-auto at pp =
+               5.
    layouts     dp = world / (tp x pp), rejected when it does not divide (the
                seed overview's 3D rule); tp in 1, 2, 4, 8 (one node) dividing
                the heads; pp any divisor of N with S <= L + 2; mbs 1, 2, 4
@@ -828,6 +835,7 @@ typedef struct pp_plan_request {
     const pp_times *times; /* optional measured per-device-share times (F, B, W,
                               comm) for one microbatch of mbs; replaces the roofline */
     int no_prune;      /* 1: build every candidate (no work-bound pruning; PLANNING, pruning) */
+    int keep_top;      /* pruning keeps the first keep_top of the ranking exact; 0 = 10 */
 } pp_plan_request;
 
 /* One candidate the planner considered (fitting or not). */
@@ -4309,6 +4317,9 @@ static void pp__plan_cache_clear(pp__plan_cache *cache, int *ncache) {
     }
 }
 
+/* a (pp, tp) pair of layouts: its candidates' first index in out, its key */
+typedef struct pp__plan_pair { int pp, tp, dp, base; double key; } pp__plan_pair;
+
 /* each schedule's best step time so far (branch and bound) */
 typedef struct pp__plan_inc { double step; int pp, tp, dp, mbs; } pp__plan_inc;
 
@@ -4329,7 +4340,7 @@ static int pp__cand_cmp(const void *x, const void *y) {
 /* Evaluate one (layout, schedule). */
 static void pp__plan_one(const pp_plan_request *r, int id, int pp, int tp, int dp, int mbs, pp_candidate *c,
                          pp__item *it, double *cost, int *first, pp_times *stt, pp__plan_cache *cache,
-                         int *ncache, const pp__plan_inc *inc) {
+                         int *ncache, const pp__plan_inc *inc, double top_k, int bound_only) {
     const pp_model *m = &r->model;
     const char *name = pp__infos[id].name;
     double gmem = (r->gpu.mem_bytes > 0 ? r->gpu.mem_bytes : 80.0 * 1073741824.0) - r->gpu.reserve_bytes, comm, mx;
@@ -4468,6 +4479,7 @@ static void pp__plan_one(const pp_plan_request *r, int id, int pp, int tp, int d
         bound = mk + (double)(n - nb) * pmax;
         if (dp > 1) bound += 2.0 * (dp - 1) / dp * (static_max / (4 + optb)) * 2 / (r->gpu.net_bw > 0 ? r->gpu.net_bw : 25e9);
         c->bound = bound;
+        if (bound_only) return;
     }
     {
         int k, hit = -1;
@@ -4475,7 +4487,7 @@ static void pp__plan_one(const pp_plan_request *r, int id, int pp, int tp, int d
             if (cache[k].id == id && cache[k].pp == pp && cache[k].nb == nb && cache[k].tp == tp &&
                 cache[k].lim == lim && (r->times || cache[k].scale > 0)) { hit = k; break; }
         if ((hit < 0 || !cache[hit].s) && !r->no_prune && inc && inc->step > 0 &&
-            c->bound > inc->step * (1 + 1e-9)) {
+            c->bound > inc->step * (1 + 1e-9) && c->bound > top_k * (1 + 1e-9)) {
             /* slower than this schedule's best so far whatever its bubble: not
                built; its times are kept for a later layout that shares the build */
             pp_allocator al = pp__plan_al();
@@ -4483,8 +4495,9 @@ static void pp__plan_one(const pp_plan_request *r, int id, int pp, int tp, int d
             c->unit_bytes = unit;
             c->static_bytes = static_max;
             c->peak_bytes = static_max;
-            pp__cand_reason(c, "not built: at least %.1f%% slower (work bound %.3f s) than its best layout pp=%d tp=%d dp=%d mbs=%d",
-                            100 * (c->bound / inc->step - 1), c->bound, inc->pp, inc->tp, inc->dp, inc->mbs);
+            pp__cand_reason(c, "not built: at least %.1f%% slower (work bound %.3f s) than its best layout pp=%d tp=%d dp=%d mbs=%d, "
+                            "outside the top %d", 100 * (c->bound / inc->step - 1), c->bound, inc->pp, inc->tp, inc->dp, inc->mbs,
+                            r->keep_top > 0 ? r->keep_top : 10);
             if (hit < 0 && *ncache < PP__PLAN_CACHE) {
                 pp_times *copy = (pp_times *)pp__malloc(&al, sizeof(pp_times) * (size_t)S);
                 if (copy) {
@@ -4585,7 +4598,9 @@ static void pp__plan_one(const pp_plan_request *r, int id, int pp, int tp, int d
 PP__DEF pp_status pp_plan(const pp_plan_request *r, pp_candidate *out, int cap, int *count, char *err) {
     pp_allocator al = pp__plan_al();
     const pp_model *m;
-    int pp, tp, mbs, id, total = 0, L, items, nlayouts = 0;
+    int pp, tp, mbs, id, total = 0, L, items, nlayouts = 0, nsched = 0, rep = -1, pass, npairs = 0, k, ktop, ntop = 0;
+    double *top = NULL;
+    pp__plan_pair *pairs = NULL;
     pp__item *it;
     double *cost;
     int *first;
@@ -4642,39 +4657,117 @@ PP__DEF pp_status pp_plan(const pp_plan_request *r, pp_candidate *out, int cap, 
         pp__err(err, "pp_plan: out of memory");
         return PP_ERR_OUT_OF_MEMORY;
     }
-    for (pp = 1; pp <= r->gpus; pp++) {
-        if (r->gpus % pp || (r->pp > 0 && pp != r->pp)) continue;
-        for (tp = 1; tp <= r->gpus / pp; tp++) {
-            int dp;
-            if ((r->gpus / pp) % tp || (r->tp > 0 && tp != r->tp)) continue;
-            if (r->tp <= 0 && (8 % tp || m->heads % tp)) continue; /* TP inside one 8-GPU node (1, 2, 4, 8), heads split evenly */
-            dp = r->gpus / (pp * tp);
-            if (r->dp > 0 && dp != r->dp) continue;
-            /* the cache's key holds (pp, tp): no later layout can hit an entry of
-               an earlier (pp, tp), so it is emptied here and never fills up */
-            pp__plan_cache_clear(cache, &ncache);
-            for (mbs = r->mbs > 0 ? r->mbs : 1; mbs <= (r->mbs > 0 ? r->mbs : 4); mbs *= 2) { /* default grid 1, 2, 4 */
-                if (r->mbs > 0 && mbs != r->mbs) continue;
-                if (r->global_batch % (dp * mbs)) continue;
-                nlayouts++;
-                for (id = 0; id < PP__NSCHED; id++) {
-                    pp_candidate c;
-                    if (r->schedule && !pp__streq(r->schedule, pp__infos[id].name)) continue;
-                    if (id == PP__VAUTO || id == PP__ZBAUTO) { /* only at the limit memory allows: below */ }
-                    pp__plan_one(r, id, pp, tp, dp, mbs, &c, it, cost, first, stt, cache, &ncache, &inc[id]);
-                    if (c.step_time > 0 && (inc[id].step <= 0 || c.step_time < inc[id].step)) {
-                        inc[id].step = c.step_time;
-                        inc[id].pp = pp;
-                        inc[id].tp = tp;
-                        inc[id].dp = dp;
-                        inc[id].mbs = mbs;
+    /* (pp, tp) pairs in enumeration order; each pair's candidates keep their
+       place in out (pp, tp, mbs, schedule ascending, as without pruning), but
+       the pairs are evaluated in the order of their lowest work bound (one
+       schedule's, over the pair's mbs) so that good incumbents come early */
+    for (id = 0; id < PP__NSCHED; id++)
+        if (!r->schedule || pp__streq(r->schedule, pp__infos[id].name)) { nsched++; if (rep < 0) rep = id; }
+    if (!r->schedule) rep = PP__1F1B;
+    for (pass = 0; pass < 2; pass++) {
+        npairs = 0;
+        for (pp = 1; pp <= r->gpus; pp++) {
+            if (r->gpus % pp || (r->pp > 0 && pp != r->pp)) continue;
+            for (tp = 1; tp <= r->gpus / pp; tp++) {
+                int dp, nl = 0;
+                double key = 1e300;
+                if ((r->gpus / pp) % tp || (r->tp > 0 && tp != r->tp)) continue;
+                if (r->tp <= 0 && (8 % tp || m->heads % tp)) continue; /* TP inside one 8-GPU node (1, 2, 4, 8), heads split evenly */
+                dp = r->gpus / (pp * tp);
+                if (r->dp > 0 && dp != r->dp) continue;
+                for (mbs = r->mbs > 0 ? r->mbs : 1; mbs <= (r->mbs > 0 ? r->mbs : 4); mbs *= 2) { /* default grid 1, 2, 4 */
+                    if (r->mbs > 0 && mbs != r->mbs) continue;
+                    if (r->global_batch % (dp * mbs)) continue;
+                    nl++;
+                    if (pass == 1 && !r->no_prune) {
+                        pp_candidate c;
+                        pp__plan_one(r, rep, pp, tp, dp, mbs, &c, it, cost, first, stt, cache, &ncache, NULL, 0, 1);
+                        if (c.bound > 0 && c.bound < key) key = c.bound;
                     }
-                    if (total < cap) out[total] = c;
-                    total++;
                 }
+                if (nl == 0) continue;
+                if (pass == 1) {
+                    pairs[npairs].pp = pp;
+                    pairs[npairs].tp = tp;
+                    pairs[npairs].dp = dp;
+                    pairs[npairs].base = total;
+                    pairs[npairs].key = key;
+                    total += nl * nsched;
+                    nlayouts += nl;
+                }
+                npairs++;
+            }
+        }
+        if (pass == 0) {
+            pairs = (pp__plan_pair *)pp__malloc(&al, sizeof(pp__plan_pair) * (size_t)(npairs > 0 ? npairs : 1));
+            if (!pairs) {
+                pp__mfree(&al, it);
+                pp__mfree(&al, cost);
+                pp__mfree(&al, first);
+                pp__mfree(&al, stt);
+                pp__err(err, "pp_plan: out of memory");
+                return PP_ERR_OUT_OF_MEMORY;
             }
         }
     }
+    ktop = r->keep_top > 0 ? r->keep_top : 10;
+    if (ktop > total) ktop = total > 0 ? total : 1;
+    top = (double *)pp__malloc(&al, sizeof(double) * (size_t)ktop);
+    if (!top) {
+        pp__mfree(&al, pairs);
+        pp__mfree(&al, it);
+        pp__mfree(&al, cost);
+        pp__mfree(&al, first);
+        pp__mfree(&al, stt);
+        pp__err(err, "pp_plan: out of memory");
+        return PP_ERR_OUT_OF_MEMORY;
+    }
+    /* stable insertion sort by key (with no_prune every key is 1e300: enumeration order) */
+    for (k = 1; k < npairs; k++) {
+        pp__plan_pair x = pairs[k];
+        int j = k;
+        while (j > 0 && pairs[j - 1].key > x.key) { pairs[j] = pairs[j - 1]; j--; }
+        pairs[j] = x;
+    }
+    for (k = 0; k < npairs; k++) {
+        int dp = pairs[k].dp, idx = pairs[k].base;
+        pp = pairs[k].pp;
+        tp = pairs[k].tp;
+        /* the cache's key holds (pp, tp): no other pair can hit an entry of
+           this one, so it is emptied here and never fills up */
+        pp__plan_cache_clear(cache, &ncache);
+        for (mbs = r->mbs > 0 ? r->mbs : 1; mbs <= (r->mbs > 0 ? r->mbs : 4); mbs *= 2) {
+            if (r->mbs > 0 && mbs != r->mbs) continue;
+            if (r->global_batch % (dp * mbs)) continue;
+            for (id = 0; id < PP__NSCHED; id++) {
+                pp_candidate c;
+                if (r->schedule && !pp__streq(r->schedule, pp__infos[id].name)) continue;
+                pp__plan_one(r, id, pp, tp, dp, mbs, &c, it, cost, first, stt, cache, &ncache, &inc[id],
+                             ntop < ktop ? 1e300 : top[ktop - 1], 0);
+                if (c.step_time > 0) { /* keep the ktop best step times, ascending */
+                    int j;
+                    if (ntop < ktop) j = ntop++;
+                    else if (c.step_time < top[ktop - 1]) j = ktop - 1;
+                    else j = -1;
+                    if (j >= 0) {
+                        while (j > 0 && top[j - 1] > c.step_time) { top[j] = top[j - 1]; j--; }
+                        top[j] = c.step_time;
+                    }
+                }
+                if (c.step_time > 0 && (inc[id].step <= 0 || c.step_time < inc[id].step)) {
+                    inc[id].step = c.step_time;
+                    inc[id].pp = pp;
+                    inc[id].tp = tp;
+                    inc[id].dp = dp;
+                    inc[id].mbs = mbs;
+                }
+                if (idx < cap) out[idx] = c;
+                idx++;
+            }
+        }
+    }
+    pp__mfree(&al, pairs);
+    pp__mfree(&al, top);
     pp__mfree(&al, it);
     pp__mfree(&al, cost);
     pp__mfree(&al, first);

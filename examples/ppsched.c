@@ -438,8 +438,9 @@ static const char *plan_usage =
     "  seconds for one microbatch through one device's share (replaces the roofline).\n"
     "  Prints the top K (default 10) candidates, then why each schedule's best lost;\n"
     "  --format json prints every candidate considered, fitting or not. A candidate whose\n"
-    "  work bound is already slower than its schedule's best layout so far is not built\n"
-    "  (\"pruned\": true, \"fits\": false, reason \"not built: ...\"); --no-prune builds all.\n";
+    "  work bound is already slower than its schedule's best layout so far and than the\n"
+    "  K-th best candidate so far is not built (\"pruned\": true, \"fits\": false, reason\n"
+    "  \"not built: ...\"); the top K and each schedule's best are exact; --no-prune builds all.\n";
 
 static void json_string(const char *s) {
     putchar('"');
@@ -512,6 +513,7 @@ static int plan_main(int argc, char **argv) {
     r.gpu.flops = tflops * 1e12;
     c = (pp_candidate *)malloc(sizeof *c * (size_t)cap);
     if (!c) { fprintf(stderr, "ppsched plan: out of memory\n"); return 1; }
+    r.keep_top = top; /* pruning keeps the printed top exact */
     st = pp_plan(&r, c, cap, &count, err);
     if (st != PP_OK) { fprintf(stderr, "ppsched plan: %s\n", err); free(c); return st == PP_ERR_INVALID_ARG ? 2 : 1; }
     if (json) {
