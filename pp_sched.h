@@ -4308,6 +4308,13 @@ typedef struct pp__plan_cache {
     pp_times *stt;  /* its stage times (so a hit gets what it would have got unpruned) */
 } pp__plan_cache;
 
+static void pp__plan_cache_put(pp__plan_cache *e, int id, int pp, int nb, int tp, int S, double lim, double scale,
+                               double rin, pp_schedule *sch, pp_times *stt) {
+    e->id = id; e->pp = pp; e->nb = nb; e->tp = tp; e->S = S;
+    e->lim = lim; e->scale = scale; e->rin = rin;
+    e->s = sch; e->stt = stt;
+}
+
 static void pp__plan_cache_clear(pp__plan_cache *cache, int *ncache) {
     pp_allocator al = pp__plan_al();
     while (*ncache > 0) {
@@ -4502,17 +4509,8 @@ static void pp__plan_one(const pp_plan_request *r, int id, int pp, int tp, int d
                 pp_times *copy = (pp_times *)pp__malloc(&al, sizeof(pp_times) * (size_t)S);
                 if (copy) {
                     memcpy(copy, stt, sizeof(pp_times) * (size_t)S);
-                    cache[*ncache].id = id;
-                    cache[*ncache].pp = pp;
-                    cache[*ncache].nb = nb;
-                    cache[*ncache].tp = tp;
-                    cache[*ncache].S = S;
-                    cache[*ncache].lim = lim;
-                    cache[*ncache].scale = r->times ? 0 : it[1].f;
-                    cache[*ncache].rin = cfg.recompute_input;
-                    cache[*ncache].s = NULL;
-                    cache[*ncache].stt = copy;
-                    ++*ncache;
+                    pp__plan_cache_put(&cache[(*ncache)++], id, pp, nb, tp, S, lim, r->times ? 0 : it[1].f,
+                                       cfg.recompute_input, NULL, copy);
                 }
             }
             return;
@@ -4542,17 +4540,8 @@ static void pp__plan_one(const pp_plan_request *r, int id, int pp, int tp, int d
                 return;
             }
             if (*ncache < PP__PLAN_CACHE) {
-                cache[*ncache].id = id;
-                cache[*ncache].pp = pp;
-                cache[*ncache].nb = nb;
-                cache[*ncache].tp = tp;
-                cache[*ncache].S = S;
-                cache[*ncache].lim = lim;
-                cache[*ncache].scale = r->times ? 0 : it[1].f;
-                cache[*ncache].rin = cfg.recompute_input;
-                cache[*ncache].s = sch;
-                cache[*ncache].stt = NULL;
-                ++*ncache;
+                pp__plan_cache_put(&cache[(*ncache)++], id, pp, nb, tp, S, lim, r->times ? 0 : it[1].f,
+                                   cfg.recompute_input, sch, NULL);
                 cached = 1;
             }
         }
