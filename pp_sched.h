@@ -1,4 +1,4 @@
-/* pp_sched.h - v0.2.0 - pipeline-parallel schedules with controllable memory - MIT licence (see end of file)
+/* pp_sched.h - v0.3.0 - pipeline-parallel schedules with controllable memory - MIT licence (see end of file)
 
    Builds, checks and measures pipeline-parallel training schedules the way
    "Pipeline Parallelism with Controllable Memory" (Qi, Wan, Amar, Lin) does:
@@ -565,19 +565,21 @@ REVISION HISTORY
           per-device programs (SEND/RECV, activation slots), deadlock
           checker, program printer; PyTorch schedule CSV out and in, SVG
           pictures, Chrome traces.
-   next   (issue 7) planning: exact balanced partitions, memory in bytes,
-          roofline pass times, pp_plan and ppsched plan.
-          (issue 3) dualpipe: two model copies as two routes through the
-          stages (pp_schedule.copies, pp_program.copies); Appendix I's
-          other blocks: zb-min (Fig. 16b), interleaved-1f1b-m (Fig. 16c).
-          (issue 3) v-auto/zb-auto about 5x faster, same or shorter on our
-          grid; long block schedules extended by their stable phase.
+   0.3.0  planning: exact balanced partitions, memory in bytes, roofline
+          pass times with a TP slowdown, memory reserve, pp_plan with
+          work-bound pruning, ppsched plan. dualpipe: two model copies as
+          two routes through the stages (pp_schedule.copies,
+          pp_program.copies); Appendix I's other blocks: zb-min (Fig.
+          16b), interleaved-1f1b-m (Fig. 16c). v-auto/zb-auto about 5x
+          faster, same or shorter on our grid; long block schedules
+          extended by their stable phase. pp_cuda.h / pp_cuda.cu (the GPU
+          executor) arrive beside this file.
 */
 #ifndef PP_SCHED_H
 #define PP_SCHED_H
 
 #define PP_SCHED_VERSION_MAJOR 0
-#define PP_SCHED_VERSION_MINOR 2
+#define PP_SCHED_VERSION_MINOR 3
 #define PP_SCHED_VERSION_PATCH 0
 
 #include <stddef.h>
