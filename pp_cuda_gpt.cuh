@@ -971,8 +971,9 @@ static inline cudaError_t pp__att_smem_ok(const void *kernel, size_t bytes) {
 
 static inline cudaError_t pp__gpt_attention_forward(pp__bf16 *out, pp__bf16 *att, const pp__bf16 *qkv, int B, int T,
                                                     int C, int NH, cudaStream_t stream) {
-    size_t rows = (size_t)B * NH * T, smem = (size_t)PP__ATT_WARPS * (C / NH + T) * sizeof(float);
+    size_t rows = (size_t)B * NH * T, smem;
     if (NH <= 0 || C % NH != 0) return cudaErrorInvalidValue;
+    smem = (size_t)PP__ATT_WARPS * (C / NH + T) * sizeof(float);
     PP__GPT_TRY(pp__att_smem_ok((const void *)pp__attention_fwd, smem));
     pp__attention_fwd<<<(unsigned)((rows + PP__ATT_WARPS - 1) / PP__ATT_WARPS), 32 * PP__ATT_WARPS, smem, stream>>>(
         out, att, qkv, B, T, C, NH, (C / NH) % 8 == 0 && C % 8 == 0 && pp__gpt_aligned16(qkv));
@@ -985,8 +986,8 @@ static inline cudaError_t pp__gpt_attention_backward(pp__bf16 *dqkv, const pp__b
                                                      const pp__bf16 *att, int B, int T, int C, int NH,
                                                      void *workspace, cudaStream_t stream) {
     size_t rows = (size_t)B * NH * T;
-    size_t smem1 = (size_t)PP__ATT_WARPS * (C / NH + T) * sizeof(float);
-    size_t smem2 = (size_t)PP__ATT_WARPS * (3 * (C / NH) + 64) * sizeof(float);
+    size_t smem1 = NH > 0 ? (size_t)PP__ATT_WARPS * (C / NH + T) * sizeof(float) : 0;
+    size_t smem2 = NH > 0 ? (size_t)PP__ATT_WARPS * (3 * (C / NH) + 64) * sizeof(float) : 0;
     unsigned grid = (unsigned)((rows + PP__ATT_WARPS - 1) / PP__ATT_WARPS);
     float *srow = (float *)workspace;
     if (NH <= 0 || C % NH != 0) return cudaErrorInvalidValue;
@@ -1071,7 +1072,7 @@ static inline cudaError_t pp__att_gemm(int AK, int BK, const pp__bf16 *A, int ld
 
 static inline cudaError_t pp__gpt_attention_forward_tc(pp__bf16 *out, pp__bf16 *att, const pp__bf16 *qkv, int B,
                                                        int T, int C, int NH, void *workspace, cudaStream_t stream) {
-    size_t hs = (size_t)(C / NH), C3 = 3 * (size_t)C, TT = (size_t)T * T, rows = (size_t)B * NH * T;
+    size_t hs = (size_t)(NH > 0 ? C / NH : 0), C3 = 3 * (size_t)C, TT = (size_t)T * T, rows = (size_t)B * NH * T;
     float *S = (float *)workspace;
     if (NH <= 0 || C % NH != 0) return cudaErrorInvalidValue;
     /* S[z, t, t2] = q_t . k_t2 */
@@ -1087,7 +1088,7 @@ static inline cudaError_t pp__gpt_attention_forward_tc(pp__bf16 *out, pp__bf16 *
 static inline cudaError_t pp__gpt_attention_backward_tc(pp__bf16 *dqkv, const pp__bf16 *dout, const pp__bf16 *qkv,
                                                         const pp__bf16 *att, int B, int T, int C, int NH,
                                                         void *workspace, cudaStream_t stream) {
-    size_t hs = (size_t)(C / NH), C3 = 3 * (size_t)C, TT = (size_t)T * T, rows = (size_t)B * NH * T;
+    size_t hs = (size_t)(NH > 0 ? C / NH : 0), C3 = 3 * (size_t)C, TT = (size_t)T * T, rows = (size_t)B * NH * T;
     float *D = (float *)workspace;
     pp__bf16 *P = (pp__bf16 *)((char *)workspace + pp__gpt_round256(rows * T * sizeof(float)));
     if (NH <= 0 || C % NH != 0) return cudaErrorInvalidValue;
