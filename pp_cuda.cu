@@ -421,13 +421,16 @@ static int pp__env_int(const char *name, int *out) {
     return 1;
 }
 
-/* rank, world, local rank (-1 unknown) from mpirun, srun or torchrun; 0 when none set them */
+/* rank, world, local rank (-1 unknown) from mpirun, srun or torchrun; 0 when none set them.
+   The launcher that started this process comes first: torchrun run by srun
+   (or mpirun run inside a Slurm allocation) inherits the outer launcher's
+   variables, which number the torchrun agents (or the batch step), not us. */
 static int pp__launcher(int *rank, int *world, int *local, const char **who) {
     static const char *const vars[4][4] = {
+        {"RANK", "WORLD_SIZE", "LOCAL_RANK", "torchrun"},
         {"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_RANK", "mpirun (Open MPI)"},
         {"PMI_RANK", "PMI_SIZE", "MPI_LOCALRANKID", "mpirun (MPICH)"},
-        {"SLURM_PROCID", "SLURM_NTASKS", "SLURM_LOCALID", "srun"},
-        {"RANK", "WORLD_SIZE", "LOCAL_RANK", "torchrun"}};
+        {"SLURM_PROCID", "SLURM_NTASKS", "SLURM_LOCALID", "srun"}};
     int i;
     for (i = 0; i < 4; i++)
         if (pp__env_int(vars[i][0], rank) && pp__env_int(vars[i][1], world)) {
