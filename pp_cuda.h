@@ -151,6 +151,8 @@ ERRORS
    the context should be destroyed. In NCCL mode a rank that fails a step
    leaves its peers waiting inside NCCL: end the job (the memory check in
    pp_cuda_create is agreed among the ranks, so that one fails on all).
+   pp_cuda_destroy after a failed step aborts the communicator it created
+   (ncclCommAbort), so the failed rank itself does not wait there.
 
 THREADS
    A context is used by one host thread at a time. No mutable globals.
