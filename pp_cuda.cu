@@ -145,6 +145,7 @@ struct pp_cuda {
     int own_main;
     ncclComm_t comm;
     int own_comm, mpi_init;
+    int failed; /* NCCL mode: a step or collective failed, peers may still wait: destroy aborts the communicator */
     pp__dev *dev; /* [nlocal] */
     int nlocal;
     float *master, *grad, *m, *v;
@@ -421,13 +422,16 @@ static int pp__env_int(const char *name, int *out) {
     return 1;
 }
 
-/* rank, world, local rank (-1 unknown) from mpirun, srun or torchrun; 0 when none set them */
+/* rank, world, local rank (-1 unknown) from mpirun, srun or torchrun; 0 when none set them.
+   The launcher that started this process comes first: torchrun run by srun
+   (or mpirun run inside a Slurm allocation) inherits the outer launcher's
+   variables, which number the torchrun agents (or the batch step), not us. */
 static int pp__launcher(int *rank, int *world, int *local, const char **who) {
     static const char *const vars[4][4] = {
+        {"RANK", "WORLD_SIZE", "LOCAL_RANK", "torchrun"},
         {"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_RANK", "mpirun (Open MPI)"},
         {"PMI_RANK", "PMI_SIZE", "MPI_LOCALRANKID", "mpirun (MPICH)"},
-        {"SLURM_PROCID", "SLURM_NTASKS", "SLURM_LOCALID", "srun"},
-        {"RANK", "WORLD_SIZE", "LOCAL_RANK", "torchrun"}};
+        {"SLURM_PROCID", "SLURM_NTASKS", "SLURM_LOCALID", "srun"}};
     int i;
     for (i = 0; i < 4; i++)
         if (pp__env_int(vars[i][0], rank) && pp__env_int(vars[i][1], world)) {
@@ -688,6 +692,7 @@ pp_cuda_status pp_cuda_create(const pp_cuda_config *cfg, pp_cuda **out, char *er
     if (!c) return pp__fail(err, PP_CUDA_ERR_HOST_MEMORY, "out of host memory");
     st = pp__create(c, cfg, err);
     if (st != PP_CUDA_OK) {
+        c->failed = 1;
         pp_cuda_destroy(c);
         return st;
     }
@@ -698,7 +703,13 @@ pp_cuda_status pp_cuda_create(const pp_cuda_config *cfg, pp_cuda **out, char *er
 void pp_cuda_destroy(pp_cuda *c) {
     int l, i;
     if (!c) return;
-    /* best effort: errors here have nowhere to go */
+    /* best effort: errors here have nowhere to go. After a failure NCCL
+       operations of ours may wait for peers that will never post theirs:
+       abort them, or the syncs below (and ncclCommDestroy) never return */
+    if (c->failed && c->own_comm && c->comm) {
+        (void)ncclCommAbort(c->comm);
+        c->comm = NULL;
+    }
     if (c->main) (void)cudaStreamSynchronize(c->main);
     if (c->dev)
         for (l = 0; l < c->nlocal; l++) {
@@ -1071,8 +1082,8 @@ end:
     return st;
 }
 
-pp_cuda_status pp_cuda_step(pp_cuda *c, const pp_program *p, const int *inputs, const int *targets, float *loss,
-                            char *err) {
+static pp_cuda_status pp__step(pp_cuda *c, const pp_program *p, const int *inputs, const int *targets, float *loss,
+                               char *err) {
     int l, i;
     float host_loss = 0;
     size_t bytes;
@@ -1138,6 +1149,13 @@ pp_cuda_status pp_cuda_step(pp_cuda *c, const pp_program *p, const int *inputs, 
         }
     }
     return PP_CUDA_OK;
+}
+
+pp_cuda_status pp_cuda_step(pp_cuda *c, const pp_program *p, const int *inputs, const int *targets, float *loss,
+                            char *err) {
+    pp_cuda_status st = pp__step(c, p, inputs, targets, loss, err);
+    if (st != PP_CUDA_OK && c && c->mode == PP_CUDA_NCCL) c->failed = 1;
+    return st;
 }
 
 pp_cuda_status pp_cuda_update(pp_cuda *c, char *err) {
@@ -1227,6 +1245,7 @@ pp_cuda_status pp_cuda_stage_times(pp_cuda *c, pp_times *out, char *err) {
         if (e == cudaSuccess && r == ncclSuccess) e = cudaStreamSynchronize(c->main);
         if (e != cudaSuccess || r != ncclSuccess) {
             free(sum);
+            c->failed = 1;
             if (r != ncclSuccess)
                 return pp__fail(err, PP_CUDA_ERR_NCCL, "ncclAllReduce(times) failed: %s at %s:%d", ncclGetErrorString(r), __FILE__, __LINE__);
             return pp__fail(err, PP_CUDA_ERR_CUDA, "copying the pass times failed: %s at %s:%d", cudaGetErrorString(e), __FILE__, __LINE__);

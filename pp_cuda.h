@@ -72,8 +72,10 @@ LAUNCHING (NCCL mode; train_gpt stands for your program)
    The rank, the number of ranks and the local rank come from the launcher:
    mpirun (OMPI_COMM_WORLD_RANK/SIZE/LOCAL_RANK; MPICH's PMI_RANK/PMI_SIZE),
    srun (SLURM_PROCID/SLURM_NTASKS/SLURM_LOCALID) or torchrun
-   (RANK/WORLD_SIZE/LOCAL_RANK). The process uses GPU (local rank mod the
-   GPUs it sees). The NCCL id comes from NCCL's own bootstrap: set
+   (RANK/WORLD_SIZE/LOCAL_RANK); where several are set, torchrun's come
+   first, then mpirun's, then srun's (torchrun started by srun, mpirun in a
+   Slurm allocation). The process uses GPU (local rank mod the GPUs it
+   sees). The NCCL id comes from NCCL's own bootstrap: set
    NCCL_COMM_ID=host:port (a free port on the host of rank 0) in every
    rank's environment and every rank gets the same id from
    ncclGetUniqueId. Built with make MPI=1 (-DPP_CUDA_MPI), rank 0's id is
@@ -149,6 +151,8 @@ ERRORS
    the context should be destroyed. In NCCL mode a rank that fails a step
    leaves its peers waiting inside NCCL: end the job (the memory check in
    pp_cuda_create is agreed among the ranks, so that one fails on all).
+   pp_cuda_destroy after a failed step aborts the communicator it created
+   (ncclCommAbort), so the failed rank itself does not wait there.
 
 THREADS
    A context is used by one host thread at a time. No mutable globals.

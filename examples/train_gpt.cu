@@ -87,6 +87,9 @@ static unsigned long long rng_next(unsigned long long *s) {
     return *s * 2685821657736338717ULL;
 }
 
+/* the context runs in NCCL mode (--nccl with one rank included); set by setup */
+static int nccl_mode;
+
 typedef struct run_opts {
     int steps, rank0;
     const unsigned char *text;
@@ -150,13 +153,13 @@ static int train(pp_cuda *ctx, const pp_schedule *s, const pp_program *prog, con
     if (step < o->steps) return 0;
     res->step_s = measured ? host / measured : 0;
     /* this process's devices only; in NCCL mode one of d */
-    res->bubble = gpu > 0 ? 1 - busy / ((pp_cuda_world(ctx) > 1 ? 1 : d) * gpu) : 0;
+    res->bubble = gpu > 0 ? 1 - busy / ((nccl_mode ? 1 : d) * gpu) : 0;
     res->loss = loss;
     return 1;
 }
 
 static void report(pp_cuda *ctx, const pp_schedule *s, const pp_cuda_model *m, const run_result *r, int rank0) {
-    int d = s->devices, i, nccl = pp_cuda_world(ctx) > 1;
+    int d = s->devices, i, nccl = nccl_mode;
     double tokens = (double)s->microbatches * m->batch * m->seq;
     if (rank0) {
         printf("step time %.2f ms, %.0f tokens/s; measured bubble %.1f%% (%s), predicted %.1f%% at unit times\n",
@@ -197,13 +200,14 @@ static int setup(const pp_schedule *s, const pp_program *prog, pp_cuda_model *m,
     cfg.profile = 1; /* events around every pass: the bubble and the pass times */
     cfg.mode = (pp_cuda_mode)mode;
     if (pp_cuda_create(&cfg, ctx, err) != PP_CUDA_OK) return 0;
+    nccl_mode = mode == PP_CUDA_NCCL || pp_cuda_world(*ctx) > 1;
     *rank0 = pp_cuda_rank(*ctx) == 0;
     pp_cuda_memory_info(*ctx, &mem);
     if (*rank0)
         printf("memory plan (%s): %.1f MiB = activation slots %.1f + send buffers %.2f + recompute scratch %.1f + "
                "weights %.1f + gradients %.1f + AdamW %.1f + workspaces %.1f + data %.2f; %.0f MiB were free; the "
                "slots took %.1f MiB (cudaMemGetInfo)\n",
-               pp_cuda_world(*ctx) > 1 ? "this rank" : "all devices on this GPU", mem.total / 1048576.0,
+               nccl_mode ? "this rank" : "all devices on this GPU", mem.total / 1048576.0,
                mem.activations / 1048576.0, mem.send_buffers / 1048576.0, mem.scratch / 1048576.0,
                mem.weights / 1048576.0, mem.grads / 1048576.0, mem.optimizer / 1048576.0, mem.workspaces / 1048576.0,
                mem.data / 1048576.0, mem.free_at_start / 1048576.0, mem.measured_activations / 1048576.0);
@@ -289,7 +293,7 @@ int main(int argc, char **argv) {
     if (rank0)
         printf("schedule %s: d=%d v=%d stages=%d n=%d, %s; model: %d layers, C=%d, heads %d, T=%d, batch %d, vocab %d "
                "(bytes of %s), %zu parameters; programs: %d ops, checked deadlock-free\n",
-               s->name, d, s->chunks, s->stages, n, pp_cuda_world(ctx) > 1 ? "NCCL, one rank per device" : "one GPU",
+               s->name, d, s->chunks, s->stages, n, nccl_mode ? "NCCL, one rank per device" : "one GPU",
                m.layers, C, H, T, B, vocab, path, pp_cuda_num_params(ctx), prog->num_ops);
     ro.rank0 = rank0;
     ro.text = text;

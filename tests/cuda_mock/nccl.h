@@ -11,6 +11,7 @@ static inline const char *ncclGetErrorString(ncclResult_t r) { return r == ncclS
 static inline ncclResult_t ncclGetUniqueId(ncclUniqueId *id) { (void)id; return ncclInvalidUsage; }
 static inline ncclResult_t ncclCommInitRank(ncclComm_t *c, int n, ncclUniqueId id, int r) { (void)c; (void)n; (void)id; (void)r; return ncclInvalidUsage; }
 static inline ncclResult_t ncclCommDestroy(ncclComm_t c) { (void)c; return ncclSuccess; }
+static inline ncclResult_t ncclCommAbort(ncclComm_t c) { (void)c; return ncclSuccess; }
 static inline ncclResult_t ncclCommUserRank(const ncclComm_t c, int *r) { (void)c; (void)r; return ncclInvalidUsage; }
 static inline ncclResult_t ncclCommCount(const ncclComm_t c, int *n) { (void)c; (void)n; return ncclInvalidUsage; }
 static inline ncclResult_t ncclCommCuDevice(const ncclComm_t c, int *d) { (void)c; (void)d; return ncclInvalidUsage; }
