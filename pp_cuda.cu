@@ -45,6 +45,9 @@
 #include <cuda_bf16.h>
 #include <nccl.h>
 #ifdef PP_CUDA_MPI
+/* the C API only: Open MPI's and MPICH's C++ bindings warn under -Werror */
+#define OMPI_SKIP_MPICXX 1
+#define MPICH_SKIP_MPICXX 1
 #include <mpi.h>
 #endif
 
@@ -442,6 +445,13 @@ static int pp__launcher(int *rank, int *world, int *local, const char **who) {
     return 0;
 }
 
+#ifdef PP_CUDA_MPI
+static void pp__mpi_finalize(void) {
+    int done = 0;
+    if (MPI_Finalized(&done) == MPI_SUCCESS && !done) MPI_Finalize();
+}
+#endif
+
 static pp_cuda_status pp__bootstrap(pp_cuda *c, const pp_cuda_config *cfg, int gpus, char *err) {
     ncclUniqueId id;
     int local = -1;
@@ -465,6 +475,10 @@ static pp_cuda_status pp__bootstrap(pp_cuda *c, const pp_cuda_config *cfg, int g
         if (!inited) {
             if (MPI_Init(NULL, NULL) != MPI_SUCCESS)
                 return pp__fail(err, PP_CUDA_ERR_BOOTSTRAP, "MPI_Init failed at %s:%d", __FILE__, __LINE__);
+            /* finalized at exit, not in pp_cuda_destroy: a second context
+               (train_gpt's re-plan) must still find MPI usable, and MPI
+               cannot be initialised again after MPI_Finalize */
+            atexit(pp__mpi_finalize);
             c->mpi_init = 1;
         }
         if (MPI_Comm_rank(MPI_COMM_WORLD, &c->rank) != MPI_SUCCESS || MPI_Comm_size(MPI_COMM_WORLD, &c->world) != MPI_SUCCESS)
@@ -738,9 +752,6 @@ void pp_cuda_destroy(pp_cuda *c) {
     cudaFree(c->flag);
     cudaFree(c->times_dev);
     if (c->own_comm && c->comm) ncclCommDestroy(c->comm);
-#ifdef PP_CUDA_MPI
-    if (c->mpi_init) MPI_Finalize();
-#endif
     pp__free_host(c);
     free(c);
 }

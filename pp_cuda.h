@@ -79,7 +79,10 @@ LAUNCHING (NCCL mode; train_gpt stands for your program)
    NCCL_COMM_ID=host:port (a free port on the host of rank 0) in every
    rank's environment and every rank gets the same id from
    ncclGetUniqueId. Built with make MPI=1 (-DPP_CUDA_MPI), rank 0's id is
-   broadcast with MPI instead and NCCL_COMM_ID is not needed.
+   broadcast with MPI instead and NCCL_COMM_ID is not needed; MPI is
+   initialised by the first context if the program has not done it, and
+   then finalised at exit (not by pp_cuda_destroy: a later context still
+   needs it).
    one node, 4 GPUs:
        NCCL_COMM_ID=127.0.0.1:29511 mpirun -np 4 -x NCCL_COMM_ID ./train_gpt -s v-half -d 4 -n 16
        NCCL_COMM_ID=127.0.0.1:29511 srun -n 4 --gpus-per-task 1 ./train_gpt -s v-half -d 4 -n 16
