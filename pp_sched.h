@@ -353,7 +353,7 @@ DECISIONS (where the paper is ambiguous, what this file does)
      = 6..13 (d = 8: 9 against 11.5; interleaved-1f1b-u 15), about 1.2d at
      d = 24..64 (28.5 and 76.5 against 35.5 and 95.5), and it takes any n.
      At n = d it is longer than Megatron (warm-up), with comm its bubble
-     grows with n (d = 8, n = 32, 1.3,1.1,0.7,0.05: 118.4 against 111.55),
+     grows with n (d = 8, n = 32, 1.3,1.1,0.7,0.05: 114.65 against 111.55),
      and at 1.3,1.1,0.7 with d = 3 too: the chains are tight, nothing
      absorbs slack. A block search over single-microbatch looped blocks
      whose offsets step by at most 5 extra cells (d = 3, 4, exhaustive)
