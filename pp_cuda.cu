@@ -111,7 +111,6 @@ const char *pp_cuda_status_string(pp_cuda_status st) {
     return pp__status_strings[st];
 }
 
-static const char *pp__kind(int k) { return k == PP_F ? "F" : k == PP_B ? "B" : k == PP_W ? "W" : "BW"; }
 static size_t pp__round256(size_t x) { return (x + 255) / 256 * 256; }
 
 /* ---- the context ---- */
@@ -138,7 +137,8 @@ typedef struct pp__dev { /* one pipeline device run by this process */
 struct pp_cuda {
     pp__gpt_dims dims;
     int d, S, n, recompute;
-    int half; /* stages per model copy: S, or S/2 for dualpipe's two copies (two routes) */
+    int half;   /* stages per model copy: S, or S/2 for dualpipe's two copies (two routes) */
+    int copies; /* pp_schedule.copies */
     size_t N, io, io_stride, P;
     pp__gpt_stage *stages; /* [S] */
     int *stage_device;     /* [S] */
@@ -225,8 +225,8 @@ static int pp__group_end(const pp_program *p, int dev, int i) {
 
 /* the first and last stage of the route through stage s: 0 and S-1, or the
    stages of s's model copy with two copies (pp_schedule.copies = 2) */
-static int pp__route_first(const pp_cuda *c, int s) { return s >= c->half ? c->half : 0; }
-static int pp__route_last(const pp_cuda *c, int s) { return pp__route_first(c, s) + c->half - 1; }
+static int pp__route_first(const pp_cuda *c, int s) { int f; pp_stage_route(c->S, c->copies, s, &f, NULL); return f; }
+static int pp__route_last(const pp_cuda *c, int s) { int l; pp_stage_route(c->S, c->copies, s, NULL, &l); return l; }
 
 /* a compute op whose output goes to another device */
 static int pp__sends_output(const pp_cuda *c, const pp_op *op) {
@@ -294,6 +294,7 @@ static pp_cuda_status pp__setup(pp_cuda *c, const pp_cuda_config *cfg, char *err
     c->d = s->devices;
     c->S = s->stages;
     c->half = half;
+    c->copies = s->copies;
     c->n = s->microbatches;
     c->recompute = !s->split_backward && strcmp(s->name, "1f1b-r") == 0;
     c->N = (size_t)m.batch * m.seq;
@@ -832,7 +833,7 @@ static pp_cuda_status pp__compute(pp_cuda *c, pp__dev *v, const pp_op *op, char 
     if (s < 0 || s >= S || j < 0 || j >= c->n || (int)op->kind < 0 || (int)op->kind > 3 ||
         c->stage_device[s] != v->device)
         return pp__fail(err, PP_CUDA_ERR_PROGRAM, "device %d: %s of stage %d mb %d does not belong here", v->device,
-                        pp__kind((int)op->kind), s, j);
+                        pp_kind_name(op->kind), s, j);
     g = &c->stages[s];
     tok = c->tokens + (size_t)j * c->N;
     tgt = c->targets + (size_t)j * c->N;

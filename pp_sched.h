@@ -128,6 +128,8 @@ API (one line each; status-returning calls fill err[PP_ERR_LEN] on failure)
    pp_layer_activation_bytes(m, mbs, tp, recompute)  bytes one layer keeps per microbatch
    pp_layer_params(m)                  parameters of one transformer layer (12h^2 + 13h)
    pp_plan(req, out, cap, &count, err) every pp x tp x dp x mbs x schedule, fit, step time, ranked
+   pp_stage_route(S, copies, stage, &first, &last)  the route a stage is on (runtimes: where F's input
+                                       comes from, where B's gradient goes; see routes in CONCEPTS)
    pp_status_string(st), pp_kind_name(k), pp_placement_name(p)
 
 LOWERING (pp_sched_lower; the full argument sits above its implementation)
@@ -730,6 +732,11 @@ typedef struct pp_sched_info {
 PP_SCHED_API const char *pp_status_string(pp_status st);
 PP_SCHED_API const char *pp_kind_name(pp_kind k);
 PP_SCHED_API const char *pp_placement_name(pp_placement p);
+/* The first and last stage of the route stage lies on: 0 and stages-1, or
+   with copies == 2 (dualpipe) the stages of its model copy, [0, S/2) or
+   [S/2, S). F of a route's first stage has no input from a previous stage;
+   B of its last stage starts from the loss. */
+PP_SCHED_API void pp_stage_route(int stages, int copies, int stage, int *first, int *last);
 
 PP_SCHED_API int pp_sched_count(void);
 PP_SCHED_API const pp_sched_info *pp_sched_info_at(int i);
@@ -992,6 +999,12 @@ static int pp__place(pp_placement p, int d, int s) {
 static int pp__route_first(int S, int n, int copies, int j) { return copies == 2 && j >= n / 2 ? S / 2 : 0; }
 static int pp__route_last(int S, int n, int copies, int j) { return copies == 2 && j < n / 2 ? S / 2 - 1 : S - 1; }
 static int pp__copies(int copies) { return copies == 2 ? 2 : 1; }
+
+PP__DEF void pp_stage_route(int stages, int copies, int stage, int *first, int *last) {
+    int f = copies == 2 && stage >= stages / 2 ? stages / 2 : 0;
+    if (first) *first = f;
+    if (last) *last = f + (copies == 2 ? stages / 2 : stages) - 1;
+}
 
 /* key of pass (kind, stage, microbatch) in [0, 4*S*n) */
 static int pp__key(int S, int n, pp_kind k, int s, int j) { return ((int)k * S + s) * n + j; }

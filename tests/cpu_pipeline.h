@@ -199,9 +199,10 @@ GPT_FN void *cpu__device_main(void *arg) {
         const pp_op *op = &prog->ops[i];
         if (op->type == PP_OP_COMPUTE) {
             int s = op->stage, j = op->microbatch, key = s * n + j;
-            int first = s >= p->half ? p->half : 0, last = first + p->half - 1; /* j's route */
+            int first, last; /* the route of s (and of j) */
             const gpt_stage *g = &p->stages[s];
             float *slot = slots + (size_t)op->slot * p->slot_size;
+            pp_stage_route(p->S, p->s->copies, s, &first, &last);
             float *act = p->recompute ? scratch : slot;
             const int *tok = p->tokens + (size_t)j * N, *tgt = p->targets + (size_t)j * N;
             float dloss = (float)(1.0 / ((double)n * N));
