@@ -1846,7 +1846,39 @@ static pp_status pp__wfill(pp_schedule *s, double *endk, const double *cap, int 
    an F only while memory stays within cap; in the cool-down B passes go
    before W passes so the backward chains are not held up. In the stable
    phase each device keeps its order. */
-static pp_status pp__list_reorder(pp_schedule *s, const double *cap, double warm_end, char *err) {
+/* Critical path from each pass to the end of the schedule (its bottom
+   level): the pass's own time plus the longest chain of dependents after
+   it, comm included where a dependency crosses devices. All microbatches
+   of a stage share it. bl[kind * S + stage]; one route (copies = 1) only,
+   zero otherwise. */
+static void pp__bottom_levels(const pp_schedule *s, double *bl) {
+    int S = s->stages, st;
+    double c = s->times.comm;
+    memset(bl, 0, (size_t)S * 4u * sizeof(double));
+    if (s->copies > 1) return;
+    for (st = 0; st < S; st++) {
+        bl[PP_W * S + st] = s->stage_time[st * 4 + PP_W];
+        bl[PP_B * S + st] = s->stage_time[st * 4 + PP_B] + bl[PP_W * S + st];
+        bl[PP_BW * S + st] = s->stage_time[st * 4 + PP_BW];
+        if (st > 0) {
+            double x = s->stage_device[st - 1] != s->stage_device[st] ? c : 0;
+            bl[PP_B * S + st] = pp__max(bl[PP_B * S + st], s->stage_time[st * 4 + PP_B] + x + bl[PP_B * S + st - 1]);
+            bl[PP_BW * S + st] += x + bl[PP_BW * S + st - 1];
+        }
+    }
+    for (st = S - 1; st >= 0; st--) {
+        double x = st + 1 < S && s->stage_device[st + 1] != s->stage_device[st] ? c : 0;
+        bl[PP_F * S + st] = s->stage_time[st * 4 + PP_F] +
+                            (st + 1 < S ? x + bl[PP_F * S + st + 1]
+                                        : bl[(s->split_backward ? PP_B : PP_BW) * S + st]);
+    }
+}
+
+/* cp = 1: in the cool-down a free device runs the ready pass with the
+   longest critical path to the end (pp__bottom_levels), not the first of
+   its order: a backward chain that still has many stages to cross goes
+   before one that is nearly through, and W passes go last. */
+static pp_status pp__list_reorder(pp_schedule *s, const double *cap, double warm_end, int cp, char *err) {
     int d = s->devices, S = s->stages, n = s->microbatches, P = s->num_passes, window = 4 * S + 16, left = P, i;
     pp_allocator *al = &s->allocator;
     size_t keys = (size_t)4 * S * n;
@@ -1859,14 +1891,16 @@ static pp_status pp__list_reorder(pp_schedule *s, const double *cap, double warm
     int *head = (int *)pp__malloc(al, pp__size((size_t)d, sizeof(int)));
     int *fill = (int *)pp__malloc(al, pp__size((size_t)d, sizeof(int)));
     int *fleft = (int *)pp__malloc(al, pp__size((size_t)d, sizeof(int)));
+    double *bl = (double *)pp__malloc(al, pp__size((size_t)S * 4u, sizeof(double)));
     pp_status st = PP_OK;
-    if (!out || !taken || !done || !endk || !free_at || !mem || !head || !fill || !fleft) {
+    if (!out || !taken || !done || !endk || !free_at || !mem || !head || !fill || !fleft || !bl) {
         pp__err(err, "out of memory in reorder");
         st = PP_ERR_OUT_OF_MEMORY;
         goto cleanup;
     }
     memset(taken, 0, (size_t)P);
     memset(done, 0, keys);
+    pp__bottom_levels(s, bl);
     for (i = 0; i < d; i++) {
         int j;
         free_at[i] = 0; mem[i] = 0; head[i] = fill[i] = s->device_start[i]; fleft[i] = 0;
@@ -1894,6 +1928,11 @@ static pp_status pp__list_reorder(pp_schedule *s, const double *cap, double warm
             }
             if (p->kind == PP_F && j != head[dev] && mem[dev] + s->stage_memory[p->stage] > cap[dev] + 1e-9) continue;
             if (r > t + PP__EPS * (1 + t)) { if (rmin < 0 || r < rmin) rmin = r; continue; }
+            if (cp && fleft[dev] == 0) {
+                if (pick < 0 || bl[p->kind * S + p->stage] > bl[s->passes[pick].kind * S + s->passes[pick].stage] + PP__EPS)
+                    pick = j;
+                continue;
+            }
             if (p->kind == PP_W && fleft[dev] == 0) { if (pick_w < 0) pick_w = j; continue; }
             pick = j;
             break;
@@ -1940,6 +1979,7 @@ static pp_status pp__list_reorder(pp_schedule *s, const double *cap, double warm
 cleanup:
     pp__mfree(al, out); pp__mfree(al, taken); pp__mfree(al, done); pp__mfree(al, endk);
     pp__mfree(al, free_at); pp__mfree(al, mem); pp__mfree(al, head); pp__mfree(al, fill); pp__mfree(al, fleft);
+    pp__mfree(al, bl);
     return st;
 }
 
@@ -2119,7 +2159,7 @@ static pp_status pp__reorder(pp_schedule *s, unsigned mask, double limit, char *
         endk[pp__key(S, n, p->kind, p->stage, p->microbatch)] = p->end;
     }
     warm_end = endk[pp__key(S, n, s->split_backward ? PP_B : PP_BW, 0, 0)];
-    for (variant = 0; variant < 11; variant++) {
+    for (variant = 0; variant < 13; variant++) {
         if (!(mask >> variant & 1u)) continue;
         memcpy(s->passes, saved, (size_t)P * sizeof(pp_pass));
         if (variant < 2) {
@@ -2128,12 +2168,16 @@ static pp_status pp__reorder(pp_schedule *s, unsigned mask, double limit, char *
             if (st == PP_OK) st = pp__gap_fill_rounds(s, cap, endk, 1, err);
         } else if (variant < 4) {
             st = variant == 3 ? pp__wfill(s, endk, cap, 1, err) : PP_OK;
-            if (st == PP_OK) st = pp__list_reorder(s, cap, warm_end, err);
+            if (st == PP_OK) st = pp__list_reorder(s, cap, warm_end, 0, err);
         } else if (variant < 8) {
             /* the sweep on the grid, then on real times; W refilled in between */
             st = pp__sweep_reorder(s, cap, variant < 6, err);
             if (st == PP_OK && (variant == 5 || variant == 7)) st = pp__wfill(s, endk, cap, 1, err);
             if (st == PP_OK && (variant == 5 || variant == 7)) st = pp__sweep_reorder(s, cap, variant < 6, err);
+        } else if (variant >= 11) {
+            /* the list rule with critical-path priority in the cool-down */
+            st = variant == 12 ? pp__wfill(s, endk, cap, 1, err) : PP_OK;
+            if (st == PP_OK) st = pp__list_reorder(s, cap, warm_end, 1, err);
         } else {
             /* the sweep over every pass, not only warm-up and cool-down */
             st = pp__sweep_reorder(s, cap, variant == 9 ? 2 : 3, err);
@@ -2917,6 +2961,510 @@ static pp_status pp__auto_finish(pp__auto *A, const char *const *fixed, pp_sched
     return PP_OK;
 }
 
+/* ---- v-auto, second family: cell-grid construction ---------------------- */
+
+/* The adaptive V scheduler of the paper's authors (sail-sg's
+   v_auto_schedule.py, Appendix A as they run it) builds its schedules on a
+   grid of unit cells, not by repeating a block and squeezing with real
+   times. Its steps, as we re-derived them and run them here:
+     1. a block: device 0's cells for F, f, B, b (f/b: chunk 1's forward and
+        chunk 0's backward, which run from device d-1 back to 0) are a
+        permutation of 4 of the 6 cells of a period; device i+1's F and B
+        cells are device i's plus o (mod 6), its f and b cells minus 1, with
+        o = o0 on the first len0 devices and o1 <= o0 after; each W takes
+        the first cell free after its B (cyclically);
+     2. the period is laid down 4d + M + 1 times per device (M = max(n, 2d))
+        and the copies before microbatch 0 and after microbatch M-1 cleared;
+     3. unit-time squeeze keeping each device's order;
+     4. warm-up rebuilt under the peak: device i runs its F passes for
+        2(d-1-i) cells, then i+1 F/f pairs, then B, W, f-or-F triples, with
+        at most min(i+1, peak/2) f and peak - that F in flight;
+     5. squeeze; for n < 2d the extra microbatches are dropped and, where
+        memory allows, the early W passes are pushed to the end; squeeze;
+     6. cool-down rebuilt: the last B and b passes move onto the diagonal
+        that starts at device 0's last f, the W passes after them fill the
+        free cells in order; squeeze;
+     7. each free cell, left to right, takes the first later pass of its
+        device that is ready and keeps the device under its peak;
+     8. W passes relabelled in the order of their B.
+   A candidate is kept when its peak stays within the limit and the order
+   is valid; it is timed with the real F/B/W/comm. pp__v_auto runs this
+   family next to its block search and keeps the shorter schedule, so
+   v-auto is never longer than this construction at the same limit. */
+
+enum { PP__GF = 1, PP__Gf, PP__GB, PP__Gb, PP__GW, PP__Gw }; /* cell codes; 0 = free */
+
+typedef struct pp__vgrid {
+    int p, m, M, len, cap;   /* devices, microbatches kept, on the grid, row length, row capacity */
+    unsigned char *g, *t;    /* [p * cap] rows, and the squeeze's scratch */
+    int *idx;                /* [M * p * 7]: new cell of the c-th pass of each code on each device */
+    int *cnt, *nxt, *pk;     /* [p * 7], [p], [p]: scratch */
+    int (*pos)[6];           /* [p]: the block's cells per device */
+    pp_allocator al;
+} pp__vgrid;
+
+#define PP__GROW(G, i) ((G)->g + (size_t)(i) * (size_t)(G)->cap)
+#define PP__GIDX(G, c, i, k) ((G)->idx[((size_t)(c) * (size_t)(G)->p + (size_t)(i)) * 7u + (size_t)(k)])
+
+static int pp__g_upper(int k) { return k == PP__GF || k == PP__GB || k == PP__GW; }
+
+/* The highest activation count (cells: one chunk each) over the devices. */
+static int pp__vgrid_peak(const pp__vgrid *G, int *per) {
+    int i, j, best = 0;
+    for (i = 0; i < G->p; i++) {
+        const unsigned char *r = PP__GROW(G, i);
+        int mem = 0, pk = 0;
+        for (j = 0; j < G->len; j++) {
+            if (r[j] == PP__GF || r[j] == PP__Gf) mem++;
+            else if (r[j] == PP__GW || r[j] == PP__Gw) mem--;
+            if (mem > pk) pk = mem;
+        }
+        if (per) per[i] = pk;
+        if (pk > best) best = pk;
+    }
+    return best;
+}
+
+/* Step 1: the block's cells per device; 0 if two passes collide. */
+static int pp__vgrid_block(int p, const int *first, int o0, int o1, int len0, int (*pos)[6]) {
+    int i, v, j;
+    for (i = 0; i < p; i++) {
+        int vis[6] = {0, 0, 0, 0, 0, 0};
+        if (i == 0) for (v = 0; v < 4; v++) pos[0][v] = first[v];
+        else {
+            int o = i - 1 < len0 ? o0 : o1;
+            for (v = 0; v < 4; v++) pos[i][v] = (pos[i - 1][v] + (v == 0 || v == 2 ? o : -1) + 6) % 6;
+        }
+        for (v = 0; v < 4; v++) {
+            if (vis[pos[i][v]]) return 0;
+            vis[pos[i][v]] = 1;
+        }
+        for (v = 2; v < 4; v++) /* W after B, w after b: the first free cell, cyclically */
+            for (j = 0; j < 6; j++) {
+                int c = (pos[i][v] + j) % 6;
+                if (!vis[c]) { pos[i][v + 2] = c; vis[c] = 1; break; }
+            }
+    }
+    return 1;
+}
+
+static void pp__vgrid_clear(pp__vgrid *G, int i, int at, int step) {
+    unsigned char *r = PP__GROW(G, i);
+    for (; at >= 0 && at < G->len; at += step) r[at] = 0;
+}
+
+/* Step 2: lay the period down and keep microbatches 0..M-1 of every pass. */
+static void pp__vgrid_lay(pp__vgrid *G, int (*pos)[6]) {
+    static const int order[4] = {PP__GF, PP__Gf, PP__GB, PP__Gb};
+    int p = G->p, i, j, v, q, at = 6;
+    G->len = 6 * (4 * p + G->M + 1);
+    for (i = 0; i < p; i++) {
+        unsigned char *r = PP__GROW(G, i);
+        memset(r, 0, (size_t)G->cap);
+        for (j = 0; j < G->len; j += 6)
+            for (v = 0; v < 6; v++) r[j + pos[i][v]] = (unsigned char)(v + 1);
+    }
+    /* microbatch 0 runs through the passes in dependency order: a cursor
+       finds each device's first copy after the previous one */
+    for (q = 0; q < 4; q++) {
+        int k = order[q];
+        for (v = 0; v < p; v++) {
+            int dev = pp__g_upper(k) ? v : p - 1 - v;
+            unsigned char *r = PP__GROW(G, dev);
+            for (j = 0; j < 6; j++, at++) {
+                if (r[at] != k) continue;
+                pp__vgrid_clear(G, dev, at - 6, -6);
+                pp__vgrid_clear(G, dev, at + 6 * G->M, 6);
+                at++;
+                if (k == PP__GB || k == PP__Gb) {
+                    int w = k + 2, x;
+                    for (x = 0; x < 6; x++)
+                        if (r[at + x] == w) {
+                            pp__vgrid_clear(G, dev, at + x - 6, -6);
+                            pp__vgrid_clear(G, dev, at + x + 6 * G->M, 6);
+                            break;
+                        }
+                }
+                break;
+            }
+        }
+    }
+}
+
+/* Steps 3, 5, 6: unit-time squeeze, each device keeping its order; m
+   passes of each code per device at most. 0 if the grid breaks a rule. */
+static int pp__vgrid_squeeze(pp__vgrid *G, int m) {
+    int p = G->p, i, j, dir, len = 0, *next = G->nxt;
+    int (*cnt)[7] = (int (*)[7])G->cnt;
+    memset(G->t, 0, (size_t)p * (size_t)G->cap);
+    memset(G->cnt, 0, (size_t)p * 7u * sizeof(int));
+    memset(next, 0, (size_t)p * sizeof(int));
+    for (i = 0; i < G->M * p * 7; i++) G->idx[i] = -1;
+    for (j = 0; j < G->len; j++)
+        for (dir = 0; dir < 2; dir++)
+            for (i = 0; i < p; i++) {
+                int dev = dir ? p - 1 - i : i, k = PP__GROW(G, dev)[j], c, at;
+                if (!k || pp__g_upper(k) == dir) continue;
+                c = cnt[dev][k];
+                if (c >= m) return 0;
+                at = next[dev];
+                if (k == PP__GF || k == PP__GB) {
+                    if (dev > 0) {
+                        int dep = PP__GIDX(G, c, dev - 1, k);
+                        if (dep < 0) return 0;
+                        if (dep + 1 > at) at = dep + 1;
+                    }
+                } else if (k == PP__Gf || k == PP__Gb) {
+                    if (dev < p - 1) {
+                        int dep = PP__GIDX(G, c, dev + 1, k);
+                        if (dep < 0) return 0;
+                        if (dep + 1 > at) at = dep + 1;
+                    }
+                }
+                if (at >= G->cap) return 0;
+                G->t[(size_t)dev * (size_t)G->cap + (size_t)at] = (unsigned char)k;
+                cnt[dev][k] = c + 1;
+                PP__GIDX(G, c, dev, k) = at;
+                next[dev] = at + 1;
+                if (at + 1 > len) len = at + 1;
+            }
+    {
+        unsigned char *x = G->g;
+        G->g = G->t; G->t = x;
+    }
+    G->len = len;
+    return 1;
+}
+
+/* Step 4: the warm-up rebuilt under the grid's peak (see above). */
+static int pp__vgrid_warmup(pp__vgrid *G) {
+    int p = G->p, M = G->M, i, j, x, peak = pp__vgrid_peak(G, NULL);
+    if (peak > 2 * p) peak = 2 * p;
+    for (i = 0; i < p; i++) {
+        unsigned char *r = PP__GROW(G, i);
+        int nff = i + 1 < peak / 2 ? i + 1 : peak / 2, nf, cf = 0, cff = 0, cb = 0, cw = 0, uf = 0, uff = 0, ub = 0, uw = 0;
+        if (nff > M) nff = M;
+        nf = peak - nff < M ? peak - nff : M;
+        /* take out everything before the device's first b */
+        for (j = 0; j < G->len && r[j] != PP__Gb; j++) {
+            if (r[j] == PP__GF) cf++;
+            else if (r[j] == PP__Gf) cff++;
+            else if (r[j] == PP__GB) cb++;
+            else if (r[j] == PP__GW) cw++;
+            else if (r[j] == PP__Gw) return 0;
+            r[j] = 0;
+        }
+        j = i;
+        for (x = 0; x < 2 * (p - 1 - i); x++, j++)
+            if (uf < nf && uf < cf) { if (j >= G->cap) return 0; r[j] = PP__GF; uf++; }
+        for (x = 0; x < i + 1; x++) {
+            if (uf < nf && uf < cf) { if (j >= G->cap) return 0; r[j] = PP__GF; uf++; }
+            j++;
+            if (uff < nff && uff < cff) { if (j >= G->cap) return 0; r[j] = PP__Gf; uff++; }
+            j++;
+        }
+        while (uf < cf || uff < cff || ub < cb || uw < cw) {
+            if (j + 2 >= G->cap) return 0;
+            if (ub < cb) { r[j] = PP__GB; ub++; }
+            j++;
+            if (uw < cw) { r[j] = PP__GW; uw++; }
+            j++;
+            if (uff < cff) { if (uff >= uf) return 0; r[j] = PP__Gf; uff++; }
+            else if (uf < cf) { r[j] = PP__GF; uf++; }
+            j++;
+        }
+        if (j > G->len) return 0;
+    }
+    return 1;
+}
+
+/* Step 5 for n < 2d: keep the first m passes of each code per device. */
+static void pp__vgrid_trim(pp__vgrid *G, int m) {
+    int i, j, c[7];
+    for (i = 0; i < G->p; i++) {
+        unsigned char *r = PP__GROW(G, i);
+        memset(c, 0, sizeof c);
+        for (j = 0; j < G->len; j++)
+            if (r[j] && c[r[j]]++ >= m) r[j] = 0;
+    }
+}
+
+/* Step 5, where memory allows: the first W passes of each device move to
+   the end, as many as its peak is below the given peak. */
+static void pp__vgrid_late_w(pp__vgrid *G, int peak) {
+    int p = G->p, i, j, lo = 1 << 30, ext;
+    int *per = G->pk;
+    pp__vgrid_peak(G, per);
+    for (i = 0; i < p; i++) if (per[i] < lo) lo = per[i];
+    ext = peak - lo;
+    if (ext < 0 || G->len + ext > G->cap) return;
+    for (i = 0; i < p; i++) {
+        unsigned char *r = PP__GROW(G, i), *pad = G->t;
+        int cnt = 0;
+        for (j = 0; j < G->len && per[i] + cnt < peak; j++)
+            if (r[j] == PP__GW || r[j] == PP__Gw) { pad[cnt++] = r[j]; r[j] = 0; }
+        for (j = 0; j < ext; j++) r[G->len + j] = j < cnt ? pad[j] : 0;
+    }
+    G->len += ext;
+}
+
+/* Step 6: the cool-down rebuilt (see above). */
+static int pp__vgrid_cooldown(pp__vgrid *G, int m) {
+    int p = G->p, i, j, k, peak = pp__vgrid_peak(G, NULL), maxbb, maxb, start = -1, len = G->len;
+    if (peak > 2 * p) return 0;
+    maxbb = (peak + 1) / 2 < m ? (peak + 1) / 2 : m;
+    maxb = peak - maxbb < m ? peak - maxbb : m;
+    for (i = 0; i < p; i++) {
+        unsigned char *r = PP__GROW(G, i);
+        int cb = 0, cbb = 0, cw = 0, cww = 0, lastf = -1;
+        for (j = G->len - 1; j >= 0; j--) {
+            if (r[j] == PP__Gf && lastf < 0) lastf = j;
+            if (r[j] == PP__GB && cb < i + 1 && cb < maxb) { r[j] = 0; cb++; }
+            if (r[j] == PP__Gb && cbb < maxbb) { r[j] = 0; cbb++; }
+        }
+        for (j = G->len - 1; j >= 0; j--) {
+            if (cw >= cb && cww >= cbb && cw + cww >= peak) break;
+            if (r[j] == PP__GW) { r[j] = 0; cw++; }
+            if (r[j] == PP__Gw) { r[j] = 0; cww++; }
+        }
+        if (i == 0) start = lastf;
+        for (k = 0; k < cbb; k++) {
+            int at = start - i + 2 * p - 2 * k;
+            if (at < 0 || at >= G->len || r[at]) return 0;
+            r[at] = PP__Gb;
+        }
+        for (k = 0; k < cb; k++) {
+            int at = start + 1 + i - 2 * k;
+            if (at < 0 || at >= G->len) return 0;
+            r[at] = PP__GB;
+        }
+    }
+    /* W passes into the free cells after the device's last W, in order */
+    for (i = 0; i < p; i++) {
+        unsigned char *r = PP__GROW(G, i);
+        int cw = 0, cww = 0, lastw = -1, end = G->len;
+        for (j = G->len - 1; j >= 0; j--) if (r[j] == PP__GW || r[j] == PP__Gw) { lastw = j; break; }
+        for (j = 0; j < G->len; j++) {
+            int c = r[j];
+            if (c == PP__GB) cw++;
+            else if (c == PP__Gb) cww++;
+            else if (c == PP__GW) cw--;
+            else if (c == PP__Gw) cww--;
+            if (!c && j > lastw) {
+                if (cw > 0) { r[j] = PP__GW; cw--; }
+                else if (cww > 0) { r[j] = PP__Gw; cww--; }
+            }
+        }
+        if (end + cw + cww > G->cap) return 0;
+        for (; cw > 0; cw--) r[end++] = PP__GW;
+        for (; cww > 0; cww--) r[end++] = PP__Gw;
+        for (j = end; j < G->cap; j++) r[j] = 0;
+        if (end > len) len = end;
+    }
+    G->len = len;
+    return pp__vgrid_squeeze(G, m);
+}
+
+/* Step 7: every free cell, left to right over all devices, takes the first
+   later pass of its device (one of each code looked at) that is ready by
+   then and keeps the device at or below the grid's peak. */
+static void pp__vgrid_fill(pp__vgrid *G, int m) {
+    int p = G->p, i, j, k, x, peak = pp__vgrid_peak(G, NULL);
+    int (*cnt)[7] = (int (*)[7])G->cnt, *mem = G->nxt;
+    memset(G->cnt, 0, (size_t)p * 7u * sizeof(int));
+    memset(mem, 0, (size_t)p * sizeof(int));
+    for (i = 0; i < m * p * 7; i++) G->idx[i] = -1;
+    /* last[i * 7 + k]: the last cell of code k on device i (kept as it was) */
+    {
+        int *lc = (int *)pp__malloc(&G->al, pp__size((size_t)p * 7u, sizeof(int)));
+        if (!lc) return;
+        for (i = 0; i < p; i++) {
+            const unsigned char *r = PP__GROW(G, i);
+            for (k = 0; k < 7; k++) lc[i * 7 + k] = -1;
+            for (j = 0; j < G->len; j++) if (r[j]) lc[i * 7 + r[j]] = j;
+        }
+        for (j = 0; j < G->len; j++)
+            for (i = 0; i < p; i++) {
+                unsigned char *r = PP__GROW(G, i);
+                int avail = 0, delta = 0, top = 0, c;
+                if (r[j]) {
+                    c = cnt[i][r[j]]++;
+                    PP__GIDX(G, c, i, r[j]) = j;
+                    if (r[j] == PP__GF || r[j] == PP__Gf) mem[i]++;
+                    else if (r[j] == PP__GW || r[j] == PP__Gw) mem[i]--;
+                    continue;
+                }
+                for (k = 1; k < 7; k++) if (lc[i * 7 + k] > j) avail |= 1 << k;
+                for (x = j + 1; x < G->len && avail; x++) {
+                    int q = r[x], before = top, ok = 1;
+                    if (q == PP__GF || q == PP__Gf) delta++;
+                    else if (q == PP__GW || q == PP__Gw) delta--;
+                    if (delta > top) top = delta;
+                    if (!q || !(avail >> q & 1)) continue;
+                    avail &= ~(1 << q);
+                    if ((q == PP__GF || q == PP__Gf) && mem[i] + before >= peak) continue;
+                    c = cnt[i][q];
+                    if (c >= m) continue;
+                    if (q == PP__GF || q == PP__GB) {
+                        if (i > 0) { int t = PP__GIDX(G, c, i - 1, q); ok = t >= 0 && t < j; }
+                        else if (q == PP__GB) ok = cnt[i][PP__Gf] > c;
+                    } else if (q == PP__Gf || q == PP__Gb) {
+                        if (i + 1 < p) { int t = PP__GIDX(G, c, i + 1, q); ok = t >= 0 && t < j; }
+                        else ok = cnt[i][q == PP__Gf ? PP__GF : PP__GB] > c;
+                    } else {
+                        ok = cnt[i][q == PP__GW ? PP__GB : PP__Gb] > c;
+                    }
+                    if (!ok) continue;
+                    r[j] = (unsigned char)q; r[x] = 0;
+                    cnt[i][q] = c + 1;
+                    PP__GIDX(G, c, i, q) = j;
+                    if (q == PP__GF || q == PP__Gf) mem[i]++;
+                    else if (q == PP__GW || q == PP__Gw) mem[i]--;
+                    break;
+                }
+            }
+        pp__mfree(&G->al, lc);
+    }
+}
+
+/* Step 8: the W passes of a device take the codes of its B passes in order. */
+static int pp__vgrid_relabel(pp__vgrid *G, int m) {
+    int i, j;
+    unsigned char *q = G->t; /* scratch queue */
+    for (i = 0; i < G->p; i++) {
+        unsigned char *r = PP__GROW(G, i);
+        int head = 0, tail = 0, c[7];
+        memset(c, 0, sizeof c);
+        for (j = 0; j < G->len; j++) if (r[j]) c[r[j]]++;
+        for (j = 1; j < 7; j++) if (c[j] != m) return 0;
+        for (j = 0; j < G->len; j++) {
+            if (r[j] == PP__GB || r[j] == PP__Gb) q[tail++] = (unsigned char)(r[j] + 2);
+            else if (r[j] == PP__GW || r[j] == PP__Gw) {
+                if (head == tail) return 0;
+                r[j] = q[head++];
+            }
+        }
+    }
+    return 1;
+}
+
+/* Steps 2 to 8 for one block; returns 1 with the grid ready, 0 if the
+   block gives nothing. *peak: the peak that decides whether larger
+   offsets are worth trying (the caller stops a len0 run above the limit). */
+static int pp__vgrid_run(pp__vgrid *G, int (*pos)[6], int maxmem, int *peak) {
+    int p = G->p, m = G->m, M = G->M, init, pk;
+    pp__vgrid_lay(G, pos);
+    *peak = init = pp__vgrid_peak(G, NULL);
+    if ((m == M && init > maxmem) || init > 2 * p) return 0;
+    if (!pp__vgrid_squeeze(G, M) || !pp__vgrid_warmup(G) || !pp__vgrid_squeeze(G, M)) return 0;
+    if (pp__vgrid_peak(G, NULL) > init) return 0;
+    if (m < M) {
+        pk = pp__vgrid_peak(G, NULL);
+        pp__vgrid_trim(G, m);
+        if (m <= p && 2 * m <= maxmem) pp__vgrid_late_w(G, pk < 2 * p ? pk : 2 * p);
+        if (!pp__vgrid_squeeze(G, m)) return 0;
+        *peak = init = pp__vgrid_peak(G, NULL);
+        if (init > maxmem) return 0;
+    }
+    if (!pp__vgrid_cooldown(G, m)) return 0;
+    pp__vgrid_fill(G, m);
+    if (!pp__vgrid_relabel(G, m)) return 0;
+    pk = pp__vgrid_peak(G, NULL);
+    if (pk > init) { *peak = init; return 0; }
+    *peak = pk;
+    return 1;
+}
+
+/* The grid as a per-device order (microbatches counted per code). */
+static void pp__vgrid_order(const pp__vgrid *G, pp_pass *out) {
+    int p = G->p, i, j, n = 0;
+    for (i = 0; i < p; i++) {
+        const unsigned char *r = PP__GROW(G, i);
+        int c[7];
+        memset(c, 0, sizeof c);
+        for (j = 0; j < G->len; j++) {
+            int k = r[j];
+            pp_pass x;
+            if (!k) continue;
+            memset(&x, 0, sizeof x);
+            x.device = i;
+            x.kind = k == PP__GF || k == PP__Gf ? PP_F : k == PP__GB || k == PP__Gb ? PP_B : PP_W;
+            x.stage = k == PP__GF || k == PP__Gb || k == PP__Gw ? i : 2 * p - 1 - i;
+            x.microbatch = c[k]++;
+            out[n++] = x;
+        }
+    }
+}
+
+/* The shortest schedule of the grid family within limit (NULL in *out if
+   none); its makespan with the real times. */
+static pp_status pp__vgrid_search(const pp_config *cfg, int d, int n, double limit, pp_schedule **out, char *err) {
+    pp__vgrid G;
+    pp_pass *ord = NULL;
+    int *stage_device = NULL, maxmem = (int)(2 * limit + 1e-9), first[4], fi, bi, bbi, o0, o1, len0, i;
+    pp_status st = PP_OK;
+    pp_order O;
+    *out = NULL;
+    if (d < 2 || maxmem < 2) return PP_OK;
+    memset(&G, 0, sizeof G);
+    G.al = pp__allocator(&cfg->allocator);
+    G.p = d; G.m = n; G.M = n > 2 * d ? n : 2 * d;
+    G.cap = 6 * (4 * d + G.M + 1) + 8 * d + 16;
+    G.g = (unsigned char *)pp__malloc(&G.al, pp__size((size_t)d, (size_t)G.cap));
+    G.t = (unsigned char *)pp__malloc(&G.al, pp__size((size_t)d, (size_t)G.cap));
+    G.idx = (int *)pp__malloc(&G.al, pp__size((size_t)G.M * (size_t)d * 7u, sizeof(int)));
+    G.cnt = (int *)pp__malloc(&G.al, pp__size((size_t)d * 7u, sizeof(int)));
+    G.nxt = (int *)pp__malloc(&G.al, pp__size((size_t)d, sizeof(int)));
+    G.pk = (int *)pp__malloc(&G.al, pp__size((size_t)d, sizeof(int)));
+    G.pos = (int (*)[6])pp__malloc(&G.al, pp__size((size_t)d, sizeof(int[6])));
+    ord = (pp_pass *)pp__malloc(&G.al, pp__size((size_t)d * 6u * (size_t)n, sizeof(pp_pass)));
+    stage_device = (int *)pp__malloc(&G.al, pp__size((size_t)d * 2u, sizeof(int)));
+    if (!G.g || !G.t || !G.idx || !G.cnt || !G.nxt || !G.pk || !G.pos || !ord || !stage_device) {
+        pp__err(err, "out of memory in the v-auto grid search");
+        st = PP_ERR_OUT_OF_MEMORY;
+        goto done;
+    }
+    for (i = 0; i < 2 * d; i++) stage_device[i] = i < d ? i : 2 * d - 1 - i;
+    memset(&O, 0, sizeof O);
+    O.name = "v-auto"; O.devices = d; O.stages = 2 * d; O.microbatches = n;
+    O.stage_device = stage_device; O.passes = ord; O.count = 6 * d * n;
+    first[0] = 0;
+    for (fi = 1; fi < 6 && st == PP_OK; fi++)
+    for (bi = 1; bi < 6 && st == PP_OK; bi++)
+    for (bbi = 1; bbi < 6 && st == PP_OK; bbi++) {
+        if (fi == bi || fi == bbi || bi == bbi) continue;
+        first[1] = fi; first[2] = bi; first[3] = bbi;
+        for (o0 = 1; o0 <= 5 && st == PP_OK; o0++)
+        for (o1 = 1; o1 <= o0 && st == PP_OK; o1++)
+        for (len0 = 1; len0 < d && st == PP_OK; len0++) {
+            int peak, ok;
+            pp_schedule *s = NULL;
+            if (!pp__vgrid_block(d, first, o0, o1, len0, G.pos)) {
+                if (o0 == o1) break; /* the same block for every len0 */
+                continue;
+            }
+            ok = pp__vgrid_run(&G, G.pos, maxmem < 2 * d ? maxmem : 2 * d, &peak);
+            if (peak > 2 * d || peak > maxmem) break;
+            if (ok) {
+                pp__vgrid_order(&G, ord);
+                st = pp__from_order(&O, cfg, 1, &s, NULL);
+                if (st == PP_OK) {
+                    pp__metrics(s);
+                    if (pp__auto_better(s, *out)) { pp_sched_free(*out); *out = s; s = NULL; }
+                } else if (st != PP_ERR_OUT_OF_MEMORY) st = PP_OK; /* an order that deadlocks: not a candidate */
+                pp_sched_free(s);
+            }
+            if (o0 == o1) break;
+        }
+    }
+done:
+    pp__mfree(&G.al, G.g); pp__mfree(&G.al, G.t); pp__mfree(&G.al, G.idx); pp__mfree(&G.al, G.cnt);
+    pp__mfree(&G.al, G.nxt); pp__mfree(&G.al, G.pk); pp__mfree(&G.al, G.pos); pp__mfree(&G.al, ord);
+    pp__mfree(&G.al, stage_device);
+    if (st != PP_OK) { pp_sched_free(*out); *out = NULL; }
+    return st;
+}
+
 /* v-auto: V-shape blocks with the K split of Eq. 3. delta0 (F of chunk 0,
    B of chunk 1) from 1 to 4 cells, delta1 (F of chunk 1, B of chunk 0) from
    1 to 3 cells, on each side of K; turns by pp__v_turns; W greedy. */
@@ -2959,6 +3507,12 @@ static pp_status pp__v_auto(const pp_config *cfg, int d, int n, double limit, pp
     }
     if (st == PP_OK) st = pp__auto_finish(&A, fixed, out, err);
     pp__auto_release(&A);
+    if (st == PP_OK && !cfg->no_reorder) {
+        pp_schedule *g = NULL;
+        st = pp__vgrid_search(cfg, d, n, limit, &g, err);
+        if (st == PP_OK && g && pp__auto_better(g, *out)) { pp_sched_free(*out); *out = g; g = NULL; }
+        pp_sched_free(g);
+    }
     if (st == PP_OK && !*out) {
         pp__err(err, "v-auto: no V schedule fits mem_limit %g units for d=%d; the smallest that works is %g", limit, d,
                 A.min_mem);
