@@ -3396,71 +3396,175 @@ static void pp__vgrid_order(const pp__vgrid *G, pp_pass *out) {
     }
 }
 
-/* The shortest schedule of the grid family within limit (NULL in *out if
-   none); its makespan with the real times. */
-static pp_status pp__vgrid_search(const pp_config *cfg, int d, int n, double limit, pp_schedule **out, char *err) {
-    pp__vgrid G;
-    pp_pass *ord = NULL;
-    int *stage_device = NULL, maxmem = (int)(2 * limit + 1e-9), first[4], fi, bi, bbi, o0, o1, len0, i;
-    pp_status st = PP_OK;
+/* The grid's makespan with real times: passes run in cell order (a
+   valid grid has every dependency in an earlier cell), each as soon as its
+   device and its input allow, comm added across devices. tm: stage times
+   [stage * 4 + kind]; end: scratch [m * p * 7]. -1 if a pass comes before
+   its input. */
+static double pp__vgrid_time(const pp__vgrid *G, const double *tm, double comm, double *end, double *free_at) {
+    int p = G->p, m = G->m, i, j, dir;
+    int (*cnt)[7] = (int (*)[7])G->cnt;
+    double mk = 0;
+    for (i = 0; i < m * p * 7; i++) end[i] = -1;
+    memset(G->cnt, 0, (size_t)p * 7u * sizeof(int));
+    for (i = 0; i < p; i++) free_at[i] = 0;
+    for (j = 0; j < G->len; j++)
+        for (dir = 0; dir < 2; dir++)
+            for (i = 0; i < p; i++) {
+                int dev = dir ? p - 1 - i : i, k = PP__GROW(G, dev)[j], c, dd = dev, dk, stage;
+                double t, x = 0;
+                if (!k || pp__g_upper(k) == dir) continue;
+                c = cnt[dev][k]++;
+                /* the input: (device dd, code dk), x = comm if it crosses */
+                switch (k) {
+                case PP__GF: dk = dev > 0 ? PP__GF : 0; dd = dev - 1; x = comm; break;
+                case PP__Gf: if (dev < p - 1) { dk = PP__Gf; dd = dev + 1; x = comm; } else dk = PP__GF; break;
+                case PP__GB: if (dev > 0) { dk = PP__GB; dd = dev - 1; x = comm; } else dk = PP__Gf; break;
+                case PP__Gb: if (dev < p - 1) { dk = PP__Gb; dd = dev + 1; x = comm; } else dk = PP__GB; break;
+                default: dk = k - 2; break; /* W after its B */
+                }
+                t = free_at[dev];
+                if (dk) {
+                    double e = end[((size_t)c * (size_t)p + (size_t)dd) * 7u + (size_t)dk];
+                    if (e < 0) return -1;
+                    if (e + x > t) t = e + x;
+                }
+                stage = k == PP__GF || k == PP__Gb || k == PP__Gw ? dev : 2 * p - 1 - dev;
+                t += tm[stage * 4 + (k == PP__GF || k == PP__Gf ? PP_F : k == PP__GB || k == PP__Gb ? PP_B : PP_W)];
+                end[((size_t)c * (size_t)p + (size_t)dev) * 7u + (size_t)k] = free_at[dev] = t;
+                if (t > mk) mk = t;
+            }
+    return mk;
+}
+
+#ifndef PP__VGRID_TOP
+#define PP__VGRID_TOP 4 /* blocks ranked at the small n that are rebuilt at the real n */
+#endif
+#ifndef PP__VGRID_N
+#define PP__VGRID_N(d) (2 * (d) + 4) /* above this n the blocks are ranked at it */
+#endif
+
+#ifndef PP__VGRID_LENS
+#define PP__VGRID_LENS 16 /* beyond this many devices, this many values of len0 */
+#endif
+
+typedef struct pp__vgrid_cand { int first[4], o0, o1, len0; double mk; } pp__vgrid_cand;
+
+static pp_status pp__vgrid_alloc(pp__vgrid *G, const pp_config *cfg, int d, int n) {
+    memset(G, 0, sizeof *G);
+    G->al = pp__allocator(&cfg->allocator);
+    G->p = d; G->m = n; G->M = n > 2 * d ? n : 2 * d;
+    G->cap = 6 * (4 * d + G->M + 1) + 8 * d + 16;
+    G->g = (unsigned char *)pp__malloc(&G->al, pp__size((size_t)d, (size_t)G->cap));
+    G->t = (unsigned char *)pp__malloc(&G->al, pp__size((size_t)d, (size_t)G->cap));
+    G->idx = (int *)pp__malloc(&G->al, pp__size((size_t)G->M * (size_t)d * 7u, sizeof(int)));
+    G->cnt = (int *)pp__malloc(&G->al, pp__size((size_t)d * 7u, sizeof(int)));
+    G->nxt = (int *)pp__malloc(&G->al, pp__size((size_t)d, sizeof(int)));
+    G->pk = (int *)pp__malloc(&G->al, pp__size((size_t)d, sizeof(int)));
+    G->pos = (int (*)[6])pp__malloc(&G->al, pp__size((size_t)d, sizeof(int[6])));
+    return G->g && G->t && G->idx && G->cnt && G->nxt && G->pk && G->pos ? PP_OK : PP_ERR_OUT_OF_MEMORY;
+}
+
+static void pp__vgrid_release(pp__vgrid *G) {
+    pp__mfree(&G->al, G->g); pp__mfree(&G->al, G->t); pp__mfree(&G->al, G->idx); pp__mfree(&G->al, G->cnt);
+    pp__mfree(&G->al, G->nxt); pp__mfree(&G->al, G->pk); pp__mfree(&G->al, G->pos);
+    memset(G, 0, sizeof *G);
+}
+
+/* One block of the family through the grid at G's n, then as a schedule. */
+static pp_status pp__vgrid_build(pp__vgrid *G, const pp_config *cfg, const pp__vgrid_cand *c, int maxmem,
+                                 pp_schedule **out) {
+    pp_pass *ord;
+    int *sd, i, d = G->p, n = G->m, peak;
     pp_order O;
+    pp_status st = PP_OK;
     *out = NULL;
-    if (d < 2 || maxmem < 2) return PP_OK;
-    memset(&G, 0, sizeof G);
-    G.al = pp__allocator(&cfg->allocator);
-    G.p = d; G.m = n; G.M = n > 2 * d ? n : 2 * d;
-    G.cap = 6 * (4 * d + G.M + 1) + 8 * d + 16;
-    G.g = (unsigned char *)pp__malloc(&G.al, pp__size((size_t)d, (size_t)G.cap));
-    G.t = (unsigned char *)pp__malloc(&G.al, pp__size((size_t)d, (size_t)G.cap));
-    G.idx = (int *)pp__malloc(&G.al, pp__size((size_t)G.M * (size_t)d * 7u, sizeof(int)));
-    G.cnt = (int *)pp__malloc(&G.al, pp__size((size_t)d * 7u, sizeof(int)));
-    G.nxt = (int *)pp__malloc(&G.al, pp__size((size_t)d, sizeof(int)));
-    G.pk = (int *)pp__malloc(&G.al, pp__size((size_t)d, sizeof(int)));
-    G.pos = (int (*)[6])pp__malloc(&G.al, pp__size((size_t)d, sizeof(int[6])));
-    ord = (pp_pass *)pp__malloc(&G.al, pp__size((size_t)d * 6u * (size_t)n, sizeof(pp_pass)));
-    stage_device = (int *)pp__malloc(&G.al, pp__size((size_t)d * 2u, sizeof(int)));
-    if (!G.g || !G.t || !G.idx || !G.cnt || !G.nxt || !G.pk || !G.pos || !ord || !stage_device) {
-        pp__err(err, "out of memory in the v-auto grid search");
-        st = PP_ERR_OUT_OF_MEMORY;
-        goto done;
-    }
-    for (i = 0; i < 2 * d; i++) stage_device[i] = i < d ? i : 2 * d - 1 - i;
+    if (!pp__vgrid_block(d, c->first, c->o0, c->o1, c->len0, G->pos) ||
+        !pp__vgrid_run(G, G->pos, maxmem < 2 * d ? maxmem : 2 * d, &peak) || peak > maxmem)
+        return PP_OK;
+    ord = (pp_pass *)pp__malloc(&G->al, pp__size((size_t)d * 6u * (size_t)n, sizeof(pp_pass)));
+    sd = (int *)pp__malloc(&G->al, pp__size((size_t)d * 2u, sizeof(int)));
+    if (!ord || !sd) { pp__mfree(&G->al, ord); pp__mfree(&G->al, sd); return PP_ERR_OUT_OF_MEMORY; }
+    for (i = 0; i < 2 * d; i++) sd[i] = i < d ? i : 2 * d - 1 - i;
+    pp__vgrid_order(G, ord);
     memset(&O, 0, sizeof O);
     O.name = "v-auto"; O.devices = d; O.stages = 2 * d; O.microbatches = n;
-    O.stage_device = stage_device; O.passes = ord; O.count = 6 * d * n;
-    first[0] = 0;
+    O.stage_device = sd; O.passes = ord; O.count = 6 * d * n;
+    st = pp__from_order(&O, cfg, 1, out, NULL);
+    if (st == PP_OK) pp__metrics(*out);
+    else if (st != PP_ERR_OUT_OF_MEMORY) st = PP_OK; /* a grid that deadlocks is no candidate */
+    pp__mfree(&G->al, ord); pp__mfree(&G->al, sd);
+    return st;
+}
+
+/* The shortest schedule of the grid family within limit (NULL in *out if
+   none). For n above PP__VGRID_N(d) the blocks are ranked by their grid
+   at that n, and the best PP__VGRID_TOP are rebuilt at n. */
+static pp_status pp__vgrid_search(const pp_config *cfg, int d, int n, double limit, pp_schedule **out, char *err) {
+    pp__vgrid G;
+    pp__vgrid_cand top[PP__VGRID_TOP], c;
+    double *end = NULL, *free_at = NULL, *tm = NULL, comm = 0;
+    int maxmem = (int)(2 * limit + 1e-9), n1 = n < PP__VGRID_N(d) ? n : PP__VGRID_N(d), ntop = 0, fi, bi, bbi, k;
+    int step = d > PP__VGRID_LENS ? d / PP__VGRID_LENS : 1;
+    pp_status st;
+    *out = NULL;
+    if (d < 2 || maxmem < 2) return PP_OK;
+    st = pp__vgrid_alloc(&G, cfg, d, n1);
+    if (st == PP_OK) {
+        end = (double *)pp__malloc(&G.al, pp__size((size_t)n1 * (size_t)d * 7u, sizeof(double)));
+        free_at = (double *)pp__malloc(&G.al, pp__size((size_t)d, sizeof(double)));
+        if (!end || !free_at) st = PP_ERR_OUT_OF_MEMORY;
+    }
+    /* the stage times, as every V schedule of this d and cfg gets them */
+    if (st == PP_OK) {
+        pp_schedule *s = pp__sched_alloc(&G.al, d, 2, 2 * d, 1, 1, err, &st);
+        if (s) st = pp__set_stage_times(s, cfg, 0, err);
+        if (st == PP_OK) {
+            tm = (double *)pp__malloc(&G.al, pp__size((size_t)d * 8u, sizeof(double)));
+            if (tm) memcpy(tm, s->stage_time, (size_t)d * 8u * sizeof(double));
+            else st = PP_ERR_OUT_OF_MEMORY;
+            comm = s->times.comm;
+        }
+        pp_sched_free(s);
+    }
+    c.first[0] = 0;
     for (fi = 1; fi < 6 && st == PP_OK; fi++)
     for (bi = 1; bi < 6 && st == PP_OK; bi++)
     for (bbi = 1; bbi < 6 && st == PP_OK; bbi++) {
         if (fi == bi || fi == bbi || bi == bbi) continue;
-        first[1] = fi; first[2] = bi; first[3] = bbi;
-        for (o0 = 1; o0 <= 5 && st == PP_OK; o0++)
-        for (o1 = 1; o1 <= o0 && st == PP_OK; o1++)
-        for (len0 = 1; len0 < d && st == PP_OK; len0++) {
+        c.first[1] = fi; c.first[2] = bi; c.first[3] = bbi;
+        for (c.o0 = 1; c.o0 <= 5; c.o0++)
+        for (c.o1 = 1; c.o1 <= c.o0; c.o1++)
+        /* len0 past d - 1 is o0 everywhere; one block when o0 = o1; beyond
+           PP__VGRID_LENS devices every (d / PP__VGRID_LENS)-th len0 */
+        for (c.len0 = 1; c.len0 < d; c.len0 += c.o0 == c.o1 ? d : step) {
             int peak, ok;
-            pp_schedule *s = NULL;
-            if (!pp__vgrid_block(d, first, o0, o1, len0, G.pos)) {
-                if (o0 == o1) break; /* the same block for every len0 */
-                continue;
-            }
+            if (!pp__vgrid_block(d, c.first, c.o0, c.o1, c.len0, G.pos)) continue;
             ok = pp__vgrid_run(&G, G.pos, maxmem < 2 * d ? maxmem : 2 * d, &peak);
-            if (peak > 2 * d || peak > maxmem) break;
-            if (ok) {
-                pp__vgrid_order(&G, ord);
-                st = pp__from_order(&O, cfg, 1, &s, NULL);
-                if (st == PP_OK) {
-                    pp__metrics(s);
-                    if (pp__auto_better(s, *out)) { pp_sched_free(*out); *out = s; s = NULL; }
-                } else if (st != PP_ERR_OUT_OF_MEMORY) st = PP_OK; /* an order that deadlocks: not a candidate */
-                pp_sched_free(s);
-            }
-            if (o0 == o1) break;
+            if (peak > 2 * d || peak > maxmem) break; /* larger len0 only adds memory */
+            if (!ok) continue;
+            c.mk = pp__vgrid_time(&G, tm, comm, end, free_at);
+            if (c.mk < 0) continue;
+            for (k = ntop; k > 0 && top[k - 1].mk > c.mk + 1e-9; k--)
+                if (k < PP__VGRID_TOP) top[k] = top[k - 1];
+            if (k < PP__VGRID_TOP) { top[k] = c; if (ntop < PP__VGRID_TOP) ntop++; }
         }
     }
-done:
-    pp__mfree(&G.al, G.g); pp__mfree(&G.al, G.t); pp__mfree(&G.al, G.idx); pp__mfree(&G.al, G.cnt);
-    pp__mfree(&G.al, G.nxt); pp__mfree(&G.al, G.pk); pp__mfree(&G.al, G.pos); pp__mfree(&G.al, ord);
-    pp__mfree(&G.al, stage_device);
+    /* the finalists at the real n, as schedules */
+    if (st == PP_OK && ntop && n1 != n) {
+        pp__vgrid_release(&G);
+        st = pp__vgrid_alloc(&G, cfg, d, n);
+    }
+    for (k = 0; k < ntop && st == PP_OK; k++) {
+        pp_schedule *s = NULL;
+        if (n1 == n && k > 0 && top[k].mk > top[0].mk + 1e-9) break; /* ranked at n already */
+        st = pp__vgrid_build(&G, cfg, &top[k], maxmem, &s);
+        if (st == PP_OK && s && pp__auto_better(s, *out)) { pp_sched_free(*out); *out = s; s = NULL; }
+        pp_sched_free(s);
+    }
+    if (st == PP_ERR_OUT_OF_MEMORY) pp__err(err, "out of memory in the v-auto grid search");
+    pp__mfree(&G.al, end); pp__mfree(&G.al, free_at); pp__mfree(&G.al, tm);
+    pp__vgrid_release(&G);
     if (st != PP_OK) { pp_sched_free(*out); *out = NULL; }
     return st;
 }
