@@ -1,4 +1,4 @@
-/* pp_sched.h - v0.3.0 - pipeline-parallel schedules with controllable memory - MIT licence (see end of file)
+/* pp_sched.h - v0.3.1 - pipeline-parallel schedules with controllable memory - MIT licence (see end of file)
 
    Builds, checks and measures pipeline-parallel training schedules the way
    "Pipeline Parallelism with Controllable Memory" (Qi, Wan, Amar, Lin) does:
@@ -217,7 +217,9 @@ DECISIONS (where the paper is ambiguous, what this file does)
      passes could shorten them, but then they would not be those
      schedules); every other built-in is reordered unless no_reorder.
 
-   - v-auto (Appendix A): V blocks with the K split of Eq. 3, delta0 in
+   - v-auto (Appendix A) runs two families of candidates and keeps the
+     shorter schedule (at equal makespan the smaller peak). The first is
+     ours: V blocks with the K split of Eq. 3, delta0 in
      1..4 and delta1 in 1..3 cells on each side of K (K = every device up
      to d = 16, every (d/16)-th beyond), the turns F0->F1, F1->B, B1->B0 in
      1..6 whose sum is at most 2 above the smallest that repeats without
@@ -254,11 +256,29 @@ DECISIONS (where the paper is ambiguous, what this file does)
      431, shorter in 110 (up to 3.9%) and longer in 7 (at most 0.23%,
      Table 5 times, limits just below d) than with the slower search
      before it.
-     Against sail-sg's v_auto_schedule.py (README has the table's summary):
-     the same at limit d, up to 3.1% longer at d/2 and 2d/3, where their
-     warm-up and cool-down are laid out by a rule rather than by filling
-     bubbles; a reorder variant with their warm-up rule shortened nothing
-     here and was dropped. Ours is a few hundred times faster.
+     The second family is the cell-grid construction of the paper's
+     authors (sail-sg's v_auto_schedule.py; the steps are written out
+     above pp__vgrid_search): a block from device 0's permutation of F, f,
+     B, b in a 6-cell period and two offsets o0 >= o1 (the first len0
+     devices step by o0), laid down on a unit grid, squeezed, its warm-up
+     and cool-down rebuilt by rule under the block's peak, free cells
+     filled greedily, then timed with the real F/B/W/comm. We re-derived
+     and wrote it ourselves; no code of theirs is in this file. For
+     n > 2d+4 its blocks are ranked by their grid at n = 2d+4 and the best
+     4 are rebuilt at n (the same result as ranking at n on 60
+     configurations, d 4..16, n 4d and 8d); beyond 16 devices every
+     (d/16)-th len0 is tried. Without this family v-auto was up to 3.1%
+     longer than their scheduler at limits d/2 and 2d/3: their warm-up
+     and cool-down, laid out by rule over the whole grid, beat our
+     bubble-filling there. The grid is not a reorder variant: we tried
+     their warm-up rule on our blocks and it shortened nothing; the rules
+     work together with their blocks.
+     Against sail-sg's v_auto_schedule.py, run on the same inputs (60
+     configurations: d 4..16, n 2d and 4d, limits d/2, 2d/3, d, unit and
+     Table 5 times): the same in 56, shorter in 4 (by up to 0.17%, our
+     block family), never longer; tests/test_auto.c checks 30 of them
+     against their figures. The grid costs 30 to 250 ms at d=16, n=128
+     and about 5 s at d=64, n=512 (the largest share of v-auto there).
    - zb-auto: the same search on sequential blocks with B/W split: F step
      1..6, B step 1..3, F->B turn 1..6, W in the first free cell at or after
      the lifespan 3k cells (k = 0..2d+2) from its F; ZB-H1, ZB-H2 and 1F1B
@@ -567,6 +587,9 @@ REVISION HISTORY
           per-device programs (SEND/RECV, activation slots), deadlock
           checker, program printer; PyTorch schedule CSV out and in, SVG
           pictures, Chrome traces.
+   0.3.1  v-auto: second candidate family, the authors' cell-grid
+          construction (never longer than their v_auto_schedule.py on
+          our 60 configurations; up to 3.1% longer before).
    0.3.0  planning: exact balanced partitions, memory in bytes, roofline
           pass times with a TP slowdown, memory reserve, pp_plan with
           work-bound pruning, ppsched plan. dualpipe: two model copies as
@@ -582,7 +605,7 @@ REVISION HISTORY
 
 #define PP_SCHED_VERSION_MAJOR 0
 #define PP_SCHED_VERSION_MINOR 3
-#define PP_SCHED_VERSION_PATCH 0
+#define PP_SCHED_VERSION_PATCH 1
 
 #include <stddef.h>
 #ifndef PP_SCHED_NO_STDIO
@@ -2989,8 +3012,10 @@ static pp_status pp__auto_finish(pp__auto *A, const char *const *fixed, pp_sched
      8. W passes relabelled in the order of their B.
    A candidate is kept when its peak stays within the limit and the order
    is valid; it is timed with the real F/B/W/comm. pp__v_auto runs this
-   family next to its block search and keeps the shorter schedule, so
-   v-auto is never longer than this construction at the same limit. */
+   family next to its block search (not with no_reorder: steps 4 to 7 are
+   reordering) and keeps the shorter schedule. For n <= 2d+4 every block
+   of the family is timed at n, so v-auto is never longer than this
+   construction there; above, the ranking at 2d+4 picks the 4 rebuilt. */
 
 enum { PP__GF = 1, PP__Gf, PP__GB, PP__Gb, PP__GW, PP__Gw }; /* cell codes; 0 = free */
 
