@@ -573,6 +573,52 @@ int main(void) {
     }
     group_next("v-auto-vs-reference", "never longer than the authors' v_auto_schedule.py at the same limit (30 configurations, d=4..12); reaches the E.2 bound where it does");
 
+    /* zb-auto against the Zero Bubble authors' memory-capped heuristic
+       (sail-sg's scheduler/zb.py, its 8 greedy variants, no ILP, run on these
+       inputs with F = +1 activation, W = -1, their limit = ours): the same
+       makespan or shorter at limits d (ZB-1P) and 2d (ZB-2P). */
+    {
+        static const struct { int d, n, limit, t; double makespan; } ref[] = {
+            {4, 8, 4, 0, 27},
+            {4, 8, 4, 1, 336.78},
+            {4, 8, 8, 0, 27},
+            {4, 8, 8, 1, 326.4},
+            {4, 16, 4, 0, 51},
+            {4, 16, 4, 1, 624.3},
+            {4, 16, 8, 0, 51},
+            {4, 16, 8, 1, 613.92},
+            {8, 16, 8, 0, 55},
+            {8, 16, 8, 1, 689.98},
+            {8, 16, 16, 0, 55},
+            {8, 16, 16, 1, 665.76},
+            {8, 32, 8, 0, 103},
+            {8, 32, 8, 1, 1265.02},
+            {8, 32, 16, 0, 103},
+            {8, 32, 16, 1, 1240.8},
+            {16, 32, 16, 0, 111},
+            {16, 32, 16, 1, 1396.38},
+            {16, 32, 32, 0, 111},
+            {16, 32, 32, 1, 1344.48},
+            {16, 64, 16, 0, 207},
+            {16, 64, 16, 1, 2546.46},
+            {16, 64, 32, 0, 207},
+            {16, 64, 32, 1, 2494.56},
+        };
+        const pp_times rt[2] = {{1, 1, 1, 0}, {12.96, 13.22, 9.76, 0}};
+        size_t i;
+        for (i = 0; i < sizeof ref / sizeof ref[0]; i++) {
+            pp_schedule *a = build("zb-auto", ref[i].d, ref[i].n, rt[ref[i].t], ref[i].limit, err);
+            char what[96];
+            snprintf(what, sizeof what, "zb-auto d=%d n=%d limit %d times#%d", ref[i].d, ref[i].n, ref[i].limit, ref[i].t);
+            CHECK(a != NULL, "%s: %s", what, err);
+            if (!a) continue;
+            CHECK(a->makespan <= ref[i].makespan * (1 + 1e-9), "%s: makespan %g, the reference heuristic's %g", what, a->makespan, ref[i].makespan);
+            CHECK(own_check(a, what) <= ref[i].limit + 1e-9, "%s: peak above the limit", what);
+            pp_sched_free(a);
+        }
+    }
+    group_next("zb-auto-vs-reference", "never longer than the Zero Bubble authors' zb.py heuristic at limits d and 2d (24 configurations, d=4, 8, 16)");
+
     printf("test_auto: %d groups passed, %d failed\n", g_groups_passed, g_groups_failed);
     return g_groups_failed ? 1 : 0;
 }
