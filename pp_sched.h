@@ -1872,39 +1872,7 @@ static pp_status pp__wfill(pp_schedule *s, double *endk, const double *cap, int 
    an F only while memory stays within cap; in the cool-down B passes go
    before W passes so the backward chains are not held up. In the stable
    phase each device keeps its order. */
-/* Critical path from each pass to the end of the schedule (its bottom
-   level): the pass's own time plus the longest chain of dependents after
-   it, comm included where a dependency crosses devices. All microbatches
-   of a stage share it. bl[kind * S + stage]; one route (copies = 1) only,
-   zero otherwise. */
-static void pp__bottom_levels(const pp_schedule *s, double *bl) {
-    int S = s->stages, st;
-    double c = s->times.comm;
-    memset(bl, 0, (size_t)S * 4u * sizeof(double));
-    if (s->copies > 1) return;
-    for (st = 0; st < S; st++) {
-        bl[PP_W * S + st] = s->stage_time[st * 4 + PP_W];
-        bl[PP_B * S + st] = s->stage_time[st * 4 + PP_B] + bl[PP_W * S + st];
-        bl[PP_BW * S + st] = s->stage_time[st * 4 + PP_BW];
-        if (st > 0) {
-            double x = s->stage_device[st - 1] != s->stage_device[st] ? c : 0;
-            bl[PP_B * S + st] = pp__max(bl[PP_B * S + st], s->stage_time[st * 4 + PP_B] + x + bl[PP_B * S + st - 1]);
-            bl[PP_BW * S + st] += x + bl[PP_BW * S + st - 1];
-        }
-    }
-    for (st = S - 1; st >= 0; st--) {
-        double x = st + 1 < S && s->stage_device[st + 1] != s->stage_device[st] ? c : 0;
-        bl[PP_F * S + st] = s->stage_time[st * 4 + PP_F] +
-                            (st + 1 < S ? x + bl[PP_F * S + st + 1]
-                                        : bl[(s->split_backward ? PP_B : PP_BW) * S + st]);
-    }
-}
-
-/* cp = 1: in the cool-down a free device runs the ready pass with the
-   longest critical path to the end (pp__bottom_levels), not the first of
-   its order: a backward chain that still has many stages to cross goes
-   before one that is nearly through, and W passes go last. */
-static pp_status pp__list_reorder(pp_schedule *s, const double *cap, double warm_end, int cp, char *err) {
+static pp_status pp__list_reorder(pp_schedule *s, const double *cap, double warm_end, char *err) {
     int d = s->devices, S = s->stages, n = s->microbatches, P = s->num_passes, window = 4 * S + 16, left = P, i;
     pp_allocator *al = &s->allocator;
     size_t keys = (size_t)4 * S * n;
@@ -1917,16 +1885,14 @@ static pp_status pp__list_reorder(pp_schedule *s, const double *cap, double warm
     int *head = (int *)pp__malloc(al, pp__size((size_t)d, sizeof(int)));
     int *fill = (int *)pp__malloc(al, pp__size((size_t)d, sizeof(int)));
     int *fleft = (int *)pp__malloc(al, pp__size((size_t)d, sizeof(int)));
-    double *bl = (double *)pp__malloc(al, pp__size((size_t)S * 4u, sizeof(double)));
     pp_status st = PP_OK;
-    if (!out || !taken || !done || !endk || !free_at || !mem || !head || !fill || !fleft || !bl) {
+    if (!out || !taken || !done || !endk || !free_at || !mem || !head || !fill || !fleft) {
         pp__err(err, "out of memory in reorder");
         st = PP_ERR_OUT_OF_MEMORY;
         goto cleanup;
     }
     memset(taken, 0, (size_t)P);
     memset(done, 0, keys);
-    pp__bottom_levels(s, bl);
     for (i = 0; i < d; i++) {
         int j;
         free_at[i] = 0; mem[i] = 0; head[i] = fill[i] = s->device_start[i]; fleft[i] = 0;
@@ -1954,11 +1920,6 @@ static pp_status pp__list_reorder(pp_schedule *s, const double *cap, double warm
             }
             if (p->kind == PP_F && j != head[dev] && mem[dev] + s->stage_memory[p->stage] > cap[dev] + 1e-9) continue;
             if (r > t + PP__EPS * (1 + t)) { if (rmin < 0 || r < rmin) rmin = r; continue; }
-            if (cp && fleft[dev] == 0) {
-                if (pick < 0 || bl[p->kind * S + p->stage] > bl[s->passes[pick].kind * S + s->passes[pick].stage] + PP__EPS)
-                    pick = j;
-                continue;
-            }
             if (p->kind == PP_W && fleft[dev] == 0) { if (pick_w < 0) pick_w = j; continue; }
             pick = j;
             break;
@@ -2005,7 +1966,6 @@ static pp_status pp__list_reorder(pp_schedule *s, const double *cap, double warm
 cleanup:
     pp__mfree(al, out); pp__mfree(al, taken); pp__mfree(al, done); pp__mfree(al, endk);
     pp__mfree(al, free_at); pp__mfree(al, mem); pp__mfree(al, head); pp__mfree(al, fill); pp__mfree(al, fleft);
-    pp__mfree(al, bl);
     return st;
 }
 
@@ -2185,7 +2145,7 @@ static pp_status pp__reorder(pp_schedule *s, unsigned mask, double limit, char *
         endk[pp__key(S, n, p->kind, p->stage, p->microbatch)] = p->end;
     }
     warm_end = endk[pp__key(S, n, s->split_backward ? PP_B : PP_BW, 0, 0)];
-    for (variant = 0; variant < 13; variant++) {
+    for (variant = 0; variant < 11; variant++) {
         if (!(mask >> variant & 1u)) continue;
         memcpy(s->passes, saved, (size_t)P * sizeof(pp_pass));
         if (variant < 2) {
@@ -2194,16 +2154,12 @@ static pp_status pp__reorder(pp_schedule *s, unsigned mask, double limit, char *
             if (st == PP_OK) st = pp__gap_fill_rounds(s, cap, endk, 1, err);
         } else if (variant < 4) {
             st = variant == 3 ? pp__wfill(s, endk, cap, 1, err) : PP_OK;
-            if (st == PP_OK) st = pp__list_reorder(s, cap, warm_end, 0, err);
+            if (st == PP_OK) st = pp__list_reorder(s, cap, warm_end, err);
         } else if (variant < 8) {
             /* the sweep on the grid, then on real times; W refilled in between */
             st = pp__sweep_reorder(s, cap, variant < 6, err);
             if (st == PP_OK && (variant == 5 || variant == 7)) st = pp__wfill(s, endk, cap, 1, err);
             if (st == PP_OK && (variant == 5 || variant == 7)) st = pp__sweep_reorder(s, cap, variant < 6, err);
-        } else if (variant >= 11) {
-            /* the list rule with critical-path priority in the cool-down */
-            st = variant == 12 ? pp__wfill(s, endk, cap, 1, err) : PP_OK;
-            if (st == PP_OK) st = pp__list_reorder(s, cap, warm_end, 1, err);
         } else {
             /* the sweep over every pass, not only warm-up and cool-down */
             st = pp__sweep_reorder(s, cap, variant == 9 ? 2 : 3, err);
