@@ -388,9 +388,10 @@ DECISIONS (where the paper is ambiguous, what this file does)
      dependency path (every F, then every B or BW, 2 t_comm per device
      boundary, plus one W) hold for any times. Appendix E.2's 6n+6d-3k-1
      chunk passes (k = peak in chunk activations) is stated by the paper
-     for unit times; we report it only for V placement with equal F, B, W
-     times and no comm, where tests find no schedule below it and V-Half
-     exactly on it. We did not derive it for unequal times.
+     for unit times without proof; we derive it (above pp_sched_bounds)
+     from the middle device's warm-up and cool-down idle, for V placement
+     with any F, B, W and comm. It needs 2n > k: below that the paper's
+     figure exceeds real makespans (v-half d=4 n=1) and we use one window.
    - Bubble growth is measured, not derived: the configuration is built at
      3d and 6d microbatches; if idle time per device grows by more than 1%
      of one microbatch's work per added microbatch, it is O(n). For V-Half
@@ -720,9 +721,13 @@ typedef struct pp_schedule {
 typedef struct pp_bounds {
     double work;     /* the busiest device's total pass time */
     double path;     /* one microbatch's dependency chain: all F, then all B (or BW), with comm */
-    double appendix; /* Appendix E.2, V-shape placement with equal F, B, W times:
-                        (6n + 6d - 3k - 1) chunk passes, k = peak in chunk activations;
-                        -1 where it does not apply */
+    double appendix; /* Appendix E.2 generalised (derivation above pp_sched_bounds): V-shape
+                        placement, one route, any F, B, W, comm. Device d-1's work plus its
+                        idle before its first B can start (A) and after its last F (C):
+                        busy + (A - k f) + (C - k (b + w)), k = peak in chunk activations,
+                        f, b, w one chunk's times; only the larger idle term when 2n <= k.
+                        Equal times t per chunk, comm 0, 2n > k: (6n + 6d - 3k - 1) t,
+                        the paper's figure. -1 where it does not apply */
     double best;     /* the largest of the three */
 } pp_bounds;
 
@@ -4149,8 +4154,91 @@ PP__DEF pp_status pp_sched_build(const pp_config *cfg, pp_schedule **out, char *
 
 /* ---- bounds and bubble growth (Appendix E) ------------------------------ */
 
+/* Appendix E.2's bound, re-derived for any F, B, W times and comm.
+
+   Setting: V-shape placement, one route (copies != 2), S = 2d stages.
+   Let m = d-1, the middle device: it holds stages d-1 and d, and both of
+   its stages' microbatches pass through it twice per F chain. Per stage s
+   write f(s) for its F time, b(s) for its B time (BW when the backward is
+   not split) and w(s) for its W time (0 when not split); c = comm on every
+   dependency between two devices. k = the most activations device m ever
+   holds: peak_memory / (the smaller stage_memory of stages d-1, d); we use
+   the largest peak over all devices, which is no smaller, so the bound only
+   gets weaker. Memory is counted in each device's pass order: F allocates,
+   W (or BW) frees.
+
+   1. Makespan E = (busy time of device m) + (idle time of device m). Busy
+      time is fixed: n * (f+b+w of stage d-1 + f+b+w of stage d).
+   2. Warm-up. The first backward device m can run is B(d, j) for some j;
+      it needs F of every stage 0..2d-1 of microbatch j, then B of stages
+      2d-1..d+1. So it starts no earlier than
+          A = sum_{s=0}^{2d-1} f(s) + sum_{s=d+1}^{2d-1} b(s) + c * (device
+              changes along that chain; 3d-3 for V-shape).
+      Every pass device m starts before A is therefore an F, and all of
+      them come before its first W in its order, so there are at most k of
+      them. Busy time in [0, A) <= k * max(f(d-1), f(d)); idle in [0, A)
+      >= A - k * max(f(d-1), f(d)).
+   3. Cool-down. Let t* be the end of device m's last F. That F is some
+      F(d, j) (F(d-1, j) is always followed on device m by F(d, j)). After
+      it microbatch j still needs F of stages d+1..2d-1, B of every stage
+      2d-1..0 and W(0, j), one after another, so
+          E >= t* + C,  C = sum_{s=d+1}^{2d-1} f(s) + sum_{s=0}^{2d-1} b(s)
+              + w(0) + c * (device changes along it; 3d-3 for V-shape).
+      After t* device m runs only B and W passes of activations it still
+      holds right after its last F: at most k of them, each needing at most
+      max over its two stages of b + w. Idle in [t*, E) >= C - k * that.
+   4. The two windows [0, A) and [t*, E) do not overlap when 2n > k: if t*
+      < A, all 2n F passes of device m would come before its first W, so it
+      would hold 2n activations at once. Then
+          E >= busy + (A - k max f) + (C - k max(b + w)).
+      When 2n <= k only one window is used (the larger idle, at least 0).
+   5. Equal times per stage, f = b = w = t, c = 0, split backward: A =
+      (3d-1)t, C = 3dt, busy = 6nt, so E >= (6n + 6d - 1 - 3k)t: the
+      paper's figure, now for any n with 2n > k. For 2n <= k the paper's
+      figure is not a bound (v-half d=4 n=1: 11.5 against a makespan of 8.5),
+      which is why step 4 falls back to one window there.
+   Each window's idle could also be clamped at 0 separately (stronger when
+   k > 1.5d at equal times); we keep the plain sum so the equal-time figure
+   stays the paper's. */
+static double pp__vbound(const pp_schedule *s, double peak) {
+    int d = s->devices, S = s->stages, m = d - 1, i, dev;
+    int bk = s->split_backward ? PP_B : PP_BW;
+    double c = s->times.comm, A = 0, C = 0, busy = 0, k, mem, fmax, bwmax, warm, cool;
+    const double *t = s->stage_time;
+    if (s->placement != PP_PLACE_VSHAPE || pp__copies(s->copies) != 1 || S != 2 * d || d < 1) return -1;
+    dev = s->stage_device[m];
+    if (s->stage_device[d] != dev) return -1;
+    mem = s->stage_memory[m] < s->stage_memory[d] ? s->stage_memory[m] : s->stage_memory[d];
+    if (!(mem > 0)) return -1;
+    k = peak / mem;
+    /* A: F of stages 0..2d-1, then B of stages 2d-1..d+1 (step 2) */
+    for (i = 0; i < S; i++) {
+        A += t[i * 4 + PP_F];
+        if (i > 0 && s->stage_device[i] != s->stage_device[i - 1]) A += c;
+    }
+    for (i = S - 1; i >= d + 1; i--) {
+        A += t[i * 4 + bk];
+        if (s->stage_device[i - 1] != s->stage_device[i]) A += c; /* to B(i-1) */
+    }
+    /* C: F of stages d+1..2d-1, B of stages 2d-1..0, W(0) (step 3) */
+    for (i = d + 1; i < S; i++) C += t[i * 4 + PP_F] + (s->stage_device[i] != s->stage_device[i - 1] ? c : 0);
+    for (i = S - 1; i >= 0; i--) {
+        C += t[i * 4 + bk];
+        if (i > 0 && s->stage_device[i - 1] != s->stage_device[i]) C += c;
+    }
+    if (s->split_backward) C += t[0 * 4 + PP_W];
+    for (i = s->device_start[dev]; i < s->device_start[dev + 1]; i++) busy += pp__dur(s, &s->passes[i]);
+    fmax = pp__max(t[m * 4 + PP_F], t[d * 4 + PP_F]);
+    bwmax = pp__max(t[m * 4 + bk] + (s->split_backward ? t[m * 4 + PP_W] : 0),
+                    t[d * 4 + bk] + (s->split_backward ? t[d * 4 + PP_W] : 0));
+    warm = A - k * fmax;
+    cool = C - k * bwmax;
+    if (2.0 * s->microbatches > k + 1e-9) return busy + warm + cool;
+    return busy + pp__max(0, pp__max(warm, cool));
+}
+
 PP__DEF pp_status pp_sched_bounds(const pp_schedule *s, pp_bounds *out) {
-    int i, dev, S, r, equal = 1;
+    int i, dev, S, r;
     double peak = 0;
     if (!s || !out) return PP_ERR_INVALID_ARG;
     S = s->stages;
@@ -4174,17 +4262,7 @@ PP__DEF pp_status pp_sched_bounds(const pp_schedule *s, pp_bounds *out) {
         if (s->split_backward) path += s->stage_time[a * 4 + PP_W];
         out->path = pp__max(out->path, path);
     }
-    out->appendix = -1;
-    for (i = 0; i < S && equal; i++) {
-        double f = s->stage_time[i * 4 + PP_F];
-        equal = s->stage_time[i * 4 + PP_B] == f && s->stage_time[i * 4 + PP_W] == f && s->stage_memory[i] == 0.5 &&
-                f == s->stage_time[PP_F];
-    }
-    if (s->placement == PP_PLACE_VSHAPE && s->copies != 2 && s->split_backward && equal && s->times.comm == 0) {
-        double k = 2 * peak; /* chunk activations */
-        if (k <= 2.0 * s->devices + 1e-9)
-            out->appendix = (6.0 * s->microbatches + 6.0 * s->devices - 3 * k - 1) * s->stage_time[PP_F];
-    }
+    out->appendix = pp__vbound(s, peak);
     out->best = pp__max(out->work, pp__max(out->path, out->appendix));
     return PP_OK;
 }

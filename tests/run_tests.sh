@@ -59,6 +59,7 @@ program() { # program NAME EXTRA_LIBS...
     fi
 }
 program test_lower     # lowering, slots, deadlock checker
+program test_bounds    # Appendix E.2's bound for any F, B, W, comm: never above a built makespan
 program test_gpt_ref   # the reference model's backwards against finite differences
 program test_runtime -lpthread   # pipelined gradients = one-device gradients, every schedule
 
