@@ -2987,7 +2987,7 @@ typedef struct pp__vgrid {
     int p, m, M, len, cap;   /* devices, microbatches kept, on the grid, row length, row capacity */
     unsigned char *g, *t;    /* [p * cap] rows, and the squeeze's scratch */
     int *idx;                /* [M * p * 7]: new cell of the c-th pass of each code on each device */
-    int *cnt, *nxt, *pk;     /* [p * 7], [p], [p]: scratch */
+    int *cnt, *nxt, *pk, *lc; /* [p * 7], [p], [p], [p * 7]: scratch */
     int (*pos)[6];           /* [p]: the block's cells per device */
     pp_allocator al;
 } pp__vgrid;
@@ -3259,14 +3259,12 @@ static int pp__vgrid_cooldown(pp__vgrid *G, int m) {
    then and keeps the device at or below the grid's peak. */
 static void pp__vgrid_fill(pp__vgrid *G, int m) {
     int p = G->p, i, j, k, x, peak = pp__vgrid_peak(G, NULL);
-    int (*cnt)[7] = (int (*)[7])G->cnt, *mem = G->nxt;
+    int (*cnt)[7] = (int (*)[7])G->cnt, *mem = G->nxt, *lc = G->lc;
     memset(G->cnt, 0, (size_t)p * 7u * sizeof(int));
     memset(mem, 0, (size_t)p * sizeof(int));
     for (i = 0; i < m * p * 7; i++) G->idx[i] = -1;
-    /* last[i * 7 + k]: the last cell of code k on device i (kept as it was) */
+    /* lc[i * 7 + k]: the last cell of code k on device i (kept as it was) */
     {
-        int *lc = (int *)pp__malloc(&G->al, pp__size((size_t)p * 7u, sizeof(int)));
-        if (!lc) return;
         for (i = 0; i < p; i++) {
             const unsigned char *r = PP__GROW(G, i);
             for (k = 0; k < 7; k++) lc[i * 7 + k] = -1;
@@ -3312,7 +3310,6 @@ static void pp__vgrid_fill(pp__vgrid *G, int m) {
                     break;
                 }
             }
-        pp__mfree(&G->al, lc);
     }
 }
 
@@ -3450,13 +3447,14 @@ static pp_status pp__vgrid_alloc(pp__vgrid *G, const pp_config *cfg, int d, int 
     G->cnt = (int *)pp__malloc(&G->al, pp__size((size_t)d * 7u, sizeof(int)));
     G->nxt = (int *)pp__malloc(&G->al, pp__size((size_t)d, sizeof(int)));
     G->pk = (int *)pp__malloc(&G->al, pp__size((size_t)d, sizeof(int)));
+    G->lc = (int *)pp__malloc(&G->al, pp__size((size_t)d * 7u, sizeof(int)));
     G->pos = (int (*)[6])pp__malloc(&G->al, pp__size((size_t)d, sizeof(int[6])));
-    return G->g && G->t && G->idx && G->cnt && G->nxt && G->pk && G->pos ? PP_OK : PP_ERR_OUT_OF_MEMORY;
+    return G->g && G->t && G->idx && G->cnt && G->nxt && G->pk && G->lc && G->pos ? PP_OK : PP_ERR_OUT_OF_MEMORY;
 }
 
 static void pp__vgrid_release(pp__vgrid *G) {
     pp__mfree(&G->al, G->g); pp__mfree(&G->al, G->t); pp__mfree(&G->al, G->idx); pp__mfree(&G->al, G->cnt);
-    pp__mfree(&G->al, G->nxt); pp__mfree(&G->al, G->pk); pp__mfree(&G->al, G->pos);
+    pp__mfree(&G->al, G->nxt); pp__mfree(&G->al, G->pk); pp__mfree(&G->al, G->lc); pp__mfree(&G->al, G->pos);
     memset(G, 0, sizeof *G);
 }
 
@@ -3605,6 +3603,7 @@ static pp_status pp__v_auto(const pp_config *cfg, int d, int n, double limit, pp
         st = pp__vgrid_search(cfg, d, n, limit, &g, err);
         if (st == PP_OK && g && pp__auto_better(g, *out)) { pp_sched_free(*out); *out = g; g = NULL; }
         pp_sched_free(g);
+        if (st != PP_OK) { pp_sched_free(*out); *out = NULL; }
     }
     if (st == PP_OK && !*out) {
         pp__err(err, "v-auto: no V schedule fits mem_limit %g units for d=%d; the smallest that works is %g", limit, d,

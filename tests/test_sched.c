@@ -1320,9 +1320,10 @@ static void test_invalid(void) {
        one gives PP_ERR_OUT_OF_MEMORY at every point, and no leak. */
     group_begin(&ga, "allocator");
     {
-        const char *names[3] = {"v-half", "interleaved-1f1b", "zb-h1"};
+        /* v-auto: both of its families, the block search and the grid */
+        const char *names[4] = {"v-half", "interleaved-1f1b", "zb-h1", "v-auto"};
         int k;
-        for (k = 0; k < 3; k++) {
+        for (k = 0; k < 4; k++) {
             counting c = {0, 0, -1};
             long total, f;
             cfg = base, cfg.schedule = names[k];
