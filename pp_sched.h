@@ -2688,6 +2688,18 @@ static pp_status pp__v_search(int d, pp__vblock V, const pp_allocator *al, pp_bl
 #ifndef PP__AUTO_LEVELS
 #define PP__AUTO_LEVELS 6
 #endif
+/* v-auto's own PP__AUTO_TOP and PP__AUTO_LEVELS (at most those): since its
+   grid family (pp__vgrid_search) runs beside the block search, 4 blocks of
+   3 levels lose nothing on our grids (336 configurations d 4..16, n 2d and
+   4d, limits d/2-1/2..d, three time settings; 40 at n = 8d up to d = 32;
+   the 60 against sail-sg's scheduler), at about 2/3 of the time. zb-auto
+   keeps 16 and 6: fewer made 18 of 582 configurations longer. */
+#ifndef PP__VAUTO_TOP
+#define PP__VAUTO_TOP 4
+#endif
+#ifndef PP__VAUTO_LEVELS
+#define PP__VAUTO_LEVELS 3
+#endif
 #ifndef PP__AUTO_NEVAL
 #define PP__AUTO_NEVAL(d) (2 * (d))
 #endif
@@ -2718,6 +2730,7 @@ typedef struct pp__auto {
     pp_allocator al;
     int n, n_eval, n2, levels;
     int pass, lev_min;       /* pass 0 only marks the levels that have a block; pass 1 ranks from lev_min */
+    int ntop, nlev;          /* blocks kept per level (<= PP__AUTO_TOP), levels ranked */
     int nl, extra;           /* levels [nl, 2 nl): the same for blocks with wider turns (extra = 1), ranked apart */
     double limit, min_mem;   /* min_mem: least peak of any legal candidate seen */
     int *count;              /* [levels] */
@@ -2729,6 +2742,7 @@ typedef struct pp__auto {
 static pp_status pp__auto_init(pp__auto *A, const pp_config *cfg, int d, int n, double limit, char *err) {
     memset(A, 0, sizeof *A);
     A->cfg = cfg; A->al = pp__allocator(&cfg->allocator); A->n = n; A->limit = limit; A->min_mem = -1;
+    A->ntop = PP__AUTO_TOP; A->nlev = PP__AUTO_LEVELS;
     A->n_eval = n < PP__AUTO_NEVAL(d) ? n : PP__AUTO_NEVAL(d);
     A->n2 = n < PP__AUTO_N2(d) ? n : PP__AUTO_N2(d);
     A->nl = (int)(2 * limit + 1e-9) + 1;
@@ -2767,7 +2781,7 @@ static int pp__auto_seen(pp__auto *A, const pp_block *b) {
     return 0; /* full: just evaluate */
 }
 
-/* After pass 0: only the PP__AUTO_LEVELS highest levels that have a block
+/* After pass 0: only the A->nlev (PP__AUTO_LEVELS) highest levels that have a block
    are ranked (the shortest schedule comes from the top level or the one
    below it in every configuration we measured: reordering may fill any
    block up to the limit, so a lower level brings a worse block to the
@@ -2777,7 +2791,7 @@ static int pp__auto_next_pass(pp__auto *A) {
     if (A->pass > 0) return A->pass + 1;
     A->lev_min = 0;
     for (l = A->nl - 1; l >= 0; l--)
-        if (A->count[l] && ++k == PP__AUTO_LEVELS) { A->lev_min = l; break; }
+        if (A->count[l] && ++k == A->nlev) { A->lev_min = l; break; }
     memset(A->count, 0, (size_t)A->levels * sizeof(int));
     memset(A->seen, 0, PP__AUTO_SEEN * sizeof(unsigned long));
     return 1;
@@ -2797,7 +2811,7 @@ static pp_status pp__auto_consider(pp__auto *A, pp_block *blk, char *err) {
     pp_status st;
     double mem, mk, *tm;
     pp_block **tb;
-    int i, k, lev, *cnt, top = A->extra ? PP__AUTO_TOPX : PP__AUTO_TOP;
+    int i, k, lev, *cnt, top = A->extra && PP__AUTO_TOPX < A->ntop ? PP__AUTO_TOPX : A->ntop;
     if (pp__auto_seen(A, blk)) { pp_block_free(blk); return PP_OK; }
     mem = pp__block_max_bound(blk);
     lev = (int)(2 * mem + 0.5);
@@ -3568,6 +3582,10 @@ static pp_status pp__v_auto(const pp_config *cfg, int d, int n, double limit, pp
     *out = NULL;
     st = pp__auto_init(&A, cfg, d, n, limit, err);
     if (st != PP_OK) return st;
+    if (!cfg->no_reorder) { /* the grid family runs too: a narrower block search is enough */
+        A.ntop = PP__VAUTO_TOP < PP__AUTO_TOP ? PP__VAUTO_TOP : PP__AUTO_TOP;
+        A.nlev = PP__VAUTO_LEVELS;
+    }
     memset(&V, 0, sizeof V);
     V.split = 1; V.bw_cells = 2;
     for (A.pass = 0; A.pass < 2 && st == PP_OK; A.pass = pp__auto_next_pass(&A))
