@@ -277,8 +277,15 @@ DECISIONS (where the paper is ambiguous, what this file does)
      configurations: d 4..16, n 2d and 4d, limits d/2, 2d/3, d, unit and
      Table 5 times): the same in 56, shorter in 4 (by up to 0.17%, our
      block family), never longer; tests/test_auto.c checks 30 of them
-     against their figures. The grid costs 30 to 250 ms at d=16, n=128
-     and about 5 s at d=64, n=512 (the largest share of v-auto there).
+     against their figures. With the grid beside it the block search
+     keeps 4 blocks of 3 levels (PP__VAUTO_TOP, PP__VAUTO_LEVELS; 16 of 6
+     alone, or with no_reorder), which lost nothing on our grids.
+     Time (one core of a loaded 2-core machine, make bench): d=4, n=32:
+     6-15 ms; d=8, n=64: 25-75 ms; d=16, n=128: 0.16 s at limit d/2 to
+     0.38 s at limit d, about 2/3 of it the grid (every block fits at
+     limit d, so none is cut early); d=32, n=256: 1.6 s; d=64, n=512:
+     7 s. Milliseconds would need a search that does not build most of
+     its candidates; their Python takes 13 s to 4 min at d=16.
    - zb-auto: the same search on sequential blocks with B/W split: F step
      1..6, B step 1..3, F->B turn 1..6, W in the first free cell at or after
      the lifespan 3k cells (k = 0..2d+2) from its F; ZB-H1, ZB-H2 and 1F1B
