@@ -279,8 +279,8 @@ DECISIONS (where the paper is ambiguous, what this file does)
      work together with their blocks.
      Against sail-sg's v_auto_schedule.py, run on the same inputs (60
      configurations: d 4..16, n 2d and 4d, limits d/2, 2d/3, d, unit and
-     Table 5 times): the same in 56, shorter in 4 (by up to 0.17%, our
-     block family), never longer; tests/test_auto.c checks 30 of them
+     Table 5 times): the same in 54, shorter in 6 (by up to 0.17%),
+     never longer; tests/test_auto.c checks 30 of them
      against their figures. With the grid beside it the block search
      keeps 4 blocks of 3 levels (PP__VAUTO_TOP, PP__VAUTO_LEVELS; 16 of 6
      alone, or with no_reorder), which lost nothing on our grids.
