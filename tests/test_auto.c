@@ -88,6 +88,28 @@ static double maxpeak(const pp_schedule *s) {
 }
 
 
+/* One figure of another implementation: at this d, n, limit and time
+   setting (0: unit, 1: Table 5's 12.96/13.22/9.76) it built a schedule of
+   this makespan. */
+typedef struct reference { int d, n; double limit; int t; double makespan; } reference;
+
+/* name is never longer than the reference figures and stays within the limit. */
+static void check_reference(const char *name, const reference *ref, size_t count, const char *whose) {
+    const pp_times rt[2] = {{1, 1, 1, 0}, {12.96, 13.22, 9.76, 0}};
+    char err[PP_ERR_LEN];
+    size_t i;
+    for (i = 0; i < count; i++) {
+        pp_schedule *a = build(name, ref[i].d, ref[i].n, rt[ref[i].t], ref[i].limit, err);
+        char what[96];
+        snprintf(what, sizeof what, "%s d=%d n=%d limit %g times#%d", name, ref[i].d, ref[i].n, ref[i].limit, ref[i].t);
+        CHECK(a != NULL, "%s: %s", what, err);
+        if (!a) continue;
+        CHECK(a->makespan <= ref[i].makespan * (1 + 1e-9), "%s: makespan %g, %s %g", what, a->makespan, whose, ref[i].makespan);
+        CHECK(own_check(a, what) <= ref[i].limit + 1e-9, "%s: peak above the limit", what);
+        pp_sched_free(a);
+    }
+}
+
 int main(void) {
     char err[PP_ERR_LEN];
     const pp_times times[3] = {{1, 1, 1, 0}, {1.296, 1.322, 0.976, 0}, {1.3, 1.1, 0.7, 0.05}}; /* unit, Table 5, with comm */
@@ -506,7 +528,7 @@ int main(void) {
        longer. Limits about d/2, 2d/3 and d; unit times and Table 5's
        12.96/13.22/9.76. */
     {
-        static const struct { int d, n; double limit; int t; double makespan; } ref[] = {
+        static const reference ref[] = {
         {4, 8, 2.0, 0, 29.5},
         {4, 8, 2.0, 1, 382.98},
         {4, 8, 2.5, 0, 28},
@@ -550,18 +572,7 @@ int main(void) {
         {12, 24, 12.0, 0, 77.5},
         {12, 24, 12.0, 1, 935.27},
         };
-        const pp_times rt[2] = {{1, 1, 1, 0}, {12.96, 13.22, 9.76, 0}};
-        size_t i;
-        for (i = 0; i < sizeof ref / sizeof ref[0]; i++) {
-            pp_schedule *a = build("v-auto", ref[i].d, ref[i].n, rt[ref[i].t], ref[i].limit, err);
-            char what[96];
-            snprintf(what, sizeof what, "v-auto d=%d n=%d limit %g times#%d", ref[i].d, ref[i].n, ref[i].limit, ref[i].t);
-            CHECK(a != NULL, "%s: %s", what, err);
-            if (!a) continue;
-            CHECK(a->makespan <= ref[i].makespan * (1 + 1e-9), "%s: makespan %g, the reference scheduler's %g", what, a->makespan, ref[i].makespan);
-            CHECK(own_check(a, what) <= ref[i].limit + 1e-9, "%s: peak above the limit", what);
-            pp_sched_free(a);
-        }
+        check_reference("v-auto", ref, sizeof ref / sizeof ref[0], "the reference scheduler's");
     }
     /* where the reference reaches Appendix E.2's bound, v-auto does too:
        d=4, n=8, unit times, peak 5 chunk activations (2.5 units):
@@ -578,7 +589,7 @@ int main(void) {
        inputs with F = +1 activation, W = -1, their limit = ours): the same
        makespan or shorter at limits d (ZB-1P) and 2d (ZB-2P). */
     {
-        static const struct { int d, n, limit, t; double makespan; } ref[] = {
+        static const reference ref[] = {
             {4, 8, 4, 0, 27},
             {4, 8, 4, 1, 336.78},
             {4, 8, 8, 0, 27},
@@ -604,18 +615,7 @@ int main(void) {
             {16, 64, 32, 0, 207},
             {16, 64, 32, 1, 2494.56},
         };
-        const pp_times rt[2] = {{1, 1, 1, 0}, {12.96, 13.22, 9.76, 0}};
-        size_t i;
-        for (i = 0; i < sizeof ref / sizeof ref[0]; i++) {
-            pp_schedule *a = build("zb-auto", ref[i].d, ref[i].n, rt[ref[i].t], ref[i].limit, err);
-            char what[96];
-            snprintf(what, sizeof what, "zb-auto d=%d n=%d limit %d times#%d", ref[i].d, ref[i].n, ref[i].limit, ref[i].t);
-            CHECK(a != NULL, "%s: %s", what, err);
-            if (!a) continue;
-            CHECK(a->makespan <= ref[i].makespan * (1 + 1e-9), "%s: makespan %g, the reference heuristic's %g", what, a->makespan, ref[i].makespan);
-            CHECK(own_check(a, what) <= ref[i].limit + 1e-9, "%s: peak above the limit", what);
-            pp_sched_free(a);
-        }
+        check_reference("zb-auto", ref, sizeof ref / sizeof ref[0], "the reference heuristic's");
     }
     group_next("zb-auto-vs-reference", "never longer than the Zero Bubble authors' zb.py heuristic at limits d and 2d (24 configurations, d=4, 8, 16)");
 
