@@ -280,8 +280,9 @@ DECISIONS (where the paper is ambiguous, what this file does)
      Against sail-sg's v_auto_schedule.py, run on the same inputs (60
      configurations: d 4..16, n 2d and 4d, limits d/2, 2d/3, d, unit and
      Table 5 times): the same in 54, shorter in 6 (by up to 0.17%),
-     never longer; tests/test_auto.c checks 30 of them
-     against their figures. With the grid beside it the block search
+     never longer; with comm (1.3/1.1/0.7, comm 0.05, d 4..8, 18
+     configurations) the same in 7 and shorter in 11, by up to 6.1%;
+     tests/test_auto.c checks 48 of the 78 against their figures. With the grid beside it the block search
      keeps 4 blocks of 3 levels (PP__VAUTO_TOP, PP__VAUTO_LEVELS; 16 of 6
      alone, or with no_reorder), which lost nothing on our grids.
      Time (one core of a loaded 2-core machine, make bench): d=4, n=32:
