@@ -3022,7 +3022,7 @@ typedef struct pp__vgrid {
     int p, m, M, len, cap;   /* devices, microbatches kept, on the grid, row length, row capacity */
     unsigned char *g, *t;    /* [p * cap] rows, and the squeeze's scratch */
     int *idx;                /* [M * p * 7]: new cell of the c-th pass of each code on each device */
-    int *cnt, *nxt, *pk, *lc; /* [p * 7], [p], [p], [p * 7]: scratch */
+    int *cnt, *nxt, *pk, *lc, *low; /* [p * 7], [p], [p], [p * 7], [p]: scratch */
     int (*pos)[6];           /* [p]: the block's cells per device */
     pp_allocator al;
 } pp__vgrid;
@@ -3118,16 +3118,24 @@ static void pp__vgrid_lay(pp__vgrid *G, int (*pos)[6]) {
 /* Steps 3, 5, 6: unit-time squeeze, each device keeping its order; m
    passes of each code per device at most. 0 if the grid breaks a rule. */
 static int pp__vgrid_squeeze(pp__vgrid *G, int m) {
-    int p = G->p, i, j, dir, len = 0, *next = G->nxt;
+    int p = G->p, i, j, dir, len = 0, *next = G->nxt, *low = G->low;
     int (*cnt)[7] = (int (*)[7])G->cnt;
     memset(G->t, 0, (size_t)p * (size_t)G->cap);
     memset(G->cnt, 0, (size_t)p * 7u * sizeof(int));
     memset(next, 0, (size_t)p * sizeof(int));
     for (i = 0; i < G->M * p * 7; i++) G->idx[i] = -1;
-    for (j = 0; j < G->len; j++)
+    /* column by column: first the passes that run towards device d-1 (F,
+       B, W) in device order, then those that run towards device 0 (f, b,
+       w) in reverse, so a pass's input in the same column is placed first */
+    for (j = 0; j < G->len; j++) {
+        int nlow = 0;
+        for (i = 0; i < p; i++) {
+            int k = PP__GROW(G, i)[j];
+            if (k && !pp__g_upper(k)) low[nlow++] = i;
+        }
         for (dir = 0; dir < 2; dir++)
-            for (i = 0; i < p; i++) {
-                int dev = dir ? p - 1 - i : i, k = PP__GROW(G, dev)[j], c, at;
+            for (i = 0; i < (dir ? nlow : p); i++) {
+                int dev = dir ? low[nlow - 1 - i] : i, k = PP__GROW(G, dev)[j], c, at;
                 if (!k || pp__g_upper(k) == dir) continue;
                 c = cnt[dev][k];
                 if (c >= m) return 0;
@@ -3152,6 +3160,7 @@ static int pp__vgrid_squeeze(pp__vgrid *G, int m) {
                 next[dev] = at + 1;
                 if (at + 1 > len) len = at + 1;
             }
+    }
     {
         unsigned char *x = G->g;
         G->g = G->t; G->t = x;
@@ -3483,13 +3492,16 @@ static pp_status pp__vgrid_alloc(pp__vgrid *G, const pp_config *cfg, int d, int 
     G->nxt = (int *)pp__malloc(&G->al, pp__size((size_t)d, sizeof(int)));
     G->pk = (int *)pp__malloc(&G->al, pp__size((size_t)d, sizeof(int)));
     G->lc = (int *)pp__malloc(&G->al, pp__size((size_t)d * 7u, sizeof(int)));
+    G->low = (int *)pp__malloc(&G->al, pp__size((size_t)d, sizeof(int)));
     G->pos = (int (*)[6])pp__malloc(&G->al, pp__size((size_t)d, sizeof(int[6])));
-    return G->g && G->t && G->idx && G->cnt && G->nxt && G->pk && G->lc && G->pos ? PP_OK : PP_ERR_OUT_OF_MEMORY;
+    return G->g && G->t && G->idx && G->cnt && G->nxt && G->pk && G->lc && G->low && G->pos ? PP_OK
+                                                                                        : PP_ERR_OUT_OF_MEMORY;
 }
 
 static void pp__vgrid_release(pp__vgrid *G) {
     pp__mfree(&G->al, G->g); pp__mfree(&G->al, G->t); pp__mfree(&G->al, G->idx); pp__mfree(&G->al, G->cnt);
-    pp__mfree(&G->al, G->nxt); pp__mfree(&G->al, G->pk); pp__mfree(&G->al, G->lc); pp__mfree(&G->al, G->pos);
+    pp__mfree(&G->al, G->nxt); pp__mfree(&G->al, G->pk); pp__mfree(&G->al, G->lc); pp__mfree(&G->al, G->low);
+    pp__mfree(&G->al, G->pos);
     memset(G, 0, sizeof *G);
 }
 
