@@ -286,10 +286,10 @@ DECISIONS (where the paper is ambiguous, what this file does)
      keeps 4 blocks of 3 levels (PP__VAUTO_TOP, PP__VAUTO_LEVELS; 16 of 6
      alone, or with no_reorder), which lost nothing on our grids.
      Time (one core of a loaded 2-core machine, make bench): d=4, n=32:
-     6-15 ms; d=8, n=64: 25-75 ms; d=16, n=128: 0.16 s at limit d/2 to
-     0.38 s at limit d, about 2/3 of it the grid (every block fits at
-     limit d, so none is cut early); d=32, n=256: 1.6 s; d=64, n=512:
-     7 s. Milliseconds would need a search that does not build most of
+     6-17 ms; d=8, n=64: 50-85 ms; d=16, n=128: 0.22 s at limit d/2 to
+     0.45 s at limit d, about half of it the grid (every block fits at
+     limit d, so none is cut early); d=32, n=256: 1.7 s; d=64, n=512:
+     7.4 s; d=128, n=256: 51 s. Milliseconds would need a search that does not build most of
      its candidates; their Python takes 13 s to 4 min at d=16.
    - zb-auto: the same search on sequential blocks with B/W split: F step
      1..6, B step 1..3, F->B turn 1..6, W in the first free cell at or after
