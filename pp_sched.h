@@ -3013,8 +3013,9 @@ static pp_status pp__auto_finish(pp__auto *A, const char *const *fixed, pp_sched
    reordering) and keeps the shorter schedule. For n <= 2d+4 every block
    of the family is timed at n, so v-auto is never longer than this
    construction there; above, the ranking at 2d+4 picks the 8 rebuilt.
-   The 8 are then reordered by pp__reorder on the real times (never
-   longer; up to 7% shorter with comm or uneven times on our grids). */
+   The 8 are then reordered by pp__reorder on the real times, within
+   their own peak (never longer; up to 7% shorter with comm or uneven
+   times on our grids). */
 
 enum { PP__GF = 1, PP__Gf, PP__GB, PP__Gb, PP__GW, PP__Gw }; /* cell codes; 0 = free */
 
@@ -3587,9 +3588,10 @@ static pp_status pp__vgrid_search(const pp_config *cfg, int d, int n, double lim
         }
     }
     /* the finalists at the real n, as schedules, then our reordering on
-       the real times, up to the limit: it shortens the grid's schedule
-       where the unit grid misjudges uneven times and comm (up to 7% on our
-       grids). Above PP__VGRID_N(d) the reordering runs at n1 and the
+       the real times within the schedule's own peak: it shortens the
+       grid's schedule where the unit grid misjudges uneven times and comm
+       (up to 7% on our grids). Reordering up to the limit instead shortened
+       nothing more and made one configuration longer at a higher limit. Above PP__VGRID_N(d) the reordering runs at n1 and the
        stable phase extends it (pp__extend_exact) when that is exact; the
        grid built at n is a candidate too, reordered at n only when the
        extension was not exact. */
@@ -3599,13 +3601,13 @@ static pp_status pp__vgrid_search(const pp_config *cfg, int d, int n, double lim
         pp_schedule *s = NULL, *e = NULL;
         if (n1 != n) {
             st = pp__vgrid_build(&G, cfg, &top[k], maxmem, &s);
-            if (st == PP_OK && s) st = pp__reorder(s, PP__AUTO_MASK3, limit, err);
+            if (st == PP_OK && s) st = pp__reorder(s, PP__AUTO_MASK3, 0, err);
             if (st == PP_OK && s) st = pp__extend_exact(s, n, &e, err);
             pp_sched_free(s);
             s = NULL;
         }
         if (st == PP_OK) st = pp__vgrid_build(n1 != n ? &G2 : &G, cfg, &top[k], maxmem, &s);
-        if (st == PP_OK && s && !e) st = pp__reorder(s, PP__AUTO_MASK3, limit, err);
+        if (st == PP_OK && s && !e) st = pp__reorder(s, PP__AUTO_MASK3, 0, err);
         if (st == PP_OK && e && pp__auto_better(e, *out)) { pp_sched_free(*out); *out = e; e = NULL; }
         if (st == PP_OK && s && pp__auto_better(s, *out)) { pp_sched_free(*out); *out = s; s = NULL; }
         pp_sched_free(s);

@@ -149,7 +149,7 @@ int main(void) {
        exceeds the limit; at unit times the bubble drops sharply once the
        limit passes about half of 1F1B's memory (Appendix B) */
     for (d = 3; d <= 8; d += 5)
-        for (ti = 0; ti < 2; ti++) {
+        for (ti = 0; ti < 3; ti++) {
             int n = 4 * d;
             double prev = -1, lim, at_min = -1, at_half = -1;
             for (lim = 1; lim <= d + 1e-9; lim += 0.5) {
@@ -164,7 +164,7 @@ int main(void) {
             }
             CHECK(at_min > 0 && at_half > 0 && at_half < at_min, "v-auto d=%d: no gain from the smallest limit (%g) to d/2+1 (%g)", d, at_min, at_half);
         }
-    group_next("v-auto-ladder", "makespan non-increasing in the limit, peak within it, d=3,8, unit and Table 5 times");
+    group_next("v-auto-ladder", "makespan non-increasing in the limit, peak within it, d=3,8, unit, Table 5 and with-comm times");
 
     /* the same at d = 12 and 16 (the search ranks fewer candidates per
        level there than it tries): every limit from the smallest that works
