@@ -301,7 +301,8 @@ DECISIONS (where the paper is ambiguous, what this file does)
      block, which zb-auto does not search). Against the Zero Bubble
      authors' heuristic (sail-sg's zb.py, 8 greedy variants, F +1 and W -1
      activation, limits d and 2d, d 4..16, n 2d and 4d, unit and Table 5
-     times): the same makespan in 40 of 40 configurations.
+     times): the same makespan in 40 of 40 configurations, and in 20 of
+     20 with comm (1.3/1.1/0.7, comm 0.05).
    - dualpipe-v: DeepSeek's DualPipeV phase by phase (see pp__dualpipe);
      tests check it is PyTorch's ScheduleDualPipeV order pass for pass. The
      GPU overlaps each F with the B it is paired with; this model runs them

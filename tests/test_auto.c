@@ -634,10 +634,23 @@ int main(void) {
             {16, 64, 16, 1, 2546.46},
             {16, 64, 32, 0, 207},
             {16, 64, 32, 1, 2494.56},
+            /* with comm 0.05 (their cost_comm, the same unit as ours) */
+            {4, 8, 4, 2, 30.5},
+            {4, 8, 8, 2, 28.85},
+            {4, 16, 4, 2, 55.3},
+            {4, 16, 8, 2, 53.65},
+            {8, 16, 8, 2, 62.9},
+            {8, 16, 16, 2, 59.05},
+            {8, 32, 8, 2, 112.5},
+            {8, 32, 16, 2, 108.65},
+            {16, 32, 16, 2, 127.7},
+            {16, 32, 32, 2, 119.45},
+            {16, 64, 16, 2, 226.9},
+            {16, 64, 32, 2, 218.65},
         };
         check_reference("zb-auto", ref, sizeof ref / sizeof ref[0], "the reference heuristic's");
     }
-    group_next("zb-auto-vs-reference", "never longer than the Zero Bubble authors' zb.py heuristic at limits d and 2d (24 configurations, d=4, 8, 16)");
+    group_next("zb-auto-vs-reference", "never longer than the Zero Bubble authors' zb.py heuristic at limits d and 2d (36 configurations, d=4, 8, 16, 12 with comm)");
 
     printf("test_auto: %d groups passed, %d failed\n", g_groups_passed, g_groups_failed);
     return g_groups_failed ? 1 : 0;
