@@ -218,79 +218,74 @@ DECISIONS (where the paper is ambiguous, what this file does)
      schedules); every other built-in is reordered unless no_reorder.
 
    - v-auto (Appendix A) runs two families of candidates and keeps the
-     shorter schedule (at equal makespan the smaller peak). The first is
-     ours: V blocks with the K split of Eq. 3, delta0 in
-     1..4 and delta1 in 1..3 cells on each side of K (K = every device up
-     to d = 16, every (d/16)-th beyond), the turns F0->F1, F1->B, B1->B0 in
+     shorter schedule (at equal makespan the smaller peak); V-Min, V-Half
+     and V-ZB themselves are taken too when they fit and are shorter. The
+     default limit is d (1F1B's peak). That a higher limit never gives a
+     longer schedule is not guaranteed by construction; tests check it on
+     a grid (with comm too), and it held on every series we measured.
+     Family 1, ours: V blocks with the K split of Eq. 3, delta0 in 1..4
+     and delta1 in 1..3 cells on each side of K (K = every device up to
+     d = 16, every (d/16)-th beyond), the turns F0->F1, F1->B, B1->B0 in
      1..6 whose sum is at most 2 above the smallest that repeats without
      collision (collision depends on the turns mod 6 only), W greedy; the
      turns 3 or 4 above it are ranked apart (4 per level, their best 2
      built as well), so they can add a schedule (d=8, n=16, limit 4:
      796 -> 787.5 at Table 5 times) without pushing others out. Only
-     blocks whose Eq. 1 bound fits mem_limit are kept. They are grouped by
-     that bound (half-unit levels) and only the 6 highest levels that have
-     a block are ranked: the winner came from the top level or the one below
-     it in every configuration we measured, since reordering here may fill
-     every device up to the limit, not only to the block's Eq. 1 bound
-     (what sail-sg's v_auto_schedule.py also does). Per level the 16 with
-     the least squeezed makespan at min(n, 2d) are reordered at min(n, d+2)
-     with four reorder variants; a level goes on when it beats every lower
-     one there, the best 2 of each such level are kept, and the 6 best of
-     all of those are built at n with every variant. The shortest wins;
-     V-Min, V-Half and V-ZB themselves are taken when they fit and are
-     shorter. The default limit is d (1F1B's peak). That a higher limit
-     never gives a longer schedule is not guaranteed by construction; tests
-     check it on a grid.
-     Speed: a schedule at n > 2d+6 is reordered at 2d+4 microbatches and
-     extended to n by repeating its stable phase (pp__extend), kept only
-     when the added microbatches cost exactly the busiest device's work
-     (no bubble in the stable phase, which reordering at n could not
-     shorten) and no peak rises; otherwise (V-Min, 1F1B-V at uneven times:
-     O(n) bubble) the whole n is reordered. The fixed V, ZB blocks use the
-     same path in pp_sched_build (V-ZB at d=64, n=1024: 0.85 s -> 0.11 s
-     of CPU). v-auto at d=16, n=128 went from 1.4 s to 0.3 s of CPU on a
-     loaded 2-core machine (about the same at n = 32..512), d=32, n=256
-     from 10.8 s to 1.1 s, d=64, n=512 from minutes to 5.9 s; zb-auto at
-     d=16 takes 0.02 s. Over 548 configurations (d 4..32, n 2d..8d,
-     limits d/3..d, unit and Table 5 times) the makespan was the same in
-     431, shorter in 110 (up to 3.9%) and longer in 7 (at most 0.23%,
-     Table 5 times, limits just below d) than with the slower search
-     before it.
-     The second family is the cell-grid construction of the paper's
-     authors (sail-sg's v_auto_schedule.py; the steps are written out
-     above pp__vgrid_search): a block from device 0's permutation of F, f,
-     B, b in a 6-cell period and two offsets o0 >= o1 (the first len0
-     devices step by o0), laid down on a unit grid, squeezed, its warm-up
-     and cool-down rebuilt by rule under the block's peak, free cells
-     filled greedily, then timed with the real F/B/W/comm. We re-derived
-     and wrote it ourselves; no code of theirs is in this file. For
-     n > 2d+4 its blocks are ranked by their grid at n = 2d+4 and the best
-     are rebuilt at n (with 4 rebuilt, the same result as ranking at n on
-     60 configurations, d 4..16, n 4d and 8d); beyond 16 devices every
-     (d/16)-th len0 is tried. The best 8 are also reordered with our
-     variants on the real times, which the unit grid cannot see: on 336
+     blocks whose Eq. 1 bound fits mem_limit are kept, grouped by that
+     bound (half-unit levels); only the highest levels that have a block
+     are ranked (reordering may fill every device up to the limit, not
+     only to the block's Eq. 1 bound, so a lower level brings a worse block
+     to the same memory). Per level the best by squeezed makespan at
+     min(n, 2d) are reordered at min(n, d+2) with four reorder variants; a
+     level goes on when it beats every lower one there, its best 2 are
+     kept, and the 6 best of all of those are built at n with every
+     variant. How many levels and blocks per level: PP__VAUTO_LEVELS = 3
+     and PP__VAUTO_TOP = 4 next to family 2; 6 and 16 without it
+     (no_reorder). With 4 of 3 nothing got longer on our grids (376
+     configurations, d 4..32, n 2d..8d, limits d/2-1/2..d, three time
+     settings, and the 60 below) at about 2/3 of the time.
+     Family 2, the cell-grid construction of the paper's authors
+     (sail-sg's v_auto_schedule.py; its 8 steps are written out above
+     pp__vgrid_search): a block from device 0's permutation of F, f, B, b
+     in a 6-cell period and two offsets o0 >= o1 (the first len0 devices
+     step by o0), laid down on a unit grid, squeezed, its warm-up and
+     cool-down rebuilt by rule under the block's peak, free cells filled
+     greedily, then timed with the real F/B/W/comm. We re-derived and
+     wrote it ourselves; no code of theirs is in this file. For n > 2d+4
+     its blocks are ranked by their grid at n = 2d+4 (with 4 rebuilt at n,
+     the same result as ranking at n on 60 configurations, d 4..16, n 4d
+     and 8d); beyond 16 devices every (d/16)-th len0 is tried. The best 8
+     are built at n and reordered with our variants on the real times,
+     which the unit grid cannot see, within their own peak: on 336
      configurations (d 4..16, n 2d and 4d, limits d/2-1/2..d, three time
-     settings) that shortened 89 of them, by up to 7% (with comm, at
-     limit d/2), for 40% more time; 2 of 40 at n = 8d. Without this family v-auto was up to 3.1%
-     longer than their scheduler at limits d/2 and 2d/3: their warm-up
-     and cool-down, laid out by rule over the whole grid, beat our
-     bubble-filling there. The grid is not a reorder variant: we tried
-     their warm-up rule on our blocks and it shortened nothing; the rules
-     work together with their blocks.
+     settings) that shortened 89, by up to 7% (with comm, at limit d/2),
+     for 40% more time; 2 of 40 at n = 8d. Family 2 wins 184 of those
+     336, family 1 39, so both stay. Without family 2 v-auto was up to
+     3.1% longer than the authors' scheduler at limits d/2 and 2d/3: their
+     warm-up and cool-down, laid out by rule over the whole grid, beat our
+     bubble filling there; their warm-up rule alone, tried as a reorder
+     variant on our blocks, shortened nothing.
      Against sail-sg's v_auto_schedule.py, run on the same inputs (60
      configurations: d 4..16, n 2d and 4d, limits d/2, 2d/3, d, unit and
-     Table 5 times): the same in 54, shorter in 6 (by up to 0.17%),
-     never longer; with comm (1.3/1.1/0.7, comm 0.05, d 4..8, 18
-     configurations) the same in 7 and shorter in 11, by up to 6.1%;
-     tests/test_auto.c checks 48 of the 78 against their figures. With the grid beside it the block search
-     keeps 4 blocks of 3 levels (PP__VAUTO_TOP, PP__VAUTO_LEVELS; 16 of 6
-     alone, or with no_reorder), which lost nothing on our grids.
-     Time (one core of a loaded 2-core machine, make bench): d=4, n=32:
-     6-17 ms; d=8, n=64: 50-85 ms; d=16, n=128: 0.22 s at limit d/2 to
-     0.45 s at limit d, about half of it the grid (every block fits at
+     Table 5 times): the same in 54, shorter in 6 (by up to 0.17%), never
+     longer; with comm (1.3/1.1/0.7, comm 0.05, d 4..8, 18 configurations)
+     the same in 7 and shorter in 11, by up to 6.1%. tests/test_auto.c
+     checks 48 of the 78 against their figures.
+     Speed: a block schedule at n > 2d+6 is reordered at 2d+4
+     microbatches and extended to n by repeating its stable phase
+     (pp__extend_exact), kept only when the added microbatches cost
+     exactly the busiest device's work (no bubble in the stable phase,
+     which reordering at n could not shorten) and no peak rises; otherwise
+     (V-Min, 1F1B-V at uneven times: O(n) bubble) the whole n is
+     reordered. The fixed V and ZB blocks use the same path in
+     pp_sched_build (V-ZB at d=64, n=1024: 0.85 s -> 0.11 s of CPU).
+     v-auto on one core of a loaded 2-core machine (make bench): d=4,
+     n=32: 6-17 ms; d=8, n=64: 50-85 ms; d=16, n=128: 0.22 s at limit d/2
+     to 0.45 s at limit d, about half of it family 2 (every block fits at
      limit d, so none is cut early); d=32, n=256: 1.7 s; d=64, n=512:
-     7.4 s; d=128, n=256: 51 s. Milliseconds would need a search that does not build most of
-     its candidates; their Python takes 13 s to 4 min at d=16.
+     7.4 s; d=128, n=256: 51 s. Their Python takes 13 s to 4 min at d=16.
+     Milliseconds would need a search that does not build most of its
+     candidates.
    - zb-auto: the same search on sequential blocks with B/W split: F step
      1..6, B step 1..3, F->B turn 1..6, W in the first free cell at or after
      the lifespan 3k cells (k = 0..2d+2) from its F; ZB-H1, ZB-H2 and 1F1B
