@@ -3020,6 +3020,7 @@ typedef struct pp__vgrid {
     unsigned char *g, *t;    /* [p * cap] rows, and the squeeze's scratch */
     int *idx;                /* [M * p * 7]: new cell of the c-th pass of each code on each device */
     int *cnt, *nxt, *pk, *lc, *low; /* [p * 7], [p], [p], [p * 7], [p]: scratch */
+    int *lo, *hi;            /* [p], [p]: each row's busy span (pp__vgrid_spans) */
     int (*pos)[6];           /* [p]: the block's cells per device */
     pp_allocator al;
 } pp__vgrid;
@@ -3112,52 +3113,67 @@ static void pp__vgrid_lay(pp__vgrid *G, int (*pos)[6]) {
     }
 }
 
+/* Each row's first and last busy cell (lo = len, hi = -1 for an empty
+   row), so the column walks below skip the empty ends of the rows. */
+static void pp__vgrid_spans(const pp__vgrid *G) {
+    int i;
+    for (i = 0; i < G->p; i++) {
+        const unsigned char *r = PP__GROW(G, i);
+        int lo = 0, hi = G->len - 1;
+        while (lo < G->len && !r[lo]) lo++;
+        while (hi >= lo && !r[hi]) hi--;
+        G->lo[i] = lo;
+        G->hi[i] = hi;
+    }
+}
+
+/* Places the pass in cell j of device dev's row where the squeeze puts
+   it: at the device's next cell, after its input; 0 if that breaks a rule. */
+static int pp__vgrid_place(pp__vgrid *G, int dev, int j, int m, int *len) {
+    int (*cnt)[7] = (int (*)[7])G->cnt, k = PP__GROW(G, dev)[j], c = cnt[dev][k], at = G->nxt[dev], from = -1;
+    unsigned char *row = G->t + (size_t)dev * (size_t)G->cap;
+    if (c >= m) return 0;
+    if (k == PP__GF || k == PP__GB) from = dev > 0 ? dev - 1 : -1;
+    else if (k == PP__Gf || k == PP__Gb) from = dev < G->p - 1 ? dev + 1 : -1;
+    if (from >= 0) { /* the input exists when its device has placed more passes of k than c */
+        if (cnt[from][k] <= c) return 0;
+        if (PP__GIDX(G, c, from, k) + 1 > at) at = PP__GIDX(G, c, from, k) + 1;
+    }
+    if (at >= G->cap) return 0;
+    while (G->nxt[dev] < at) row[G->nxt[dev]++] = 0;
+    row[at] = (unsigned char)k;
+    cnt[dev][k] = c + 1;
+    PP__GIDX(G, c, dev, k) = at;
+    G->nxt[dev] = at + 1;
+    if (at + 1 > *len) *len = at + 1;
+    return 1;
+}
+
 /* Steps 3, 5, 6: unit-time squeeze, each device keeping its order; m
-   passes of each code per device at most. 0 if the grid breaks a rule. */
+   passes of each code per device at most. 0 if the grid breaks a rule.
+   idx needs no reset (pp__vgrid_place checks the counts), and the new
+   rows are cleared as they are written, up to the new length: no step
+   reads a row past G->len before writing it. */
 static int pp__vgrid_squeeze(pp__vgrid *G, int m) {
-    int p = G->p, i, j, dir, len = 0, *next = G->nxt, *low = G->low;
-    int (*cnt)[7] = (int (*)[7])G->cnt;
-    memset(G->t, 0, (size_t)p * (size_t)G->cap);
+    int p = G->p, i, j, len = 0, *next = G->nxt, *low = G->low;
     memset(G->cnt, 0, (size_t)p * 7u * sizeof(int));
     memset(next, 0, (size_t)p * sizeof(int));
-    for (i = 0; i < G->M * p * 7; i++) G->idx[i] = -1;
+    pp__vgrid_spans(G);
     /* column by column: first the passes that run towards device d-1 (F,
        B, W) in device order, then those that run towards device 0 (f, b,
        w) in reverse, so a pass's input in the same column is placed first */
     for (j = 0; j < G->len; j++) {
         int nlow = 0;
         for (i = 0; i < p; i++) {
-            int k = PP__GROW(G, i)[j];
-            if (k && !pp__g_upper(k)) low[nlow++] = i;
+            int k = j < G->lo[i] || j > G->hi[i] ? 0 : PP__GROW(G, i)[j];
+            if (!k) continue;
+            if (!pp__g_upper(k)) low[nlow++] = i;
+            else if (!pp__vgrid_place(G, i, j, m, &len)) return 0;
         }
-        for (dir = 0; dir < 2; dir++)
-            for (i = 0; i < (dir ? nlow : p); i++) {
-                int dev = dir ? low[nlow - 1 - i] : i, k = PP__GROW(G, dev)[j], c, at;
-                if (!k || pp__g_upper(k) == dir) continue;
-                c = cnt[dev][k];
-                if (c >= m) return 0;
-                at = next[dev];
-                if (k == PP__GF || k == PP__GB) {
-                    if (dev > 0) {
-                        int dep = PP__GIDX(G, c, dev - 1, k);
-                        if (dep < 0) return 0;
-                        if (dep + 1 > at) at = dep + 1;
-                    }
-                } else if (k == PP__Gf || k == PP__Gb) {
-                    if (dev < p - 1) {
-                        int dep = PP__GIDX(G, c, dev + 1, k);
-                        if (dep < 0) return 0;
-                        if (dep + 1 > at) at = dep + 1;
-                    }
-                }
-                if (at >= G->cap) return 0;
-                G->t[(size_t)dev * (size_t)G->cap + (size_t)at] = (unsigned char)k;
-                cnt[dev][k] = c + 1;
-                PP__GIDX(G, c, dev, k) = at;
-                next[dev] = at + 1;
-                if (at + 1 > len) len = at + 1;
-            }
+        while (nlow > 0)
+            if (!pp__vgrid_place(G, low[--nlow], j, m, &len)) return 0;
     }
+    for (i = 0; i < p; i++) memset(G->t + (size_t)i * (size_t)G->cap + next[i], 0, (size_t)(len - next[i]));
     {
         unsigned char *x = G->g;
         G->g = G->t; G->t = x;
@@ -3166,9 +3182,10 @@ static int pp__vgrid_squeeze(pp__vgrid *G, int m) {
     return 1;
 }
 
-/* Step 4: the warm-up rebuilt under the grid's peak (see above). */
-static int pp__vgrid_warmup(pp__vgrid *G) {
-    int p = G->p, M = G->M, i, j, x, peak = pp__vgrid_peak(G, NULL);
+/* Step 4: the warm-up rebuilt under the grid's peak (see above), which the
+   caller knows. */
+static int pp__vgrid_warmup(pp__vgrid *G, int peak) {
+    int p = G->p, M = G->M, i, j, x;
     if (peak > 2 * p) peak = 2 * p;
     for (i = 0; i < p; i++) {
         unsigned char *r = PP__GROW(G, i);
@@ -3238,9 +3255,10 @@ static void pp__vgrid_late_w(pp__vgrid *G, int peak) {
     G->len += ext;
 }
 
-/* Step 6: the cool-down rebuilt (see above). */
-static int pp__vgrid_cooldown(pp__vgrid *G, int m) {
-    int p = G->p, i, j, k, peak = pp__vgrid_peak(G, NULL), maxbb, maxb, start = -1, len = G->len;
+/* Step 6: the cool-down rebuilt (see above); peak: the grid's, which the
+   caller knows. */
+static int pp__vgrid_cooldown(pp__vgrid *G, int m, int peak) {
+    int p = G->p, i, j, k, maxbb, maxb, start = -1, len = G->len;
     if (peak > 2 * p) return 0;
     maxbb = (peak + 1) / 2 < m ? (peak + 1) / 2 : m;
     maxb = peak - maxbb < m ? peak - maxbb : m;
@@ -3297,14 +3315,16 @@ static int pp__vgrid_cooldown(pp__vgrid *G, int m) {
 
 /* Step 7: every free cell, left to right over all devices, takes the first
    later pass of its device (one of each code looked at) that is ready by
-   then and keeps the device at or below the grid's peak. */
-static void pp__vgrid_fill(pp__vgrid *G, int m) {
-    int p = G->p, i, j, k, x, peak = pp__vgrid_peak(G, NULL);
+   then and keeps the device at or below the grid's peak. Returns the
+   filled grid's peak. */
+static int pp__vgrid_fill(pp__vgrid *G, int m) {
+    int p = G->p, i, j, k, x, peak = pp__vgrid_peak(G, NULL), after = 0;
     int (*cnt)[7] = (int (*)[7])G->cnt, *mem = G->nxt, *lc = G->lc;
     memset(G->cnt, 0, (size_t)p * 7u * sizeof(int));
     memset(mem, 0, (size_t)p * sizeof(int));
-    for (i = 0; i < m * p * 7; i++) G->idx[i] = -1;
-    /* lc[i * 7 + k]: the last cell of code k on device i (kept as it was) */
+    /* lc[i * 7 + k]: the last cell of code k on device i, kept up to date
+       as passes move, so the look-ahead stops once it has seen every code
+       still to come (the codes past it would never be found) */
     {
         for (i = 0; i < p; i++) {
             const unsigned char *r = PP__GROW(G, i);
@@ -3320,11 +3340,31 @@ static void pp__vgrid_fill(pp__vgrid *G, int m) {
                     PP__GIDX(G, c, i, r[j]) = j;
                     if (r[j] == PP__GF || r[j] == PP__Gf) mem[i]++;
                     else if (r[j] == PP__GW || r[j] == PP__Gw) mem[i]--;
+                    if (mem[i] > after) after = mem[i];
                     continue;
                 }
-                for (k = 1; k < 7; k++) if (lc[i * 7 + k] > j) avail |= 1 << k;
+                /* the codes still to come whose next pass is ready by cell j
+                   (and, for F and f, with memory left): whether a pass is
+                   ready does not depend on where it lies, so the look-ahead
+                   skips the others and stops once it has seen these */
+                for (k = 1; k < 7; k++) {
+                    int ok = 1;
+                    if (lc[i * 7 + k] <= j || ((k == PP__GF || k == PP__Gf) && mem[i] >= peak)) continue;
+                    c = cnt[i][k];
+                    if (c >= m) continue;
+                    if (k == PP__GF || k == PP__GB) {
+                        if (i > 0) ok = cnt[i - 1][k] > c && PP__GIDX(G, c, i - 1, k) < j;
+                        else if (k == PP__GB) ok = cnt[i][PP__Gf] > c;
+                    } else if (k == PP__Gf || k == PP__Gb) {
+                        if (i + 1 < p) ok = cnt[i + 1][k] > c && PP__GIDX(G, c, i + 1, k) < j;
+                        else ok = cnt[i][k == PP__Gf ? PP__GF : PP__GB] > c;
+                    } else {
+                        ok = cnt[i][k == PP__GW ? PP__GB : PP__Gb] > c;
+                    }
+                    if (ok) avail |= 1 << k;
+                }
                 for (x = j + 1; x < G->len && avail; x++) {
-                    int q = r[x], before = top, ok = 1;
+                    int q = r[x], before = top;
                     if (q == PP__GF || q == PP__Gf) delta++;
                     else if (q == PP__GW || q == PP__Gw) delta--;
                     if (delta > top) top = delta;
@@ -3332,26 +3372,19 @@ static void pp__vgrid_fill(pp__vgrid *G, int m) {
                     avail &= ~(1 << q);
                     if ((q == PP__GF || q == PP__Gf) && mem[i] + before >= peak) continue;
                     c = cnt[i][q];
-                    if (c >= m) continue;
-                    if (q == PP__GF || q == PP__GB) {
-                        if (i > 0) { int t = PP__GIDX(G, c, i - 1, q); ok = t >= 0 && t < j; }
-                        else if (q == PP__GB) ok = cnt[i][PP__Gf] > c;
-                    } else if (q == PP__Gf || q == PP__Gb) {
-                        if (i + 1 < p) { int t = PP__GIDX(G, c, i + 1, q); ok = t >= 0 && t < j; }
-                        else ok = cnt[i][q == PP__Gf ? PP__GF : PP__GB] > c;
-                    } else {
-                        ok = cnt[i][q == PP__GW ? PP__GB : PP__Gb] > c;
-                    }
-                    if (!ok) continue;
                     r[j] = (unsigned char)q; r[x] = 0;
+                    if (lc[i * 7 + q] == x) /* the code's last cell moved: the one before it (j at worst) */
+                        for (lc[i * 7 + q] = x - 1; r[lc[i * 7 + q]] != q; lc[i * 7 + q]--) {}
                     cnt[i][q] = c + 1;
                     PP__GIDX(G, c, i, q) = j;
                     if (q == PP__GF || q == PP__Gf) mem[i]++;
                     else if (q == PP__GW || q == PP__Gw) mem[i]--;
+                    if (mem[i] > after) after = mem[i];
                     break;
                 }
             }
     }
+    return after;
 }
 
 /* Step 8: the W passes of a device take the codes of its B passes in order. */
@@ -3383,20 +3416,21 @@ static int pp__vgrid_run(pp__vgrid *G, int (*pos)[6], int maxmem, int *peak) {
     pp__vgrid_lay(G, pos);
     *peak = init = pp__vgrid_peak(G, NULL);
     if ((m == M && init > maxmem) || init > 2 * p) return 0;
-    if (!pp__vgrid_squeeze(G, M) || !pp__vgrid_warmup(G) || !pp__vgrid_squeeze(G, M)) return 0;
-    if (pp__vgrid_peak(G, NULL) > init) return 0;
+    /* a squeeze keeps each device's order, so its peak: the peaks known
+       are not counted again */
+    if (!pp__vgrid_squeeze(G, M) || !pp__vgrid_warmup(G, init) || !pp__vgrid_squeeze(G, M)) return 0;
+    pk = pp__vgrid_peak(G, NULL);
+    if (pk > init) return 0;
     if (m < M) {
-        pk = pp__vgrid_peak(G, NULL);
         pp__vgrid_trim(G, m);
         if (m <= p && 2 * m <= maxmem) pp__vgrid_late_w(G, pk < 2 * p ? pk : 2 * p);
         if (!pp__vgrid_squeeze(G, m)) return 0;
-        *peak = init = pp__vgrid_peak(G, NULL);
+        *peak = init = pk = pp__vgrid_peak(G, NULL);
         if (init > maxmem) return 0;
     }
-    if (!pp__vgrid_cooldown(G, m)) return 0;
-    pp__vgrid_fill(G, m);
-    if (!pp__vgrid_relabel(G, m)) return 0;
-    pk = pp__vgrid_peak(G, NULL);
+    if (!pp__vgrid_cooldown(G, m, pk)) return 0;
+    pk = pp__vgrid_fill(G, m);
+    if (!pp__vgrid_relabel(G, m)) return 0; /* W and w count alike: the peak stays */
     if (pk > init) { *peak = init; return 0; }
     *peak = pk;
     return 1;
@@ -3427,40 +3461,56 @@ static void pp__vgrid_order(const pp__vgrid *G, pp_pass *out) {
    valid grid has every dependency in an earlier cell), each as soon as its
    device and its input allow, comm added across devices. tm: stage times
    [stage * 4 + kind]; end: scratch [m * p * 7]. -1 if a pass comes before
-   its input. */
-static double pp__vgrid_time(const pp__vgrid *G, const double *tm, double comm, double *end, double *free_at) {
-    int p = G->p, m = G->m, i, j, dir;
+   its input. pp__vgrid_time_pass runs the pass in cell j of device dev
+   (0 if its input has not run). */
+static int pp__vgrid_time_pass(const pp__vgrid *G, int dev, int j, const double *tm, double comm, double *end,
+                               double *free_at, double *mk) {
+    int p = G->p, k = PP__GROW(G, dev)[j], c, dd = dev, dk, stage;
     int (*cnt)[7] = (int (*)[7])G->cnt;
+    double t, x = 0;
+    c = cnt[dev][k]++;
+    /* the input: (device dd, code dk), x = comm if it crosses */
+    switch (k) {
+    case PP__GF: dk = dev > 0 ? PP__GF : 0; dd = dev - 1; x = comm; break;
+    case PP__Gf: if (dev < p - 1) { dk = PP__Gf; dd = dev + 1; x = comm; } else dk = PP__GF; break;
+    case PP__GB: if (dev > 0) { dk = PP__GB; dd = dev - 1; x = comm; } else dk = PP__Gf; break;
+    case PP__Gb: if (dev < p - 1) { dk = PP__Gb; dd = dev + 1; x = comm; } else dk = PP__GB; break;
+    default: dk = k - 2; break; /* W after its B */
+    }
+    t = free_at[dev];
+    if (dk) {
+        /* the input has run when its device has run more passes of its code */
+        double e;
+        if (cnt[dd][dk] <= c) return 0;
+        e = end[((size_t)c * (size_t)p + (size_t)dd) * 7u + (size_t)dk];
+        if (e < 0) return 0;
+        if (e + x > t) t = e + x;
+    }
+    stage = k == PP__GF || k == PP__Gb || k == PP__Gw ? dev : 2 * p - 1 - dev;
+    t += tm[stage * 4 + (k == PP__GF || k == PP__Gf ? PP_F : k == PP__GB || k == PP__Gb ? PP_B : PP_W)];
+    end[((size_t)c * (size_t)p + (size_t)dev) * 7u + (size_t)k] = free_at[dev] = t;
+    if (t > *mk) *mk = t;
+    return 1;
+}
+
+static double pp__vgrid_time(const pp__vgrid *G, const double *tm, double comm, double *end, double *free_at) {
+    int p = G->p, i, j, *low = G->low;
     double mk = 0;
-    for (i = 0; i < m * p * 7; i++) end[i] = -1;
     memset(G->cnt, 0, (size_t)p * 7u * sizeof(int));
     for (i = 0; i < p; i++) free_at[i] = 0;
-    for (j = 0; j < G->len; j++)
-        for (dir = 0; dir < 2; dir++)
-            for (i = 0; i < p; i++) {
-                int dev = dir ? p - 1 - i : i, k = PP__GROW(G, dev)[j], c, dd = dev, dk, stage;
-                double t, x = 0;
-                if (!k || pp__g_upper(k) == dir) continue;
-                c = cnt[dev][k]++;
-                /* the input: (device dd, code dk), x = comm if it crosses */
-                switch (k) {
-                case PP__GF: dk = dev > 0 ? PP__GF : 0; dd = dev - 1; x = comm; break;
-                case PP__Gf: if (dev < p - 1) { dk = PP__Gf; dd = dev + 1; x = comm; } else dk = PP__GF; break;
-                case PP__GB: if (dev > 0) { dk = PP__GB; dd = dev - 1; x = comm; } else dk = PP__Gf; break;
-                case PP__Gb: if (dev < p - 1) { dk = PP__Gb; dd = dev + 1; x = comm; } else dk = PP__GB; break;
-                default: dk = k - 2; break; /* W after its B */
-                }
-                t = free_at[dev];
-                if (dk) {
-                    double e = end[((size_t)c * (size_t)p + (size_t)dd) * 7u + (size_t)dk];
-                    if (e < 0) return -1;
-                    if (e + x > t) t = e + x;
-                }
-                stage = k == PP__GF || k == PP__Gb || k == PP__Gw ? dev : 2 * p - 1 - dev;
-                t += tm[stage * 4 + (k == PP__GF || k == PP__Gf ? PP_F : k == PP__GB || k == PP__Gb ? PP_B : PP_W)];
-                end[((size_t)c * (size_t)p + (size_t)dev) * 7u + (size_t)k] = free_at[dev] = t;
-                if (t > mk) mk = t;
-            }
+    pp__vgrid_spans(G);
+    /* column by column, in the squeeze's order */
+    for (j = 0; j < G->len; j++) {
+        int nlow = 0;
+        for (i = 0; i < p; i++) {
+            int k = j < G->lo[i] || j > G->hi[i] ? 0 : PP__GROW(G, i)[j];
+            if (!k) continue;
+            if (!pp__g_upper(k)) low[nlow++] = i;
+            else if (!pp__vgrid_time_pass(G, i, j, tm, comm, end, free_at, &mk)) return -1;
+        }
+        while (nlow > 0)
+            if (!pp__vgrid_time_pass(G, low[--nlow], j, tm, comm, end, free_at, &mk)) return -1;
+    }
     return mk;
 }
 
@@ -3489,16 +3539,19 @@ static pp_status pp__vgrid_alloc(pp__vgrid *G, const pp_config *cfg, int d, int 
     G->nxt = (int *)pp__malloc(&G->al, pp__size((size_t)d, sizeof(int)));
     G->pk = (int *)pp__malloc(&G->al, pp__size((size_t)d, sizeof(int)));
     G->lc = (int *)pp__malloc(&G->al, pp__size((size_t)d * 7u, sizeof(int)));
+    G->lo = (int *)pp__malloc(&G->al, pp__size((size_t)d, sizeof(int)));
+    G->hi = (int *)pp__malloc(&G->al, pp__size((size_t)d, sizeof(int)));
     G->low = (int *)pp__malloc(&G->al, pp__size((size_t)d, sizeof(int)));
     G->pos = (int (*)[6])pp__malloc(&G->al, pp__size((size_t)d, sizeof(int[6])));
-    return G->g && G->t && G->idx && G->cnt && G->nxt && G->pk && G->lc && G->low && G->pos ? PP_OK
-                                                                                        : PP_ERR_OUT_OF_MEMORY;
+    return G->g && G->t && G->idx && G->cnt && G->nxt && G->pk && G->lc && G->low && G->lo && G->hi && G->pos
+               ? PP_OK
+               : PP_ERR_OUT_OF_MEMORY;
 }
 
 static void pp__vgrid_release(pp__vgrid *G) {
     pp__mfree(&G->al, G->g); pp__mfree(&G->al, G->t); pp__mfree(&G->al, G->idx); pp__mfree(&G->al, G->cnt);
-    pp__mfree(&G->al, G->nxt); pp__mfree(&G->al, G->pk); pp__mfree(&G->al, G->lc); pp__mfree(&G->al, G->low);
-    pp__mfree(&G->al, G->pos);
+    pp__mfree(&G->al, G->nxt); pp__mfree(&G->al, G->pk); pp__mfree(&G->al, G->lc);
+    pp__mfree(&G->al, G->low); pp__mfree(&G->al, G->lo); pp__mfree(&G->al, G->hi); pp__mfree(&G->al, G->pos);
     memset(G, 0, sizeof *G);
 }
 
