@@ -3127,9 +3127,38 @@ static void pp__vgrid_spans(const pp__vgrid *G) {
     }
 }
 
+/* The cell order of the squeeze and of the timing: column by column; in
+   a column first the passes that run towards device d-1 (F, B, W) in
+   device order, then those that run towards device 0 (f, b, w) in
+   reverse, so a pass's input in the same column comes first. Calls
+   visit(G, dev, j, ctx) for every busy cell and stops with 0 at the first
+   visit that returns 0. */
+typedef int (*pp__vgrid_visit)(pp__vgrid *G, int dev, int j, void *ctx);
+
+static int pp__vgrid_walk(pp__vgrid *G, pp__vgrid_visit visit, void *ctx) {
+    int p = G->p, i, j, *low = G->low;
+    pp__vgrid_spans(G);
+    for (j = 0; j < G->len; j++) {
+        int nlow = 0;
+        for (i = 0; i < p; i++) {
+            int k = j < G->lo[i] || j > G->hi[i] ? 0 : PP__GROW(G, i)[j];
+            if (!k) continue;
+            if (!pp__g_upper(k)) low[nlow++] = i;
+            else if (!visit(G, i, j, ctx)) return 0;
+        }
+        while (nlow > 0)
+            if (!visit(G, low[--nlow], j, ctx)) return 0;
+    }
+    return 1;
+}
+
+typedef struct pp__vgrid_sq { int m, len; } pp__vgrid_sq;
+
 /* Places the pass in cell j of device dev's row where the squeeze puts
    it: at the device's next cell, after its input; 0 if that breaks a rule. */
-static int pp__vgrid_place(pp__vgrid *G, int dev, int j, int m, int *len) {
+static int pp__vgrid_place(pp__vgrid *G, int dev, int j, void *ctx) {
+    pp__vgrid_sq *q = (pp__vgrid_sq *)ctx;
+    int m = q->m, *len = &q->len;
     int (*cnt)[7] = (int (*)[7])G->cnt, k = PP__GROW(G, dev)[j], c = cnt[dev][k], at = G->nxt[dev], from = -1;
     unsigned char *row = G->t + (size_t)dev * (size_t)G->cap;
     if (c >= m) return 0;
@@ -3155,24 +3184,13 @@ static int pp__vgrid_place(pp__vgrid *G, int dev, int j, int m, int *len) {
    rows are cleared as they are written, up to the new length: no step
    reads a row past G->len before writing it. */
 static int pp__vgrid_squeeze(pp__vgrid *G, int m) {
-    int p = G->p, i, j, len = 0, *next = G->nxt, *low = G->low;
+    int p = G->p, i, len, *next = G->nxt;
+    pp__vgrid_sq q;
     memset(G->cnt, 0, (size_t)p * 7u * sizeof(int));
     memset(next, 0, (size_t)p * sizeof(int));
-    pp__vgrid_spans(G);
-    /* column by column: first the passes that run towards device d-1 (F,
-       B, W) in device order, then those that run towards device 0 (f, b,
-       w) in reverse, so a pass's input in the same column is placed first */
-    for (j = 0; j < G->len; j++) {
-        int nlow = 0;
-        for (i = 0; i < p; i++) {
-            int k = j < G->lo[i] || j > G->hi[i] ? 0 : PP__GROW(G, i)[j];
-            if (!k) continue;
-            if (!pp__g_upper(k)) low[nlow++] = i;
-            else if (!pp__vgrid_place(G, i, j, m, &len)) return 0;
-        }
-        while (nlow > 0)
-            if (!pp__vgrid_place(G, low[--nlow], j, m, &len)) return 0;
-    }
+    q.m = m; q.len = 0;
+    if (!pp__vgrid_walk(G, pp__vgrid_place, &q)) return 0;
+    len = q.len;
     for (i = 0; i < p; i++) memset(G->t + (size_t)i * (size_t)G->cap + next[i], 0, (size_t)(len - next[i]));
     {
         unsigned char *x = G->g;
@@ -3463,8 +3481,12 @@ static void pp__vgrid_order(const pp__vgrid *G, pp_pass *out) {
    [stage * 4 + kind]; end: scratch [m * p * 7]. -1 if a pass comes before
    its input. pp__vgrid_time_pass runs the pass in cell j of device dev
    (0 if its input has not run). */
-static int pp__vgrid_time_pass(const pp__vgrid *G, int dev, int j, const double *tm, double comm, double *end,
-                               double *free_at, double *mk) {
+typedef struct pp__vgrid_tm { const double *tm; double comm, *end, *free_at, mk; } pp__vgrid_tm;
+
+static int pp__vgrid_time_pass(pp__vgrid *G, int dev, int j, void *ctx) {
+    pp__vgrid_tm *T = (pp__vgrid_tm *)ctx;
+    const double *tm = T->tm;
+    double comm = T->comm, *end = T->end, *free_at = T->free_at;
     int p = G->p, k = PP__GROW(G, dev)[j], c, dd = dev, dk, stage;
     int (*cnt)[7] = (int (*)[7])G->cnt;
     double t, x = 0;
@@ -3489,29 +3511,17 @@ static int pp__vgrid_time_pass(const pp__vgrid *G, int dev, int j, const double 
     stage = k == PP__GF || k == PP__Gb || k == PP__Gw ? dev : 2 * p - 1 - dev;
     t += tm[stage * 4 + (k == PP__GF || k == PP__Gf ? PP_F : k == PP__GB || k == PP__Gb ? PP_B : PP_W)];
     end[((size_t)c * (size_t)p + (size_t)dev) * 7u + (size_t)k] = free_at[dev] = t;
-    if (t > *mk) *mk = t;
+    if (t > T->mk) T->mk = t;
     return 1;
 }
 
-static double pp__vgrid_time(const pp__vgrid *G, const double *tm, double comm, double *end, double *free_at) {
-    int p = G->p, i, j, *low = G->low;
-    double mk = 0;
-    memset(G->cnt, 0, (size_t)p * 7u * sizeof(int));
-    for (i = 0; i < p; i++) free_at[i] = 0;
-    pp__vgrid_spans(G);
-    /* column by column, in the squeeze's order */
-    for (j = 0; j < G->len; j++) {
-        int nlow = 0;
-        for (i = 0; i < p; i++) {
-            int k = j < G->lo[i] || j > G->hi[i] ? 0 : PP__GROW(G, i)[j];
-            if (!k) continue;
-            if (!pp__g_upper(k)) low[nlow++] = i;
-            else if (!pp__vgrid_time_pass(G, i, j, tm, comm, end, free_at, &mk)) return -1;
-        }
-        while (nlow > 0)
-            if (!pp__vgrid_time_pass(G, low[--nlow], j, tm, comm, end, free_at, &mk)) return -1;
-    }
-    return mk;
+static double pp__vgrid_time(pp__vgrid *G, const double *tm, double comm, double *end, double *free_at) {
+    int i;
+    pp__vgrid_tm T;
+    memset(G->cnt, 0, (size_t)G->p * 7u * sizeof(int));
+    for (i = 0; i < G->p; i++) free_at[i] = 0;
+    T.tm = tm; T.comm = comm; T.end = end; T.free_at = free_at; T.mk = 0;
+    return pp__vgrid_walk(G, pp__vgrid_time_pass, &T) ? T.mk : -1;
 }
 
 #ifndef PP__VGRID_TOP
