@@ -600,8 +600,12 @@ REVISION HISTORY
           checker, program printer; PyTorch schedule CSV out and in, SVG
           pictures, Chrome traces.
    0.3.1  v-auto: second candidate family, the authors' cell-grid
-          construction (never longer than their v_auto_schedule.py on
-          our 60 configurations; up to 3.1% longer before).
+          construction, its best schedules reordered on the real times
+          (never longer than their v_auto_schedule.py on our 78
+          configurations, up to 6.1% shorter with comm; up to 3.1%
+          longer before). Appendix E.2's bound derived for any F, B, W
+          and comm (and no longer applied where 2n <= k, where the
+          paper's figure is not a bound).
    0.3.0  planning: exact balanced partitions, memory in bytes, roofline
           pass times with a TP slowdown, memory reserve, pp_plan with
           work-bound pruning, ppsched plan. dualpipe: two model copies as
