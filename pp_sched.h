@@ -3025,7 +3025,8 @@ typedef struct pp__vgrid {
     int *idx;                /* [M * p * 7]: new cell of the c-th pass of each code on each device */
     int *cnt, *nxt, *pk, *lc, *low; /* [p * 7], [p], [p], [p * 7], [p]: scratch */
     int *lo, *hi;            /* [p], [p]: each row's busy span (pp__vgrid_spans) */
-    int (*pos)[6];           /* [p]: the block's cells per device */
+    int *in;                 /* [p * 7 * 2]: pp__vgrid_input of (device, code): code, device */
+    int (*pos)[6];           /* [p]: the block's cells per device; all int arrays live in idx's allocation */
     pp_allocator al;
 } pp__vgrid;
 
@@ -3034,6 +3035,30 @@ typedef struct pp__vgrid {
 
 static int pp__g_upper(int k) { return k == PP__GF || k == PP__GB || k == PP__GW; }
 
+/* The pass a cell code stands for on device dev: its kind, and its stage
+   (F, b, w: chunk 0's stage dev; f, B, W: chunk 1's stage 2p-1-dev). */
+static pp_kind pp__g_kind(int k) { return k == PP__GF || k == PP__Gf ? PP_F : k == PP__GB || k == PP__Gb ? PP_B : PP_W; }
+static int pp__g_stage(int p, int dev, int k) { return k == PP__GF || k == PP__Gb || k == PP__Gw ? dev : 2 * p - 1 - dev; }
+
+/* +1 for a forward (it allocates), -1 for a W (it frees), 0 for the rest */
+static int pp__g_mem(int k) { return k == PP__GF || k == PP__Gf ? 1 : k == PP__GW || k == PP__Gw ? -1 : 0; }
+
+/* The input of code k's pass on device dev: the code it waits for (0 for
+   none: F on device 0) and that code's device in *dd. F and B come from
+   device dev-1, f and b from dev+1; at the turns (F -> f on device d-1,
+   f -> B on device 0, B -> b on device d-1) and for W (after its B) the
+   input is on dev itself. */
+static int pp__vgrid_input(int p, int dev, int k, int *dd) {
+    *dd = dev;
+    switch (k) {
+    case PP__GF: if (dev > 0) { *dd = dev - 1; return PP__GF; } return 0;
+    case PP__Gf: if (dev < p - 1) { *dd = dev + 1; return PP__Gf; } return PP__GF;
+    case PP__GB: if (dev > 0) { *dd = dev - 1; return PP__GB; } return PP__Gf;
+    case PP__Gb: if (dev < p - 1) { *dd = dev + 1; return PP__Gb; } return PP__GB;
+    default: return k - 2; /* W after its B */
+    }
+}
+
 /* The highest activation count (cells: one chunk each) over the devices. */
 static int pp__vgrid_peak(const pp__vgrid *G, int *per) {
     int i, j, best = 0;
@@ -3041,8 +3066,7 @@ static int pp__vgrid_peak(const pp__vgrid *G, int *per) {
         const unsigned char *r = PP__GROW(G, i);
         int mem = 0, pk = 0;
         for (j = 0; j < G->len; j++) {
-            if (r[j] == PP__GF || r[j] == PP__Gf) mem++;
-            else if (r[j] == PP__GW || r[j] == PP__Gw) mem--;
+            mem += pp__g_mem(r[j]);
             if (mem > pk) pk = mem;
         }
         if (per) per[i] = pk;
@@ -3163,14 +3187,15 @@ typedef struct pp__vgrid_sq { int m, len; } pp__vgrid_sq;
 static int pp__vgrid_place(pp__vgrid *G, int dev, int j, void *ctx) {
     pp__vgrid_sq *q = (pp__vgrid_sq *)ctx;
     int m = q->m, *len = &q->len;
-    int (*cnt)[7] = (int (*)[7])G->cnt, k = PP__GROW(G, dev)[j], c = cnt[dev][k], at = G->nxt[dev], from = -1;
+    int (*cnt)[7] = (int (*)[7])G->cnt, k = PP__GROW(G, dev)[j], c = cnt[dev][k], at = G->nxt[dev];
+    int dk = G->in[(dev * 7 + k) * 2], from = G->in[(dev * 7 + k) * 2 + 1];
     unsigned char *row = G->t + (size_t)dev * (size_t)G->cap;
     if (c >= m) return 0;
-    if (k == PP__GF || k == PP__GB) from = dev > 0 ? dev - 1 : -1;
-    else if (k == PP__Gf || k == PP__Gb) from = dev < G->p - 1 ? dev + 1 : -1;
-    if (from >= 0) { /* the input exists when its device has placed more passes of k than c */
-        if (cnt[from][k] <= c) return 0;
-        if (PP__GIDX(G, c, from, k) + 1 > at) at = PP__GIDX(G, c, from, k) + 1;
+    /* an input on another device exists when that device has placed more
+       passes of its code than c; one on this device is earlier in its row */
+    if (dk && from != dev) {
+        if (cnt[from][dk] <= c) return 0;
+        if (PP__GIDX(G, c, from, dk) + 1 > at) at = PP__GIDX(G, c, from, dk) + 1;
     }
     if (at >= G->cap) return 0;
     while (G->nxt[dev] < at) row[G->nxt[dev]++] = 0;
@@ -3347,65 +3372,52 @@ static int pp__vgrid_fill(pp__vgrid *G, int m) {
     /* lc[i * 7 + k]: the last cell of code k on device i, kept up to date
        as passes move, so the look-ahead stops once it has seen every code
        still to come (the codes past it would never be found) */
-    {
-        for (i = 0; i < p; i++) {
-            const unsigned char *r = PP__GROW(G, i);
-            for (k = 0; k < 7; k++) lc[i * 7 + k] = -1;
-            for (j = 0; j < G->len; j++) if (r[j]) lc[i * 7 + r[j]] = j;
-        }
-        for (j = 0; j < G->len; j++)
-            for (i = 0; i < p; i++) {
-                unsigned char *r = PP__GROW(G, i);
-                int avail = 0, delta = 0, top = 0, c;
-                if (r[j]) {
-                    c = cnt[i][r[j]]++;
-                    PP__GIDX(G, c, i, r[j]) = j;
-                    if (r[j] == PP__GF || r[j] == PP__Gf) mem[i]++;
-                    else if (r[j] == PP__GW || r[j] == PP__Gw) mem[i]--;
-                    if (mem[i] > after) after = mem[i];
-                    continue;
-                }
-                /* the codes still to come whose next pass is ready by cell j
-                   (and, for F and f, with memory left): whether a pass is
-                   ready does not depend on where it lies, so the look-ahead
-                   skips the others and stops once it has seen these */
-                for (k = 1; k < 7; k++) {
-                    int ok = 1;
-                    if (lc[i * 7 + k] <= j || ((k == PP__GF || k == PP__Gf) && mem[i] >= peak)) continue;
-                    c = cnt[i][k];
-                    if (c >= m) continue;
-                    if (k == PP__GF || k == PP__GB) {
-                        if (i > 0) ok = cnt[i - 1][k] > c && PP__GIDX(G, c, i - 1, k) < j;
-                        else if (k == PP__GB) ok = cnt[i][PP__Gf] > c;
-                    } else if (k == PP__Gf || k == PP__Gb) {
-                        if (i + 1 < p) ok = cnt[i + 1][k] > c && PP__GIDX(G, c, i + 1, k) < j;
-                        else ok = cnt[i][k == PP__Gf ? PP__GF : PP__GB] > c;
-                    } else {
-                        ok = cnt[i][k == PP__GW ? PP__GB : PP__Gb] > c;
-                    }
-                    if (ok) avail |= 1 << k;
-                }
-                for (x = j + 1; x < G->len && avail; x++) {
-                    int q = r[x], before = top;
-                    if (q == PP__GF || q == PP__Gf) delta++;
-                    else if (q == PP__GW || q == PP__Gw) delta--;
-                    if (delta > top) top = delta;
-                    if (!q || !(avail >> q & 1)) continue;
-                    avail &= ~(1 << q);
-                    if ((q == PP__GF || q == PP__Gf) && mem[i] + before >= peak) continue;
-                    c = cnt[i][q];
-                    r[j] = (unsigned char)q; r[x] = 0;
-                    if (lc[i * 7 + q] == x) /* the code's last cell moved: the one before it (j at worst) */
-                        for (lc[i * 7 + q] = x - 1; r[lc[i * 7 + q]] != q; lc[i * 7 + q]--) {}
-                    cnt[i][q] = c + 1;
-                    PP__GIDX(G, c, i, q) = j;
-                    if (q == PP__GF || q == PP__Gf) mem[i]++;
-                    else if (q == PP__GW || q == PP__Gw) mem[i]--;
-                    if (mem[i] > after) after = mem[i];
-                    break;
-                }
-            }
+    for (i = 0; i < p; i++) {
+        const unsigned char *r = PP__GROW(G, i);
+        for (k = 0; k < 7; k++) lc[i * 7 + k] = -1;
+        for (j = 0; j < G->len; j++) if (r[j]) lc[i * 7 + r[j]] = j;
     }
+    for (j = 0; j < G->len; j++)
+        for (i = 0; i < p; i++) {
+            unsigned char *r = PP__GROW(G, i);
+            int avail = 0, delta = 0, top = 0, c;
+            if (r[j]) {
+                c = cnt[i][r[j]]++;
+                PP__GIDX(G, c, i, r[j]) = j;
+                mem[i] += pp__g_mem(r[j]);
+                if (mem[i] > after) after = mem[i];
+                continue;
+            }
+            /* the codes still to come whose next pass is ready by cell j
+               (and, for F and f, with memory left): whether a pass is
+               ready does not depend on where it lies, so the look-ahead
+               skips the others and stops once it has seen these */
+            for (k = 1; k < 7; k++) {
+                int dk = G->in[(i * 7 + k) * 2], dd = G->in[(i * 7 + k) * 2 + 1];
+                if (lc[i * 7 + k] <= j || (pp__g_mem(k) > 0 && mem[i] >= peak)) continue;
+                c = cnt[i][k];
+                if (c >= m) continue;
+                /* its input has run (counts), on another device before cell j */
+                if (!dk || (cnt[dd][dk] > c && (dd == i || PP__GIDX(G, c, dd, dk) < j))) avail |= 1 << k;
+            }
+            for (x = j + 1; x < G->len && avail; x++) {
+                int q = r[x], before = top;
+                delta += pp__g_mem(q);
+                if (delta > top) top = delta;
+                if (!q || !(avail >> q & 1)) continue;
+                avail &= ~(1 << q);
+                if (pp__g_mem(q) > 0 && mem[i] + before >= peak) continue;
+                c = cnt[i][q];
+                r[j] = (unsigned char)q; r[x] = 0;
+                if (lc[i * 7 + q] == x) /* the code's last cell moved: the one before it (j at worst) */
+                    for (lc[i * 7 + q] = x - 1; r[lc[i * 7 + q]] != q; lc[i * 7 + q]--) {}
+                cnt[i][q] = c + 1;
+                PP__GIDX(G, c, i, q) = j;
+                mem[i] += pp__g_mem(q);
+                if (mem[i] > after) after = mem[i];
+                break;
+            }
+        }
     return after;
 }
 
@@ -3471,8 +3483,8 @@ static void pp__vgrid_order(const pp__vgrid *G, pp_pass *out) {
             if (!k) continue;
             memset(&x, 0, sizeof x);
             x.device = i;
-            x.kind = k == PP__GF || k == PP__Gf ? PP_F : k == PP__GB || k == PP__Gb ? PP_B : PP_W;
-            x.stage = k == PP__GF || k == PP__Gb || k == PP__Gw ? i : 2 * p - 1 - i;
+            x.kind = pp__g_kind(k);
+            x.stage = pp__g_stage(p, i, k);
             x.microbatch = c[k]++;
             out[n++] = x;
         }
@@ -3491,29 +3503,19 @@ static int pp__vgrid_time_pass(pp__vgrid *G, int dev, int j, void *ctx) {
     pp__vgrid_tm *T = (pp__vgrid_tm *)ctx;
     const double *tm = T->tm;
     double comm = T->comm, *end = T->end, *free_at = T->free_at;
-    int p = G->p, k = PP__GROW(G, dev)[j], c, dd = dev, dk, stage;
+    int p = G->p, k = PP__GROW(G, dev)[j], c, dk = G->in[(dev * 7 + k) * 2], dd = G->in[(dev * 7 + k) * 2 + 1];
     int (*cnt)[7] = (int (*)[7])G->cnt;
-    double t, x = 0;
+    double t = free_at[dev];
     c = cnt[dev][k]++;
-    /* the input: (device dd, code dk), x = comm if it crosses */
-    switch (k) {
-    case PP__GF: dk = dev > 0 ? PP__GF : 0; dd = dev - 1; x = comm; break;
-    case PP__Gf: if (dev < p - 1) { dk = PP__Gf; dd = dev + 1; x = comm; } else dk = PP__GF; break;
-    case PP__GB: if (dev > 0) { dk = PP__GB; dd = dev - 1; x = comm; } else dk = PP__Gf; break;
-    case PP__Gb: if (dev < p - 1) { dk = PP__Gb; dd = dev + 1; x = comm; } else dk = PP__GB; break;
-    default: dk = k - 2; break; /* W after its B */
-    }
-    t = free_at[dev];
     if (dk) {
-        /* the input has run when its device has run more passes of its code */
+        /* the input has run when its device has run more passes of its code;
+           comm when it crosses devices */
         double e;
         if (cnt[dd][dk] <= c) return 0;
-        e = end[((size_t)c * (size_t)p + (size_t)dd) * 7u + (size_t)dk];
-        if (e < 0) return 0;
-        if (e + x > t) t = e + x;
+        e = end[((size_t)c * (size_t)p + (size_t)dd) * 7u + (size_t)dk] + (dd != dev ? comm : 0);
+        if (e > t) t = e;
     }
-    stage = k == PP__GF || k == PP__Gb || k == PP__Gw ? dev : 2 * p - 1 - dev;
-    t += tm[stage * 4 + (k == PP__GF || k == PP__Gf ? PP_F : k == PP__GB || k == PP__Gb ? PP_B : PP_W)];
+    t += tm[pp__g_stage(p, dev, k) * 4 + (int)pp__g_kind(k)];
     end[((size_t)c * (size_t)p + (size_t)dev) * 7u + (size_t)k] = free_at[dev] = t;
     if (t > T->mk) T->mk = t;
     return 1;
@@ -3542,30 +3544,36 @@ static double pp__vgrid_time(pp__vgrid *G, const double *tm, double comm, double
 typedef struct pp__vgrid_cand { int first[4], o0, o1, len0; double mk; } pp__vgrid_cand;
 
 static pp_status pp__vgrid_alloc(pp__vgrid *G, const pp_config *cfg, int d, int n) {
+    size_t ni;
+    int i, k, *x;
     memset(G, 0, sizeof *G);
     G->al = pp__allocator(&cfg->allocator);
     G->p = d; G->m = n; G->M = n > 2 * d ? n : 2 * d;
     G->cap = 6 * (4 * d + G->M + 1) + 8 * d + 16;
     G->g = (unsigned char *)pp__malloc(&G->al, pp__size((size_t)d, (size_t)G->cap));
     G->t = (unsigned char *)pp__malloc(&G->al, pp__size((size_t)d, (size_t)G->cap));
-    G->idx = (int *)pp__malloc(&G->al, pp__size((size_t)G->M * (size_t)d * 7u, sizeof(int)));
-    G->cnt = (int *)pp__malloc(&G->al, pp__size((size_t)d * 7u, sizeof(int)));
-    G->nxt = (int *)pp__malloc(&G->al, pp__size((size_t)d, sizeof(int)));
-    G->pk = (int *)pp__malloc(&G->al, pp__size((size_t)d, sizeof(int)));
-    G->lc = (int *)pp__malloc(&G->al, pp__size((size_t)d * 7u, sizeof(int)));
-    G->lo = (int *)pp__malloc(&G->al, pp__size((size_t)d, sizeof(int)));
-    G->hi = (int *)pp__malloc(&G->al, pp__size((size_t)d, sizeof(int)));
-    G->low = (int *)pp__malloc(&G->al, pp__size((size_t)d, sizeof(int)));
-    G->pos = (int (*)[6])pp__malloc(&G->al, pp__size((size_t)d, sizeof(int[6])));
-    return G->g && G->t && G->idx && G->cnt && G->nxt && G->pk && G->lc && G->low && G->lo && G->hi && G->pos
-               ? PP_OK
-               : PP_ERR_OUT_OF_MEMORY;
+    /* the int arrays, in one allocation: idx, cnt, lc, in, pos, then the
+       five of one int per device */
+    ni = (size_t)G->M * (size_t)d * 7u + (size_t)d * (7u + 7u + 14u + 6u + 5u);
+    G->idx = x = (int *)pp__malloc(&G->al, pp__size(ni, sizeof(int)));
+    if (!G->g || !G->t || !x) return PP_ERR_OUT_OF_MEMORY;
+    x += (size_t)G->M * (size_t)d * 7u;
+    G->cnt = x; x += 7 * d;
+    G->lc = x; x += 7 * d;
+    G->in = x; x += 14 * d;
+    G->pos = (int (*)[6])x; x += 6 * d;
+    G->nxt = x; x += d;
+    G->pk = x; x += d;
+    G->lo = x; x += d;
+    G->hi = x; x += d;
+    G->low = x;
+    for (i = 0; i < d; i++)
+        for (k = 0; k < 7; k++) G->in[(i * 7 + k) * 2] = k ? pp__vgrid_input(d, i, k, &G->in[(i * 7 + k) * 2 + 1]) : 0;
+    return PP_OK;
 }
 
 static void pp__vgrid_release(pp__vgrid *G) {
-    pp__mfree(&G->al, G->g); pp__mfree(&G->al, G->t); pp__mfree(&G->al, G->idx); pp__mfree(&G->al, G->cnt);
-    pp__mfree(&G->al, G->nxt); pp__mfree(&G->al, G->pk); pp__mfree(&G->al, G->lc);
-    pp__mfree(&G->al, G->low); pp__mfree(&G->al, G->lo); pp__mfree(&G->al, G->hi); pp__mfree(&G->al, G->pos);
+    pp__mfree(&G->al, G->g); pp__mfree(&G->al, G->t); pp__mfree(&G->al, G->idx);
     memset(G, 0, sizeof *G);
 }
 
