@@ -2758,10 +2758,12 @@ typedef struct pp__auto {
     double *top_mk;          /* [levels * PP__AUTO_TOP] */
 } pp__auto;
 
-static pp_status pp__auto_init(pp__auto *A, const pp_config *cfg, int d, int n, double limit, char *err) {
+/* ntop (at most PP__AUTO_TOP) blocks kept per level, nlev levels ranked */
+static pp_status pp__auto_init(pp__auto *A, const pp_config *cfg, int d, int n, double limit, int ntop, int nlev,
+                               char *err) {
     memset(A, 0, sizeof *A);
     A->cfg = cfg; A->al = pp__allocator(&cfg->allocator); A->n = n; A->limit = limit; A->min_mem = -1;
-    A->ntop = PP__AUTO_TOP; A->nlev = PP__AUTO_LEVELS;
+    A->ntop = ntop < PP__AUTO_TOP ? ntop : PP__AUTO_TOP; A->nlev = nlev;
     A->n_eval = n < PP__AUTO_NEVAL(d) ? n : PP__AUTO_NEVAL(d);
     A->n2 = n < PP__AUTO_N2(d) ? n : PP__AUTO_N2(d);
     A->nl = (int)(2 * limit + 1e-9) + 1;
@@ -3702,12 +3704,10 @@ static pp_status pp__v_auto(const pp_config *cfg, int d, int n, double limit, pp
     pp_status st;
     int K, x0, x1, y0, y1;
     *out = NULL;
-    st = pp__auto_init(&A, cfg, d, n, limit, err);
+    /* with the grid family beside it (not with no_reorder) a narrower block search is enough */
+    st = pp__auto_init(&A, cfg, d, n, limit, cfg->no_reorder ? PP__AUTO_TOP : PP__VAUTO_TOP,
+                       cfg->no_reorder ? PP__AUTO_LEVELS : PP__VAUTO_LEVELS, err);
     if (st != PP_OK) return st;
-    if (!cfg->no_reorder) { /* the grid family runs too: a narrower block search is enough */
-        A.ntop = PP__VAUTO_TOP < PP__AUTO_TOP ? PP__VAUTO_TOP : PP__AUTO_TOP;
-        A.nlev = PP__VAUTO_LEVELS;
-    }
     memset(&V, 0, sizeof V);
     V.split = 1; V.bw_cells = 2;
     for (A.pass = 0; A.pass < 2 && st == PP_OK; A.pass = pp__auto_next_pass(&A))
@@ -3763,7 +3763,7 @@ static pp_status pp__zb_auto(const pp_config *cfg, int d, int n, double limit, p
     pp_status st;
     int fo, bo, turn, wl;
     *out = NULL;
-    st = pp__auto_init(&A, cfg, d, n, limit, err);
+    st = pp__auto_init(&A, cfg, d, n, limit, PP__AUTO_TOP, PP__AUTO_LEVELS, err);
     if (st != PP_OK) return st;
     for (A.pass = 0; A.pass < 2 && st == PP_OK; A.pass = pp__auto_next_pass(&A))
     for (fo = 1; fo <= 6 && st == PP_OK; fo++)
