@@ -1995,11 +1995,23 @@ static int pp__cmp_ref(const void *a, const void *b) {
     return x->idx - y->idx;
 }
 
+static void pp__ref_sink(pp__ref *heap, int nh, int x) {
+    for (;;) {
+        int l = 2 * x + 1, r = l + 1, m = x;
+        pp__ref t;
+        if (l < nh && pp__cmp_ref(&heap[l], &heap[m]) < 0) m = l;
+        if (r < nh && pp__cmp_ref(&heap[r], &heap[m]) < 0) m = r;
+        if (m == x) return;
+        t = heap[x]; heap[x] = heap[m]; heap[m] = t; x = m;
+    }
+}
+
 /* Every pass of s into refs in (start, device, index) order, pp__cmp_ref's.
    When each device's passes already run in start order (a squeezed
-   schedule) that is a merge of the d runs, with a heap of devices keyed by
-   their next pass; otherwise qsort. heap, cur: [d] scratch. */
-static void pp__sort_refs(const pp_schedule *s, pp__ref *refs, int *heap, int *cur) {
+   schedule) that is a merge of the d runs: a heap of the devices' next
+   passes (start and device in the heap itself); otherwise qsort. heap:
+   [d] scratch, cur: [d] scratch. */
+static void pp__sort_refs(const pp_schedule *s, pp__ref *refs, pp__ref *heap, int *cur) {
     int d = s->devices, P = s->num_passes, i, k, nh = 0;
     const pp_pass *ps = s->passes;
     for (i = 0; i < d; i++)
@@ -2009,34 +2021,21 @@ static void pp__sort_refs(const pp_schedule *s, pp__ref *refs, int *heap, int *c
                 qsort(refs, (size_t)P, sizeof(pp__ref), pp__cmp_ref);
                 return;
             }
-#define PP__REF_LESS(a, b) (ps[cur[a]].start < ps[cur[b]].start || (ps[cur[a]].start == ps[cur[b]].start && (a) < (b)))
     for (i = 0; i < d; i++) {
         cur[i] = s->device_start[i];
-        if (cur[i] < s->device_start[i + 1]) heap[nh++] = i;
-    }
-    for (i = nh / 2 - 1; i >= 0; i--) { /* heapify: devices are added in order, so only sift-downs */
-        int x = i;
-        for (;;) {
-            int l = 2 * x + 1, r = l + 1, m = x, t;
-            if (l < nh && PP__REF_LESS(heap[l], heap[m])) m = l;
-            if (r < nh && PP__REF_LESS(heap[r], heap[m])) m = r;
-            if (m == x) break;
-            t = heap[x]; heap[x] = heap[m]; heap[m] = t; x = m;
+        if (cur[i] < s->device_start[i + 1]) {
+            heap[nh].start = ps[cur[i]].start; heap[nh].dev = i; heap[nh].idx = cur[i];
+            nh++;
         }
     }
-    for (k = 0; k < P; k++) {
-        int dev = heap[0], x = 0;
-        refs[k].start = ps[cur[dev]].start; refs[k].dev = dev; refs[k].idx = cur[dev];
+    for (i = nh / 2 - 1; i >= 0; i--) pp__ref_sink(heap, nh, i);
+    for (k = 0; k < P; k++) { /* the top goes out; its device's next pass takes its place and sinks */
+        int dev = heap[0].dev;
+        refs[k] = heap[0];
         if (++cur[dev] == s->device_start[dev + 1]) heap[0] = heap[--nh];
-        for (;;) {
-            int l = 2 * x + 1, r = l + 1, m = x, t;
-            if (l < nh && PP__REF_LESS(heap[l], heap[m])) m = l;
-            if (r < nh && PP__REF_LESS(heap[r], heap[m])) m = r;
-            if (m == x) break;
-            t = heap[x]; heap[x] = heap[m]; heap[m] = t; x = m;
-        }
+        else { heap[0].start = ps[cur[dev]].start; heap[0].idx = cur[dev]; }
+        pp__ref_sink(heap, nh, 0);
     }
-#undef PP__REF_LESS
 }
 
 /* Appendix C as one sweep over all passes in time order: a pass of the
@@ -2056,10 +2055,11 @@ static pp_status pp__sweep_reorder(pp_schedule *s, const double *cap, int flags,
     double *lev = (double *)pp__malloc(al, pp__size((size_t)P, sizeof(double)));
     double *endk = (double *)pp__malloc(al, pp__size(keys, sizeof(double)));
     double *saved_time = (double *)pp__malloc(al, pp__size((size_t)S * 4u, sizeof(double)));
-    int *cnt = (int *)pp__malloc(al, pp__size((size_t)d, 3u * sizeof(int))); /* and pp__sort_refs' scratch */
+    int *cnt = (int *)pp__malloc(al, pp__size((size_t)d, 2u * sizeof(int))); /* and pp__sort_refs' scratch */
+    pp__ref *heap = (pp__ref *)pp__malloc(al, pp__size((size_t)d, sizeof(pp__ref)));
     double warm_end = 0, cool_start = 0, comm = s->times.comm;
     pp_status st = PP_OK;
-    if (!refs || !placed || !lev || !endk || !saved_time || !cnt) {
+    if (!refs || !placed || !lev || !endk || !saved_time || !cnt || !heap) {
         pp__err(err, "out of memory in reorder");
         st = PP_ERR_OUT_OF_MEMORY;
         goto cleanup;
@@ -2080,7 +2080,7 @@ static pp_status pp__sweep_reorder(pp_schedule *s, const double *cap, int flags,
         if (p->stage == pp__route_first(S, n, s->copies, n - 1) && p->microbatch == n - 1 && p->kind == PP_F)
             cool_start = p->start;
     }
-    pp__sort_refs(s, refs, cnt + d, cnt + 2 * d);
+    pp__sort_refs(s, refs, heap, cnt + d);
     for (i = 0; i < d; i++) cnt[i] = 0;
     for (k = 0; k < P; k++) {
         pp_pass p = s->passes[refs[k].idx];
@@ -2147,7 +2147,7 @@ cleanup:
     }
     if (st == PP_OK) st = pp__squeeze(s, NULL, err);
     pp__mfree(al, refs); pp__mfree(al, placed); pp__mfree(al, lev); pp__mfree(al, endk);
-    pp__mfree(al, saved_time); pp__mfree(al, cnt);
+    pp__mfree(al, saved_time); pp__mfree(al, cnt); pp__mfree(al, heap);
     return st;
 }
 
