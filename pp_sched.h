@@ -1,4 +1,4 @@
-/* pp_sched.h - v0.3.1 - pipeline-parallel schedules with controllable memory - MIT licence (see end of file)
+/* pp_sched.h - v0.3.2 - pipeline-parallel schedules with controllable memory - MIT licence (see end of file)
 
    Builds, checks and measures pipeline-parallel training schedules the way
    "Pipeline Parallelism with Controllable Memory" (Qi, Wan, Amar, Lin) does:
@@ -236,7 +236,9 @@ DECISIONS (where the paper is ambiguous, what this file does)
      are ranked (reordering may fill every device up to the limit, not
      only to the block's Eq. 1 bound, so a lower level brings a worse block
      to the same memory). Per level the best by squeezed makespan at
-     min(n, 2d) are reordered at min(n, d+2) with four reorder variants; a
+     min(n, 2d) (pp__block_makespan: pp_repeat + pp_squeeze's figure, bit
+     for bit, without building the schedule) are reordered at min(n, d+2)
+     with four reorder variants; a
      level goes on when it beats every lower one there, its best 2 are
      kept, and the 6 best of all of those are built at n with every
      variant. How many levels and blocks per level: PP__VAUTO_LEVELS = 3
@@ -279,13 +281,20 @@ DECISIONS (where the paper is ambiguous, what this file does)
      (V-Min, 1F1B-V at uneven times: O(n) bubble) the whole n is
      reordered. The fixed V and ZB blocks use the same path in
      pp_sched_build (V-ZB at d=64, n=1024: 0.85 s -> 0.11 s of CPU).
-     v-auto on one core of a loaded 2-core machine (make bench): d=4,
-     n=32: 6-17 ms; d=8, n=64: 50-85 ms; d=16, n=128: 0.22 s at limit d/2
-     to 0.45 s at limit d, about half of it family 2 (every block fits at
-     limit d, so none is cut early); d=32, n=256: 1.7 s; d=64, n=512:
-     7.4 s; d=128, n=256: 51 s. Their Python takes 13 s to 4 min at d=16.
-     Milliseconds would need a search that does not build most of its
-     candidates.
+     Family 1 times its candidates with pp__block_makespan, family 2
+     works out every block's laid peak without the grid and runs only
+     those near the best (PP__VGRID_GAP), equal grids among its finalists
+     are reordered once: the same schedules as before on all 436
+     configurations above, about 3x faster at d >= 16. v-auto on one core
+     of a loaded 2-core machine (make bench, best of 3): d=4, n=32: 6-13
+     ms (limits d/2 to d); d=8, n=64: 27-43 ms; d=16, n=128: 0.15-0.18 s
+     (0.22-0.45 s before); d=32, n=256: 0.5-0.75 s; d=64, n=512: 2.4 s
+     (7.4 s); d=128, n=256: 14 s (51 s). Their Python takes 13 s to 4 min
+     at d=16. Where the time goes now: pp__reorder (family 1's ranking
+     and finalists, the fixed blocks, family 2's finalists) takes half to
+     three quarters of it at d=16 and nine tenths at d=64; family 2's
+     grids 10-25% at d=16. Milliseconds at d=16 would need a reorder
+     several times faster, or fewer candidates reordered.
    - zb-auto: the same search on sequential blocks with B/W split: F step
      1..6, B step 1..3, F->B turn 1..6, W in the first free cell at or after
      the lifespan 3k cells (k = 0..2d+2) from its F; ZB-H1, ZB-H2 and 1F1B
@@ -599,6 +608,12 @@ REVISION HISTORY
           per-device programs (SEND/RECV, activation slots), deadlock
           checker, program printer; PyTorch schedule CSV out and in, SVG
           pictures, Chrome traces.
+   0.3.2  v-auto about 2x faster with the same schedules (376 + 60
+          configurations): the grid family runs only blocks whose laid
+          peak, now worked out without laying the grid, is within one cell
+          of the best; family 1 times its candidates without building a
+          schedule; equal grids are reordered once; the reorder sweep
+          merges the devices' runs instead of sorting.
    0.3.1  v-auto: second candidate family, the authors' cell-grid
           construction, its best schedules reordered on the real times
           (never longer than their v_auto_schedule.py on our 78
@@ -621,7 +636,7 @@ REVISION HISTORY
 
 #define PP_SCHED_VERSION_MAJOR 0
 #define PP_SCHED_VERSION_MINOR 3
-#define PP_SCHED_VERSION_PATCH 1
+#define PP_SCHED_VERSION_PATCH 2
 
 #include <stddef.h>
 #ifndef PP_SCHED_NO_STDIO
@@ -3844,7 +3859,7 @@ static pp_status pp__vgrid_search(const pp_config *cfg, int d, int n, double lim
     double *end = NULL, *free_at = NULL, *tm = NULL, comm = 0;
     int maxmem = (int)(2 * limit + 1e-9), n1 = n < PP__VGRID_N(d) ? n : PP__VGRID_N(d), ntop = 0, fi, bi, bbi, k;
     int step = d > PP__VGRID_LENS ? d / PP__VGRID_LENS : 1, prune, best = 0, i, nc = 0;
-    size_t ncap;
+    size_t ncap = 0;
     pp__vgrid_cand *cand = NULL;
     unsigned char *fin = NULL; /* the finalists' grids at n1, [PP__VGRID_TOP][d][cap] */
     int flen[PP__VGRID_TOP], fexact[PP__VGRID_TOP], nfin = 0;
@@ -3896,7 +3911,7 @@ static pp_status pp__vgrid_search(const pp_config *cfg, int d, int n, double lim
                 c.init = pp__vgrid_laid_peak(d, G.M, G.pos, G.lc);
                 if (c.init > 2 * d || c.init > maxmem) break; /* larger len0 only adds memory */
                 if (c.init > best) best = c.init;
-                cand[nc++] = c;
+                if ((size_t)nc < ncap) cand[nc++] = c; /* ncap counts every block above: always */
                 continue;
             }
             ok = pp__vgrid_run(&G, G.pos, maxmem < 2 * d ? maxmem : 2 * d, &peak);
