@@ -286,12 +286,15 @@ DECISIONS (where the paper is ambiguous, what this file does)
      those near the best (PP__VGRID_GAP), equal grids among its finalists
      are reordered once: the same schedules as before on all 436
      configurations above, about 3x faster at d >= 16. v-auto on one core
-     of a loaded 2-core machine (make bench, best of 3): d=4, n=32: 6-13
-     ms (limits d/2 to d); d=8, n=64: 27-43 ms; d=16, n=128: 0.15-0.18 s
-     (0.22-0.45 s before); d=32, n=256: 0.5-0.75 s; d=64, n=512: 2.4 s
-     (7.4 s); d=128, n=256: 14 s (51 s). Their Python takes 13 s to 4 min
-     at d=16. Where the time goes now: pp__reorder (family 1's ranking
-     and finalists, the fixed blocks, family 2's finalists) takes half to
+     of a loaded 2-core machine (make bench, best of 3, unit times): d=4,
+     n=32: 6-13 ms (limits d/2 to d); d=8, n=64: 27-43 ms; d=16, n=128:
+     0.15-0.18 s (0.22-0.45 s before); d=32, n=256: 0.5-0.75 s; d=64,
+     n=512: 2.4 s (7.4 s); d=128, n=256: 14 s (51 s). At Table 5 times
+     and limit d/2 (d=16, n=128) it stays at 0.4-0.46 s (0.46-0.49 s):
+     there the stable phase has bubbles, so the finalists are reordered at
+     the full n instead of extended. Their Python takes 13 s to 4 min at
+     d=16. Where the time goes now: pp__reorder (family 1's ranking and
+     finalists, the fixed blocks, family 2's finalists) takes half to
      three quarters of it at d=16 and nine tenths at d=64; family 2's
      grids 10-25% at d=16. Milliseconds at d=16 would need a reorder
      several times faster, or fewer candidates reordered.
