@@ -2803,6 +2803,26 @@ static pp_status pp__v_search(int d, pp__vblock V, const pp_allocator *al, pp_bl
 #ifndef PP__VAUTO_D1
 #define PP__VAUTO_D1 3
 #endif
+/* The stage times ([stages * 4], allocated with al) and comm that every
+   schedule of this shape gets from cfg (pp__set_stage_times, no recompute):
+   the searches time candidates with them without building schedules. */
+static pp_status pp__shape_times(const pp_allocator *al, const pp_config *cfg, int d, int chunks, int S, int split,
+                                 double **tm, double *comm, char *err) {
+    pp_status st = PP_OK;
+    pp_schedule *s = pp__sched_alloc(al, d, chunks, S, 1, split, err, &st);
+    *tm = NULL;
+    if (!s) return st;
+    st = pp__set_stage_times(s, cfg, 0, err);
+    if (st == PP_OK) {
+        *tm = (double *)pp__malloc(al, pp__size((size_t)S * 4u, sizeof(double)));
+        if (*tm) memcpy(*tm, s->stage_time, (size_t)S * 4u * sizeof(double));
+        else { pp__err(err, "out of memory in the adaptive search"); st = PP_ERR_OUT_OF_MEMORY; }
+        *comm = s->times.comm;
+    }
+    pp_sched_free(s);
+    return st;
+}
+
 typedef struct pp__auto {
     const pp_config *cfg;
     pp_allocator al;
@@ -2900,32 +2920,25 @@ static void pp__auto_release(pp__auto *A) {
 /* The buffers of pp__block_makespan for blocks shaped like b, and the
    stage times every schedule repeated from b gets (pp__repeat's). */
 static pp_status pp__auto_eval_init(pp__auto *A, const pp_block *b, char *err) {
-    pp_schedule *s;
-    pp_status st = PP_OK;
+    pp_status st;
     int S = b->stages, d = b->devices;
     if (A->tm && A->shape[0] == d && A->shape[1] == b->chunks && A->shape[2] == S && A->shape[3] == b->split_backward)
         return PP_OK;
     pp__auto_free_eval(A);
-    s = pp__sched_alloc(&A->al, d, b->chunks, S, 1, b->split_backward, err, &st);
-    if (!s) return st;
-    st = pp__set_stage_times(s, A->cfg, 0, err);
-    A->tm = (double *)pp__malloc(&A->al, pp__size((size_t)S * 4u, sizeof(double)));
+    st = pp__shape_times(&A->al, A->cfg, d, b->chunks, S, b->split_backward, &A->tm, &A->comm, err);
+    if (st != PP_OK) return st;
     A->endt = (double *)pp__malloc(&A->al, pp__size((size_t)S * 3u * (size_t)A->n_eval, sizeof(double)));
     A->free_at = (double *)pp__malloc(&A->al, pp__size((size_t)d, sizeof(double)));
     A->ent = (int *)pp__malloc(&A->al, pp__size((size_t)S * 12u, sizeof(int)));
     A->ent_dur = (double *)pp__malloc(&A->al, pp__size((size_t)S * 6u, sizeof(double)));
     if (A->ent_dur) A->ent_comm = A->ent_dur + (size_t)S * 3u;
-    if (st == PP_OK && (!A->tm || !A->endt || !A->free_at || !A->ent || !A->ent_dur)) {
+    if (!A->endt || !A->free_at || !A->ent || !A->ent_dur) {
+        pp__auto_free_eval(A);
         pp__err(err, "out of memory in the adaptive search");
-        st = PP_ERR_OUT_OF_MEMORY;
+        return PP_ERR_OUT_OF_MEMORY;
     }
-    if (st == PP_OK) {
-        memcpy(A->tm, s->stage_time, (size_t)S * 4u * sizeof(double));
-        A->comm = s->times.comm;
-        A->shape[0] = d; A->shape[1] = b->chunks; A->shape[2] = S; A->shape[3] = b->split_backward;
-    } else pp__auto_free_eval(A);
-    pp_sched_free(s);
-    return st;
+    A->shape[0] = d; A->shape[1] = b->chunks; A->shape[2] = S; A->shape[3] = b->split_backward;
+    return PP_OK;
 }
 
 /* The makespan pp__repeat then pp_squeeze give the one-microbatch block b
@@ -3280,20 +3293,19 @@ static int pp__vgrid_laid_peak(int p, int M, int (*pos)[6], int *a) {
         }
     }
     for (i = 0; i < p; i++) {
+        static const int kinked[4] = {PP__GF, PP__Gf, PP__GW, PP__Gw};
         const int *ai = a + i * 7;
         for (q = 0; q < 2; q++) {
-            int c = ai[q ? PP__Gf : PP__GF], x;
-            for (x = 0; x < 18; x++) {
-                int j, t, m;
-                if (x < 2) j = x ? M - 1 : 0;
-                else {
-                    /* kinks of code v's count along c's copies: where it starts (j0) and stops (j1) */
-                    int y = (x - 2) / 4, w = (x - 2) % 4, av = ai[y < 2 ? y + 1 : y + 3]; /* F, f, W, w */
-                    int j0 = -pp__fdiv6(c - av), j1 = pp__fdiv6(av + 6 * (M - 1) - c);
-                    j = w == 0 ? j0 - 1 : w == 1 ? j0 : w == 2 ? j1 : j1 + 1;
-                }
-                if (j < 0 || j >= M) continue;
-                t = c + 6 * j;
+            int c = ai[q ? PP__Gf : PP__GF], js[18], nj = 0, x;
+            js[nj++] = 0;
+            js[nj++] = M - 1;
+            for (v = 0; v < 4; v++) { /* where code v's count starts (j0) and stops (j1) changing along c's copies */
+                int av = ai[kinked[v]], j0 = -pp__fdiv6(c - av), j1 = pp__fdiv6(av + 6 * (M - 1) - c);
+                js[nj++] = j0 - 1; js[nj++] = j0; js[nj++] = j1; js[nj++] = j1 + 1;
+            }
+            for (x = 0; x < nj; x++) {
+                int t = c + 6 * js[x], m;
+                if (js[x] < 0 || js[x] >= M) continue;
                 m = pp__vgrid_count(t, ai[PP__GF], M) + pp__vgrid_count(t, ai[PP__Gf], M) -
                     pp__vgrid_count(t, ai[PP__GW], M) - pp__vgrid_count(t, ai[PP__Gw], M);
                 if (m > best) best = m;
@@ -3861,6 +3873,7 @@ static pp_status pp__vgrid_search(const pp_config *cfg, int d, int n, double lim
     pp__vgrid_cand top[PP__VGRID_TOP], c;
     double *end = NULL, *free_at = NULL, *tm = NULL, comm = 0;
     int maxmem = (int)(2 * limit + 1e-9), n1 = n < PP__VGRID_N(d) ? n : PP__VGRID_N(d), ntop = 0, fi, bi, bbi, k;
+    int gcap = maxmem < 2 * d ? maxmem : 2 * d; /* the peak a grid may reach */
     int step = d > PP__VGRID_LENS ? d / PP__VGRID_LENS : 1, prune, best = 0, i, nc = 0;
     size_t ncap = 0;
     pp__vgrid_cand *cand = NULL;
@@ -3876,17 +3889,7 @@ static pp_status pp__vgrid_search(const pp_config *cfg, int d, int n, double lim
         if (!end || !free_at) st = PP_ERR_OUT_OF_MEMORY;
     }
     /* the stage times, as every V schedule of this d and cfg gets them */
-    if (st == PP_OK) {
-        pp_schedule *s = pp__sched_alloc(&G.al, d, 2, 2 * d, 1, 1, err, &st);
-        if (s) st = pp__set_stage_times(s, cfg, 0, err);
-        if (st == PP_OK) {
-            tm = (double *)pp__malloc(&G.al, pp__size((size_t)d * 8u, sizeof(double)));
-            if (tm) memcpy(tm, s->stage_time, (size_t)d * 8u * sizeof(double));
-            else st = PP_ERR_OUT_OF_MEMORY;
-            comm = s->times.comm;
-        }
-        pp_sched_free(s);
-    }
+    if (st == PP_OK) st = pp__shape_times(&G.al, cfg, d, 2, 2 * d, 1, &tm, &comm, err);
     /* phase 1 (n >= 2d): every block's laid peak; phase 2 runs steps 2 to 8
        for the blocks within PP__VGRID_GAP of the highest. With n >= 2d no
        step trims the grid, so the laid peak is the one the loop below
@@ -3912,13 +3915,13 @@ static pp_status pp__vgrid_search(const pp_config *cfg, int d, int n, double lim
             if (!pp__vgrid_block(d, c.first, c.o0, c.o1, c.len0, G.pos)) continue;
             if (prune) {
                 c.init = pp__vgrid_laid_peak(d, G.M, G.pos, G.lc);
-                if (c.init > 2 * d || c.init > maxmem) break; /* larger len0 only adds memory */
+                if (c.init > gcap) break; /* larger len0 only adds memory */
                 if (c.init > best) best = c.init;
                 if ((size_t)nc < ncap) cand[nc++] = c; /* ncap counts every block above: always */
                 continue;
             }
-            ok = pp__vgrid_run(&G, G.pos, maxmem < 2 * d ? maxmem : 2 * d, &peak);
-            if (peak > 2 * d || peak > maxmem) break; /* larger len0 only adds memory */
+            ok = pp__vgrid_run(&G, G.pos, gcap, &peak);
+            if (peak > gcap) break; /* larger len0 only adds memory */
             if (!ok) continue;
             pp__vgrid_rank(&G, &c, tm, comm, end, free_at, top, &ntop);
         }
@@ -3928,7 +3931,7 @@ static pp_status pp__vgrid_search(const pp_config *cfg, int d, int n, double lim
         c = cand[i];
         if (c.init < best - PP__VGRID_GAP) continue;
         pp__vgrid_block(d, c.first, c.o0, c.o1, c.len0, G.pos);
-        if (pp__vgrid_run(&G, G.pos, maxmem < 2 * d ? maxmem : 2 * d, &peak))
+        if (pp__vgrid_run(&G, G.pos, gcap, &peak))
             pp__vgrid_rank(&G, &c, tm, comm, end, free_at, top, &ntop);
     }
     pp__mfree(&G.al, cand);
