@@ -965,6 +965,7 @@ PP_SCHED_API const char *pp_sched_torchtitan_schedule(const pp_schedule *s);
 #include <string.h>
 #include <stdarg.h>
 #include <limits.h>
+#include <float.h>
 #include <stdio.h> /* vsnprintf for error messages, even with PP_SCHED_NO_STDIO */
 
 #ifndef PP_ASSERT
@@ -1240,51 +1241,99 @@ static int pp__dep(const pp_schedule *s, const pp_pass *p, pp_kind *dk, int *ds)
     return 0;
 }
 
+/* pp__dep as a table, for the loops that ask it of every pass: entry
+   pp__dep_entry(s, p) holds the key of p's input at microbatch 0 (add
+   p's microbatch), or -1 when p has none, and the input's stage.
+   tab: [2 * 8 * stages] ints (entries, then their stages). */
+static void pp__dep_table(const pp_schedule *s, int *tab) {
+    int S = s->stages, n = s->microbatches, half, k, st, E = 8 * S;
+    for (half = 0; half < 2; half++)
+        for (k = 0; k < 4; k++)
+            for (st = 0; st < S; st++) {
+                pp_pass p;
+                pp_kind dk;
+                int ds, e = (half * 4 + k) * S + st;
+                p.kind = (pp_kind)k; p.stage = st; p.microbatch = half ? n - 1 : 0; p.device = 0;
+                if (pp__dep(s, &p, &dk, &ds)) { tab[e] = pp__key(S, n, dk, ds, 0); tab[E + e] = ds; }
+                else { tab[e] = -1; tab[E + e] = st; }
+            }
+}
+
+/* The key of p's input from pp__dep_table's tab, or -1 when p has none;
+   *dstage: the input's stage. half: pp__dep_half(s). */
+static int pp__dep_key(const int *tab, int S, int half, const pp_pass *p, int *dstage) {
+    int e = (int)p->kind * S + p->stage + (p->microbatch >= half ? 4 * S : 0);
+    *dstage = tab[8 * S + e];
+    return tab[e] < 0 ? -1 : tab[e] + p->microbatch;
+}
+
+/* the first microbatch of dualpipe's second route; INT_MAX with one route */
+static int pp__dep_half(const pp_schedule *s) { return s->copies == 2 ? s->microbatches / 2 : INT_MAX; }
+
 /* Earliest start for every pass, keeping each device's order. Passes with
-   skip[i] set are left out (they must have no dependents: W passes). */
+   skip[i] set are left out (they must have no dependents: W passes). Each
+   device runs its order until a pass's input has not run yet, then waits
+   for that input's key (wk) and is woken when the input runs (every input
+   is of the same stage or a neighbour: only those stages' devices can be
+   waiting for it). The starts do not depend on the order the devices run
+   in. */
 static pp_status pp__squeeze(pp_schedule *s, const unsigned char *skip, char *err) {
     int d = s->devices, S = s->stages, n = s->microbatches, P = s->num_passes;
-    int i, left = 0, progress;
+    int i, left = 0, *tab, *ptr, *wk, *stack, ns = 0, half = pp__dep_half(s);
     pp_allocator *al = &s->allocator;
     size_t keys = (size_t)4 * S * n;
     double *endt = (double *)pp__malloc(al, pp__size(keys, sizeof(double)));
     unsigned char *done = (unsigned char *)pp__malloc(al, keys);
-    int *ptr = (int *)pp__malloc(al, pp__size((size_t)d, sizeof(int)));
+    int *buf = (int *)pp__malloc(al, pp__size(3u * (size_t)d + 16u * (size_t)S, sizeof(int)));
     double *free_at = (double *)pp__malloc(al, pp__size((size_t)d, sizeof(double)));
-    if (!endt || !done || !ptr || !free_at) {
-        pp__mfree(al, endt); pp__mfree(al, done); pp__mfree(al, ptr); pp__mfree(al, free_at);
+    const double comm = s->times.comm;
+    const int *sd = s->stage_device;
+    if (!endt || !done || !buf || !free_at) {
+        pp__mfree(al, endt); pp__mfree(al, done); pp__mfree(al, buf); pp__mfree(al, free_at);
         pp__err(err, "out of memory in squeeze");
         return PP_ERR_OUT_OF_MEMORY;
     }
+    ptr = buf; wk = ptr + d; stack = wk + d; tab = stack + d;
+    pp__dep_table(s, tab);
     memset(done, 0, keys);
-    for (i = 0; i < d; i++) { ptr[i] = s->device_start[i]; free_at[i] = 0; }
-    for (i = 0; i < P; i++) if (!skip || !skip[i]) left++;
-    do {
-        progress = 0;
-        for (i = 0; i < d; i++) {
-            while (ptr[i] < s->device_start[i + 1]) {
-                pp_pass *p = &s->passes[ptr[i]];
-                pp_kind dk;
-                int ds, k;
-                double start = free_at[i];
-                if (skip && skip[ptr[i]]) { ptr[i]++; continue; }
-                if (pp__dep(s, p, &dk, &ds)) {
-                    k = pp__key(S, n, dk, ds, p->microbatch);
-                    if (!done[k]) break;
-                    start = pp__max(start, endt[k] + (s->stage_device[ds] != i ? s->times.comm : 0));
+    for (i = 0; i < d; i++) { ptr[i] = s->device_start[i]; free_at[i] = 0; wk[i] = -1; stack[ns++] = d - 1 - i; }
+    if (skip) { for (i = 0; i < P; i++) left += !skip[i]; }
+    else left = P;
+    {
+        /* locals: the stores below (done is char) would otherwise make the
+           compiler reload every field of s after each one */
+        pp_pass *ps = s->passes;
+        const double *stt = s->stage_time;
+        const int *ds = s->device_start;
+        while (ns > 0) {
+            int j, stop;
+            double t;
+            i = stack[--ns];
+            j = ptr[i]; stop = ds[i + 1]; t = free_at[i];
+            for (; j < stop; j++) {
+                pp_pass *p = &ps[j];
+                int k, st = p->stage, kind = (int)p->kind, in;
+                double start = t;
+                if (skip && skip[j]) continue;
+                k = pp__dep_key(tab, S, half, p, &in);
+                if (k >= 0) {
+                    if (!done[k]) { wk[i] = k; break; }
+                    start = pp__max(start, endt[k] + (sd[in] != i ? comm : 0));
                 }
+                t = start + stt[st * 4 + kind];
                 p->start = start;
-                p->end = start + pp__dur(s, p);
-                k = pp__key(S, n, p->kind, p->stage, p->microbatch);
+                p->end = t;
+                k = (kind * S + st) * n + p->microbatch;
                 done[k] = 1;
-                endt[k] = p->end;
-                free_at[i] = p->end;
-                ptr[i]++;
-                progress++;
+                endt[k] = t;
                 left--;
+                if (st > 0 && wk[sd[st - 1]] == k) { wk[sd[st - 1]] = -1; stack[ns++] = sd[st - 1]; }
+                if (st < S - 1 && wk[sd[st + 1]] == k) { wk[sd[st + 1]] = -1; stack[ns++] = sd[st + 1]; }
             }
+            ptr[i] = j;
+            free_at[i] = t;
         }
-    } while (progress && left > 0);
+    }
     if (left > 0) {
         char buf[PP_ERR_LEN];
         int len = 0;
@@ -1298,7 +1347,7 @@ static pp_status pp__squeeze(pp_schedule *s, const unsigned char *skip, char *er
         }
         pp__err(err, "the pass order deadlocks (%d passes never run):%s", left, buf);
     }
-    pp__mfree(al, endt); pp__mfree(al, done); pp__mfree(al, ptr); pp__mfree(al, free_at);
+    pp__mfree(al, endt); pp__mfree(al, done); pp__mfree(al, buf); pp__mfree(al, free_at);
     return left > 0 ? PP_ERR_DEADLOCK : PP_OK;
 }
 
@@ -1717,8 +1766,8 @@ static double pp__mem_effect(const pp_schedule *s, const pp_pass *p) {
    stays within cap. cooldown = 0: the bubbles of the warm-up, before the
    first microbatch has gone all the way through (Appendix C); cooldown = 1:
    the bubbles after the device's last F. Returns the number of moves. */
-static int pp__gap_fill(pp_schedule *s, const double *cap, double *endk, int cooldown) {
-    int d = s->devices, S = s->stages, n = s->microbatches, dev, moved = 0;
+static int pp__gap_fill(pp_schedule *s, const double *cap, double *endk, const int *tab, int cooldown) {
+    int d = s->devices, S = s->stages, n = s->microbatches, dev, moved = 0, half = pp__dep_half(s);
     int window = 4 * S + 16;
     double warm_end = endk[pp__key(S, n, s->split_backward ? PP_B : PP_BW, 0, 0)];
     for (dev = 0; dev < d; dev++) {
@@ -1737,16 +1786,15 @@ static int pp__gap_fill(pp_schedule *s, const double *cap, double *endk, int coo
                 double ready = 0, pre = 0, pm = 0;
                 for (j = i + 1; j <= last; j++) {
                     const pp_pass *p = &s->passes[j], *r = &s->passes[j - 1];
-                    pp_kind dk;
-                    int ds;
+                    int ds, k;
                     /* pre: memory change over passes i..j-1; pm: its highest
                        point right after an F (0 if none): moving an F to i
                        raises every level in between */
                     if (r->kind == PP_F) { pre += s->stage_memory[r->stage]; if (pre > pm) pm = pre; }
                     else pre += pp__mem_effect(s, r);
                     ready = gs;
-                    if (pp__dep(s, p, &dk, &ds)) {
-                        double need = endk[pp__key(S, n, dk, ds, p->microbatch)];
+                    if ((k = pp__dep_key(tab, S, half, p, &ds)) >= 0) {
+                        double need = endk[k];
                         if (s->stage_device[ds] != dev) need += s->times.comm;
                         ready = pp__max(ready, need);
                     }
@@ -1781,16 +1829,20 @@ static int pp__gap_fill(pp_schedule *s, const double *cap, double *endk, int coo
 static pp_status pp__gap_fill_rounds(pp_schedule *s, const double *cap, double *endk, int cooldown, char *err) {
     int iter, i;
     pp_status st = PP_OK;
+    int *tab = (int *)pp__malloc(&s->allocator, pp__size((size_t)s->stages, 16u * sizeof(int)));
+    if (!tab) { pp__err(err, "out of memory in reorder"); return PP_ERR_OUT_OF_MEMORY; }
+    pp__dep_table(s, tab);
     for (iter = 0; iter < 4 && st == PP_OK; iter++) {
         int moved;
         for (i = 0; i < s->num_passes; i++) {
             const pp_pass *p = &s->passes[i];
             endk[pp__key(s->stages, s->microbatches, p->kind, p->stage, p->microbatch)] = p->end;
         }
-        moved = pp__gap_fill(s, cap, endk, cooldown);
+        moved = pp__gap_fill(s, cap, endk, tab, cooldown);
         st = pp__squeeze(s, NULL, err);
         if (!moved) break;
     }
+    pp__mfree(&s->allocator, tab);
     return st;
 }
 
@@ -2013,24 +2065,17 @@ static int pp__cmp_ref(const void *a, const void *b) {
     return x->idx - y->idx;
 }
 
-static void pp__ref_sink(pp__ref *heap, int nh, int x) {
-    for (;;) {
-        int l = 2 * x + 1, r = l + 1, m = x;
-        pp__ref t;
-        if (l < nh && pp__cmp_ref(&heap[l], &heap[m]) < 0) m = l;
-        if (r < nh && pp__cmp_ref(&heap[r], &heap[m]) < 0) m = r;
-        if (m == x) return;
-        t = heap[x]; heap[x] = heap[m]; heap[m] = t; x = m;
-    }
-}
-
 /* Every pass of s into refs in (start, device, index) order, pp__cmp_ref's.
    When each device's passes already run in start order (a squeezed
-   schedule) that is a merge of the d runs: a heap of the devices' next
-   passes (start and device in the heap itself); otherwise qsort. heap:
-   [d] scratch, cur: [d] scratch. */
-static void pp__sort_refs(const pp_schedule *s, pp__ref *refs, pp__ref *heap, int *cur) {
-    int d = s->devices, P = s->num_passes, i, k, nh = 0;
+   schedule) that is a merge of the d runs, by a tournament of losers:
+   K >= d leaves (a power of two), key[r] the start of run r's next pass
+   (DBL_MAX when it has none), node x holds the run that lost there and
+   the winner goes on up; each pass out replays its run's path, one
+   comparison per level. Otherwise qsort. scratch: [4 * d] ints, key:
+   [2 * d] doubles. */
+static void pp__sort_refs(const pp_schedule *s, pp__ref *refs, int *scratch, double *key) {
+    int d = s->devices, P = s->num_passes, i, k, K = 1, w, x;
+    int *cur, *lose;
     const pp_pass *ps = s->passes;
     for (i = 0; i < d; i++)
         for (k = s->device_start[i] + 1; k < s->device_start[i + 1]; k++)
@@ -2039,21 +2084,34 @@ static void pp__sort_refs(const pp_schedule *s, pp__ref *refs, pp__ref *heap, in
                 qsort(refs, (size_t)P, sizeof(pp__ref), pp__cmp_ref);
                 return;
             }
-    for (i = 0; i < d; i++) {
-        cur[i] = s->device_start[i];
-        if (cur[i] < s->device_start[i + 1]) {
-            heap[nh].start = ps[cur[i]].start; heap[nh].dev = i; heap[nh].idx = cur[i];
-            nh++;
+    while (K < d) K *= 2;
+    cur = scratch; lose = cur + K;
+    for (i = 0; i < K; i++) {
+        cur[i] = i < d ? s->device_start[i] : 0;
+        key[i] = i < d && cur[i] < s->device_start[i + 1] ? ps[cur[i]].start : DBL_MAX;
+    }
+#define PP__BEFORE(a, b) (key[a] < key[b] || (key[a] == key[b] && (a) < (b)))
+    /* built by playing the runs up from their leaves in order: a run stops
+       at the first empty node (its subtree's other half is still to come),
+       and the one that gets past the top (lose[0]) wins */
+    for (x = 1; x < K; x++) lose[x] = -1;
+    for (i = 0; i < K; i++) {
+        w = i;
+        for (x = (K + i) / 2; x >= 1 && w >= 0; x /= 2) {
+            if (lose[x] < 0) { lose[x] = w; w = -1; }
+            else if (PP__BEFORE(lose[x], w)) { int t = lose[x]; lose[x] = w; w = t; }
         }
+        if (w >= 0) lose[0] = w;
     }
-    for (i = nh / 2 - 1; i >= 0; i--) pp__ref_sink(heap, nh, i);
-    for (k = 0; k < P; k++) { /* the top goes out; its device's next pass takes its place and sinks */
-        int dev = heap[0].dev;
-        refs[k] = heap[0];
-        if (++cur[dev] == s->device_start[dev + 1]) heap[0] = heap[--nh];
-        else { heap[0].start = ps[cur[dev]].start; heap[0].idx = cur[dev]; }
-        pp__ref_sink(heap, nh, 0);
+    w = lose[0];
+    for (k = 0; k < P; k++) {
+        refs[k].start = key[w]; refs[k].dev = w; refs[k].idx = cur[w];
+        cur[w]++;
+        key[w] = cur[w] < s->device_start[w + 1] ? ps[cur[w]].start : DBL_MAX;
+        for (x = (K + w) / 2; x >= 1; x /= 2)
+            if (PP__BEFORE(lose[x], w)) { int t = lose[x]; lose[x] = w; w = t; }
     }
+#undef PP__BEFORE
 }
 
 /* Appendix C as one sweep over all passes in time order: a pass of the
@@ -2065,7 +2123,7 @@ static void pp__sort_refs(const pp_schedule *s, pp__ref *refs, pp__ref *heap, in
    afterwards, grid = 0 on the real times. */
 static pp_status pp__sweep_reorder(pp_schedule *s, const double *cap, int flags, char *err) {
     int grid = flags & 1, all = flags & 2;
-    int d = s->devices, S = s->stages, n = s->microbatches, P = s->num_passes, i, k;
+    int d = s->devices, S = s->stages, n = s->microbatches, P = s->num_passes, i, k, half = pp__dep_half(s);
     pp_allocator *al = &s->allocator;
     size_t keys = (size_t)4 * S * n;
     pp__ref *refs = (pp__ref *)pp__malloc(al, pp__size((size_t)P, sizeof(pp__ref)));
@@ -2073,11 +2131,11 @@ static pp_status pp__sweep_reorder(pp_schedule *s, const double *cap, int flags,
     double *lev = (double *)pp__malloc(al, pp__size((size_t)P, sizeof(double)));
     double *endk = (double *)pp__malloc(al, pp__size(keys, sizeof(double)));
     double *saved_time = (double *)pp__malloc(al, pp__size((size_t)S * 4u, sizeof(double)));
-    int *cnt = (int *)pp__malloc(al, pp__size((size_t)d, 2u * sizeof(int))); /* and pp__sort_refs' scratch */
-    pp__ref *heap = (pp__ref *)pp__malloc(al, pp__size((size_t)d, sizeof(pp__ref)));
+    int *cnt = (int *)pp__malloc(al, pp__size(5u * (size_t)d + 16u * (size_t)S, sizeof(int))); /* and pp__sort_refs' scratch, the dep table */
+    double *key = (double *)pp__malloc(al, pp__size(2u * (size_t)d, sizeof(double)));
     double warm_end = 0, cool_start = 0, comm = s->times.comm;
     pp_status st = PP_OK;
-    if (!refs || !placed || !lev || !endk || !saved_time || !cnt || !heap) {
+    if (!refs || !placed || !lev || !endk || !saved_time || !cnt || !key) {
         pp__err(err, "out of memory in reorder");
         st = PP_ERR_OUT_OF_MEMORY;
         goto cleanup;
@@ -2098,17 +2156,16 @@ static pp_status pp__sweep_reorder(pp_schedule *s, const double *cap, int flags,
         if (p->stage == pp__route_first(S, n, s->copies, n - 1) && p->microbatch == n - 1 && p->kind == PP_F)
             cool_start = p->start;
     }
-    pp__sort_refs(s, refs, heap, cnt + d);
+    pp__sort_refs(s, refs, cnt + d, key);
+    pp__dep_table(s, cnt + 5 * d);
     for (i = 0; i < d; i++) cnt[i] = 0;
     for (k = 0; k < P; k++) {
         pp_pass p = s->passes[refs[k].idx];
-        int dev = p.device, base = s->device_start[dev], m = cnt[dev], pos = m, q, movable;
-        pp_kind dk;
-        int ds;
+        int dev = p.device, base = s->device_start[dev], m = cnt[dev], pos = m, q, movable, ds, in;
         double r = 0, dur = pp__dur(s, &p), start = p.start;
         movable = all || p.start <= warm_end || p.start > cool_start;
-        if (pp__dep(s, &p, &dk, &ds))
-            r = endk[pp__key(S, n, dk, ds, p.microbatch)] + (s->stage_device[ds] != dev ? comm : 0);
+        if ((in = pp__dep_key(cnt + 5 * d, S, half, &p, &ds)) >= 0)
+            r = endk[in] + (s->stage_device[ds] != dev ? comm : 0);
         if (movable) {
             /* earliest bubble after r among the placed passes that holds dur */
             /* a bubble must end at or after r + dur: skip the passes that start
@@ -2145,8 +2202,10 @@ static pp_status pp__sweep_reorder(pp_schedule *s, const double *cap, int flags,
         if (pos == m) start = pp__max(start, r);
         p.start = start;
         p.end = start + dur;
-        memmove(&placed[base + pos + 1], &placed[base + pos], (size_t)(m - pos) * sizeof(pp_pass));
-        memmove(&lev[base + pos + 1], &lev[base + pos], (size_t)(m - pos) * sizeof(double));
+        if (pos < m) {
+            memmove(&placed[base + pos + 1], &placed[base + pos], (size_t)(m - pos) * sizeof(pp_pass));
+            memmove(&lev[base + pos + 1], &lev[base + pos], (size_t)(m - pos) * sizeof(double));
+        }
         placed[base + pos] = p;
         {
             double eff = pp__mem_effect(s, &p);
@@ -2165,7 +2224,7 @@ cleanup:
     }
     if (st == PP_OK) st = pp__squeeze(s, NULL, err);
     pp__mfree(al, refs); pp__mfree(al, placed); pp__mfree(al, lev); pp__mfree(al, endk);
-    pp__mfree(al, saved_time); pp__mfree(al, cnt); pp__mfree(al, heap);
+    pp__mfree(al, saved_time); pp__mfree(al, cnt); pp__mfree(al, key);
     return st;
 }
 
@@ -2185,9 +2244,10 @@ static pp_status pp__reorder(pp_schedule *s, unsigned mask, double limit, char *
     int d, S, n, P, i, variant;
     size_t keys;
     double *endk, *cap, best_mk, warm_end;
-    pp_pass *saved, *best;
+    pp_pass *saved, *best, *pre;
     pp_allocator *al;
-    pp_status st = PP_OK;
+    pp_status st = PP_OK, pre_st = PP_OK;
+    int pre_first = 0;
     if (!s) { pp__err(err, "pp_reorder: schedule is NULL"); return PP_ERR_INVALID_ARG; }
     if (s->on_grid) {
         st = pp_squeeze(s, err);
@@ -2200,8 +2260,9 @@ static pp_status pp__reorder(pp_schedule *s, unsigned mask, double limit, char *
     cap = (double *)pp__malloc(al, pp__size((size_t)d, sizeof(double)));
     saved = (pp_pass *)pp__malloc(al, pp__size((size_t)P, sizeof(pp_pass)));
     best = (pp_pass *)pp__malloc(al, pp__size((size_t)P, sizeof(pp_pass)));
-    if (!endk || !cap || !saved || !best) {
-        pp__mfree(al, endk); pp__mfree(al, cap); pp__mfree(al, saved); pp__mfree(al, best);
+    pre = (pp_pass *)pp__malloc(al, pp__size((size_t)P, sizeof(pp_pass)));
+    if (!endk || !cap || !saved || !best || !pre) {
+        pp__mfree(al, endk); pp__mfree(al, cap); pp__mfree(al, saved); pp__mfree(al, best); pp__mfree(al, pre);
         pp__err(err, "out of memory in reorder");
         return PP_ERR_OUT_OF_MEMORY;
     }
@@ -2222,25 +2283,38 @@ static pp_status pp__reorder(pp_schedule *s, unsigned mask, double limit, char *
     }
     warm_end = endk[pp__key(S, n, s->split_backward ? PP_B : PP_BW, 0, 0)];
     for (variant = 0; variant < 11; variant++) {
+        /* each variant's first step: 1 the warm-up gap fill, 2 the sweep on
+           the grid, 3 on real times, 4 over every pass on the grid, 0 none.
+           The pairs 0/1, 4/5, 6/7 and 8/10 share it: the second starts from
+           the first's result, kept in pre (a step depends on the pass
+           order alone; endk is rewritten before it is read) */
+        static const signed char first[11] = {1, 1, 0, 0, 2, 2, 3, 3, 4, 0, 4}, flags[5] = {0, 0, 1, 0, 3};
+        int f = first[variant];
         if (!(mask >> variant & 1u)) continue;
-        memcpy(s->passes, saved, (size_t)P * sizeof(pp_pass));
-        if (variant < 2) {
-            st = pp__gap_fill_rounds(s, cap, endk, 0, err);
-            if (st == PP_OK) st = pp__wfill(s, endk, cap, variant, err);
-            if (st == PP_OK) st = pp__gap_fill_rounds(s, cap, endk, 1, err);
-        } else if (variant < 4) {
-            st = variant == 3 ? pp__wfill(s, endk, cap, 1, err) : PP_OK;
-            if (st == PP_OK) st = pp__list_reorder(s, cap, warm_end, err);
-        } else if (variant < 8) {
-            /* the sweep on the grid, then on real times; W refilled in between */
-            st = pp__sweep_reorder(s, cap, variant < 6, err);
-            if (st == PP_OK && (variant == 5 || variant == 7)) st = pp__wfill(s, endk, cap, 1, err);
-            if (st == PP_OK && (variant == 5 || variant == 7)) st = pp__sweep_reorder(s, cap, variant < 6, err);
+        if (f && f == pre_first) {
+            st = pre_st;
+            if (st == PP_OK) memcpy(s->passes, pre, (size_t)P * sizeof(pp_pass));
         } else {
-            /* the sweep over every pass, not only warm-up and cool-down */
-            st = pp__sweep_reorder(s, cap, variant == 9 ? 2 : 3, err);
-            if (st == PP_OK && variant == 10) st = pp__wfill(s, endk, cap, 1, err);
-            if (st == PP_OK && variant == 10) st = pp__sweep_reorder(s, cap, 3, err);
+            memcpy(s->passes, saved, (size_t)P * sizeof(pp_pass));
+            st = f == 1 ? pp__gap_fill_rounds(s, cap, endk, 0, err) : f ? pp__sweep_reorder(s, cap, flags[f], err) : PP_OK;
+            if (f) {
+                pre_first = f;
+                pre_st = st;
+                if (st == PP_OK) memcpy(pre, s->passes, (size_t)P * sizeof(pp_pass));
+            }
+        }
+        if (st == PP_OK && variant < 2) {
+            st = pp__wfill(s, endk, cap, variant, err);
+            if (st == PP_OK) st = pp__gap_fill_rounds(s, cap, endk, 1, err);
+        } else if (st == PP_OK && variant < 4) {
+            if (variant == 3) st = pp__wfill(s, endk, cap, 1, err);
+            if (st == PP_OK) st = pp__list_reorder(s, cap, warm_end, err);
+        } else if (st == PP_OK && variant == 9) {
+            st = pp__sweep_reorder(s, cap, 2, err); /* over every pass, on real times */
+        } else if (st == PP_OK && (variant == 5 || variant == 7 || variant == 10)) {
+            /* W refilled, then the same sweep again */
+            st = pp__wfill(s, endk, cap, 1, err);
+            if (st == PP_OK) st = pp__sweep_reorder(s, cap, flags[f], err);
         }
         if (st == PP_ERR_DEADLOCK) { st = PP_OK; continue; } /* this variant found no way; others may */
         if (st != PP_OK) break;
@@ -2253,7 +2327,7 @@ static pp_status pp__reorder(pp_schedule *s, unsigned mask, double limit, char *
     }
     memcpy(s->passes, best, (size_t)P * sizeof(pp_pass));
     pp__metrics(s);
-    pp__mfree(al, endk); pp__mfree(al, cap); pp__mfree(al, saved); pp__mfree(al, best);
+    pp__mfree(al, endk); pp__mfree(al, cap); pp__mfree(al, saved); pp__mfree(al, best); pp__mfree(al, pre);
     return st;
 }
 
