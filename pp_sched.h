@@ -1825,8 +1825,11 @@ static int pp__gap_fill(pp_schedule *s, const double *cap, double *endk, const i
     return moved;
 }
 
-/* Fill, squeeze, again: moving a pass earlier lets its dependents move too. */
-static pp_status pp__gap_fill_rounds(pp_schedule *s, const double *cap, double *endk, int cooldown, char *err) {
+/* Fill, squeeze, again: moving a pass earlier lets its dependents move too.
+   squeezed: s's times are already its order squeezed (a round that moves
+   nothing then needs no squeeze: squeezing depends on the order alone). */
+static pp_status pp__gap_fill_rounds(pp_schedule *s, const double *cap, double *endk, int cooldown, int squeezed,
+                                     char *err) {
     int iter, i;
     pp_status st = PP_OK;
     int *tab = (int *)pp__malloc(&s->allocator, pp__size((size_t)s->stages, 16u * sizeof(int)));
@@ -1839,6 +1842,7 @@ static pp_status pp__gap_fill_rounds(pp_schedule *s, const double *cap, double *
             endk[pp__key(s->stages, s->microbatches, p->kind, p->stage, p->microbatch)] = p->end;
         }
         moved = pp__gap_fill(s, cap, endk, tab, cooldown);
+        if (!moved && (iter > 0 || squeezed)) break;
         st = pp__squeeze(s, NULL, err);
         if (!moved) break;
     }
@@ -2296,7 +2300,7 @@ static pp_status pp__reorder(pp_schedule *s, unsigned mask, double limit, char *
             if (st == PP_OK) memcpy(s->passes, pre, (size_t)P * sizeof(pp_pass));
         } else {
             memcpy(s->passes, saved, (size_t)P * sizeof(pp_pass));
-            st = f == 1 ? pp__gap_fill_rounds(s, cap, endk, 0, err) : f ? pp__sweep_reorder(s, cap, flags[f], err) : PP_OK;
+            st = f == 1 ? pp__gap_fill_rounds(s, cap, endk, 0, 0, err) : f ? pp__sweep_reorder(s, cap, flags[f], err) : PP_OK;
             if (f) {
                 pre_first = f;
                 pre_st = st;
@@ -2305,7 +2309,7 @@ static pp_status pp__reorder(pp_schedule *s, unsigned mask, double limit, char *
         }
         if (st == PP_OK && variant < 2) {
             st = pp__wfill(s, endk, cap, variant, err);
-            if (st == PP_OK) st = pp__gap_fill_rounds(s, cap, endk, 1, err);
+            if (st == PP_OK) st = pp__gap_fill_rounds(s, cap, endk, 1, 1, err); /* pp__wfill squeezes last */
         } else if (st == PP_OK && variant < 4) {
             if (variant == 3) st = pp__wfill(s, endk, cap, 1, err);
             if (st == PP_OK) st = pp__list_reorder(s, cap, warm_end, err);

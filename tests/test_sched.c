@@ -1882,6 +1882,153 @@ static void test_interleaved_m(void) {
     group_end(&g, "d 2..12, n 2d..8d, unit and 1,2,1 times: Megatron's makespan, every device below (3d-1)/2 units");
 }
 
+/* ------------------------------------------------ squeeze and merge order */
+
+/* The input of pass p by the deps and routes in the header's CONCEPTS,
+   written out here: F(s,j) after F(s-1,j), the last stage's B (or BW)
+   after its F, B(s,j) after B(s+1,j), W after B; with copies = 2,
+   microbatches below n/2 run stages 0..S/2-1 and the rest S/2..S-1. Returns
+   0 when p has none; *k, *st the input's kind and stage. */
+static int my_input(const pp_schedule *s, const pp_pass *p, pp_kind *k, int *st) {
+    int S = s->stages, first = 0, last = S - 1;
+    if (s->copies == 2) {
+        if (p->microbatch < s->microbatches / 2) last = S / 2 - 1;
+        else first = S / 2;
+    }
+    if (p->kind == PP_F) { *k = PP_F; *st = p->stage - 1; return p->stage > first; }
+    if (p->kind == PP_W) { *k = PP_B; *st = p->stage; return 1; }
+    if (p->stage == last) { *k = PP_F; *st = p->stage; return 1; }
+    *k = p->kind; *st = p->stage + 1;
+    return 1;
+}
+
+/* The earliest starts of s's per-device order, by relaxation until nothing
+   changes (each pass: after the one before it on its device, after its
+   input plus comm when the input ran on another device); passes with skip
+   set are left out. Writes start/end into out[]; returns the passes that
+   could not be timed (a deadlocked order leaves some). */
+static int relax_times(const pp_schedule *s, const unsigned char *skip, pp_pass *out) {
+    int P = s->num_passes, S = s->stages, n = s->microbatches, i, changed = 1, untimed = 0, rounds = 0;
+    unsigned char *ok = (unsigned char *)calloc((size_t)P, 1);
+    int *at = (int *)malloc((size_t)4 * S * n * sizeof(int)); /* (kind, stage, microbatch) -> index */
+    memcpy(out, s->passes, (size_t)P * sizeof(pp_pass));
+    for (i = 0; i < P; i++) at[((int)out[i].kind * S + out[i].stage) * n + out[i].microbatch] = i;
+    while (changed && rounds++ <= P + 1) {
+        int dev;
+        changed = 0;
+        for (dev = 0; dev < s->devices; dev++) {
+            double t = 0;
+            for (i = s->device_start[dev]; i < s->device_start[dev + 1]; i++) {
+                pp_pass *p = &out[i];
+                pp_kind k;
+                int st, j;
+                double start = t;
+                if (skip && skip[i]) continue;
+                if (my_input(s, p, &k, &st)) {
+                    j = at[((int)k * S + st) * n + p->microbatch];
+                    if (!ok[j]) break; /* not timed yet: neither is anything after it here */
+                    if (s->stage_device[st] != dev) start = start > out[j].end + s->times.comm ? start : out[j].end + s->times.comm;
+                    else start = start > out[j].end ? start : out[j].end;
+                }
+                if (!ok[i] || p->start != start) changed = 1;
+                ok[i] = 1;
+                p->start = start;
+                p->end = start + s->stage_time[p->stage * 4 + (int)p->kind];
+                t = p->end;
+            }
+        }
+    }
+    for (i = 0; i < P; i++) untimed += !ok[i] && !(skip && skip[i]);
+    free(ok);
+    free(at);
+    return untimed;
+}
+
+static int cmp_pass_ref(const void *a, const void *b) {
+    const pp__ref *x = (const pp__ref *)a, *y = (const pp__ref *)b;
+    if (x->start != y->start) return x->start < y->start ? -1 : 1;
+    if (x->dev != y->dev) return x->dev < y->dev ? -1 : 1;
+    return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+static void test_squeeze_order(void) {
+    static const int devs[] = {1, 2, 3, 5, 6};
+    static const pp_times times[3] = {{1, 1, 1, 0}, {1.3, 1.1, 0.7, 0.05}, {1, 2, 0, 0.25}}; /* W = 0: equal starts */
+    group g, gm, gd;
+    int ni, di, ti, built = 0, merged = 0;
+    char err[PP_ERR_LEN];
+    group_begin(&g, "squeeze-order");
+    group_begin(&gm, "sweep-merge-order");
+    group_begin(&gd, "squeeze-deadlock");
+    for (ni = 0; ni < pp_sched_count(); ni++)
+        for (di = 0; di < 5; di++)
+            for (ti = 0; ti < 3; ti++) {
+                const char *name = pp_sched_info_at(ni)->name;
+                int d = devs[di], n = ti == 0 ? 2 * d + 1 : 4 * d, P, i, skipw;
+                pp_status st;
+                pp_schedule *s = build(name, d, n, times[ti], ti == 2, &st, err);
+                pp_pass *mine;
+                unsigned char *skip;
+                pp__ref *refs, *sorted;
+                int scratch[4 * 8];
+                double key[2 * 8];
+                if (!s) continue; /* this schedule does not take d, n (test_invalid covers the messages) */
+                built++;
+                P = s->num_passes;
+                mine = (pp_pass *)malloc((size_t)P * sizeof(pp_pass));
+                skip = (unsigned char *)calloc((size_t)P, 1);
+                refs = (pp__ref *)malloc((size_t)P * sizeof(pp__ref));
+                sorted = (pp__ref *)malloc((size_t)P * sizeof(pp__ref));
+                /* the squeeze, with and without the W passes left out */
+                for (skipw = 0; skipw < 2; skipw++) {
+                    int untimed, bad = 0;
+                    if (skipw) {
+                        if (!s->split_backward) break;
+                        for (i = 0; i < P; i++) skip[i] = s->passes[i].kind == PP_W && i % 3 == 0;
+                    }
+                    untimed = relax_times(s, skipw ? skip : NULL, mine);
+                    st = pp__squeeze(s, skipw ? skip : NULL, err);
+                    check(&g, st == PP_OK && untimed == 0, "%s d=%d n=%d times %d skip %d: squeeze %s, %d passes untimed by relaxation",
+                          name, d, n, ti, skipw, pp_status_string(st), untimed);
+                    for (i = 0; i < P; i++)
+                        if (!(skipw && skip[i]) && (s->passes[i].start != mine[i].start || s->passes[i].end != mine[i].end)) bad++;
+                    check(&g, bad == 0, "%s d=%d n=%d times %d skip %d: %d passes timed differently from the relaxation",
+                          name, d, n, ti, skipw, bad);
+                }
+                pp_squeeze(s, err);
+                /* the sweep's merge of the device runs = qsort of (start, device, index) */
+                for (i = 0; i < P; i++) { sorted[i].start = s->passes[i].start; sorted[i].dev = s->passes[i].device; sorted[i].idx = i; }
+                qsort(sorted, (size_t)P, sizeof(pp__ref), cmp_pass_ref);
+                pp__sort_refs(s, refs, scratch, key);
+                for (i = 0; i < P && refs[i].idx == sorted[i].idx; i++) {}
+                check(&gm, i == P, "%s d=%d n=%d times %d: merge differs from qsort at %d of %d", name, d, n, ti, i, P);
+                merged++;
+                /* an order that waits on itself: device 0's first pass that has an
+                   input moved before every pass of device 0 on which it depends */
+                if (d >= 2) {
+                    int a = s->device_start[0], b = s->device_start[1], late = -1;
+                    pp_kind k;
+                    int ist;
+                    for (i = b - 1; i > a && late < 0; i--)
+                        if (s->passes[i].kind != PP_F && my_input(s, &s->passes[i], &k, &ist) && k == PP_B) late = i;
+                    if (late > a) {
+                        pp_pass p = s->passes[late];
+                        memmove(&s->passes[a + 1], &s->passes[a], (size_t)(late - a) * sizeof(pp_pass));
+                        s->passes[a] = p; /* a W or B of the last microbatch first: its input needs device 0's F */
+                        st = pp__squeeze(s, NULL, err);
+                        check(&gd, st == PP_ERR_DEADLOCK && strstr(err, "deadlocks") && strstr(err, "device 0 waits"),
+                              "%s d=%d n=%d: %s (%s)", name, d, n, pp_status_string(st), err);
+                        check(&gd, relax_times(s, NULL, mine) > 0, "%s d=%d n=%d: the relaxation timed a deadlocked order", name, d, n);
+                    }
+                }
+                free(mine); free(skip); free(refs); free(sorted);
+                pp_sched_free(s);
+            }
+    group_end(&g, "%d schedules (every built-in, d 1..6, W = 0 and comm): pp__squeeze = relaxation to the last bit, W left out too", built);
+    group_end(&gm, "%d schedules: the tournament merge orders passes as qsort on (start, device, index)", merged);
+    group_end(&gd, "a pass moved before its own input's producer: DEADLOCK naming device 0");
+}
+
 int main(void) {
     test_grid();
     test_stage_times();
@@ -1899,6 +2046,7 @@ int main(void) {
     test_routes();
     test_zb_min();
     test_interleaved_m();
+    test_squeeze_order();
     printf("%d passed, %d failed\n", g_groups_passed, g_groups_failed);
     return g_groups_failed ? 1 : 0;
 }
