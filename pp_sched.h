@@ -2335,6 +2335,156 @@ static pp_status pp__reorder(pp_schedule *s, unsigned mask, double limit, char *
     return st;
 }
 
+/* ---- reusing reorders within a search ----------------------------------- */
+
+/* Different candidates of a search often come to the same pass order (two
+   to four in ten of v-auto's reorders at d = 16), and reordering the same
+   order again gives the same result. So a search keeps what it reordered:
+   an entry holds the input and the output order as pass keys in device
+   order. The input must be squeezed (its times are then a function of its
+   order) and so is every variant's output (each ends with a squeeze), so a
+   hit restores the output with one squeeze. The memo's shape (devices,
+   stages, routes, stage times, memory, placement, comm) is its first
+   entry's; a schedule of another shape just reorders. Entries stop at
+   PP__MEMO_MAX or PP__MEMO_BYTES of keys. */
+#ifndef PP__MEMO_MAX
+#define PP__MEMO_MAX 64
+#endif
+#ifndef PP__MEMO_BYTES
+#define PP__MEMO_BYTES ((size_t)32 << 20)
+#endif
+
+typedef struct pp__memo_entry {
+    unsigned long hash;
+    unsigned mask;
+    double limit;
+    int n, P, same;  /* same: the reorder kept the input */
+    int *keys;       /* [2P + d + 1]: input keys, output keys, device_start */
+    double *bound;   /* [d]: peak_bound, which sets the cap when limit is 0 */
+} pp__memo_entry;
+
+typedef struct pp__memo {
+    pp_allocator al;
+    int d, S, copies, split, count;
+    double comm, *tm; /* [4S] stage_time, then [S] stage_memory */
+    int *sd;          /* [S] stage_device */
+    size_t bytes;
+    pp__memo_entry e[PP__MEMO_MAX];
+} pp__memo;
+
+static void pp__memo_init(pp__memo *m, const pp_allocator *al) {
+    memset(m, 0, sizeof *m);
+    m->al = pp__allocator(al);
+}
+
+static void pp__memo_free(pp__memo *m) {
+    int i;
+    for (i = 0; i < m->count; i++) { pp__mfree(&m->al, m->e[i].keys); pp__mfree(&m->al, m->e[i].bound); }
+    pp__mfree(&m->al, m->tm); pp__mfree(&m->al, m->sd);
+    m->count = 0; m->tm = NULL; m->sd = NULL;
+}
+
+static int pp__memo_shape(const pp__memo *m, const pp_schedule *s) {
+    int S = s->stages;
+    return m->tm && m->d == s->devices && m->S == S && m->copies == s->copies && m->split == s->split_backward &&
+           m->comm == s->times.comm && !memcmp(m->tm, s->stage_time, (size_t)S * 4u * sizeof(double)) &&
+           !memcmp(m->tm + 4 * S, s->stage_memory, (size_t)S * sizeof(double)) &&
+           !memcmp(m->sd, s->stage_device, (size_t)S * sizeof(int));
+}
+
+static unsigned long pp__memo_hash(const pp_schedule *s) {
+    unsigned long h = 2166136261UL;
+    int i;
+    for (i = 0; i < s->num_passes; i++) {
+        const pp_pass *p = &s->passes[i];
+        h = (h ^ (unsigned long)pp__key(s->stages, s->microbatches, p->kind, p->stage, p->microbatch)) * 16777619UL;
+    }
+    return h;
+}
+
+/* pp__reorder through the memo m (NULL: none); s must be squeezed. */
+static pp_status pp__reorder_memo(pp_schedule *s, unsigned mask, double limit, pp__memo *m, char *err) {
+    int d = s->devices, S = s->stages, n = s->microbatches, P = s->num_passes, i, k;
+    unsigned long h;
+    pp__memo_entry *e;
+    pp_status st;
+    if (!m || s->on_grid || (m->tm && !pp__memo_shape(m, s))) return pp__reorder(s, mask, limit, err);
+    h = pp__memo_hash(s);
+    for (k = 0; k < m->count; k++) {
+        e = &m->e[k];
+        if (e->hash != h || e->mask != mask || e->limit != limit || e->n != n || e->P != P) continue;
+        if (memcmp(e->keys + 2 * P, s->device_start, (size_t)(d + 1) * sizeof(int))) continue;
+        if (limit <= 0 && memcmp(e->bound, s->peak_bound, (size_t)d * sizeof(double))) continue;
+        for (i = 0; i < P; i++) {
+            const pp_pass *p = &s->passes[i];
+            if (e->keys[i] != pp__key(S, n, p->kind, p->stage, p->microbatch)) break;
+        }
+        if (i < P) continue;
+        if (!e->same) { /* the output order, timed again */
+            int dev;
+            for (dev = 0; dev < d; dev++)
+                for (i = s->device_start[dev]; i < s->device_start[dev + 1]; i++) {
+                    int key = e->keys[P + i];
+                    pp_pass *p = &s->passes[i];
+                    p->device = dev;
+                    p->microbatch = key % n;
+                    p->stage = key / n % S;
+                    p->kind = (pp_kind)(key / n / S);
+                }
+            st = pp__squeeze(s, NULL, err);
+            if (st != PP_OK) return st;
+        }
+        pp__metrics(s);
+        return PP_OK;
+    }
+    /* not seen: reorder, and keep it while there is room */
+    e = NULL;
+    if (m->count < PP__MEMO_MAX && m->bytes + (size_t)(2 * P + d + 1) * sizeof(int) <= PP__MEMO_BYTES) {
+        e = &m->e[m->count];
+        memset(e, 0, sizeof *e);
+        e->keys = (int *)pp__malloc(&m->al, pp__size((size_t)(2 * P + d + 1), sizeof(int)));
+        e->bound = (double *)pp__malloc(&m->al, pp__size((size_t)d, sizeof(double)));
+        if (!m->tm) {
+            m->tm = (double *)pp__malloc(&m->al, pp__size((size_t)S * 5u, sizeof(double)));
+            m->sd = (int *)pp__malloc(&m->al, pp__size((size_t)S, sizeof(int)));
+            if (m->tm && m->sd) {
+                m->d = d; m->S = S; m->copies = s->copies; m->split = s->split_backward; m->comm = s->times.comm;
+                memcpy(m->tm, s->stage_time, (size_t)S * 4u * sizeof(double));
+                memcpy(m->tm + 4 * S, s->stage_memory, (size_t)S * sizeof(double));
+                memcpy(m->sd, s->stage_device, (size_t)S * sizeof(int));
+            } else {
+                pp__mfree(&m->al, m->tm); pp__mfree(&m->al, m->sd);
+                m->tm = NULL; m->sd = NULL;
+            }
+        }
+        if (!e->keys || !e->bound || !m->tm) { /* no room after all: just reorder */
+            pp__mfree(&m->al, e->keys); pp__mfree(&m->al, e->bound);
+            e = NULL;
+        } else {
+            for (i = 0; i < P; i++) {
+                const pp_pass *p = &s->passes[i];
+                e->keys[i] = pp__key(S, n, p->kind, p->stage, p->microbatch);
+            }
+            memcpy(e->keys + 2 * P, s->device_start, (size_t)(d + 1) * sizeof(int));
+            memcpy(e->bound, s->peak_bound, (size_t)d * sizeof(double));
+        }
+    }
+    st = pp__reorder(s, mask, limit, err);
+    if (e && st == PP_OK) {
+        for (i = 0; i < P; i++) {
+            const pp_pass *p = &s->passes[i];
+            e->keys[P + i] = pp__key(S, n, p->kind, p->stage, p->microbatch);
+        }
+        e->same = !memcmp(e->keys, e->keys + P, (size_t)P * sizeof(int));
+        e->hash = h; e->mask = mask; e->limit = limit; e->n = n; e->P = P;
+        m->bytes += (size_t)(2 * P + d + 1) * sizeof(int);
+        m->count++;
+    } else if (e) {
+        pp__mfree(&m->al, e->keys); pp__mfree(&m->al, e->bound);
+    }
+    return st;
+}
+
 /* ---- extending a schedule by its stable phase --------------------------- */
 
 /* A repeated block's stable phase is periodic: on every device the order
@@ -2445,7 +2595,7 @@ static pp_status pp__extend_exact(const pp_schedule *s, int n, pp_schedule **out
    shorten) and no device's peak rises; otherwise the whole n is reordered
    (blocks whose bubble grows with n: V-Min and 1F1B-V at uneven times). */
 static pp_status pp__block_schedule(const pp_block *blk, int n, const pp_config *cfg, int recompute, unsigned mask,
-                                    double limit, pp_schedule **out, char *err) {
+                                    double limit, pp__memo *memo, pp_schedule **out, char *err) {
     pp_schedule *s = NULL, *e = NULL;
     pp_status st;
     int ns = 2 * blk->devices + 4;
@@ -2453,7 +2603,7 @@ static pp_status pp__block_schedule(const pp_block *blk, int n, const pp_config 
     if (mask && n > ns + 2) {
         st = pp__repeat(blk, ns, NULL, cfg, recompute, &s, err);
         if (st == PP_OK) st = pp_squeeze(s, err);
-        if (st == PP_OK) st = pp__reorder(s, mask, limit, err);
+        if (st == PP_OK) st = pp__reorder_memo(s, mask, limit, memo, err);
         if (st == PP_OK) st = pp__extend_exact(s, n, &e, err);
         pp_sched_free(s);
         if (st != PP_OK) return st;
@@ -2462,7 +2612,7 @@ static pp_status pp__block_schedule(const pp_block *blk, int n, const pp_config 
     }
     st = pp__repeat(blk, n, NULL, cfg, recompute, &s, err);
     if (st == PP_OK) st = pp_squeeze(s, err);
-    if (st == PP_OK && mask) st = pp__reorder(s, mask, limit, err);
+    if (st == PP_OK && mask) st = pp__reorder_memo(s, mask, limit, memo, err);
     if (st != PP_OK) { pp_sched_free(s); return st; }
     *out = s;
     return PP_OK;
@@ -2918,6 +3068,7 @@ typedef struct pp__auto {
     double *endt, *free_at;  /* [3 * stages * n_eval], [devices]: pp__block_makespan's scratch */
     int *ent;                /* [stages * 3 * 4]: a block's passes (pp__block_makespan) */
     double *ent_dur, *ent_comm; /* [stages * 3] each: their times, and the comm before them */
+    pp__memo memo;           /* the reorders of stages 2 and 3 */
 } pp__auto;
 
 /* ntop (at most PP__AUTO_TOP) blocks kept per level, nlev levels ranked */
@@ -2925,6 +3076,7 @@ static pp_status pp__auto_init(pp__auto *A, const pp_config *cfg, int d, int n, 
                                char *err) {
     memset(A, 0, sizeof *A);
     A->cfg = cfg; A->al = pp__allocator(&cfg->allocator); A->n = n; A->limit = limit; A->min_mem = -1;
+    pp__memo_init(&A->memo, &A->al);
     A->ntop = ntop < PP__AUTO_TOP ? ntop : PP__AUTO_TOP; A->nlev = nlev;
     A->n_eval = n < PP__AUTO_NEVAL(d) ? n : PP__AUTO_NEVAL(d);
     A->n2 = n < PP__AUTO_N2(d) ? n : PP__AUTO_N2(d);
@@ -2993,6 +3145,7 @@ static void pp__auto_release(pp__auto *A) {
     pp__mfree(&A->al, A->count); pp__mfree(&A->al, A->top); pp__mfree(&A->al, A->top_mk); pp__mfree(&A->al, A->seen);
     A->count = NULL; A->top = NULL; A->top_mk = NULL; A->seen = NULL;
     pp__auto_free_eval(A);
+    pp__memo_free(&A->memo);
 }
 
 /* The buffers of pp__block_makespan for blocks shaped like b, and the
@@ -3172,7 +3325,7 @@ static pp_status pp__auto_finish(pp__auto *A, const char *const *fixed, pp_sched
             int i;
             st = pp__repeat(tb[k], A->n2, NULL, A->cfg, 0, &s, err);
             if (st == PP_OK) st = pp_squeeze(s, err);
-            if (st == PP_OK && !A->cfg->no_reorder) st = pp__reorder(s, PP__AUTO_MASK2, A->limit, err);
+            if (st == PP_OK && !A->cfg->no_reorder) st = pp__reorder_memo(s, PP__AUTO_MASK2, A->limit, &A->memo, err);
             if (st == PP_OK) {
                 re_mk[k] = s->makespan;
                 for (i = nfinal; i > 0 && re_mk[order[i - 1]] > re_mk[k] + 1e-9; i--) order[i] = order[i - 1];
@@ -3201,7 +3354,8 @@ static pp_status pp__auto_finish(pp__auto *A, const char *const *fixed, pp_sched
     /* stage 3: the finalists at the real n, every reorder variant */
     for (k = 0; k < nf && st == PP_OK; k++) {
         pp_schedule *s = NULL;
-        st = pp__block_schedule(fb[k], A->n, A->cfg, 0, A->cfg->no_reorder ? 0u : PP__AUTO_MASK3, A->limit, &s, err);
+        st = pp__block_schedule(fb[k], A->n, A->cfg, 0, A->cfg->no_reorder ? 0u : PP__AUTO_MASK3, A->limit, &A->memo, &s,
+                                err);
         if (st == PP_OK && pp__auto_better(s, best)) { pp_sched_free(best); best = s; s = NULL; }
         pp_sched_free(s);
     }
@@ -3948,6 +4102,7 @@ static pp_status pp__vgrid_build(pp__vgrid *G, const pp_config *cfg, const pp__v
    limit). */
 static pp_status pp__vgrid_search(const pp_config *cfg, int d, int n, double limit, pp_schedule **out, char *err) {
     pp__vgrid G, G2;
+    pp__memo memo;
     pp__vgrid_cand top[PP__VGRID_TOP], c;
     double *end = NULL, *free_at = NULL, *tm = NULL, comm = 0;
     int maxmem = (int)(2 * limit + 1e-9), n1 = n < PP__VGRID_N(d) ? n : PP__VGRID_N(d), ntop = 0, fi, bi, bbi, k;
@@ -3960,6 +4115,7 @@ static pp_status pp__vgrid_search(const pp_config *cfg, int d, int n, double lim
     pp_status st;
     *out = NULL;
     if (d < 2 || maxmem < 2) return PP_OK;
+    pp__memo_init(&memo, &cfg->allocator);
     st = pp__vgrid_alloc(&G, cfg, d, n1);
     if (st == PP_OK) {
         end = (double *)pp__malloc(&G.al, pp__size((size_t)n1 * (size_t)d * 7u, sizeof(double)));
@@ -4042,20 +4198,21 @@ static pp_status pp__vgrid_search(const pp_config *cfg, int d, int n, double lim
             exact = fexact[dup];
         }
         if (n1 != n) {
-            if (st == PP_OK && s) st = pp__reorder(s, PP__AUTO_MASK3, 0, err);
+            if (st == PP_OK && s) st = pp__reorder_memo(s, PP__AUTO_MASK3, 0, &memo, err);
             if (st == PP_OK && s) st = pp__extend_exact(s, n, &e, err);
             if (stored) fexact[nfin - 1] = e != NULL;
             pp_sched_free(s);
             s = NULL;
             if (st == PP_OK) st = pp__vgrid_build(&G2, cfg, &top[k], maxmem, &s);
         }
-        if (st == PP_OK && s && !e && !exact) st = pp__reorder(s, PP__AUTO_MASK3, 0, err);
+        if (st == PP_OK && s && !e && !exact) st = pp__reorder_memo(s, PP__AUTO_MASK3, 0, &memo, err);
         if (st == PP_OK && e && pp__auto_better(e, *out)) { pp_sched_free(*out); *out = e; e = NULL; }
         if (st == PP_OK && s && pp__auto_better(s, *out)) { pp_sched_free(*out); *out = s; s = NULL; }
         pp_sched_free(s);
         pp_sched_free(e);
     }
     pp__mfree(&G.al, fin);
+    pp__memo_free(&memo);
     if (st == PP_ERR_OUT_OF_MEMORY) pp__err(err, "out of memory in the v-auto grid search");
     pp__mfree(&G.al, end); pp__mfree(&G.al, free_at); pp__mfree(&G.al, tm);
     pp__vgrid_release(&G);
@@ -4636,7 +4793,7 @@ PP__DEF pp_status pp_sched_build(const pp_config *cfg, pp_schedule **out, char *
               id != PP__ZBAUTO &&
               id != PP__ZB1P && id != PP__ZB2P;
     if (blk) {
-        st = pp__block_schedule(blk, n, cfg, recompute, reorder ? 0x7FFu : 0u, 0, &s, err);
+        st = pp__block_schedule(blk, n, cfg, recompute, reorder ? 0x7FFu : 0u, 0, NULL, &s, err);
         pp_block_free(blk);
         if (st != PP_OK) return st;
     } else if (st == PP_OK && reorder) {

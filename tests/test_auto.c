@@ -736,6 +736,71 @@ int main(void) {
     group_next("search-shortcuts", "a block's laid peak without the grid = pp__vgrid_peak after pp__vgrid_lay (d=2..10); "
                "pp__block_makespan = pp_repeat + pp_squeeze to the last bit (d=2..6, 4 time settings incl. comm and stage times)");
 
+    /* The reorder memo: a hit gives what reordering again gives, bit for
+       bit; another mask, limit or shape is never taken for the same. */
+    {
+        static const char *const names[] = {"v-min", "v-half", "v-zb", "1f1b-v"};
+        int d, ti, hits = 0, misses = 0, bypass = 0;
+        char err[PP_ERR_LEN];
+        for (d = 2; d <= 6; d++)
+            for (ti = 0; ti < 3; ti++) {
+                pp_times t = {1, 1, 1, 0}, other = {1, 2, 1, 0};
+                pp__memo memo;
+                pp_allocator none;
+                int ni, li, mi;
+                if (ti == 1) { t.f = 12.96; t.b = 13.22; t.w = 9.76; }
+                if (ti == 2) { t.f = 1.3; t.b = 1.1; t.w = 0.7; t.comm = 0.05; }
+                memset(&none, 0, sizeof none);
+                pp__memo_init(&memo, &none);
+                for (ni = 0; ni < 4; ni++)
+                    for (li = 0; li < 3; li++)
+                        for (mi = 0; mi < 2; mi++) {
+                            double limit = li == 0 ? 0 : li == 1 ? d / 2.0 + 1 : d;
+                            unsigned mask = mi ? 0x511u : 0x7FFu;
+                            pp_config c;
+                            pp_schedule *s[3] = {NULL, NULL, NULL};
+                            int k, before;
+                            memset(&c, 0, sizeof c);
+                            c.schedule = names[ni]; c.devices = d; c.microbatches = 2 * d + 1; c.times = t; c.no_reorder = 1;
+                            for (k = 0; k < 3; k++)
+                                if (!CHECK(pp_sched_build(&c, &s[k], err) == PP_OK, "%s d=%d: %s", names[ni], d, err)) break;
+                            if (k == 3) {
+                                CHECK(pp__reorder(s[0], mask, limit, err) == PP_OK, "%s", err);
+                                before = memo.count;
+                                CHECK(pp__reorder_memo(s[1], mask, limit, &memo, err) == PP_OK, "%s", err);
+                                misses += memo.count > before;
+                                before = memo.count;
+                                CHECK(pp__reorder_memo(s[2], mask, limit, &memo, err) == PP_OK, "%s", err);
+                                CHECK(memo.count == before, "%s d=%d limit %g mask %x: the same order again was not found", names[ni], d, limit, mask);
+                                hits += memo.count == before;
+                                for (k = 1; k < 3; k++)
+                                    CHECK(!memcmp(s[0]->passes, s[k]->passes, (size_t)s[0]->num_passes * sizeof(pp_pass)) &&
+                                              s[0]->makespan == s[k]->makespan && s[0]->bubble_rate == s[k]->bubble_rate &&
+                                              !memcmp(s[0]->peak_memory, s[k]->peak_memory, (size_t)d * sizeof(double)),
+                                          "%s d=%d times %d limit %g mask %x: %s differs from reordering (makespan %.17g vs %.17g)",
+                                          names[ni], d, ti, limit, mask, k == 1 ? "the first call" : "the memo's hit", s[k]->makespan, s[0]->makespan);
+                            }
+                            for (k = 0; k < 3; k++) pp_sched_free(s[k]);
+                            /* other times: not the memo's shape, reordered as if there were none */
+                            if (ni == 0 && li == 1 && mi == 0) {
+                                c.times = other;
+                                if (CHECK(pp_sched_build(&c, &s[0], err) == PP_OK && pp_sched_build(&c, &s[1], err) == PP_OK, "%s", err)) {
+                                    before = memo.count;
+                                    CHECK(pp__reorder(s[0], mask, limit, err) == PP_OK && pp__reorder_memo(s[1], mask, limit, &memo, err) == PP_OK, "%s", err);
+                                    CHECK(memo.count == before && !memcmp(s[0]->passes, s[1]->passes, (size_t)s[0]->num_passes * sizeof(pp_pass)),
+                                          "d=%d: a schedule of other stage times went through the memo", d);
+                                    bypass++;
+                                }
+                                pp_sched_free(s[0]); pp_sched_free(s[1]);
+                            }
+                        }
+                pp__memo_free(&memo);
+            }
+        CHECK(hits >= 300 && misses >= 200 && bypass == 15, "%d hits, %d misses, %d other shapes", hits, misses, bypass);
+    }
+    group_next("reorder-memo", "a memo hit = reordering again, bit for bit (V-Min, V-Half, V-ZB, 1F1B-V, d=2..6, 3 times, "
+               "3 limits, 2 masks); another mask, limit or shape is not taken for the same");
+
     printf("test_auto: %d groups passed, %d failed\n", g_groups_passed, g_groups_failed);
     return g_groups_failed ? 1 : 0;
 }
