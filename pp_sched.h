@@ -4229,26 +4229,31 @@ static pp_status pp__v_auto(const pp_config *cfg, int d, int n, double limit, pp
     pp__auto A;
     pp__vblock V;
     pp_status st;
-    int K, x0, x1, y0, y1;
+    int K, x0, x1, y0, y1, ci, kstep = d > 16 ? d / 16 : 1;
+    unsigned char *okc; /* pp__v_turns_ok of every offset choice, worked out in pass 0 for pass 1 too */
     *out = NULL;
     /* with the grid family beside it (not with no_reorder) a narrower block search is enough */
     st = pp__auto_init(&A, cfg, d, n, limit, cfg->no_reorder ? PP__AUTO_TOP : PP__VAUTO_TOP,
                        cfg->no_reorder ? PP__AUTO_LEVELS : PP__VAUTO_LEVELS, err);
     if (st != PP_OK) return st;
+    okc = (unsigned char *)pp__malloc(&A.al, pp__size((size_t)((d - 1) / kstep + 1) * PP__VAUTO_D0 * PP__VAUTO_D1 *
+                                                          PP__VAUTO_D0 * PP__VAUTO_D1, 216u));
+    if (!okc) { pp__auto_release(&A); pp__err(err, "out of memory in the adaptive search"); return PP_ERR_OUT_OF_MEMORY; }
     memset(&V, 0, sizeof V);
     V.split = 1; V.bw_cells = 2;
     for (A.pass = 0; A.pass < 2 && st == PP_OK; A.pass = pp__auto_next_pass(&A))
     /* K = 0 is the uniform block; beyond 16 devices every (d/16)-th K */
-    for (K = 0; K < d && st == PP_OK; K += d > 16 ? d / 16 : 1) {
+    for (ci = 0, K = 0; K < d && st == PP_OK; K += kstep) {
         for (x0 = 1; x0 <= PP__VAUTO_D0 && st == PP_OK; x0++)
         for (x1 = 1; x1 <= PP__VAUTO_D1 && st == PP_OK; x1++)
         for (y0 = K ? 1 : x0; y0 <= (K ? PP__VAUTO_D0 : x0) && st == PP_OK; y0++)
         for (y1 = K ? 1 : x1; y1 <= (K ? PP__VAUTO_D1 : x1) && st == PP_OK; y1++) {
-            unsigned char ok[216];
+            unsigned char *ok;
             int t, minsum = 99;
             if (K && y0 == x0 && y1 == x1) continue; /* the uniform block, K = 0 */
             V.K = K; V.f0 = V.b1 = x0; V.f1 = V.b0 = x1; V.f0k = V.b1k = y0; V.f1k = V.b0k = y1;
-            st = pp__v_turns_ok(d, V, &A.al, ok, err);
+            ok = okc + (size_t)ci++ * 216u;
+            if (A.pass == 0) st = pp__v_turns_ok(d, V, &A.al, ok, err);
             for (t = 0; t < 216 && st == PP_OK; t++)
                 if (ok[t] && t / 36 + t / 6 % 6 + t % 6 + 3 < minsum) minsum = t / 36 + t / 6 % 6 + t % 6 + 3;
             /* the turns of the smallest sums: larger turns only add memory */
@@ -4263,6 +4268,7 @@ static pp_status pp__v_auto(const pp_config *cfg, int d, int n, double limit, pp
             }
         }
     }
+    pp__mfree(&A.al, okc);
     if (st == PP_OK) st = pp__auto_finish(&A, fixed, out, err);
     pp__auto_release(&A);
     if (st == PP_OK && !cfg->no_reorder) {
