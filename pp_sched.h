@@ -1,4 +1,4 @@
-/* pp_sched.h - v0.3.2 - pipeline-parallel schedules with controllable memory - MIT licence (see end of file)
+/* pp_sched.h - v0.3.3 - pipeline-parallel schedules with controllable memory - MIT licence (see end of file)
 
    Builds, checks and measures pipeline-parallel training schedules the way
    "Pipeline Parallelism with Controllable Memory" (Qi, Wan, Amar, Lin) does:
@@ -284,20 +284,24 @@ DECISIONS (where the paper is ambiguous, what this file does)
      Family 1 times its candidates with pp__block_makespan, family 2
      works out every block's laid peak without the grid and runs only
      those near the best (PP__VGRID_GAP), equal grids among its finalists
-     are reordered once: the same schedules as before on all 436
-     configurations above, about 3x faster at d >= 16. v-auto on one core
-     of a loaded 2-core machine (make bench, best of 3, unit times): d=4,
-     n=32: 6-13 ms (limits d/2 to d); d=8, n=64: 27-43 ms; d=16, n=128:
-     0.15-0.18 s (0.22-0.45 s before); d=32, n=256: 0.5-0.75 s; d=64,
-     n=512: 2.4 s (7.4 s); d=128, n=256: 14 s (51 s). At Table 5 times
-     and limit d/2 (d=16, n=128) it stays at 0.4-0.46 s (0.46-0.49 s):
-     there the stable phase has bubbles, so the finalists are reordered at
-     the full n instead of extended. Their Python takes 13 s to 4 min at
-     d=16. Where the time goes now: pp__reorder (family 1's ranking and
-     finalists, the fixed blocks, family 2's finalists) takes half to
-     three quarters of it at d=16 and nine tenths at d=64; family 2's
-     grids 10-25% at d=16. Milliseconds at d=16 would need a reorder
-     several times faster, or fewer candidates reordered.
+     are reordered once. Since 0.3.3 the reordering itself is cheaper: the
+     variant pairs 0/1, 4/5, 6/7 and 8/10 share their first step, squeeze
+     runs each device until it waits and wakes it when its input runs (no
+     rounds over idle devices), the sweep merges the device runs with a
+     tournament of losers, and a search keeps what it reordered
+     (pp__reorder_memo): two to four in ten of v-auto's reorders at d=16
+     are of a pass order it reordered before. Every step gives the same
+     schedules, pass for pass. v-auto, CPU time on one core of a 2-core
+     machine (best of 3; 0.3.2 in brackets), limits d/2 to d: unit times
+     d=4, n=32: 4-13 ms; d=8, n=64: 19-31 ms; d=16, n=128: 98-125 ms
+     (155-189 ms); d=32, n=256: 0.28-0.38 s (0.45-0.71 s); d=64, n=512:
+     1.5-1.7 s (2.4-3.4 s). Table 5 times, d=16, n=128: 113-149 ms
+     (173-394 ms); there, at low limits, the stable phase has bubbles and
+     the finalists are reordered at the full n instead of extended. Their
+     Python takes 13 s to 4 min at d=16. Where the time goes at d=16:
+     reordering 40-60% (flat: squeeze, sweep, gap fill, W fill), family 2's
+     grids 20-30%, family 1's enumeration 15-25%. make bench prints these
+     figures (unit times at limit d, and Table 5 times at d/2 and 3d/4).
    - zb-auto: the same search on sequential blocks with B/W split: F step
      1..6, B step 1..3, F->B turn 1..6, W in the first free cell at or after
      the lifespan 3k cells (k = 0..2d+2) from its F; ZB-H1, ZB-H2 and 1F1B
@@ -611,6 +615,10 @@ REVISION HISTORY
           per-device programs (SEND/RECV, activation slots), deadlock
           checker, program printer; PyTorch schedule CSV out and in, SVG
           pictures, Chrome traces.
+   0.3.3  reordering about 2x cheaper, same schedules: shared first steps
+          of the variants, an event-driven squeeze, a tournament merge in
+          the sweep, and a memo of the reorders within a search (v-auto
+          at d=16 1.5-2.6x faster, at d=64 about 1.8x).
    0.3.2  v-auto about 2x faster with the same schedules (376 + 60
           configurations): the grid family runs only blocks whose laid
           peak, now worked out without laying the grid, is within one cell
@@ -639,7 +647,7 @@ REVISION HISTORY
 
 #define PP_SCHED_VERSION_MAJOR 0
 #define PP_SCHED_VERSION_MINOR 3
-#define PP_SCHED_VERSION_PATCH 2
+#define PP_SCHED_VERSION_PATCH 3
 
 #include <stddef.h>
 #ifndef PP_SCHED_NO_STDIO
