@@ -1249,10 +1249,11 @@ static int pp__dep(const pp_schedule *s, const pp_pass *p, pp_kind *dk, int *ds)
     return 0;
 }
 
-/* pp__dep as a table, for the loops that ask it of every pass: entry
-   pp__dep_entry(s, p) holds the key of p's input at microbatch 0 (add
-   p's microbatch), or -1 when p has none, and the input's stage.
-   tab: [2 * 8 * stages] ints (entries, then their stages). */
+/* pp__dep as a table, for the loops that ask it of every pass. Entry
+   (half * 4 + kind) * stages + stage (half: 1 on dualpipe's second route)
+   holds the key of that pass's input at microbatch 0 (pp__dep_key adds
+   the microbatch), or -1 when it has none; entry + 8 * stages holds the
+   input's stage. tab: [16 * stages] ints. */
 static void pp__dep_table(const pp_schedule *s, int *tab) {
     int S = s->stages, n = s->microbatches, half, k, st, E = 8 * S;
     for (half = 0; half < 2; half++)
