@@ -1974,6 +1974,7 @@ static pp_status pp__wfill(pp_schedule *s, double *endk, const double *cap, int 
    phase each device keeps its order. */
 static pp_status pp__list_reorder(pp_schedule *s, const double *cap, double warm_end, char *err) {
     int d = s->devices, S = s->stages, n = s->microbatches, P = s->num_passes, window = 4 * S + 16, left = P, i;
+    int half = pp__dep_half(s);
     pp_allocator *al = &s->allocator;
     size_t keys = (size_t)4 * S * n;
     pp_pass *out = (pp_pass *)pp__malloc(al, pp__size((size_t)P, sizeof(pp_pass)));
@@ -1985,14 +1986,16 @@ static pp_status pp__list_reorder(pp_schedule *s, const double *cap, double warm
     int *head = (int *)pp__malloc(al, pp__size((size_t)d, sizeof(int)));
     int *fill = (int *)pp__malloc(al, pp__size((size_t)d, sizeof(int)));
     int *fleft = (int *)pp__malloc(al, pp__size((size_t)d, sizeof(int)));
+    int *tab = (int *)pp__malloc(al, pp__size((size_t)S, 16u * sizeof(int)));
     pp_status st = PP_OK;
-    if (!out || !taken || !done || !endk || !free_at || !mem || !head || !fill || !fleft) {
+    if (!out || !taken || !done || !endk || !free_at || !mem || !head || !fill || !fleft || !tab) {
         pp__err(err, "out of memory in reorder");
         st = PP_ERR_OUT_OF_MEMORY;
         goto cleanup;
     }
     memset(taken, 0, (size_t)P);
     memset(done, 0, keys);
+    pp__dep_table(s, tab);
     for (i = 0; i < d; i++) {
         int j;
         free_at[i] = 0; mem[i] = 0; head[i] = fill[i] = s->device_start[i]; fleft[i] = 0;
@@ -2009,12 +2012,10 @@ static pp_status pp__list_reorder(pp_schedule *s, const double *cap, double warm
         if (last > s->device_start[dev + 1] - 1) last = s->device_start[dev + 1] - 1;
         for (j = head[dev]; j <= last; j++) {
             const pp_pass *p = &s->passes[j];
-            pp_kind dk;
-            int ds;
+            int ds, k;
             double r = 0;
             if (taken[j]) continue;
-            if (pp__dep(s, p, &dk, &ds)) {
-                int k = pp__key(S, n, dk, ds, p->microbatch);
+            if ((k = pp__dep_key(tab, S, half, p, &ds)) >= 0) {
                 if (!done[k]) continue;
                 r = endk[k] + (s->stage_device[ds] != dev ? s->times.comm : 0);
             }
@@ -2040,11 +2041,9 @@ static pp_status pp__list_reorder(pp_schedule *s, const double *cap, double warm
         }
         {
             pp_pass p = s->passes[pick];
-            pp_kind dk;
             int ds, k;
             double r = t;
-            if (pp__dep(s, &p, &dk, &ds)) {
-                k = pp__key(S, n, dk, ds, p.microbatch);
+            if ((k = pp__dep_key(tab, S, half, &p, &ds)) >= 0) {
                 r = pp__max(t, endk[k] + (s->stage_device[ds] != dev ? s->times.comm : 0));
             }
             p.start = r;
@@ -2066,6 +2065,7 @@ static pp_status pp__list_reorder(pp_schedule *s, const double *cap, double warm
 cleanup:
     pp__mfree(al, out); pp__mfree(al, taken); pp__mfree(al, done); pp__mfree(al, endk);
     pp__mfree(al, free_at); pp__mfree(al, mem); pp__mfree(al, head); pp__mfree(al, fill); pp__mfree(al, fleft);
+    pp__mfree(al, tab);
     return st;
 }
 
