@@ -3078,6 +3078,8 @@ typedef struct pp__auto {
     int *ent;                /* [stages * 3 * 4]: a block's passes (pp__block_makespan) */
     double *ent_dur, *ent_comm; /* [stages * 3] each: their times, and the comm before them */
     pp__memo memo;           /* the reorders of stages 2 and 3 */
+    int kept;                /* pass 0: the block just considered was kept (fits, no collision, not seen) */
+    int replay;              /* pass 1 builds only what pass 0 kept: no need to check again */
 } pp__auto;
 
 /* ntop (at most PP__AUTO_TOP) blocks kept per level, nlev levels ranked */
@@ -3231,17 +3233,17 @@ static pp_status pp__auto_consider(pp__auto *A, pp_block *blk, char *err) {
     double mem, mk, *tm;
     pp_block **tb;
     int i, k, lev, *cnt, top = A->extra && PP__AUTO_TOPX < A->ntop ? PP__AUTO_TOPX : A->ntop;
-    if (pp__auto_seen(A, blk)) { pp_block_free(blk); return PP_OK; }
+    if (!A->replay && pp__auto_seen(A, blk)) { pp_block_free(blk); return PP_OK; }
     mem = pp__block_max_bound(blk);
     lev = (int)(2 * mem + 0.5);
     if (lev >= A->nl) lev = A->nl - 1;
     /* pass 1 needs only the levels kept; pass 0 checked the rest */
     if (A->pass == 1 && (mem > A->limit + 1e-9 || lev < A->lev_min)) { pp_block_free(blk); return PP_OK; }
     if (A->extra) lev += A->nl;
-    if (pp_block_check(blk, NULL) != PP_OK) { pp_block_free(blk); return PP_OK; }
+    if (!A->replay && pp_block_check(blk, NULL) != PP_OK) { pp_block_free(blk); return PP_OK; }
     if (A->min_mem < 0 || mem < A->min_mem) A->min_mem = mem;
     if (mem > A->limit + 1e-9) { pp_block_free(blk); return PP_OK; }
-    if (A->pass == 0) { A->count[lev] = 1; pp_block_free(blk); return PP_OK; }
+    if (A->pass == 0) { A->count[lev] = 1; A->kept = 1; pp_block_free(blk); return PP_OK; }
     if (blk->microbatches == 1) {
         st = pp__auto_eval_init(A, blk, err);
         if (st != PP_OK) { pp_block_free(blk); return st; }
@@ -4233,36 +4235,35 @@ static pp_status pp__vgrid_search(const pp_config *cfg, int d, int n, double lim
 /* v-auto: V-shape blocks with the K split of Eq. 3. delta0 (F of chunk 0,
    B of chunk 1) from 1 to 4 cells, delta1 (F of chunk 1, B of chunk 0) from
    1 to 3 cells, on each side of K; turns by pp__v_turns; W greedy. */
+/* A block of v-auto's search, by the parameters that build it (pass 1
+   builds again only the blocks pass 0 kept). */
+typedef struct pp__vrec { short K; unsigned char x0, x1, y0, y1, t, extra; } pp__vrec;
+
 static pp_status pp__v_auto(const pp_config *cfg, int d, int n, double limit, pp_schedule **out, char *err) {
     static const char *const fixed[] = {"v-min", "v-half", "v-zb", NULL};
     pp__auto A;
     pp__vblock V;
     pp_status st;
-    int K, x0, x1, y0, y1, ci, kstep = d > 16 ? d / 16 : 1;
-    unsigned char *okc; /* pp__v_turns_ok of every offset choice, worked out in pass 0 for pass 1 too */
+    int K, x0, x1, y0, y1, nrec = 0, caprec = 0, r;
+    pp__vrec *rec = NULL; /* pass 0's blocks that fit the limit and repeat without collision, in order */
     *out = NULL;
     /* with the grid family beside it (not with no_reorder) a narrower block search is enough */
     st = pp__auto_init(&A, cfg, d, n, limit, cfg->no_reorder ? PP__AUTO_TOP : PP__VAUTO_TOP,
                        cfg->no_reorder ? PP__AUTO_LEVELS : PP__VAUTO_LEVELS, err);
     if (st != PP_OK) return st;
-    okc = (unsigned char *)pp__malloc(&A.al, pp__size((size_t)((d - 1) / kstep + 1) * PP__VAUTO_D0 * PP__VAUTO_D1 *
-                                                          PP__VAUTO_D0 * PP__VAUTO_D1, 216u));
-    if (!okc) { pp__auto_release(&A); pp__err(err, "out of memory in the adaptive search"); return PP_ERR_OUT_OF_MEMORY; }
     memset(&V, 0, sizeof V);
     V.split = 1; V.bw_cells = 2;
-    for (A.pass = 0; A.pass < 2 && st == PP_OK; A.pass = pp__auto_next_pass(&A))
-    /* K = 0 is the uniform block; beyond 16 devices every (d/16)-th K */
-    for (ci = 0, K = 0; K < d && st == PP_OK; K += kstep) {
+    /* pass 0. K = 0 is the uniform block; beyond 16 devices every (d/16)-th K */
+    for (K = 0; K < d && st == PP_OK; K += d > 16 ? d / 16 : 1) {
         for (x0 = 1; x0 <= PP__VAUTO_D0 && st == PP_OK; x0++)
         for (x1 = 1; x1 <= PP__VAUTO_D1 && st == PP_OK; x1++)
         for (y0 = K ? 1 : x0; y0 <= (K ? PP__VAUTO_D0 : x0) && st == PP_OK; y0++)
         for (y1 = K ? 1 : x1; y1 <= (K ? PP__VAUTO_D1 : x1) && st == PP_OK; y1++) {
-            unsigned char *ok;
+            unsigned char ok[216];
             int t, minsum = 99;
             if (K && y0 == x0 && y1 == x1) continue; /* the uniform block, K = 0 */
             V.K = K; V.f0 = V.b1 = x0; V.f1 = V.b0 = x1; V.f0k = V.b1k = y0; V.f1k = V.b0k = y1;
-            ok = okc + (size_t)ci++ * 216u;
-            if (A.pass == 0) st = pp__v_turns_ok(d, V, &A.al, ok, err);
+            st = pp__v_turns_ok(d, V, &A.al, ok, err);
             for (t = 0; t < 216 && st == PP_OK; t++)
                 if (ok[t] && t / 36 + t / 6 % 6 + t % 6 + 3 < minsum) minsum = t / 36 + t / 6 % 6 + t % 6 + 3;
             /* the turns of the smallest sums: larger turns only add memory */
@@ -4272,12 +4273,40 @@ static pp_status pp__v_auto(const pp_config *cfg, int d, int n, double limit, pp
                 if (!ok[t] || sum > minsum + PP__VAUTO_TURNS + PP__VAUTO_TURNSX) continue;
                 A.extra = sum > minsum + PP__VAUTO_TURNS;
                 V.a = t / 36 + 1; V.b = t / 6 % 6 + 1; V.c = t % 6 + 1;
+                A.kept = 0;
                 st = pp__v_block(d, &V, &A.al, &blk, err);
                 if (st == PP_OK) st = pp__auto_consider(&A, blk, err);
+                if (st == PP_OK && A.kept) {
+                    if (nrec == caprec) { /* grow */
+                        pp__vrec *x = (pp__vrec *)pp__malloc(&A.al, pp__size((size_t)(caprec ? 2 * caprec : 256), sizeof *x));
+                        if (!x) { pp__err(err, "out of memory in the adaptive search"); st = PP_ERR_OUT_OF_MEMORY; break; }
+                        if (nrec) memcpy(x, rec, (size_t)nrec * sizeof *x);
+                        pp__mfree(&A.al, rec);
+                        rec = x;
+                        caprec = caprec ? 2 * caprec : 256;
+                    }
+                    rec[nrec].K = (short)K; rec[nrec].x0 = (unsigned char)x0; rec[nrec].x1 = (unsigned char)x1;
+                    rec[nrec].y0 = (unsigned char)y0; rec[nrec].y1 = (unsigned char)y1; rec[nrec].t = (unsigned char)t;
+                    rec[nrec].extra = (unsigned char)A.extra;
+                    nrec++;
+                }
             }
         }
     }
-    pp__mfree(&A.al, okc);
+    /* pass 1: the same blocks in the same order, those pass 0 kept (the
+       first of equal blocks, without collision, within the limit) */
+    A.pass = pp__auto_next_pass(&A); /* also on failure: it clears pass 0's level marks, which are no blocks */
+    A.replay = 1;
+    for (r = 0; r < nrec && st == PP_OK; r++) {
+        pp_block *blk = NULL;
+        const pp__vrec *q = &rec[r];
+        V.K = q->K; V.f0 = V.b1 = q->x0; V.f1 = V.b0 = q->x1; V.f0k = V.b1k = q->y0; V.f1k = V.b0k = q->y1;
+        V.a = q->t / 36 + 1; V.b = q->t / 6 % 6 + 1; V.c = q->t % 6 + 1;
+        A.extra = q->extra;
+        st = pp__v_block(d, &V, &A.al, &blk, err);
+        if (st == PP_OK) st = pp__auto_consider(&A, blk, err);
+    }
+    pp__mfree(&A.al, rec);
     if (st == PP_OK) st = pp__auto_finish(&A, fixed, out, err);
     pp__auto_release(&A);
     if (st == PP_OK && !cfg->no_reorder) {
