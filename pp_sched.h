@@ -287,21 +287,26 @@ DECISIONS (where the paper is ambiguous, what this file does)
      are reordered once. Since 0.3.3 the reordering itself is cheaper: the
      variant pairs 0/1, 4/5, 6/7 and 8/10 share their first step, squeeze
      runs each device until it waits and wakes it when its input runs (no
-     rounds over idle devices), the sweep merges the device runs with a
-     tournament of losers, and a search keeps what it reordered
-     (pp__reorder_memo): two to four in ten of v-auto's reorders at d=16
-     are of a pass order it reordered before. Every step gives the same
-     schedules, pass for pass. v-auto, CPU time on one core of a 2-core
-     machine (best of 3; 0.3.2 in brackets), limits d/2 to d: unit times
-     d=4, n=32: 4-13 ms; d=8, n=64: 19-31 ms; d=16, n=128: 98-125 ms
-     (155-189 ms); d=32, n=256: 0.28-0.38 s (0.45-0.71 s); d=64, n=512:
-     1.5-1.7 s (2.4-3.4 s). Table 5 times, d=16, n=128: 113-149 ms
-     (173-394 ms); there, at low limits, the stable phase has bubbles and
-     the finalists are reordered at the full n instead of extended. Their
-     Python takes 13 s to 4 min at d=16. Where the time goes at d=16:
-     reordering 40-60% (flat: squeeze, sweep, gap fill, W fill), family 2's
-     grids 20-30%, family 1's enumeration 15-25%. make bench prints these
-     figures (unit times at limit d, and Table 5 times at d/2 and 3d/4).
+     rounds over idle devices), the fills and sweeps look inputs up in a
+     table, the sweep merges the device runs with a tournament of losers,
+     and a search keeps what it reordered (pp__reorder_memo): two to four
+     in ten of v-auto's reorders at d=16 are of a pass order it reordered
+     before. Family 1's second pass builds again only the blocks its first
+     pass kept. Every step gives the same schedules, pass for pass. v-auto,
+     CPU time on one core of a 2-core machine (best of 3; 0.3.2 in
+     brackets), limits d/2 to d, unit times: d=4, n=32: 3-13 ms; d=8,
+     n=64: 19-38 ms; d=16, n=128: 93-125 ms (155-189 ms); d=32, n=256:
+     0.28-0.42 s (0.45-0.71 s); d=64, n=512: 1.3-1.7 s (2.4-3.4 s);
+     d=128, n=256: 4.5-6.9 s (14 s). Table 5 times, d=16, n=128: 108-149
+     ms (173-394 ms); there, at low limits, the stable phase has bubbles
+     and the finalists are reordered at the full n instead of extended.
+     Their Python takes 13 s to 4 min at d=16. Where the time goes at
+     d=16: reordering 40-60% (flat: squeeze, sweep, gap fill, W fill),
+     family 2's grids 20-30%, family 1's enumeration 10-20%; at d=64 the
+     reordering is 80%, most of it in the look-ahead windows of the gap
+     fill and the list reorder (up to 4S + 16 passes) and the sweep's
+     search for a bubble. make bench prints these figures (unit times at
+     limit d, and Table 5 times at d/2 and 3d/4).
    - zb-auto: the same search on sequential blocks with B/W split: F step
      1..6, B step 1..3, F->B turn 1..6, W in the first free cell at or after
      the lifespan 3k cells (k = 0..2d+2) from its F; ZB-H1, ZB-H2 and 1F1B
@@ -616,9 +621,10 @@ REVISION HISTORY
           checker, program printer; PyTorch schedule CSV out and in, SVG
           pictures, Chrome traces.
    0.3.3  reordering about 2x cheaper, same schedules: shared first steps
-          of the variants, an event-driven squeeze, a tournament merge in
-          the sweep, and a memo of the reorders within a search (v-auto
-          at d=16 1.5-2.6x faster, at d=64 about 1.8x).
+          of the variants, an event-driven squeeze, a table of inputs, a
+          tournament merge in the sweep, and a memo of the reorders within
+          a search; family 1's second pass replays the first's blocks
+          (v-auto at d=16 1.5-2.7x faster, at d=64 about 2x).
    0.3.2  v-auto about 2x faster with the same schedules (376 + 60
           configurations): the grid family runs only blocks whose laid
           peak, now worked out without laying the grid, is within one cell
