@@ -4238,13 +4238,13 @@ static pp_status pp__vgrid_search(const pp_config *cfg, int d, int n, double lim
     return st;
 }
 
+/* A block of v-auto's search, by the parameters that build it (pass 1
+   builds again only the blocks pass 0 kept). */
+typedef struct pp__vrec { int K; unsigned char x0, x1, y0, y1, t, extra; } pp__vrec;
+
 /* v-auto: V-shape blocks with the K split of Eq. 3. delta0 (F of chunk 0,
    B of chunk 1) from 1 to 4 cells, delta1 (F of chunk 1, B of chunk 0) from
    1 to 3 cells, on each side of K; turns by pp__v_turns; W greedy. */
-/* A block of v-auto's search, by the parameters that build it (pass 1
-   builds again only the blocks pass 0 kept). */
-typedef struct pp__vrec { short K; unsigned char x0, x1, y0, y1, t, extra; } pp__vrec;
-
 static pp_status pp__v_auto(const pp_config *cfg, int d, int n, double limit, pp_schedule **out, char *err) {
     static const char *const fixed[] = {"v-min", "v-half", "v-zb", NULL};
     pp__auto A;
@@ -4291,7 +4291,7 @@ static pp_status pp__v_auto(const pp_config *cfg, int d, int n, double limit, pp
                         rec = x;
                         caprec = caprec ? 2 * caprec : 256;
                     }
-                    rec[nrec].K = (short)K; rec[nrec].x0 = (unsigned char)x0; rec[nrec].x1 = (unsigned char)x1;
+                    rec[nrec].K = K; rec[nrec].x0 = (unsigned char)x0; rec[nrec].x1 = (unsigned char)x1;
                     rec[nrec].y0 = (unsigned char)y0; rec[nrec].y1 = (unsigned char)y1; rec[nrec].t = (unsigned char)t;
                     rec[nrec].extra = (unsigned char)A.extra;
                     nrec++;
