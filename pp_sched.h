@@ -284,8 +284,9 @@ DECISIONS (where the paper is ambiguous, what this file does)
      Family 1 times its candidates with pp__block_makespan, family 2
      works out every block's laid peak without the grid and runs only
      those near the best (PP__VGRID_GAP), equal grids among its finalists
-     are reordered once. Since 0.3.3 the reordering itself is cheaper: the
-     variant pairs 0/1, 4/5, 6/7 and 8/10 share their first step, squeeze
+     are reordered once (since 0.3.3 through the memo below). Since 0.3.3
+     the reordering itself is cheaper too: the variant pairs 0/1, 4/5,
+     6/7 and 8/10 share their first step, squeeze
      runs each device until it waits and wakes it when its input runs (no
      rounds over idle devices), the fills and sweeps look inputs up in a
      table, the sweep merges the device runs with a tournament of losers,
@@ -3048,9 +3049,12 @@ static pp_status pp__v_search(int d, pp__vblock V, const pp_allocator *al, pp_bl
 #endif
 /* The stage times ([stages * 4], allocated with al) and comm that every
    schedule of this shape gets from cfg (pp__set_stage_times, no recompute):
-   the searches time candidates with them without building schedules. */
+   the searches time candidates with them without building schedules.
+   dtab (NULL: not wanted, else [16 * stages]): pp__dep_table of the shape
+   at one microbatch, so an input's key at n microbatches is dtab[e] * n
+   plus the microbatch. */
 static pp_status pp__shape_times(const pp_allocator *al, const pp_config *cfg, int d, int chunks, int S, int split,
-                                 double **tm, double *comm, char *err) {
+                                 double **tm, double *comm, int *dtab, char *err) {
     pp_status st = PP_OK;
     pp_schedule *s = pp__sched_alloc(al, d, chunks, S, 1, split, err, &st);
     *tm = NULL;
@@ -3061,6 +3065,7 @@ static pp_status pp__shape_times(const pp_allocator *al, const pp_config *cfg, i
         if (*tm) memcpy(*tm, s->stage_time, (size_t)S * 4u * sizeof(double));
         else { pp__err(err, "out of memory in the adaptive search"); st = PP_ERR_OUT_OF_MEMORY; }
         *comm = s->times.comm;
+        if (dtab) pp__dep_table(s, dtab);
     }
     pp_sched_free(s);
     return st;
@@ -3080,8 +3085,9 @@ typedef struct pp__auto {
     double *top_mk;          /* [levels * PP__AUTO_TOP] */
     int shape[4];            /* the blocks' devices, chunks, stages, split that the buffers below fit */
     double *tm, comm;        /* [stages * 4] stage times (pp__set_stage_times), comm */
-    double *endt, *free_at;  /* [3 * stages * n_eval], [devices]: pp__block_makespan's scratch */
-    int *ent;                /* [stages * 3 * 4]: a block's passes (pp__block_makespan) */
+    double *endt, *free_at;  /* [4 * stages * n_eval], [devices]: pp__block_makespan's scratch */
+    int *ent, *dtab;         /* [stages * 3 * 4]: a block's passes (pp__block_makespan); [16 * stages]: the
+                                shape's inputs (pp__shape_times), in ent's allocation */
     double *ent_dur, *ent_comm; /* [stages * 3] each: their times, and the comm before them */
     pp__memo memo;           /* the reorders of stages 2 and 3 */
     int kept;                /* pass 0: the block just considered was kept (fits, no collision, not seen) */
@@ -3152,7 +3158,7 @@ static int pp__auto_next_pass(pp__auto *A) {
 static void pp__auto_free_eval(pp__auto *A) {
     pp__mfree(&A->al, A->tm); pp__mfree(&A->al, A->endt); pp__mfree(&A->al, A->free_at); pp__mfree(&A->al, A->ent);
     pp__mfree(&A->al, A->ent_dur);
-    A->tm = A->endt = A->free_at = A->ent_dur = A->ent_comm = NULL; A->ent = NULL;
+    A->tm = A->endt = A->free_at = A->ent_dur = A->ent_comm = NULL; A->ent = A->dtab = NULL;
 }
 
 static void pp__auto_release(pp__auto *A) {
@@ -3173,14 +3179,16 @@ static pp_status pp__auto_eval_init(pp__auto *A, const pp_block *b, char *err) {
     if (A->tm && A->shape[0] == d && A->shape[1] == b->chunks && A->shape[2] == S && A->shape[3] == b->split_backward)
         return PP_OK;
     pp__auto_free_eval(A);
-    st = pp__shape_times(&A->al, A->cfg, d, b->chunks, S, b->split_backward, &A->tm, &A->comm, err);
-    if (st != PP_OK) return st;
-    A->endt = (double *)pp__malloc(&A->al, pp__size((size_t)S * 3u * (size_t)A->n_eval, sizeof(double)));
+    A->ent = (int *)pp__malloc(&A->al, pp__size((size_t)S * 28u, sizeof(int)));
+    if (!A->ent) { pp__err(err, "out of memory in the adaptive search"); return PP_ERR_OUT_OF_MEMORY; }
+    A->dtab = A->ent + (size_t)S * 12u;
+    st = pp__shape_times(&A->al, A->cfg, d, b->chunks, S, b->split_backward, &A->tm, &A->comm, A->dtab, err);
+    if (st != PP_OK) { pp__auto_free_eval(A); return st; }
+    A->endt = (double *)pp__malloc(&A->al, pp__size((size_t)S * 4u * (size_t)A->n_eval, sizeof(double)));
     A->free_at = (double *)pp__malloc(&A->al, pp__size((size_t)d, sizeof(double)));
-    A->ent = (int *)pp__malloc(&A->al, pp__size((size_t)S * 12u, sizeof(int)));
     A->ent_dur = (double *)pp__malloc(&A->al, pp__size((size_t)S * 6u, sizeof(double)));
     if (A->ent_dur) A->ent_comm = A->ent_dur + (size_t)S * 3u;
-    if (!A->endt || !A->free_at || !A->ent || !A->ent_dur) {
+    if (!A->endt || !A->free_at || !A->ent_dur) {
         pp__auto_free_eval(A);
         pp__err(err, "out of memory in the adaptive search");
         return PP_ERR_OUT_OF_MEMORY;
@@ -3202,19 +3210,17 @@ static double pp__block_makespan(pp__auto *A, const pp_block *b, int n) {
     for (i = 0; i < b->devices; i++) free_at[i] = 0;
     for (r = 0; r < T; r++)
         for (e = 0; e < E; e++) {
-            int s = e % S, q = e / S, cell = q == 0 ? b->f[s] : q == 1 ? b->b[s] : b->w[s], ds = -1, dq = 0;
+            int s = e % S, q = e / S, cell = q == 0 ? b->f[s] : q == 1 ? b->b[s] : b->w[s], in, ds;
             pp_kind k = q == 0 ? PP_F : q == 1 ? (b->split_backward ? PP_B : PP_BW) : PP_W;
             if (cell % T != r) continue;
-            /* the input: F of the stage before; B of the stage after (F at the last stage); W its B */
-            if (q == 0) { if (s > 0) ds = s - 1; }
-            else if (q == 1) { ds = s == S - 1 ? s : s + 1; dq = s == S - 1 ? 0 : 1; }
-            else { ds = s; dq = 1; }
+            in = A->dtab[(int)k * S + s]; /* one route: the first half of the table */
+            ds = A->dtab[8 * S + (int)k * S + s];
             ent[4 * at] = cell / T;
             ent[4 * at + 1] = b->stage_device[s];
-            ent[4 * at + 2] = (q * S + s) * n;
-            ent[4 * at + 3] = ds < 0 ? -1 : (dq * S + ds) * n;
+            ent[4 * at + 2] = ((int)k * S + s) * n;
+            ent[4 * at + 3] = in < 0 ? -1 : in * n;
             dur[at] = A->tm[s * 4 + (int)k];
-            cadd[at] = ds >= 0 && b->stage_device[ds] != b->stage_device[s] ? A->comm : 0;
+            cadd[at] = in >= 0 && b->stage_device[ds] != b->stage_device[s] ? A->comm : 0;
             if (cell / T > qmax) qmax = cell / T;
             at++;
         }
@@ -4070,22 +4076,6 @@ static void pp__vgrid_release(pp__vgrid *G) {
     memset(G, 0, sizeof *G);
 }
 
-/* The finalist among the first *nf in fin whose grid equals G's, or -1
-   after storing G's as finalist *nf (fin: [*nf + 1][p][cap] at least). */
-static int pp__vgrid_dup(const pp__vgrid *G, unsigned char *fin, int *flen, int *nf) {
-    size_t row = (size_t)G->cap, one = (size_t)G->p * row;
-    int f, i;
-    for (f = 0; f < *nf; f++) {
-        if (flen[f] != G->len) continue;
-        for (i = 0; i < G->p; i++)
-            if (memcmp(fin + (size_t)f * one + (size_t)i * row, PP__GROW(G, i), (size_t)G->len)) break;
-        if (i == G->p) return f;
-    }
-    for (i = 0; i < G->p; i++) memcpy(fin + (size_t)*nf * one + (size_t)i * row, PP__GROW(G, i), (size_t)G->len);
-    flen[(*nf)++] = G->len;
-    return -1;
-}
-
 /* One block of the family through the grid at G's n, then as a schedule. */
 static pp_status pp__vgrid_build(pp__vgrid *G, const pp_config *cfg, const pp__vgrid_cand *c, int maxmem,
                                  pp_schedule **out) {
@@ -4127,8 +4117,6 @@ static pp_status pp__vgrid_search(const pp_config *cfg, int d, int n, double lim
     int step = d > PP__VGRID_LENS ? d / PP__VGRID_LENS : 1, prune, best = 0, i, nc = 0;
     size_t ncap = 0;
     pp__vgrid_cand *cand = NULL;
-    unsigned char *fin = NULL; /* the finalists' grids at n1, [PP__VGRID_TOP][d][cap] */
-    int flen[PP__VGRID_TOP], fexact[PP__VGRID_TOP], nfin = 0;
     pp_status st;
     *out = NULL;
     if (d < 2 || maxmem < 2) return PP_OK;
@@ -4140,7 +4128,7 @@ static pp_status pp__vgrid_search(const pp_config *cfg, int d, int n, double lim
         if (!end || !free_at) st = PP_ERR_OUT_OF_MEMORY;
     }
     /* the stage times, as every V schedule of this d and cfg gets them */
-    if (st == PP_OK) st = pp__shape_times(&G.al, cfg, d, 2, 2 * d, 1, &tm, &comm, err);
+    if (st == PP_OK) st = pp__shape_times(&G.al, cfg, d, 2, 2 * d, 1, &tm, &comm, NULL, err);
     /* phase 1 (n >= 2d): every block's laid peak; phase 2 runs steps 2 to 8
        for the blocks within PP__VGRID_GAP of the highest. With n >= 2d no
        step trims the grid, so the laid peak is the one the loop below
@@ -4196,39 +4184,24 @@ static pp_status pp__vgrid_search(const pp_config *cfg, int d, int n, double lim
        extension was not exact. */
     memset(&G2, 0, sizeof G2);
     if (st == PP_OK && ntop && n1 != n) st = pp__vgrid_alloc(&G2, cfg, d, n);
-    if (st == PP_OK && ntop) {
-        fin = (unsigned char *)pp__malloc(&G.al, pp__size((size_t)ntop * (size_t)d, (size_t)G.cap));
-        if (!fin) st = PP_ERR_OUT_OF_MEMORY;
-    }
+    /* different blocks often end in the same grid (about a fifth of the
+       finalists): the memo gives its reorder without running it again */
     for (k = 0; k < ntop && st == PP_OK; k++) {
         pp_schedule *s = NULL, *e = NULL;
-        int dup = -1, exact = 0, stored;
         st = pp__vgrid_build(&G, cfg, &top[k], maxmem, &s);
-        /* different blocks often end in the same grid (about a fifth of
-           the finalists): its schedules are those of the earlier one */
-        if (st == PP_OK && s) dup = pp__vgrid_dup(&G, fin, flen, &nfin);
-        stored = st == PP_OK && s && dup < 0;
-        if (dup >= 0) {
-            pp_sched_free(s);
-            s = NULL;
-            if (n1 == n) continue;
-            exact = fexact[dup];
-        }
         if (n1 != n) {
             if (st == PP_OK && s) st = pp__reorder_memo(s, PP__AUTO_MASK3, 0, &memo, err);
             if (st == PP_OK && s) st = pp__extend_exact(s, n, &e, err);
-            if (stored) fexact[nfin - 1] = e != NULL;
             pp_sched_free(s);
             s = NULL;
             if (st == PP_OK) st = pp__vgrid_build(&G2, cfg, &top[k], maxmem, &s);
         }
-        if (st == PP_OK && s && !e && !exact) st = pp__reorder_memo(s, PP__AUTO_MASK3, 0, &memo, err);
+        if (st == PP_OK && s && !e) st = pp__reorder_memo(s, PP__AUTO_MASK3, 0, &memo, err);
         if (st == PP_OK && e && pp__auto_better(e, *out)) { pp_sched_free(*out); *out = e; e = NULL; }
         if (st == PP_OK && s && pp__auto_better(s, *out)) { pp_sched_free(*out); *out = s; s = NULL; }
         pp_sched_free(s);
         pp_sched_free(e);
     }
-    pp__mfree(&G.al, fin);
     pp__memo_free(&memo);
     if (st == PP_ERR_OUT_OF_MEMORY) pp__err(err, "out of memory in the v-auto grid search");
     pp__mfree(&G.al, end); pp__mfree(&G.al, free_at); pp__mfree(&G.al, tm);
