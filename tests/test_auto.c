@@ -685,51 +685,51 @@ int main(void) {
         for (d = 2; d <= 6; d++) {
             int ti;
             for (ti = 0; ti < 4; ti++) {
-                    pp_config c;
-                    pp__auto A;
-                    pp__vblock V;
-                    pp_times st[12];
-                    char err[PP_ERR_LEN];
-                    int x0, x1, i;
-                    memset(&c, 0, sizeof c);
-                    c.devices = d; c.microbatches = 3 * d;
-                    if (ti == 1) { c.times.f = 12.96; c.times.b = 13.22; c.times.w = 9.76; }
-                    if (ti == 2) { c.times.f = 1.3; c.times.b = 1.1; c.times.w = 0.7; c.times.comm = 0.05; }
-                    if (ti == 3) { /* uneven stages, W = 0 on one */
-                        for (i = 0; i < 2 * d; i++) { st[i].f = 1 + 0.1 * i; st[i].b = 2 - 0.05 * i; st[i].w = i == 1 ? 0 : 0.5; st[i].comm = 0; }
-                        c.stage_times = st; c.times.comm = 0.1;
-                    }
-                    if (!CHECK(pp__auto_init(&A, &c, d, c.microbatches, d, 4, 3, err) == PP_OK, "%s", err)) continue;
-                    memset(&V, 0, sizeof V);
-                    V.split = 1; V.bw_cells = 2;
-                    for (x0 = 1; x0 <= 3; x0++) for (x1 = 1; x1 <= 3; x1++) {
-                        unsigned char ok[216];
-                        int t, tried = 0;
-                        V.f0 = V.b1 = x0; V.f1 = V.b0 = x1;
-                        if (pp__v_turns_ok(d, V, &A.al, ok, err) != PP_OK) continue;
-                        for (t = 0; t < 216 && tried < 3; t++) {
-                            pp_block *blk = NULL;
-                            pp_schedule *s = NULL;
-                            if (!ok[t]) continue;
-                            V.a = t / 36 + 1; V.b = t / 6 % 6 + 1; V.c = t % 6 + 1;
-                            if (pp__v_block(d, &V, &A.al, &blk, err) != PP_OK || pp_block_check(blk, NULL) != PP_OK) {
-                                pp_block_free(blk);
-                                continue;
-                            }
-                            tried++;
-                            if (CHECK(pp__auto_eval_init(&A, blk, err) == PP_OK && pp_repeat(blk, A.n_eval, NULL, &c, &s, err) == PP_OK &&
-                                      pp_squeeze(s, err) == PP_OK, "d=%d: %s", d, err)) {
-                                double mk = pp__block_makespan(&A, blk, A.n_eval);
-                                CHECK(mk == s->makespan, "d=%d times %d, x %d,%d turns %d: timed %.17g, repeat + squeeze %.17g",
-                                      d, ti, x0, x1, t, mk, s->makespan);
-                                evals++;
-                            }
-                            pp_sched_free(s);
-                            pp_block_free(blk);
-                        }
-                    }
-                    pp__auto_release(&A);
+                pp_config c;
+                pp__auto A;
+                pp__vblock V;
+                pp_times st[12];
+                char err[PP_ERR_LEN];
+                int x0, x1, i;
+                memset(&c, 0, sizeof c);
+                c.devices = d; c.microbatches = 3 * d;
+                if (ti == 1) { c.times.f = 12.96; c.times.b = 13.22; c.times.w = 9.76; }
+                if (ti == 2) { c.times.f = 1.3; c.times.b = 1.1; c.times.w = 0.7; c.times.comm = 0.05; }
+                if (ti == 3) { /* uneven stages, W = 0 on one */
+                    for (i = 0; i < 2 * d; i++) { st[i].f = 1 + 0.1 * i; st[i].b = 2 - 0.05 * i; st[i].w = i == 1 ? 0 : 0.5; st[i].comm = 0; }
+                    c.stage_times = st; c.times.comm = 0.1;
                 }
+                if (!CHECK(pp__auto_init(&A, &c, d, c.microbatches, d, 4, 3, err) == PP_OK, "%s", err)) continue;
+                memset(&V, 0, sizeof V);
+                V.split = 1; V.bw_cells = 2;
+                for (x0 = 1; x0 <= 3; x0++) for (x1 = 1; x1 <= 3; x1++) {
+                    unsigned char ok[216];
+                    int t, tried = 0;
+                    V.f0 = V.b1 = x0; V.f1 = V.b0 = x1;
+                    if (pp__v_turns_ok(d, V, &A.al, ok, err) != PP_OK) continue;
+                    for (t = 0; t < 216 && tried < 3; t++) {
+                        pp_block *blk = NULL;
+                        pp_schedule *s = NULL;
+                        if (!ok[t]) continue;
+                        V.a = t / 36 + 1; V.b = t / 6 % 6 + 1; V.c = t % 6 + 1;
+                        if (pp__v_block(d, &V, &A.al, &blk, err) != PP_OK || pp_block_check(blk, NULL) != PP_OK) {
+                            pp_block_free(blk);
+                            continue;
+                        }
+                        tried++;
+                        if (CHECK(pp__auto_eval_init(&A, blk, err) == PP_OK && pp_repeat(blk, A.n_eval, NULL, &c, &s, err) == PP_OK &&
+                                  pp_squeeze(s, err) == PP_OK, "d=%d: %s", d, err)) {
+                            double mk = pp__block_makespan(&A, blk, A.n_eval);
+                            CHECK(mk == s->makespan, "d=%d times %d, x %d,%d turns %d: timed %.17g, repeat + squeeze %.17g",
+                                  d, ti, x0, x1, t, mk, s->makespan);
+                            evals++;
+                        }
+                        pp_sched_free(s);
+                        pp_block_free(blk);
+                    }
+                }
+                pp__auto_release(&A);
+            }
         }
         CHECK(blocks > 10000 && evals > 300, "%d blocks and %d block timings compared", blocks, evals);
     }
