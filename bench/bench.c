@@ -37,6 +37,31 @@ static double now_ms(void) {
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
 }
 
+static void adaptive_header(void) {
+    printf("%-10s %4s %5s %6s %10s %10s %10s %8s %9s\n", "schedule", "d", "n", "limit", "wall ms", "cpu ms", "makespan",
+           "bubble", "max peak");
+}
+
+/* One build of an adaptive schedule, timed (wall and CPU), as one row. */
+static void adaptive_row(const pp_config *cfg) {
+    pp_schedule *s = NULL;
+    char err[PP_ERR_LEN];
+    double t0 = now_ms(), c0 = cpu_ms(), ms, cpu, peak = 0, limit = cfg->mem_limit > 0 ? cfg->mem_limit : cfg->devices;
+    int i;
+    if (pp_sched_build(cfg, &s, err) != PP_OK) {
+        printf("%-10s %4d %5d %6g failed: %s\n", cfg->schedule, cfg->devices, cfg->microbatches, limit, err);
+        return;
+    }
+    ms = now_ms() - t0;
+    cpu = cpu_ms() - c0;
+    for (i = 0; i < s->devices; i++)
+        if (s->peak_memory[i] > peak) peak = s->peak_memory[i];
+    printf("%-10s %4d %5d %6g %10.1f %10.1f %10.6g %7.2f%% %9.6g\n", cfg->schedule, cfg->devices, cfg->microbatches, limit,
+           ms, cpu, s->makespan, 100.0 * s->bubble_rate, peak);
+    fflush(stdout);
+    pp_sched_free(s);
+}
+
 int main(void) {
     int i, r, d;
     printf("pp_sched %d.%d.%d: pp_sched_build, d=%d n=%d, unit times, best of %d\n", PP_SCHED_VERSION_MAJOR,
@@ -85,32 +110,15 @@ int main(void) {
         static const char *names[] = {"v-auto", "zb-auto"};
         int k, j;
         printf("\nadaptive schedules at mem_limit = d (one build each; growth with d at n = 8d, then with n at d = 16)\n");
-        printf("%-10s %4s %5s %10s %10s %10s %8s %9s\n", "schedule", "d", "n", "wall ms", "cpu ms", "makespan", "bubble",
-               "max peak");
+        adaptive_header();
         for (k = 0; k < 2; k++)
             for (j = 0; j < (int)(sizeof dn / sizeof dn[0]); j++) {
                 pp_config cfg;
-                pp_schedule *s = NULL;
-                char err[PP_ERR_LEN];
-                double t0, c0, ms, cpu, peak = 0;
                 memset(&cfg, 0, sizeof cfg);
                 cfg.schedule = names[k];
                 cfg.devices = dn[j][0];
                 cfg.microbatches = dn[j][1];
-                t0 = now_ms();
-                c0 = cpu_ms();
-                if (pp_sched_build(&cfg, &s, err) != PP_OK) {
-                    printf("%-10s %4d %5d failed: %s\n", names[k], dn[j][0], dn[j][1], err);
-                    continue;
-                }
-                ms = now_ms() - t0;
-                cpu = cpu_ms() - c0;
-                for (d = 0; d < s->devices; d++)
-                    if (s->peak_memory[d] > peak) peak = s->peak_memory[d];
-                printf("%-10s %4d %5d %10.1f %10.1f %10.6g %7.2f%% %9.6g\n", names[k], dn[j][0], dn[j][1], ms, cpu,
-                       s->makespan, 100.0 * s->bubble_rate, peak);
-                fflush(stdout);
-                pp_sched_free(s);
+                adaptive_row(&cfg);
             }
     }
     /* v-auto where its search is hardest: the paper's Table 5 times (the
@@ -121,34 +129,17 @@ int main(void) {
         static const double frac[] = {0.5, 0.75};
         int j, f;
         printf("\nv-auto at Table 5 times (F 12.96, B 13.22, W 9.76), n = 8d, limits d/2 and 3d/4\n");
-        printf("%-10s %4s %5s %6s %10s %10s %10s %8s %9s\n", "schedule", "d", "n", "limit", "wall ms", "cpu ms",
-               "makespan", "bubble", "max peak");
+        adaptive_header();
         for (j = 0; j < (int)(sizeof ds / sizeof ds[0]); j++)
             for (f = 0; f < 2; f++) {
                 pp_config cfg;
-                pp_schedule *s = NULL;
-                char err[PP_ERR_LEN];
-                double t0, c0, ms, cpu, peak = 0;
                 memset(&cfg, 0, sizeof cfg);
                 cfg.schedule = "v-auto";
                 cfg.devices = ds[j];
                 cfg.microbatches = 8 * ds[j];
                 cfg.mem_limit = frac[f] * ds[j];
                 cfg.times.f = 12.96; cfg.times.b = 13.22; cfg.times.w = 9.76;
-                t0 = now_ms();
-                c0 = cpu_ms();
-                if (pp_sched_build(&cfg, &s, err) != PP_OK) {
-                    printf("%-10s %4d %5d %6g failed: %s\n", "v-auto", cfg.devices, cfg.microbatches, cfg.mem_limit, err);
-                    continue;
-                }
-                ms = now_ms() - t0;
-                cpu = cpu_ms() - c0;
-                for (d = 0; d < s->devices; d++)
-                    if (s->peak_memory[d] > peak) peak = s->peak_memory[d];
-                printf("%-10s %4d %5d %6g %10.1f %10.1f %10.6g %7.2f%% %9.6g\n", "v-auto", cfg.devices, cfg.microbatches,
-                       cfg.mem_limit, ms, cpu, s->makespan, 100.0 * s->bubble_rate, peak);
-                fflush(stdout);
-                pp_sched_free(s);
+                adaptive_row(&cfg);
             }
     }
     { /* pp_plan: the paper's 98.5B model (Table 2) on 40 GPUs of 80 GiB;
