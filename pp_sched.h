@@ -101,7 +101,8 @@ API (one line each; status-returning calls fill err[PP_ERR_LEN] on failure)
    pp_sched_free(s)                    free anything returned as pp_schedule*
    pp_sched_validate(s, err)           every pass once, no overlap, deps, placement
    pp_sched_peak_memory(s, out)        simulate allocation/free, out[d] in units
-   pp_sched_count(), pp_sched_info_at(i)   the built-in schedules
+   pp_sched_count(), pp_sched_info_at(i)   the built-in schedules: name, description, the
+                                       config fields each reads (PP_READS_*)
    pp_block_create(d, v, place, split, mpb, &blk, err) / pp_block_free(blk)
    pp_block_check(blk, err)            dependencies inside the block, collisions on repeat
    pp_block_peak_bound(blk, dev)       Eq. 1 for one device, in units
@@ -131,6 +132,7 @@ API (one line each; status-returning calls fill err[PP_ERR_LEN] on failure)
    pp_stage_route(S, copies, stage, &first, &last)  the route a stage is on (runtimes: where F's input
                                        comes from, where B's gradient goes; see routes in CONCEPTS)
    pp_status_string(st), pp_kind_name(k), pp_placement_name(p)
+   pp_status_bad_input(st)             1: the caller's input must change (tools exit 2), 0: a failed run
 
 LOWERING (pp_sched_lower; the full argument sits above its implementation)
    program     per device, its passes as COMPUTE ops in the schedule's order,
@@ -174,9 +176,30 @@ DOES NOT
    communication but does not move data. Transient working memory of a pass
    (e.g. the activations 1F1B-R recomputes inside its BW) is not counted.
 
-LIMITS
-   devices, microbatches, chunks >= 1; S*n*3 passes must fit in an int
-   (checked). Times must be finite and >= 0 with t_F > 0 and t_B > 0.
+LIMITS (checked by pp_sched_build before any work; the table with the
+   reasons sits above pp__check_config)
+   devices d         1 .. 65536 (V-shape schedules: >= 2)
+   chunks v          0 (the schedule's own) or what it takes; 4 d v (3v+4)
+                     <= INT_MAX/4 (a building block's cells are ints)
+   microbatches n    >= 1 with 3 d v n <= INT_MAX/4 passes (gpipe: n <=
+                     INT_MAX/64)
+   times             finite, F > 0, B > 0, W >= 0, comm >= 0, each <= 1e15;
+                     F = B = W = 0 is the default, unit times 1, 1, 1 (a
+                     zero F or B with anything else nonzero is an error);
+                     stage_times the same per stage. The total work (every
+                     pass's time plus comm per pass) <= 1e15, and the
+                     shortest pass (and a nonzero comm) >= 1e-8 (1 + total
+                     work): the clock's tolerance is 1e-9 relative, and a
+                     pass stays at least ten tolerances long.
+   recompute_input   0, or 1e-6 .. 1
+   mem_limit         0 (default d), or 1e-6 .. ; above max(n, 3d), where a
+                     higher limit builds the same schedule (no device holds
+                     more than n units; the searches' candidates stop
+                     changing at 3d), clamped to it: s->mem_limit is the
+                     limit used, s->mem_limit_asked the one asked for, and
+                     the ascii and JSON output say so.
+   The adaptive searches (v-auto, zb-auto) grow fast with d: about 1 s at
+   d = 64, n = 128.
 
 DECISIONS (where the paper is ambiguous, what this file does)
    - Offsets of V blocks: F chunk 0 offsets d0, F chunk 1 offsets d1, B of
@@ -758,6 +781,8 @@ typedef struct pp_schedule {
     int on_grid;             /* 1 straight after pp_repeat: start/end are block cells
                                 (F, B, W 1 cell); pp_squeeze applies the real times */
     double mem_limit;        /* the limit an adaptive schedule was built under; 0 = none */
+    double mem_limit_asked;  /* the config's mem_limit when it was above the largest useful limit and
+                                mem_limit was clamped to that (LIMITS); 0 = not clamped */
     int bubble_growth;       /* -1 not computed, 0 O(p), 1 O(n): see pp_sched_bubble_growth */
     pp_allocator allocator;
 } pp_schedule;
@@ -800,12 +825,26 @@ typedef struct pp_order {
     int count;
 } pp_order;
 
+/* pp_sched_info.reads: the optional pp_config fields a built-in schedule
+   reads; it ignores the others (they are still range-checked, LIMITS). */
+#define PP_READS_CHUNKS 1u          /* chunks: any v >= 2 (the rest take only their own v) */
+#define PP_READS_MEM_LIMIT 2u       /* mem_limit */
+#define PP_READS_RECOMPUTE_INPUT 4u /* recompute_input */
+#define PP_READS_NO_REORDER 8u      /* no_reorder */
+#define PP_READS_SEARCH 16u         /* not a field: built by a search under a memory limit (v-auto,
+                                       zb-auto, zb-1p, zb-2p), so each build costs a search */
+
 typedef struct pp_sched_info {
     const char *name;
     const char *description;
+    unsigned reads;          /* PP_READS_* */
 } pp_sched_info;
 
 PP_SCHED_API const char *pp_status_string(pp_status st);
+/* 1 when st means the caller's input must change (invalid argument, unknown
+   schedule, sizes too large), 0 otherwise: the tools exit 2 for these and 1
+   for a failed run. */
+PP_SCHED_API int pp_status_bad_input(pp_status st);
 PP_SCHED_API const char *pp_kind_name(pp_kind k);
 PP_SCHED_API const char *pp_placement_name(pp_placement p);
 /* The first and last stage of the route stage lies on: 0 and stages-1, or
@@ -1047,6 +1086,10 @@ PP__DEF const char *pp_status_string(pp_status st) {
     return names[st];
 }
 
+PP__DEF int pp_status_bad_input(pp_status st) {
+    return st == PP_ERR_INVALID_ARG || st == PP_ERR_UNKNOWN_SCHEDULE || st == PP_ERR_OVERFLOW;
+}
+
 PP__DEF const char *pp_kind_name(pp_kind k) {
     switch (k) {
     case PP_F: return "F";
@@ -1142,19 +1185,71 @@ PP__DEF void pp_sched_free(pp_schedule *s) {
 
 static double pp__dur(const pp_schedule *s, const pp_pass *p) { return s->stage_time[p->stage * 4 + (int)p->kind]; }
 
-/* Check times; all-zero f, b, w means unit times. */
-static pp_status pp__resolve_times(const pp_times *in, pp_times *out, char *err) {
-    pp_times t = *in;
+/* Times in a config: the checks of LIMITS (table above pp__check_config).
+   f = b = w = 0 is the default, unit times 1, 1, 1 (comm stays as given);
+   otherwise f > 0 and b > 0. Every time is finite and at most
+   PP__TIME_MAX; the total work (every pass's time, plus comm on every
+   pass's incoming edge) is at most PP__TIME_MAX, and the smallest nonzero
+   pass time (and comm) is at least PP__TIME_RES (1 + total work): the
+   schedule's clock compares with a tolerance of PP__EPS (1 + t), so a pass
+   shorter than ten tolerances at the end of the schedule could overlap
+   another unseen. S stages, n microbatches, v chunks (stages per device on
+   one route), recompute: BW redoes F (1f1b-r); S = 0 checks the times
+   alone. */
+#define PP__TIME_MAX 1e15
+#define PP__TIME_RES 1e-8
+static pp_status pp__check_times(const pp_config *cfg, int S, int n, double v, int recompute, pp_times *out,
+                                 char *err) {
+    pp_times t;
+    double total = 0, small = 0, need;
+    int s;
+    memset(&t, 0, sizeof t);
+    if (cfg) t = cfg->times;
     if (t.f == 0 && t.b == 0 && t.w == 0) { t.f = 1; t.b = 1; t.w = 1; }
-    if (!pp__finite(t.f) || !pp__finite(t.b) || !pp__finite(t.w) || !pp__finite(t.comm)) {
-        pp__err(err, "times must be finite numbers, got F=%g B=%g W=%g comm=%g", t.f, t.b, t.w, t.comm);
+    if (!pp__finite(t.f) || !pp__finite(t.b) || !pp__finite(t.w) || !pp__finite(t.comm) || t.f > PP__TIME_MAX ||
+        t.b > PP__TIME_MAX || t.w > PP__TIME_MAX || t.comm > PP__TIME_MAX) {
+        pp__err(err, "times must be finite and at most %g, got F=%g B=%g W=%g comm=%g", PP__TIME_MAX, t.f, t.b, t.w,
+                t.comm);
         return PP_ERR_INVALID_ARG;
     }
     if (t.f <= 0 || t.b <= 0 || t.w < 0 || t.comm < 0) {
-        pp__err(err, "times need F > 0, B > 0, W >= 0, comm >= 0; got F=%g B=%g W=%g comm=%g", t.f, t.b, t.w, t.comm);
+        pp__err(err, "times need F > 0, B > 0, W >= 0, comm >= 0 (or F = B = W = 0 for unit times 1,1,1); "
+                     "got F=%g B=%g W=%g comm=%g", t.f, t.b, t.w, t.comm);
         return PP_ERR_INVALID_ARG;
     }
-    *out = t;
+    if (out) *out = t;
+    if (S <= 0) return PP_OK;
+    for (s = 0; s < S; s++) {
+        pp_times x = t;
+        if (cfg && cfg->stage_times) {
+            x = cfg->stage_times[s];
+            if (!pp__finite(x.f) || !pp__finite(x.b) || !pp__finite(x.w) || x.f <= 0 || x.b <= 0 || x.w < 0 ||
+                x.f > PP__TIME_MAX || x.b > PP__TIME_MAX || x.w > PP__TIME_MAX) {
+                pp__err(err, "stage_times[%d] needs finite F > 0, B > 0, W >= 0, each at most %g; got F=%g B=%g W=%g",
+                        s, PP__TIME_MAX, x.f, x.b, x.w);
+                return PP_ERR_INVALID_ARG;
+            }
+        } else {
+            x.f /= v; x.b /= v; x.w /= v;
+        }
+        total += (double)n * (x.f * (recompute ? 2 : 1) + x.b + x.w + 2 * t.comm);
+        if (small == 0 || x.f < small) small = x.f;
+        if (x.b < small) small = x.b;
+        if (x.w > 0 && x.w < small) small = x.w;
+    }
+    if (t.comm > 0 && t.comm < small) small = t.comm;
+    if (!(total <= PP__TIME_MAX)) {
+        pp__err(err, "times too large: the %d stages x %d microbatches add up to %g of work, above %g; scale every "
+                     "time down (the unit is yours)", S, n, total, PP__TIME_MAX);
+        return PP_ERR_OVERFLOW;
+    }
+    need = PP__TIME_RES * (1 + total);
+    if (small < need) {
+        pp__err(err, "times too far apart for double precision: the shortest pass or comm (%g) must be at least "
+                     "%g (1e-8 x (1 + %g, the total work)); make it that long, or 0 for W and comm, or scale every "
+                     "time up", small, need, total);
+        return PP_ERR_INVALID_ARG;
+    }
     return PP_OK;
 }
 
@@ -1163,9 +1258,7 @@ static pp_status pp__set_stage_times(pp_schedule *s, const pp_config *cfg, int r
     int st, S = s->stages;
     double v = (double)s->chunks / pp__copies(s->copies); /* a route's stages per device */
     pp_times t;
-    pp_times zero;
-    memset(&zero, 0, sizeof zero);
-    st = (int)pp__resolve_times(cfg ? &cfg->times : &zero, &t, err);
+    st = (int)pp__check_times(cfg, S, s->microbatches, v, recompute, &t, err);
     if (st != PP_OK) return (pp_status)st;
     s->times = t;
     for (st = 0; st < S; st++) {
@@ -1173,11 +1266,6 @@ static pp_status pp__set_stage_times(pp_schedule *s, const pp_config *cfg, int r
         if (cfg && cfg->stage_times) {
             x = cfg->stage_times[st];
             x.comm = t.comm;
-            if (!pp__finite(x.f) || !pp__finite(x.b) || !pp__finite(x.w) || x.f <= 0 || x.b <= 0 || x.w < 0) {
-                pp__err(err, "stage_times[%d] needs finite F > 0, B > 0, W >= 0; got F=%g B=%g W=%g", st, x.f, x.b,
-                        x.w);
-                return PP_ERR_INVALID_ARG;
-            }
         } else {
             x.f = t.f / v;
             x.b = t.b / v;
@@ -4632,27 +4720,48 @@ enum {
 };
 
 static const pp_sched_info pp__infos[PP__NSCHED] = {
-    {"gpipe", "all forwards, then all backwards; memory grows with n (GPipe)"},
-    {"1f1b", "one forward, one backward; device 0 holds d microbatches (DAPPLE/PipeDream-flush)"},
-    {"eager-1f1b", "1F1B with wider forward offsets: 2(d-i)-1 warm-up forwards, more memory"},
-    {"interleaved-1f1b", "Megatron's interleaved 1F1B, v chunks looped over devices; needs n % d == 0"},
-    {"interleaved-1f1b-u", "interleaved 1F1B repeated at a uniform interval (Appendix H): Megatron's bubble, any n, more memory"},
-    {"zb-h1", "zero bubble H1: 1F1B's memory, B/W split, about 1/3 of 1F1B's bubble"},
-    {"zb-h2", "zero bubble H2: eager 1F1B's block with B/W split, near-zero bubble, 2x memory"},
-    {"1f1b-v", "1F1B's block on V-shape placement, no B/W split (Appendix I)"},
-    {"v-min", "V-shape, minimal offsets: about 1/3 of 1F1B's memory (Section 3)"},
-    {"v-half", "V-shape: about 1/2 of 1F1B's memory, less bubble than 1F1B (Section 3)"},
-    {"v-zb", "V-shape zero bubble at 1F1B's memory (Section 3)"},
-    {"1f1b-r", "1F1B with full recomputation: backward redoes F, keeps only stage inputs"},
-    {"v-auto", "adaptive V-shape: least makespan within mem_limit (Appendix A; default limit d)"},
-    {"zb-auto", "adaptive zero bubble, one stage per device: least makespan within mem_limit"},
-    {"zb-1p", "zb-auto at 1F1B's memory (limit d)"},
-    {"zb-2p", "zb-auto at twice 1F1B's memory (limit 2d)"},
-    {"looped-bfs", "looped placement, breadth-first: every forward of a chunk before the next (PyTorch's LoopedBFS)"},
-    {"dualpipe-v", "DeepSeek's DualPipeV: V placement, F/B pairs (run in sequence here); needs n >= 2d"},
-    {"dualpipe", "DeepSeek's DualPipe: two model copies fed from both ends, half the microbatches each; even d, even n >= 2d"},
-    {"zb-min", "zero bubble block with two microbatches per block: about 2/3 of 1F1B's memory (Appendix I, Fig. 16b)"},
-    {"interleaved-1f1b-m", "interleaved 1F1B's makespan (n >= 2d, no comm) at less memory, any n; v = 2 (Appendix I, Fig. 16c)"},
+    {"gpipe", "all forwards, then all backwards; memory grows with n (GPipe)",
+     0},
+    {"1f1b", "one forward, one backward; device 0 holds d microbatches (DAPPLE/PipeDream-flush)",
+     0},
+    {"eager-1f1b", "1F1B with wider forward offsets: 2(d-i)-1 warm-up forwards, more memory",
+     0},
+    {"interleaved-1f1b", "Megatron's interleaved 1F1B, v chunks looped over devices; needs n % d == 0",
+     PP_READS_CHUNKS},
+    {"interleaved-1f1b-u", "interleaved 1F1B repeated at a uniform interval (Appendix H): Megatron's bubble, any n, more memory",
+     PP_READS_CHUNKS | PP_READS_NO_REORDER},
+    {"zb-h1", "zero bubble H1: 1F1B's memory, B/W split, about 1/3 of 1F1B's bubble",
+     PP_READS_NO_REORDER},
+    {"zb-h2", "zero bubble H2: eager 1F1B's block with B/W split, near-zero bubble, 2x memory",
+     PP_READS_NO_REORDER},
+    {"1f1b-v", "1F1B's block on V-shape placement, no B/W split (Appendix I)",
+     PP_READS_NO_REORDER},
+    {"v-min", "V-shape, minimal offsets: about 1/3 of 1F1B's memory (Section 3)",
+     PP_READS_NO_REORDER},
+    {"v-half", "V-shape: about 1/2 of 1F1B's memory, less bubble than 1F1B (Section 3)",
+     PP_READS_NO_REORDER},
+    {"v-zb", "V-shape zero bubble at 1F1B's memory (Section 3)",
+     PP_READS_NO_REORDER},
+    {"1f1b-r", "1F1B with full recomputation: backward redoes F, keeps only stage inputs",
+     PP_READS_RECOMPUTE_INPUT},
+    {"v-auto", "adaptive V-shape: least makespan within mem_limit (Appendix A; default limit d)",
+     PP_READS_MEM_LIMIT | PP_READS_NO_REORDER | PP_READS_SEARCH},
+    {"zb-auto", "adaptive zero bubble, one stage per device: least makespan within mem_limit",
+     PP_READS_MEM_LIMIT | PP_READS_NO_REORDER | PP_READS_SEARCH},
+    {"zb-1p", "zb-auto at 1F1B's memory (limit d)",
+     PP_READS_NO_REORDER | PP_READS_SEARCH},
+    {"zb-2p", "zb-auto at twice 1F1B's memory (limit 2d)",
+     PP_READS_NO_REORDER | PP_READS_SEARCH},
+    {"looped-bfs", "looped placement, breadth-first: every forward of a chunk before the next (PyTorch's LoopedBFS)",
+     PP_READS_CHUNKS},
+    {"dualpipe-v", "DeepSeek's DualPipeV: V placement, F/B pairs (run in sequence here); needs n >= 2d",
+     0},
+    {"dualpipe", "DeepSeek's DualPipe: two model copies fed from both ends, half the microbatches each; even d, even n >= 2d",
+     0},
+    {"zb-min", "zero bubble block with two microbatches per block: about 2/3 of 1F1B's memory (Appendix I, Fig. 16b)",
+     PP_READS_NO_REORDER},
+    {"interleaved-1f1b-m", "interleaved 1F1B's makespan (n >= 2d, no comm) at less memory, any n; v = 2 (Appendix I, Fig. 16c)",
+     PP_READS_NO_REORDER},
 };
 
 PP__DEF int pp_sched_count(void) { return PP__NSCHED; }
@@ -4674,18 +4783,48 @@ static int pp__streq(const char *a, const char *b) {
     return *a == *b;
 }
 
-PP__DEF pp_status pp_sched_build(const pp_config *cfg, pp_schedule **out, char *err) {
-    const char *name;
-    int id, d, n, v, recompute = 0, reorder;
-    pp_allocator al;
-    pp_block *blk = NULL;
-    pp_schedule *s = NULL;
+/* ---- checking a config: the one validation before any work --------------
+   pp__check_config is the first thing pp_sched_build does: every field of
+   the config is checked here, against this table (LIMITS in the docs block
+   says the same), before anything is allocated or searched. A bad field
+   gets PP_ERR_INVALID_ARG (PP_ERR_OVERFLOW where only its size is wrong)
+   and a sentence that says what was wrong and what would be right.
+
+   field             range                                      why
+   schedule          a built-in name (case and '_' ignored)     NULL = 1f1b
+   devices d         1 .. 65536 (V-shape: >= 2)
+   chunks v          0 = the schedule's own; else what it takes
+                     (V-shape 2, interleaved >= 2, the rest 1)
+   microbatches n    >= 1; 3 d v n <= INT_MAX/4                 pass indices are ints
+                     gpipe: n <= INT_MAX/64                     its F->B turn is 3n-2 cells
+   d, v together     4 d v (3v + 4) <= INT_MAX/4                a block's cells are ints
+   times             pp__check_times: finite, f, b > 0, w, comm >= 0, each
+                     <= 1e15, total work <= 1e15, shortest pass >= 1e-8 x
+                     (1 + total work); f = b = w = 0 is unit times
+   stage_times[s]    the same, per stage
+   recompute_input   0, or 1e-6 .. 1 (a fraction of a chunk's activation)
+   mem_limit         0 = the default (d); else >= 1e-6 and finite; above the
+                     largest useful limit, max(n, 3d), clamped to it: limits
+                     above it build the same schedule (tests check a grid),
+                     and the output says so (pp_schedule.mem_limit_asked)
+   no_reorder        0 or 1 (any nonzero reads as 1)
+   Fields a schedule does not read (mem_limit outside v-auto and zb-auto,
+   recompute_input outside 1f1b-r) are checked all the same and ignored. */
+#define PP__MAX_DEVICES 65536
+typedef struct pp__checked {
+    int id;              /* index in pp__infos */
+    int v;               /* chunks, resolved */
+    double limit;        /* v-auto, zb-auto: the memory limit to build under (default d, clamped) */
+    double limit_asked;  /* the limit asked for when it was clamped; 0 otherwise */
+} pp__checked;
+
+static pp_status pp__check_config(const pp_config *cfg, pp__checked *c, char *err) {
+    const char *name = cfg->schedule ? cfg->schedule : "1f1b";
+    int id, d = cfg->devices, n = cfg->microbatches, v, S;
+    long long cells;
+    double useful;
     pp_status st;
-    if (err) err[0] = 0;
-    if (!out) { pp__err(err, "pp_sched_build: out must not be NULL"); return PP_ERR_INVALID_ARG; }
-    *out = NULL;
-    if (!cfg) { pp__err(err, "pp_sched_build: cfg must not be NULL"); return PP_ERR_INVALID_ARG; }
-    name = cfg->schedule ? cfg->schedule : "1f1b";
+    memset(c, 0, sizeof *c);
     for (id = 0; id < PP__NSCHED && !pp__streq(name, pp__infos[id].name); id++) {}
     if (id == PP__NSCHED) {
         pp__err(err, "unknown schedule '%.40s'; known: gpipe, 1f1b, eager-1f1b, interleaved-1f1b, "
@@ -4694,16 +4833,13 @@ PP__DEF pp_status pp_sched_build(const pp_config *cfg, pp_schedule **out, char *
         return PP_ERR_UNKNOWN_SCHEDULE;
     }
     name = pp__infos[id].name;
-    d = cfg->devices;
-    n = cfg->microbatches;
     if (d < 1) { pp__err(err, "%s needs devices >= 1, got %d", name, d); return PP_ERR_INVALID_ARG; }
     if (n < 1) { pp__err(err, "%s needs microbatches >= 1, got %d", name, n); return PP_ERR_INVALID_ARG; }
-    if (d > 65536) { pp__err(err, "%s: %d devices is more than the 65536 supported", name, d); return PP_ERR_OVERFLOW; }
-    if (cfg->chunks < 0) { pp__err(err, "%s: chunks must be >= 0 (0 = default), got %d", name, cfg->chunks); return PP_ERR_INVALID_ARG; }
-    if (!pp__finite(cfg->recompute_input) || cfg->recompute_input < 0) {
-        pp__err(err, "recompute_input must be a finite fraction >= 0, got %g", cfg->recompute_input);
-        return PP_ERR_INVALID_ARG;
+    if (d > PP__MAX_DEVICES) {
+        pp__err(err, "%s: %d devices is more than the %d supported", name, d, PP__MAX_DEVICES);
+        return PP_ERR_OVERFLOW;
     }
+    if (cfg->chunks < 0) { pp__err(err, "%s: chunks must be >= 0 (0 = default), got %d", name, cfg->chunks); return PP_ERR_INVALID_ARG; }
     switch (id) {
     case PP__INTERLEAVED:
     case PP__INTERLEAVED_U:
@@ -4725,24 +4861,73 @@ PP__DEF pp_status pp_sched_build(const pp_config *cfg, pp_schedule **out, char *
         v = cfg->chunks ? cfg->chunks : 1;
         if (v != 1) { pp__err(err, "%s places one stage per device and needs chunks = 1, got %d", name, v); return PP_ERR_INVALID_ARG; }
     }
-    if ((long long)d * v * n * 3 > INT_MAX / 4) {
-        pp__err(err, "%s: %d devices x %d chunks x %d microbatches is too many passes", name, d, v, n);
+    /* a block's cells: offsets of S stages, each up to 3v + 4 cells apart
+       (interleaved-1f1b-u's F chain waits (3v-1)(d-1) cells at each wrap) */
+    cells = 4LL * d * v * (3LL * v + 4);
+    if (v > INT_MAX / 4 / d || cells > INT_MAX / 4) {
+        int most = 2;
+        while (4LL * d * (most + 1) * (3LL * (most + 1) + 4) <= INT_MAX / 4) most++;
+        pp__err(err, "%s: %d chunks on %d devices make a building block of about %lld cells, more than an int "
+                     "holds; at d=%d chunks can be at most %d", name, v, d, cells > 0 ? cells : (long long)INT_MAX,
+                d, most);
+        return PP_ERR_OVERFLOW;
+    }
+    S = d * v;
+    if ((long long)S * n * 3 > INT_MAX / 4) {
+        pp__err(err, "%s: %d devices x %d chunks x %d microbatches is too many passes (3 d v n must be at most %d); "
+                     "use at most %d microbatches", name, d, v, n, INT_MAX / 4, INT_MAX / 4 / 3 / S);
         return PP_ERR_OVERFLOW;
     }
     if (id == PP__GPIPE && n > INT_MAX / 64) {
-        pp__err(err, "gpipe: %d microbatches is too many", n);
+        pp__err(err, "gpipe: %d microbatches is too many (at most %d)", n, INT_MAX / 64);
         return PP_ERR_OVERFLOW;
     }
-    if (!pp__finite(cfg->mem_limit) || cfg->mem_limit < 0) {
-        pp__err(err, "mem_limit must be a finite number of units >= 0 (0 = default), got %g", cfg->mem_limit);
+    st = pp__check_times(cfg, S, n, (double)v / (id == PP__DUALPIPE ? 2 : 1), id == PP__1F1BR, NULL, err);
+    if (st != PP_OK) return st;
+    if (!pp__finite(cfg->recompute_input) || cfg->recompute_input < 0 || cfg->recompute_input > 1 ||
+        (cfg->recompute_input > 0 && cfg->recompute_input < 1e-6)) {
+        pp__err(err, "recompute_input is the fraction of a chunk's activation 1f1b-r keeps per stage: 0, or "
+                     "1e-6 .. 1; got %g", cfg->recompute_input);
         return PP_ERR_INVALID_ARG;
     }
-    al = pp__allocator(&cfg->allocator);
-    {   /* times are checked before any work */
-        pp_times t;
-        st = pp__resolve_times(&cfg->times, &t, err);
-        if (st != PP_OK) return st;
+    if (!pp__finite(cfg->mem_limit) || cfg->mem_limit < 0 || (cfg->mem_limit > 0 && cfg->mem_limit < 1e-6)) {
+        pp__err(err, "mem_limit must be a finite number of units, 0 (the default, d) or at least 1e-6; got %g",
+                cfg->mem_limit);
+        return PP_ERR_INVALID_ARG;
     }
+    c->id = id;
+    c->v = v;
+    c->limit = id == PP__ZB1P ? d : id == PP__ZB2P ? 2.0 * d : cfg->mem_limit > 0 ? cfg->mem_limit : d;
+    /* no device can hold more than n units; the searches' candidates (and
+       so what they build) stop changing above 3d */
+    useful = n > 3.0 * d ? (double)n : 3.0 * d;
+    if ((pp__infos[id].reads & PP_READS_MEM_LIMIT) && c->limit > useful) {
+        c->limit_asked = c->limit;
+        c->limit = useful;
+    }
+    return PP_OK;
+}
+
+PP__DEF pp_status pp_sched_build(const pp_config *cfg, pp_schedule **out, char *err) {
+    const char *name;
+    int id, d, n, v, recompute = 0, reorder;
+    pp_allocator al;
+    pp_block *blk = NULL;
+    pp_schedule *s = NULL;
+    pp_status st;
+    pp__checked chk;
+    if (err) err[0] = 0;
+    if (!out) { pp__err(err, "pp_sched_build: out must not be NULL"); return PP_ERR_INVALID_ARG; }
+    *out = NULL;
+    if (!cfg) { pp__err(err, "pp_sched_build: cfg must not be NULL"); return PP_ERR_INVALID_ARG; }
+    st = pp__check_config(cfg, &chk, err);
+    if (st != PP_OK) return st;
+    id = chk.id;
+    v = chk.v;
+    name = pp__infos[id].name;
+    d = cfg->devices;
+    n = cfg->microbatches;
+    al = pp__allocator(&cfg->allocator);
     st = PP_OK;
     switch (id) {
     case PP__GPIPE:
@@ -4763,13 +4948,12 @@ PP__DEF pp_status pp_sched_build(const pp_config *cfg, pp_schedule **out, char *
         break;
     }
     case PP__VAUTO:
-        st = pp__v_auto(cfg, d, n, cfg->mem_limit > 0 ? cfg->mem_limit : d, &s, err);
+        st = pp__v_auto(cfg, d, n, chk.limit, &s, err);
         break;
     case PP__ZBAUTO:
     case PP__ZB1P:
     case PP__ZB2P: {
-        double lim = id == PP__ZB1P ? d : id == PP__ZB2P ? 2.0 * d : cfg->mem_limit > 0 ? cfg->mem_limit : d;
-        st = pp__zb_auto(cfg, d, n, lim, &s, err);
+        st = pp__zb_auto(cfg, d, n, chk.limit, &s, err);
         break;
     }
     case PP__INTERLEAVED_U:
@@ -4835,8 +5019,10 @@ PP__DEF pp_status pp_sched_build(const pp_config *cfg, pp_schedule **out, char *
     }
     if (st != PP_OK) { pp_sched_free(s); return st; }
     strncpy(s->name, name, sizeof s->name - 1);
-    if (id == PP__VAUTO || id == PP__ZBAUTO) s->mem_limit = cfg->mem_limit > 0 ? cfg->mem_limit : d;
-    if (id == PP__ZB1P || id == PP__ZB2P) s->mem_limit = id == PP__ZB1P ? d : 2.0 * d;
+    if (id == PP__VAUTO || id == PP__ZBAUTO || id == PP__ZB1P || id == PP__ZB2P) {
+        s->mem_limit = chk.limit;
+        s->mem_limit_asked = chk.limit_asked;
+    }
     *out = s;
     return PP_OK;
 }
@@ -6271,7 +6457,10 @@ PP__DEF void pp_sched_print_ascii(FILE *f, const pp_schedule *s, int color) {
                 lb.best, lb.best == lb.appendix ? "Appendix E.2" : lb.best == lb.work ? "busiest device's work"
                                                                                     : "one microbatch's path");
     }
-    if (s->mem_limit > 0) fprintf(f, "memory limit %g units\n", s->mem_limit);
+    if (s->mem_limit > 0 && s->mem_limit_asked > 0)
+        fprintf(f, "memory limit %g units (asked %g, clamped to the largest useful limit, max(n, 3d): a higher "
+                   "limit builds the same schedule)\n", s->mem_limit, s->mem_limit_asked);
+    else if (s->mem_limit > 0) fprintf(f, "memory limit %g units\n", s->mem_limit);
     if (s->bubble_growth >= 0) fprintf(f, "bubble grows with %s\n", s->bubble_growth ? "n: O(n)" : "d only: O(p)");
     fprintf(f, "peak memory per device (units: one microbatch's activation for 1/d of the model):");
     for (dev = 0; dev < s->devices; dev++) fprintf(f, " %g", s->peak_memory[dev]);
@@ -6314,6 +6503,7 @@ PP__DEF void pp_sched_print_json(FILE *f, const pp_schedule *s) {
         pp_sched_bounds(s, &lb);
         if (s->mem_limit > 0) fprintf(f, " \"mem_limit\": %.12g,", s->mem_limit);
         else fprintf(f, " \"mem_limit\": null,");
+        if (s->mem_limit_asked > 0) fprintf(f, " \"mem_limit_asked\": %.12g, \"mem_limit_clamped\": true,", s->mem_limit_asked);
         fprintf(f, " \"lower_bound\": %.12g, \"bubble_growth\": %s,\n", lb.best,
                 s->bubble_growth < 0 ? "null" : s->bubble_growth ? "\"O(n)\"" : "\"O(p)\"");
     }
