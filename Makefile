@@ -38,14 +38,22 @@ bench/bench: bench/bench.c pp_sched.h
 asan:
 	$(MAKE) test CFLAGS_EXTRA="$(ASAN_FLAGS)"
 
-# make fuzz: libFuzzer on the PyTorch CSV parser (needs clang; not part of
-# make test). Seeds and fixed crashers live in tests/fuzz_corpus/ and are
-# replayed by make test; new findings go to fuzz-out/.
+# make fuzz: libFuzzer (needs clang; not part of make test) on the PyTorch
+# CSV parser (fuzz_csv), pp_sched_build's config (fuzz_build) and ppsched's
+# command line (fuzz_cli), FUZZ_TIME seconds each. Seeds and fixed crashers
+# live in tests/fuzz_corpus*/ and are replayed by make test; new findings go
+# to fuzz-out/ (copy them to the target's corpus once fixed).
 FUZZ_TIME ?= 60
+FUZZ_CC    = clang -g -O1 -fsanitize=fuzzer,address,undefined
+FUZZ_RUN   = -max_total_time=$(FUZZ_TIME) -timeout=20 -artifact_prefix=fuzz-out/
 fuzz:
-	clang -g -O1 -fsanitize=fuzzer,address,undefined -o fuzz_csv tests/fuzz_csv.c -lm
-	mkdir -p fuzz-out fuzz-work
-	./fuzz_csv -max_total_time=$(FUZZ_TIME) -max_len=4096 -artifact_prefix=fuzz-out/ fuzz-work tests/fuzz_corpus
+	$(FUZZ_CC) -o fuzz_csv tests/fuzz_csv.c -lm
+	$(FUZZ_CC) -o fuzz_build tests/fuzz_build.c -lm
+	$(FUZZ_CC) -o fuzz_cli tests/fuzz_cli.c -lm
+	mkdir -p fuzz-out fuzz-work/csv fuzz-work/build fuzz-work/cli
+	./fuzz_csv $(FUZZ_RUN) -max_len=4096 fuzz-work/csv tests/fuzz_corpus
+	./fuzz_build $(FUZZ_RUN) -max_len=256 -len_control=0 fuzz-work/build tests/fuzz_corpus_build
+	./fuzz_cli $(FUZZ_RUN) -max_len=512 -len_control=0 -dict=tests/fuzz_cli.dict fuzz-work/cli tests/fuzz_corpus_cli
 
 # make golden: rewrite tests/golden/ from the current ppsched. Only run it on
 # purpose, when an output change is intended, and review the diff.
@@ -53,7 +61,7 @@ golden: ppsched
 	sh tests/golden.sh regen ./ppsched tests/golden
 
 clean:
-	rm -rf ppsched train_cpu bench/bench fuzz_csv fuzz-out fuzz-work
+	rm -rf ppsched train_cpu bench/bench fuzz_csv fuzz_build fuzz_cli fuzz-out fuzz-work
 
 # ---- pp_cuda: make train_gpt | make test-cuda | make bench-cuda ----
 # Needs nvcc and NCCL; not part of plain make (make test builds these through

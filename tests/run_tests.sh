@@ -152,9 +152,14 @@ else
     failed=$((failed + 1))
 fi
 
-# Inputs that once crashed the CSV parser (found by make fuzz), and seeds.
-step "fuzz corpus replay (tests/fuzz_corpus, $(ls "$here/fuzz_corpus" | wc -l) files)" sh -c \
+# Inputs that once crashed a fuzz target (found by make fuzz), and seeds:
+# each target on its own corpus.
+step "fuzz corpus replay: CSV parser (tests/fuzz_corpus, $(ls "$here/fuzz_corpus" | wc -l) files)" sh -c \
     "$CC $CFLAGS -O0 '$here/fuzz_replay.c' -o '$out/fuzz_replay' -lm && '$out/fuzz_replay' '$here'/fuzz_corpus/*"
+step "fuzz corpus replay: pp_sched_build's config (tests/fuzz_corpus_build, $(ls "$here/fuzz_corpus_build" | wc -l) files)" sh -c \
+    "$CC $CFLAGS -O0 -DFUZZ_TARGET='\"fuzz_build.c\"' '$here/fuzz_replay.c' -o '$out/fuzz_replay_build' -lm && '$out/fuzz_replay_build' '$here'/fuzz_corpus_build/*"
+step "fuzz corpus replay: ppsched's command line (tests/fuzz_corpus_cli, $(ls "$here/fuzz_corpus_cli" | wc -l) files)" sh -c \
+    "$CC $CFLAGS -O0 -DFUZZ_TARGET='\"fuzz_cli.c\"' '$here/fuzz_replay.c' -o '$out/fuzz_replay_cli' -lm && '$out/fuzz_replay_cli' '$here'/fuzz_corpus_cli/*"
 
 # the tensor-core matmul's ldmatrix/mma.sync fragment addressing, emulated
 # from the PTX ISA's tables (no GPU needed)
