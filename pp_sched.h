@@ -697,6 +697,7 @@ extern "C" {
 #endif
 
 #define PP_ERR_LEN 256
+#define PP_TIME_MAX 1e15   /* the largest pass time, comm and total work of a schedule (LIMITS) */
 
 /* One status enum; names and strings from one table. */
 #define PP_STATUS_LIST(X)                                                        \
@@ -1188,15 +1189,14 @@ static double pp__dur(const pp_schedule *s, const pp_pass *p) { return s->stage_
 /* Times in a config: the checks of LIMITS (table above pp__check_config).
    f = b = w = 0 is the default, unit times 1, 1, 1 (comm stays as given);
    otherwise f > 0 and b > 0. Every time is finite and at most
-   PP__TIME_MAX; the total work (every pass's time, plus comm on every
-   pass's incoming edge) is at most PP__TIME_MAX, and the smallest nonzero
+   PP_TIME_MAX; the total work (every pass's time, plus comm on every
+   pass's incoming edge) is at most PP_TIME_MAX, and the smallest nonzero
    pass time (and comm) is at least PP__TIME_RES (1 + total work): the
    schedule's clock compares with a tolerance of PP__EPS (1 + t), so a pass
    shorter than ten tolerances at the end of the schedule could overlap
    another unseen. S stages, n microbatches, v chunks (stages per device on
    one route), recompute: BW redoes F (1f1b-r); S = 0 checks the times
    alone. */
-#define PP__TIME_MAX 1e15
 #define PP__TIME_RES 1e-8
 static pp_status pp__check_times(const pp_config *cfg, int S, int n, double v, int recompute, pp_times *out,
                                  char *err) {
@@ -1206,9 +1206,9 @@ static pp_status pp__check_times(const pp_config *cfg, int S, int n, double v, i
     memset(&t, 0, sizeof t);
     if (cfg) t = cfg->times;
     if (t.f == 0 && t.b == 0 && t.w == 0) { t.f = 1; t.b = 1; t.w = 1; }
-    if (!pp__finite(t.f) || !pp__finite(t.b) || !pp__finite(t.w) || !pp__finite(t.comm) || t.f > PP__TIME_MAX ||
-        t.b > PP__TIME_MAX || t.w > PP__TIME_MAX || t.comm > PP__TIME_MAX) {
-        pp__err(err, "times must be finite and at most %g, got F=%g B=%g W=%g comm=%g", PP__TIME_MAX, t.f, t.b, t.w,
+    if (!pp__finite(t.f) || !pp__finite(t.b) || !pp__finite(t.w) || !pp__finite(t.comm) || t.f > PP_TIME_MAX ||
+        t.b > PP_TIME_MAX || t.w > PP_TIME_MAX || t.comm > PP_TIME_MAX) {
+        pp__err(err, "times must be finite and at most %g, got F=%g B=%g W=%g comm=%g", PP_TIME_MAX, t.f, t.b, t.w,
                 t.comm);
         return PP_ERR_INVALID_ARG;
     }
@@ -1224,9 +1224,9 @@ static pp_status pp__check_times(const pp_config *cfg, int S, int n, double v, i
         if (cfg && cfg->stage_times) {
             x = cfg->stage_times[s];
             if (!pp__finite(x.f) || !pp__finite(x.b) || !pp__finite(x.w) || x.f <= 0 || x.b <= 0 || x.w < 0 ||
-                x.f > PP__TIME_MAX || x.b > PP__TIME_MAX || x.w > PP__TIME_MAX) {
+                x.f > PP_TIME_MAX || x.b > PP_TIME_MAX || x.w > PP_TIME_MAX) {
                 pp__err(err, "stage_times[%d] needs finite F > 0, B > 0, W >= 0, each at most %g; got F=%g B=%g W=%g",
-                        s, PP__TIME_MAX, x.f, x.b, x.w);
+                        s, PP_TIME_MAX, x.f, x.b, x.w);
                 return PP_ERR_INVALID_ARG;
             }
         } else {
@@ -1238,9 +1238,9 @@ static pp_status pp__check_times(const pp_config *cfg, int S, int n, double v, i
         if (x.w > 0 && x.w < small) small = x.w;
     }
     if (t.comm > 0 && t.comm < small) small = t.comm;
-    if (!(total <= PP__TIME_MAX)) {
+    if (!(total <= PP_TIME_MAX)) {
         pp__err(err, "times too large: the %d stages x %d microbatches add up to %g of work, above %g; scale every "
-                     "time down (the unit is yours)", S, n, total, PP__TIME_MAX);
+                     "time down (the unit is yours)", S, n, total, PP_TIME_MAX);
         return PP_ERR_OVERFLOW;
     }
     need = PP__TIME_RES * (1 + total);

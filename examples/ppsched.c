@@ -258,6 +258,7 @@ static int parse_times(const char *text, pp_times *t) {
         field = comma + 1;
     }
     if (count < 3 || !(v[0] > 0) || !(v[1] > 0)) return 0;
+    for (count = 0; count < 4; count++) if (v[count] > PP_TIME_MAX) return 0;
     t->f = v[0];
     t->b = v[1];
     t->w = v[2];
@@ -301,8 +302,8 @@ static int set_option(args *A, int k, const char *name, const char *value, char 
         return 0;
     case OPT_TIMES:
         if (!parse_times(value, A->mode == MODE_PLAN ? &A->plan_times : &A->cfg.times))
-            return arg_error(msg, len, "%s needs F,B,W or F,B,W,COMM, finite numbers with F > 0, B > 0, W >= 0, "
-                                       "COMM >= 0 (leave --times out for unit times 1,1,1), got '%s'", name, value);
+            return arg_error(msg, len, "%s needs F,B,W or F,B,W,COMM, numbers up to %g with F > 0, B > 0, W >= 0, "
+                                       "COMM >= 0 (leave --times out for unit times 1,1,1), got '%s'", name, PP_TIME_MAX, value);
         if (A->mode == MODE_PLAN) A->plan.times = &A->plan_times;
         return 0;
     case OPT_FORMAT: {

@@ -62,6 +62,7 @@ program test_lower     # lowering, slots, deadlock checker
 program test_bounds    # Appendix E.2's bound for any F, B, W, comm: never above a built makespan
 program test_gpt_ref   # the reference model's backwards against finite differences
 program test_runtime -lpthread   # pipelined gradients = one-device gradients, every schedule
+program test_limits    # pp_sched_build's one validation: every range, issue 14's reproducers, the clamp
 
 # examples/train_cpu.c: --check compares one pipelined step with one device, then a few steps train.
 step "train_cpu --check (v-half d=4 n=8, 1f1b-r d=3 n=5, 5 steps each); bad -d exits 2" sh -c "$CC $CFLAGS '$here/../examples/train_cpu.c' -o '$out/train_cpu' -lpthread -lm && '$out/train_cpu' -s v-half -d 4 -n 8 --steps 5 --channels 16 --seq 8 --check --data '$here/../data/pipeline.txt' && '$out/train_cpu' -s 1f1b-r -d 3 -n 5 --steps 5 --channels 16 --seq 8 --check --data '$here/../data/pipeline.txt' && { '$out/train_cpu' -d 0 2>/dev/null; test \$? -eq 2; }"
@@ -134,6 +135,15 @@ if $CC $CFLAGS -O0 "$here/../examples/ppsched.c" -o "$out/ppsched" -lm >"$out/lo
         sed 's/^/    /' "$out/log"
     else
         echo "[skip] PyTorch CSV loader test: torch is not importable here (tests/torch_load.py runs where it is)"
+    fi
+    # bad arguments: exit status and message of each (under make asan, with the sanitizers watching)
+    if [ -x "$out/train_cpu" ]; then
+        step "cli_errors: issue 14's reproducers and the option rules, ppsched and train_cpu (exit status and message)" \
+            sh "$here/cli_errors.sh" "$pp" "$out/train_cpu"
+        sed 's/^/    /' "$out/log" | tail -n 1
+    else
+        echo "[FAIL] cli_errors: train_cpu was not built"
+        failed=$((failed + 1))
     fi
     step "plan: table, --format json lists every candidate, bad layout exits 2" sh -c "
         '$pp' plan --layers 30 --hidden 5120 --heads 40 --seq 1024 --global-batch 32 --gpus 16 --gpu-mem 80 --pp 4 | grep -q best &&
