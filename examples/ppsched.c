@@ -540,7 +540,7 @@ static int run_sweep(pp_config cfg, double from, double to, double step, int jso
         }
         if (!s) {
             if (json) printf("%s  {\"mem_limit\": %g, \"fits\": false}", first ? "" : ",\n", lim);
-            else printf("%-10g %12s %10s %10s  does not fit\n", lim, "-", "-", "-");
+            else printf("%-10g %12s %10s %10s\n", lim, "-", "-", "does not fit");
         } else {
             int fits = max_peak(s) <= lim + 1e-9;
             if (json) printf("%s  {\"mem_limit\": %g, \"fits\": %s, \"makespan\": %.12g, \"bubble_rate\": %.12g, \"peak_memory\": %.12g}",
