@@ -2,7 +2,7 @@
 
    A refactor that means to keep the schedules as they are proves it with
    this hash: run `make hash` before and after and compare. It builds every
-   built-in schedule (the adaptive ones, those with takes_limit in
+   built-in schedule (those that take a limit, takes_limit in
    pp_sched_info, at several limits) over a grid of devices, microbatches,
    times (unit, uneven, with comm, B = 2F, W = 0, per-stage times) and
    reorder on and off, and hashes (FNV-1a, 64 bits) the status of each build
@@ -65,7 +65,7 @@ int main(int argc, char **argv) {
         const pp_sched_info *info = pp_sched_info_at(id);
         uint64_t h = 14695981039346656037ull;
         int di, ni, ti, li, ro, builds = 0, fails = 0;
-        int adaptive = strstr(info->name, "auto") != NULL;
+        int adaptive = info->takes_limit;
         for (di = 0; di < (int)(sizeof ds / sizeof ds[0]); di++)
         for (ni = 0; ni < 6; ni++)
         for (ti = 0; ti <= (int)(sizeof times / sizeof times[0]); ti++)
