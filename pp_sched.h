@@ -1313,27 +1313,35 @@ static void pp__metrics(pp_schedule *s) {
 
 /* ---- squeeze ------------------------------------------------------------ */
 
-/* The pass this one waits for, or -1. Returns its key through *dep. */
-static int pp__dep(const pp_schedule *s, const pp_pass *p, pp_kind *dk, int *ds) {
-    int S = s->stages;
-    switch (p->kind) {
+/* THE dependency rule: the one pass that pass (k, stage, j) waits for, of
+   a schedule with S stages, n microbatches and `copies` routes (Section 2):
+   F after F of the stage before it on its route, none on the route's first
+   stage; B (BW without split) after B (BW) of the stage after it, or on the
+   route's last stage after its own F (the loss); W after B of its stage.
+   Returns 1 with the input's kind and stage, 0 for a pass without input.
+   Everything else (validation, squeeze, blocks, the grid search, lowering,
+   the deadlock checkers, the CSV import) derives from this function. */
+static int pp__input(int S, int n, int copies, int split, pp_kind k, int stage, int j, pp_kind *dk, int *ds) {
+    switch (k) {
     case PP_F:
-        if (p->stage == pp__route_first(S, s->microbatches, s->copies, p->microbatch)) return 0;
-        *dk = PP_F; *ds = p->stage - 1;
+        if (stage == pp__route_first(S, n, copies, j)) return 0;
+        *dk = PP_F; *ds = stage - 1;
         return 1;
     case PP_B:
     case PP_BW:
-        if (p->stage == pp__route_last(S, s->microbatches, s->copies, p->microbatch)) {
-            *dk = PP_F; *ds = p->stage;
-            return 1;
-        }
-        *dk = s->split_backward ? PP_B : PP_BW; *ds = p->stage + 1;
+        if (stage == pp__route_last(S, n, copies, j)) { *dk = PP_F; *ds = stage; return 1; }
+        *dk = split ? PP_B : PP_BW; *ds = stage + 1;
         return 1;
     case PP_W:
-        *dk = PP_B; *ds = p->stage;
+        *dk = PP_B; *ds = stage;
         return 1;
     }
     return 0;
+}
+
+/* The input of a pass of schedule s (pp__input). */
+static int pp__dep(const pp_schedule *s, const pp_pass *p, pp_kind *dk, int *ds) {
+    return pp__input(s->stages, s->microbatches, s->copies, s->split_backward, p->kind, p->stage, p->microbatch, dk, ds);
 }
 
 /* pp__dep as a table, for the loops that ask it of every pass. Entry
@@ -1636,32 +1644,25 @@ PP__DEF pp_status pp_block_check(const pp_block *b, char *err) {
         return PP_ERR_OVERFLOW;
     }
     npass = S * mb * (b->split_backward ? 3 : 2);
-    /* dependencies inside the block, on the grid */
+    /* dependencies inside the block, on the grid (pp__input, one route) */
     for (i = 0; i < S * mb; i++) {
-        int s = i / mb, j = i % mb, bc = pp__block_cells(b, b->split_backward ? PP_B : PP_BW);
-        const char *bn = b->split_backward ? "B" : "BW";
+        int s = i / mb, j = i % mb, which;
         if (b->stage_device[s] < 0 || b->stage_device[s] >= b->devices) {
             pp__err(err, "stage %d is placed on device %d, outside 0..%d", s, b->stage_device[s], b->devices - 1);
             return PP_ERR_INVALID_ARG;
         }
         if (b->f[i] < 0) { pp__err(err, "F(stage %d, mb %d) has a negative offset %d", s, j, b->f[i]); return PP_ERR_INVALID_ARG; }
-        if (s > 0 && b->f[i] < b->f[i - mb] + 1) {
-            pp__err(err, "F(stage %d, mb %d) at cell %d starts before F(stage %d) ends at %d", s, j, b->f[i], s - 1,
-                    b->f[i - mb] + 1);
-            return PP_ERR_INVALID_ARG;
-        }
-        if (s == S - 1 && b->b[i] < b->f[i] + 1) {
-            pp__err(err, "%s(stage %d, mb %d) at cell %d starts before its F ends at %d", bn, s, j, b->b[i], b->f[i] + 1);
-            return PP_ERR_INVALID_ARG;
-        }
-        if (s < S - 1 && b->b[i] < b->b[i + mb] + bc) {
-            pp__err(err, "%s(stage %d, mb %d) at cell %d starts before %s(stage %d) ends at %d", bn, s, j, b->b[i], bn,
-                    s + 1, b->b[i + mb] + bc);
-            return PP_ERR_INVALID_ARG;
-        }
-        if (b->split_backward && b->w[i] < b->b[i] + 1) {
-            pp__err(err, "W(stage %d, mb %d) at cell %d starts before its B ends at %d", s, j, b->w[i], b->b[i] + 1);
-            return PP_ERR_INVALID_ARG;
+        for (which = 0; which < (b->split_backward ? 3 : 2); which++) {
+            pp_kind k = which == 0 ? PP_F : which == 2 ? PP_W : b->split_backward ? PP_B : PP_BW, dk;
+            int cell = which == 0 ? b->f[i] : which == 1 ? b->b[i] : b->w[i], ds, di, ready;
+            if (!pp__input(S, mb, 1, b->split_backward, k, s, j, &dk, &ds)) continue;
+            di = ds * mb + j;
+            ready = (dk == PP_F ? b->f[di] : b->b[di]) + pp__block_cells(b, dk);
+            if (cell < ready) {
+                pp__err(err, "%s(stage %d, mb %d) at cell %d starts before %s(stage %d, mb %d) ends at %d",
+                        pp_kind_name(k), s, j, cell, pp_kind_name(dk), ds, j, ready);
+                return PP_ERR_INVALID_ARG;
+            }
         }
     }
     /* collisions: every cell of every pass, modulo T, per device */
@@ -3544,20 +3545,24 @@ static int pp__g_stage(int p, int dev, int k) { return k == PP__GF || k == PP__G
 /* +1 for a forward (it allocates), -1 for a W (it frees), 0 for the rest */
 static int pp__g_mem(int k) { return k == PP__GF || k == PP__Gf ? 1 : k == PP__GW || k == PP__Gw ? -1 : 0; }
 
-/* The input of code k's pass on device dev: the code it waits for (0 for
-   none: F on device 0) and that code's device in *dd. F and B come from
-   device dev-1, f and b from dev+1; at the turns (F -> f on device d-1,
-   f -> B on device 0, B -> b on device d-1) and for W (after its B) the
-   input is on dev itself. */
+/* The code of pass (k, stage) and its device in *dev (pp__g_kind and
+   pp__g_stage inverted): chunk 0 (stage < p) is F, b, w; chunk 1 f, B, W. */
+static int pp__g_code(int p, pp_kind k, int stage, int *dev) {
+    int upper = stage >= p;
+    *dev = upper ? 2 * p - 1 - stage : stage;
+    if (k == PP_F) return upper ? PP__Gf : PP__GF;
+    if (k == PP_W) return upper ? PP__GW : PP__Gw;
+    return upper ? PP__GB : PP__Gb;
+}
+
+/* The input of code k's pass on device dev (pp__input on the V): the code
+   it waits for (0 for none: F on device 0) and that code's device in *dd. */
 static int pp__vgrid_input(int p, int dev, int k, int *dd) {
+    pp_kind dk;
+    int ds;
     *dd = dev;
-    switch (k) {
-    case PP__GF: if (dev > 0) { *dd = dev - 1; return PP__GF; } return 0;
-    case PP__Gf: if (dev < p - 1) { *dd = dev + 1; return PP__Gf; } return PP__GF;
-    case PP__GB: if (dev > 0) { *dd = dev - 1; return PP__GB; } return PP__Gf;
-    case PP__Gb: if (dev < p - 1) { *dd = dev + 1; return PP__Gb; } return PP__GB;
-    default: return k - 2; /* W after its B */
-    }
+    if (!pp__input(2 * p, 1, 1, 1, pp__g_kind(k), pp__g_stage(p, dev, k), 0, &dk, &ds)) return 0;
+    return pp__g_code(p, dk, ds, dd);
 }
 
 /* The highest activation count (cells: one chunk each) over the devices. */
@@ -5202,16 +5207,10 @@ static int pp__cmp_comm(const void *pa, const void *pb) {
     return a->send - b->send;
 }
 
-/* The producer of pass p's cross-stage input: 1 and its (kind, stage), or 0. */
+/* The producer of pass p's input when it is another stage's output (the
+   data a transfer or a hand-off carries): 1 and its (kind, stage), or 0. */
 static int pp__producer(const pp_schedule *s, const pp_pass *p, pp_kind *k, int *st) {
-    int S = s->stages, n = s->microbatches, j = p->microbatch;
-    if (p->kind == PP_F && p->stage > pp__route_first(S, n, s->copies, j)) { *k = PP_F; *st = p->stage - 1; return 1; }
-    if ((p->kind == PP_B || p->kind == PP_BW) && p->stage < pp__route_last(S, n, s->copies, j)) {
-        *k = s->split_backward ? PP_B : PP_BW;
-        *st = p->stage + 1;
-        return 1;
-    }
-    return 0;
+    return pp__dep(s, p, k, st) && *st != p->stage;
 }
 
 PP__DEF void pp_program_free(pp_program *p) {
@@ -6884,12 +6883,11 @@ static pp_status pp__csv_deadlock(pp__csv *c, int d, int S, int n, const int *fi
         for (i = 0; i < d; i++) {
             while (ptr[i] < row_start[i + 1]) {
                 const pp__cell *x = &c->cells[ptr[i]];
-                int ok = 1;
-                if (x->kind == PP_F && x->stage > 0) ok = done[pp__key(S, n, PP_F, x->stage - 1, x->mb)];
-                if ((x->kind == PP_B || x->kind == PP_BW) && x->stage == S - 1)
-                    ok = done[pp__key(S, n, PP_F, S - 1, x->mb)];
-                else if (x->kind == PP_B || x->kind == PP_BW)
-                    ok = done[pp__key(S, n, PP_B, x->stage + 1, x->mb)] || done[pp__key(S, n, PP_BW, x->stage + 1, x->mb)];
+                pp_kind dk;
+                int ds, ok = 1;
+                /* pp__input; the file may hold B or BW, so a B input is either */
+                if (pp__input(S, n, 1, 1, x->kind, x->stage, x->mb, &dk, &ds))
+                    ok = done[pp__key(S, n, dk, ds, x->mb)] || (dk == PP_B && done[pp__key(S, n, PP_BW, ds, x->mb)]);
                 if (!ok) break;
                 done[pp__key(S, n, x->kind, x->stage, x->mb)] = 1;
                 ptr[i]++;
@@ -6902,10 +6900,11 @@ static pp_status pp__csv_deadlock(pp__csv *c, int d, int S, int n, const int *fi
         for (i = 0; i < d && ptr[i] >= row_start[i + 1]; i++) {}
         {
             const pp__cell *x = &c->cells[ptr[i]];
-            int ds = x->kind == PP_F ? x->stage - 1 : x->stage == S - 1 ? S - 1 : x->stage + 1;
-            pp_kind dk = (x->kind == PP_F || x->stage == S - 1) ? PP_F : PP_B;
-            int k = first[pp__key(S, n, dk, ds, x->mb)];
+            pp_kind dk = PP_F;
+            int ds = 0, k;
             char a[40], b[40], w[40];
+            (void)pp__input(S, n, 1, 1, x->kind, x->stage, x->mb, &dk, &ds); /* stuck: it has an input */
+            k = first[pp__key(S, n, dk, ds, x->mb)];
             if (k < 0 && dk == PP_B) { k = first[pp__key(S, n, PP_BW, ds, x->mb)]; }
             pp__csv_name(a, sizeof a, x);
             if (k >= 0) {
