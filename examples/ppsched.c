@@ -100,8 +100,8 @@ static const char *usage_text =
 
 /* ---- the command line: one table of options, one parser, one check ------
    Every option is a row of opts[]: its names, whether it takes a value, the
-   subcommands it applies to, the config fields (PP_READS_*) the chosen
-   schedule must read for it to mean something, the output formats it
+   subcommands it applies to, the facts (pp_sched_info, FACT_*) the chosen
+   schedule must have for it to mean something, the output formats it
    applies to, and a phrase that says what it is for. parse_args reads the
    arguments into an args struct (no printing, no exit: the fuzz target
    tests/fuzz_cli.c calls it) and then check_args, the one check, refuses
@@ -138,11 +138,21 @@ enum {
     OPT_COUNT
 };
 
+/* The facts of a schedule (pp_sched_info, from PP_SCHED_LIST) an option
+   can need, as bits of option_row.needs. */
+enum { FACT_ANY_CHUNKS = 1, FACT_TAKES_LIMIT = 2, FACT_RECOMPUTE = 4, FACT_REORDERED = 8, FACT_ADAPTIVE = 16 };
+
+static unsigned sched_facts(const pp_sched_info *in) {
+    return (in->any_chunks ? FACT_ANY_CHUNKS : 0u) | (in->takes_limit ? FACT_TAKES_LIMIT : 0u) |
+           (in->recompute ? FACT_RECOMPUTE : 0u) | (in->published ? 0u : FACT_REORDERED) |
+           (in->adaptive ? FACT_ADAPTIVE : 0u);
+}
+
 typedef struct option_row {
     const char *shortname, *longname;
     int takes_value;
     unsigned modes;   /* MODE_* it applies to */
-    unsigned reads;   /* build, sweep: the chosen schedule must read one of these (PP_READS_*); 0 = any */
+    unsigned needs;   /* build, sweep: the chosen schedule must have one of these FACT_*; 0 = any */
     unsigned formats; /* bit per FMT_* it applies to; 0 = any */
     const char *what; /* what it is for, said when it does not apply */
 } option_row;
@@ -154,19 +164,19 @@ static const option_row opts[OPT_COUNT] = {
      "the schedule to build; best and gallery build every one and analyze reads it from the file"},
     {"-d", "--devices", 1, MODES_SCHED, 0, 0, "the device count; analyze reads it from the file"},
     {"-n", "--microbatches", 1, MODES_SCHED, 0, 0, "the microbatch count; analyze reads it from the file"},
-    {"-v", "--chunks", 1, MODES_SCHED, PP_READS_CHUNKS, 0, "the chunk count of the interleaved and looped schedules"},
+    {"-v", "--chunks", 1, MODES_SCHED, FACT_ANY_CHUNKS, 0, "the chunk count of the interleaved and looped schedules"},
     {NULL, "--times", 1, MODES_ALL, 0, 0, "the pass times"},
     {NULL, "--format", 1, MODE_BUILD | MODE_SWEEP | MODE_BEST | MODE_ANALYZE | MODE_PLAN, 0, 0,
      "the output format; gallery writes SVG and HTML"},
     {NULL, "--svg-memory", 0, MODE_BUILD | MODE_ANALYZE, 0, 1u << FMT_SVG, "a memory curve under an SVG timeline"},
     {"-o", "--output", 1, MODE_GALLERY, 0, 0, "gallery's output directory"},
-    {NULL, "--no-reorder", 0, MODE_BUILD | MODE_SWEEP | MODE_BEST | MODE_GALLERY, PP_READS_NO_REORDER, 0,
+    {NULL, "--no-reorder", 0, MODE_BUILD | MODE_SWEEP | MODE_BEST | MODE_GALLERY, FACT_REORDERED, 0,
      "skipping the reordering of the schedules that reorder"},
-    {NULL, "--bubble-growth", 0, MODE_BUILD, PP_READS_SEARCH, FMTS_TEXT,
+    {NULL, "--bubble-growth", 0, MODE_BUILD, FACT_ADAPTIVE, FMTS_TEXT,
      "measuring O(p)/O(n) of the searched schedules, which the others always get"},
-    {NULL, "--mem-limit", 1, MODE_BUILD | MODE_BEST | MODE_GALLERY, PP_READS_MEM_LIMIT, 0,
+    {NULL, "--mem-limit", 1, MODE_BUILD | MODE_BEST | MODE_GALLERY, FACT_TAKES_LIMIT, 0,
      "the memory limit of v-auto and zb-auto and best's ranking limit; sweep takes --mem-from and --mem-to"},
-    {NULL, "--recompute-input", 1, MODE_BUILD | MODE_SWEEP | MODE_BEST | MODE_GALLERY, PP_READS_RECOMPUTE_INPUT, 0,
+    {NULL, "--recompute-input", 1, MODE_BUILD | MODE_SWEEP | MODE_BEST | MODE_GALLERY, FACT_RECOMPUTE, 0,
      "the stage input 1f1b-r keeps"},
     {NULL, "--mem-from", 1, MODE_SWEEP, 0, 0, "sweep's first limit"},
     {NULL, "--mem-to", 1, MODE_SWEEP, 0, 0, "sweep's last limit"},
@@ -266,22 +276,6 @@ static int parse_times(const char *text, pp_times *t) {
     return 1;
 }
 
-/* The built-in schedule called name (as the library matches: case and '_'
-   ignored); NULL when there is none. */
-static const pp_sched_info *find_schedule(const char *name) {
-    int i;
-    for (i = 0; name && i < pp_sched_count(); i++) {
-        const char *a = name, *b = pp_sched_info_at(i)->name;
-        for (; *a && *b; a++, b++) {
-            char x = (char)tolower((unsigned char)*a);
-            if (x == '_') x = '-';
-            if (x != *b) break;
-        }
-        if (!*a && !*b) return pp_sched_info_at(i);
-    }
-    return NULL;
-}
-
 /* The value of option k into A; 0 ok, else 2 with a message. */
 static int set_option(args *A, int k, const char *name, const char *value, char *msg, size_t len) {
     int *ip = NULL;
@@ -365,20 +359,20 @@ static int set_option(args *A, int k, const char *name, const char *value, char 
     return 0;
 }
 
-/* The names of the schedules that read one of the fields in reads. */
-static void schedules_reading(unsigned reads, char *buf, size_t len) {
+/* The names of the schedules with one of the facts in needs. */
+static void schedules_with(unsigned needs, char *buf, size_t len) {
     int i;
     size_t at = 0;
     buf[0] = '\0';
     for (i = 0; i < pp_sched_count() && at < len; i++)
-        if (pp_sched_info_at(i)->reads & reads)
+        if (sched_facts(pp_sched_info_at(i)) & needs)
             at += (size_t)snprintf(buf + at, len - at, "%s%s", at ? ", " : "", pp_sched_info_at(i)->name);
 }
 
 /* The one check: every option given applies to the subcommand, the
    schedule and the format; and what each subcommand needs is there. */
 static int check_args(const args *A, char *msg, size_t len) {
-    const pp_sched_info *info = (A->mode & (MODE_BUILD | MODE_SWEEP)) ? find_schedule(A->cfg.schedule) : NULL;
+    const pp_sched_info *info = (A->mode & (MODE_BUILD | MODE_SWEEP)) ? pp_sched_find(A->cfg.schedule) : NULL;
     int k;
     if (A->help || A->list) return 0;
     for (k = 0; k < OPT_COUNT; k++) {
@@ -386,9 +380,9 @@ static int check_args(const args *A, char *msg, size_t len) {
         if (!A->given[k]) continue;
         if (!(o->modes & A->mode))
             return arg_error(msg, len, "%s does not apply to %s: it is for %s", o->longname, mode_name(A->mode), o->what);
-        if (o->reads && info && !(info->reads & o->reads)) {
+        if (o->needs && info && !(sched_facts(info) & o->needs)) {
             char names[512];
-            schedules_reading(o->reads, names, sizeof names);
+            schedules_with(o->needs, names, sizeof names);
             return arg_error(msg, len, "%s does not apply to %s: it is for %s; schedules it applies to: %s", o->longname,
                              info->name, o->what, names);
         }
@@ -509,8 +503,8 @@ static int exit_code(pp_status st) { return st == PP_OK ? 0 : pp_status_bad_inpu
    any other schedule is built once, and a limit its peak is above is
    marked. */
 static int run_sweep(pp_config cfg, double from, double to, double step, int json) {
-    const pp_sched_info *info = find_schedule(cfg.schedule);
-    int adaptive = info && (info->reads & PP_READS_MEM_LIMIT);
+    const pp_sched_info *info = pp_sched_find(cfg.schedule);
+    int adaptive = info && info->takes_limit;
     int first = 1, k, count = (int)((to - from) / step + 1e-9) + 1;
     pp_schedule *fixed = NULL;
     char err[PP_ERR_LEN];
@@ -949,13 +943,13 @@ int main(int argc, char **argv) {
         break;
     }
     default: {
-        const pp_sched_info *info = find_schedule(A.cfg.schedule);
+        const pp_sched_info *info = pp_sched_find(A.cfg.schedule);
         st = pp_sched_build(&A.cfg, &s, err);
         if (st != PP_OK) {
             fprintf(stderr, "ppsched: %s\n", err[0] ? err : pp_status_string(st));
             return exit_code(st);
         }
-        if ((A.format == FMT_ASCII || A.format == FMT_JSON) && (A.want_growth || !(info->reads & PP_READS_SEARCH))) {
+        if ((A.format == FMT_ASCII || A.format == FMT_JSON) && (A.want_growth || !info->adaptive)) {
             /* O(p) or O(n): two more builds, at 3d and 6d microbatches; for
                the searched schedules two more searches, so only when asked
                (the JSON key is null then) */

@@ -60,7 +60,8 @@ static double fuzz_real(fuzz_bytes *b) {
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     fuzz_bytes b;
     pp_config cfg;
-    pp__checked chk;
+    pp__req q;
+    double asked;
     pp_times stage[64];
     char err[PP_ERR_LEN], err2[PP_ERR_LEN];
     pp_schedule *s = NULL;
@@ -90,7 +91,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         cfg.stage_times = stage;
     }
     err[0] = 0;
-    st = pp__check_config(&cfg, &chk, err);
+    st = pp__check_config(&cfg, &q, &asked, err);
     if (st != PP_OK && err[0] == 0) abort();
     if (cfg.devices > 10 || cfg.microbatches > 40 || cfg.chunks > 6) return 0; /* too slow to build here */
     err2[0] = 0;

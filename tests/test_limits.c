@@ -128,7 +128,12 @@ static void ranges(void) {
     c = make("1f1b", 4, INT_MAX); expect(&g, &c, PP_ERR_OVERFLOW, "n=INT_MAX", "too many passes", "use at most");
     /* 3 d v n <= INT_MAX/4 = 536870911: d=4 v=1 gives n <= 44739242 */
     c = make("1f1b", 4, 44739243); expect(&g, &c, PP_ERR_OVERFLOW, "1f1b d=4 n=44739243", "at most 44739242", NULL);
-    c = make("gpipe", 1, INT_MAX / 64 + 1); expect(&g, &c, PP_ERR_OVERFLOW, "gpipe n=INT_MAX/64+1", "too many", NULL);
+    /* W = 0 keeps the total work (2n) within the shortest-pass rule, so gpipe's own check speaks */
+    c = make("gpipe", 1, INT_MAX / 64 + 1); c.times.f = 1; c.times.b = 1;
+    expect(&g, &c, PP_ERR_OVERFLOW, "gpipe n=INT_MAX/64+1", "too many", NULL);
+    /* at equal times the shortest-pass rule caps the passes near 1e8: 1f1b d=1 n=4e7 has total work 1.2e8 */
+    c = make("1f1b", 1, 40000000);
+    expect(&g, &c, PP_ERR_INVALID_ARG, "1f1b d=1 n=4e7 unit times", "must be at least 1.2", "scale every time up");
     c = make("v-half", 4, 8); c.chunks = 3; expect(&g, &c, PP_ERR_INVALID_ARG, "v-half v=3", "chunks = 2", NULL);
     c = make("1f1b", 4, 8); c.chunks = -1; expect(&g, &c, PP_ERR_INVALID_ARG, "v=-1", "chunks must be >= 0", NULL);
     c = make("nope", 4, 8); expect(&g, &c, PP_ERR_UNKNOWN_SCHEDULE, "name nope", "known: gpipe", NULL);
