@@ -135,8 +135,12 @@ API (one line each; status-returning calls fill err[PP_ERR_LEN] on failure)
 LOWERING (pp_sched_lower; the full argument sits above its implementation)
    program     per device, its passes as COMPUTE ops in the schedule's order,
                plus a SEND on the producer's device and a RECV on the
-               consumer's for every dependency that crosses devices (none
-               where producer and consumer share a device: the turn of a V).
+               consumer's for every dependency that crosses devices, and a
+               HANDOFF right before the consumer where producer and
+               consumer stage share a device (the turn of a V). It carries
+               all a runtime needs: stage_device, copies (routes, through
+               pp_stage_route), recompute; op.sends marks the outputs that
+               wait in a send buffer, op.consumer the stage data goes to.
    order       both ends of a transfer get one key, the consumer's start:
                the RECV sits right before its consumer, the SEND after its
                producer; a device's ops are sorted by (key, payload, stage,
@@ -758,6 +762,7 @@ typedef struct pp_schedule {
     int on_grid;             /* 1 straight after pp_repeat: start/end are block cells
                                 (F, B, W 1 cell); pp_squeeze applies the real times */
     double mem_limit;        /* the limit an adaptive schedule was built under; 0 = none */
+    int recompute;           /* 1: BW recomputes F from the kept stage input (1f1b-r) */
     int bubble_growth;       /* -1 not computed, 0 O(p), 1 O(n): see pp_sched_bubble_growth */
     pp_allocator allocator;
 } pp_schedule;
@@ -920,34 +925,45 @@ PP_SCHED_API pp_status pp_sched_bubble_growth(const pp_config *cfg, int *grows, 
 PP_SCHED_API int pp_vhalf_o_p(pp_times t);
 /* ---- lowering: one program per device (see LOWERING in the docs block) ---- */
 
-typedef enum pp_op_type { PP_OP_COMPUTE = 0, PP_OP_SEND = 1, PP_OP_RECV = 2 } pp_op_type;
+/* HANDOFF: the output of a stage becomes the input of the next stage on its
+   route on the same device (the turn of a V): a SEND and its RECV in one. */
+typedef enum pp_op_type { PP_OP_COMPUTE = 0, PP_OP_SEND = 1, PP_OP_RECV = 2, PP_OP_HANDOFF = 3 } pp_op_type;
 
-/* What a SEND/RECV carries: the output of F (to the next stage) or of B/BW
-   (the gradient for the previous stage's output). */
+/* What a SEND/RECV/HANDOFF carries: the output of F (to the next stage) or
+   of B/BW (the gradient for the previous stage's output). */
 typedef enum pp_payload { PP_ACTIVATION = 0, PP_GRADIENT = 1 } pp_payload;
 
 typedef struct pp_op {
     pp_op_type type;
     pp_kind kind;       /* COMPUTE: F, B, W or BW; ignored otherwise */
-    int stage;          /* COMPUTE: the pass's stage; SEND/RECV: the stage that PRODUCED the data */
+    int stage;          /* COMPUTE: the pass's stage; SEND/RECV/HANDOFF: the stage that PRODUCED the data */
     int microbatch;
-    int peer;           /* SEND: destination device; RECV: source device; COMPUTE: -1 */
-    pp_payload what;    /* SEND/RECV only */
-    int slot;           /* COMPUTE and RECV: activation slot of the (stage, microbatch) the op
-                           works on on this device (a RECV writes the consumer's slot); SEND: -1 */
+    int peer;           /* SEND: destination device; RECV: source device; HANDOFF: this device;
+                           COMPUTE: -1 */
+    pp_payload what;    /* SEND/RECV/HANDOFF only */
+    int slot;           /* COMPUTE, RECV and HANDOFF: activation slot of the (stage, microbatch) the
+                           op works on on this device (RECV, HANDOFF: the consumer's); SEND: -1 */
     int group;          /* consecutive SEND/RECV ops of one device with the same group >= 0 are
                            posted together (ncclGroupStart/End); -1: the op is a group of its own */
     double time;        /* the point of the timeline the op belongs to (sorting key) */
+    int consumer;       /* SEND/RECV/HANDOFF: the stage that consumes the data; COMPUTE: -1 */
+    int sends;          /* COMPUTE: 1 when a SEND or HANDOFF of its output follows on this
+                           device (the output waits in a send buffer until then) */
 } pp_op;
 
 /* Per-device programs. Transparent: tests and other tools may fill one by
    hand (allocator, slots and send_buffers may then be zero/NULL). */
 typedef struct pp_program {
+    char name[32];         /* the schedule's */
     int devices, stages, microbatches;
-    int copies;            /* as pp_schedule.copies: 2 = two routes; any other value = one */
+    int copies;            /* as pp_schedule.copies: 2 = two routes; any other value = one
+                              (pp_stage_route gives a stage's route) */
+    int recompute;         /* as pp_schedule.recompute: BW recomputes F from the kept input */
     int num_ops;
     pp_op *ops;            /* device-major, each device's ops in program order */
     int *device_start;     /* [d+1]: ops of device i are [device_start[i], device_start[i+1]) */
+    int *stage_device;     /* [S]: the device each stage runs on (NULL in a hand-built program:
+                              the runtimes need it, the checker does not) */
     int *slots;            /* [d]: activation slots device i needs (= most (stage, mb) live at once) */
     int *send_buffers;     /* [d]: most outputs waiting for their SEND at once on device i */
     pp_allocator allocator;
@@ -1248,6 +1264,7 @@ static pp_status pp__set_stage_times(pp_schedule *s, const pp_config *cfg, int r
     st = (int)pp__resolve_times(cfg ? &cfg->times : &zero, &t, err);
     if (st != PP_OK) return (pp_status)st;
     s->times = t;
+    s->recompute = recompute;
     for (st = 0; st < S; st++) {
         pp_times x;
         if (cfg && cfg->stage_times) {
@@ -5188,6 +5205,7 @@ PP__DEF const char *pp_op_type_name(pp_op_type t) {
     case PP_OP_COMPUTE: return "COMPUTE";
     case PP_OP_SEND: return "SEND";
     case PP_OP_RECV: return "RECV";
+    case PP_OP_HANDOFF: return "HANDOFF";
     }
     return "?";
 }
@@ -5221,12 +5239,12 @@ PP__DEF void pp_program_free(pp_program *p) {
 }
 
 PP__DEF pp_status pp_sched_lower(const pp_schedule *s, pp_program **out, char *err) {
-    int d, S, n, P, i, dev, transfers = 0, nops, ncomm = 0;
+    int d, S, n, P, i, dev, transfers = 0, handoffs = 0, nops, ncomm = 0;
     int *index = NULL, *slot_of = NULL, *free_list = NULL;
     unsigned char *sends_out = NULL;
     pp__comm *comm = NULL;
     int *comm_start = NULL;
-    size_t off_ops, off_dstart, off_slots, off_sbuf, total;
+    size_t off_ops, off_dstart, off_sdev, off_slots, off_sbuf, total;
     pp_program *pr;
     pp_allocator al;
     pp_status st;
@@ -5242,7 +5260,9 @@ PP__DEF pp_status pp_sched_lower(const pp_schedule *s, pp_program **out, char *e
     if (!al.alloc || !al.free) al = pp__allocator(NULL);
     /* count the transfers */
     index = (int *)pp__malloc(&al, pp__size((size_t)4 * S * n, sizeof(int)));
-    if (!index) goto oom;
+    sends_out = (unsigned char *)pp__malloc(&al, (size_t)P); /* passes whose output leaves by SEND or HANDOFF */
+    if (!index || !sends_out) goto oom;
+    memset(sends_out, 0, (size_t)P);
     for (i = 0; i < 4 * S * n; i++) index[i] = -1;
     for (i = 0; i < P; i++) {
         const pp_pass *p = &s->passes[i];
@@ -5250,47 +5270,53 @@ PP__DEF pp_status pp_sched_lower(const pp_schedule *s, pp_program **out, char *e
     }
     for (i = 0; i < P; i++) {
         pp_kind k; int ps;
-        if (pp__producer(s, &s->passes[i], &k, &ps) && s->stage_device[ps] != s->passes[i].device) transfers++;
+        if (!pp__producer(s, &s->passes[i], &k, &ps)) continue;
+        if (s->stage_device[ps] != s->passes[i].device) transfers++;
+        else handoffs++;
+        sends_out[index[pp__key(S, n, k, ps, s->passes[i].microbatch)]] = 1;
     }
-    if ((long long)P + 2LL * transfers > INT_MAX / 2) {
+    if ((long long)P + 2LL * transfers + handoffs > INT_MAX / 2) {
         pp__err(err, "%d passes and %d transfers are too many ops for an int index", P, transfers);
         pp__mfree(&al, index);
+        pp__mfree(&al, sends_out);
         return PP_ERR_OVERFLOW;
     }
-    nops = P + 2 * transfers;
+    nops = P + 2 * transfers + handoffs;
     comm = (pp__comm *)pp__malloc(&al, pp__size((size_t)2 * transfers + 1, sizeof(pp__comm)));
     comm_start = (int *)pp__malloc(&al, pp__size((size_t)d + 1, sizeof(int)));
-    sends_out = (unsigned char *)pp__malloc(&al, (size_t)P);
     slot_of = (int *)pp__malloc(&al, pp__size((size_t)S * n, sizeof(int)));
     free_list = (int *)pp__malloc(&al, pp__size((size_t)S * n + 1, sizeof(int)));
     off_ops = pp__align8(sizeof(pp_program));
     off_dstart = pp__align8(off_ops + pp__size((size_t)nops, sizeof(pp_op)));
-    off_slots = off_dstart + pp__size((size_t)d + 1, sizeof(int));
+    off_sdev = off_dstart + pp__size((size_t)d + 1, sizeof(int));
+    off_slots = off_sdev + pp__size((size_t)S, sizeof(int));
     off_sbuf = off_slots + pp__size((size_t)d, sizeof(int));
     total = off_sbuf + pp__size((size_t)d, sizeof(int));
     pr = (pp_program *)pp__malloc(&al, total);
-    if (!comm || !comm_start || !sends_out || !slot_of || !free_list || !pr) {
+    if (!comm || !comm_start || !slot_of || !free_list || !pr) {
         pp__mfree(&al, pr);
         goto oom;
     }
     memset(pr, 0, total);
+    memcpy(pr->name, s->name, sizeof pr->name);
     pr->devices = d; pr->stages = S; pr->microbatches = n; pr->num_ops = nops; pr->copies = pp__copies(s->copies);
+    pr->recompute = s->recompute;
     pr->ops = (pp_op *)((char *)pr + off_ops);
     pr->device_start = (int *)((char *)pr + off_dstart);
+    pr->stage_device = (int *)((char *)pr + off_sdev);
+    memcpy(pr->stage_device, s->stage_device, sizeof(int) * (size_t)S);
     pr->slots = (int *)((char *)pr + off_slots);
     pr->send_buffers = (int *)((char *)pr + off_sbuf);
     pr->allocator = al;
-    memset(sends_out, 0, (size_t)P);
     /* the comm ops of every device, device by device, then sorted by key */
     for (dev = 0; dev < d; dev++) {
         comm_start[dev] = ncomm;
         for (i = 0; i < P; i++) {
             const pp_pass *c = &s->passes[i];
-            pp_kind k; int ps, pi;
+            pp_kind k; int ps;
             pp__comm x;
             if (!pp__producer(s, c, &k, &ps) || s->stage_device[ps] == c->device) continue;
             if (c->device != dev && s->stage_device[ps] != dev) continue;
-            pi = index[pp__key(S, n, k, ps, c->microbatch)];
             x.key = c->start;
             x.what = c->kind == PP_F ? PP_ACTIVATION : PP_GRADIENT;
             x.stage = ps;
@@ -5298,7 +5324,6 @@ PP__DEF pp_status pp_sched_lower(const pp_schedule *s, pp_program **out, char *e
             x.consumer_stage = c->stage;
             x.send = s->stage_device[ps] == dev;
             x.peer = x.send ? c->device : s->stage_device[ps];
-            if (x.send) sends_out[pi] = 1;
             comm[ncomm++] = x;
         }
         qsort(comm + comm_start[dev], (size_t)(ncomm - comm_start[dev]), sizeof(pp__comm), pp__cmp_comm);
@@ -5332,6 +5357,8 @@ PP__DEF pp_status pp_sched_lower(const pp_schedule *s, pp_program **out, char *e
                     op->group = group;
                     op->time = x->key;
                     op->slot = -1;
+                    op->consumer = x->consumer_stage;
+                    op->sends = 0;
                     if (x->send) {
                         live_sends--;
                     } else {
@@ -5344,6 +5371,27 @@ PP__DEF pp_status pp_sched_lower(const pp_schedule *s, pp_program **out, char *e
                 }
                 if (!p) break;
                 if (have_key) { group++; have_key = 0; }
+                {   /* the input from this device's other stage: a HANDOFF right before, like a RECV */
+                    pp_kind hk;
+                    int hs;
+                    if (pp__producer(s, p, &hk, &hs) && s->stage_device[hs] == dev) {
+                        pp_op *op = &pr->ops[o++];
+                        int key = p->stage * n + p->microbatch;
+                        op->type = PP_OP_HANDOFF;
+                        op->kind = PP_F;
+                        op->stage = hs;
+                        op->microbatch = p->microbatch;
+                        op->peer = dev;
+                        op->what = p->kind == PP_F ? PP_ACTIVATION : PP_GRADIENT;
+                        op->group = -1;
+                        op->time = p->start;
+                        op->consumer = p->stage;
+                        op->sends = 0;
+                        if (slot_of[key] < 0) slot_of[key] = nfree > 0 ? free_list[--nfree] : used++;
+                        op->slot = slot_of[key];
+                        live_sends--;
+                    }
+                }
                 {
                     pp_op *op = &pr->ops[o++];
                     int key = p->stage * n + p->microbatch;
@@ -5355,6 +5403,8 @@ PP__DEF pp_status pp_sched_lower(const pp_schedule *s, pp_program **out, char *e
                     op->what = PP_ACTIVATION;
                     op->group = -1;
                     op->time = p->start;
+                    op->consumer = -1;
+                    op->sends = sends_out[i];
                     if (slot_of[key] < 0) slot_of[key] = nfree > 0 ? free_list[--nfree] : used++;
                     op->slot = slot_of[key];
                     if (p->kind == PP_W || p->kind == PP_BW) {
@@ -5393,17 +5443,22 @@ oom:
     return PP_ERR_OUT_OF_MEMORY;
 }
 
+static int pp__is_comm(pp_op_type t) { return t == PP_OP_SEND || t == PP_OP_RECV; }
+
 /* end of the group that starts at op i of device dev */
 static int pp__group_end(const pp_program *p, int dev, int i) {
     int e = p->device_start[dev + 1], j = i + 1;
-    if (p->ops[i].type == PP_OP_COMPUTE || p->ops[i].group < 0) return j;
-    while (j < e && p->ops[j].type != PP_OP_COMPUTE && p->ops[j].group == p->ops[i].group) j++;
+    if (!pp__is_comm(p->ops[i].type) || p->ops[i].group < 0) return j;
+    while (j < e && pp__is_comm(p->ops[j].type) && p->ops[j].group == p->ops[i].group) j++;
     return j;
 }
 
 static void pp__op_text(const pp_op *op, char *buf, size_t len) {
     if (op->type == PP_OP_COMPUTE)
         snprintf(buf, len, "%s(stage %d, mb %d)", pp_kind_name(op->kind), op->stage, op->microbatch);
+    else if (op->type == PP_OP_HANDOFF)
+        snprintf(buf, len, "HANDOFF %s of stage %d mb %d", op->what == PP_ACTIVATION ? "activation" : "gradient",
+                 op->stage, op->microbatch);
     else
         snprintf(buf, len, "%s %s of stage %d mb %d %s device %d", pp_op_type_name(op->type),
                  op->what == PP_ACTIVATION ? "activation" : "gradient", op->stage, op->microbatch,
@@ -5417,7 +5472,7 @@ static void pp__op_text(const pp_op *op, char *buf, size_t len) {
 PP__DEF pp_status pp_sched_check_deadlock(const pp_program *p, int *stuck, char *err) {
     int d, S, n, N, i, dev, progress, left;
     int *partner = NULL, *seq = NULL, *cnt = NULL, *chan_off = NULL, *chan_ops = NULL, *pc = NULL;
-    unsigned char *done = NULL, *have = NULL;
+    unsigned char *done = NULL, *have = NULL, *made = NULL;
     pp_allocator al;
     pp_status st = PP_OK;
     char a[96], b[96];
@@ -5446,6 +5501,8 @@ PP__DEF pp_status pp_sched_check_deadlock(const pp_program *p, int *stuck, char 
             else if (op->type == PP_OP_SEND || op->type == PP_OP_RECV)
                 bad |= op->peer < 0 || op->peer >= d || op->peer == dev ||
                        (op->what != PP_ACTIVATION && op->what != PP_GRADIENT);
+            else if (op->type == PP_OP_HANDOFF)
+                bad |= op->peer != dev || (op->what != PP_ACTIVATION && op->what != PP_GRADIENT);
             else bad = 1;
             if (bad) {
                 pp__err(err, "op %d of device %d is out of range (type %d, kind %d, stage %d of %d, mb %d of %d, peer %d)",
@@ -5464,14 +5521,18 @@ PP__DEF pp_status pp_sched_check_deadlock(const pp_program *p, int *stuck, char 
     chan_ops = (int *)pp__malloc(&al, pp__size((size_t)N + 1, sizeof(int)));
     pc = (int *)pp__malloc(&al, pp__size((size_t)d, sizeof(int)));
     done = (unsigned char *)pp__malloc(&al, (size_t)N + 1);
+    /* per device, by (payload, stage, microbatch): have = there as an input
+       (RECV, HANDOFF), made = computed there */
     have = (unsigned char *)pp__malloc(&al, pp__size((size_t)d * 2 * S, (size_t)n));
-    if (!partner || !seq || !cnt || !chan_off || !chan_ops || !pc || !done || !have) {
+    made = (unsigned char *)pp__malloc(&al, pp__size((size_t)d * 2 * S, (size_t)n));
+    if (!partner || !seq || !cnt || !chan_off || !chan_ops || !pc || !done || !have || !made) {
         pp__err(err, "out of memory checking %d ops", N);
         st = PP_ERR_OUT_OF_MEMORY;
         goto end;
     }
     memset(done, 0, (size_t)N + 1);
     memset(have, 0, (size_t)d * 2 * S * n);
+    memset(made, 0, (size_t)d * 2 * S * n);
     memset(cnt, 0, sizeof(int) * 2 * d * d);
     /* channel c = (src*d + dst)*2 + (0 send side, 1 receive side); seq = order on the channel */
     for (dev = 0; dev < d; dev++)
@@ -5479,7 +5540,7 @@ PP__DEF pp_status pp_sched_check_deadlock(const pp_program *p, int *stuck, char 
             const pp_op *op = &p->ops[i];
             int c;
             partner[i] = -1;
-            if (op->type == PP_OP_COMPUTE) continue;
+            if (!pp__is_comm(op->type)) continue;
             c = op->type == PP_OP_SEND ? (dev * d + op->peer) * 2 : (op->peer * d + dev) * 2 + 1;
             seq[i] = cnt[c]++;
         }
@@ -5489,7 +5550,7 @@ PP__DEF pp_status pp_sched_check_deadlock(const pp_program *p, int *stuck, char 
         for (i = p->device_start[dev]; i < p->device_start[dev + 1]; i++) {
             const pp_op *op = &p->ops[i];
             int c;
-            if (op->type == PP_OP_COMPUTE) continue;
+            if (!pp__is_comm(op->type)) continue;
             c = op->type == PP_OP_SEND ? (dev * d + op->peer) * 2 : (op->peer * d + dev) * 2 + 1;
             chan_ops[chan_off[c] + seq[i]] = i;
         }
@@ -5514,16 +5575,33 @@ PP__DEF pp_status pp_sched_check_deadlock(const pp_program *p, int *stuck, char 
     do {
         progress = 0;
         for (dev = 0; dev < d; dev++) {
-            unsigned char *h = have + (size_t)dev * 2 * S * n;
+            unsigned char *h = have + (size_t)dev * 2 * S * n, *m = made + (size_t)dev * 2 * S * n;
             while (pc[dev] < p->device_start[dev + 1]) {
                 const pp_op *op = &p->ops[pc[dev]];
                 int e = pp__group_end(p, dev, pc[dev]), all = 1, k;
+                if (op->type == PP_OP_HANDOFF) {
+                    size_t at = (size_t)(op->what * S + op->stage) * n + op->microbatch;
+                    if (!m[at]) {
+                        pp__op_text(op, a, sizeof a);
+                        pp__err(err, "device %d runs '%s' (op %d) before it has computed that data", dev, a,
+                                pc[dev] - p->device_start[dev]);
+                        st = PP_ERR_INVALID_SCHEDULE;
+                        goto end;
+                    }
+                    h[at] = 1;
+                    pc[dev]++;
+                    progress = 1;
+                    continue;
+                }
                 if (op->type == PP_OP_COMPUTE) {
-                    int s_ = op->stage, j = op->microbatch, ok = 1;
-                    if (op->kind == PP_F) ok = s_ == pp__route_first(S, n, p->copies, j) || h[(0 * S + s_ - 1) * n + j];
-                    else if (op->kind == PP_W) ok = h[(1 * S + s_) * n + j];
-                    else ok = h[(0 * S + s_) * n + j] &&
-                              (s_ == pp__route_last(S, n, p->copies, j) || h[(1 * S + s_ + 1) * n + j]);
+                    int s_ = op->stage, j = op->microbatch, ok = 1, ds;
+                    pp_kind dk;
+                    /* pp__input: another stage's output must have arrived
+                       (RECV, HANDOFF); the pass's own stage's was made here */
+                    if (pp__input(S, n, p->copies, 1, op->kind, s_, j, &dk, &ds)) {
+                        size_t at = (size_t)((dk == PP_F ? 0 : 1) * S + ds) * n + j;
+                        ok = ds == s_ ? m[at] : h[at];
+                    }
                     if (!ok) {
                         pp__op_text(op, a, sizeof a);
                         pp__err(err, "device %d runs %s (op %d) before its input is on the device", dev, a,
@@ -5531,8 +5609,8 @@ PP__DEF pp_status pp_sched_check_deadlock(const pp_program *p, int *stuck, char 
                         st = PP_ERR_INVALID_SCHEDULE;
                         goto end;
                     }
-                    if (op->kind == PP_F) h[(0 * S + s_) * n + j] = 1;
-                    else if (op->kind != PP_W) h[(1 * S + s_) * n + j] = 1;
+                    if (op->kind == PP_F) m[(0 * S + s_) * n + j] = 1;
+                    else if (op->kind != PP_W) m[(1 * S + s_) * n + j] = 1;
                     pc[dev]++;
                     progress = 1;
                     continue;
@@ -5543,12 +5621,12 @@ PP__DEF pp_status pp_sched_check_deadlock(const pp_program *p, int *stuck, char 
                     if (q < 0) { all = 0; continue; }
                     pd = p->ops[k].peer;
                     if (q >= pc[pd] && pc[pd] < p->device_start[pd + 1] && q < pp__group_end(p, pd, pc[pd]) &&
-                        p->ops[pc[pd]].type != PP_OP_COMPUTE) {
+                        pp__is_comm(p->ops[pc[pd]].type)) {
                         int si = p->ops[k].type == PP_OP_SEND ? k : q, ri = si == k ? q : k;
                         int sd = p->ops[ri].peer, rd = p->ops[si].peer;
                         const pp_op *x = &p->ops[si];
                         size_t at = (size_t)(x->what * S + x->stage) * n + x->microbatch;
-                        if (!have[(size_t)sd * 2 * S * n + at]) {
+                        if (!made[(size_t)sd * 2 * S * n + at]) {
                             pp__op_text(x, a, sizeof a);
                             pp__err(err, "device %d posts '%s' before it has computed that data", sd, a);
                             st = PP_ERR_INVALID_SCHEDULE;
@@ -5599,6 +5677,7 @@ end:
     pp__mfree(&al, pc);
     pp__mfree(&al, done);
     pp__mfree(&al, have);
+    pp__mfree(&al, made);
     return st;
 }
 
@@ -6473,13 +6552,17 @@ PP__DEF void pp_program_print(FILE *f, const pp_program *p) {
         fputc(':', f);
         for (i = p->device_start[dev]; i < p->device_start[dev + 1]; i++) {
             const pp_op *op = &p->ops[i];
-            if (open && (op->type == PP_OP_COMPUTE || op->group < 0 || op->group != prev_group)) {
+            if (open && (!pp__is_comm(op->type) || op->group < 0 || op->group != prev_group)) {
                 fputc('}', f);
                 open = 0;
             }
             if (op->type == PP_OP_COMPUTE) {
                 fprintf(f, " %s%d.%d", pp_kind_name(op->kind), op->stage, op->microbatch);
                 if (op->slot >= 0) fprintf(f, "#%d", op->slot);
+                continue;
+            }
+            if (op->type == PP_OP_HANDOFF) {
+                fprintf(f, " H%c%d.%d", op->what == PP_ACTIVATION ? 'a' : 'g', op->stage, op->microbatch);
                 continue;
             }
             if (!open) {

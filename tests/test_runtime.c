@@ -101,7 +101,7 @@ static void test_equal_gradients(const pp_times *times, const char *title) {
                     gpt_init(&mc, params, 1);
                     make_data(&mc, n, tok, tgt);
                     cpu_reference_step(&mc, params, n, tok, tgt, gr, &ref_loss);
-                    if (check(&g, cpu_pipeline_step(&mc, params, s, prog, tok, tgt, 30.0, gp, &st, err, sizeof err),
+                    if (check(&g, cpu_pipeline_step(&mc, params, prog, tok, tgt, 30.0, gp, &st, err, sizeof err),
                               "%s d=%d n=%d: %s", cfg.schedule, d, n, err)) {
                         runs++;
                         dual_runs += s->copies == 2; /* dualpipe: two copies' gradients summed per microbatch */
@@ -156,7 +156,7 @@ static void test_deadlock_reported(void) {
         gpt_init(&mc, params, 1);
         make_data(&mc, 8, tok, tgt);
         for (k = 0; k < prog->num_ops; k++) prog->ops[k].group = -1;
-        check(&g, cpu_pipeline_step(&mc, params, s, prog, tok, tgt, 30.0, gp, &st, err, sizeof err),
+        check(&g, cpu_pipeline_step(&mc, params, prog, tok, tgt, 30.0, gp, &st, err, sizeof err),
               "ungrouped: %s", err);
         for (k = prog->device_start[1]; k + 1 < prog->device_start[2]; k++)
             if (prog->ops[k].type == PP_OP_SEND && prog->ops[k + 1].type == PP_OP_RECV) {
@@ -166,7 +166,7 @@ static void test_deadlock_reported(void) {
                 swapped++;
                 k++;
             }
-        check(&g, swapped > 0 && !cpu_pipeline_step(&mc, params, s, prog, tok, tgt, 0.5, gp, &st, err, sizeof err) &&
+        check(&g, swapped > 0 && !cpu_pipeline_step(&mc, params, prog, tok, tgt, 0.5, gp, &st, err, sizeof err) &&
                       strstr(err, "timeout: device"),
               "swapped: want a timeout, got '%s'", err);
         free(params); free(gp); free(tok); free(tgt);
