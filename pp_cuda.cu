@@ -169,7 +169,7 @@ struct pp_cuda {
 
 /* ---- host-side set-up (no GPU) ---- */
 
-/* tensor sizes in tests/gpt_ref.h's gpt_param_sizes order */
+/* tensor sizes in ref/gpt_ref.h's gpt_param_sizes order */
 static size_t pp__param_sizes(const pp__gpt_dims *c, size_t sizes[18]) {
     size_t V = (size_t)c->vocab, T = (size_t)c->seq, C = (size_t)c->channels, L = (size_t)c->layers, total = 0;
     size_t s[18] = {V * C, T * C, L * C, L * C, L * 3 * C * C, L * 3 * C, L * C * C, L * C, L * C, L * C,

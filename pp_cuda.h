@@ -135,7 +135,7 @@ API (status-returning calls fill err[PP_CUDA_ERR_LEN] on failure; err may be NUL
    pp_cuda_update(ctx, err)            AdamW on the gradients of the last step
    pp_cuda_destroy(ctx)                frees everything it created (not a stream or comm it was given)
    pp_cuda_num_params(ctx), pp_cuda_get_params / pp_cuda_set_params / pp_cuda_get_grads (host fp32,
-                                       the layout of tests/gpt_ref.h's gpt_param_sizes)
+                                       the layout of ref/gpt_ref.h's gpt_param_sizes)
    pp_cuda_memory_info(ctx, &mem)      the plan, free bytes at start, measured slot bytes
    pp_cuda_device_info(ctx, dev, &info)  slots, measured peak live slots, bytes, busy time
    pp_cuda_pass_ms(ctx, stage, kind)   mean measured time of F, B, W or BW of a stage (profile = 1)
@@ -208,7 +208,7 @@ typedef enum pp_cuda_status {
 
 typedef enum pp_cuda_mode { PP_CUDA_AUTO = 0, PP_CUDA_ONE_GPU = 1, PP_CUDA_NCCL = 2 } pp_cuda_mode;
 
-/* The GPT of tests/gpt_ref.h. Zero fields take the defaults named here. */
+/* The GPT of ref/gpt_ref.h. Zero fields take the defaults named here. */
 typedef struct pp_cuda_model {
     int vocab;    /* 0 = 256 (bytes as tokens) */
     int seq;      /* tokens per sequence; 0 = 64 */

@@ -4,7 +4,7 @@
    schedule, lower it to one program per device (pp_sched_lower), prove the
    programs cannot deadlock (pp_sched_check_deadlock), then run them, one
    thread per device, with blocking NCCL-like sends and receives
-   (tests/cpu_pipeline.h) on the reference model of tests/gpt_ref.h, and
+   (ref/cpu_pipeline.h) on the reference model of ref/gpt_ref.h, and
    train it for a few hundred steps on data/pipeline.txt (characters as
    tokens). Stages are contiguous ranges of the model's layers, placed as the
    schedule says (sequential, looped or V-shape).
@@ -29,8 +29,8 @@
 
 #define PP_SCHED_IMPLEMENTATION
 #include "../pp_sched.h"
-#include "../tests/gpt_ref.h"
-#include "../tests/cpu_pipeline.h"
+#include "../ref/gpt_ref.h"
+#include "../ref/cpu_pipeline.h"
 
 static const char *usage_text =
     "usage: train_cpu -s NAME -d D -n N [options]\n"

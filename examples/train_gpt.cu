@@ -36,7 +36,7 @@
 #define PP_SCHED_IMPLEMENTATION
 #include "../pp_sched.h"
 #include "../pp_cuda.h"
-#include "../tests/gpt_ref.h" /* gpt_read_text */
+#include "../ref/gpt_ref.h" /* gpt_read_text */
 
 static const char *usage_text =
     "usage: train_gpt -s NAME -d D -n N [options]\n"

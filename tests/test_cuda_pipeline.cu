@@ -41,7 +41,7 @@
 #define PP_SCHED_IMPLEMENTATION
 #include "../pp_sched.h"
 #include "../pp_cuda.h"
-#include "gpt_ref.h"
+#include "../ref/gpt_ref.h"
 #include "group.h"
 
 #include <math.h>

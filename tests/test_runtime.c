@@ -6,7 +6,7 @@
    For every built-in schedule, d in {2, 3, 4} and n from d to 4d (skipping
    what a schedule refuses, e.g. interleaved-1f1b when n % d != 0): a tiny
    gpt_ref.h model with 2 layers per stage runs one step through the lowered
-   programs on d threads (tests/cpu_pipeline.h) and one step on one device
+   programs on d threads (ref/cpu_pipeline.h) and one step on one device
    on the same microbatches. Checked: no deadlock (a 30 s timeout would
    report it), loss and every gradient within 1e-5 relative (and counted
    bitwise equal), and the most live activations on each device equal to
@@ -17,8 +17,8 @@
    (receive before send on one device) must time out with the stuck op named. */
 #define PP_SCHED_IMPLEMENTATION
 #include "../pp_sched.h"
-#include "gpt_ref.h"
-#include "cpu_pipeline.h"
+#include "../ref/gpt_ref.h"
+#include "../ref/cpu_pipeline.h"
 #include "group.h"
 
 #include <math.h>
