@@ -1254,39 +1254,68 @@ static pp_status pp__resolve_times(const pp_times *in, pp_times *out, char *err)
     return PP_OK;
 }
 
-/* Fill stage_time / stage_memory from the config. recompute: BW also redoes F. */
-static pp_status pp__set_stage_times(pp_schedule *s, const pp_config *cfg, int recompute, char *err) {
-    int st, S = s->stages;
-    double v = (double)s->chunks / pp__copies(s->copies); /* a route's stages per device */
-    pp_times t;
-    pp_times zero;
-    memset(&zero, 0, sizeof zero);
-    st = (int)pp__resolve_times(cfg ? &cfg->times : &zero, &t, err);
-    if (st != PP_OK) return (pp_status)st;
-    s->times = t;
-    s->recompute = recompute;
+/* pp_config resolved once, at the entry points (pp_sched_build through
+   pp__req_resolve, pp_repeat, pp_sched_from_order, pp_sched_from_csv):
+   every default applied, every field checked. No code below them reads a
+   pp_config (sokol's _sg_desc_defaults). */
+typedef struct pp__cfg {
+    pp_times times;              /* unit times when f, b, w are all zero; checked */
+    const pp_times *stage_times; /* [S] or NULL: times / v; checked where S is known */
+    double recompute_input;      /* checked: finite, >= 0 */
+    int reorder;                 /* 0: no_reorder */
+    pp_allocator al;             /* malloc/free when zero */
+} pp__cfg;
+
+static pp_status pp__cfg_resolve(const pp_config *cfg, pp__cfg *c, char *err) {
+    pp_config zero;
+    if (!cfg) { memset(&zero, 0, sizeof zero); cfg = &zero; }
+    memset(c, 0, sizeof *c);
+    if (!pp__finite(cfg->recompute_input) || cfg->recompute_input < 0) {
+        pp__err(err, "recompute_input must be a finite fraction >= 0, got %g", cfg->recompute_input);
+        return PP_ERR_INVALID_ARG;
+    }
+    c->stage_times = cfg->stage_times;
+    c->recompute_input = cfg->recompute_input;
+    c->reorder = !cfg->no_reorder;
+    c->al = pp__allocator(&cfg->allocator);
+    return pp__resolve_times(&cfg->times, &c->times, err);
+}
+
+/* The duration of F, B, W, BW of each stage ([S * 4], pp_schedule.stage_time)
+   and the units one F allocates ([S]), for S stages at v stages of a route
+   per device. recompute: BW also redoes F, and a stage keeps only its input. */
+static pp_status pp__stage_times(const pp__cfg *c, int S, double v, int recompute, double *stage_time,
+                                 double *stage_memory, char *err) {
+    int st;
     for (st = 0; st < S; st++) {
         pp_times x;
-        if (cfg && cfg->stage_times) {
-            x = cfg->stage_times[st];
-            x.comm = t.comm;
+        if (c->stage_times) {
+            x = c->stage_times[st];
             if (!pp__finite(x.f) || !pp__finite(x.b) || !pp__finite(x.w) || x.f <= 0 || x.b <= 0 || x.w < 0) {
                 pp__err(err, "stage_times[%d] needs finite F > 0, B > 0, W >= 0; got F=%g B=%g W=%g", st, x.f, x.b,
                         x.w);
                 return PP_ERR_INVALID_ARG;
             }
         } else {
-            x.f = t.f / v;
-            x.b = t.b / v;
-            x.w = t.w / v;
+            x.f = c->times.f / v;
+            x.b = c->times.b / v;
+            x.w = c->times.w / v;
         }
-        s->stage_time[st * 4 + PP_F] = x.f;
-        s->stage_time[st * 4 + PP_B] = x.b;
-        s->stage_time[st * 4 + PP_W] = x.w;
-        s->stage_time[st * 4 + PP_BW] = x.b + x.w + (recompute ? x.f : 0);
-        s->stage_memory[st] = (recompute ? (cfg ? cfg->recompute_input : 0) : 1.0) / v;
+        stage_time[st * 4 + PP_F] = x.f;
+        stage_time[st * 4 + PP_B] = x.b;
+        stage_time[st * 4 + PP_W] = x.w;
+        stage_time[st * 4 + PP_BW] = x.b + x.w + (recompute ? x.f : 0);
+        stage_memory[st] = (recompute ? c->recompute_input : 1.0) / v;
     }
     return PP_OK;
+}
+
+/* Fill a schedule's times, stage_time and stage_memory. */
+static pp_status pp__set_stage_times(pp_schedule *s, const pp__cfg *c, int recompute, char *err) {
+    s->times = c->times;
+    s->recompute = recompute;
+    return pp__stage_times(c, s->stages, (double)s->chunks / pp__copies(s->copies), recompute, s->stage_time,
+                           s->stage_memory, err);
 }
 
 /* ---- metrics ------------------------------------------------------------ */
@@ -1366,18 +1395,24 @@ static int pp__dep(const pp_schedule *s, const pp_pass *p, pp_kind *dk, int *ds)
    holds the key of that pass's input at microbatch 0 (pp__dep_key adds
    the microbatch), or -1 when it has none; entry + 8 * stages holds the
    input's stage. tab: [16 * stages] ints. */
-static void pp__dep_table(const pp_schedule *s, int *tab) {
-    int S = s->stages, n = s->microbatches, half, k, st, E = 8 * S;
+static void pp__dep_table_of(int S, int n, int copies, int split, int *tab) {
+    int half, k, st, E = 8 * S;
     for (half = 0; half < 2; half++)
         for (k = 0; k < 4; k++)
             for (st = 0; st < S; st++) {
-                pp_pass p;
                 pp_kind dk;
                 int ds, e = (half * 4 + k) * S + st;
-                p.kind = (pp_kind)k; p.stage = st; p.microbatch = half ? n - 1 : 0; p.device = 0;
-                if (pp__dep(s, &p, &dk, &ds)) { tab[e] = pp__key(S, n, dk, ds, 0); tab[E + e] = ds; }
-                else { tab[e] = -1; tab[E + e] = st; }
+                if (pp__input(S, n, copies, split, (pp_kind)k, st, half ? n - 1 : 0, &dk, &ds)) {
+                    tab[e] = pp__key(S, n, dk, ds, 0);
+                    tab[E + e] = ds;
+                } else {
+                    tab[e] = -1;
+                    tab[E + e] = st;
+                }
             }
+}
+static void pp__dep_table(const pp_schedule *s, int *tab) {
+    pp__dep_table_of(s->stages, s->microbatches, s->copies, s->split_backward, tab);
 }
 
 /* The key of p's input from pp__dep_table's tab, or -1 when p has none;
@@ -1786,7 +1821,7 @@ static void pp__sort_devices(pp_schedule *s) {
     pp__mfree(al, slot);
 }
 
-static pp_status pp__repeat(const pp_block *b, int n, const int *starts, const pp_config *cfg, int recompute,
+static pp_status pp__repeat(const pp_block *b, int n, const int *starts, const pp__cfg *c, int recompute,
                             pp_schedule **out, char *err) {
     pp_status st;
     pp_allocator al;
@@ -1804,12 +1839,12 @@ static pp_status pp__repeat(const pp_block *b, int n, const int *starts, const p
         pp__err(err, "%d microbatches at interval %d overflow the grid", n, b->interval);
         return PP_ERR_OVERFLOW;
     }
-    al = pp__allocator(cfg ? &cfg->allocator : NULL);
+    al = c->al;
     s = pp__sched_alloc(&al, d, b->chunks, S, n, b->split_backward, err, &st);
     if (!s) return st;
     s->placement = b->placement;
     for (i = 0; i < S; i++) s->stage_device[i] = b->stage_device[i];
-    st = pp__set_stage_times(s, cfg, recompute, err);
+    st = pp__set_stage_times(s, c, recompute, err);
     if (st != PP_OK) { pp_sched_free(s); return st; }
     /* counts per device, then place */
     for (i = 0; i < S; i++) s->device_start[b->stage_device[i] + 1] += n * (b->split_backward ? 3 : 2);
@@ -1864,7 +1899,12 @@ static pp_status pp__repeat(const pp_block *b, int n, const int *starts, const p
 
 PP__DEF pp_status pp_repeat(const pp_block *blk, int microbatches, const int *starts, const pp_config *cfg,
                             pp_schedule **out, char *err) {
-    return pp__repeat(blk, microbatches, starts, cfg, 0, out, err);
+    pp__cfg c;
+    pp_status st;
+    if (out) *out = NULL;
+    st = pp__cfg_resolve(cfg, &c, err);
+    if (st != PP_OK) return st;
+    return pp__repeat(blk, microbatches, starts, &c, 0, out, err);
 }
 
 /* ---- reorder (Appendix C) ----------------------------------------------- */
@@ -2708,14 +2748,14 @@ static pp_status pp__extend_exact(const pp_schedule *s, int n, pp_schedule **out
    (a stable phase without bubble, which reordering at n could not
    shorten) and no device's peak rises; otherwise the whole n is reordered
    (blocks whose bubble grows with n: V-Min and 1F1B-V at uneven times). */
-static pp_status pp__block_schedule(const pp_block *blk, int n, const pp_config *cfg, int recompute, unsigned mask,
+static pp_status pp__block_schedule(const pp_block *blk, int n, const pp__cfg *c, int recompute, unsigned mask,
                                     double limit, pp__memo *memo, pp_schedule **out, char *err) {
     pp_schedule *s = NULL, *e = NULL;
     pp_status st;
     int ns = 2 * blk->devices + 4;
     *out = NULL;
     if (mask && n > ns + 2) {
-        st = pp__repeat(blk, ns, NULL, cfg, recompute, &s, err);
+        st = pp__repeat(blk, ns, NULL, c, recompute, &s, err);
         if (st == PP_OK) st = pp_squeeze(s, err);
         if (st == PP_OK) st = pp__reorder_memo(s, mask, limit, memo, err);
         if (st == PP_OK) st = pp__extend_exact(s, n, &e, err);
@@ -2724,7 +2764,7 @@ static pp_status pp__block_schedule(const pp_block *blk, int n, const pp_config 
         if (e) { *out = e; return PP_OK; }
         s = NULL;
     }
-    st = pp__repeat(blk, n, NULL, cfg, recompute, &s, err);
+    st = pp__repeat(blk, n, NULL, c, recompute, &s, err);
     if (st == PP_OK) st = pp_squeeze(s, err);
     if (st == PP_OK && mask) st = pp__reorder_memo(s, mask, limit, memo, err);
     if (st != PP_OK) { pp_sched_free(s); return st; }
@@ -2735,7 +2775,7 @@ static pp_status pp__block_schedule(const pp_block *blk, int n, const pp_config 
 /* ---- any per-device order ----------------------------------------------- */
 
 /* copies: 1, or 2 for two routes (routes in CONCEPTS); only dualpipe passes 2. */
-static pp_status pp__from_order(const pp_order *o, const pp_config *cfg, int copies, pp_schedule **out, char *err) {
+static pp_status pp__from_order(const pp_order *o, const pp__cfg *c, int copies, pp_schedule **out, char *err) {
     pp_allocator al;
     pp_schedule *s;
     pp_status st;
@@ -2750,7 +2790,7 @@ static pp_status pp__from_order(const pp_order *o, const pp_config *cfg, int cop
     }
     if ((long long)S * n * 3 > INT_MAX / 4) { pp__err(err, "%d stages x %d microbatches is too many", S, n); return PP_ERR_OVERFLOW; }
     if (!o->passes || o->count < 1) { pp__err(err, "the order has no passes"); return PP_ERR_INVALID_ARG; }
-    if (S % d != 0 && !(cfg && cfg->stage_times)) {
+    if (S % d != 0 && !c->stage_times) {
         pp__err(err, "%d stages on %d devices is uneven: give per-stage times (pp_config.stage_times)", S, d);
         return PP_ERR_INVALID_ARG;
     }
@@ -2771,7 +2811,7 @@ static pp_status pp__from_order(const pp_order *o, const pp_config *cfg, int cop
         pp__err(err, "the order has %d passes, %d stages x %d microbatches need %d", o->count, S, n, P);
         return PP_ERR_INVALID_ARG;
     }
-    al = pp__allocator(cfg ? &cfg->allocator : NULL);
+    al = c->al;
     s = pp__sched_alloc(&al, d, v, S, n, split, err, &st);
     if (!s) return st;
     s->copies = copies;
@@ -2791,7 +2831,7 @@ static pp_status pp__from_order(const pp_order *o, const pp_config *cfg, int cop
         for (i = 0; i < S && s->stage_device[i] == pp__place(PP_PLACE_VSHAPE, d, i); i++) {}
         if (i == S) s->placement = PP_PLACE_VSHAPE;
     }
-    st = pp__set_stage_times(s, cfg, 0, err);
+    st = pp__set_stage_times(s, c, 0, err);
     if (st != PP_OK) { pp_sched_free(s); return st; }
     seen = (unsigned char *)pp__malloc(&al, (size_t)4 * S * n);
     fill = (int *)pp__malloc(&al, pp__size((size_t)d, sizeof(int)));
@@ -2841,7 +2881,12 @@ static pp_status pp__from_order(const pp_order *o, const pp_config *cfg, int cop
 }
 
 PP__DEF pp_status pp_sched_from_order(const pp_order *o, const pp_config *cfg, pp_schedule **out, char *err) {
-    return pp__from_order(o, cfg, 1, out, err);
+    pp__cfg c;
+    pp_status st;
+    if (out) *out = NULL;
+    st = pp__cfg_resolve(cfg, &c, err);
+    if (st != PP_OK) return st;
+    return pp__from_order(o, &c, 1, out, err);
 }
 
 /* The largest Eq. 1 bound over the devices. A V block with one
@@ -3145,32 +3190,64 @@ static pp_status pp__v_search(int d, pp__vblock V, const pp_allocator *al, pp_bl
 #ifndef PP__VAUTO_D1
 #define PP__VAUTO_D1 3
 #endif
-/* The stage times ([stages * 4], allocated with al) and comm that every
-   schedule of this shape gets from cfg (pp__set_stage_times, no recompute):
-   the searches time candidates with them without building schedules.
-   dtab (NULL: not wanted, else [16 * stages]): pp__dep_table of the shape
-   at one microbatch, so an input's key at n microbatches is dtab[e] * n
-   plus the microbatch. */
-static pp_status pp__shape_times(const pp_allocator *al, const pp_config *cfg, int d, int chunks, int S, int split,
-                                 double **tm, double *comm, int *dtab, char *err) {
-    pp_status st = PP_OK;
-    pp_schedule *s = pp__sched_alloc(al, d, chunks, S, 1, split, err, &st);
-    *tm = NULL;
-    if (!s) return st;
-    st = pp__set_stage_times(s, cfg, 0, err);
-    if (st == PP_OK) {
-        *tm = (double *)pp__malloc(al, pp__size((size_t)S * 4u, sizeof(double)));
-        if (*tm) memcpy(*tm, s->stage_time, (size_t)S * 4u * sizeof(double));
-        else { pp__err(err, "out of memory in the adaptive search"); st = PP_ERR_OUT_OF_MEMORY; }
-        *comm = s->times.comm;
-        if (dtab) pp__dep_table(s, dtab);
-    }
-    pp_sched_free(s);
+/* The shape of the schedule asked for: what every candidate of a search
+   shares, worked out once. dtab: pp__dep_table at one microbatch and one
+   route, so an input's key at n microbatches is dtab[e] * n plus the
+   microbatch. All four arrays live in one allocation. */
+typedef struct pp__shape {
+    pp_placement placement;
+    int stages, split;
+    int *stage_device;    /* [S] */
+    double *stage_time;   /* [S * 4], as pp_schedule.stage_time */
+    double *stage_memory; /* [S], as pp_schedule.stage_memory */
+    int *dtab;            /* [16 * S] */
+} pp__shape;
+
+/* A build request: pp_config resolved once (pp__req_resolve), the row of the
+   schedule asked for, and what follows from them. Builders and searches
+   take this, never a pp_config. */
+typedef struct pp__req {
+    pp__cfg c;
+    const pp_sched_info *info;
+    int d, n, v, S;
+    double limit; /* adaptive: the memory limit in units (default and fixed limits applied); 0 otherwise */
+    pp__shape shape;
+} pp__req;
+
+static void pp__req_free(pp__req *q) {
+    pp__mfree(&q->c.al, q->shape.stage_time);
+    q->shape.stage_time = NULL;
+}
+
+/* Fills q (c, info, d, n, v, limit given) with S and the shape. */
+static pp_status pp__req_shape(pp__req *q, char *err) {
+    int S = q->d * q->v, i;
+    pp__shape *h = &q->shape;
+    size_t doubles = pp__size((size_t)S, 5u * sizeof(double)), ints = pp__size((size_t)S, 17u * sizeof(int));
+    pp_status st;
+    q->S = S;
+    h->placement = q->info->placement;
+    h->stages = S;
+    h->split = q->info->split_backward;
+    h->stage_time = doubles && ints ? (double *)pp__malloc(&q->c.al, pp__size(1, doubles + ints)) : NULL;
+    if (!h->stage_time) { pp__err(err, "out of memory building %s", q->info->name); return PP_ERR_OUT_OF_MEMORY; }
+    h->stage_memory = h->stage_time + (size_t)S * 4u;
+    h->stage_device = (int *)(h->stage_memory + S);
+    h->dtab = h->stage_device + S;
+    for (i = 0; i < S; i++) h->stage_device[i] = pp__place(h->placement, q->d, i);
+    pp__dep_table_of(S, 1, 1, h->split, h->dtab);
+    st = pp__stage_times(&q->c, S, (double)q->v / q->info->copies, q->info->recompute, h->stage_time, h->stage_memory,
+                         err);
+    if (st != PP_OK) pp__req_free(q);
     return st;
 }
 
+/* A built-in schedule by id, under q's config (the adaptive searches
+   compare with the fixed schedules of their family this way). */
+static pp_status pp__build_id(const pp__req *q, pp_sched_id id, pp_schedule **out, char *err);
+
 typedef struct pp__auto {
-    const pp_config *cfg;
+    const pp__req *q;
     pp_allocator al;
     int n, n_eval, n2, levels;
     int pass, lev_min;       /* pass 0 only marks the levels that have a block; pass 1 ranks from lev_min */
@@ -3182,10 +3259,11 @@ typedef struct pp__auto {
     pp_block **top;          /* [levels * PP__AUTO_TOP] */
     double *top_mk;          /* [levels * PP__AUTO_TOP] */
     int shape[4];            /* the blocks' devices, chunks, stages, split that the buffers below fit */
-    double *tm, comm;        /* [stages * 4] stage times (pp__set_stage_times), comm */
+    const double *tm;        /* [stages * 4] stage times: the shape's */
+    double comm;
     double *endt, *free_at;  /* [4 * stages * n_eval], [devices]: pp__block_makespan's scratch */
-    int *ent, *dtab;         /* [stages * 3 * 4]: a block's passes (pp__block_makespan); [16 * stages]: the
-                                shape's inputs (pp__shape_times), in ent's allocation */
+    int *ent;                /* [stages * 3 * 4]: a block's passes (pp__block_makespan) */
+    const int *dtab;         /* [16 * stages]: the shape's inputs */
     double *ent_dur, *ent_comm; /* [stages * 3] each: their times, and the comm before them */
     pp__memo memo;           /* the reorders of stages 2 and 3 */
     int kept;                /* pass 0: the block just considered was kept (fits, no collision, not seen) */
@@ -3193,10 +3271,11 @@ typedef struct pp__auto {
 } pp__auto;
 
 /* ntop (at most PP__AUTO_TOP) blocks kept per level, nlev levels ranked */
-static pp_status pp__auto_init(pp__auto *A, const pp_config *cfg, int d, int n, double limit, int ntop, int nlev,
-                               char *err) {
+static pp_status pp__auto_init(pp__auto *A, const pp__req *q, int ntop, int nlev, char *err) {
+    int d = q->d, n = q->n;
+    double limit = q->limit;
     memset(A, 0, sizeof *A);
-    A->cfg = cfg; A->al = pp__allocator(&cfg->allocator); A->n = n; A->limit = limit; A->min_mem = -1;
+    A->q = q; A->al = q->c.al; A->n = n; A->limit = limit; A->min_mem = -1;
     pp__memo_init(&A->memo, &A->al);
     A->ntop = ntop < PP__AUTO_TOP ? ntop : PP__AUTO_TOP; A->nlev = nlev;
     A->n_eval = n < PP__AUTO_NEVAL(d) ? n : PP__AUTO_NEVAL(d);
@@ -3254,9 +3333,10 @@ static int pp__auto_next_pass(pp__auto *A) {
 }
 
 static void pp__auto_free_eval(pp__auto *A) {
-    pp__mfree(&A->al, A->tm); pp__mfree(&A->al, A->endt); pp__mfree(&A->al, A->free_at); pp__mfree(&A->al, A->ent);
+    pp__mfree(&A->al, A->endt); pp__mfree(&A->al, A->free_at); pp__mfree(&A->al, A->ent);
     pp__mfree(&A->al, A->ent_dur);
-    A->tm = A->endt = A->free_at = A->ent_dur = A->ent_comm = NULL; A->ent = A->dtab = NULL;
+    A->endt = A->free_at = A->ent_dur = A->ent_comm = NULL; A->ent = NULL;
+    A->tm = NULL; A->dtab = NULL;
 }
 
 static void pp__auto_release(pp__auto *A) {
@@ -3269,19 +3349,19 @@ static void pp__auto_release(pp__auto *A) {
     pp__memo_free(&A->memo);
 }
 
-/* The buffers of pp__block_makespan for blocks shaped like b, and the
-   stage times every schedule repeated from b gets (pp__repeat's). */
+/* The buffers of pp__block_makespan for blocks shaped like b (the shape
+   of the schedule asked for: its stage times and inputs are the shape's). */
 static pp_status pp__auto_eval_init(pp__auto *A, const pp_block *b, char *err) {
-    pp_status st;
     int S = b->stages, d = b->devices;
     if (A->tm && A->shape[0] == d && A->shape[1] == b->chunks && A->shape[2] == S && A->shape[3] == b->split_backward)
         return PP_OK;
+    PP_ASSERT(d == A->q->d && S == A->q->S && b->split_backward == A->q->shape.split);
     pp__auto_free_eval(A);
-    A->ent = (int *)pp__malloc(&A->al, pp__size((size_t)S * 28u, sizeof(int)));
+    A->ent = (int *)pp__malloc(&A->al, pp__size((size_t)S * 12u, sizeof(int)));
     if (!A->ent) { pp__err(err, "out of memory in the adaptive search"); return PP_ERR_OUT_OF_MEMORY; }
-    A->dtab = A->ent + (size_t)S * 12u;
-    st = pp__shape_times(&A->al, A->cfg, d, b->chunks, S, b->split_backward, &A->tm, &A->comm, A->dtab, err);
-    if (st != PP_OK) { pp__auto_free_eval(A); return st; }
+    A->dtab = A->q->shape.dtab;
+    A->tm = A->q->shape.stage_time;
+    A->comm = A->q->c.times.comm;
     A->endt = (double *)pp__malloc(&A->al, pp__size((size_t)S * 4u * (size_t)A->n_eval, sizeof(double)));
     A->free_at = (double *)pp__malloc(&A->al, pp__size((size_t)d, sizeof(double)));
     A->ent_dur = (double *)pp__malloc(&A->al, pp__size((size_t)S * 6u, sizeof(double)));
@@ -3359,7 +3439,7 @@ static pp_status pp__auto_consider(pp__auto *A, pp_block *blk, char *err) {
         if (st != PP_OK) { pp_block_free(blk); return st; }
         mk = pp__block_makespan(A, blk, A->n_eval);
     } else {
-        st = pp__repeat(blk, A->n_eval, NULL, A->cfg, 0, &s, err);
+        st = pp__repeat(blk, A->n_eval, NULL, &A->q->c, 0, &s, err);
         if (st == PP_OK) st = pp_squeeze(s, err);
         if (st != PP_OK) { pp_sched_free(s); pp_block_free(blk); return st; }
         mk = s->makespan;
@@ -3428,7 +3508,7 @@ static int pp__auto_better(const pp_schedule *s, const pp_schedule *best) {
     return a < b - 1e-9;
 }
 
-static pp_status pp__auto_finish(pp__auto *A, const char *const *fixed, pp_schedule **out, char *err) {
+static pp_status pp__auto_finish(pp__auto *A, const pp_sched_id *fixed, int nfixed, pp_schedule **out, char *err) {
     pp_schedule *best = NULL;
     pp_status st = PP_OK;
     int k, l, nf = 0;
@@ -3444,9 +3524,9 @@ static pp_status pp__auto_finish(pp__auto *A, const char *const *fixed, pp_sched
         for (k = 0; k < A->count[l] && st == PP_OK; k++) {
             pp_schedule *s = NULL;
             int i;
-            st = pp__repeat(tb[k], A->n2, NULL, A->cfg, 0, &s, err);
+            st = pp__repeat(tb[k], A->n2, NULL, &A->q->c, 0, &s, err);
             if (st == PP_OK) st = pp_squeeze(s, err);
-            if (st == PP_OK && !A->cfg->no_reorder) st = pp__reorder_memo(s, PP__AUTO_MASK2, A->limit, &A->memo, err);
+            if (st == PP_OK && A->q->c.reorder) st = pp__reorder_memo(s, PP__AUTO_MASK2, A->limit, &A->memo, err);
             if (st == PP_OK) {
                 re_mk[k] = s->makespan;
                 for (i = nfinal; i > 0 && re_mk[order[i - 1]] > re_mk[k] + 1e-9; i--) order[i] = order[i - 1];
@@ -3475,21 +3555,18 @@ static pp_status pp__auto_finish(pp__auto *A, const char *const *fixed, pp_sched
     /* stage 3: the finalists at the real n, every reorder variant */
     for (k = 0; k < nf && st == PP_OK; k++) {
         pp_schedule *s = NULL;
-        st = pp__block_schedule(fb[k], A->n, A->cfg, 0, A->cfg->no_reorder ? 0u : PP__AUTO_MASK3, A->limit, &A->memo, &s,
+        st = pp__block_schedule(fb[k], A->n, &A->q->c, 0, A->q->c.reorder ? PP__AUTO_MASK3 : 0u, A->limit, &A->memo, &s,
                                 err);
         if (st == PP_OK && pp__auto_better(s, best)) { pp_sched_free(best); best = s; s = NULL; }
         pp_sched_free(s);
     }
     /* the fixed blocks of the same family, where they fit: the adaptive
        schedule is never longer than them */
-    for (k = 0; fixed && fixed[k] && st == PP_OK; k++) {
-        pp_config c = *A->cfg;
+    for (k = 0; k < nfixed && st == PP_OK; k++) {
         pp_schedule *s = NULL;
         int i;
         double mem = 0;
-        c.schedule = fixed[k];
-        c.mem_limit = 0;
-        if (pp_sched_build(&c, &s, NULL) != PP_OK) continue;
+        if (pp__build_id(A->q, fixed[k], &s, NULL) != PP_OK) continue;
         for (i = 0; i < s->devices; i++) mem = pp__max(mem, s->peak_memory[i]);
         if (A->min_mem < 0 || mem < A->min_mem) A->min_mem = mem;
         if (mem <= A->limit + 1e-9 && pp__auto_better(s, best)) { pp_sched_free(best); best = s; s = NULL; }
@@ -4144,11 +4221,11 @@ static void pp__vgrid_rank(pp__vgrid *G, pp__vgrid_cand *c, const double *tm, do
     if (k < PP__VGRID_TOP) { top[k] = *c; if (*ntop < PP__VGRID_TOP) (*ntop)++; }
 }
 
-static pp_status pp__vgrid_alloc(pp__vgrid *G, const pp_config *cfg, int d, int n) {
+static pp_status pp__vgrid_alloc(pp__vgrid *G, const pp__cfg *c, int d, int n) {
     size_t ni;
     int i, k, *x;
     memset(G, 0, sizeof *G);
-    G->al = pp__allocator(&cfg->allocator);
+    G->al = c->al;
     G->p = d; G->m = n; G->M = n > 2 * d ? n : 2 * d;
     G->cap = 6 * (4 * d + G->M + 1) + 8 * d + 16;
     G->g = (unsigned char *)pp__malloc(&G->al, pp__size((size_t)d, (size_t)G->cap));
@@ -4179,7 +4256,7 @@ static void pp__vgrid_release(pp__vgrid *G) {
 }
 
 /* One block of the family through the grid at G's n, then as a schedule. */
-static pp_status pp__vgrid_build(pp__vgrid *G, const pp_config *cfg, const pp__vgrid_cand *c, int maxmem,
+static pp_status pp__vgrid_build(pp__vgrid *G, const pp__cfg *cfg, const pp__vgrid_cand *c, int maxmem,
                                  pp_schedule **out) {
     pp_pass *ord;
     int *sd, i, d = G->p, n = G->m, peak;
@@ -4209,11 +4286,15 @@ static pp_status pp__vgrid_build(pp__vgrid *G, const pp_config *cfg, const pp__v
    PP__VGRID_N(d) for larger n; the best PP__VGRID_TOP are built at n as
    schedules and reordered with every variant (pp__reorder, up to the
    limit). */
-static pp_status pp__vgrid_search(const pp_config *cfg, int d, int n, double limit, pp_schedule **out, char *err) {
+static pp_status pp__vgrid_search(const pp__req *q, pp_schedule **out, char *err) {
+    const pp__cfg *cfg = &q->c;
+    int d = q->d, n = q->n;
+    double limit = q->limit;
     pp__vgrid G, G2;
     pp__memo memo;
     pp__vgrid_cand top[PP__VGRID_TOP], c;
-    double *end = NULL, *free_at = NULL, *tm = NULL, comm = 0;
+    double *end = NULL, *free_at = NULL, comm = q->c.times.comm;
+    const double *tm = q->shape.stage_time; /* as every V schedule of this d and config gets them */
     int maxmem = (int)(2 * limit + 1e-9), n1 = n < PP__VGRID_N(d) ? n : PP__VGRID_N(d), ntop = 0, fi, bi, bbi, k;
     int gcap = maxmem < 2 * d ? maxmem : 2 * d; /* the peak a grid may reach */
     int step = d > PP__VGRID_LENS ? d / PP__VGRID_LENS : 1, prune, best = 0, i, nc = 0;
@@ -4222,15 +4303,13 @@ static pp_status pp__vgrid_search(const pp_config *cfg, int d, int n, double lim
     pp_status st;
     *out = NULL;
     if (d < 2 || maxmem < 2) return PP_OK;
-    pp__memo_init(&memo, &cfg->allocator);
+    pp__memo_init(&memo, &cfg->al);
     st = pp__vgrid_alloc(&G, cfg, d, n1);
     if (st == PP_OK) {
         end = (double *)pp__malloc(&G.al, pp__size((size_t)n1 * (size_t)d * 7u, sizeof(double)));
         free_at = (double *)pp__malloc(&G.al, pp__size((size_t)d, sizeof(double)));
         if (!end || !free_at) st = PP_ERR_OUT_OF_MEMORY;
     }
-    /* the stage times, as every V schedule of this d and cfg gets them */
-    if (st == PP_OK) st = pp__shape_times(&G.al, cfg, d, 2, 2 * d, 1, &tm, &comm, NULL, err);
     /* phase 1 (n >= 2d): every block's laid peak; phase 2 runs steps 2 to 8
        for the blocks within PP__VGRID_GAP of the highest. With n >= 2d no
        step trims the grid, so the laid peak is the one the loop below
@@ -4306,7 +4385,7 @@ static pp_status pp__vgrid_search(const pp_config *cfg, int d, int n, double lim
     }
     pp__memo_free(&memo);
     if (st == PP_ERR_OUT_OF_MEMORY) pp__err(err, "out of memory in the v-auto grid search");
-    pp__mfree(&G.al, end); pp__mfree(&G.al, free_at); pp__mfree(&G.al, tm);
+    pp__mfree(&G.al, end); pp__mfree(&G.al, free_at);
     pp__vgrid_release(&G);
     pp__vgrid_release(&G2);
     if (st != PP_OK) { pp_sched_free(*out); *out = NULL; }
@@ -4320,8 +4399,10 @@ typedef struct pp__vrec { int K; unsigned char x0, x1, y0, y1, t, extra; } pp__v
 /* v-auto: V-shape blocks with the K split of Eq. 3. delta0 (F of chunk 0,
    B of chunk 1) from 1 to 4 cells, delta1 (F of chunk 1, B of chunk 0) from
    1 to 3 cells, on each side of K; turns by pp__v_turns; W greedy. */
-static pp_status pp__v_auto(const pp_config *cfg, int d, int n, double limit, pp_schedule **out, char *err) {
-    static const char *const fixed[] = {"v-min", "v-half", "v-zb", NULL};
+static pp_status pp__v_auto(const pp__req *q, pp_schedule **out, char *err) {
+    static const pp_sched_id fixed[] = {PP_SCHED_V_MIN, PP_SCHED_V_HALF, PP_SCHED_V_ZB};
+    int d = q->d;
+    double limit = q->limit;
     pp__auto A;
     pp__vblock V;
     pp_status st;
@@ -4329,8 +4410,8 @@ static pp_status pp__v_auto(const pp_config *cfg, int d, int n, double limit, pp
     pp__vrec *rec = NULL; /* pass 0's blocks that fit the limit and repeat without collision, in order */
     *out = NULL;
     /* with the grid family beside it (not with no_reorder) a narrower block search is enough */
-    st = pp__auto_init(&A, cfg, d, n, limit, cfg->no_reorder ? PP__AUTO_TOP : PP__VAUTO_TOP,
-                       cfg->no_reorder ? PP__AUTO_LEVELS : PP__VAUTO_LEVELS, err);
+    st = pp__auto_init(&A, q, q->c.reorder ? PP__VAUTO_TOP : PP__AUTO_TOP, q->c.reorder ? PP__VAUTO_LEVELS : PP__AUTO_LEVELS,
+                       err);
     if (st != PP_OK) return st;
     memset(&V, 0, sizeof V);
     V.split = 1; V.bw_cells = 2;
@@ -4388,11 +4469,11 @@ static pp_status pp__v_auto(const pp_config *cfg, int d, int n, double limit, pp
         if (st == PP_OK) st = pp__auto_consider(&A, blk, err);
     }
     pp__mfree(&A.al, rec);
-    if (st == PP_OK) st = pp__auto_finish(&A, fixed, out, err);
+    if (st == PP_OK) st = pp__auto_finish(&A, fixed, 3, out, err);
     pp__auto_release(&A);
-    if (st == PP_OK && !cfg->no_reorder) {
+    if (st == PP_OK && q->c.reorder) {
         pp_schedule *g = NULL;
-        st = pp__vgrid_search(cfg, d, n, limit, &g, err);
+        st = pp__vgrid_search(q, &g, err);
         if (st == PP_OK && g && pp__auto_better(g, *out)) { pp_sched_free(*out); *out = g; g = NULL; }
         pp_sched_free(g);
         if (st != PP_OK) { pp_sched_free(*out); *out = NULL; }
@@ -4409,13 +4490,15 @@ static pp_status pp__v_auto(const pp_config *cfg, int d, int n, double limit, pp
    steps bo, the F->B turn on the last device; W goes to the first cell
    free in the repeat at or after max(its B + 1, its F + wlife - 1), wlife
    the lifespan that stage 0 gets (0 = W right after B). */
-static pp_status pp__zb_auto(const pp_config *cfg, int d, int n, double limit, pp_schedule **out, char *err) {
-    static const char *const fixed[] = {"zb-h1", "zb-h2", "1f1b", NULL};
+static pp_status pp__zb_auto(const pp__req *q, pp_schedule **out, char *err) {
+    static const pp_sched_id fixed[] = {PP_SCHED_ZB_H1, PP_SCHED_ZB_H2, PP_SCHED_1F1B};
+    int d = q->d;
+    double limit = q->limit;
     pp__auto A;
     pp_status st;
     int fo, bo, turn, wl;
     *out = NULL;
-    st = pp__auto_init(&A, cfg, d, n, limit, PP__AUTO_TOP, PP__AUTO_LEVELS, err);
+    st = pp__auto_init(&A, q, PP__AUTO_TOP, PP__AUTO_LEVELS, err);
     if (st != PP_OK) return st;
     for (A.pass = 0; A.pass < 2 && st == PP_OK; A.pass = pp__auto_next_pass(&A))
     for (fo = 1; fo <= 6 && st == PP_OK; fo++)
@@ -4444,7 +4527,7 @@ static pp_status pp__zb_auto(const pp_config *cfg, int d, int n, double limit, p
         }
         st = pp__auto_consider(&A, blk, err);
     }
-    if (st == PP_OK) st = pp__auto_finish(&A, fixed, out, err);
+    if (st == PP_OK) st = pp__auto_finish(&A, fixed, 3, out, err);
     pp__auto_release(&A);
     if (st == PP_OK && !*out) {
         pp__err(err, "zb-auto: no schedule fits mem_limit %g units for d=%d; the smallest that works is %g", limit, d,
@@ -4490,8 +4573,8 @@ static pp_status pp__interleaved_uniform_block(int d, int v, const pp_allocator 
    is built too) ends the search, else the shortest is taken (the makespan
    is not monotone in j). A larger j only lengthens chunk 0's lifespan, so
    the first is the least memory at that makespan. */
-static pp_status pp__interleaved_official(const pp_config *cfg, int d, int v, int n, pp_schedule **out, char *err);
-static pp_status pp__interleaved_lowmem_block(const pp_config *cfg, int d, const pp_allocator *al, pp_block **out,
+static pp_status pp__interleaved_official(const pp__cfg *cfg, int d, int v, int n, pp_schedule **out, char *err);
+static pp_status pp__interleaved_lowmem_block(const pp__cfg *cfg, int d, const pp_allocator *al, pp_block **out,
                                               char *err) {
     pp_block *best = NULL;
     pp_schedule *meg = NULL;
@@ -4536,8 +4619,8 @@ static pp_status pp__interleaved_lowmem_block(const pp_config *cfg, int d, const
 
 /* Megatron's interleaved 1F1B as a per-device order: microbatches go in
    groups of d; device i warms up with 2(d-i-1) + (v-1)d forwards. */
-static pp_status pp__interleaved_official(const pp_config *cfg, int d, int v, int n, pp_schedule **out, char *err) {
-    pp_allocator al = pp__allocator(&cfg->allocator);
+static pp_status pp__interleaved_official(const pp__cfg *cfg, int d, int v, int n, pp_schedule **out, char *err) {
+    pp_allocator al = cfg->al;
     int S = d * v, total = n * v, P = S * n * 2, dev, c = 0, k;
     pp_pass *ps;
     pp_order o;
@@ -4569,7 +4652,7 @@ static pp_status pp__interleaved_official(const pp_config *cfg, int d, int v, in
     PP_ASSERT(c == P);
     o.name = "interleaved-1f1b";
     o.devices = d; o.stages = S; o.microbatches = n; o.stage_device = NULL; o.passes = ps; o.count = P;
-    st = pp_sched_from_order(&o, cfg, out, err);
+    st = pp__from_order(&o, cfg, 1, out, err);
     pp__mfree(&al, ps);
     return st;
 }
@@ -4579,8 +4662,8 @@ static pp_status pp__interleaved_official(const pp_config *cfg, int d, int v, in
    device runs the forwards of its chunks in order, every microbatch of a
    chunk before the next chunk, then the backwards of its chunks in reverse,
    microbatches in reverse. Combined backward; memory grows with n. */
-static pp_status pp__looped_bfs(const pp_config *cfg, int d, int v, int n, pp_schedule **out, char *err) {
-    pp_allocator al = pp__allocator(&cfg->allocator);
+static pp_status pp__looped_bfs(const pp__cfg *cfg, int d, int v, int n, pp_schedule **out, char *err) {
+    pp_allocator al = cfg->al;
     int S = d * v, P = S * n * 2, dev, c = 0, k, j;
     pp_pass *ps;
     pp_order o;
@@ -4602,7 +4685,7 @@ static pp_status pp__looped_bfs(const pp_config *cfg, int d, int v, int n, pp_sc
     PP_ASSERT(c == P);
     o.name = "looped-bfs";
     o.devices = d; o.stages = S; o.microbatches = n; o.stage_device = NULL; o.passes = ps; o.count = P;
-    st = pp_sched_from_order(&o, cfg, out, err);
+    st = pp__from_order(&o, cfg, 1, out, err);
     pp__mfree(&al, ps);
     return st;
 }
@@ -4674,8 +4757,8 @@ static void pp__dpv_device(pp__dpv *D, int H, int r, int m) {
 }
 
 /* dual = 0: dualpipe-v; 1: dualpipe (two copies, routes in CONCEPTS). */
-static pp_status pp__dualpipe(const pp_config *cfg, int d, int n, int dual, pp_schedule **out, char *err) {
-    pp_allocator al = pp__allocator(&cfg->allocator);
+static pp_status pp__dualpipe(const pp__cfg *cfg, int d, int n, int dual, pp_schedule **out, char *err) {
+    pp_allocator al = cfg->al;
     int S = 2 * d, P = S / (dual ? 2 : 1) * n * 3, i;
     int *sd;
     pp__dpv *D;
@@ -4762,17 +4845,9 @@ PP__DEF const pp_sched_info *pp_sched_find(const char *name) {
     return NULL;
 }
 
-/* What every builder gets: the request, resolved and checked once by
-   pp_sched_build. A builder returns either a building block (*blk, which
-   pp_sched_build repeats over n) or a finished schedule (*s). */
-typedef struct pp__req {
-    const pp_config *cfg;
-    const pp_sched_info *info;
-    int d, n, v;
-    double limit; /* adaptive: the memory limit, in units; 0 otherwise */
-    pp_allocator al;
-} pp__req;
-
+/* Every builder gets the request, resolved and checked once
+   (pp__req_resolve). It returns either a building block (*blk, which
+   pp__build repeats over n) or a finished schedule (*s). */
 /* The one-stage-per-device blocks of Section 2 (offsets: see DECISIONS). */
 static pp_status pp__build_linear(const pp__req *q, int fo, int turn, int wlife, int recompute, pp_block **blk,
                                   char *err) {
@@ -4780,7 +4855,7 @@ static pp_status pp__build_linear(const pp__req *q, int fo, int turn, int wlife,
     memset(&L, 0, sizeof L);
     L.fo = fo; L.turn = turn; L.bo = 2; L.bw_cells = 2; L.interval = 3; L.wlife = wlife;
     if (recompute) { L.bo = 3; L.bw_cells = 3; L.interval = 4; }
-    return pp__linear_block(q->d, 1, q->info->split_backward, &L, &q->al, blk, err);
+    return pp__linear_block(q->d, 1, q->info->split_backward, &L, &q->c.al, blk, err);
 }
 static pp_status pp__build_gpipe(const pp__req *q, pp_block **blk, pp_schedule **s, char *err) {
     (void)s;
@@ -4815,7 +4890,7 @@ static pp_status pp__build_vshape(const pp__req *q, int f0, int f1, int b0, int 
     V.split = q->info->split_backward; V.bw_cells = 2;
     V.f0 = f0; V.f1 = f1; V.b0 = b0; V.b1 = b1;
     if (!V.split) { V.gap_every = 3; V.gap = 3; }
-    return pp__v_search(q->d, V, &q->al, blk, err);
+    return pp__v_search(q->d, V, &q->c.al, blk, err);
 }
 static pp_status pp__build_1f1b_v(const pp__req *q, pp_block **blk, pp_schedule **s, char *err) {
     (void)s;
@@ -4836,11 +4911,11 @@ static pp_status pp__build_v_zb(const pp__req *q, pp_block **blk, pp_schedule **
 
 static pp_status pp__build_v_auto(const pp__req *q, pp_block **blk, pp_schedule **s, char *err) {
     (void)blk;
-    return pp__v_auto(q->cfg, q->d, q->n, q->limit, s, err);
+    return pp__v_auto(q, s, err);
 }
 static pp_status pp__build_zb_auto(const pp__req *q, pp_block **blk, pp_schedule **s, char *err) {
     (void)blk;
-    return pp__zb_auto(q->cfg, q->d, q->n, q->limit, s, err);
+    return pp__zb_auto(q, s, err);
 }
 static pp_status pp__build_interleaved(const pp__req *q, pp_block **blk, pp_schedule **s, char *err) {
     (void)blk;
@@ -4849,31 +4924,31 @@ static pp_status pp__build_interleaved(const pp__req *q, pp_block **blk, pp_sche
                      "try n=%d or interleaved-1f1b-u", q->n, q->d, (q->n / q->d + 1) * q->d);
         return PP_ERR_INVALID_ARG;
     }
-    return pp__interleaved_official(q->cfg, q->d, q->v, q->n, s, err);
+    return pp__interleaved_official(&q->c, q->d, q->v, q->n, s, err);
 }
 static pp_status pp__build_interleaved_u(const pp__req *q, pp_block **blk, pp_schedule **s, char *err) {
     (void)s;
-    return pp__interleaved_uniform_block(q->d, q->v, &q->al, blk, err);
+    return pp__interleaved_uniform_block(q->d, q->v, &q->c.al, blk, err);
 }
 static pp_status pp__build_interleaved_m(const pp__req *q, pp_block **blk, pp_schedule **s, char *err) {
     (void)s;
-    return pp__interleaved_lowmem_block(q->cfg, q->d, &q->al, blk, err);
+    return pp__interleaved_lowmem_block(&q->c, q->d, &q->c.al, blk, err);
 }
 static pp_status pp__build_zb_min(const pp__req *q, pp_block **blk, pp_schedule **s, char *err) {
     (void)s;
-    return pp__zbmin_block(q->d, &q->al, blk, err);
+    return pp__zbmin_block(q->d, &q->c.al, blk, err);
 }
 static pp_status pp__build_looped_bfs(const pp__req *q, pp_block **blk, pp_schedule **s, char *err) {
     (void)blk;
-    return pp__looped_bfs(q->cfg, q->d, q->v, q->n, s, err);
+    return pp__looped_bfs(&q->c, q->d, q->v, q->n, s, err);
 }
 static pp_status pp__build_dualpipe_v(const pp__req *q, pp_block **blk, pp_schedule **s, char *err) {
     (void)blk;
-    return pp__dualpipe(q->cfg, q->d, q->n, 0, s, err);
+    return pp__dualpipe(&q->c, q->d, q->n, 0, s, err);
 }
 static pp_status pp__build_dualpipe(const pp__req *q, pp_block **blk, pp_schedule **s, char *err) {
     (void)blk;
-    return pp__dualpipe(q->cfg, q->d, q->n, 1, s, err);
+    return pp__dualpipe(&q->c, q->d, q->n, 1, s, err);
 }
 
 typedef pp_status (*pp__builder)(const pp__req *q, pp_block **blk, pp_schedule **s, char *err);
@@ -4915,18 +4990,15 @@ static void pp__err_unknown(char *err, const char *name) {
     }
 }
 
-PP__DEF pp_status pp_sched_build(const pp_config *cfg, pp_schedule **out, char *err) {
+/* pp_config checked and resolved, once, into q: the one place that reads
+   the caller's config for a build. Every default is applied here (chunks,
+   times, mem_limit, the allocator), then the shape is worked out. */
+static pp_status pp__req_resolve(const pp_config *cfg, pp__req *q, char *err) {
     const pp_sched_info *in;
     const char *name;
-    int d, n, reorder;
-    pp__req q;
-    pp_block *blk = NULL;
-    pp_schedule *s = NULL;
+    int d, n;
     pp_status st;
-    if (err) err[0] = 0;
-    if (!out) { pp__err(err, "pp_sched_build: out must not be NULL"); return PP_ERR_INVALID_ARG; }
-    *out = NULL;
-    if (!cfg) { pp__err(err, "pp_sched_build: cfg must not be NULL"); return PP_ERR_INVALID_ARG; }
+    memset(q, 0, sizeof *q);
     in = pp_sched_find(cfg->schedule);
     if (!in) { pp__err_unknown(err, cfg->schedule); return PP_ERR_UNKNOWN_SCHEDULE; }
     name = in->name;
@@ -4936,47 +5008,49 @@ PP__DEF pp_status pp_sched_build(const pp_config *cfg, pp_schedule **out, char *
     if (n < 1) { pp__err(err, "%s needs microbatches >= 1, got %d", name, n); return PP_ERR_INVALID_ARG; }
     if (d > 65536) { pp__err(err, "%s: %d devices is more than the 65536 supported", name, d); return PP_ERR_OVERFLOW; }
     if (cfg->chunks < 0) { pp__err(err, "%s: chunks must be >= 0 (0 = default), got %d", name, cfg->chunks); return PP_ERR_INVALID_ARG; }
-    if (!pp__finite(cfg->recompute_input) || cfg->recompute_input < 0) {
-        pp__err(err, "recompute_input must be a finite fraction >= 0, got %g", cfg->recompute_input);
-        return PP_ERR_INVALID_ARG;
-    }
-    memset(&q, 0, sizeof q);
-    q.cfg = cfg;
-    q.info = in;
-    q.d = d;
-    q.n = n;
-    q.v = pp__resolve_chunks(in, cfg->chunks, err);
-    if (q.v < 0) return PP_ERR_INVALID_ARG;
+    st = pp__cfg_resolve(cfg, &q->c, err); /* recompute_input, times, allocator */
+    if (st != PP_OK) return st;
+    q->info = in;
+    q->d = d;
+    q->n = n;
+    q->v = pp__resolve_chunks(in, cfg->chunks, err);
+    if (q->v < 0) return PP_ERR_INVALID_ARG;
     if (in->placement == PP_PLACE_VSHAPE && d < 2) {
         pp__err(err, "%s needs devices >= 2, got %d", name, d);
         return PP_ERR_INVALID_ARG;
     }
-    if ((long long)d * q.v * n * 3 > INT_MAX / 4) {
-        pp__err(err, "%s: %d devices x %d chunks x %d microbatches is too many passes", name, d, q.v, n);
+    if ((long long)d * q->v * n * 3 > INT_MAX / 4) {
+        pp__err(err, "%s: %d devices x %d chunks x %d microbatches is too many passes", name, d, q->v, n);
         return PP_ERR_OVERFLOW;
     }
     if (!pp__finite(cfg->mem_limit) || cfg->mem_limit < 0) {
         pp__err(err, "mem_limit must be a finite number of units >= 0 (0 = default), got %g", cfg->mem_limit);
         return PP_ERR_INVALID_ARG;
     }
-    if (in->takes_limit) q.limit = cfg->mem_limit > 0 ? cfg->mem_limit : d;
-    else if (in->adaptive) q.limit = in->fixed_limit * d;
-    q.al = pp__allocator(&cfg->allocator);
-    {   /* times are checked before any work */
-        pp_times t;
-        st = pp__resolve_times(&cfg->times, &t, err);
-        if (st != PP_OK) return st;
-    }
-    st = pp__builders[in->id](&q, &blk, &s, err);
+    if (in->takes_limit) q->limit = cfg->mem_limit > 0 ? cfg->mem_limit : d;
+    else if (in->adaptive) q->limit = in->fixed_limit * d;
+    return pp__req_shape(q, err);
+}
+
+/* Builds q's schedule: its builder, then (a block) the repeat, squeeze and
+   reorder, then validation. */
+static pp_status pp__build(const pp__req *q, pp_schedule **out, char *err) {
+    const pp_sched_info *in = q->info;
+    pp_block *blk = NULL;
+    pp_schedule *s = NULL;
+    pp_status st;
+    int reorder;
+    *out = NULL;
+    st = pp__builders[in->id](q, &blk, &s, err);
     if (st != PP_OK) return st;
     /* the published schedules are defined by their order: they are not
        reordered; the adaptive ones reorder their candidates themselves */
-    reorder = !cfg->no_reorder && !in->published && !in->adaptive;
+    reorder = q->c.reorder && !in->published && !in->adaptive;
     if (blk) {
-        st = pp__block_schedule(blk, n, cfg, in->recompute, reorder ? 0x7FFu : 0u, 0, NULL, &s, err);
+        st = pp__block_schedule(blk, q->n, &q->c, in->recompute, reorder ? 0x7FFu : 0u, 0, NULL, &s, err);
         pp_block_free(blk);
         if (st != PP_OK) return st;
-    } else if (st == PP_OK && reorder) {
+    } else if (reorder) {
         st = pp_reorder(s, err);
     }
     if (st == PP_OK) {
@@ -4986,15 +5060,48 @@ PP__DEF pp_status pp_sched_build(const pp_config *cfg, pp_schedule **out, char *
             pp__err(err, "%s", verr);
             st = vst;
         } else if (vst != PP_OK) {
-            pp__err(err, "internal error, %s built an invalid schedule: %s", name, verr);
+            pp__err(err, "internal error, %s built an invalid schedule: %s", in->name, verr);
             st = PP_ERR_INVALID_SCHEDULE;
         }
     }
     if (st != PP_OK) { pp_sched_free(s); return st; }
-    strncpy(s->name, name, sizeof s->name - 1);
-    s->mem_limit = q.limit;
+    strncpy(s->name, in->name, sizeof s->name - 1);
+    s->mem_limit = q->limit;
     *out = s;
     return PP_OK;
+}
+
+static pp_status pp__build_id(const pp__req *q, pp_sched_id id, pp_schedule **out, char *err) {
+    pp__req r;
+    pp_status st;
+    *out = NULL;
+    memset(&r, 0, sizeof r);
+    r.c = q->c;
+    r.info = &pp__infos[id];
+    r.d = q->d;
+    r.n = q->n;
+    r.v = r.info->chunks;
+    r.limit = r.info->adaptive ? (r.info->takes_limit ? q->d : r.info->fixed_limit * q->d) : 0;
+    if (r.info->placement == PP_PLACE_VSHAPE && r.d < 2) { pp__err(err, "%s needs devices >= 2", r.info->name); return PP_ERR_INVALID_ARG; }
+    st = pp__req_shape(&r, err);
+    if (st != PP_OK) return st;
+    st = pp__build(&r, out, err);
+    pp__req_free(&r);
+    return st;
+}
+
+PP__DEF pp_status pp_sched_build(const pp_config *cfg, pp_schedule **out, char *err) {
+    pp__req q;
+    pp_status st;
+    if (err) err[0] = 0;
+    if (!out) { pp__err(err, "pp_sched_build: out must not be NULL"); return PP_ERR_INVALID_ARG; }
+    *out = NULL;
+    if (!cfg) { pp__err(err, "pp_sched_build: cfg must not be NULL"); return PP_ERR_INVALID_ARG; }
+    st = pp__req_resolve(cfg, &q, err);
+    if (st != PP_OK) return st;
+    st = pp__build(&q, out, err);
+    pp__req_free(&q);
+    return st;
 }
 
 /* ---- bounds and bubble growth (Appendix E) ------------------------------ */
