@@ -43,8 +43,8 @@ expect "--times 1e308,1,1 on zb-h1 (was an uninitialised read): exit 2, the rang
     "$pp" -s zb-h1 -d 4 -n 8 --times 1e308,1,1
 expect "--times 1e14,1,1 on 1f1b: each fits, the total work does not" 2 'above 1e\+15; scale every time down' \
     "$pp" -s 1f1b -d 4 -n 8 --times 1e14,1,1
-expect "--times 1,1,1e-12: too far apart for double precision, what would do" 2 'must be at least 6.5e-07' \
-    "$pp" -s 1f1b -d 4 -n 8 --times 1,1,1e-12
+expect "--times 1e-12,1,1: too far apart for double precision, what would do" 2 'must be at least 6.5e-07' \
+    "$pp" -s 1f1b -d 4 -n 8 --times 1e-12,1,1
 expect "interleaved-1f1b-u -v 100000 (was a nonsense negative cell): the largest v" 2 'at d=4 chunks can be at most 3343' \
     "$pp" -s interleaved-1f1b-u -d 4 -n 8 -v 100000
 expect "--times 0,0,0 (was silently unit times): exit 2, leave it out" 2 'leave --times out for unit times' \
@@ -60,9 +60,9 @@ expect "best lists zb-auto with why it was not built" 0 'zb-auto +not built: .*n
 expect "best --format json: every schedule, built or with its reason" 0 '"schedule": "zb-auto", "built": false, "fits": false, "reason": "' \
     "$pp" best -d 4 -n 8 --mem-limit 2 --format json
 expect "best when nothing builds: says so, exit 2" 2 'best: no schedule could be built for d=1, n=1' \
-    "$pp" best -d 1 -n 1 --mem-limit 2 --times 1,1,1e-12
+    "$pp" best -d 1 -n 1 --mem-limit 2 --times 1e-12,1,1
 expect "gallery when nothing builds: wrote no SVG, exit 2" 2 'gallery: wrote no SVG' \
-    "$pp" gallery -d 1 -n 1 --times 1,1,1e-12 -o "$tmp/gal0"
+    "$pp" gallery -d 1 -n 1 --times 1e-12,1,1 -o "$tmp/gal0"
 expect "gallery -d 1 counts what it wrote" 0 'wrote [0-9]+ SVGs and index.html .* schedules not built' \
     "$pp" gallery -d 1 -n 2 -o "$tmp/gal1"
 written=$(sed -n 's/.*wrote \([0-9]*\) SVG.*/\1/p' "$tmp/out")

@@ -11,7 +11,7 @@
    INT_MAX, ...); numbers from a list of edges (0, 1e-12, 1e15, 1e308, inf,
    nan, -1, ...) or the raw bytes of a double.
 
-   The properties: pp__check_config, the validation, never crashes on any
+   The properties: pp__req_resolve, the validation, never crashes on any
    config; on small ones (d <= 10, n <= 40, v <= 6) pp_sched_build gives
    PP_OK with a schedule that validates, has a finite makespan and, when
    the limit was clamped, says so; or refuses with the same status as the
@@ -61,7 +61,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     fuzz_bytes b;
     pp_config cfg;
     pp__req q;
-    double asked;
     pp_times stage[64];
     char err[PP_ERR_LEN], err2[PP_ERR_LEN];
     pp_schedule *s = NULL;
@@ -91,8 +90,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         cfg.stage_times = stage;
     }
     err[0] = 0;
-    st = pp__check_config(&cfg, &q, &asked, err);
+    st = pp__req_resolve(&cfg, &q, err);
     if (st != PP_OK && err[0] == 0) abort();
+    if (st == PP_OK) pp__req_free(&q);
     if (cfg.devices > 10 || cfg.microbatches > 40 || cfg.chunks > 6) return 0; /* too slow to build here */
     err2[0] = 0;
     st2 = pp_sched_build(&cfg, &s, err2);

@@ -1,4 +1,4 @@
-/* test_limits.c - pp_sched_build's one validation (pp__check_config): every
+/* test_limits.c - pp_sched_build's one validation (pp__req_resolve): every
    range in LIMITS just inside and just outside, the reproducers of issue 14
    at the library level, and the clamp of mem_limit.
 
@@ -147,10 +147,16 @@ static void ranges(void) {
     expect(&g, &c, PP_ERR_OVERFLOW, "F=1e15 (each fits, the total does not)", "above 1e+15", "scale every time down");
     /* total work at d=4 n=8, F = B = 1, W tiny: 8 x 4 x (2 + W), about 64; the shortest pass
        must be >= 1e-8 x (1 + 64) = 6.5e-7 */
-    c = make("1f1b", 4, 8); c.times.f = 1; c.times.b = 1; c.times.w = 7e-7;
-    expect(&g, &c, PP_OK, "W=7e-7 at total work 64", NULL, NULL);
+    c = make("zb-h1", 4, 8); c.times.f = 1; c.times.b = 1; c.times.w = 7e-7;
+    expect(&g, &c, PP_OK, "zb-h1 W=7e-7 at total work 64", NULL, NULL);
     c.times.w = 6e-7;
-    expect(&g, &c, PP_ERR_INVALID_ARG, "W=6e-7 (below 6.5e-7)", "times too far apart", "or 0 for W and comm");
+    expect(&g, &c, PP_ERR_INVALID_ARG, "zb-h1 W=6e-7 (below 6.5e-7)", "times too far apart", "or 0 for W and comm");
+    /* without the B/W split, W is part of the BW pass: no short pass */
+    c.schedule = "1f1b";
+    expect(&g, &c, PP_OK, "1f1b W=6e-7 (inside BW)", NULL, NULL);
+    c.times.f = 3e-7; /* total work now about 32: the shortest must be >= 3.3e-7 */
+    expect(&g, &c, PP_ERR_INVALID_ARG, "1f1b F=3e-7", "must be at least 3.3e-07", NULL);
+    c.times.f = 1;
     c.times.w = 0;
     expect(&g, &c, PP_OK, "W=0", NULL, NULL);
     c.times.comm = 1e-12;
