@@ -191,11 +191,12 @@ LIMITS (checked by pp_sched_build before any work; the table with the
                      zero F or B with anything else nonzero is an error);
                      stage_times the same per stage. The total work (every
                      pass's time plus comm per pass) <= 1e15, and the
-                     shortest pass (F, B, a nonzero W; BW where B and W are
-                     not split) and a nonzero comm >= 1e-8 (1 + total
-                     work): the clock's tolerance is 1e-9 relative, and a
-                     pass stays at least ten tolerances long. At equal times
-                     this caps a schedule near 1e8 passes.
+                     shortest F and B (BW where B and W are not split) >=
+                     1e-8 (1 + total work): the clock's tolerance is 1e-9
+                     relative, and an F or B stays at least ten tolerances
+                     long (W and comm may be 0; one below the tolerance acts
+                     as 0). At equal times this caps a schedule near 1e8
+                     passes.
    recompute_input   0, or 1e-6 .. 1
    mem_limit         0 (default d), or 1e-6 .. ; above max(n, 3d), where a
                      higher limit builds the same schedule (no device holds
@@ -1354,11 +1355,12 @@ static pp_status pp__stage_times(const pp__cfg *c, int S, double v, int recomput
 
 /* The times of S stages and n microbatches together (LIMITS): the total
    work (every pass's time, plus comm on both edges of every F and backward
-   pass) is at most PP_TIME_MAX, and the shortest pass (F, B, a nonzero W,
-   or BW where the backward is not split) and a nonzero comm are at least
-   PP__TIME_RES (1 + total work). The schedule's clock compares with a
-   tolerance of PP__EPS (1 + t), so a shorter pass at the end of the
-   schedule could overlap another unseen. */
+   pass) is at most PP_TIME_MAX, and the shortest F and B (BW where the
+   backward is not split) are at least PP__TIME_RES (1 + total work). The
+   schedule's clock compares with a tolerance of PP__EPS (1 + t): a shorter
+   F or B at the end of the schedule could overlap another unseen, which is
+   what F > 0, B > 0 forbid. W and comm may be 0, and one below the
+   tolerance acts as 0 (the planner gives a zero W 1e-9). */
 #define PP__TIME_RES 1e-8
 static pp_status pp__check_work(const double *stage_time, int S, int n, int split, double comm, char *err) {
     double total = 0, small = 0, need;
@@ -1367,12 +1369,10 @@ static pp_status pp__check_work(const double *stage_time, int S, int n, int spli
         const double *t = stage_time + (size_t)s * 4u;
         total += (double)n * (t[PP_F] + t[PP_BW] + 2 * comm);
         for (k = 0; k < 4; k++) {
-            if (k == PP_BW ? split : !split && k != PP_F) continue;
-            if (k == PP_W && t[k] == 0) continue;
+            if (k == PP_W || (k == PP_BW ? split : !split && k == PP_B)) continue;
             if (small == 0 || t[k] < small) small = t[k];
         }
     }
-    if (comm > 0 && comm < small) small = comm;
     if (!(total <= PP_TIME_MAX)) {
         pp__err(err, "times too large: the %d stages x %d microbatches add up to %g of work, above %g; scale every "
                      "time down (the unit is yours)", S, n, total, PP_TIME_MAX);
@@ -1380,9 +1380,9 @@ static pp_status pp__check_work(const double *stage_time, int S, int n, int spli
     }
     need = PP__TIME_RES * (1 + total);
     if (small < need) {
-        pp__err(err, "times too far apart for double precision: the shortest pass or comm (%g) must be at least "
-                     "%g (1e-8 x (1 + %g, the total work)); make it that long, or 0 for W and comm, or scale every "
-                     "time up", small, need, total);
+        pp__err(err, "times too far apart for double precision: the shortest F or B (%g) must be at least %g "
+                     "(1e-8 x (1 + %g, the total work)); make it that long, or scale every time up", small, need,
+                total);
         return PP_ERR_INVALID_ARG;
     }
     return PP_OK;
@@ -5093,8 +5093,8 @@ static void pp__err_unknown(char *err, const char *name) {
    times, comm       pp__resolve_times: finite, f, b > 0, w, comm >= 0, each
                      <= PP_TIME_MAX; f = b = w = 0 is unit times
    stage_times[s]    the same, per stage (pp__stage_times)
-   all the times     pp__check_work: total work <= PP_TIME_MAX, shortest pass
-                     >= 1e-8 x (1 + total work)                  the clock's tolerance
+   all the times     pp__check_work: total work <= PP_TIME_MAX, shortest F,
+                     B >= 1e-8 x (1 + total work)                the clock's tolerance
    recompute_input   0, or 1e-6 .. 1 (pp__cfg_resolve)          a fraction of a chunk's activation
    mem_limit         0 = the default (d); else >= 1e-6 and finite; above the
                      largest useful limit, max(n, 3d), clamped to it: limits

@@ -145,22 +145,18 @@ static void ranges(void) {
     expect(&g, &c, PP_ERR_INVALID_ARG, "comm=-0.5", "comm >= 0", NULL);
     c = make("1f1b", 4, 8); c.times.f = 1e15; c.times.b = 1;
     expect(&g, &c, PP_ERR_OVERFLOW, "F=1e15 (each fits, the total does not)", "above 1e+15", "scale every time down");
-    /* total work at d=4 n=8, F = B = 1, W tiny: 8 x 4 x (2 + W), about 64; the shortest pass
+    /* total work at d=4 n=8, F = W = 1, B tiny: 8 x 4 x (2 + B), about 64; the shortest F or B
        must be >= 1e-8 x (1 + 64) = 6.5e-7 */
-    c = make("zb-h1", 4, 8); c.times.f = 1; c.times.b = 1; c.times.w = 7e-7;
-    expect(&g, &c, PP_OK, "zb-h1 W=7e-7 at total work 64", NULL, NULL);
-    c.times.w = 6e-7;
-    expect(&g, &c, PP_ERR_INVALID_ARG, "zb-h1 W=6e-7 (below 6.5e-7)", "times too far apart", "or 0 for W and comm");
-    /* without the B/W split, W is part of the BW pass: no short pass */
-    c.schedule = "1f1b";
-    expect(&g, &c, PP_OK, "1f1b W=6e-7 (inside BW)", NULL, NULL);
-    c.times.f = 3e-7; /* total work now about 32: the shortest must be >= 3.3e-7 */
-    expect(&g, &c, PP_ERR_INVALID_ARG, "1f1b F=3e-7", "must be at least 3.3e-07", NULL);
-    c.times.f = 1;
-    c.times.w = 0;
-    expect(&g, &c, PP_OK, "W=0", NULL, NULL);
-    c.times.comm = 1e-12;
-    expect(&g, &c, PP_ERR_INVALID_ARG, "comm=1e-12", "times too far apart", NULL);
+    c = make("zb-h1", 4, 8); c.times.f = 1; c.times.b = 7e-7; c.times.w = 1;
+    expect(&g, &c, PP_OK, "zb-h1 B=7e-7 at total work 64", NULL, NULL);
+    c.times.b = 6e-7;
+    expect(&g, &c, PP_ERR_INVALID_ARG, "zb-h1 B=6e-7 (below 6.5e-7)", "times too far apart", "must be at least 6.5e-07");
+    c.times.b = 1; c.times.f = 6e-7;
+    expect(&g, &c, PP_ERR_INVALID_ARG, "zb-h1 F=6e-7", "must be at least 6.5e-07", "scale every time up");
+    /* W and comm may be 0, and tiny ones act as 0 (the planner gives a zero W 1e-9) */
+    c.times.f = 1; c.times.w = 1e-12; c.times.comm = 1e-12;
+    expect(&g, &c, PP_OK, "zb-h1 W=1e-12 comm=1e-12", NULL, NULL);
+    c.times.w = 0; c.times.comm = 0;
     {
         pp_times st[4] = {{1, 1, 1, 0}, {1, 1, 1, 0}, {1, 1e308, 1, 0}, {1, 1, 1, 0}};
         c = make("1f1b", 4, 8);
@@ -262,16 +258,16 @@ static void other_entries(void) {
     check(&g, st == PP_ERR_INVALID_ARG && !s && strstr(err, "at most 1e+15"), "F=1e308: %s %s", pp_status_string(st), err);
     pp_sched_free(s);
     s = NULL;
-    c.times.f = 1; c.times.w = 1e-12;
+    c.times.f = 1e-12;
     st = pp_sched_from_csv(csv, strlen(csv), &c, &s, err);
-    check(&g, st == PP_ERR_INVALID_ARG && !s && strstr(err, "too far apart"), "W=1e-12: %s %s", pp_status_string(st), err);
+    check(&g, st == PP_ERR_INVALID_ARG && !s && strstr(err, "too far apart"), "F=1e-12: %s %s", pp_status_string(st), err);
     pp_sched_free(s);
     check(&g, pp_status_bad_input(PP_ERR_INVALID_ARG) && pp_status_bad_input(PP_ERR_UNKNOWN_SCHEDULE) &&
                   pp_status_bad_input(PP_ERR_OVERFLOW) && !pp_status_bad_input(PP_OK) &&
                   !pp_status_bad_input(PP_ERR_OUT_OF_MEMORY) && !pp_status_bad_input(PP_ERR_INVALID_SCHEDULE) &&
                   !pp_status_bad_input(PP_ERR_DEADLOCK),
           "pp_status_bad_input");
-    group_end(&g, "F=1e308 and W=1e-12 refused before squeezing; pp_status_bad_input's split");
+    group_end(&g, "F=1e308 and F=1e-12 refused before squeezing; pp_status_bad_input's split");
 }
 
 int main(void) {
