@@ -44,7 +44,7 @@ asan:
 # live in tests/fuzz_corpus*/ and are replayed by make test; new findings go
 # to fuzz-out/ (copy them to the target's corpus once fixed).
 FUZZ_TIME ?= 60
-FUZZ_CC    = clang -g -O1 -fsanitize=fuzzer,address,undefined
+FUZZ_CC    = clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
 FUZZ_RUN   = -max_total_time=$(FUZZ_TIME) -timeout=20 -artifact_prefix=fuzz-out/
 fuzz:
 	$(FUZZ_CC) -o fuzz_csv tests/fuzz_csv.c -lm

@@ -5110,7 +5110,7 @@ static pp_status pp__req_resolve(const pp_config *cfg, pp__req *q, char *err) {
     const pp_sched_info *in;
     const char *name;
     int d, n, v;
-    long long cells;
+    double cells;
     double useful;
     pp_status st;
     memset(q, 0, sizeof *q);
@@ -5139,12 +5139,12 @@ static pp_status pp__req_resolve(const pp_config *cfg, pp__req *q, char *err) {
     }
     /* a block's cells: offsets of S stages, each up to 3v + 4 cells apart
        (interleaved-1f1b-u's F chain waits (3v-1)(d-1) cells at each wrap) */
-    cells = 4LL * d * v * (3LL * v + 4);
-    if (v > INT_MAX / 4 / d || cells > INT_MAX / 4) {
+    cells = 4.0 * d * v * (3.0 * v + 4); /* in double: no overflow for any int d, v */
+    if (cells > INT_MAX / 4) {
         int most = 2;
         while (4LL * d * (most + 1) * (3LL * (most + 1) + 4) <= INT_MAX / 4) most++;
-        pp__err(err, "%s: %d chunks on %d devices make a building block of about %lld cells, more than an int "
-                     "holds; at d=%d chunks can be at most %d", name, v, d, cells > 0 ? cells : (long long)INT_MAX,
+        pp__err(err, "%s: %d chunks on %d devices make a building block of about %.3g cells, more than an int "
+                     "holds; at d=%d chunks can be at most %d", name, v, d, cells,
                 d, most);
         return PP_ERR_OVERFLOW;
     }

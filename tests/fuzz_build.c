@@ -74,7 +74,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     cfg.schedule = pick < (unsigned)pp_sched_count() ? pp_sched_info_at((int)pick)->name : pick == (unsigned)pp_sched_count() ? NULL : "V_HALF";
     cfg.devices = fuzz_count(&b, 8);
     cfg.microbatches = fuzz_count(&b, 24);
-    cfg.chunks = fuzz_count(&b, 5) - 1;
+    cfg.chunks = fuzz_count(&b, 5);
+    if (cfg.chunks != INT_MIN) cfg.chunks--; /* 0..4, or an edge */
     flags = fuzz_byte(&b);
     if (flags & 1) { cfg.times.f = fuzz_real(&b); cfg.times.b = fuzz_real(&b); cfg.times.w = fuzz_real(&b); }
     if (flags & 2) cfg.times.comm = fuzz_real(&b);

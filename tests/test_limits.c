@@ -88,6 +88,9 @@ static void reproducers(void) {
        16 x 3343 x 10033 = 536645104 <= 536870911 < 16 x 3344 x 10036) */
     c.chunks = 3344;
     expect(&g, &c, PP_ERR_OVERFLOW, "interleaved-1f1b-u v=3344", "at most 3343", NULL);
+    /* v = INT_MAX - 1 (found by tests/fuzz_build.c): the cell count itself overflowed a long long */
+    c.chunks = INT_MAX - 1;
+    expect(&g, &c, PP_ERR_OVERFLOW, "interleaved-1f1b-u v=INT_MAX-1", "at most 3343", NULL);
     /* zero times: all of F, B, W zero is the default, unit times; a zero F or B alone is an error */
     c = make("zb-h1", 4, 8);
     {
