@@ -1,4 +1,4 @@
-# pp_sched: make | make test | make bench | make asan | make fuzz | make golden | make clean
+# pp_sched: make | make test | make bench | make asan | make fuzz | make golden | make optimal | make paper | make clean
 # The library is one header (pp_sched.h); everything built here is a tool,
 # a test or a benchmark around it.
 
@@ -12,7 +12,7 @@ LDLIBS   = -lm
 # even to a script that ignores CFLAGS_EXTRA) and CFLAGS_EXTRA.
 ASAN_FLAGS = -fsanitize=address,undefined -fno-omit-frame-pointer
 
-.PHONY: all test bench asan fuzz golden clean
+.PHONY: all test bench asan fuzz golden optimal paper clean
 
 all: ppsched train_cpu
 
@@ -51,6 +51,25 @@ fuzz:
 # purpose, when an output change is intended, and review the diff.
 golden: ppsched
 	sh tests/golden.sh regen ./ppsched tests/golden
+
+# make optimal: our makespans next to the exact optimum under the same
+# placement and memory cap (OR-tools CP-SAT, d = 4, n = 8; a bounded run,
+# about 10 minutes on 2 cores). OR-tools comes from PyPI into bench/.venv
+# (git-ignored, made once; needs the network that once). Not in make test:
+# make test runs bench/optimal.py self-check only where OR-tools is there.
+# make paper: the paper's Table 4 bubble rates and Table 1 memory next to
+# ours (python3, standard library).
+VENV    ?= bench/.venv
+ORTOOLS ?= ortools==9.15.6755
+OPTIMAL_FLAGS ?= --time-limit 15 --workers 2
+$(VENV)/.ortools:
+	python3 -m venv $(VENV)
+	$(VENV)/bin/pip install --quiet "$(ORTOOLS)"
+	touch $@
+optimal: ppsched $(VENV)/.ortools
+	$(VENV)/bin/python bench/optimal.py table $(OPTIMAL_FLAGS)
+paper: ppsched
+	python3 bench/paper.py
 
 clean:
 	rm -rf ppsched train_cpu bench/bench fuzz_csv fuzz-out fuzz-work

@@ -24,8 +24,8 @@ are free.
   - makespan = the last pass's end; minimised.
 Times are scaled to integers (the smallest power-of-ten-ish factor that makes
 every pass time and t_comm whole; printed). Microbatches of one route are
-interchangeable, so F of a route's first stage is taken in microbatch order
-(symmetry breaking that loses no schedule). 1f1b-r (recomputation) is left
+interchangeable, so every (stage, kind) runs its microbatches in order
+(symmetry breaking that loses no schedule: fifo() says why). 1f1b-r (recomputation) is left
 out: its BW redoes F and its memory is a recompute fraction; nothing else.
 
 Usage (python from bench/.venv):
@@ -33,6 +33,7 @@ Usage (python from bench/.venv):
   optimal.py solve -s NAME -d D -n N [--times F,B,W,C] [--mem-limit X] [--cap X] [--fix-order]
   optimal.py self-check                             hand-worked cases + a fixed order (make test)"""
 import argparse
+import itertools
 import math
 import os
 import sys
@@ -116,7 +117,7 @@ class Problem:
         return None if self.cap is None else int(math.floor(self.cap * self.per_unit + 1e-9))
 
 
-def build_model(pb, k, device=None, memory="cumulative"):
+def build_model(pb, k, device=None, memory="cumulative", in_order=True):
     """The CP-SAT model of pb at time scale k. device=None: the whole
     problem. device=i: a relaxation (every feasible schedule of pb gives one
     of it, so its optimum is a lower bound): only device i's passes, each
@@ -168,10 +169,11 @@ def build_model(pb, k, device=None, memory="cumulative"):
                         q = (p[0], p[1], "W" if pb.split else "BW")
                         life.append(m.new_interval_var(start[p], m.new_int_var(0, horizon, ""), end[q], ""))
                 m.add_cumulative(life, [1] * len(life), cap)
-    for s0, s1, j0, j1 in pb.routes:  # interchangeable microbatches: label them by F of a stage
-        s = min((p[0] for p in sel if p[2] == "F" and s0 <= p[0] <= s1), default=None)
-        for j in range(j0, j1):
-            m.add(start[(s, j, "F")] <= start[(s, j + 1, "F")])
+    if in_order:  # microbatch order within every (stage, kind): see fifo() for why no schedule is lost
+        for s0, s1, j0, j1 in pb.routes:
+            for p in sel:
+                if p[1] < j1 and s0 <= p[0] <= s1:
+                    m.add(start[p] <= start[(p[0], p[1] + 1, p[2])])
     mk = m.new_int_var(0, horizon + max(tail.values()), "makespan")
     m.add_max_equality(mk, [end[p] + tail[p] for p in sel])
     # redundant: a device starts no earlier than the least head of its
@@ -193,9 +195,33 @@ def run_solver(m, time_limit, workers, log=False):
     return sv, st
 
 
+def fifo(pb, starts):
+    """The same schedule with each (stage, kind)'s starts handed out in
+    microbatch order, within each route. Why that loses nothing (and why
+    build_model may ask for it): microbatches of a route are identical, and
+    every constraint is either between passes of one microbatch of the
+    form start(q) >= end(p) + lag, or on a device's set of busy intervals
+    and its count of F starts minus W ends per stage up to t, which a
+    relabelling leaves alone. If x_j >= y_j + c for every j, then the k-th
+    smallest x is >= the k-th smallest y + c; so sorting every kind's starts
+    keeps each dependency, and the makespan, the busy intervals and the
+    memory counts are unchanged."""
+    out = {}
+    for s0, s1, j0, j1 in pb.routes:
+        groups = {}
+        for p, t in starts.items():
+            if j0 <= p[1] <= j1:
+                groups.setdefault((p[0], p[2]), []).append(t)
+        for (s, kd), ts in groups.items():
+            for j, t in zip(range(j0, j1 + 1), sorted(ts)):
+                out[(s, j, kd)] = t
+    return out
+
+
 def add_hint(m, pb, k, start, mk, hint):
     """A complete hint (every start in the model, and the makespan), so
     CP-SAT takes it as its first solution."""
+    hint = fifo(pb, hint)
     for p in start:
         m.add_hint(start[p], int(round(hint[p] * k)))
     m.add_hint(mk, max(int(round(hint[p] * k)) + int(round(pb.dur[(p[0], p[2])] * k)) for p in hint))
@@ -226,7 +252,7 @@ def solve(pb, time_limit=20.0, workers=2, order=None, hint=None, log=False, rela
     t0 = time.time()
     k = pb.scale()
     lb = device_bound(pb, time_limit / 3 / pb.d, workers, hint)[0] if relax and pb.cap is not None else 0.0
-    m, start, end, mk, keys = build_model(pb, k, memory=memory)
+    m, start, end, mk, keys = build_model(pb, k, memory=memory, in_order=order is None)
     if lb > 0:
         m.add(mk >= int(math.ceil(lb * k - 1e-6)))
     if order is not None:
@@ -318,7 +344,61 @@ def check_solution(pb, starts):
     return mk, peaks
 
 
-# ---- self-check: hand-worked cases and one of pp_sched's own orders ----
+# ---- self-check: hand-worked cases, brute force, pp_sched's own orders ----
+
+def squeeze(pb, order):
+    """Earliest starts for per-device pass orders (None if they deadlock):
+    the plain-Python twin of pp_sched's squeeze, for the brute force."""
+    pos, free, start = [0] * pb.d, [0.0] * pb.d, {}
+    moved = True
+    while moved:
+        moved = False
+        for dv in range(pb.d):
+            while pos[dv] < len(order[dv]):
+                p = order[dv][pos[dv]]
+                q = pb.dep(p)
+                if q is not None and q not in start:
+                    break
+                t = free[dv] if q is None else max(free[dv], start[q] + pb.dur[(q[0], q[2])] +
+                                                   (pb.comm if pb.dev[q[0]] != dv else 0))
+                start[p] = t
+                free[dv] = t + pb.dur[(p[0], p[2])]
+                pos[dv] += 1
+                moved = True
+    return start if all(pos[dv] == len(order[dv]) for dv in range(pb.d)) else None
+
+
+def orders(passes, before):
+    """Every order of passes in which a pass comes after those before(p)
+    names among them (same-device dependencies)."""
+    if not passes:
+        yield []
+        return
+    for i, p in enumerate(passes):
+        rest = passes[:i] + passes[i + 1:]
+        if not any(q in rest for q in before(p)):
+            for tail in orders(rest, before):
+                yield [p] + tail
+
+
+def brute_force(pb):
+    """The least makespan over every combination of per-device orders,
+    squeezed, whose peak fits pb.cap: independent of CP-SAT and of the
+    microbatch-order symmetry breaking."""
+    per = []
+    for dv in range(pb.d):
+        mine = [p for p in pb.passes() if pb.dev[p[0]] == dv]
+        per.append(list(orders(mine, lambda p: [pb.dep(p)] if pb.dep(p) else [])))
+    best = None
+    for combo in itertools.product(*per):
+        st = squeeze(pb, combo)
+        if st is None:
+            continue
+        mk, pks = check_solution(pb, st)
+        if pb.cap is None or max(pks) <= pb.cap + 1e-9:
+            best = mk if best is None else min(best, mk)
+    return best
+
 
 def self_check(workers=1):
     """Cases whose answer is worked out by hand (in the comments), then a
@@ -367,7 +447,18 @@ def self_check(workers=1):
     print("[%s] optimal.py: hand-worked cases (path, comm, V turn, memory cap both encodings, relaxation)"
           % ("ok" if fails == 0 else "FAIL"))
 
-    # 6. pp_sched's own schedules as fixed solutions: the model accepts the
+    # 6. brute force over every per-device order (no symmetry breaking),
+    #    uneven times and comm: the model's optimum must be the same.
+    f0 = fails
+    dur = {(s, k): t for s in range(3) for k, t in zip(KINDS_SPLIT, (1.0, 2.0, 1.0))}
+    for d, cap in ((2, 1), (2, 2), (3, 1), (3, 2)):
+        pb = Problem(d, list(range(d)), 2, True, dur, 0.5, [(0, d - 1, 0, 1)], 1, cap=cap)
+        check("brute force: d=%d sequential n=2, times 1,2,1 comm 0.5, cap %d" % (d, cap),
+              solve(pb, 10, workers)["best"], brute_force(pb))
+    print("[%s] optimal.py: brute force over every order (d=2, 3, n=2, caps 1, 2) = CP-SAT"
+          % ("ok" if fails == f0 else "FAIL"))
+
+    # 7. pp_sched's own schedules as fixed solutions: the model accepts the
     #    order with the schedule's own makespan under a cap of its own peak,
     #    the plain re-check agrees, and the reservoir encoding refuses the
     #    order under one chunk activation less (the cumulative one, which
@@ -383,6 +474,8 @@ def self_check(workers=1):
         check("%s d=%d n=%d fixed order, cap = its peak %g: makespan" % (name, d, n, pk), r["best"], js["makespan"])
         mk, pks = check_solution(pb, hint_of(js))
         check("%s: its own starts pass the plain re-check, peak" % name, max(pks), pk)
+        mk2, pks2 = check_solution(pb, fifo(pb, hint_of(js)))
+        check("%s: its starts in microbatch order (fifo): makespan, peak" % name, mk2 + max(pks2), mk + pk)
         pb.cap = pk - 1.0 / pb.per_unit
         r = solve(pb, 20, workers, order=order_of(js), relax=False, memory="reservoir")
         check("%s: fixed order under cap %g is refused" % (name, pb.cap), 1.0 if r["status"] == "INFEASIBLE" else 0.0, 1.0)
@@ -404,10 +497,13 @@ def instance_key(pb):
 def table(d, n, time_limit, workers, limits, budget):
     ppjson.need_ppsched()
     names = [s for s in ppjson.schedule_names()]
-    print("make optimal: CP-SAT (OR-tools %s), %d worker(s), %.0f s per instance, d=%d, n=%d"
-          % (ortools.__version__, workers, time_limit, d, n))
-    print("optimum under the schedule's own placement and pass set, cap = the schedule's peak (largest device)")
-    print("or the v-auto limit; gap = ours / optimum - 1 (OPTIMAL), else at least ours/best - 1, at most ours/bound - 1")
+    print("make optimal: CP-SAT (OR-tools %s), %d worker(s), %.0f s per instance (a third of it on the one-device"
+          " relaxations), at most %.0f s in all, d=%d, n=%d" % (ortools.__version__, workers, time_limit, budget, d, n))
+    print("the optimum for the schedule's own placement and pass set, with every device's activation capped at the")
+    print("schedule's peak (its largest device) or at the v-auto limit; best/bound = the solver's best schedule and")
+    print("lower bound; relax = the one-device relaxations' bound; gap = ours/best - 1 where OPTIMAL, else")
+    print("at least ours/best - 1 and at most ours/bound - 1. same = the instance of a row above (same placement,")
+    print("passes, times and cap), solved once, from the shortest of its schedules.")
     t_start = time.time()
     worst = []
     for label, times in TIME_SETS:
@@ -425,34 +521,37 @@ def table(d, n, time_limit, workers, limits, budget):
                     continue
                 cap = lim if lim is not None else peak(js)
                 rows.append((nm, lim, js, Problem.from_json(js, cap=cap)))
-        # one solve per distinct instance, hinted with its shortest schedule
+        # one solve per distinct instance (same placement, pass set, times
+        # and cap), hinted with the shortest schedule of that instance
         groups = {}
         for r in rows:
             if r[2] is not None:
                 groups.setdefault(instance_key(r[3]), []).append(r)
         res = {}
-        for key, members in groups.items():
-            best = min(members, key=lambda r: r[2]["makespan"])
-            if time.time() - t_start > budget:
-                res[key] = {"status": "SKIPPED (budget)", "best": None, "bound": None, "wall": 0}
-                continue
-            out = solve(best[3], time_limit, workers, hint=hint_of(best[2]))
-            if out.get("starts"):
-                mk, pks = check_solution(best[3], out["starts"])
-                assert abs(mk - out["best"]) < 1e-6 and max(pks) <= best[3].cap + 1e-9, "solver answer fails re-check"
-            res[key] = out
-        print("%-20s %5s %5s %10s %10s %10s %-9s %6s %s" %
-              ("schedule", "limit", "cap", "ours", "best", "bound", "status", "s", "gap"))
+        print("%-19s %5s %4s %9s %9s %9s %9s %-8s %5s %s" %
+              ("schedule", "limit", "cap", "ours", "best", "bound", "relax", "status", "s", "gap"))
         for nm, lim, js, pb in rows:
             if js is None:
-                print("%-20s %5s  not built: %s" % (nm, "" if lim is None else "%g" % lim, pb))
+                print("%-19s %5s  not built: %s" % (nm, "" if lim is None else "%g" % lim, pb), flush=True)
                 continue
-            r = res[instance_key(pb)]
+            key = instance_key(pb)
+            if key not in res:
+                best = min(groups[key], key=lambda r: r[2]["makespan"])
+                if time.time() - t_start > budget:
+                    res[key] = {"status": "SKIPPED", "best": None, "bound": None, "relax": 0, "wall": 0}
+                else:
+                    res[key] = solve(best[3], time_limit, workers, hint=hint_of(best[2]))
+                    if res[key].get("starts"):  # the solver's answer, re-checked in plain Python
+                        mk, pks = check_solution(best[3], res[key]["starts"])
+                        assert abs(mk - res[key]["best"]) < 1e-6 and max(pks) <= best[3].cap + 1e-9, \
+                            "solver's schedule fails the re-check"
+                    res[key]["first"] = True
+            r = res[key]
             ours = js["makespan"]
-            gap = fmt_gap(ours, r)
-            print("%-20s %5s %5g %10.2f %10s %10s %-9s %6.1f %s" %
+            print("%-19s %5s %4g %9.2f %9s %9s %9s %-8s %5s %s" %
                   (nm, "" if lim is None else "%g" % lim, pb.cap, ours, f2(r["best"]), f2(r["bound"]),
-                   r["status"], r["wall"], gap))
+                   f2(r["relax"] or None), r["status"], "%.1f" % r["wall"] if r.pop("first", False) else "same",
+                   fmt_gap(ours, r)), flush=True)
             if r["best"] is not None:
                 worst.append((ours / r["best"] - 1, nm, lim, label, r["status"]))
     worst.sort(reverse=True)
