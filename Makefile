@@ -1,4 +1,4 @@
-# pp_sched: make | make test | make bench | make asan | make fuzz | make golden | make optimal | make paper | make clean
+# pp_sched: make | make test | make bench | make asan | make fuzz | make golden | make hash | make optimal | make paper | make clean
 # The library is one header (pp_sched.h); everything built here is a tool,
 # a test or a benchmark around it.
 
@@ -12,7 +12,7 @@ LDLIBS   = -lm
 # even to a script that ignores CFLAGS_EXTRA) and CFLAGS_EXTRA.
 ASAN_FLAGS = -fsanitize=address,undefined -fno-omit-frame-pointer
 
-.PHONY: all test bench asan fuzz golden optimal paper clean
+.PHONY: all test bench asan fuzz golden hash optimal paper clean
 
 all: ppsched train_cpu
 
@@ -20,7 +20,7 @@ ppsched: examples/ppsched.c pp_sched.h
 	$(CC) $(CFLAGS) -o $@ examples/ppsched.c $(LDLIBS)
 
 # examples/train_cpu.c: a tiny GPT trained through a schedule on CPU threads
-train_cpu: examples/train_cpu.c pp_sched.h tests/gpt_ref.h tests/cpu_pipeline.h
+train_cpu: examples/train_cpu.c pp_sched.h ref/gpt_ref.h ref/cpu_pipeline.h
 	$(CC) $(CFLAGS) -o $@ examples/train_cpu.c -lpthread $(LDLIBS)
 
 # tests/run_tests.sh compiles and runs everything in tests/ and exits
@@ -52,6 +52,14 @@ fuzz:
 golden: ppsched
 	sh tests/golden.sh regen ./ppsched tests/golden
 
+# make hash: one hash of every built-in schedule over a grid (tests/sched_hash.c).
+# A change that means to keep the schedules identical shows the same last line
+# before and after.
+hash: tests/sched_hash
+	./tests/sched_hash
+tests/sched_hash: tests/sched_hash.c pp_sched.h
+	$(CC) $(CFLAGS) -o $@ tests/sched_hash.c $(LDLIBS)
+
 # make optimal: our makespans next to the exact optimum under the same
 # placement and memory cap (OR-tools CP-SAT, d = 4, n = 8; a bounded run,
 # about 6 minutes on 2 cores, solving stops at 13). OR-tools: PyPI, bench/.venv
@@ -72,7 +80,7 @@ paper: ppsched
 	python3 bench/paper.py
 
 clean:
-	rm -rf ppsched train_cpu bench/bench fuzz_csv fuzz-out fuzz-work
+	rm -rf ppsched train_cpu bench/bench fuzz_csv fuzz-out fuzz-work tests/sched_hash
 
 # ---- pp_cuda: make train_gpt | make test-cuda | make bench-cuda ----
 # Needs nvcc and NCCL; not part of plain make (make test builds these through
@@ -100,7 +108,7 @@ SANITIZER ?= $(shell command -v compute-sanitizer 2>/dev/null || echo $(CUDA_HOM
 
 .PHONY: test-cuda bench-cuda test-cuda-kernels bench-cuda-kernels clean-cuda
 
-tests/test_cuda_kernels: tests/test_cuda_kernels.cu pp_cuda_gpt.cuh tests/gpt_ref.h tests/group.h
+tests/test_cuda_kernels: tests/test_cuda_kernels.cu pp_cuda_gpt.cuh ref/gpt_ref.h tests/group.h
 	$(NVCC) $(NVKFLAGS) -o $@ tests/test_cuda_kernels.cu
 
 bench/bench_cuda: bench/bench_cuda.cu pp_cuda_gpt.cuh
@@ -112,7 +120,7 @@ pp_cuda.o: pp_cuda.cu pp_cuda.h pp_sched.h pp_cuda_gpt.cuh
 train_gpt: examples/train_gpt.cu pp_cuda.o pp_cuda.h pp_sched.h
 	$(NVCC) $(NVFLAGS) -o $@ examples/train_gpt.cu pp_cuda.o $(NVLIBS)
 
-tests/test_cuda_pipeline: tests/test_cuda_pipeline.cu pp_cuda.o pp_cuda.h pp_sched.h tests/gpt_ref.h tests/group.h
+tests/test_cuda_pipeline: tests/test_cuda_pipeline.cu pp_cuda.o pp_cuda.h pp_sched.h ref/gpt_ref.h tests/group.h
 	$(NVCC) $(NVFLAGS) -o $@ tests/test_cuda_pipeline.cu pp_cuda.o $(NVLIBS)
 
 # on a GPU: every kernel against the CPU reference, pipelined = unpipelined

@@ -41,7 +41,7 @@
 #define PP_SCHED_IMPLEMENTATION
 #include "../pp_sched.h"
 #include "../pp_cuda.h"
-#include "gpt_ref.h"
+#include "../ref/gpt_ref.h"
 #include "group.h"
 
 #include <math.h>
@@ -110,7 +110,7 @@ static int build(const char *name, int d, int n, built *b, char *err) {
     cfg.schedule = name;
     cfg.devices = d;
     cfg.microbatches = n;
-    if (strcmp(name, "1f1b-r") == 0) cfg.recompute_input = 0.25;
+    if (pp_sched_find(name)->recompute) cfg.recompute_input = 0.25;
     if (pp_sched_build(&cfg, &b->s, err) != PP_OK) return 0;
     if (pp_sched_lower(b->s, &b->prog, err) != PP_OK) { pp_sched_free(b->s); b->s = NULL; return -1; }
     return 1;
@@ -120,7 +120,6 @@ static void unbuild(built *b) { pp_program_free(b->prog); pp_sched_free(b->s); }
 static pp_cuda_config config_for(const built *b, const pp_cuda_model *m) {
     pp_cuda_config cfg;
     memset(&cfg, 0, sizeof cfg);
-    cfg.schedule = b->s;
     cfg.program = b->prog;
     cfg.model = *m;
     cfg.seed = 1;
