@@ -62,14 +62,14 @@ tests/sched_hash: tests/sched_hash.c pp_sched.h
 
 # make optimal: our makespans next to the exact optimum under the same
 # placement and memory cap (OR-tools CP-SAT, d = 4, n = 8; a bounded run,
-# about 6 minutes on 2 cores, solving stops at 13). OR-tools: PyPI, bench/.venv
+# 5-10 minutes on 2 cores, solving stops at 14). OR-tools: PyPI, bench/.venv
 # (git-ignored, made once; needs the network that once). Not in make test:
 # make test runs bench/optimal.py self-check only where OR-tools is there.
 # make paper: the paper's Table 4 bubble rates and Table 1 memory next to
 # ours (python3, standard library).
 VENV    ?= bench/.venv
 ORTOOLS ?= ortools==9.15.6755
-OPTIMAL_FLAGS ?= --time-limit 30 --workers 2 --budget 780
+OPTIMAL_FLAGS ?= --work 6 --workers 2 --budget 840
 $(VENV)/.ortools:
 	python3 -m venv $(VENV)
 	$(VENV)/bin/pip install --quiet "$(ORTOOLS)"

@@ -29,7 +29,7 @@ interchangeable, so every (stage, kind) runs its microbatches in order
 out: its BW redoes F and its memory is a recompute fraction; nothing else.
 
 Usage (python from bench/.venv):
-  optimal.py table [--time-limit S] [--workers K]   the table of make optimal
+  optimal.py table [--work W] [--workers K] [--budget S]   the table of make optimal
   optimal.py solve -s NAME -d D -n N [--times F,B,W,C] [--mem-limit X] [--cap X] [--fix-order]
   optimal.py self-check                             hand-worked cases + a fixed order (make test)"""
 import argparse
@@ -186,10 +186,16 @@ def build_model(pb, k, device=None, memory="cumulative", in_order=True):
     return m, start, end, mk, sel
 
 
-def run_solver(m, time_limit, workers, log=False):
+def run_solver(m, work, workers, log=False):
+    """CP-SAT on m, reproducibly: the workers take turns (interleave_search)
+    and stop after `work` units of CP-SAT's deterministic time (about a
+    second of one core each), so a rerun gives the same answer on any
+    machine; a wall-clock limit of 10 x work + 10 s is only a safety net."""
     sv = cp_model.CpSolver()
-    sv.parameters.max_time_in_seconds = time_limit
     sv.parameters.num_workers = workers
+    sv.parameters.interleave_search = True
+    sv.parameters.max_deterministic_time = work
+    sv.parameters.max_time_in_seconds = 10 * work + 10
     sv.parameters.log_search_progress = log
     st = sv.solve(m)
     return sv, st
@@ -227,7 +233,7 @@ def add_hint(m, pb, k, start, mk, hint):
     m.add_hint(mk, max(int(round(hint[p] * k)) + int(round(pb.dur[(p[0], p[2])] * k)) for p in hint))
 
 
-def device_bound(pb, time_limit=10.0, workers=2, hint=None):
+def device_bound(pb, work=10.0, workers=2, hint=None):
     """The largest of the one-device relaxations' lower bounds (build_model
     with device=(i,)), in pb's time units, and the device it comes from.
     (Two or three devices together gave no better bound on the instances of
@@ -238,13 +244,13 @@ def device_bound(pb, time_limit=10.0, workers=2, hint=None):
         m, start, _, mk, _ = build_model(pb, k, device=(dv,))
         if hint:
             add_hint(m, pb, k, start, mk, hint)
-        sv, st = run_solver(m, time_limit, workers)
+        sv, st = run_solver(m, work, workers)
         if st in (cp_model.OPTIMAL, cp_model.FEASIBLE):
             best = max(best, (sv.best_objective_bound / k, dv))
     return best
 
 
-def solve(pb, time_limit=20.0, workers=2, order=None, hint=None, log=False, relax=True, memory="cumulative"):
+def solve(pb, work=20.0, workers=2, order=None, hint=None, log=False, relax=True, memory="cumulative"):
     """Minimise the makespan of pb. order: per device, the pass keys in the
     order they must run (a fixed solution); hint: {pass key: start} to start
     the search from; relax: first bound it by the one-device relaxations
@@ -253,7 +259,7 @@ def solve(pb, time_limit=20.0, workers=2, order=None, hint=None, log=False, rela
     relaxations' bound), wall seconds, scale."""
     t0 = time.time()
     k = pb.scale()
-    lb = device_bound(pb, time_limit / 3 / pb.d, workers, hint)[0] if relax and pb.cap is not None else 0.0
+    lb = device_bound(pb, work / 3 / pb.d, workers, hint)[0] if relax and pb.cap is not None else 0.0
     m, start, end, mk, keys = build_model(pb, k, memory=memory, in_order=order is None)
     if lb > 0:
         m.add(mk >= int(math.ceil(lb * k - 1e-6)))
@@ -263,7 +269,7 @@ def solve(pb, time_limit=20.0, workers=2, order=None, hint=None, log=False, rela
                 m.add(start[b] >= end[a])
     if hint:
         add_hint(m, pb, k, start, mk, hint)
-    sv, st = run_solver(m, max(1.0, time_limit - (time.time() - t0)), workers, log)
+    sv, st = run_solver(m, work * (2 / 3 if lb > 0 else 1), workers, log)
     out = {"status": sv.status_name(st), "wall": time.time() - t0, "scale": k, "best": None, "bound": None,
            "relax": lb}
     if st in (cp_model.OPTIMAL, cp_model.FEASIBLE):
@@ -497,11 +503,12 @@ def instance_key(pb):
     return (tuple(pb.dev), pb.n, pb.split, tuple(sorted(pb.dur.items())), pb.comm, tuple(pb.routes), pb.cap_chunks())
 
 
-def table(d, n, time_limit, workers, limits, budget):
+def table(d, n, work, workers, limits, budget):
     ppjson.need_ppsched()
     names = [s for s in ppjson.schedule_names()]
-    print("make optimal: CP-SAT (OR-tools %s), %d worker(s), %.0f s per instance (a third of it on the one-device"
-          " relaxations), at most %.0f s in all, d=%d, n=%d" % (ortools.__version__, workers, time_limit, budget, d, n))
+    print("make optimal: CP-SAT (OR-tools %s), %d interleaved worker(s), %g units of deterministic time per instance"
+          " (a third of it on the one-device relaxations), stop solving after %.0f s, d=%d, n=%d"
+          % (ortools.__version__, workers, work, budget, d, n))
     print("the optimum for the schedule's own placement and pass set, with every device's activation capped at the")
     print("schedule's peak (its largest device) or at the v-auto limit; best/bound = the solver's best schedule and")
     print("lower bound; relax = the one-device relaxations' bound; gap = ours/best - 1 where OPTIMAL, else")
@@ -543,7 +550,7 @@ def table(d, n, time_limit, workers, limits, budget):
                 if time.time() - t_start > budget:
                     res[key] = {"status": "SKIPPED", "best": None, "bound": None, "relax": 0, "wall": 0}
                 else:
-                    res[key] = solve(best[3], time_limit, workers, hint=hint_of(best[2]))
+                    res[key] = solve(best[3], work, workers, hint=hint_of(best[2]))
                     if res[key].get("starts"):  # the solver's answer, re-checked in plain Python
                         mk, pks = check_solution(best[3], res[key]["starts"])
                         assert abs(mk - res[key]["best"]) < 1e-6 and max(pks) <= best[3].cap + 1e-9, \
@@ -588,9 +595,10 @@ def main():
     ap.add_argument("--mem-limit", type=float)
     ap.add_argument("--cap", type=float, help="memory cap in units (default: the schedule's peak or --mem-limit)")
     ap.add_argument("--fix-order", action="store_true", help="the schedule's own order as a fixed solution")
-    ap.add_argument("--time-limit", type=float, default=20.0)
+    ap.add_argument("--work", type=float, default=6.0,
+                    help="per instance, in CP-SAT's deterministic time (about a second of one core)")
     ap.add_argument("--workers", type=int, default=2)
-    ap.add_argument("--budget", type=float, default=720.0, help="table: stop solving after this many seconds")
+    ap.add_argument("--budget", type=float, default=840.0, help="table: stop solving after this many seconds")
     ap.add_argument("--log", action="store_true")
     a = ap.parse_args()
     if cp_model is None:
@@ -600,7 +608,7 @@ def main():
     if a.what == "table":
         if a.devices > 4 or a.microbatches > 8:
             print("note: the model is meant for d <= 4, n <= 8; larger instances rarely prove optimal")
-        table(a.devices, a.microbatches, a.time_limit, a.workers,
+        table(a.devices, a.microbatches, a.work, a.workers,
               lambda d: [d / 2, 3 * d / 4, d, 2 * d], a.budget)
         return
     if not a.schedule:
@@ -610,7 +618,7 @@ def main():
     js = ppjson.build(a.schedule, a.devices, a.microbatches, times, a.mem_limit)
     cap = a.cap if a.cap is not None else a.mem_limit if a.mem_limit is not None else peak(js)
     pb = Problem.from_json(js, cap=cap)
-    r = solve(pb, a.time_limit, a.workers, order=order_of(js) if a.fix_order else None, hint=hint_of(js), log=a.log)
+    r = solve(pb, a.work, a.workers, order=order_of(js) if a.fix_order else None, hint=hint_of(js), log=a.log)
     print("%s d=%d n=%d times %s cap %g: ours %.4f, solver %s best %s bound %s (%.1f s, time scale %d)%s"
           % (a.schedule, a.devices, a.microbatches, ppjson.times_arg(times), cap, js["makespan"], r["status"],
              f2(r["best"]), f2(r["bound"]), r["wall"], r["scale"], ", gap " + fmt_gap(js["makespan"], r)))
