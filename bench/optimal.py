@@ -190,12 +190,14 @@ def run_solver(m, work, workers, log=False):
     """CP-SAT on m, reproducibly: the workers take turns (interleave_search)
     and stop after `work` units of CP-SAT's deterministic time (about a
     second of one core each), so a rerun gives the same answer on any
-    machine; a wall-clock limit of 10 x work + 10 s is only a safety net."""
+    machine; a wall-clock limit of 30 x work + 60 s is only a safety net
+    (a loaded 2-core machine ran about 10 s of wall per unit); where it
+    stops a search, solve() marks the status with "!"."""
     sv = cp_model.CpSolver()
     sv.parameters.num_workers = workers
     sv.parameters.interleave_search = True
     sv.parameters.max_deterministic_time = work
-    sv.parameters.max_time_in_seconds = 10 * work + 10
+    sv.parameters.max_time_in_seconds = 30 * work + 60
     sv.parameters.log_search_progress = log
     st = sv.solve(m)
     return sv, st
@@ -270,8 +272,10 @@ def solve(pb, work=20.0, workers=2, order=None, hint=None, log=False, relax=True
     if hint:
         add_hint(m, pb, k, start, mk, hint)
     sv, st = run_solver(m, work * (2 / 3 if lb > 0 else 1), workers, log)
-    out = {"status": sv.status_name(st), "wall": time.time() - t0, "scale": k, "best": None, "bound": None,
-           "relax": lb}
+    name = sv.status_name(st)
+    if name not in ("OPTIMAL", "INFEASIBLE") and sv.wall_time >= sv.parameters.max_time_in_seconds - 1:
+        name += "!"  # stopped by the wall-clock safety net: not reproducible
+    out = {"status": name, "wall": time.time() - t0, "scale": k, "best": None, "bound": None, "relax": lb}
     if st in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         out["best"] = sv.objective_value / k
         out["bound"] = sv.best_objective_bound / k
@@ -513,7 +517,8 @@ def table(d, n, work, workers, limits, budget):
     print("schedule's peak (its largest device) or at the v-auto limit; best/bound = the solver's best schedule and")
     print("lower bound; relax = the one-device relaxations' bound; gap = ours/best - 1 where OPTIMAL, else")
     print("at least ours/best - 1 and at most ours/bound - 1. same = the instance of a row above (same placement,")
-    print("passes, times and cap), solved once, from the shortest of its schedules.")
+    print("passes, times and cap), solved once, from the shortest of its schedules. A status ending in ! was")
+    print("stopped by the wall-clock safety net before its work was done (not reproducible).")
     t_start = time.time()
     worst = []
     for label, times in TIME_SETS:
