@@ -16,7 +16,7 @@ ASAN_FLAGS = -fsanitize=address,undefined -fno-omit-frame-pointer
 
 all: ppsched train_cpu
 
-ppsched: examples/ppsched.c pp_sched.h
+ppsched: examples/ppsched.c pp_sched.h pp_plan.h
 	$(CC) $(CFLAGS) -o $@ examples/ppsched.c $(LDLIBS)
 
 # examples/train_cpu.c: a tiny GPT trained through a schedule on CPU threads
@@ -32,7 +32,7 @@ test: all
 bench: bench/bench
 	./bench/bench
 
-bench/bench: bench/bench.c pp_sched.h
+bench/bench: bench/bench.c pp_sched.h pp_plan.h
 	$(CC) $(CFLAGS) -o $@ bench/bench.c $(LDLIBS)
 
 asan:

@@ -20,6 +20,8 @@
 
 #define PP_SCHED_IMPLEMENTATION
 #include "../pp_sched.h"
+#define PP_PLAN_IMPLEMENTATION
+#include "../pp_plan.h"
 
 #define DEVICES 64
 #define MICROBATCHES 1024

@@ -38,6 +38,8 @@
 
 #define PP_SCHED_IMPLEMENTATION
 #include "../pp_sched.h"
+#define PP_PLAN_IMPLEMENTATION
+#include "../pp_plan.h"
 
 static const char *usage_text =
     "usage: ppsched -s NAME -d D -n N [options]\n"

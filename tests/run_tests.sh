@@ -87,11 +87,15 @@ step "two translation units, PP_SCHED_STATIC in both" sh -c "$CC $sflags -DTWO_T
 # used without its declaration is a C99 constraint violation (and an error in
 # recent compilers), so it fails this step whatever CFLAGS say.
 nflags="$CFLAGS -DPP_SCHED_NO_STDIO -Werror=implicit-function-declaration"
+step "pp_plan.h on pp_sched.h's public API: its implementation in a unit without pp_sched.h's" sh -c "$CC $CFLAGS -DPLAN_TU_SCHED -c '$here/plan_tu.c' -o '$out/ps.o' && $CC $CFLAGS -c '$here/plan_tu.c' -o '$out/pp.o' && $CC $CFLAGS '$out/ps.o' '$out/pp.o' -o '$out/plan_tu' -lm && '$out/plan_tu'"
 step "PP_SCHED_NO_STDIO" sh -c "$CC $nflags -c '$here/two_tu_a.c' -o '$out/na.o' && $CC $nflags -c '$here/two_tu_b.c' -o '$out/nb.o' && $CC $CFLAGS '$out/na.o' '$out/nb.o' -o '$out/two_tu_nostdio' -lm && '$out/two_tu_nostdio'"
 
 # The docs block's quick start: the program builds and prints what the docs show.
 step "quick start in the docs prints its documented output" \
     env CC="$CC" CFLAGS="$CFLAGS" LDLIBS="-lm" sh "$here/quickstart.sh" "$here/../pp_sched.h" "$out"
+mkdir -p "$out/plan_qs"
+step "pp_plan.h: quick start in its docs prints its documented output" \
+    env CC="$CC" CFLAGS="$CFLAGS" LDLIBS="-lm" sh "$here/quickstart.sh" "$here/../pp_plan.h" "$out/plan_qs" API
 
 # ---- export and import (PyTorch CSV, SVG, Chrome trace) ----
 # A ppsched built with these flags (so make asan covers it too), at -O0:

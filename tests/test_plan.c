@@ -12,6 +12,8 @@
    findings (Section 4.4, Table 3, and the rebuttal's 16k table). */
 #define PP_SCHED_IMPLEMENTATION
 #include "../pp_sched.h"
+#define PP_PLAN_IMPLEMENTATION
+#include "../pp_plan.h"
 #define PP_TEST_CURRENT_GROUP
 #include "group.h" /* CHECK, group_next */
 
@@ -94,7 +96,7 @@ static void test_partition(void) {
         int first[32], L = 2 + (int)(rnd() % 11), S = 1 + (int)(rnd() % (unsigned)L), i;
         if (S > 6) S = 6;
         for (i = 0; i < L; i++) c[i] = (trial % 3 == 0) ? (double)(1 + rnd() % 3) : (double)(rnd() % 1000) / 10;
-        CHECK(pp_partition(c, L, S, first, &mx, err) == PP_OK, "pp_partition L=%d S=%d: %s", L, S, err);
+        CHECK(pp_partition(c, L, S, first, &mx, NULL, err) == PP_OK, "pp_partition L=%d S=%d: %s", L, S, err);
         bf = brute_seq(c, L, S);
         CHECK(fabs(mx - bf) < 1e-9, "pp_partition L=%d S=%d: %g, brute force %g", L, S, mx, bf);
         CHECK(valid_first(first, S, L) && fabs(stages_max(c, L, first, S, 0) - mx) < 1e-9,
@@ -105,7 +107,7 @@ static void test_partition(void) {
         double c[16], mx, bf;
         int first[32], d = 1 + (int)(rnd() % 3), L = 2 * d + (int)(rnd() % (unsigned)(13 - 2 * d)), i;
         for (i = 0; i < L; i++) c[i] = (trial % 3 == 0) ? (double)(1 + rnd() % 3) : (double)(rnd() % 1000) / 10;
-        CHECK(pp_partition_v(c, L, d, first, &mx, err) == PP_OK, "pp_partition_v L=%d d=%d: %s", L, d, err);
+        CHECK(pp_partition_v(c, L, d, first, &mx, NULL, err) == PP_OK, "pp_partition_v L=%d d=%d: %s", L, d, err);
         bf = brute_v(c, L, d);
         CHECK(fabs(mx - bf) < 1e-9, "pp_partition_v L=%d d=%d: %g, brute force %g", L, d, mx, bf);
         CHECK(valid_first(first, 2 * d, L) && fabs(stages_max(c, L, first, 2 * d, 1) - mx) < 1e-9,
@@ -123,7 +125,7 @@ static void test_partition(void) {
             for (i = 12 * s; i < 12 * s + 12; i++) w += c[i];
             if (w > naive) naive = w;
         }
-        CHECK(pp_partition(c, 48, 4, first, &mx, err) == PP_OK, "skewed: %s", err);
+        CHECK(pp_partition(c, 48, 4, first, &mx, NULL, err) == PP_OK, "skewed: %s", err);
         CHECK(mx / mean < naive / mean, "skewed: balanced max/mean %g not below naive %g", mx / mean, naive / mean);
         CHECK(mx == 2020 || mx == 2000 + 20 || mx <= 2040, "skewed: max %g", mx);
         printf("    skewed stack: balanced max/mean %.3f (max %g, cuts %d %d %d %d), naive equal-count %.3f (max %g)\n",
@@ -133,9 +135,9 @@ static void test_partition(void) {
     {
         double c[8] = {1, 1, 1, 1, 1, 1, 1, 1}, mx;
         int first[16];
-        CHECK(pp_partition(c, 8, 9, first, &mx, err) == PP_ERR_INVALID_ARG && strstr(err, "8 layers"),
+        CHECK(pp_partition(c, 8, 9, first, &mx, NULL, err) == PP_ERR_INVALID_ARG && strstr(err, "8 layers"),
               "9 stages from 8 layers: %s", err);
-        CHECK(pp_partition_v(c, 8, 5, first, &mx, err) == PP_ERR_INVALID_ARG && strstr(err, "at most 4"),
+        CHECK(pp_partition_v(c, 8, 5, first, &mx, NULL, err) == PP_ERR_INVALID_ARG && strstr(err, "at most 4"),
               "V on 5 devices from 8 layers: %s", err);
     }
     group_next("plan", "layer counts that cannot be split as asked: clear errors");
