@@ -328,13 +328,19 @@ static void pp__plan_err(char *err, const char *fmt, ...) {
 static int pp__plan_finite(double x) { return x == x && (x - x) == 0.0; }
 
 /* Exact min-max contiguous split: f[k][j] = least max cost of items [0, j) in
-   k+1 stages, each stage non-empty. O(stages * items^2). */
+   k+1 stages, each stage non-empty; stage k = [i, j) for the first i that
+   minimises max(f[k-1][i], sum of [i, j)). f[k-1][i] grows with i and the
+   sum shrinks, so that max falls, then rises: the first minimum is found by
+   two binary searches instead of a scan (the same i as the scan, in
+   O(stages * items * log items) instead of O(stages * items^2)). Two rows of
+   f and stages x (items + 1) split points are kept; refused above
+   PP__PLAN_SPLIT_CELLS of them. */
+#define PP__PLAN_SPLIT_CELLS 50000000.0
 PP_PLAN_DEF pp_status pp_partition(const double *cost, int items, int stages, int *first, double *max_cost,
-                                    const pp_allocator *alloc, char *err) {
+                                   const pp_allocator *alloc, char *err) {
     pp_allocator al = pp__plan_al(alloc);
-    double *pre, *f;
+    double *pre, *f, *g;
     int *arg, i, j, k;
-    size_t cells;
     if (err) err[0] = 0;
     if (!cost || !first || items < 1 || stages < 1) {
         pp__plan_err(err, "pp_partition: needs cost, first and items, stages >= 1 (got items=%d stages=%d)", items, stages);
@@ -349,14 +355,19 @@ PP_PLAN_DEF pp_status pp_partition(const double *cost, int items, int stages, in
             pp__plan_err(err, "pp_partition: cost[%d] must be finite and >= 0, got %g", i, cost[i]);
             return PP_ERR_INVALID_ARG;
         }
-    if ((size_t)stages > ((size_t)-1) / sizeof(double) / ((size_t)items + 1)) return PP_ERR_OVERFLOW;
-    cells = (size_t)stages * (size_t)(items + 1);
+    if ((double)stages * (items + 1) > PP__PLAN_SPLIT_CELLS) {
+        pp__plan_err(err, "pp_partition: %d items into %d stages needs %.0f split points, more than the %.0f allowed; "
+                     "use fewer stages", items, stages, (double)stages * (items + 1), PP__PLAN_SPLIT_CELLS);
+        return PP_ERR_OVERFLOW;
+    }
     pre = (double *)pp__plan_malloc(&al, sizeof(double) * (size_t)(items + 1));
-    f = (double *)pp__plan_malloc(&al, sizeof(double) * cells);
-    arg = (int *)pp__plan_malloc(&al, sizeof(int) * cells);
-    if (!pre || !f || !arg) {
+    f = (double *)pp__plan_malloc(&al, sizeof(double) * (size_t)(items + 1));
+    g = (double *)pp__plan_malloc(&al, sizeof(double) * (size_t)(items + 1));
+    arg = (int *)pp__plan_malloc(&al, sizeof(int) * (size_t)stages * (size_t)(items + 1));
+    if (!pre || !f || !g || !arg) {
         pp__plan_free(&al, pre);
         pp__plan_free(&al, f);
+        pp__plan_free(&al, g);
         pp__plan_free(&al, arg);
         pp__plan_err(err, "pp_partition: out of memory");
         return PP_ERR_OUT_OF_MEMORY;
@@ -367,19 +378,36 @@ PP_PLAN_DEF pp_status pp_partition(const double *cost, int items, int stages, in
         f[j] = j >= 1 ? pre[j] : 1e300;
         arg[j] = 0;
     }
-    for (k = 1; k < stages; k++)
+    for (k = 1; k < stages; k++) {
         for (j = 0; j <= items; j++) {
             double best = 1e300;
             int bi = -1;
-            for (i = k; i < j; i++) { /* stage k is [i, j) */
-                double x = f[(size_t)(k - 1) * (items + 1) + i], y = pre[j] - pre[i];
-                double m = x > y ? x : y;
-                if (m < best) { best = m; bi = i; }
+            if (j > k) { /* i in [k, j): x = f[i] rises, y = pre[j] - pre[i] falls */
+                int lo = k, hi = j, c;
+                while (lo < hi) { /* c = first i with x >= y (j: none) */
+                    int mid = lo + (hi - lo) / 2;
+                    if (f[mid] >= pre[j] - pre[mid]) hi = mid; else lo = mid + 1;
+                }
+                c = lo;
+                if (c < j) { best = f[c]; bi = c; }
+                if (c > k && !(bi >= 0 && best < pre[j] - pre[c - 1])) {
+                    double yv = pre[j] - pre[c - 1];
+                    lo = k;
+                    hi = c - 1;
+                    while (lo < hi) { /* the first i whose y already equals the left minimum */
+                        int mid = lo + (hi - lo) / 2;
+                        if (pre[j] - pre[mid] <= yv) hi = mid; else lo = mid + 1;
+                    }
+                    best = yv;
+                    bi = lo;
+                }
             }
-            f[(size_t)k * (items + 1) + j] = best;
+            g[j] = best;
             arg[(size_t)k * (items + 1) + j] = bi;
         }
-    if (max_cost) *max_cost = f[(size_t)(stages - 1) * (items + 1) + items];
+        { double *t = f; f = g; g = t; }
+    }
+    if (max_cost) *max_cost = f[items];
     j = items;
     for (k = stages - 1; k >= 0; k--) {
         i = k ? arg[(size_t)k * (items + 1) + j] : 0;
@@ -388,6 +416,7 @@ PP_PLAN_DEF pp_status pp_partition(const double *cost, int items, int stages, in
     }
     pp__plan_free(&al, pre);
     pp__plan_free(&al, f);
+    pp__plan_free(&al, g);
     pp__plan_free(&al, arg);
     return PP_OK;
 }

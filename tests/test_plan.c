@@ -114,6 +114,41 @@ static void test_partition(void) {
               "pp_partition_v L=%d d=%d: returned split does not give its max", L, d);
     }
     group_next("plan", "pp_partition_v (slowest device of a V) equals brute force (300 random cases, L <= 12, d <= 3)");
+    {   /* the binary searches pick the split the O(S L^2) scan picks (its
+           first minimising start), ties and zero costs included */
+        static double c[400], f[401 * 41], pre[401];
+        static int arg[401 * 41];
+        int trial2;
+        for (trial2 = 0; trial2 < 300; trial2++) {
+            int L = 1 + (int)(rnd() % 400), S = 1 + (int)(rnd() % 40), i, j, k, first[40], ref[40];
+            double mx;
+            if (S > L) S = L;
+            for (i = 0; i < L; i++)
+                c[i] = trial2 % 3 == 0 ? (double)(rnd() % 3) : trial2 % 3 == 1 ? 1.0 + (i == 0 || i == L - 1) * 0.37
+                                                                           : (double)(rnd() % 1000) / 7;
+            pre[0] = 0;
+            for (i = 0; i < L; i++) pre[i + 1] = pre[i] + c[i];
+            for (j = 0; j <= L; j++) f[j] = j >= 1 ? pre[j] : 1e300;
+            for (k = 1; k < S; k++)
+                for (j = 0; j <= L; j++) {
+                    double best = 1e300;
+                    int bi = -1;
+                    for (i = k; i < j; i++) {
+                        double x = f[(k - 1) * (L + 1) + i], y = pre[j] - pre[i], m = x > y ? x : y;
+                        if (m < best) { best = m; bi = i; }
+                    }
+                    f[k * (L + 1) + j] = best;
+                    arg[k * (L + 1) + j] = bi;
+                }
+            for (j = L, k = S - 1; k >= 0; k--) { ref[k] = k ? arg[k * (L + 1) + j] : 0; j = ref[k]; }
+            if (!CHECK(pp_partition(c, L, S, first, &mx, NULL, err) == PP_OK, "scan L=%d S=%d: %s", L, S, err)) continue;
+            CHECK(mx == f[(S - 1) * (L + 1) + L], "scan L=%d S=%d: max %.17g, scan %.17g", L, S, mx, f[(S - 1) * (L + 1) + L]);
+            for (k = 0; k < S && first[k] == ref[k]; k++) {}
+            CHECK(k == S, "scan L=%d S=%d: stage %d starts at %d, the scan's at %d", L, S, k, first[k], ref[k]);
+        }
+        group_next("plan", "pp_partition's binary searches give the scan's split, bit for bit (300 random cases, L <= 400, "
+                   "S <= 40, ties and zero costs)");
+    }
     {
         /* seed overview: skew = [1]*40 + [1000]*8, p = 4; naive = np.array_split (12 each) */
         double c[48], mx, total = 0, naive = 0, mean;
