@@ -41,7 +41,7 @@ QUICK START
    }
 
    Output:
-       v-auto pp=2 tp=2 dp=8 mbs=4: 4.49 s per step, 43.4 GiB
+       dualpipe pp=4 tp=2 dp=4 mbs=1: 4.48 s per step, 22.5 GiB
 
 API (one line each; status-returning calls fill err[PP_ERR_LEN] on failure)
    pp_plan(req, out, cap, &count, err) every pp x tp x dp x mbs x schedule, fit, step time, ranked
@@ -210,19 +210,46 @@ REVISION HISTORY
 extern "C" {
 #endif
 
-/* A GPT-style model. Zero fields take the defaults named here. */
+/* A transformer. Zero fields take the defaults named here; the ranges
+   pp_plan and pp_model_stats accept are in LIMITS. Presets: pp_model_preset. */
 typedef struct pp_model {
     int layers, hidden, heads, seq; /* L, h, a, s: required */
+    int kv_heads;                   /* key/value heads; 0 = heads (multi-head); fewer: GQA; 1: MQA */
+    int head_dim;                   /* 0 = hidden / heads (heads must then divide hidden) */
+    int ffn;                        /* MLP hidden size; 0 = 4 x hidden */
+    int gated;                      /* 1: gated MLP (SwiGLU): gate, up, down, three h x ffn matrices */
     int vocab;                      /* V; 0 = 51200 */
+    int untied;                     /* 1: the LM head is its own V x h matrix; 0: tied to the embedding */
+    int rope;                       /* 1: rotary positions (no position embedding); 0: learned s x h */
+    int rmsnorm;                    /* 1: RMSNorm and no biases (Llama); 0: LayerNorm and biases (GPT) */
+    /* mixture of experts: experts = 0 is a dense model */
+    int experts;                    /* routed experts per MoE layer */
+    int top_k;                      /* routed experts per token; 0 = 2 */
+    int shared_experts;             /* experts every token runs (DeepSeek) */
+    int expert_ffn;                 /* hidden size of one expert; 0 = ffn */
+    int dense_layers;               /* the first dense_layers layers have a dense MLP of size ffn */
+    /* multi-head latent attention (DeepSeek-V2/V3): kv_lora_rank = 0 is off */
+    int kv_lora_rank, q_lora_rank;  /* latent widths of K/V and of Q (q 0 = no Q latent) */
+    int rope_head_dim;              /* width of the rotary part of each query and key head */
     int no_flash_attention;         /* 0: flash attention (no s*s scores kept) */
     int no_seq_parallel;            /* 0: sequence parallelism whenever tp > 1 */
-    int no_distributed_optimizer;   /* 0: optimizer state sharded over dp */
+    int no_distributed_optimizer;   /* 0: optimizer state sharded over the data-parallel ranks */
 } pp_model;
 
-/* One GPU and its links. Zero fields take the defaults (an A100 80 GB). */
+/* What a model is, from pp_model_stats. */
+typedef struct pp_model_counts {
+    double params;          /* every parameter (LM head counted once when tied) */
+    double active_params;   /* those one token runs through: MoE layers count top_k + shared experts */
+    double flops_per_token; /* training FLOPs per token at seq: 3 x forward (Narayanan et al. 2021) */
+    double dense_layer_params, moe_layer_params; /* one layer of each kind (0 when there is none) */
+    double embedding_params, head_params; /* head 0 when tied */
+} pp_model_counts;
+
+/* One GPU and its links. Zero fields take the defaults (an A100 80 GB);
+   presets: pp_gpu_preset. */
 typedef struct pp_gpu {
     double mem_bytes; /* 0 = 80 GiB */
-    double flops;     /* achieved matmul FLOP/s; 0 = 190e12 (~60% of 312e12) */
+    double flops;     /* achieved matmul FLOP/s; 0 = efficiency x peak_flops */
     double hbm_bw;    /* bytes/s; 0 = 2.0e12 */
     double tp_bw;     /* tensor-parallel link, bytes/s; 0 = 300e9 (NVLink) */
     double net_bw;    /* pipeline send/recv and dp all-reduce, bytes/s; 0 = 25e9 */
@@ -230,6 +257,10 @@ typedef struct pp_gpu {
     double tp_slowdown; /* TP-sharded matmuls run (1 + this x log2 tp x min(1, 1024/(mbs x seq)))
                            times slower (narrower matmuls); 0 = 0.037 (see PLANNING,
                            pass times); < 0 = none */
+    double peak_flops; /* dense 16-bit peak, FLOP/s, the MFU's denominator; 0 = 312e12 (A100) */
+    double efficiency; /* achieved fraction of peak_flops when flops = 0; 0 = 190/312 */
+    int node_gpus;     /* GPUs joined by tp_bw (one node); 0 = 8 */
+    const char *name;  /* shown in outputs; NULL = "" */
 } pp_gpu;
 
 typedef struct pp_plan_request {
@@ -238,6 +269,10 @@ typedef struct pp_plan_request {
     int gpus;          /* N, required */
     int global_batch;  /* sequences per step, required */
     int pp, tp, dp, mbs; /* 0 = enumerate */
+    int cp;            /* context-parallel ranks; 0 = enumerate (1, and powers of 2 keeping seq/cp >= 4096) */
+    int ep;            /* expert-parallel ranks (MoE); 0 = enumerate (powers of 2 dividing experts and dp x cp) */
+    int v;             /* stages per device of the schedules that take any (looped ones);
+                          0 = enumerate 2, 3, 4, 6, 8 */
     const char *schedule; /* NULL = every built-in */
     const pp_times *times; /* optional measured per-device-share times (F, B, W,
                               comm) for one microbatch of mbs; replaces the roofline */
@@ -250,13 +285,14 @@ typedef struct pp_plan_request {
 typedef struct pp_candidate {
     char schedule[32];
     int pp, tp, dp, mbs, microbatches;
-    int fits;                /* 1: largest device's peak <= gpu memory */
+    int cp, ep, v;           /* context-parallel, expert-parallel ranks; stages per device */
+    int fits;                /* 1: largest device's peak <= gpu memory - reserve */
     double peak_bytes;       /* largest device: static + activation */
     double static_bytes;     /* that device's parameters, gradients, optimizer */
     double unit_bytes;       /* one unit: activation of one microbatch for L/pp layers */
     double peak_units;       /* that device's schedule peak, units */
     double step_time;        /* seconds; 0 when it does not fit or did not build */
-    double mfu;              /* model FLOPs / (step_time * N * 312e12); 0 when not run */
+    double mfu;              /* model FLOPs / (step_time * N * gpu.peak_flops); 0 when not run */
     char reason[160];        /* why it lost (or "best") */
     double bound;            /* lower bound on step_time (work bound), seconds; 0 when
                                 the candidate stopped before its build */
@@ -269,8 +305,23 @@ PP_PLAN_API pp_status pp_partition(const double *cost, int items, int stages, in
                                    const pp_allocator *alloc, char *err);
 PP_PLAN_API pp_status pp_partition_v(const double *cost, int items, int devices, int *first, double *max_cost,
                                      const pp_allocator *alloc, char *err);
+/* Checks m as pp_plan does (LIMITS) and derives its counts; out may be NULL. */
+PP_PLAN_API pp_status pp_model_stats(const pp_model *m, pp_model_counts *out, char *err);
+/* Bytes one layer keeps per microbatch (the first layer; 0 for a model
+   pp_model_stats refuses). recompute: full recomputation, the input only. */
 PP_PLAN_API double pp_layer_activation_bytes(const pp_model *m, int mbs, int tp, int recompute);
+/* Parameters of one layer (the first; 12h^2 + 13h for a GPT layer). */
 PP_PLAN_API double pp_layer_params(const pp_model *m);
+/* Published shapes by name (gpt3-175b, llama3-8b, llama3-70b, llama3-405b,
+   mixtral-8x7b, deepseek-v3) and GPUs (a100-80g, h100-80g, h200, b200):
+   PP_ERR_INVALID_ARG naming the known ones for another name. *_name(i)
+   lists them (NULL past the end). */
+PP_PLAN_API pp_status pp_model_preset(const char *name, pp_model *out, char *err);
+PP_PLAN_API const char *pp_model_preset_name(int i);
+PP_PLAN_API pp_status pp_gpu_preset(const char *name, pp_gpu *out, char *err);
+PP_PLAN_API const char *pp_gpu_preset_name(int i);
+/* g (NULL: a zero pp_gpu) with every default applied: the values pp_plan uses */
+PP_PLAN_API pp_gpu pp_gpu_defaults(const pp_gpu *g);
 PP_PLAN_API pp_status pp_plan(const pp_plan_request *req, pp_candidate *out, int cap, int *count, char *err);
 
 #ifdef __cplusplus
@@ -519,79 +570,502 @@ PP_PLAN_DEF pp_status pp_partition_v(const double *cost, int items, int devices,
     return PP_OK;
 }
 
-static int pp__vocab(const pp_model *m) { return m->vocab > 0 ? m->vocab : 51200; }
+/* ---- the model: counts, FLOPs, bytes (formulas and sources in PLANNING) ---- */
 
-/* Korthikanti et al. 2022, Eq. 1-2 and Table 2: s*b*h*(34 + 5*a*s/h) bytes,
-   16-bit activations; flash attention keeps no s*s scores (drops 5as/h);
-   with tensor + sequence parallelism everything is divided by t; full
-   recomputation keeps only the layer input, 2sbh (/t with SP). Without SP
-   and t > 1: sbh(10 + 24/t + 5as/(ht)) (their Eq. 3). */
+/* A model with every default applied and its per-layer counts. Widths are
+   per token; params are counts, not bytes. */
+typedef struct pp__pmodel {
+    pp_model m;                   /* defaults applied */
+    double h, s, a, V, hd, rd;    /* hidden, seq, heads, vocab, head dim, rotary head dim (MLA) */
+    double q_w, k_w, v_w, o_w;    /* widths of Q, K, V and of the attention output */
+    double lat_w;                 /* MLA latents kept per token (kv + q ranks) */
+    double attn_mm, attn_other;   /* attention matmul params; its biases and latent norms */
+    double norm_p;                /* the layer's norms */
+    double mlp_mm, mlp_other;     /* dense MLP: matmul params, biases */
+    double exp_mm, exp_other;     /* one expert */
+    double router;                /* h x experts */
+    double emb, head, final_norm; /* embedding (+ learned positions), untied head, final norm */
+    int moe_from;                 /* first MoE layer (layers when dense) */
+} pp__pmodel;
+
+static int pp__plan_int_in(char *err, const char *field, int x, int lo, int hi, const char *what) {
+    if (x >= lo && x <= hi) return 1;
+    pp__plan_err(err, "%s must be %s (%d..%d), got %d", field, what, lo, hi, x);
+    return 0;
+}
+
+/* The one check of a model (LIMITS), then its counts. */
+static pp_status pp__model_resolve(const pp_model *in, pp__pmodel *p, char *err) {
+    pp_model m;
+    double h, kv, f, ef, E;
+    memset(p, 0, sizeof *p);
+    if (!in) { pp__plan_err(err, "model: must not be NULL"); return PP_ERR_INVALID_ARG; }
+    m = *in;
+    if (!pp__plan_int_in(err, "model.layers", m.layers, 1, 100000, "a layer count") ||
+        !pp__plan_int_in(err, "model.hidden", m.hidden, 1, 1 << 20, "a width") ||
+        !pp__plan_int_in(err, "model.heads", m.heads, 1, 1 << 16, "a head count") ||
+        !pp__plan_int_in(err, "model.seq", m.seq, 1, 1 << 24, "a sequence length in tokens") ||
+        !pp__plan_int_in(err, "model.kv_heads", m.kv_heads, 0, m.heads, "0 (= heads) or at most heads") ||
+        !pp__plan_int_in(err, "model.head_dim", m.head_dim, 0, 1 << 16, "0 (= hidden / heads) or a width") ||
+        !pp__plan_int_in(err, "model.ffn", m.ffn, 0, 1 << 24, "0 (= 4 x hidden) or a width") ||
+        !pp__plan_int_in(err, "model.vocab", m.vocab, 0, 1 << 24, "0 (= 51200) or a vocabulary size") ||
+        !pp__plan_int_in(err, "model.experts", m.experts, 0, 1 << 16, "0 (dense) or an expert count") ||
+        !pp__plan_int_in(err, "model.top_k", m.top_k, 0, m.experts > 0 ? m.experts : 0,
+                         "0 (= 2) or at most experts") ||
+        !pp__plan_int_in(err, "model.shared_experts", m.shared_experts, 0, m.experts > 0 ? 64 : 0,
+                         "0, or up to 64 with experts > 0") ||
+        !pp__plan_int_in(err, "model.expert_ffn", m.expert_ffn, 0, m.experts > 0 ? 1 << 24 : 0,
+                         "0 (= ffn), or a width with experts > 0") ||
+        !pp__plan_int_in(err, "model.dense_layers", m.dense_layers, 0, m.experts > 0 ? m.layers - 1 : 0,
+                         "0, or fewer than layers with experts > 0") ||
+        !pp__plan_int_in(err, "model.kv_lora_rank", m.kv_lora_rank, 0, 1 << 16, "0 (no MLA) or a width") ||
+        !pp__plan_int_in(err, "model.q_lora_rank", m.q_lora_rank, 0, m.kv_lora_rank > 0 ? 1 << 16 : 0,
+                         "0, or a width with kv_lora_rank > 0") ||
+        !pp__plan_int_in(err, "model.rope_head_dim", m.rope_head_dim, 0, m.kv_lora_rank > 0 ? 4096 : 0,
+                         "0 (= 64), or a width with kv_lora_rank > 0"))
+        return PP_ERR_INVALID_ARG;
+    if ((m.gated | m.untied | m.rope | m.rmsnorm | m.no_flash_attention | m.no_seq_parallel |
+         m.no_distributed_optimizer) & ~1) {
+        pp__plan_err(err, "model: gated, untied, rope, rmsnorm and the no_* flags must be 0 or 1");
+        return PP_ERR_INVALID_ARG;
+    }
+    if (!m.head_dim && m.hidden % m.heads) {
+        pp__plan_err(err, "model.heads %d does not divide hidden %d: use heads dividing it (e.g. %d) or set head_dim",
+                     m.heads, m.hidden, m.hidden % 64 == 0 ? m.hidden / 64 : 1);
+        return PP_ERR_INVALID_ARG;
+    }
+    if (m.kv_heads && m.heads % m.kv_heads) {
+        pp__plan_err(err, "model.kv_heads %d does not divide heads %d: GQA needs heads / kv_heads query heads per "
+                     "key/value head (kv_heads 1 = MQA, = heads for multi-head)", m.kv_heads, m.heads);
+        return PP_ERR_INVALID_ARG;
+    }
+    if (m.kv_lora_rank && m.kv_heads && m.kv_heads != m.heads) {
+        pp__plan_err(err, "model.kv_heads %d: MLA (kv_lora_rank > 0) expands keys and values for every head; use 0",
+                     m.kv_heads);
+        return PP_ERR_INVALID_ARG;
+    }
+    if (!m.kv_heads) m.kv_heads = m.heads;
+    if (!m.head_dim) m.head_dim = m.hidden / m.heads;
+    if (!m.ffn) m.ffn = 4 * m.hidden;
+    if (!m.vocab) m.vocab = 51200;
+    if (m.experts && !m.top_k) m.top_k = m.experts < 2 ? m.experts : 2;
+    if (m.experts && !m.expert_ffn) m.expert_ffn = m.ffn;
+    if (m.kv_lora_rank && !m.rope_head_dim) m.rope_head_dim = 64;
+    p->m = m;
+    p->h = h = m.hidden;
+    p->s = m.seq;
+    p->a = m.heads;
+    p->V = m.vocab;
+    p->hd = m.head_dim;
+    p->rd = m.rope_head_dim;
+    kv = m.kv_heads;
+    f = m.ffn;
+    ef = m.expert_ffn;
+    E = m.experts;
+    /* attention (GQA: K and V have kv_heads heads; Ainslie et al. 2023) */
+    if (m.kv_lora_rank) { /* MLA (DeepSeek-V2 Sec. 2.1): latents, then per-head up-projections */
+        double kr = m.kv_lora_rank, qr = m.q_lora_rank, qk = p->hd + p->rd;
+        p->q_w = p->a * qk;
+        p->k_w = p->a * qk;
+        p->v_w = p->a * p->hd;
+        p->o_w = p->a * p->hd;
+        p->lat_w = kr + qr;
+        p->attn_mm = (qr ? h * qr + qr * p->q_w : h * p->q_w) + h * (kr + p->rd) + kr * p->a * (p->hd + p->hd) +
+                     p->o_w * h;
+        p->attn_other = kr + qr; /* the latents' RMSNorms */
+    } else {
+        p->q_w = p->a * p->hd;
+        p->k_w = kv * p->hd;
+        p->v_w = kv * p->hd;
+        p->o_w = p->a * p->hd;
+        p->attn_mm = h * (p->q_w + p->k_w + p->v_w) + p->o_w * h;
+        p->attn_other = m.rmsnorm ? 0 : p->q_w + p->k_w + p->v_w + h; /* QKV and output biases */
+    }
+    p->norm_p = m.rmsnorm ? 2 * h : 4 * h; /* two norms: weight (and bias) of h each */
+    p->mlp_mm = (m.gated ? 3 : 2) * h * f;
+    p->mlp_other = m.rmsnorm ? 0 : (m.gated ? 2 * f : f) + h;
+    p->exp_mm = (m.gated ? 3 : 2) * h * ef;
+    p->exp_other = m.rmsnorm ? 0 : (m.gated ? 2 * ef : ef) + h;
+    p->router = h * E;
+    p->emb = p->V * h + (m.rope ? 0 : p->s * h);
+    p->head = m.untied ? p->V * h : 0;
+    p->final_norm = m.rmsnorm ? h : 2 * h;
+    p->moe_from = m.experts ? m.dense_layers : m.layers;
+    return PP_OK;
+}
+
+static int pp__is_moe(const pp__pmodel *p, int layer) { return layer >= p->moe_from; }
+
+/* parameters of a layer; routed experts apart (they are split over ep) */
+static double pp__layer_shared_params(const pp__pmodel *p, int moe) {
+    double x = p->attn_mm + p->attn_other + p->norm_p;
+    if (!moe) return x + p->mlp_mm + p->mlp_other;
+    return x + p->router + p->m.shared_experts * (p->exp_mm + p->exp_other);
+}
+static double pp__layer_expert_params(const pp__pmodel *p, int moe) {
+    return moe ? p->m.experts * (p->exp_mm + p->exp_other) : 0;
+}
+
+/* forward FLOPs of one token through a layer: 2 per matmul parameter it
+   uses, plus QK^T and AV over the whole sequence (Narayanan et al. 2021,
+   Eq. 2: 24h^2 + 4sh for a GPT layer; causal masking not halved, as there) */
+static double pp__layer_flops(const pp__pmodel *p, int moe) {
+    double mm = p->attn_mm + (moe ? p->router + (p->m.top_k + p->m.shared_experts) * p->exp_mm : p->mlp_mm);
+    return 2 * mm + 2 * p->s * p->a * (p->q_w / p->a + p->hd);
+}
+
+/* bytes of 16-bit activations one token keeps in a layer (Korthikanti et
+   al. 2022, Sec. 4.1: 34h per token for a GPT layer, + 5as without flash
+   attention), split into what tensor parallelism without sequence
+   parallelism leaves whole (LayerNorm inputs 4h, attention and MLP inputs
+   2h each, two dropout masks h each: 10h) and what it splits (Q, K, V and
+   the attention output, 8h; the MLP's 16h). GQA narrows K and V to
+   kv_heads; a gated MLP keeps gate, up and their product (3 x 2 ffn
+   bytes, the SiLU recomputed); a MoE layer keeps for each of top_k
+   experts the token's dispatched copy and the expert's inner activations,
+   the same for each shared expert, and fp32 router logits. */
+static void pp__layer_act(const pp__pmodel *p, int moe, double *whole, double *split) {
+    double h = p->h, inner_e = (p->m.gated ? 6 : 4) * p->m.expert_ffn;
+    *whole = 10 * h;
+    *split = 2 * (p->q_w + p->k_w + p->v_w + p->o_w) + 2 * p->lat_w;
+    if (p->m.no_flash_attention) *split += 5 * p->a * p->s;
+    if (!moe) *split += (p->m.gated ? 6 : 4) * (double)p->m.ffn;
+    else *split += p->m.top_k * (2 * h + inner_e) + p->m.shared_experts * inner_e + 4 * (double)p->m.experts;
+}
+
+/* bytes a layer keeps for `tokens` tokens on one of t tensor-parallel ranks */
+static double pp__act_bytes(const pp__pmodel *p, int moe, double tokens, int t, int recompute) {
+    double whole, split, sp = p->m.no_seq_parallel ? 1 : t;
+    if (recompute) return 2 * tokens * p->h / sp; /* full recomputation keeps the layer input */
+    pp__layer_act(p, moe, &whole, &split);
+    return tokens * (whole / sp + split / t);
+}
+
+PP_PLAN_DEF pp_status pp_model_stats(const pp_model *m, pp_model_counts *out, char *err) {
+    pp__pmodel p;
+    pp_status st;
+    double Lm, Ld;
+    if (err) err[0] = 0;
+    st = pp__model_resolve(m, &p, err);
+    if (st != PP_OK) return st;
+    if (!out) return PP_OK;
+    memset(out, 0, sizeof *out);
+    Ld = p.moe_from;
+    Lm = p.m.layers - p.moe_from;
+    out->dense_layer_params = Ld > 0 ? pp__layer_shared_params(&p, 0) : 0;
+    out->moe_layer_params = Lm > 0 ? pp__layer_shared_params(&p, 1) + pp__layer_expert_params(&p, 1) : 0;
+    out->embedding_params = p.emb;
+    out->head_params = p.head;
+    out->params = Ld * out->dense_layer_params + Lm * out->moe_layer_params + p.emb + p.head + p.final_norm;
+    out->active_params = out->params -
+                         Lm * (p.m.experts - p.m.top_k) * (p.exp_mm + p.exp_other);
+    /* 3 x forward: backward = 2 x forward (Narayanan et al. 2021, Sec. 5.1); LM head 2hV */
+    out->flops_per_token = 3 * (Ld * pp__layer_flops(&p, 0) + Lm * pp__layer_flops(&p, 1) + 2 * p.h * p.V);
+    return PP_OK;
+}
+
 PP_PLAN_DEF double pp_layer_activation_bytes(const pp_model *m, int mbs, int tp, int recompute) {
-    double s, b, h, a, t, attn;
-    if (!m || m->seq < 1 || m->hidden < 1 || m->heads < 1 || mbs < 1 || tp < 1) return 0;
-    s = m->seq;
-    b = mbs;
-    h = m->hidden;
-    a = m->heads;
-    t = tp;
-    attn = m->no_flash_attention ? 5 * a * s / h : 0;
-    if (recompute) return 2 * s * b * h / (m->no_seq_parallel ? 1 : t);
-    if (m->no_seq_parallel && tp > 1) return s * b * h * (10 + 24 / t + attn / t);
-    return s * b * h * (34 + attn) / t;
+    pp__pmodel p;
+    if (mbs < 1 || tp < 1 || pp__model_resolve(m, &p, NULL) != PP_OK) return 0;
+    return pp__act_bytes(&p, pp__is_moe(&p, 0), (double)mbs * p.s, tp, recompute);
 }
 
-/* Megatron's transformer layer: 12h^2 + 13h parameters (Narayanan et al. 2021). */
 PP_PLAN_DEF double pp_layer_params(const pp_model *m) {
-    double h = m ? m->hidden : 0;
-    return 12 * h * h + 13 * h;
+    pp__pmodel p;
+    if (pp__model_resolve(m, &p, NULL) != PP_OK) return 0;
+    return pp__layer_shared_params(&p, pp__is_moe(&p, 0)) + pp__layer_expert_params(&p, pp__is_moe(&p, 0));
 }
+
+/* ---- presets: published shapes (sources in PRESETS) ---- */
+
+typedef struct pp__model_preset { const char *name; pp_model m; } pp__model_preset;
+
+/* layers, hidden, heads, seq, kv_heads, head_dim, ffn, gated, vocab, untied,
+   rope, rmsnorm, experts, top_k, shared, expert_ffn, dense_layers,
+   kv_lora_rank, q_lora_rank, rope_head_dim */
+static const pp__model_preset pp__model_presets[] = {
+    {"gpt3-175b", {96, 12288, 96, 2048, 0, 0, 0, 0, 50257, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}},
+    {"llama3-8b", {32, 4096, 32, 8192, 8, 0, 14336, 1, 128256, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}},
+    {"llama3-70b", {80, 8192, 64, 8192, 8, 0, 28672, 1, 128256, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}},
+    {"llama3-405b", {126, 16384, 128, 8192, 8, 0, 53248, 1, 128256, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}},
+    {"mixtral-8x7b", {32, 4096, 32, 4096, 8, 0, 14336, 1, 32000, 1, 1, 1, 8, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0}},
+    {"deepseek-v3", {61, 7168, 128, 4096, 0, 128, 18432, 1, 129280, 1, 1, 1, 256, 8, 1, 2048, 3, 512, 1536, 64, 0, 0, 0}},
+};
+
+typedef struct pp__gpu_preset { const char *name; double mem_gib, peak, hbm, tp_bw, net_bw; } pp__gpu_preset;
+
+static const pp__gpu_preset pp__gpu_presets[] = {
+    /* name       memory GiB  dense bf16   HBM B/s  NVLink B/s per direction  network B/s per GPU */
+    {"a100-80g", 80, 312e12, 2.0e12, 300e9, 25e9},
+    {"h100-80g", 80, 989e12, 3.35e12, 450e9, 50e9},
+    {"h200", 141, 989e12, 4.8e12, 450e9, 50e9},
+    {"b200", 180, 2250e12, 8.0e12, 900e9, 50e9},
+};
+
+#define PP__NMODEL_PRESETS ((int)(sizeof pp__model_presets / sizeof pp__model_presets[0]))
+#define PP__NGPU_PRESETS ((int)(sizeof pp__gpu_presets / sizeof pp__gpu_presets[0]))
+
+PP_PLAN_DEF const char *pp_model_preset_name(int i) {
+    return i >= 0 && i < PP__NMODEL_PRESETS ? pp__model_presets[i].name : NULL;
+}
+PP_PLAN_DEF const char *pp_gpu_preset_name(int i) {
+    return i >= 0 && i < PP__NGPU_PRESETS ? pp__gpu_presets[i].name : NULL;
+}
+
+/* "known: a, b, c" into buf */
+static void pp__preset_list(char *buf, size_t cap, const char *(*name)(int)) {
+    size_t used = 0;
+    int i;
+    buf[0] = 0;
+    for (i = 0; name(i) && used + 1 < cap; i++) {
+        int w = snprintf(buf + used, cap - used, "%s%s", i ? ", " : "", name(i));
+        if (w < 0) break;
+        used += (size_t)w;
+    }
+}
+
+PP_PLAN_DEF pp_status pp_model_preset(const char *name, pp_model *out, char *err) {
+    char known[160];
+    int i;
+    if (err) err[0] = 0;
+    for (i = 0; name && out && i < PP__NMODEL_PRESETS; i++)
+        if (strcmp(name, pp__model_presets[i].name) == 0) { *out = pp__model_presets[i].m; return PP_OK; }
+    pp__preset_list(known, sizeof known, pp_model_preset_name);
+    pp__plan_err(err, "unknown model '%.40s'; known: %s", name ? name : "(null)", known);
+    return PP_ERR_INVALID_ARG;
+}
+
+PP_PLAN_DEF pp_status pp_gpu_preset(const char *name, pp_gpu *out, char *err) {
+    char known[160];
+    int i;
+    if (err) err[0] = 0;
+    for (i = 0; name && out && i < PP__NGPU_PRESETS; i++)
+        if (strcmp(name, pp__gpu_presets[i].name) == 0) {
+            const pp__gpu_preset *g = &pp__gpu_presets[i];
+            memset(out, 0, sizeof *out);
+            out->name = g->name;
+            out->mem_bytes = g->mem_gib * 1073741824.0;
+            out->peak_flops = g->peak;
+            out->hbm_bw = g->hbm;
+            out->tp_bw = g->tp_bw;
+            out->net_bw = g->net_bw;
+            return PP_OK;
+        }
+    pp__preset_list(known, sizeof known, pp_gpu_preset_name);
+    pp__plan_err(err, "unknown gpu '%.40s'; known: %s", name ? name : "(null)", known);
+    return PP_ERR_INVALID_ARG;
+}
+
+/* ---- the request: checked once, defaults applied ---- */
+
+typedef struct pp__preq {
+    const pp_plan_request *r;
+    pp__pmodel p;
+    pp_gpu g;          /* defaults applied */
+    double gmem;       /* usable bytes: mem_bytes - reserve */
+    double flops_per_token; /* training, for the MFU */
+    int node;          /* GPUs on one tp_bw link */
+} pp__preq;
+
+static int pp__plan_real_in(char *err, const char *field, double x, double lo, double hi, const char *what) {
+    if (pp__plan_finite(x) && x >= lo && x <= hi) return 1;
+    pp__plan_err(err, "%s must be %s (%g..%g), got %g", field, what, lo, hi, x);
+    return 0;
+}
+
+PP_PLAN_DEF pp_gpu pp_gpu_defaults(const pp_gpu *in) {
+    pp_gpu g;
+    if (in) g = *in;
+    else memset(&g, 0, sizeof g);
+    if (!g.mem_bytes) g.mem_bytes = 80.0 * 1073741824.0;
+    if (!g.peak_flops) g.peak_flops = 312e12;
+    if (!g.efficiency) g.efficiency = 190.0 / 312.0;
+    if (!g.flops) g.flops = g.efficiency * g.peak_flops;
+    if (!g.hbm_bw) g.hbm_bw = 2.0e12;
+    if (!g.tp_bw) g.tp_bw = 300e9;
+    if (!g.net_bw) g.net_bw = 25e9;
+    if (!g.node_gpus) g.node_gpus = 8;
+    if (!g.name) g.name = "";
+    return g;
+}
+
+/* The one check of a request (LIMITS in the docs block), before any work. */
+static pp_status pp__plan_resolve(const pp_plan_request *r, pp__preq *q, char *err) {
+    const pp_gpu *g = &r->gpu;
+    pp_model_counts ms;
+    pp_status st;
+    double mem;
+    memset(q, 0, sizeof *q);
+    q->r = r;
+    st = pp__model_resolve(&r->model, &q->p, err);
+    if (st != PP_OK) return st;
+    if (!pp__plan_int_in(err, "gpus", r->gpus, 1, 1 << 24, "a GPU count") ||
+        !pp__plan_int_in(err, "global_batch", r->global_batch, 1, 1 << 30, "sequences per step") ||
+        !pp__plan_int_in(err, "pp", r->pp, 0, r->gpus, "0 (enumerate) or at most gpus") ||
+        !pp__plan_int_in(err, "tp", r->tp, 0, r->gpus, "0 (enumerate) or at most gpus") ||
+        !pp__plan_int_in(err, "dp", r->dp, 0, r->gpus, "0 (enumerate) or at most gpus") ||
+        !pp__plan_int_in(err, "cp", r->cp, 0, r->gpus, "0 (enumerate) or at most gpus") ||
+        !pp__plan_int_in(err, "ep", r->ep, 0, q->p.m.experts > 0 ? q->p.m.experts : 1,
+                         "0 (enumerate) or at most experts (1 for a dense model)") ||
+        !pp__plan_int_in(err, "mbs", r->mbs, 0, r->global_batch, "0 (enumerate) or at most global_batch") ||
+        !pp__plan_int_in(err, "v", r->v, 0, 64, "0 (enumerate) or stages per device") ||
+        !pp__plan_int_in(err, "keep_top", r->keep_top, 0, 1000000, "0 (= 10) or a count") ||
+        !pp__plan_int_in(err, "no_prune", r->no_prune, 0, 1, "0 or 1") ||
+        !pp__plan_int_in(err, "gpu.node_gpus", g->node_gpus, 0, 1 << 16, "0 (= 8) or GPUs per node"))
+        return PP_ERR_INVALID_ARG;
+    if (!pp__plan_real_in(err, "gpu.mem_bytes", g->mem_bytes, 0, 1125899906842624.0, "0 (= 80 GiB) or bytes up to 1 PiB") ||
+        !pp__plan_real_in(err, "gpu.peak_flops", g->peak_flops, 0, 1e18, "0 (= 312e12) or FLOP/s") ||
+        !pp__plan_real_in(err, "gpu.flops", g->flops, 0, 1e18, "0 (= efficiency x peak) or FLOP/s") ||
+        !pp__plan_real_in(err, "gpu.efficiency", g->efficiency, 0, 1, "0 (= 190/312) or a fraction of peak") ||
+        !pp__plan_real_in(err, "gpu.hbm_bw", g->hbm_bw, 0, 1e15, "0 (= 2e12) or bytes/s") ||
+        !pp__plan_real_in(err, "gpu.tp_bw", g->tp_bw, 0, 1e15, "0 (= 300e9) or bytes/s") ||
+        !pp__plan_real_in(err, "gpu.net_bw", g->net_bw, 0, 1e15, "0 (= 25e9) or bytes/s") ||
+        !pp__plan_real_in(err, "gpu.tp_slowdown", g->tp_slowdown, -1e300, 10, "0 (= 0.037), < 0 (none) or a factor") ||
+        !pp__plan_real_in(err, "gpu.reserve_bytes", g->reserve_bytes, 0, 1125899906842624.0, "bytes >= 0"))
+        return PP_ERR_INVALID_ARG;
+    q->g = pp_gpu_defaults(g);
+    q->node = q->g.node_gpus;
+    mem = q->g.mem_bytes;
+    if (q->g.reserve_bytes >= mem) {
+        pp__plan_err(err, "gpu.reserve_bytes must be >= 0 and below the GPU memory (%.1f GiB), got %.1f GiB",
+                     mem / 1073741824.0, q->g.reserve_bytes / 1073741824.0);
+        return PP_ERR_INVALID_ARG;
+    }
+    if (q->g.flops > q->g.peak_flops) {
+        pp__plan_err(err, "gpu.flops %g is above gpu.peak_flops %g: the achieved rate cannot pass the peak",
+                     q->g.flops, q->g.peak_flops);
+        return PP_ERR_INVALID_ARG;
+    }
+    q->gmem = mem - q->g.reserve_bytes;
+    if (r->times) {
+        const pp_times *t = r->times;
+        double lo = 1e300, hi = 0, x[4];
+        int i;
+        x[0] = t->f; x[1] = t->b; x[2] = t->w; x[3] = t->comm;
+        for (i = 0; i < 4; i++) {
+            if (!pp__plan_finite(x[i]) || x[i] < 0 || x[i] > 1e9 || (i < 2 && x[i] <= 0)) {
+                pp__plan_err(err, "times: F and B must be > 0, W and comm >= 0, all finite seconds up to 1e9 "
+                             "(got %g, %g, %g, %g)", t->f, t->b, t->w, t->comm);
+                return PP_ERR_INVALID_ARG;
+            }
+            if (x[i] > 0 && x[i] < lo) lo = x[i];
+            if (x[i] > hi) hi = x[i];
+        }
+        if (hi > 1e6 * lo) {
+            pp__plan_err(err, "times: the largest of F, B, W, comm (%g) is more than 1e6 x the smallest nonzero one (%g); "
+                         "give times within a factor of 1e6 (or 0 for W, comm)", hi, lo);
+            return PP_ERR_INVALID_ARG;
+        }
+    }
+    if (r->schedule && pp_sched_find(r->schedule) < 0) {
+        pp__plan_err(err, "unknown schedule '%.40s' (ppsched --list names them)", r->schedule);
+        return PP_ERR_UNKNOWN_SCHEDULE;
+    }
+    if (r->tp > 0 && q->p.m.heads % r->tp) {
+        pp__plan_err(err, "tp %d does not divide heads %d: tensor parallelism splits the heads evenly", r->tp,
+                     q->p.m.heads);
+        return PP_ERR_INVALID_ARG;
+    }
+    if (r->ep > 0 && q->p.m.experts % r->ep) {
+        pp__plan_err(err, "ep %d does not divide experts %d: each expert-parallel rank holds experts / ep experts",
+                     r->ep, q->p.m.experts);
+        return PP_ERR_INVALID_ARG;
+    }
+    if (r->cp > 0 && q->p.m.seq % r->cp) {
+        pp__plan_err(err, "cp %d does not divide seq %d: context parallelism splits the sequence evenly", r->cp,
+                     q->p.m.seq);
+        return PP_ERR_INVALID_ARG;
+    }
+    {
+        long long P = r->pp > 0 ? r->pp : 1, T = r->tp > 0 ? r->tp : 1, C = r->cp > 0 ? r->cp : 1, D = r->dp > 0 ? r->dp : 1;
+        long long all = P * T * C * D; /* each <= gpus <= 2^24: no overflow before the test */
+        if (all > r->gpus || r->gpus % all ||
+            (r->pp > 0 && r->tp > 0 && r->cp > 0 && r->dp > 0 && all != r->gpus)) {
+            pp__plan_err(err, "the layout does not multiply to the GPU count: pp x tp x cp x dp = %lld x %lld x %lld x %lld "
+                         "= %lld must %s %d (dp = gpus / (tp x cp x pp) must be exact)", P, T, C, D, all,
+                         r->pp > 0 && r->tp > 0 && r->cp > 0 && r->dp > 0 ? "equal" : "divide", r->gpus);
+            return PP_ERR_INVALID_ARG;
+        }
+    }
+    pp_model_stats(&q->p.m, &ms, NULL);
+    q->flops_per_token = ms.flops_per_token;
+    return PP_OK;
+}
+
+/* ---- one layout: items, stages, bytes, times ---- */
 
 /* Per item (0 = embedding, 1..L = layers, L+1 = LM head): forward time of one
-   microbatch, its weights, activation bytes kept per microbatch. */
-typedef struct pp__item { double f, w, params, act; } pp__item;
+   microbatch (b = its time without communication), its parameters on one
+   rank (expert ones apart), activation bytes kept per microbatch. */
+typedef struct pp__item { double f, w, params, eparams, act; } pp__item;
 
-/* compute slowdown of a TP-sharded layer on `tokens` = mbs x seq rows
-   (PLANNING, pass times) */
+/* one layout's ranks: tensor, context, expert parallel, microbatch size */
+typedef struct pp__lay { int pp, tp, cp, ep, dp, mbs; } pp__lay;
+
+/* compute slowdown of a TP-sharded layer on `tokens` rows (PLANNING, pass times) */
 static double pp__tp_slow(const pp_gpu *g, int tp, double tokens) {
     double a = g->tp_slowdown == 0 ? 0.037 : g->tp_slowdown < 0 ? 0 : g->tp_slowdown, l = 0;
     while (tp > 1) { l += 1; tp /= 2; }
     return 1 + a * l * (tokens > 1024 ? 1024 / tokens : 1);
 }
 
-static void pp__plan_items(const pp_plan_request *r, int tp, int mbs, pp__item *it, double *comm) {
-    const pp_model *m = &r->model;
-    double s = m->seq, b = mbs, h = m->hidden, t = tp, V = pp__vocab(m);
-    double fl = r->gpu.flops > 0 ? r->gpu.flops : 190e12, hbm = r->gpu.hbm_bw > 0 ? r->gpu.hbm_bw : 2.0e12;
-    double tpbw = r->gpu.tp_bw > 0 ? r->gpu.tp_bw : 300e9, net = r->gpu.net_bw > 0 ? r->gpu.net_bw : 25e9;
-    double act = pp_layer_activation_bytes(m, mbs, tp, 0), flops, bytes, tf, tcomm = 0;
-    int L = m->layers, i;
-    /* layer: 24bsh^2(1 + s/6h) forward FLOPs (Narayanan et al. 2021), roofline
-       against reading its 16-bit weights and writing its activations */
-    flops = 24 * b * s * h * h * (1 + s / (6 * h)) / t;
-    bytes = 2 * pp_layer_params(m) / t + act;
-    tf = flops / fl > bytes / hbm ? flops / fl : bytes / hbm;
-    tf *= pp__tp_slow(&r->gpu, tp, s * b);
-    if (tp > 1) tcomm = 2 * 2 * (t - 1) / t * 2 * s * b * h / tpbw; /* 2 all-gather/reduce-scatter pairs */
-    for (i = 1; i <= L; i++) {
-        it[i].f = tf + tcomm;
-        it[i].w = tf;
-        it[i].params = pp_layer_params(m) / t;
-        it[i].act = act;
+/* a link between `ranks` x tp GPUs: NVLink inside a node, else the network */
+static double pp__link(const pp__preq *q, int ranks, int tp) {
+    return (double)ranks * tp <= q->node ? q->g.tp_bw : q->g.net_bw;
+}
+
+/* forward time of a layer kind, without and with its communication */
+static void pp__layer_time(const pp__preq *q, const pp__lay *y, int moe, double *compute, double *total) {
+    const pp__pmodel *p = &q->p;
+    double t = y->tp, T = (double)y->mbs * p->s / y->cp; /* tokens on this rank */
+    double flops = T * pp__layer_flops(p, moe) / t;
+    double w = (pp__layer_shared_params(p, moe) + pp__layer_expert_params(p, moe) / y->ep) / t;
+    double bytes = 2 * w + pp__act_bytes(p, moe, T, y->tp, 0), tf, comm = 0;
+    tf = flops / q->g.flops > bytes / q->g.hbm_bw ? flops / q->g.flops : bytes / q->g.hbm_bw;
+    tf *= pp__tp_slow(&q->g, y->tp, T);
+    if (y->tp > 1) comm += 2 * 2 * (t - 1) / t * 2 * T * p->h / q->g.tp_bw; /* 2 all-gather/reduce-scatter pairs */
+    if (y->cp > 1) { /* ring attention: K and V go round the cp ranks, overlapped with the scores */
+        double kv = (y->cp - 1) * T * 2 * (p->k_w + p->v_w) / t / pp__link(q, y->cp, y->tp);
+        double scores = T * 2 * p->s * (p->q_w + p->o_w) / t / q->g.flops;
+        if (kv > scores) comm += kv - scores;
     }
-    /* embedding: a gather, memory-bound; LM head: 2bshV FLOPs */
-    it[0].f = 2 * s * b * h / t / hbm;
+    if (moe && y->ep > 1) /* all-to-all: each token to top_k experts and back */
+        comm += 2 * (T / (p->m.no_seq_parallel ? 1 : t)) * p->m.top_k * 2 * p->h * (y->ep - 1) / y->ep /
+                pp__link(q, y->ep, y->tp);
+    *compute = tf;
+    *total = tf + comm;
+}
+
+static void pp__plan_items(const pp__preq *q, const pp__lay *y, pp__item *it, double *comm) {
+    const pp__pmodel *p = &q->p;
+    double t = y->tp, T = (double)y->mbs * p->s / y->cp, V = p->V, h = p->h, flops, bytes, tf, c[2], tot[2];
+    int L = p->m.layers, i, k;
+    for (k = 0; k < 2; k++) pp__layer_time(q, y, k, &c[k], &tot[k]);
+    for (i = 1; i <= L; i++) {
+        int moe = pp__is_moe(p, i - 1);
+        it[i].f = tot[moe];
+        it[i].w = c[moe];
+        it[i].params = pp__layer_shared_params(p, moe) / t;
+        it[i].eparams = pp__layer_expert_params(p, moe) / y->ep / t;
+        it[i].act = pp__act_bytes(p, moe, T, y->tp, 0);
+    }
+    /* embedding: a gather, memory-bound; LM head: 2 T h V FLOPs, fp32 logits */
+    it[0].f = 2 * T * h / t / q->g.hbm_bw;
     it[0].w = it[0].f;
-    it[0].params = (V * h + s * h) / t;
+    it[0].params = p->emb / t;
+    it[0].eparams = 0;
     it[0].act = 0;
-    flops = 2 * b * s * h * V / t;
-    bytes = 2 * V * h / t + 4 * s * b * V / t;
-    tf = flops / fl > bytes / hbm ? flops / fl : bytes / hbm;
-    tf *= pp__tp_slow(&r->gpu, tp, s * b);
+    flops = 2 * T * h * V / t;
+    bytes = 2 * V * h / t + 4 * T * V / t;
+    tf = flops / q->g.flops > bytes / q->g.hbm_bw ? flops / q->g.flops : bytes / q->g.hbm_bw;
+    tf *= pp__tp_slow(&q->g, y->tp, T);
     it[L + 1].f = tf;
     it[L + 1].w = tf;
-    it[L + 1].params = V * h / t;
+    /* the head's weight: its own, or with pp > 1 the copy of the tied embedding Megatron keeps on the last stage */
+    it[L + 1].params = (p->m.untied || y->pp > 1 ? V * h : 0) / t + p->final_norm / t;
+    it[L + 1].eparams = 0;
     it[L + 1].act = 0;
-    *comm = 2 * s * b * h / (m->no_seq_parallel ? 1 : t) / net;
+    *comm = 2 * T * h / (p->m.no_seq_parallel ? 1 : t) / q->g.net_bw;
 }
 
 static void pp__cand_reason(pp_candidate *c, const char *fmt, ...) {
@@ -601,36 +1075,99 @@ static void pp__cand_reason(pp_candidate *c, const char *fmt, ...) {
     va_end(ap);
 }
 
-/* A build shared by layouts of equal (schedule, pp, n_b, tp, memory limit):
-   mbs only scales every time (roofline compute-bound) and is divided out. */
+/* A build shared by layouts of equal (schedule, v, n_b, memory limit)
+   whose stage times are those of the build times one factor (to 1e-12):
+   the schedule is the same, every time scaled. The cache is emptied per
+   (pp, tp, cp); a hit is typically another mbs or ep at tp = 1. */
 #define PP__PLAN_CACHE 256
 typedef struct pp__plan_cache {
-    int id, pp, nb, tp, S;
-    double lim, scale, rin;
-    pp_schedule *s; /* NULL: a pruned candidate's entry, built on its first hit from: */
-    pp_times *stt;  /* its stage times (so a hit gets what it would have got unpruned) */
+    int id, v, nb, S;
+    double lim, rin;
+    pp_schedule *s; /* NULL: a pruned candidate's entry, built on its first hit */
+    pp_times *stt;  /* [S]: its stage times */
 } pp__plan_cache;
 
-static void pp__plan_cache_put(pp__plan_cache *e, int id, int pp, int nb, int tp, int S, double lim, double scale,
-                               double rin, pp_schedule *sch, pp_times *stt) {
-    e->id = id; e->pp = pp; e->nb = nb; e->tp = tp; e->S = S;
-    e->lim = lim; e->scale = scale; e->rin = rin;
-    e->s = sch; e->stt = stt;
+/* the factor x with a[s] = x b[s] for every time of every stage, or 0 */
+static double pp__plan_ratio(const pp_times *a, const pp_times *b, int S) {
+    double x = a[0].f / b[0].f;
+    int s;
+    for (s = 0; s < S; s++) {
+        const double p[4] = {a[s].f, a[s].b, a[s].w, a[s].comm}, q[4] = {b[s].f, b[s].b, b[s].w, b[s].comm};
+        int k;
+        for (k = 0; k < 4; k++) {
+            double d = p[k] - x * q[k];
+            if ((d < 0 ? -d : d) > 1e-12 * (p[k] < 0 ? -p[k] : p[k])) return 0;
+        }
+    }
+    return x;
 }
 
-static void pp__plan_cache_clear(const pp_allocator *al, pp__plan_cache *cache, int *ncache) {
-    while (*ncache > 0) {
-        --*ncache;
-        pp_sched_free(cache[*ncache].s);
-        pp__plan_free(al, cache[*ncache].stt);
+/* splits of the current items, by stage count (v values + 1 + dualpipe's) */
+#define PP__PLAN_SPLITS 8
+
+/* each schedule's best step time so far (branch and bound) */
+typedef struct pp__plan_inc { double step; char lay[64]; } pp__plan_inc;
+
+/* One plan's working memory, from the caller's allocator. */
+typedef struct pp__pws {
+    pp_allocator al;
+    pp__item *it;        /* [L + 2] of the current (tp, cp, ep, mbs) */
+    double *cost;        /* [L + 2] */
+    pp_times *stt;       /* [2 (L + 2)] */
+    double *dev_static, *dev_params, *dev_eparams; /* [L + 2]: pp <= items */
+    double comm;         /* pipeline send time of the current items */
+    int nsplit, split_S[PP__PLAN_SPLITS];
+    int *split;          /* [PP__PLAN_SPLITS][L + 2] */
+    pp__plan_cache cache[PP__PLAN_CACHE];
+    int ncache;
+} pp__pws;
+
+/* keeps a build (or, s = NULL, a pruned layout's times); 0 when full */
+static int pp__plan_cache_put(pp__pws *w, int id, int v, int nb, int S, double lim, double rin, pp_schedule *s,
+                              const pp_times *stt) {
+    pp__plan_cache *e;
+    pp_times *copy;
+    if (w->ncache == PP__PLAN_CACHE) return 0;
+    copy = (pp_times *)pp__plan_malloc(&w->al, sizeof(pp_times) * (size_t)S);
+    if (!copy) return 0;
+    memcpy(copy, stt, sizeof(pp_times) * (size_t)S);
+    e = &w->cache[w->ncache++];
+    e->id = id; e->v = v; e->nb = nb; e->S = S; e->lim = lim; e->rin = rin;
+    e->s = s; e->stt = copy;
+    return 1;
+}
+
+static void pp__plan_cache_clear(pp__pws *w) {
+    while (w->ncache > 0) {
+        --w->ncache;
+        pp_sched_free(w->cache[w->ncache].s);
+        pp__plan_free(&w->al, w->cache[w->ncache].stt);
     }
 }
 
-/* a (pp, tp) pair of layouts: its candidates' first index in out, its key */
-typedef struct pp__plan_pair { int pp, tp, dp, base; double key; } pp__plan_pair;
+/* the split of the current items into S stages (kept per S until the items change) */
+static const int *pp__plan_split(pp__pws *w, int items, int S, char *err) {
+    int k;
+    double mx;
+    for (k = 0; k < w->nsplit; k++)
+        if (w->split_S[k] == S) return w->split + (size_t)k * items;
+    if (w->nsplit == PP__PLAN_SPLITS) w->nsplit = 0;
+    k = w->nsplit;
+    if (pp_partition(w->cost, items, S, w->split + (size_t)k * items, &mx, &w->al, err) != PP_OK) return NULL;
+    w->split_S[k] = S;
+    w->nsplit = k + 1;
+    return w->split + (size_t)k * items;
+}
 
-/* each schedule's best step time so far (branch and bound) */
-typedef struct pp__plan_inc { double step; int pp, tp, dp, mbs; } pp__plan_inc;
+/* "pp=5 tp=4 dp=1 mbs=1", with cp, ep, v where they are not 1 */
+static void pp__lay_name(char *buf, size_t cap, int pp, int tp, int cp, int ep, int dp, int v, int mbs) {
+    int u = snprintf(buf, cap, "pp=%d tp=%d", pp, tp);
+    if (u > 0 && cp > 1 && (size_t)u < cap) u += snprintf(buf + u, cap - (size_t)u, " cp=%d", cp);
+    if (u > 0 && ep > 1 && (size_t)u < cap) u += snprintf(buf + u, cap - (size_t)u, " ep=%d", ep);
+    if (u > 0 && (size_t)u < cap) u += snprintf(buf + u, cap - (size_t)u, " dp=%d", dp);
+    if (u > 0 && v > 2 && (size_t)u < cap) u += snprintf(buf + u, cap - (size_t)u, " v=%d", v);
+    if (u > 0 && (size_t)u < cap) snprintf(buf + u, cap - (size_t)u, " mbs=%d", mbs);
+}
 
 static int pp__cand_cmp(const void *x, const void *y) {
     const pp_candidate *a = (const pp_candidate *)x, *b = (const pp_candidate *)y;
@@ -641,22 +1178,25 @@ static int pp__cand_cmp(const void *x, const void *y) {
     return 0;
 }
 
-/* the largest pp at which the planner builds v-auto / zb-auto */
-#define PP__PLAN_SEARCH_PP 8
+/* the most passes one build may have (pp x v x n_b x 3) */
+#define PP__PLAN_MAX_PASSES 4194304.0
 
-/* Evaluate one (layout, schedule). */
-static void pp__plan_one(const pp_plan_request *r, const pp_allocator *al, int id, int pp, int tp, int dp, int mbs, pp_candidate *c,
-                         pp__item *it, double *cost, int *first, pp_times *stt, pp__plan_cache *cache,
-                         int *ncache, const pp__plan_inc *inc, double top_k, int bound_only) {
-    const pp_model *m = &r->model;
+/* Evaluate one (layout, schedule, v). */
+static void pp__plan_one(const pp__preq *q, pp__pws *w, const pp__lay *y, int id, int v, pp_candidate *c,
+                         const pp__plan_inc *inc, double top_k, int bound_only) {
+    const pp_plan_request *r = q->r;
+    const pp__pmodel *P = &q->p;
     const pp_sched_info *info = pp_sched_info_at(id);
     const char *name = info->name;
-    double gmem = (r->gpu.mem_bytes > 0 ? r->gpu.mem_bytes : 80.0 * 1073741824.0) - r->gpu.reserve_bytes, comm, mx;
-    int L = m->layers, items = L + 2, n = r->global_batch / (dp * mbs), v, S, s, i, dev, recompute;
-    int vplace, adaptive = info->adaptive, nb;
-    double optb = m->no_distributed_optimizer ? 12 : 12.0 / dp, unit, static_max = 0, best_peak = 0;
-    double dev_static[1024], lim = 0, scale = 1;
-    int cached = 0;
+    pp__item *it = w->it;
+    pp_times *stt = w->stt;
+    const int *first;
+    int pp = y->pp, tp = y->tp, dp = y->dp, mbs = y->mbs;
+    int L = P->m.layers, items = L + 2, n = r->global_batch / (dp * mbs), S, Sp, s, i, dev, nb, cached = 0;
+    int recompute = info->recompute, dual = info->copies == 2, vplace = info->placement == PP_PLACE_VSHAPE;
+    double dshard = (double)dp * y->cp, eshard = dshard / y->ep; /* ranks sharing a dense / an expert weight */
+    double optb = P->m.no_distributed_optimizer ? 12 : 12.0 / dshard, eoptb = P->m.no_distributed_optimizer ? 12 : 12.0 / eshard;
+    double unit, act_sum = 0, static_max = 0, grad_max = 0, best_peak = 0, lim = 0, scale = 1;
     pp_config cfg;
     pp_schedule *sch = NULL;
     char e2[PP_ERR_LEN];
@@ -665,133 +1205,142 @@ static void pp__plan_one(const pp_plan_request *r, const pp_allocator *al, int i
     c->pp = pp;
     c->tp = tp;
     c->dp = dp;
+    c->cp = y->cp;
+    c->ep = y->ep;
+    c->v = v;
     c->mbs = mbs;
     c->microbatches = n;
-    v = info->chunks;
-    vplace = info->placement == PP_PLACE_VSHAPE;
-    recompute = info->recompute;
     S = pp * v;
-    if (info->copies == 2) { /* its static bytes (two copies) and its split (d stages per copy) differ */
-        pp__cand_reason(c, "not evaluated: dualpipe keeps two copies of the parameters, which the planner does not model");
+    Sp = dual ? pp : S; /* dualpipe: two copies of a pp-stage split */
+    if (Sp > items) {
+        pp__cand_reason(c, "%d layers + embedding + head cannot fill %d stages", L, Sp);
         return;
     }
-    if (pp > 1024) { pp__cand_reason(c, "pp > 1024"); return; }
-    if (S > items) {
-        pp__cand_reason(c, "%d layers + embedding + head cannot fill %d stages", L, S);
-        return;
-    }
-    pp__plan_items(r, tp, mbs, it, &comm);
-    for (i = 0; i < items; i++) cost[i] = it[i].f;
-    if (pp_partition(cost, items, S, first, &mx, al, e2) != PP_OK) { pp__cand_reason(c, "%s", e2); return; }
-    /* bytes: static per device from its stages' items; unit = L/pp layers */
-    for (dev = 0; dev < pp; dev++) dev_static[dev] = 0;
+    first = pp__plan_split(w, items, Sp, e2);
+    if (!first) { pp__cand_reason(c, "%s", e2); return; }
+    /* bytes: static per device from its stages' items (PLANNING, static) */
+    for (dev = 0; dev < pp; dev++) w->dev_params[dev] = w->dev_eparams[dev] = 0;
     for (s = 0; s < S; s++) {
-        int end = s + 1 < S ? first[s + 1] : items;
-        double f = 0, w = 0, p = 0;
+        int part = s < Sp ? s : s - Sp, end = part + 1 < Sp ? first[part + 1] : items;
+        double f = 0, wt = 0, pd = 0, pe = 0;
         dev = vplace ? (s < pp ? s : 2 * pp - 1 - s) : s % pp;
-        for (i = first[s]; i < end; i++) {
+        for (i = first[part]; i < end; i++) {
             f += it[i].f;
-            w += it[i].w;
-            p += it[i].params;
+            wt += it[i].w;
+            pd += it[i].params;
+            pe += it[i].eparams;
+            if (s < Sp) act_sum += it[i].act;
         }
         if (f <= 0) f = 1e-9;
         stt[s].f = f;
         stt[s].b = f;
-        stt[s].w = w > 0 ? w : 1e-9;
-        stt[s].comm = comm;
-        dev_static[dev] += p * (4 + optb);
+        stt[s].w = wt > 0 ? wt : 1e-9;
+        stt[s].comm = w->comm;
+        w->dev_params[dev] += pd;
+        w->dev_eparams[dev] += pe;
+    }
+    for (dev = 0; dev < pp; dev++) {
+        w->dev_static[dev] = w->dev_params[dev] * (4 + optb) + w->dev_eparams[dev] * (4 + eoptb);
+        if (w->dev_static[dev] > static_max) {
+            static_max = w->dev_static[dev];
+            /* its 16-bit gradients, all-reduced over the ranks sharing each weight */
+            grad_max = 2 * (w->dev_params[dev] * 2 * (dshard - 1) / dshard +
+                            w->dev_eparams[dev] * 2 * (eshard - 1) / eshard) / q->g.net_bw;
+        }
     }
     if (r->times) { /* measured per-device-share times: spread over stages by cost */
         double tot = 0;
         for (s = 0; s < S; s++) tot += stt[s].f;
         for (s = 0; s < S; s++) {
-            double q = stt[s].f / tot * pp;
-            stt[s].f = r->times->f * q;
-            stt[s].b = r->times->b * q;
-            stt[s].w = r->times->w * q > 0 ? r->times->w * q : 1e-9;
+            double qs = stt[s].f / tot * pp;
+            stt[s].f = r->times->f * qs;
+            stt[s].b = r->times->b * qs;
+            stt[s].w = r->times->w * qs > 0 ? r->times->w * qs : 1e-9;
             stt[s].comm = r->times->comm;
         }
     }
-    unit = pp_layer_activation_bytes(m, mbs, tp, recompute) * L / pp;
-    for (dev = 0; dev < pp; dev++)
-        if (dev_static[dev] > static_max) static_max = dev_static[dev];
-    if (static_max >= gmem) {
-        c->fits = 0;
+    /* a unit: one microbatch's activations of 1/pp of the layers (their mean) */
+    unit = recompute ? act_sum / L / pp * (pp__act_bytes(P, 0, 1, tp, 1) / pp__act_bytes(P, 0, 1, tp, 0)) : act_sum / pp;
+    if (static_max >= q->gmem) {
         c->peak_bytes = static_max;
         c->static_bytes = static_max;
         c->unit_bytes = unit;
-        pp__cand_reason(c, "parameters and optimizer alone need %.1f GiB > %.1f GiB", static_max / 1073741824.0,
-                        gmem / 1073741824.0);
+        pp__cand_reason(c, "parameters and optimizer alone need %.1f GiB > %.1f GiB%s", static_max / 1073741824.0,
+                        q->gmem / 1073741824.0, dual ? " (two copies of the parameters)" : "");
         return;
     }
-    if (adaptive) {
+    if (info->adaptive) {
         /* the most units every device can hold, in half units */
-        lim = (double)(long)((gmem - static_max) / unit * 2) / 2;
+        lim = (double)(long)((q->gmem - static_max) / unit * 2) / 2;
         if (lim > 2.0 * pp) lim = 2.0 * pp;
         if (lim < 0.5) {
             pp__cand_reason(c, "no memory left for activations (%.1f GiB static)", static_max / 1073741824.0);
             c->unit_bytes = unit;
             return;
         }
-        if (pp > PP__PLAN_SEARCH_PP) {
-            pp__cand_reason(c, "not evaluated: the %s search is slow at pp > %d (the planner keeps it to pp <= %d)", name,
-                            PP__PLAN_SEARCH_PP, PP__PLAN_SEARCH_PP);
-            c->unit_bytes = unit;
-            return;
-        }
     }
-    if (info->search && pp > PP__PLAN_SEARCH_PP) {
-        pp__cand_reason(c, "not evaluated: the %s search takes seconds at pp > %d (planner keeps to pp <= %d)", name,
-                        PP__PLAN_SEARCH_PP, PP__PLAN_SEARCH_PP);
+    if (info->search_d && pp > info->search_d) {
+        pp__cand_reason(c, "not evaluated: the %s search takes seconds at pp > %d (the planner keeps it to pp <= %d)",
+                        name, info->search_d, info->search_d);
         c->unit_bytes = unit;
         return;
     }
-    /* build at n_b = min(n, 2pp) microbatches, extrapolate the steady state */
-    /* n_b = pp where the peak is reached within d microbatches (1F1B-like
-       and the V schedules: at unit times the extrapolation equals the full
-       build, checked for d = 8, 20 at n = 160), 2pp where warm-up runs
-       longer (eager, zb-h2, interleaved, dualpipe-v, the adaptive ones), n
-       where memory grows with n (gpipe, looped-bfs) */
+    /* build at n_b microbatches, extrapolate the steady state: n_b = pp
+       where the peak is reached within d microbatches (steady = 1: at unit
+       times the extrapolation equals the full build, checked for d = 8, 20
+       at n = 160), 2pp where warm-up runs longer, n where memory grows with n */
     nb = n < 2 * pp ? n : 2 * pp;
     if (info->steady == 1 && n > pp) nb = pp;
     if (info->steady == 0) nb = n;
+    if ((double)S * nb * 3 > PP__PLAN_MAX_PASSES) {
+        pp__cand_reason(c, "not evaluated: its build would have %.0f passes (%d stages x %d microbatches x 3), "
+                        "over the planner's %.0f", (double)S * nb * 3, S, nb, PP__PLAN_MAX_PASSES);
+        c->unit_bytes = unit;
+        return;
+    }
     memset(&cfg, 0, sizeof cfg);
-    cfg.allocator = *al;
+    cfg.allocator = w->al;
     cfg.schedule = name;
     cfg.devices = pp;
     cfg.microbatches = nb;
     cfg.chunks = v;
     cfg.stage_times = stt;
     cfg.mem_limit = lim;
-    if (recompute) cfg.recompute_input = pp_layer_activation_bytes(m, mbs, tp, 1) / pp_layer_activation_bytes(m, mbs, tp, 0);
+    if (recompute) cfg.recompute_input = pp__act_bytes(P, 0, 1, tp, 1) / pp__act_bytes(P, 0, 1, tp, 0);
     /* work bound (PLANNING, pruning): device k runs nb x p_k of passes (its
-       stages' F + B + W, + F again for 1f1b-r) and cannot start before
-       microbatch 0's forwards reach its first stage k, so makespan(nb) >=
-       head_k + nb p_k; the extrapolation adds (n - nb) x the busiest p */
+       stages' F + B + W, + F again for recomputation) and cannot start
+       before microbatch 0's forwards reach its first stage k, so
+       makespan(nb) >= head_k + nb p_k; the extrapolation adds (n - nb) x
+       the busiest p */
     {
         double pmax = 0, mk = 0, head = 0, bound;
-        int k;
         for (dev = 0; dev < pp; dev++) {
             double pk = 0;
-            for (k = 0; k < 2 && (k == 0 || v == 2); k++) {
-                s = k == 0 ? dev : vplace ? 2 * pp - 1 - dev : pp + dev;
-                pk += stt[s].f + stt[s].b + stt[s].w + (recompute ? stt[s].f : 0);
+            for (s = 0; s < S; s++) {
+                int sd = vplace ? (s < pp ? s : 2 * pp - 1 - s) : s % pp;
+                if (sd == dev) pk += stt[s].f + stt[s].b + stt[s].w + (recompute ? stt[s].f : 0);
             }
+            if (dual) pk /= 2; /* each microbatch runs one of the two copies */
             if (pk > pmax) pmax = pk;
             if (head + nb * pk > mk) mk = head + nb * pk;
             head += stt[dev].f;
         }
         bound = mk + (double)(n - nb) * pmax;
-        if (dp > 1) bound += 2.0 * (dp - 1) / dp * (static_max / (4 + optb)) * 2 / (r->gpu.net_bw > 0 ? r->gpu.net_bw : 25e9);
+        if (dshard > 1) bound += grad_max;
         c->bound = bound;
         if (bound_only) return;
     }
     {
         int k, hit = -1;
-        for (k = 0; k < *ncache; k++)
-            if (cache[k].id == id && cache[k].pp == pp && cache[k].nb == nb && cache[k].tp == tp &&
-                cache[k].lim == lim && (r->times || cache[k].scale > 0)) { hit = k; break; }
-        if ((hit < 0 || !cache[hit].s) && !r->no_prune && inc && inc->step > 0 &&
+        pp__plan_cache *e;
+        for (k = 0; k < w->ncache && hit < 0; k++) {
+            e = &w->cache[k];
+            if (e->id == id && e->v == v && e->nb == nb && e->S == S && e->lim == lim && e->rin == cfg.recompute_input &&
+                (scale = pp__plan_ratio(stt, e->stt, S)) > 0)
+                hit = k;
+        }
+        if (hit < 0) scale = 1;
+        if ((hit < 0 || !w->cache[hit].s) && !r->no_prune && inc && inc->step > 0 &&
             c->bound > inc->step * (1 + 1e-9) && c->bound > top_k * (1 + 1e-9)) {
             /* slower than this schedule's best so far whatever its bubble: not
                built; its times are kept for a later layout that shares the build */
@@ -799,35 +1348,25 @@ static void pp__plan_one(const pp_plan_request *r, const pp_allocator *al, int i
             c->unit_bytes = unit;
             c->static_bytes = static_max;
             c->peak_bytes = static_max;
-            pp__cand_reason(c, "not built: at least %.1f%% slower (work bound %.3f s) than its best layout pp=%d tp=%d dp=%d mbs=%d, "
-                            "outside the top %d", 100 * (c->bound / inc->step - 1), c->bound, inc->pp, inc->tp, inc->dp, inc->mbs,
+            pp__cand_reason(c, "not built: at least %.1f%% slower (work bound %.3f s) than its best layout %s, "
+                            "outside the top %d", 100 * (c->bound / inc->step - 1), c->bound, inc->lay,
                             r->keep_top > 0 ? r->keep_top : 10);
-            if (hit < 0 && *ncache < PP__PLAN_CACHE) {
-                pp_times *copy = (pp_times *)pp__plan_malloc(al, sizeof(pp_times) * (size_t)S);
-                if (copy) {
-                    memcpy(copy, stt, sizeof(pp_times) * (size_t)S);
-                    pp__plan_cache_put(&cache[(*ncache)++], id, pp, nb, tp, S, lim, r->times ? 0 : it[1].f,
-                                       cfg.recompute_input, NULL, copy);
-                }
-            }
+            if (hit < 0) pp__plan_cache_put(w, id, v, nb, S, lim, cfg.recompute_input, NULL, stt);
             return;
         }
-        if (hit >= 0 && !cache[hit].s) { /* a pruned layout's entry: build it with its times */
+        if (hit >= 0 && !w->cache[hit].s) { /* a pruned layout's entry: build it with its times */
             pp_config c2 = cfg;
-            c2.stage_times = cache[hit].stt;
-            c2.recompute_input = cache[hit].rin;
-            if (pp_sched_build(&c2, &cache[hit].s, e2) != PP_OK) {
-                cache[hit].s = NULL;
+            e = &w->cache[hit];
+            c2.stage_times = e->stt;
+            if (pp_sched_build(&c2, &e->s, e2) != PP_OK) {
+                e->s = NULL;
                 pp__cand_reason(c, "does not build: %s", e2);
                 c->unit_bytes = unit;
                 return;
             }
-            pp__plan_free(al, cache[hit].stt);
-            cache[hit].stt = NULL;
         }
         if (hit >= 0) {
-            sch = cache[hit].s;
-            scale = r->times ? 1 : it[1].f / cache[hit].scale;
+            sch = w->cache[hit].s;
             cached = 1;
         } else {
             if (pp_sched_build(&cfg, &sch, e2) != PP_OK) {
@@ -835,15 +1374,11 @@ static void pp__plan_one(const pp_plan_request *r, const pp_allocator *al, int i
                 c->unit_bytes = unit;
                 return;
             }
-            if (*ncache < PP__PLAN_CACHE) {
-                pp__plan_cache_put(&cache[(*ncache)++], id, pp, nb, tp, S, lim, r->times ? 0 : it[1].f,
-                                   cfg.recompute_input, sch, NULL);
-                cached = 1;
-            }
+            cached = pp__plan_cache_put(w, id, v, nb, S, lim, cfg.recompute_input, sch, stt);
         }
     }
     {
-        double work = 0, wd;
+        double work = 0, wd, full = recompute ? act_sum / pp : unit; /* recompute: units are the kept fraction */
         int p;
         for (dev = 0; dev < pp; dev++) {
             double peak_b;
@@ -851,11 +1386,10 @@ static void pp__plan_one(const pp_plan_request *r, const pp_allocator *al, int i
             for (p = sch->device_start[dev]; p < sch->device_start[dev + 1]; p++)
                 wd += sch->passes[p].end - sch->passes[p].start;
             if (wd > work) work = wd;
-            /* recompute: the schedule's units are already the kept input fraction */
-            peak_b = dev_static[dev] + sch->peak_memory[dev] * (recompute ? pp_layer_activation_bytes(m, mbs, tp, 0) * L / pp : unit);
+            peak_b = w->dev_static[dev] + sch->peak_memory[dev] * full;
             if (peak_b > best_peak) {
                 best_peak = peak_b;
-                c->static_bytes = dev_static[dev];
+                c->static_bytes = w->dev_static[dev];
                 c->peak_units = sch->peak_memory[dev];
             }
         }
@@ -864,223 +1398,254 @@ static void pp__plan_one(const pp_plan_request *r, const pp_allocator *al, int i
         c->step_time = (sch->makespan + (double)(n - nb) * work / nb) * scale;
     }
     if (!cached) pp_sched_free(sch);
-    /* data parallel: ring all-reduce of 16-bit gradients of the largest device */
-    if (dp > 1) c->step_time += 2.0 * (dp - 1) / dp * (static_max / (4 + optb)) * 2 / (r->gpu.net_bw > 0 ? r->gpu.net_bw : 25e9);
-    c->fits = best_peak <= gmem;
+    if (dshard > 1) c->step_time += grad_max; /* data parallel: ring all-reduce of the gradients */
+    c->fits = best_peak <= q->gmem;
     if (!c->fits) {
-        pp__cand_reason(c, "out of memory by %.1f GiB (peak %.1f GiB)", (best_peak - gmem) / 1073741824.0,
+        pp__cand_reason(c, "out of memory by %.1f GiB (peak %.1f GiB)", (best_peak - q->gmem) / 1073741824.0,
                         best_peak / 1073741824.0);
         c->step_time = 0;
         return;
     }
-    {
-        double s_ = m->seq, h = m->hidden, Lm = L, V = pp__vocab(m);
-        double model_flops = 72.0 * r->global_batch * s_ * Lm * h * h * (1 + s_ / (6 * h) + V / (12 * h * Lm));
-        c->mfu = model_flops / (c->step_time * r->gpus * 312e12);
-    }
+    /* MFU: the model's training FLOPs over the GPUs' peak (Narayanan et al. 2021, Eq. 3, generalised) */
+    c->mfu = (double)r->global_batch * P->s * q->flops_per_token / (c->step_time * r->gpus * q->g.peak_flops);
+}
+
+/* a (pp, tp, cp) triple of layouts: its candidates' first index in out, its key */
+typedef struct pp__plan_pair { int pp, tp, cp, dp, base, n; double key; } pp__plan_pair;
+
+/* the planner refuses requests with more candidates than this (LIMITS) */
+#define PP__PLAN_MAX_CANDIDATES 200000
+
+static const int pp__plan_vs[] = {2, 3, 4, 6, 8}; /* v tried for schedules that take any */
+/* v > 2 is tried while pp x v stays within this many stages (a build at
+   pp = 40, v = 8 takes 0.05 s; Megatron's published runs stay below it) */
+#define PP__PLAN_V_STAGES 128
+
+/* the v values schedule id is tried with at pp (S = pp v <= items) */
+static int pp__plan_nv(const pp__preq *q, int id, int pp, int *vs) {
+    const pp_sched_info *info = pp_sched_info_at(id);
+    int items = q->p.m.layers + 2, nv = 0, k;
+    if (!info->any_chunks) { vs[0] = info->chunks; return 1; }
+    if (q->r->v > 0) { vs[0] = q->r->v; return 1; }
+    for (k = 0; k < (int)(sizeof pp__plan_vs / sizeof pp__plan_vs[0]); k++)
+        if (k == 0 || ((double)pp * pp__plan_vs[k] <= items && pp * pp__plan_vs[k] <= PP__PLAN_V_STAGES))
+            vs[nv++] = pp__plan_vs[k];
+    return nv;
+}
+
+/* is ep a layout's expert-parallel degree: divides experts and dp x cp (EP
+   groups are carved from the data- and context-parallel ranks) */
+static int pp__plan_ep_ok(const pp__preq *q, int ep, int dp, int cp) {
+    int E = q->p.m.experts;
+    if (q->r->ep > 0) return ep == q->r->ep && (long long)dp * cp % ep == 0;
+    if (E == 0) return ep == 1;
+    return E % ep == 0 && (long long)dp * cp % ep == 0 && (ep & (ep - 1)) == 0;
+}
+
+/* mbs values: 1, 2, 4 (or the one asked for) dividing global_batch / dp */
+static int pp__plan_mbs_ok(const pp__preq *q, int mbs, int dp) {
+    if (q->r->mbs > 0 && mbs != q->r->mbs) return 0;
+    return q->r->global_batch % dp == 0 && (q->r->global_batch / dp) % mbs == 0;
 }
 
 PP_PLAN_DEF pp_status pp_plan(const pp_plan_request *r, pp_candidate *out, int cap, int *count, char *err) {
-    pp_allocator al = pp__plan_al(r ? &r->allocator : NULL);
-    const pp_model *m;
-    int pp, tp, mbs, id, total = 0, L, items, nlayouts = 0, nsched = 0, rep = -1, pass, npairs = 0, k, ktop, ntop = 0;
+    pp__preq q;
+    pp__pws w;
+    pp__lay y;
+    pp_status st;
+    int id, total = 0, items, nsched = 0, rep = -1, pass, npairs = 0, k, ktop, ntop = 0, want = -1, nall = pp_sched_count();
+    int mbs_lo, mbs_hi, vs[8];
     double *top = NULL;
     pp__plan_pair *pairs = NULL;
-    pp__item *it;
-    double *cost;
-    int *first;
-    pp_times *stt;
-    pp__plan_cache cache[PP__PLAN_CACHE];
-    pp__plan_inc *inc;
-    int ncache = 0, nall = pp_sched_count(), want = -1;
+    pp__plan_inc *inc = NULL;
     if (err) err[0] = 0;
     if (count) *count = 0;
-    if (!r || !count || (cap > 0 && !out)) { pp__plan_err(err, "pp_plan: needs req, count and out (cap > 0)"); return PP_ERR_INVALID_ARG; }
-    m = &r->model;
-    if (m->layers < 1 || m->hidden < 1 || m->heads < 1 || m->seq < 1 || r->gpus < 1 || r->global_batch < 1) {
-        pp__plan_err(err, "pp_plan: layers, hidden, heads, seq, gpus and global_batch must be >= 1 (got %d %d %d %d %d %d)",
-                m->layers, m->hidden, m->heads, m->seq, r->gpus, r->global_batch);
+    if (!r || !count || cap < 0 || (cap > 0 && !out)) {
+        pp__plan_err(err, "pp_plan: needs req, count, cap >= 0 and out when cap > 0");
         return PP_ERR_INVALID_ARG;
     }
-    {
-        double mem = r->gpu.mem_bytes > 0 ? r->gpu.mem_bytes : 80.0 * 1073741824.0;
-        if (!(r->gpu.reserve_bytes >= 0) || r->gpu.reserve_bytes >= mem) {
-            pp__plan_err(err, "pp_plan: reserve_bytes must be >= 0 and below the GPU memory (%.1f GiB), got %.1f GiB",
-                    mem / 1073741824.0, r->gpu.reserve_bytes / 1073741824.0);
-            return PP_ERR_INVALID_ARG;
-        }
-    }
-    if (m->hidden % m->heads) {
-        pp__plan_err(err, "hidden %d is not a multiple of heads %d", m->hidden, m->heads);
-        return PP_ERR_INVALID_ARG;
-    }
-    if (r->schedule) {
-        want = pp_sched_find(r->schedule);
-        if (want < 0) { pp__plan_err(err, "unknown schedule '%s'", r->schedule); return PP_ERR_UNKNOWN_SCHEDULE; }
-    }
-    if (r->pp > 0 || r->tp > 0 || r->dp > 0) {
-        int P = r->pp > 0 ? r->pp : 1, T = r->tp > 0 ? r->tp : 1, D = r->dp > 0 ? r->dp : 1;
-        if (r->gpus % (P * T * D)) {
-            pp__plan_err(err, "world %d not divisible by tp*pp*dp = %d (dp = world / (tp * pp) must be exact)", r->gpus,
-                    P * T * D);
-            return PP_ERR_INVALID_ARG;
-        }
-    }
-    L = m->layers;
-    items = L + 2;
-    it = (pp__item *)pp__plan_malloc(&al, sizeof(pp__item) * (size_t)items);
-    cost = (double *)pp__plan_malloc(&al, sizeof(double) * (size_t)items);
-    first = (int *)pp__plan_malloc(&al, sizeof(int) * (size_t)(2 * items + 2));
-    stt = (pp_times *)pp__plan_malloc(&al, sizeof(pp_times) * (size_t)(2 * items + 2));
-    inc = (pp__plan_inc *)pp__plan_malloc(&al, sizeof(pp__plan_inc) * (size_t)nall);
-    if (!it || !cost || !first || !stt || !inc) {
-        pp__plan_free(&al, inc);
-        pp__plan_free(&al, it);
-        pp__plan_free(&al, cost);
-        pp__plan_free(&al, first);
-        pp__plan_free(&al, stt);
-        pp__plan_err(err, "pp_plan: out of memory");
-        return PP_ERR_OUT_OF_MEMORY;
-    }
-    memset(inc, 0, sizeof(pp__plan_inc) * (size_t)nall);
-    /* (pp, tp) pairs in enumeration order; each pair's candidates keep their
-       place in out (pp, tp, mbs, schedule ascending, as without pruning), but
-       the pairs are evaluated in the order of their lowest work bound (one
-       schedule's, over the pair's mbs) so that good incumbents come early */
+    st = pp__plan_resolve(r, &q, err);
+    if (st != PP_OK) return st;
+    if (r->schedule) want = pp_sched_find(r->schedule);
+    memset(&w, 0, sizeof w);
+    w.al = pp__plan_al(&r->allocator);
+    items = q.p.m.layers + 2;
+    mbs_lo = r->mbs > 0 ? r->mbs : 1;
+    mbs_hi = r->mbs > 0 ? r->mbs : 4;
+    /* (pp, tp, cp) triples in enumeration order; each one's candidates keep
+       their place in out (pp, tp, cp, ep, mbs, schedule, v ascending), but
+       the triples are evaluated in the order of their lowest work bound (one
+       schedule's, over the triple's ep and mbs) so that good incumbents come
+       early. Pass 0 counts, pass 1 fills. */
     for (id = 0; id < nall; id++)
-        if (!r->schedule || id == want) { nsched++; if (rep < 0) rep = id; }
-    if (!r->schedule) rep = pp_sched_find("1f1b"); /* the pairs' order key: plain 1F1B's work bound */
+        if (!r->schedule || id == want) nsched++;
+    rep = r->schedule ? want : pp_sched_find("1f1b"); /* the order key: plain 1F1B's work bound */
     for (pass = 0; pass < 2; pass++) {
+        int pp, tp, cp;
         npairs = 0;
+        total = 0;
         for (pp = 1; pp <= r->gpus; pp++) {
             if (r->gpus % pp || (r->pp > 0 && pp != r->pp)) continue;
             for (tp = 1; tp <= r->gpus / pp; tp++) {
-                int dp, nl = 0;
-                double key = 1e300;
                 if ((r->gpus / pp) % tp || (r->tp > 0 && tp != r->tp)) continue;
-                if (r->tp <= 0 && (8 % tp || m->heads % tp)) continue; /* TP inside one 8-GPU node (1, 2, 4, 8), heads split evenly */
-                dp = r->gpus / (pp * tp);
-                if (r->dp > 0 && dp != r->dp) continue;
-                for (mbs = r->mbs > 0 ? r->mbs : 1; mbs <= (r->mbs > 0 ? r->mbs : 4); mbs *= 2) { /* default grid 1, 2, 4 */
-                    if (r->mbs > 0 && mbs != r->mbs) continue;
-                    if (r->global_batch % (dp * mbs)) continue;
-                    nl++;
-                    if (pass == 1 && !r->no_prune) {
-                        pp_candidate c;
-                        pp__plan_one(r, &al, rep, pp, tp, dp, mbs, &c, it, cost, first, stt, cache, &ncache, NULL, 0, 1);
-                        if (c.bound > 0 && c.bound < key) key = c.bound;
+                /* TP inside one node (1, 2, 4, 8 on 8 GPUs), heads split evenly */
+                if (r->tp <= 0 && (q.node % tp || q.p.m.heads % tp)) continue;
+                for (cp = r->cp > 0 ? r->cp : 1; cp <= r->gpus / (pp * tp); cp *= 2) {
+                    int dp, ep, mbs, nl = 0;
+                    if (r->cp > 0 && cp != r->cp) break;
+                    /* CP for long sequences: at least 4096 tokens per rank */
+                    if (r->cp <= 0 && cp > 1 && q.p.m.seq / cp < 4096) break;
+                    if ((r->gpus / (pp * tp)) % cp || q.p.m.seq % cp) continue;
+                    dp = r->gpus / (pp * tp * cp);
+                    if (r->dp > 0 && dp != r->dp) continue;
+                    for (ep = 1; ep <= (q.p.m.experts > 0 ? q.p.m.experts : 1); ep++) {
+                        if (!pp__plan_ep_ok(&q, ep, dp, cp)) continue;
+                        for (mbs = mbs_lo; mbs <= mbs_hi; mbs *= 2) {
+                            if (!pp__plan_mbs_ok(&q, mbs, dp)) continue;
+                            for (id = 0; id < nall; id++)
+                                if (!r->schedule || id == want) nl += pp__plan_nv(&q, id, pp, vs);
+                        }
+                    }
+                    if (nl == 0) continue;
+                    if (pass == 1) {
+                        pairs[npairs].pp = pp;
+                        pairs[npairs].tp = tp;
+                        pairs[npairs].cp = cp;
+                        pairs[npairs].dp = dp;
+                        pairs[npairs].base = total;
+                        pairs[npairs].n = nl;
+                        pairs[npairs].key = 1e300;
+                    }
+                    total += nl;
+                    npairs++;
+                    if (total > PP__PLAN_MAX_CANDIDATES) {
+                        pp__plan_free(&w.al, pairs);
+                        pp__plan_err(err, "the search has more than %d candidates (%d GPUs, %d layers): narrow it with "
+                                     "pp, tp, cp, ep, mbs or a schedule", PP__PLAN_MAX_CANDIDATES, r->gpus, q.p.m.layers);
+                        return PP_ERR_OVERFLOW;
                     }
                 }
-                if (nl == 0) continue;
-                if (pass == 1) {
-                    pairs[npairs].pp = pp;
-                    pairs[npairs].tp = tp;
-                    pairs[npairs].dp = dp;
-                    pairs[npairs].base = total;
-                    pairs[npairs].key = key;
-                    total += nl * nsched;
-                    nlayouts += nl;
-                }
-                npairs++;
             }
         }
         if (pass == 0) {
-            pairs = (pp__plan_pair *)pp__plan_malloc(&al, sizeof(pp__plan_pair) * (size_t)(npairs > 0 ? npairs : 1));
-            if (!pairs) {
-                pp__plan_free(&al, inc);
-                pp__plan_free(&al, it);
-                pp__plan_free(&al, cost);
-                pp__plan_free(&al, first);
-                pp__plan_free(&al, stt);
-                pp__plan_err(err, "pp_plan: out of memory");
-                return PP_ERR_OUT_OF_MEMORY;
+            if (npairs == 0) {
+                pp__plan_err(err, "no layout: no pp x tp x cp x dp = %d (tp within a %d-GPU node dividing heads %d) "
+                             "with mbs dividing global batch %d / dp%s", r->gpus, q.node, q.p.m.heads, r->global_batch,
+                             q.p.m.experts ? " and ep dividing experts and dp x cp" : "");
+                return PP_ERR_INVALID_ARG;
             }
+            pairs = (pp__plan_pair *)pp__plan_malloc(&w.al, sizeof(pp__plan_pair) * (size_t)npairs);
+            if (!pairs) { pp__plan_err(err, "pp_plan: out of memory"); return PP_ERR_OUT_OF_MEMORY; }
         }
     }
-    ktop = r->keep_top > 0 ? r->keep_top : 10;
-    if (ktop > total) ktop = total > 0 ? total : 1;
-    top = (double *)pp__plan_malloc(&al, sizeof(double) * (size_t)ktop);
-    if (!top) {
-        pp__plan_free(&al, pairs);
-        pp__plan_free(&al, inc);
-        pp__plan_free(&al, it);
-        pp__plan_free(&al, cost);
-        pp__plan_free(&al, first);
-        pp__plan_free(&al, stt);
-        pp__plan_err(err, "pp_plan: out of memory");
-        return PP_ERR_OUT_OF_MEMORY;
-    }
-    /* stable insertion sort by key (with no_prune every key is 1e300: enumeration order) */
-    for (k = 1; k < npairs; k++) {
-        pp__plan_pair x = pairs[k];
-        int j = k;
-        while (j > 0 && pairs[j - 1].key > x.key) { pairs[j] = pairs[j - 1]; j--; }
-        pairs[j] = x;
-    }
-    for (k = 0; k < npairs; k++) {
-        int dp = pairs[k].dp, idx = pairs[k].base;
-        pp = pairs[k].pp;
-        tp = pairs[k].tp;
-        /* the cache's key holds (pp, tp): no other pair can hit an entry of
-           this one, so it is emptied here and never fills up */
-        pp__plan_cache_clear(&al, cache, &ncache);
-        for (mbs = r->mbs > 0 ? r->mbs : 1; mbs <= (r->mbs > 0 ? r->mbs : 4); mbs *= 2) {
-            if (r->mbs > 0 && mbs != r->mbs) continue;
-            if (r->global_batch % (dp * mbs)) continue;
-            for (id = 0; id < nall; id++) {
-                pp_candidate c;
-                if (r->schedule && id != want) continue;
-                pp__plan_one(r, &al, id, pp, tp, dp, mbs, &c, it, cost, first, stt, cache, &ncache, &inc[id],
-                             ntop < ktop ? 1e300 : top[ktop - 1], 0);
-                if (c.step_time > 0) { /* keep the ktop best step times, ascending */
-                    int j;
-                    if (ntop < ktop) j = ntop++;
-                    else if (c.step_time < top[ktop - 1]) j = ktop - 1;
-                    else j = -1;
-                    if (j >= 0) {
-                        while (j > 0 && top[j - 1] > c.step_time) { top[j] = top[j - 1]; j--; }
-                        top[j] = c.step_time;
-                    }
-                }
-                if (c.step_time > 0 && (inc[id].step <= 0 || c.step_time < inc[id].step)) {
-                    inc[id].step = c.step_time;
-                    inc[id].pp = pp;
-                    inc[id].tp = tp;
-                    inc[id].dp = dp;
-                    inc[id].mbs = mbs;
-                }
-                if (idx < cap) out[idx] = c;
-                idx++;
-            }
-        }
-    }
-    pp__plan_free(&al, pairs);
-    pp__plan_free(&al, inc);
-    pp__plan_free(&al, top);
-    pp__plan_free(&al, it);
-    pp__plan_free(&al, cost);
-    pp__plan_free(&al, first);
-    pp__plan_free(&al, stt);
-    pp__plan_cache_clear(&al, cache, &ncache);
     *count = total;
-    if (nlayouts == 0) {
-        pp__plan_err(err, "no layout: no pp x tp x dp = %d with mbs dividing global batch %d / dp", r->gpus, r->global_batch);
-        return PP_ERR_INVALID_ARG;
-    }
     if (total > cap) {
+        pp__plan_free(&w.al, pairs);
         pp__plan_err(err, "pp_plan: %d candidates, room for %d", total, cap);
         return PP_ERR_OVERFLOW;
     }
+    ktop = r->keep_top > 0 ? r->keep_top : 10;
+    if (ktop > total) ktop = total;
+    w.it = (pp__item *)pp__plan_malloc(&w.al, sizeof(pp__item) * (size_t)items);
+    w.cost = (double *)pp__plan_malloc(&w.al, sizeof(double) * (size_t)items);
+    w.stt = (pp_times *)pp__plan_malloc(&w.al, sizeof(pp_times) * (size_t)(2 * items));
+    w.dev_static = (double *)pp__plan_malloc(&w.al, sizeof(double) * (size_t)(3 * items));
+    w.split = (int *)pp__plan_malloc(&w.al, sizeof(int) * (size_t)PP__PLAN_SPLITS * (size_t)items);
+    inc = (pp__plan_inc *)pp__plan_malloc(&w.al, sizeof(pp__plan_inc) * (size_t)nall);
+    top = (double *)pp__plan_malloc(&w.al, sizeof(double) * (size_t)ktop);
+    if (!w.it || !w.cost || !w.stt || !w.dev_static || !w.split || !inc || !top) {
+        st = PP_ERR_OUT_OF_MEMORY;
+        pp__plan_err(err, "pp_plan: out of memory");
+        goto done;
+    }
+    w.dev_params = w.dev_static + items;
+    w.dev_eparams = w.dev_static + 2 * items;
+    memset(inc, 0, sizeof(pp__plan_inc) * (size_t)nall);
+    /* pass 2: each triple's key (its best work bound); pass 3: evaluate */
+    for (pass = 2; pass < 4; pass++) {
+        if (pass == 2 && r->no_prune) continue;
+        if (pass == 3) { /* stable insertion sort by key (no_prune: every key 1e300, enumeration order) */
+            for (k = 1; k < npairs; k++) {
+                pp__plan_pair x = pairs[k];
+                int j = k;
+                while (j > 0 && pairs[j - 1].key > x.key) { pairs[j] = pairs[j - 1]; j--; }
+                pairs[j] = x;
+            }
+        }
+        for (k = 0; k < npairs; k++) {
+            int idx = pairs[k].base, ep;
+            y.pp = pairs[k].pp;
+            y.tp = pairs[k].tp;
+            y.cp = pairs[k].cp;
+            y.dp = pairs[k].dp;
+            /* the cache's key holds (pp, tp, cp): no other triple can hit an
+               entry of this one, so it is emptied here and never fills up */
+            pp__plan_cache_clear(&w);
+            for (ep = 1; ep <= (q.p.m.experts > 0 ? q.p.m.experts : 1); ep++) {
+                if (!pp__plan_ep_ok(&q, ep, y.dp, y.cp)) continue;
+                y.ep = ep;
+                for (y.mbs = mbs_lo; y.mbs <= mbs_hi; y.mbs *= 2) {
+                    int i;
+                    if (!pp__plan_mbs_ok(&q, y.mbs, y.dp)) continue;
+                    pp__plan_items(&q, &y, w.it, &w.comm);
+                    for (i = 0; i < items; i++) w.cost[i] = w.it[i].f;
+                    w.nsplit = 0;
+                    if (pass == 2) {
+                        pp_candidate c;
+                        pp__plan_one(&q, &w, &y, rep, pp_sched_info_at(rep)->chunks, &c, NULL, 0, 1);
+                        if (c.bound > 0 && c.bound < pairs[k].key) pairs[k].key = c.bound;
+                        continue;
+                    }
+                    for (id = 0; id < nall; id++) {
+                        int nv, j;
+                        if (r->schedule && id != want) continue;
+                        nv = pp__plan_nv(&q, id, y.pp, vs);
+                        for (j = 0; j < nv; j++) {
+                            pp_candidate c;
+                            pp__plan_one(&q, &w, &y, id, vs[j], &c, &inc[id], ntop < ktop ? 1e300 : top[ktop - 1], 0);
+                            if (c.step_time > 0 && ktop > 0) { /* keep the ktop best step times, ascending */
+                                int t;
+                                if (ntop < ktop) t = ntop++;
+                                else if (c.step_time < top[ktop - 1]) t = ktop - 1;
+                                else t = -1;
+                                if (t >= 0) {
+                                    while (t > 0 && top[t - 1] > c.step_time) { top[t] = top[t - 1]; t--; }
+                                    top[t] = c.step_time;
+                                }
+                            }
+                            if (c.step_time > 0 && (inc[id].step <= 0 || c.step_time < inc[id].step)) {
+                                inc[id].step = c.step_time;
+                                pp__lay_name(inc[id].lay, sizeof inc[id].lay, y.pp, y.tp, y.cp, y.ep, y.dp, c.v, y.mbs);
+                            }
+                            out[idx++] = c;
+                        }
+                    }
+                }
+            }
+        }
+    }
     qsort(out, (size_t)total, sizeof *out, pp__cand_cmp);
     if (total > 0 && out[0].step_time > 0) {
+        char lay[64];
         int i;
+        pp__lay_name(lay, sizeof lay, out[0].pp, out[0].tp, out[0].cp, out[0].ep, out[0].dp, out[0].v, out[0].mbs);
         pp__cand_reason(&out[0], "best");
         for (i = 1; i < total && out[i].step_time > 0; i++)
-            pp__cand_reason(&out[i], "%.1f%% slower than the best (%s pp=%d tp=%d dp=%d mbs=%d)",
-                            100 * (out[i].step_time / out[0].step_time - 1), out[0].schedule, out[0].pp, out[0].tp,
-                            out[0].dp, out[0].mbs);
+            pp__cand_reason(&out[i], "%.1f%% slower than the best (%s %s)", 100 * (out[i].step_time / out[0].step_time - 1),
+                            out[0].schedule, lay);
     }
-    return PP_OK;
+    st = PP_OK;
+done:
+    pp__plan_cache_clear(&w);
+    pp__plan_free(&w.al, pairs);
+    pp__plan_free(&w.al, inc);
+    pp__plan_free(&w.al, top);
+    pp__plan_free(&w.al, w.it);
+    pp__plan_free(&w.al, w.cost);
+    pp__plan_free(&w.al, w.stt);
+    pp__plan_free(&w.al, w.dev_static);
+    pp__plan_free(&w.al, w.split);
+    return st;
 }
 
 #endif /* PP__PLAN_IMPLEMENTATION_INCLUDED */

@@ -683,11 +683,13 @@ typedef struct pp_sched_info {
     const char *name;
     const char *description;
     int chunks;             /* stages per device it builds by default (cfg.chunks = 0) */
+    int any_chunks;         /* 1: takes any cfg.chunks >= 2 (looped placement) */
     pp_placement placement; /* where its stages run */
     int copies;             /* model copies, each its own route: 2 for dualpipe, else 1 */
     int recompute;          /* 1: the backward recomputes the forward (cfg.recompute_input applies) */
     int adaptive;           /* 1: takes cfg.mem_limit */
-    int search;             /* 1: built by a search over blocks (seconds at d > 8) */
+    int search_d;           /* built by a search whose time grows fast with d: the largest d at which
+                               it builds in about 0.1 s (unit times, n = 2d); 0: not a search */
     int steady;             /* after steady x d microbatches each further one adds the same work
                                and no memory (1 or 2); 0: memory grows with n */
 } pp_sched_info;
@@ -4458,51 +4460,51 @@ enum {
     PP__ZBMIN, PP__INTERLEAVED_M, PP__NSCHED
 };
 
-/* facts after each description: chunks, placement, copies, recompute,
-   adaptive, search, steady (see pp_sched_info) */
+/* facts after each description: chunks, any_chunks, placement, copies,
+   recompute, adaptive, search_d, steady (see pp_sched_info) */
 static const pp_sched_info pp__infos[PP__NSCHED] = {
     {"gpipe", "all forwards, then all backwards; memory grows with n (GPipe)",
-     1, PP_PLACE_SEQUENTIAL, 1, 0, 0, 0, 0},
+     1, 0, PP_PLACE_SEQUENTIAL, 1, 0, 0, 0, 0},
     {"1f1b", "one forward, one backward; device 0 holds d microbatches (DAPPLE/PipeDream-flush)",
-     1, PP_PLACE_SEQUENTIAL, 1, 0, 0, 0, 1},
+     1, 0, PP_PLACE_SEQUENTIAL, 1, 0, 0, 0, 1},
     {"eager-1f1b", "1F1B with wider forward offsets: 2(d-i)-1 warm-up forwards, more memory",
-     1, PP_PLACE_SEQUENTIAL, 1, 0, 0, 0, 2},
+     1, 0, PP_PLACE_SEQUENTIAL, 1, 0, 0, 0, 2},
     {"interleaved-1f1b", "Megatron's interleaved 1F1B, v chunks looped over devices; needs n % d == 0",
-     2, PP_PLACE_LOOPED, 1, 0, 0, 0, 2},
+     2, 1, PP_PLACE_LOOPED, 1, 0, 0, 0, 2},
     {"interleaved-1f1b-u", "interleaved 1F1B repeated at a uniform interval (Appendix H): Megatron's bubble, any n, more memory",
-     2, PP_PLACE_LOOPED, 1, 0, 0, 0, 2},
+     2, 1, PP_PLACE_LOOPED, 1, 0, 0, 0, 2},
     {"zb-h1", "zero bubble H1: 1F1B's memory, B/W split, about 1/3 of 1F1B's bubble",
-     1, PP_PLACE_SEQUENTIAL, 1, 0, 0, 0, 1},
+     1, 0, PP_PLACE_SEQUENTIAL, 1, 0, 0, 0, 1},
     {"zb-h2", "zero bubble H2: eager 1F1B's block with B/W split, near-zero bubble, 2x memory",
-     1, PP_PLACE_SEQUENTIAL, 1, 0, 0, 0, 2},
+     1, 0, PP_PLACE_SEQUENTIAL, 1, 0, 0, 0, 2},
     {"1f1b-v", "1F1B's block on V-shape placement, no B/W split (Appendix I)",
-     2, PP_PLACE_VSHAPE, 1, 0, 0, 0, 1},
+     2, 0, PP_PLACE_VSHAPE, 1, 0, 0, 0, 1},
     {"v-min", "V-shape, minimal offsets: about 1/3 of 1F1B's memory (Section 3)",
-     2, PP_PLACE_VSHAPE, 1, 0, 0, 0, 1},
+     2, 0, PP_PLACE_VSHAPE, 1, 0, 0, 0, 1},
     {"v-half", "V-shape: about 1/2 of 1F1B's memory, less bubble than 1F1B (Section 3)",
-     2, PP_PLACE_VSHAPE, 1, 0, 0, 0, 1},
+     2, 0, PP_PLACE_VSHAPE, 1, 0, 0, 0, 1},
     {"v-zb", "V-shape zero bubble at 1F1B's memory (Section 3)",
-     2, PP_PLACE_VSHAPE, 1, 0, 0, 0, 1},
+     2, 0, PP_PLACE_VSHAPE, 1, 0, 0, 0, 1},
     {"1f1b-r", "1F1B with full recomputation: backward redoes F, keeps only stage inputs",
-     1, PP_PLACE_SEQUENTIAL, 1, 1, 0, 0, 1},
+     1, 0, PP_PLACE_SEQUENTIAL, 1, 1, 0, 0, 1},
     {"v-auto", "adaptive V-shape: least makespan within mem_limit (Appendix A; default limit d)",
-     2, PP_PLACE_VSHAPE, 1, 0, 1, 1, 2},
+     2, 0, PP_PLACE_VSHAPE, 1, 0, 1, 8, 2},
     {"zb-auto", "adaptive zero bubble, one stage per device: least makespan within mem_limit",
-     1, PP_PLACE_SEQUENTIAL, 1, 0, 1, 1, 2},
+     1, 0, PP_PLACE_SEQUENTIAL, 1, 0, 1, 8, 2},
     {"zb-1p", "zb-auto at 1F1B's memory (limit d)",
-     1, PP_PLACE_SEQUENTIAL, 1, 0, 0, 1, 2},
+     1, 0, PP_PLACE_SEQUENTIAL, 1, 0, 0, 8, 2},
     {"zb-2p", "zb-auto at twice 1F1B's memory (limit 2d)",
-     1, PP_PLACE_SEQUENTIAL, 1, 0, 0, 1, 2},
+     1, 0, PP_PLACE_SEQUENTIAL, 1, 0, 0, 8, 2},
     {"looped-bfs", "looped placement, breadth-first: every forward of a chunk before the next (PyTorch's LoopedBFS)",
-     2, PP_PLACE_LOOPED, 1, 0, 0, 0, 0},
+     2, 1, PP_PLACE_LOOPED, 1, 0, 0, 0, 0},
     {"dualpipe-v", "DeepSeek's DualPipeV: V placement, F/B pairs (run in sequence here); needs n >= 2d",
-     2, PP_PLACE_VSHAPE, 1, 0, 0, 0, 2},
+     2, 0, PP_PLACE_VSHAPE, 1, 0, 0, 0, 2},
     {"dualpipe", "DeepSeek's DualPipe: two model copies fed from both ends, half the microbatches each; even d, even n >= 2d",
-     2, PP_PLACE_VSHAPE, 2, 0, 0, 0, 2},
+     2, 0, PP_PLACE_VSHAPE, 2, 0, 0, 0, 2},
     {"zb-min", "zero bubble block with two microbatches per block: about 2/3 of 1F1B's memory (Appendix I, Fig. 16b)",
-     1, PP_PLACE_SEQUENTIAL, 1, 0, 0, 0, 2},
+     1, 0, PP_PLACE_SEQUENTIAL, 1, 0, 0, 0, 2},
     {"interleaved-1f1b-m", "interleaved 1F1B's makespan (n >= 2d, no comm) at less memory, any n; v = 2 (Appendix I, Fig. 16c)",
-     2, PP_PLACE_LOOPED, 1, 0, 0, 0, 2},
+     2, 0, PP_PLACE_LOOPED, 1, 0, 0, 40, 2},
 };
 
 PP__DEF int pp_sched_count(void) { return PP__NSCHED; }

@@ -144,7 +144,7 @@ if $CC $CFLAGS -O0 "$here/../examples/ppsched.c" -o "$out/ppsched" -lm >"$out/lo
         '$pp' plan --layers 30 --hidden 5120 --heads 40 --seq 1024 --global-batch 32 --gpus 16 --gpu-mem 80 --pp 4 --format json >'$out/plan.json' &&
         grep -q '\"candidates\"' '$out/plan.json' && grep -q '\"fits\": true' '$out/plan.json' &&
         { '$pp' plan --layers 30 --hidden 5120 --heads 40 --seq 1024 --global-batch 32 --gpus 16 --gpu-mem 80 --pp 3 2>'$out/plan.err'; test \$? -eq 2; } &&
-        grep -q 'not divisible' '$out/plan.err'"
+        grep -q 'does not multiply to the GPU count' '$out/plan.err'"
     if command -v python3 >/dev/null 2>&1; then
         step "plan --format json parses, with the fields the issue names" python3 -c "
 import json,sys; c=json.load(open(sys.argv[1]))['candidates']; k={'schedule','pp','tp','dp','mbs','fits','peak_bytes','step_time','reason'}

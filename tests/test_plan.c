@@ -217,13 +217,14 @@ static void check_pruning(pp_plan_request *r, const pp_candidate *c, int n, cons
     for (j = 0; j < nf; j++) {
         CHECK(!f[j].pruned, "%s: no_prune pruned %s pp=%d", what, f[j].schedule, f[j].pp);
         if (f[j].step_time > 0)
-            CHECK(f[j].bound > 0 && f[j].bound <= f[j].step_time * (1 + 1e-9), "%s: %s pp=%d tp=%d mbs=%d bound %.6f > step %.6f",
-                  what, f[j].schedule, f[j].pp, f[j].tp, f[j].mbs, f[j].bound, f[j].step_time);
+            CHECK(f[j].bound > 0 && f[j].bound <= f[j].step_time * (1 + 1e-9), "%s: %s pp=%d tp=%d v=%d mbs=%d bound %.6f > step %.6f",
+                  what, f[j].schedule, f[j].pp, f[j].tp, f[j].v, f[j].mbs, f[j].bound, f[j].step_time);
     }
     for (i = 0; i < n && i < nf; i++) {
         const pp_candidate *x = &c[i], *y = NULL, *sb = best_of(f, nf, x->schedule);
         for (j = 0; j < nf; j++)
-            if (!strcmp(f[j].schedule, x->schedule) && f[j].pp == x->pp && f[j].tp == x->tp && f[j].mbs == x->mbs) { y = &f[j]; break; }
+            if (!strcmp(f[j].schedule, x->schedule) && f[j].pp == x->pp && f[j].tp == x->tp && f[j].mbs == x->mbs &&
+                f[j].cp == x->cp && f[j].ep == x->ep && f[j].v == x->v) { y = &f[j]; break; }
         CHECK(y != NULL, "%s: %s pp=%d tp=%d mbs=%d missing without pruning", what, x->schedule, x->pp, x->tp, x->mbs);
         if (!y) break;
         if (x->pruned) {
@@ -259,6 +260,7 @@ static void test_paper(void) {
     memset(&r, 0, sizeof r);
     r.model.layers = 78; r.model.hidden = 10240; r.model.heads = 80;
     r.gpus = 40; r.gpu.mem_bytes = 80.0 * 1073741824.0;
+    r.cp = 1; /* the paper's runs have no context parallelism */
     r.model.seq = 16384; r.global_batch = 160;
     CHECK(pp_plan(&r, c, 20000, &n, err) == PP_OK, "plan 98.5B seq 16384: %s", err);
     for (i = 0; i < 3; i++) {
