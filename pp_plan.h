@@ -234,6 +234,9 @@ typedef struct pp_model {
     int no_flash_attention;         /* 0: flash attention (no s*s scores kept) */
     int no_seq_parallel;            /* 0: sequence parallelism whenever tp > 1 */
     int no_distributed_optimizer;   /* 0: optimizer state sharded over the data-parallel ranks */
+    /* DeepSeek-V3's activation savings (its report, Sec. 3.2.3 and 3.3.2) */
+    int recompute_norm_up;          /* 1: norm outputs and MLA's Q/K/V up-projections recomputed in backward */
+    int fp8_moe_act;                /* 1: experts' inputs and inner activations kept in FP8 (1 byte) */
 } pp_model;
 
 /* What a model is, from pp_model_stats. */
@@ -625,7 +628,7 @@ static pp_status pp__model_resolve(const pp_model *in, pp__pmodel *p, char *err)
                          "0 (= 64), or a width with kv_lora_rank > 0"))
         return PP_ERR_INVALID_ARG;
     if ((m.gated | m.untied | m.rope | m.rmsnorm | m.no_flash_attention | m.no_seq_parallel |
-         m.no_distributed_optimizer) & ~1) {
+         m.no_distributed_optimizer | m.recompute_norm_up | m.fp8_moe_act) & ~1) {
         pp__plan_err(err, "model: gated, untied, rope, rmsnorm and the no_* flags must be 0 or 1");
         return PP_ERR_INVALID_ARG;
     }
@@ -725,12 +728,14 @@ static double pp__layer_flops(const pp__pmodel *p, int moe) {
    experts the token's dispatched copy and the expert's inner activations,
    the same for each shared expert, and fp32 router logits. */
 static void pp__layer_act(const pp__pmodel *p, int moe, double *whole, double *split) {
-    double h = p->h, inner_e = (p->m.gated ? 6 : 4) * p->m.expert_ffn;
-    *whole = 10 * h;
-    *split = 2 * (p->q_w + p->k_w + p->v_w + p->o_w) + 2 * p->lat_w;
+    double h = p->h, inner_e = (p->m.gated ? 6 : 4) * p->m.expert_ffn, eb = p->m.fp8_moe_act ? 0.5 : 1;
+    int up = p->m.recompute_norm_up;
+    *whole = up ? 6 * h : 10 * h; /* recomputed norms: their outputs (the attention and MLP inputs) go */
+    /* with MLA's up-projections recomputed, Q, K, V are rebuilt from the latents */
+    *split = 2 * ((up && p->m.kv_lora_rank ? 0 : p->q_w + p->k_w + p->v_w) + p->o_w) + 2 * p->lat_w;
     if (p->m.no_flash_attention) *split += 5 * p->a * p->s;
     if (!moe) *split += (p->m.gated ? 6 : 4) * (double)p->m.ffn;
-    else *split += p->m.top_k * (2 * h + inner_e) + p->m.shared_experts * inner_e + 4 * (double)p->m.experts;
+    else *split += eb * (p->m.top_k * (2 * h + inner_e) + p->m.shared_experts * inner_e) + 4 * (double)p->m.experts;
 }
 
 /* bytes a layer keeps for `tokens` tokens on one of t tensor-parallel ranks */
@@ -784,12 +789,12 @@ typedef struct pp__model_preset { const char *name; pp_model m; } pp__model_pres
    rope, rmsnorm, experts, top_k, shared, expert_ffn, dense_layers,
    kv_lora_rank, q_lora_rank, rope_head_dim */
 static const pp__model_preset pp__model_presets[] = {
-    {"gpt3-175b", {96, 12288, 96, 2048, 0, 0, 0, 0, 50257, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}},
-    {"llama3-8b", {32, 4096, 32, 8192, 8, 0, 14336, 1, 128256, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}},
-    {"llama3-70b", {80, 8192, 64, 8192, 8, 0, 28672, 1, 128256, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}},
-    {"llama3-405b", {126, 16384, 128, 8192, 8, 0, 53248, 1, 128256, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}},
-    {"mixtral-8x7b", {32, 4096, 32, 4096, 8, 0, 14336, 1, 32000, 1, 1, 1, 8, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0}},
-    {"deepseek-v3", {61, 7168, 128, 4096, 0, 128, 18432, 1, 129280, 1, 1, 1, 256, 8, 1, 2048, 3, 512, 1536, 64, 0, 0, 0}},
+    {"gpt3-175b", {96, 12288, 96, 2048, 0, 0, 0, 0, 50257, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}},
+    {"llama3-8b", {32, 4096, 32, 8192, 8, 0, 14336, 1, 128256, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}},
+    {"llama3-70b", {80, 8192, 64, 8192, 8, 0, 28672, 1, 128256, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}},
+    {"llama3-405b", {126, 16384, 128, 8192, 8, 0, 53248, 1, 128256, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}},
+    {"mixtral-8x7b", {32, 4096, 32, 4096, 8, 0, 14336, 1, 32000, 1, 1, 1, 8, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}},
+    {"deepseek-v3", {61, 7168, 128, 4096, 0, 128, 18432, 1, 129280, 1, 1, 1, 256, 8, 1, 2048, 3, 512, 1536, 64, 0, 0, 0, 0, 0}},
 };
 
 typedef struct pp__gpu_preset { const char *name; double mem_gib, peak, hbm, tp_bw, net_bw; } pp__gpu_preset;

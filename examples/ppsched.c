@@ -462,6 +462,8 @@ static const plan_opt plan_opts[] = {
     {"--no-flash", PO_FLAG, PO(model.no_flash_attention), 0, "         keep the s x s attention scores"},
     {"--no-seq-parallel", PO_FLAG, PO(model.no_seq_parallel), 0, "         tensor parallelism without sequence parallelism"},
     {"--no-dist-opt", PO_FLAG, PO(model.no_distributed_optimizer), 0, "         optimizer state not sharded over dp"},
+    {"--recompute-norm-up", PO_FLAG, PO(model.recompute_norm_up), 0, "         recompute norms and MLA up-projections (DeepSeek-V3)"},
+    {"--fp8-moe-act", PO_FLAG, PO(model.fp8_moe_act), 0, "         keep experts' activations in FP8 (DeepSeek-V3)"},
     {"--gpu", PO_SPECIAL, 0, 0, "NAME     a GPU preset (below); other GPU options override it"},
     {"--gpu-mem", PO_REAL, PO(gpu.mem_bytes), 1073741824.0, "G        GiB per GPU (default the preset's, else 80)"},
     {"--reserve", PO_REAL, PO(gpu.reserve_bytes), 1073741824.0, "R        GiB kept back per GPU (CUDA context, NCCL, fragmentation)"},
