@@ -145,10 +145,29 @@ if $CC $CFLAGS -O0 "$here/../examples/ppsched.c" -o "$out/ppsched" -lm >"$out/lo
         grep -q '\"candidates\"' '$out/plan.json' && grep -q '\"fits\": true' '$out/plan.json' &&
         { '$pp' plan --layers 30 --hidden 5120 --heads 40 --seq 1024 --global-batch 32 --gpus 16 --gpu-mem 80 --pp 3 2>'$out/plan.err'; test \$? -eq 2; } &&
         grep -q 'does not multiply to the GPU count' '$out/plan.err'"
+    step "plan: bad input exits 2 naming the field (heads, kv heads, ep, layout, unknown model/gpu, bad number)" sh -c "
+        p='$pp'; e='$out/plan_bad.err'
+        bad() { want=\"\$1\"; shift; \"\$p\" plan \"\$@\" >/dev/null 2>\"\$e\"; rc=\$?; [ \$rc -eq 2 ] && grep -q -e \"\$want\" \"\$e\" || { echo \"exit \$rc for: \$*\"; cat \"\$e\"; exit 1; }; }
+        bad 'model.heads 48 does not divide hidden 4096' --model llama3-8b --heads 48 --global-batch 64 --gpus 64
+        bad 'model.kv_heads 5 does not divide heads 32' --model llama3-8b --kv-heads 5 --global-batch 64 --gpus 64
+        bad 'ep 3 does not divide experts 8' --model mixtral-8x7b --ep 3 --global-batch 64 --gpus 64
+        bad 'does not multiply to the GPU count' --model llama3-8b --pp 4 --tp 4 --cp 1 --dp 2 --global-batch 64 --gpus 64
+        bad \"unknown model 'llama9'; known: gpt3-175b\" --model llama9 --global-batch 64 --gpus 64
+        bad \"unknown gpu 'v100'; known: a100-80g\" --model llama3-8b --gpu v100 --global-batch 64 --gpus 64
+        bad '--gpu-mem needs a finite number' --model llama3-8b --gpu-mem inf --global-batch 64 --gpus 64
+        bad 'unknown option' --model llama3-8b --global-batch 64 --gpus 64 --frobnicate
+        bad 'give --model NAME' --global-batch 64 --gpus 64"
+    "$pp" plan --model mixtral-8x7b --gpu h100-80g --gpus 64 --global-batch 256 --pp 4 --format json >"$out/plan_moe.json" 2>&1
     if command -v python3 >/dev/null 2>&1; then
-        step "plan --format json parses, with the fields the issue names" python3 -c "
-import json,sys; c=json.load(open(sys.argv[1]))['candidates']; k={'schedule','pp','tp','dp','mbs','fits','peak_bytes','step_time','reason'}
-assert c and all(k <= set(x) for x in c); assert any(x['fits'] for x in c); print(len(c), 'candidates')" "$out/plan.json"
+        step "plan --format json parses, with the fields the issues name (model, gpu, cp, ep, v per candidate)" python3 -c "
+import json,sys
+c=json.load(open(sys.argv[1]))['candidates']; k={'schedule','pp','tp','dp','mbs','fits','peak_bytes','step_time','reason'}
+assert c and all(k <= set(x) for x in c); assert any(x['fits'] for x in c)
+d=json.load(open(sys.argv[2])); m=d['model']; g=d['gpu']
+assert abs(m['params']/46.7e9-1) < 0.01 and abs(m['active_params']/12.9e9-1) < 0.01 and m['flops_per_token'] > 0, m
+assert g['name'] == 'h100-80g' and g['peak_flops'] == 989e12 and g['mem_bytes'] == 80*2**30, g
+assert all({'cp','ep','v'} <= set(x) for x in d['candidates']); assert any(x['ep'] > 1 and x['fits'] for x in d['candidates'])
+print(len(c), 'and', len(d['candidates']), 'candidates')" "$out/plan.json" "$out/plan_moe.json"
     fi
 else
     echo "[FAIL] build ppsched"
