@@ -1,4 +1,4 @@
-/* pp_plan.h - v0.1.0 - which pipeline layout, microbatch size and schedule fit a model on a cluster - MIT licence (see end of file)
+/* pp_plan.h - v0.2.0 - which pipeline layout, microbatch size and schedule fit a model on a cluster - MIT licence (see end of file)
 
    A planner on top of pp_sched.h: from a transformer model, a GPU and a GPU
    count it enumerates pipeline x tensor x data parallel layouts, microbatch
@@ -44,11 +44,15 @@ QUICK START
        dualpipe pp=4 tp=2 dp=4 mbs=1: 4.48 s per step, 22.5 GiB
 
 API (one line each; status-returning calls fill err[PP_ERR_LEN] on failure)
-   pp_plan(req, out, cap, &count, err) every pp x tp x dp x mbs x schedule, fit, step time, ranked
+   pp_plan(req, out, cap, &count, err) every pp x tp x cp x ep x dp x mbs x schedule x v: fit, step time,
+                                       ranked (cap = 0: only checks the request and counts the candidates)
+   pp_model_stats(m, &counts, err)     check a model; its parameters, active parameters, FLOPs per token
+   pp_model_preset(name, &m, err), pp_model_preset_name(i)   published model shapes (PRESETS)
+   pp_gpu_preset(name, &g, err), pp_gpu_preset_name(i)       GPUs; pp_gpu_defaults(&g) fills the defaults
    pp_partition(cost, L, S, first, &max, alloc, err)  exact min-max contiguous split of L items into S stages
    pp_partition_v(cost, L, d, first, &max, alloc, err) exact V split: least slowest DEVICE (stages k, 2d-1-k)
    pp_layer_activation_bytes(m, mbs, tp, recompute)  bytes one layer keeps per microbatch
-   pp_layer_params(m)                  parameters of one transformer layer (12h^2 + 13h)
+   pp_layer_params(m)                  parameters of the first layer (12h^2 + 13h for GPT)
 
 CONFIGURATION MACROS
    PP_PLAN_IMPLEMENTATION   emit the implementation in this translation unit
@@ -61,83 +65,136 @@ ERRORS, MEMORY, THREADS
    planner allocates through req.allocator (zero = malloc/free), its builds
    included; no globals: threads may plan at once; never prints, never exits.
 
-PLANNING (pp_partition, pp_partition_v, pp_layer_activation_bytes, pp_plan)
-   partition   pp_partition: f[k][j] = min over i of max(f[k-1][i], sum of
-               items [i, j)), every stage non-empty; O(S L^2), exact (tests
-               compare with brute force). pp_partition_v: device k holds
-               stages k and 2d-1-k; g_k(a, b) = least slowest device for the
-               items [a, b) left to devices k..d-1; O(d L^4), exact, refused
-               above 4e8 steps. Looped placement is split by pp_partition
-               (slowest stage). pp_plan uses pp_partition over all S stages
-               for every placement (pp_partition_v is too slow at d = 40):
-               per-stage times then drive the scheduler (stage_times).
+PLANNING (pp_partition, pp_partition_v, pp_model_stats, pp_plan)
+   model       pp_model describes one transformer (zero = default); every
+               count is derived per layer, a dense and a MoE kind:
+               attention  Q h x a*d, K and V h x k*d each (GQA: k = kv_heads
+                          < a heads, MQA: k = 1; Ainslie et al. 2023), out
+                          a*d x h; d = head_dim (h/a). MLA (DeepSeek-V2,
+                          Sec. 2.1): h x q_lora, q_lora x a(d + r), h x
+                          (kv_lora + r), kv_lora x 2a*d, out a*d x h, r =
+                          rope_head_dim. Biases (GPT): Q, K, V widths + h.
+               MLP        two h x ffn matrices, or three when gated (SwiGLU:
+                          gate, up, down); biases (GPT) ffn (2 ffn) + h.
+               MoE        the first dense_layers layers dense, the rest:
+                          experts x an expert MLP of expert_ffn, a router h x
+                          experts, shared_experts always-on experts; active
+                          = top_k + shared experts.
+               norms      LayerNorm 2h each (weight, bias), RMSNorm h; two
+                          per layer, one final. So a GPT layer is 12h^2 +
+                          13h (Narayanan et al. 2021).
+               embedding  V x h (+ s x h learned positions without rope);
+                          the LM head V x h more when untied.
+   FLOPs       forward per token and layer: 2 per matmul parameter used
+               (top_k + shared experts and the router for MoE) + 2 s a (dq +
+               d) for QK^T and AV over the whole sequence, dq = d (+ r for
+               MLA); a GPT layer 24h^2 + 4sh (Narayanan et al. 2021, Eq. 2;
+               causal masking not halved, as there). Head 2hV. Training =
+               3 x forward: pp_model_counts.flops_per_token; MFU = global
+               batch x s x that / (step x N x gpu.peak_flops) (their Eq. 3
+               for a GPT model).
    items       pp_plan splits L + 2 items: the embedding, the L layers, the
                LM head, so 78 layers + 2 fill pp = 40 V stages exactly, like
                the paper's "one layer less on the first and last stage".
+   partition   pp_partition: f[k][j] = min over i of max(f[k-1][i], sum of
+               items [i, j)), every stage non-empty, exact (tests compare
+               with brute force); the first minimising i is found by binary
+               searches (f rises with i, the sum falls): O(S L log L), the
+               same split as the O(S L^2) scan (tested). pp_partition_v:
+               device k holds stages k and 2d-1-k; g_k(a, b) = least slowest
+               device for the items [a, b) left to devices k..d-1; O(d L^4),
+               exact, refused above 4e8 steps. pp_plan uses pp_partition
+               over all S stages for every placement: per-stage times then
+               drive the scheduler (stage_times). dualpipe: one split into
+               pp stages, used by both copies.
    activation  bytes per layer per microbatch, 16-bit (Korthikanti et al.
                2022, "Reducing Activation Recomputation in Large Transformer
-               Models", Sec. 4): s*b*h*(34 + 5*a*s/h); flash attention keeps
-               no s x s scores: 34*s*b*h (default; the paper used it, Sec.
-               4.4); tensor + sequence parallel (default when tp > 1):
-               divided by t; tensor parallel without SP: s*b*h*(10 + 24/t +
-               5as/(ht)); full recomputation keeps the layer input, 2*s*b*h
-               (/t with SP). A unit (schedule peak_memory) = L/pp layers of
-               it; peak activation bytes of device i = peak_memory[i] x unit.
-               1f1b-r: recompute_input = 2/34 of a layer's activation.
-   static      parameters per layer 12h^2 + 13h (Narayanan et al. 2021),
-               embedding V*h + s*h (positions) on the embedding's stage, LM
-               head V*h on the head's stage (untied, as Megatron with pp > 1
-               keeps a copy), all divided by t. Bytes per parameter (mixed
-               precision Adam, Megatron): 2 weight + 2 gradient + 12 (fp32
-               master, m, v) = 16; the distributed optimizer (default)
-               shards the 12 over dp: 4 + 12/dp. Peak of a device = its
-               static bytes + its activation bytes; a candidate fits when
-               the largest device's peak <= gpu memory - gpu.reserve_bytes
-               (default 0; set it for the CUDA context, NCCL buffers and
-               fragmentation: ppsched plan --reserve GiB).
-   pass times  roofline per microbatch: a layer's forward is 24*b*s*h^2*(1 +
-               s/(6h))/t FLOPs (Narayanan et al. 2021, Eq. 2 without the
-               backward and vocab terms) at gpu.flops (default 190e12, ~60%
-               of the A100's 312 TFLOP/s), or its weights + activations at
-               hbm_bw if slower; B = F (input gradient: same matmul FLOPs),
-               W = F (weight gradient: same), so F:B:W = 1:1:1 plus TP's
-               communication: with t > 1 two all-gather/reduce-scatter pairs
-               of 2sbh bytes per F and per B, each 2(t-1)/t of it over tp_bw
-               (300e9). TP also narrows every matmul to h/t columns, which
-               runs below the GPU's matmul rate (Appendix D.4 and Figure 12
-               of the paper: single-pass MFU falls as t grows): compute time
-               x (1 + 0.037 x log2 t x min(1, 1024/(b*s))). 0.037 is Table
-               6's V-ZB column at seq 1024 (57.58% MFU at t=1 pp=40, 54.78%
-               at t=2 pp=20: 5.1% slower, of which our TP communication
-               above accounts for 1.4%); the loss shrinks as b*s grows
-               (more output tiles per matmul), so at seq 16384 it is 1/16
-               of that. gpu.tp_slowdown sets the 0.037 (< 0: none). Without
-               it TP=2 wins at seq 1024 by 0.6%, against the paper's
-               finding. Head forward 2*b*s*h*V/t FLOPs, B = W = F; the
-               embedding a memory-bound gather. Pipeline comm per edge
-               2sbh/t bytes over net_bw (25e9). User times (req.times)
-               replace all this: F, B, W of one device's share, spread over
-               stages in proportion to the roofline costs.
+               Models", Sec. 4.1): per token 10h that tensor parallelism
+               without SP leaves whole (two norm inputs 4h, attention and
+               MLP inputs 2h each, two dropout masks) + 2 x (Q + K + V +
+               attention output widths) + the MLP's 2 x 2 ffn (GELU input
+               and output) = 34h for GPT; + 5as without flash attention
+               (default: flash, the paper's setting, Sec. 4.4). GQA narrows
+               K and V; a gated MLP keeps gate, up and their product (3 x 2
+               ffn; the SiLU is recomputed); MLA keeps its latents too; a
+               MoE layer keeps for each of top_k experts the token's copy
+               (2h) and its inner activations, the same inner ones per
+               shared expert, and fp32 router logits. With sequence
+               parallelism (default when tp > 1) everything is divided by
+               t, without it only the split part (their Eq. 3: 10 + 24/t +
+               5as/(ht) for GPT). Tokens per rank = mbs x s / cp. Full
+               recomputation keeps the layer input, 2h per token (/t with
+               SP). recompute_norm_up drops the norm outputs (4h) and
+               MLA's expanded Q, K, V; fp8_moe_act halves the experts'
+               bytes (DeepSeek-V3 report, Sec. 3.2.3, 3.3.2). A unit
+               (schedule peak_memory) = one microbatch's activations of
+               1/pp of the layers (their mean); peak activation bytes of
+               device i = peak_memory[i] x unit.
+   static      each device's items' parameters, divided by t; routed
+               experts also by ep. The LM head's weight sits on the last
+               stage when untied or pp > 1 (Megatron keeps a copy of a tied
+               embedding there). Bytes per parameter (mixed precision Adam,
+               Megatron): 2 weight + 2 gradient + 12 (fp32 master, m, v) =
+               16; the distributed optimizer (default) shards the 12 over
+               the ranks holding the same weight: dp x cp, or dp x cp / ep
+               for routed experts. dualpipe: each device holds stage k of
+               one copy and stage pp-1-k of the other, each with its
+               gradients and optimizer state (two full copies; its
+               optimizer state could be shared, which we do not model). A
+               candidate fits when the largest device's static + activation
+               bytes <= gpu memory - gpu.reserve_bytes (default 0; set it
+               for the CUDA context, NCCL buffers and fragmentation).
+   pass times  roofline per microbatch: a layer's forward FLOPs (above) / t
+               at gpu.flops (default efficiency x peak_flops, 190/312 of
+               the A100's 312e12), or its weights (local experts included)
+               + activations at hbm_bw if slower; B = F (input gradient:
+               same matmul FLOPs), W = F without communication, so F:B:W =
+               1:1:1 plus communication, added to F and B:
+               TP  two all-gather/reduce-scatter pairs of 2 T h bytes (T =
+                   tokens per rank), each 2(t-1)/t of it over tp_bw. TP
+                   also narrows every matmul, which runs below the GPU's
+                   matmul rate (Appendix D.4 and Figure 12 of the paper):
+                   compute time x (1 + 0.037 x log2 t x min(1, 1024/T)).
+                   0.037 is Table 6's V-ZB column at seq 1024 (57.58% MFU at
+                   t=1 pp=40, 54.78% at t=2 pp=20: 5.1% slower, of which our
+                   TP communication accounts for 1.4%); gpu.tp_slowdown sets
+                   it (< 0: none). Without it TP=2 wins at seq 1024 by 0.6%,
+                   against the paper's finding.
+               CP  ring attention: K and V of the other cp - 1 ranks pass
+                   by, (cp - 1) x T x 2(k + v widths) / t bytes, overlapped
+                   with the QK^T and AV FLOPs; only the excess is added.
+               EP  all-to-all: each token to top_k experts and back, 2 x T
+                   (/t with SP) x top_k x 2h x (ep-1)/ep bytes per MoE layer.
+               A group of ranks x tp GPUs within gpu.node_gpus (8) talks
+               over tp_bw, else over net_bw. Head forward 2 T h V/t FLOPs
+               (fp32 logits for the roofline); the embedding a memory-bound
+               gather. Pipeline comm per edge 2 T h/t (SP) bytes over
+               net_bw. User times (req.times) replace all this: F, B, W of
+               one device's share, spread over stages in proportion to the
+               roofline costs.
    step time   makespan of the schedule built with those per-stage times at
                n_b microbatches, plus (n - n_b) x the busiest device's work
                per microbatch (the steady state), plus a ring all-reduce of
-               the 16-bit gradients, 2(dp-1)/dp x 2 bytes x parameters over
-               net_bw, when dp > 1. n = global_batch / (dp x mbs). n_b = pp
-               for 1f1b, 1f1b-r, zb-h1, 1f1b-v, v-min, v-half, v-zb (at unit
-               times this equals the full build, checked at d = 8, 20, n =
-               160), 2pp for the others, n for gpipe and looped-bfs (memory
-               grows with n). Builds are cached per (schedule, pp, n_b, tp,
-               limit) and scaled by the layer time across mbs; the cache is
-               emptied when (pp, tp) changes (no later layout can hit an
-               earlier pair's entries; it used to fill its 256 slots before
-               pp = 20 of the 98.5B example, so the rest were built anew,
-               not scaled: up to 0.01% different step times). MFU = 72 *
-               B * s * L * h^2 * (1 + s/(6h) + V/(12hL)) / (step * N *
-               312e12) (Narayanan et al. 2021, Eq. 3).
+               the largest device's 16-bit gradients over the ranks sharing
+               each weight (2(D-1)/D x 2 bytes x parameters over net_bw; D =
+               dp x cp, dp x cp / ep for routed experts). n = global_batch /
+               (dp x mbs). n_b from the schedule's steady fact: pp for
+               steady = 1 (1f1b, 1f1b-r, zb-h1, 1f1b-v, v-min, v-half, v-zb:
+               at unit times this equals the full build, checked at d = 8,
+               20, n = 160), n for steady = 0 (gpipe, looped-bfs: memory
+               grows with n), else 2pp. Within one (pp, tp, cp) a build is
+               reused by another layout (mbs, ep) only when every stage
+               time is the build's times one factor (to 1e-12), and then
+               scaled: the schedule is the same (with tp > 1 the TP
+               slowdown makes mbs not proportional, so each mbs is built).
    pruning     branch and bound: before a build, the work bound max over
-               devices k of (head_k + n_b p_k) + (n - n_b) max p_k (+ the dp
-               all-reduce), p_k = device k's F + B + W per microbatch (+ F
-               for 1f1b-r's recomputation), head_k = the F times of the
+               devices k of (head_k + n_b p_k, head_k + n_b q_k + tail_k) +
+               (n - n_b) max p_k (+ the dp all-reduce), q_k = its F + B per
+               microbatch, tail_k = the B times of stages 0..k-1 (one route:
+               stage k is device k's first, every F and B on device k
+               precedes its microbatch's B on stage k, and the last of those
+               still has the B chain down to stage 0 ahead of it), p_k = device k's F + B + W per microbatch (+ F
+               for recomputation; half of both stages for dualpipe), head_k = the F times of the
                stages before its first stage k (it cannot start earlier),
                is a lower bound on the step time above (no pass is shorter
                than its stage time, none overlaps another on its device;
@@ -156,34 +213,79 @@ PLANNING (pp_partition, pp_partition_v, pp_layer_activation_bytes, pp_plan)
                builds everything; a pruned layout's stage times are kept in
                the cache, so a later layout that shares its build gets the
                same build as without pruning (tests compare both runs).
-               Candidates keep their place in the output (pp, tp, mbs,
-               schedule ascending) but the (pp, tp) pairs are evaluated in
-               the order of their lowest 1f1b work bound (that of the
-               schedule asked for with req.schedule), so good incumbents
-               come first; within a pair mbs ascending, as the cache
-               expects. The bound ignores the bubble and memory: 98.5B
-               example, 388 of 1260 candidates pruned at seq 1024, 176 at
-               seq 3072 (batch 640), none at seq 16384 (most candidates are
-               out of memory, which no time bound can tell, and fewer than
-               10 fit at all pp). User CPU on a 2-core machine (loaded, wall
-               up to twice that), seq 1024 / 3072 / 16384: before 1.26 /
-               1.12 / 1.13 s; emptying the cache per (pp, tp) 0.81 / 0.69 /
-               0.64; now 0.56 / 0.63 / 0.70 (no_prune 0.80 / 0.67 / 0.71).
-               What is left is mostly the builds at pp = 40 (interleaved-
-               1f1b-m's block search, 0.1 s per layout) and v-auto at pp =
-               5.
-   layouts     dp = world / (tp x pp), rejected when it does not divide (the
-               seed overview's 3D rule); tp in 1, 2, 4, 8 (one node) dividing
-               the heads; pp any divisor of N with S <= L + 2; mbs 1, 2, 4
-               unless given, dividing global_batch / dp.
+               Candidates keep their place in the output (pp, tp, cp, ep,
+               mbs, schedule, v ascending) but the (pp, tp, cp) triples are
+               evaluated in the order of their lowest 1f1b work bound (that
+               of the schedule asked for with req.schedule), so good
+               incumbents come first. The bound ignores the bubble and
+               memory. Timings: make bench-plan and the README.
+   layouts     dp = N / (tp x cp x pp), rejected when it does not divide
+               (the seed overview's 3D rule, with context parallelism); tp
+               in 1, 2, 4, 8 (within a node) dividing the heads; cp 1, and
+               powers of 2 dividing seq while seq / cp >= 4096 (CP is for
+               long sequences); ep (MoE) powers of 2 dividing the experts
+               and dp x cp (EP groups are carved from the data-parallel
+               ranks, as in Megatron); pp any divisor of N with S <= L + 2
+               and, unless given, at least two items per device (pp <= (L
+               + 2) / 2: one-layer devices are dominated by their bubble and
+               cost the most to build);
+               mbs 1, 2, 4, dividing global_batch / dp; v (the schedules
+               whose any_chunks fact is set: interleaved-1f1b, -u,
+               looped-bfs) 2, 3, 4, 6, 8 while pp x v <= 128 and <= L + 2.
+               Any of them given in the request is the only value tried.
    adaptive    v-auto and zb-auto get mem_limit = the units left after the
-               static bytes (in half units, at most 2pp); they, zb-1p and
-               zb-2p are built only at pp <= 8 (PP__PLAN_AUTO_PP; zb-auto
-               at every pp of the 98.5B example costs 0.7 s, v-auto at pp =
-               10..40 seconds); elsewhere the candidate says "not
-               evaluated".
+               static bytes (in half units, at most 2pp). A schedule with a
+               search_d fact (v-auto, zb-auto, zb-1p, zb-2p: 8;
+               interleaved-1f1b-m: 40) is built only at pp <= search_d;
+               elsewhere the candidate says "not evaluated". So is a build
+               of more than 4194304 passes.
+
+LIMITS (pp_plan and pp_model_stats check these before any work; the message
+   names the field and the valid range)
+   model       layers 1..100000, hidden 1..2^20, heads 1..65536 dividing
+               hidden unless head_dim is set, kv_heads 0..heads dividing
+               heads, seq 1..2^24, ffn, vocab 0..2^24, experts 0..65536,
+               top_k 0..experts, shared_experts 0..64, dense_layers below
+               layers, MoE and MLA fields only with experts / kv_lora_rank
+               set, flags 0 or 1.
+   request     gpus 1..2^24, global_batch 1..2^30, pp, tp, cp, dp 0..gpus and
+               their product dividing (all four given: equal to) gpus, tp
+               dividing heads, cp dividing seq, ep dividing experts, mbs
+               0..global_batch, v 0..64, keep_top 0..10^6; at most 200000
+               candidates (narrow the search with pp, tp, cp, ep, mbs or a
+               schedule beyond that).
+   gpu         every number finite and >= 0: mem_bytes, reserve_bytes up to
+               1 PiB (reserve below memory), flops, peak_flops up to 1e18
+               (flops <= peak_flops), efficiency up to 1, bandwidths up to
+               1e15; tp_slowdown up to 10.
+   times       F, B > 0, W, comm >= 0, all up to 1e9 s, the largest within
+               1e6 x the smallest nonzero one.
+
+PRESETS (pp_model_preset, pp_gpu_preset; the counts are checked against the
+   published ones in tests/test_plan.c)
+   gpt3-175b     96 layers, h 12288, 96 heads, seq 2048, V 50257, tied,
+                 learned positions (Brown et al. 2020, Table 2.1)
+   llama3-8b     32 layers, h 4096, 32 heads, 8 KV heads, SwiGLU 14336,
+   llama3-70b    80 layers, h 8192, 64 heads, 8 KV, 28672,
+   llama3-405b   126 layers, h 16384, 128 heads, 8 KV, 53248; V 128256,
+                 untied, RoPE, RMSNorm, seq 8192 (Meta 2024, Table 3)
+   mixtral-8x7b  32 layers, h 4096, 32 heads, 8 KV, 8 experts of 14336,
+                 top 2, V 32000, seq 4096 (Jiang et al. 2024)
+   deepseek-v3   61 layers (3 dense, ffn 18432), h 7168, 128 heads of 128,
+                 MLA (kv 512, q 1536, rope 64), 256 experts of 2048 + 1
+                 shared, top 8, V 129280, seq 4096 (DeepSeek-V3 report)
+   GPUs (memory GiB, dense BF16 peak, HBM, NVLink per direction, network per GPU):
+   a100-80g 80, 312e12, 2.0e12, 300e9, 25e9; h100-80g 80, 989e12, 3.35e12,
+   450e9, 50e9; h200 141, 989e12, 4.8e12, 450e9, 50e9; b200 180, 2250e12,
+   8e12, 900e9, 50e9 (NVIDIA's data sheets).
 
 REVISION HISTORY
+   0.2.0  a model description (GQA/MQA, gated MLPs, FFN size, vocab, tied or
+          untied embeddings, RoPE, RMSNorm, MoE with shared experts and
+          dense layers first, MLA), presets for six published models and
+          four GPUs, context and expert parallelism, v chosen by the
+          planner, dualpipe with its two copies, one check of the request,
+          an exact build cache, O(S L log L) partitions (10,000 layers).
    0.1.0  the planner moves out of pp_sched.h (where it was 0.3.0's
           "planning") into this header, on pp_sched.h's public API (the
           schedule facts of pp_sched_info, pp_sched_find); it takes the
@@ -193,7 +295,7 @@ REVISION HISTORY
 #define PP_PLAN_H
 
 #define PP_PLAN_VERSION_MAJOR 0
-#define PP_PLAN_VERSION_MINOR 1
+#define PP_PLAN_VERSION_MINOR 2
 #define PP_PLAN_VERSION_PATCH 0
 
 #include "pp_sched.h"
@@ -1318,17 +1420,25 @@ static void pp__plan_one(const pp__preq *q, pp__pws *w, const pp__lay *y, int id
        makespan(nb) >= head_k + nb p_k; the extrapolation adds (n - nb) x
        the busiest p */
     {
-        double pmax = 0, mk = 0, head = 0, bound;
+        double pmax = 0, mk = 0, head = 0, tail = 0, bound;
         for (dev = 0; dev < pp; dev++) {
-            double pk = 0;
+            double pk = 0, qk = 0;
             for (s = 0; s < S; s++) {
                 int sd = vplace ? (s < pp ? s : 2 * pp - 1 - s) : s % pp;
-                if (sd == dev) pk += stt[s].f + stt[s].b + stt[s].w + (recompute ? stt[s].f : 0);
+                if (sd == dev) {
+                    pk += stt[s].f + stt[s].b + stt[s].w + (recompute ? stt[s].f : 0);
+                    qk += stt[s].f + stt[s].b + (recompute ? stt[s].f : 0);
+                }
             }
             if (dual) pk /= 2; /* each microbatch runs one of the two copies */
             if (pk > pmax) pmax = pk;
             if (head + nb * pk > mk) mk = head + nb * pk;
+            /* one route: stage k is device k's first, and every F and B of a
+               microbatch on device k precedes its B on stage k; the last of
+               those is followed by the B chain down to stage 0 */
+            if (!dual && head + nb * qk + tail > mk) mk = head + nb * qk + tail;
             head += stt[dev].f;
+            tail += stt[dev].b;
         }
         bound = mk + (double)(n - nb) * pmax;
         if (dshard > 1) bound += grad_max;
@@ -1491,6 +1601,8 @@ PP_PLAN_DEF pp_status pp_plan(const pp_plan_request *r, pp_candidate *out, int c
         total = 0;
         for (pp = 1; pp <= r->gpus; pp++) {
             if (r->gpus % pp || (r->pp > 0 && pp != r->pp)) continue;
+            /* at least two items (layers, embedding, head) per device unless asked */
+            if (r->pp <= 0 && pp > 1 && 2 * pp > items) continue;
             for (tp = 1; tp <= r->gpus / pp; tp++) {
                 if ((r->gpus / pp) % tp || (r->tp > 0 && tp != r->tp)) continue;
                 /* TP inside one node (1, 2, 4, 8 on 8 GPUs), heads split evenly */

@@ -178,6 +178,9 @@ fi
 # Inputs that once crashed the CSV parser (found by make fuzz), and seeds.
 step "fuzz corpus replay (tests/fuzz_corpus, $(ls "$here/fuzz_corpus" | wc -l) files)" sh -c \
     "$CC $CFLAGS -O0 '$here/fuzz_replay.c' -o '$out/fuzz_replay' -lm && '$out/fuzz_replay' '$here'/fuzz_corpus/*"
+# Planner requests that once crashed or hung fuzz_plan.c, and seeds.
+step "planner fuzz corpus replay (tests/fuzz_corpus_plan, $(ls "$here/fuzz_corpus_plan" | wc -l) files)" sh -c \
+    "$CC $CFLAGS -DFUZZ_PLAN '$here/fuzz_replay.c' -o '$out/fuzz_replay_plan' -lm && '$out/fuzz_replay_plan' '$here'/fuzz_corpus_plan/*"
 
 # the tensor-core matmul's ldmatrix/mma.sync fragment addressing, emulated
 # from the PTX ISA's tables (no GPU needed)
