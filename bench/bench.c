@@ -94,21 +94,16 @@ static void bench_plan(void) {
             r.model.seq = 1024;
             snprintf(what, sizeof what, "%d layers (h 1024) seq 1024 batch 160, 40 x 80 GiB", r.model.layers);
         }
-        if (j == 5) {
+        if (j >= 5) { /* published models on their real clusters */
+            static const struct { const char *model, *gpu; int gpus, batch; } big[2] = {
+                {"llama3-405b", "h100-80g", 16384, 2048}, {"deepseek-v3", "h100-80g", 2048, 15360}};
             memset(&r, 0, sizeof r);
-            pp_model_preset("llama3-405b", &r.model, NULL);
-            pp_gpu_preset("h100-80g", &r.gpu, NULL);
-            r.gpus = 16384;
-            r.global_batch = 2048;
-            snprintf(what, sizeof what, "llama3-405b, 16384 x h100-80g, batch 2048 x 8192");
-        }
-        if (j == 6) {
-            memset(&r, 0, sizeof r);
-            pp_model_preset("deepseek-v3", &r.model, NULL);
-            pp_gpu_preset("h100-80g", &r.gpu, NULL);
-            r.gpus = 2048;
-            r.global_batch = 15360;
-            snprintf(what, sizeof what, "deepseek-v3, 2048 x h100-80g, batch 15360 x 4096");
+            pp_model_preset(big[j - 5].model, &r.model, NULL);
+            pp_gpu_preset(big[j - 5].gpu, &r.gpu, NULL);
+            r.gpus = big[j - 5].gpus;
+            r.global_batch = big[j - 5].batch;
+            snprintf(what, sizeof what, "%s, %d x %s, batch %d x %d", big[j - 5].model, r.gpus, big[j - 5].gpu,
+                     r.global_batch, r.model.seq);
         }
         t0 = now_ms();
         c0 = cpu_ms();
