@@ -178,8 +178,8 @@ PLANNING (pp_partition, pp_partition_v, pp_model_stats, pp_plan)
                the largest device's 16-bit gradients over the ranks sharing
                each weight (2(D-1)/D x 2 bytes x parameters over net_bw; D =
                dp x cp, dp x cp / ep for routed experts). n = global_batch /
-               (dp x mbs). n_b from the schedule's steady fact: pp for
-               steady = 1 (1f1b, 1f1b-r, zb-h1, 1f1b-v, v-min, v-half, v-zb:
+               (dp x mbs). n_b from the planner's steady fact of the schedule
+               (pp__plan_steady): pp for steady = 1 (1f1b, 1f1b-r, zb-h1, 1f1b-v, v-min, v-half, v-zb:
                at unit times this equals the full build, checked at d = 8,
                20, n = 160), n for steady = 0 (gpipe, looped-bfs: memory
                grows with n), else 2pp. Within one (pp, tp, cp) a build is
@@ -234,9 +234,10 @@ PLANNING (pp_partition, pp_partition_v, pp_model_stats, pp_plan)
                looped-bfs) 2, 3, 4, 6, 8 while pp x v <= 128 and <= L + 2.
                Any of them given in the request is the only value tried.
    adaptive    v-auto and zb-auto get mem_limit = the units left after the
-               static bytes (in half units, at most 2pp). A schedule with a
-               search_d fact (v-auto, zb-auto, zb-1p, zb-2p: 8;
-               interleaved-1f1b-m: 40) is built only at pp <= search_d;
+               static bytes (in half units, at most 2pp). A schedule built by
+               a search (adaptive: v-auto, zb-auto, zb-1p, zb-2p, up to pp =
+               8; interleaved-1f1b-m up to 40: pp__plan_search_d) is built
+               only up to that pp;
                elsewhere the candidate says "not evaluated". So is a build
                of more than 4194304 passes.
 
@@ -1064,7 +1065,7 @@ static pp_status pp__plan_resolve(const pp_plan_request *r, pp__preq *q, char *e
             return PP_ERR_INVALID_ARG;
         }
     }
-    if (r->schedule && pp_sched_find(r->schedule) < 0) {
+    if (r->schedule && !pp_sched_find(r->schedule)) {
         pp__plan_err(err, "unknown schedule '%.40s' (ppsched --list names them)", r->schedule);
         return PP_ERR_UNKNOWN_SCHEDULE;
     }
@@ -1288,6 +1289,30 @@ static int pp__cand_cmp(const void *x, const void *y) {
 /* the most passes one build may have (pp x v x n_b x 3) */
 #define PP__PLAN_MAX_PASSES 4194304.0
 
+/* The planner's own facts about a schedule, beside pp_sched_info's (its
+   calibration, PLANNING step time and adaptive). steady: after steady x pp
+   microbatches each further one adds the same work and no memory (1: the
+   1F1B-like and V schedules, checked at d = 8, 20, n = 160; 0: memory grows
+   with n; 2: the rest). */
+static int pp__plan_steady(const pp_sched_info *info) {
+    switch (info->id) {
+    case PP_SCHED_1F1B: case PP_SCHED_1F1B_R: case PP_SCHED_ZB_H1: case PP_SCHED_1F1B_V:
+    case PP_SCHED_V_MIN: case PP_SCHED_V_HALF: case PP_SCHED_V_ZB:
+        return 1;
+    case PP_SCHED_GPIPE: case PP_SCHED_LOOPED_BFS:
+        return 0;
+    default:
+        return 2;
+    }
+}
+/* the largest pp at which a schedule built by a search is built in about
+   0.1 s (unit times, n = 2pp); 0: no search. The adaptive ones take
+   seconds above 8; interleaved-1f1b-m's block search 0.1 s at 40. */
+static int pp__plan_search_d(const pp_sched_info *info) {
+    if (info->adaptive) return 8;
+    return info->id == PP_SCHED_INTERLEAVED_1F1B_M ? 40 : 0;
+}
+
 /* Evaluate one (layout, schedule, v). */
 static void pp__plan_one(const pp__preq *q, pp__pws *w, const pp__lay *y, int id, int v, pp_candidate *c,
                          const pp__plan_inc *inc, double top_k, int bound_only) {
@@ -1376,7 +1401,7 @@ static void pp__plan_one(const pp__preq *q, pp__pws *w, const pp__lay *y, int id
                         q->gmem / 1073741824.0, dual ? " (two copies of the parameters)" : "");
         return;
     }
-    if (info->adaptive) {
+    if (info->takes_limit) {
         /* the most units every device can hold, in half units */
         lim = (double)(long)((q->gmem - static_max) / unit * 2) / 2;
         if (lim > 2.0 * pp) lim = 2.0 * pp;
@@ -1386,9 +1411,9 @@ static void pp__plan_one(const pp__preq *q, pp__pws *w, const pp__lay *y, int id
             return;
         }
     }
-    if (info->search_d && pp > info->search_d) {
+    if (pp__plan_search_d(info) && pp > pp__plan_search_d(info)) {
         pp__cand_reason(c, "not evaluated: the %s search takes seconds at pp > %d (the planner keeps it to pp <= %d)",
-                        name, info->search_d, info->search_d);
+                        name, pp__plan_search_d(info), pp__plan_search_d(info));
         c->unit_bytes = unit;
         return;
     }
@@ -1397,8 +1422,8 @@ static void pp__plan_one(const pp__preq *q, pp__pws *w, const pp__lay *y, int id
        times the extrapolation equals the full build, checked for d = 8, 20
        at n = 160), 2pp where warm-up runs longer, n where memory grows with n */
     nb = n < 2 * pp ? n : 2 * pp;
-    if (info->steady == 1 && n > pp) nb = pp;
-    if (info->steady == 0) nb = n;
+    if (pp__plan_steady(info) == 1 && n > pp) nb = pp;
+    if (pp__plan_steady(info) == 0) nb = n;
     if ((double)S * nb * 3 > PP__PLAN_MAX_PASSES) {
         pp__cand_reason(c, "not evaluated: its build would have %.0f passes (%d stages x %d microbatches x 3), "
                         "over the planner's %.0f", (double)S * nb * 3, S, nb, PP__PLAN_MAX_PASSES);
@@ -1581,7 +1606,7 @@ PP_PLAN_DEF pp_status pp_plan(const pp_plan_request *r, pp_candidate *out, int c
     }
     st = pp__plan_resolve(r, &q, err);
     if (st != PP_OK) return st;
-    if (r->schedule) want = pp_sched_find(r->schedule);
+    if (r->schedule) want = (int)pp_sched_find(r->schedule)->id;
     memset(&w, 0, sizeof w);
     w.al = pp__plan_al(&r->allocator);
     items = q.p.m.layers + 2;
@@ -1594,7 +1619,7 @@ PP_PLAN_DEF pp_status pp_plan(const pp_plan_request *r, pp_candidate *out, int c
        early. Pass 0 counts, pass 1 fills. */
     for (id = 0; id < nall; id++)
         if (!r->schedule || id == want) nsched++;
-    rep = r->schedule ? want : pp_sched_find("1f1b"); /* the order key: plain 1F1B's work bound */
+    rep = r->schedule ? want : (int)PP_SCHED_1F1B; /* the order key: plain 1F1B's work bound */
     for (pass = 0; pass < 2; pass++) {
         int pp, tp, cp;
         npairs = 0;
