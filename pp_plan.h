@@ -252,7 +252,7 @@ LIMITS (pp_plan and pp_model_stats check these before any work; the message
    request     gpus 1..2^24, global_batch 1..2^30, pp, tp, cp, dp 0..gpus and
                their product dividing (all four given: equal to) gpus, tp
                dividing heads, cp dividing seq, ep dividing experts, mbs
-               0..global_batch, v 0..64, keep_top 0..10^6; at most 200000
+               0..global_batch, v 0 or 2..64, keep_top 0..10^6; at most 200000
                candidates (narrow the search with pp, tp, cp, ep, mbs or a
                schedule beyond that).
    gpu         every number finite and >= 0: mem_bytes, reserve_bytes up to
@@ -1064,6 +1064,11 @@ static pp_status pp__plan_resolve(const pp_plan_request *r, pp__preq *q, char *e
                          "give times within a factor of 1e6 (or 0 for W, comm)", hi, lo);
             return PP_ERR_INVALID_ARG;
         }
+    }
+    if (r->v == 1) {
+        pp__plan_err(err, "v must be 0 (enumerate) or 2..64: stages per device of the looped schedules (v = 1 is "
+                     "plain 1f1b, whose schedules are planned anyway)");
+        return PP_ERR_INVALID_ARG;
     }
     if (r->schedule && !pp_sched_find(r->schedule)) {
         pp__plan_err(err, "unknown schedule '%.40s' (ppsched --list names them)", r->schedule);

@@ -156,7 +156,8 @@ if $CC $CFLAGS -O0 "$here/../examples/ppsched.c" -o "$out/ppsched" -lm >"$out/lo
         bad \"unknown gpu 'v100'; known: a100-80g\" --model llama3-8b --gpu v100 --global-batch 64 --gpus 64
         bad '--gpu-mem needs a finite number' --model llama3-8b --gpu-mem inf --global-batch 64 --gpus 64
         bad 'unknown option' --model llama3-8b --global-batch 64 --gpus 64 --frobnicate
-        bad 'give --model NAME' --global-batch 64 --gpus 64"
+        bad 'give --model NAME' --global-batch 64 --gpus 64
+        bad 'v must be 0 (enumerate) or 2..64' --model llama3-8b --global-batch 64 --gpus 64 --v 1"
     "$pp" plan --model mixtral-8x7b --gpu h100-80g --gpus 64 --global-batch 256 --pp 4 --format json >"$out/plan_moe.json" 2>&1
     if command -v python3 >/dev/null 2>&1; then
         step "plan --format json parses, with the fields the issues name (model, gpu, cp, ep, v per candidate)" python3 -c "
