@@ -144,7 +144,8 @@ static void test_partition(void) {
             if (!CHECK(pp_partition(c, L, S, first, &mx, NULL, err) == PP_OK, "scan L=%d S=%d: %s", L, S, err)) continue;
             CHECK(mx == f[(S - 1) * (L + 1) + L], "scan L=%d S=%d: max %.17g, scan %.17g", L, S, mx, f[(S - 1) * (L + 1) + L]);
             for (k = 0; k < S && first[k] == ref[k]; k++) {}
-            CHECK(k == S, "scan L=%d S=%d: stage %d starts at %d, the scan's at %d", L, S, k, first[k], ref[k]);
+            CHECK(k == S, "scan L=%d S=%d: stage %d starts at %d, the scan's at %d", L, S, k, k < S ? first[k] : -1,
+                  k < S ? ref[k] : -1);
         }
         group_next("plan", "pp_partition's binary searches give the scan's split, bit for bit (300 random cases, L <= 400, "
                    "S <= 40, ties and zero costs)");
