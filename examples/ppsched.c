@@ -13,6 +13,7 @@
             ./ppsched -s v-half -d 4 -n 8 --format svg > v-half.svg
             ./ppsched analyze v-half.csv --times 1,2,1,0.05
             ./ppsched gallery -d 4 -n 8 -o gallery
+            ./ppsched plan --model llama3-70b --gpu h100-80g --gpus 64 --global-batch 512
 
    Prints:  --list: one line per built-in schedule, name and description.
             Otherwise the schedule's timeline (one row per device, as in the
@@ -21,7 +22,9 @@
             on stderr, the torchtitan setting that matches its placement), an
             SVG picture or a Chrome trace. analyze reads a PyTorch CSV and
             prints the schedule it describes with real times; gallery writes
-            one SVG per built-in schedule and an index.html.
+            one SVG per built-in schedule and an index.html. plan (pp_plan.h)
+            ranks layouts x microbatch sizes x schedules for a model on a
+            cluster: the top K, then each schedule's best or why none fits.
    Exit:    0 ok; 1 the library failed to build a schedule or built one that
             does not validate; 2 bad command line (usage goes to stderr). */
 #define _POSIX_C_SOURCE 200809L /* isatty under -std=c99 */
