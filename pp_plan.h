@@ -45,7 +45,7 @@ QUICK START
 
 API (one line each; status-returning calls fill err[PP_ERR_LEN] on failure)
    pp_plan(req, out, cap, &count, err) every pp x tp x cp x ep x dp x mbs x schedule x v: fit, step time,
-                                       ranked (cap = 0: only checks the request and counts the candidates)
+                                       ranked (out NULL, cap 0: checks the request, counts, builds nothing)
    pp_model_stats(m, &counts, err)     check a model; its parameters, active parameters, FLOPs per token
    pp_model_preset(name, &m, err), pp_model_preset_name(i)   published model shapes (PRESETS)
    pp_gpu_preset(name, &g, err), pp_gpu_preset_name(i)       GPUs; pp_gpu_defaults(&g) fills the defaults
@@ -1686,6 +1686,10 @@ PP_PLAN_DEF pp_status pp_plan(const pp_plan_request *r, pp_candidate *out, int c
         }
     }
     *count = total;
+    if (cap == 0 && !out) { /* a query: the request is valid and has this many candidates */
+        pp__plan_free(&w.al, pairs);
+        return PP_OK;
+    }
     if (total > cap) {
         pp__plan_free(&w.al, pairs);
         pp__plan_err(err, "pp_plan: %d candidates, room for %d", total, cap);

@@ -582,7 +582,7 @@ static int plan_main(int argc, char **argv) {
     r.keep_top = top; /* pruning keeps the printed top exact */
     /* cap 0: the count of candidates (and every check of the request) */
     st = pp_plan(&r, NULL, 0, &count, err);
-    if (st != PP_OK && !(st == PP_ERR_OVERFLOW && count > 0))
+    if (st != PP_OK)
         return st == PP_ERR_OUT_OF_MEMORY ? (fprintf(stderr, "ppsched plan: %s\n", err), 1) : plan_error("%s", err);
     c = (pp_candidate *)malloc(sizeof *c * (size_t)(count > 0 ? count : 1));
     if (!c) { fprintf(stderr, "ppsched plan: out of memory for %d candidates\n", count); return 1; }

@@ -358,7 +358,22 @@ static void test_models(void) {
             r.times = NULL;
         }
     }
-    group_next("plan", "bad requests are refused before any work, naming the field and what would be valid");
+    {   /* out = NULL, cap = 0: a valid request's candidate count, nothing built; then the real run agrees */
+        pp_plan_request r;
+        pp_candidate *c;
+        int cnt = -1, cnt2 = -1;
+        memset(&r, 0, sizeof r);
+        pp_model_preset("mixtral-8x7b", &r.model, NULL);
+        r.gpus = 16; r.global_batch = 32;
+        CHECK(pp_plan(&r, NULL, 0, &cnt, err) == PP_OK && cnt > 0, "count query: %s (%d)", err, cnt);
+        c = (pp_candidate *)malloc(sizeof *c * (size_t)(cnt > 0 ? cnt : 1));
+        CHECK(c && pp_plan(&r, c, cnt, &cnt2, err) == PP_OK && cnt2 == cnt, "run after the query: %s (%d, %d)", err, cnt, cnt2);
+        CHECK(pp_plan(&r, c, cnt - 1, &cnt2, err) == PP_ERR_OVERFLOW && cnt2 == cnt && strstr(err, "room for"),
+              "one slot short: %s", err);
+        free(c);
+    }
+    group_next("plan", "bad requests are refused before any work, naming the field and what would be valid; "
+               "out = NULL, cap = 0 counts");
 }
 
 /* dualpipe holds two copies of the parameters: each device stage k of one
