@@ -936,7 +936,8 @@ PP_PLAN_DEF pp_status pp_model_preset(const char *name, pp_model *out, char *err
     char known[160];
     int i;
     if (err) err[0] = 0;
-    for (i = 0; name && out && i < PP__NMODEL_PRESETS; i++)
+    if (!out) { pp__plan_err(err, "pp_model_preset: out must not be NULL"); return PP_ERR_INVALID_ARG; }
+    for (i = 0; name && i < PP__NMODEL_PRESETS; i++)
         if (strcmp(name, pp__model_presets[i].name) == 0) { *out = pp__model_presets[i].m; return PP_OK; }
     pp__preset_list(known, sizeof known, pp_model_preset_name);
     pp__plan_err(err, "unknown model '%.40s'; known: %s", name ? name : "(null)", known);
@@ -947,7 +948,8 @@ PP_PLAN_DEF pp_status pp_gpu_preset(const char *name, pp_gpu *out, char *err) {
     char known[160];
     int i;
     if (err) err[0] = 0;
-    for (i = 0; name && out && i < PP__NGPU_PRESETS; i++)
+    if (!out) { pp__plan_err(err, "pp_gpu_preset: out must not be NULL"); return PP_ERR_INVALID_ARG; }
+    for (i = 0; name && i < PP__NGPU_PRESETS; i++)
         if (strcmp(name, pp__gpu_presets[i].name) == 0) {
             const pp__gpu_preset *g = &pp__gpu_presets[i];
             memset(out, 0, sizeof *out);
