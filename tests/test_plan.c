@@ -15,7 +15,8 @@
 #define PP_PLAN_IMPLEMENTATION
 #include "../pp_plan.h"
 #define PP_TEST_CURRENT_GROUP
-#include "group.h" /* CHECK, group_next */
+#define PP_TEST_COUNTING_ALLOCATOR
+#include "group.h" /* CHECK, group_next, counting allocator */
 
 #include <math.h>
 #include <stdio.h>
@@ -408,6 +409,29 @@ static void test_dualpipe(void) {
     for (i = 0; i < n && !(strcmp(c[i].schedule, "dualpipe") == 0 && c[i].step_time > 0); i++) {}
     CHECK(i < n, "dualpipe never ran");
     group_next("plan", "dualpipe is evaluated, with its two copies of the parameters (static bytes about 2x 1f1b's)");
+    {   /* every allocation through the caller's allocator, builds included; all freed;
+           each failing allocation refused cleanly (out of memory, or a candidate that did not build) */
+        counting cnt = {0, 0, -1};
+        long total, k, bad = 0;
+        int m = 0;
+        r.allocator.alloc = count_alloc;
+        r.allocator.free = count_free;
+        r.allocator.user = &cnt;
+        r.pp = 2; r.tp = 2;
+        CHECK(pp_plan(&r, c, 4096, &m, err) == PP_OK && m > 0, "counting allocator: %s", err);
+        total = cnt.allocs;
+        CHECK(total > 10 && cnt.frees == cnt.allocs, "%ld allocations, %ld frees", cnt.allocs, cnt.frees);
+        for (k = 0; k < total; k += 1 + total / 40) {
+            pp_status st;
+            cnt.allocs = cnt.frees = 0;
+            cnt.fail_after = k;
+            st = pp_plan(&r, c, 4096, &m, err);
+            if ((st != PP_OK && st != PP_ERR_OUT_OF_MEMORY) || cnt.frees != cnt.allocs) bad++;
+        }
+        CHECK(bad == 0, "%ld of the failing allocations left a leak or another status", bad);
+        memset(&r.allocator, 0, sizeof r.allocator);
+    }
+    group_next("plan", "the caller's allocator: every allocation (builds included) through it and freed; failures clean");
     free(c);
 }
 
