@@ -1,5 +1,7 @@
-/* test_plan.c - planning: exact balanced partitions, bytes, ppsched plan's
-   findings on the paper's models.
+/* test_plan.c - planning (pp_plan.h): exact balanced partitions, bytes, the
+   model description and its presets, bad requests, the caller's allocator,
+   published training setups, and ppsched plan's findings on the paper's
+   models.
 
    Build and run (tests/run_tests.sh does this):
        cc -std=c99 -O2 -Wall -Wextra tests/test_plan.c -o test_plan -lm && ./test_plan
@@ -7,7 +9,11 @@
    Partitions are checked against brute force (every contiguous split) on
    small random cases, and on the seed overview's skewed stack (40 light
    layers, 8 heavy ones). Bytes are checked against Korthikanti et al. 2022's
-   formula written out here. The paper-model groups run pp_plan on Table 2's
+   formula written out here; GQA, gated MLPs and FLOPs against formulas
+   written out here; presets against published parameter counts (sources
+   above test_models); Llama 3 405B, DeepSeek-V3 and GPT-3 175B against
+   their published layouts (sources above test_published). The
+   paper-model groups run pp_plan on Table 2's
    98.5B model on 40 GPUs of 80 GiB and check the paper's qualitative
    findings (Section 4.4, Table 3, and the rebuttal's 16k table). */
 #define PP_SCHED_IMPLEMENTATION
