@@ -13,6 +13,7 @@
             ./ppsched -s v-half -d 4 -n 8 --format svg > v-half.svg
             ./ppsched analyze v-half.csv --times 1,2,1,0.05
             ./ppsched gallery -d 4 -n 8 -o gallery
+            ./ppsched plan --model llama3-70b --gpu h100-80g --gpus 64 --global-batch 512
 
    Prints:  --list: one line per built-in schedule, name and description.
             Otherwise the schedule's timeline (one row per device, as in the
@@ -21,7 +22,9 @@
             on stderr, the torchtitan setting that matches its placement), an
             SVG picture or a Chrome trace. analyze reads a PyTorch CSV and
             prints the schedule it describes with real times; gallery writes
-            one SVG per built-in schedule and an index.html.
+            one SVG per built-in schedule and an index.html. plan (pp_plan.h)
+            ranks layouts x microbatch sizes x schedules for a model on a
+            cluster: the top K, then each schedule's best or why none fits.
    Exit:    0 ok; 2 the arguments must change (an unknown or inapplicable
             option, a value out of range, a schedule the library refuses to
             build from them: pp_status_bad_input); 1 a bad input file or a
@@ -30,6 +33,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
+#include <stddef.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -41,6 +45,8 @@
 
 #define PP_SCHED_IMPLEMENTATION
 #include "../pp_sched.h"
+#define PP_PLAN_IMPLEMENTATION
+#include "../pp_plan.h"
 
 static const char *usage_text =
     "usage: ppsched -s NAME -d D -n N [options]\n"
@@ -48,7 +54,7 @@ static const char *usage_text =
     "       ppsched best --mem-limit X -d D -n N [options]\n"
     "       ppsched analyze FILE.csv|- [--times F,B,W[,COMM]] [options]   (- = standard input)\n"
     "       ppsched gallery -d D -n N -o DIR [--times F,B,W[,COMM]]\n"
-    "       ppsched plan --layers L --hidden H --heads A --seq S --global-batch GB --gpus N --gpu-mem G [...]\n"
+    "       ppsched plan (--model NAME | --layers L --hidden H --heads A --seq S) --global-batch GB --gpus N [...]\n"
     "       ppsched --list\n"
     "       ppsched --help\n"
     "\n"
@@ -107,13 +113,13 @@ static const char *usage_text =
    tests/fuzz_cli.c calls it) and then check_args, the one check, refuses
    every option that does not apply to the subcommand, schedule and format
    chosen, naming the option and why. A new option is a new row and a case
-   in set_option; a subcommand's own options (plan's) are rows with its mode. */
+   in set_option. plan (pp_plan.h) keeps its own table, plan_opts. */
 
 enum { FMT_ASCII, FMT_JSON, FMT_CSV, FMT_SVG, FMT_TRACE, FMT_PROGRAM };
 #define FMTS_TEXT ((1u << FMT_ASCII) | (1u << FMT_JSON))
 
-enum { MODE_BUILD = 1, MODE_SWEEP = 2, MODE_BEST = 4, MODE_ANALYZE = 8, MODE_GALLERY = 16, MODE_PLAN = 32 };
-#define MODES_ALL 63u
+enum { MODE_BUILD = 1, MODE_SWEEP = 2, MODE_BEST = 4, MODE_ANALYZE = 8, MODE_GALLERY = 16 };
+#define MODES_ALL 31u
 #define MODES_SCHED (MODE_BUILD | MODE_SWEEP | MODE_BEST | MODE_GALLERY) /* those that build from -d, -n */
 
 static const char *mode_name(unsigned mode) {
@@ -122,7 +128,6 @@ static const char *mode_name(unsigned mode) {
     case MODE_BEST: return "best";
     case MODE_ANALYZE: return "analyze";
     case MODE_GALLERY: return "gallery";
-    case MODE_PLAN: return "plan";
     default: return "a single schedule (no subcommand)";
     }
 }
@@ -131,10 +136,6 @@ enum {
     OPT_HELP, OPT_LIST, OPT_SCHEDULE, OPT_DEVICES, OPT_MICROBATCHES, OPT_CHUNKS, OPT_TIMES, OPT_FORMAT,
     OPT_SVG_MEMORY, OPT_OUTPUT, OPT_NO_REORDER, OPT_BUBBLE_GROWTH, OPT_MEM_LIMIT, OPT_RECOMPUTE_INPUT,
     OPT_MEM_FROM, OPT_MEM_TO, OPT_MEM_STEP, OPT_NO_COLOR,
-    /* plan */
-    OPT_LAYERS, OPT_HIDDEN, OPT_HEADS, OPT_SEQ, OPT_GLOBAL_BATCH, OPT_GPUS, OPT_GPU_MEM, OPT_VOCAB, OPT_TP, OPT_PP,
-    OPT_DP, OPT_MBS, OPT_TOP, OPT_TFLOPS, OPT_RESERVE, OPT_NO_FLASH, OPT_NO_SEQ_PARALLEL, OPT_NO_DIST_OPT,
-    OPT_NO_PRUNE,
     OPT_COUNT
 };
 
@@ -159,14 +160,14 @@ typedef struct option_row {
 
 static const option_row opts[OPT_COUNT] = {
     {"-h", "--help", 0, MODES_ALL, 0, 0, "help"},
-    {NULL, "--list", 0, MODES_ALL & ~(unsigned)MODE_PLAN, 0, 0, "the list of schedules"},
-    {"-s", "--schedule", 1, MODE_BUILD | MODE_SWEEP | MODE_PLAN, 0, 0,
+    {NULL, "--list", 0, MODES_ALL, 0, 0, "the list of schedules"},
+    {"-s", "--schedule", 1, MODE_BUILD | MODE_SWEEP, 0, 0,
      "the schedule to build; best and gallery build every one and analyze reads it from the file"},
     {"-d", "--devices", 1, MODES_SCHED, 0, 0, "the device count; analyze reads it from the file"},
     {"-n", "--microbatches", 1, MODES_SCHED, 0, 0, "the microbatch count; analyze reads it from the file"},
     {"-v", "--chunks", 1, MODES_SCHED, FACT_ANY_CHUNKS, 0, "the chunk count of the interleaved and looped schedules"},
     {NULL, "--times", 1, MODES_ALL, 0, 0, "the pass times"},
-    {NULL, "--format", 1, MODE_BUILD | MODE_SWEEP | MODE_BEST | MODE_ANALYZE | MODE_PLAN, 0, 0,
+    {NULL, "--format", 1, MODE_BUILD | MODE_SWEEP | MODE_BEST | MODE_ANALYZE, 0, 0,
      "the output format; gallery writes SVG and HTML"},
     {NULL, "--svg-memory", 0, MODE_BUILD | MODE_ANALYZE, 0, 1u << FMT_SVG, "a memory curve under an SVG timeline"},
     {"-o", "--output", 1, MODE_GALLERY, 0, 0, "gallery's output directory"},
@@ -183,25 +184,6 @@ static const option_row opts[OPT_COUNT] = {
     {NULL, "--mem-step", 1, MODE_SWEEP, 0, 0, "sweep's step"},
     /* a display preference, like NO_COLOR: accepted with every format */
     {NULL, "--no-color", 0, MODE_BUILD | MODE_ANALYZE, 0, 0, "the colours of the ascii timeline"},
-    {NULL, "--layers", 1, MODE_PLAN, 0, 0, "a plan's model"},
-    {NULL, "--hidden", 1, MODE_PLAN, 0, 0, "a plan's model"},
-    {NULL, "--heads", 1, MODE_PLAN, 0, 0, "a plan's model"},
-    {NULL, "--seq", 1, MODE_PLAN, 0, 0, "a plan's model"},
-    {NULL, "--global-batch", 1, MODE_PLAN, 0, 0, "a plan's batch"},
-    {NULL, "--gpus", 1, MODE_PLAN, 0, 0, "a plan's cluster"},
-    {NULL, "--gpu-mem", 1, MODE_PLAN, 0, 0, "a plan's GPU"},
-    {NULL, "--vocab", 1, MODE_PLAN, 0, 0, "a plan's model"},
-    {NULL, "--tp", 1, MODE_PLAN, 0, 0, "a plan's layout"},
-    {NULL, "--pp", 1, MODE_PLAN, 0, 0, "a plan's layout"},
-    {NULL, "--dp", 1, MODE_PLAN, 0, 0, "a plan's layout"},
-    {NULL, "--mbs", 1, MODE_PLAN, 0, 0, "a plan's microbatch size"},
-    {NULL, "--top", 1, MODE_PLAN, 0, 0, "how many plans to print"},
-    {NULL, "--tflops", 1, MODE_PLAN, 0, 0, "a plan's GPU"},
-    {NULL, "--reserve", 1, MODE_PLAN, 0, 0, "a plan's GPU"},
-    {NULL, "--no-flash", 0, MODE_PLAN, 0, 0, "a plan's model"},
-    {NULL, "--no-seq-parallel", 0, MODE_PLAN, 0, 0, "a plan's model"},
-    {NULL, "--no-dist-opt", 0, MODE_PLAN, 0, 0, "a plan's model"},
-    {NULL, "--no-prune", 0, MODE_PLAN, 0, 0, "a plan's search"},
 };
 
 typedef struct args {
@@ -211,10 +193,6 @@ typedef struct args {
     int format, color, svg_flags, want_growth, help, list;
     const char *file, *outdir;
     double mem_from, mem_to, mem_step;
-    pp_plan_request plan; /* plan */
-    pp_times plan_times;
-    double gib, tflops, reserve;
-    int top;
 } args;
 
 /* One sentence into msg; returns 2 (bad command line). */
@@ -285,8 +263,7 @@ static int set_option(args *A, int k, const char *name, const char *value, char 
     case OPT_LIST: A->list = 1; return 0;
     case OPT_SCHEDULE:
         if (value[0] == '\0') return arg_error(msg, len, "%s needs a schedule name, got ''", name);
-        if (A->mode == MODE_PLAN) A->plan.schedule = value;
-        else A->cfg.schedule = value;
+        A->cfg.schedule = value;
         return 0;
     case OPT_DEVICES: ip = &A->cfg.devices; break;
     case OPT_MICROBATCHES: ip = &A->cfg.microbatches; break;
@@ -295,20 +272,17 @@ static int set_option(args *A, int k, const char *name, const char *value, char 
             return arg_error(msg, len, "%s needs a whole number >= 1, got '%s'", name, value);
         return 0;
     case OPT_TIMES:
-        if (!parse_times(value, A->mode == MODE_PLAN ? &A->plan_times : &A->cfg.times))
+        if (!parse_times(value, &A->cfg.times))
             return arg_error(msg, len, "%s needs F,B,W or F,B,W,COMM, numbers up to %g with F > 0, B > 0, W >= 0, "
                                        "COMM >= 0 (leave --times out for unit times 1,1,1), got '%s'", name, PP_TIME_MAX, value);
-        if (A->mode == MODE_PLAN) A->plan.times = &A->plan_times;
         return 0;
     case OPT_FORMAT: {
         static const char *names[] = {"ascii", "json", "csv", "svg", "trace", "program"};
         int f;
-        if (A->mode == MODE_PLAN && strcmp(value, "table") == 0) value = "ascii";
         for (f = 0; f < 6 && strcmp(value, names[f]) != 0; f++) {}
         if (f == 6) return arg_error(msg, len, "%s must be ascii, json, csv, svg, trace or program, got '%s'", name, value);
-        if ((A->mode & (MODE_SWEEP | MODE_BEST | MODE_PLAN)) && f > FMT_JSON)
-            return arg_error(msg, len, "%s of %s is ascii%s or json, got '%s'", name, mode_name(A->mode),
-                             A->mode == MODE_PLAN ? " (table)" : "", value);
+        if ((A->mode & (MODE_SWEEP | MODE_BEST)) && f > FMT_JSON)
+            return arg_error(msg, len, "%s of %s is ascii or json, got '%s'", name, mode_name(A->mode), value);
         A->format = f;
         return 0;
     }
@@ -329,28 +303,6 @@ static int set_option(args *A, int k, const char *name, const char *value, char 
             return arg_error(msg, len, "%s is the fraction of a chunk's activation 1f1b-r keeps per stage: a number "
                                        "from 0 to 1, got '%s'", name, value);
         return 0;
-    case OPT_LAYERS: ip = &A->plan.model.layers; break;
-    case OPT_HIDDEN: ip = &A->plan.model.hidden; break;
-    case OPT_HEADS: ip = &A->plan.model.heads; break;
-    case OPT_SEQ: ip = &A->plan.model.seq; break;
-    case OPT_GLOBAL_BATCH: ip = &A->plan.global_batch; break;
-    case OPT_GPUS: ip = &A->plan.gpus; break;
-    case OPT_VOCAB: ip = &A->plan.model.vocab; break;
-    case OPT_TP: ip = &A->plan.tp; break;
-    case OPT_PP: ip = &A->plan.pp; break;
-    case OPT_DP: ip = &A->plan.dp; break;
-    case OPT_MBS: ip = &A->plan.mbs; break;
-    case OPT_TOP: ip = &A->top; break;
-    case OPT_GPU_MEM: dp = &A->gib; break;
-    case OPT_TFLOPS: dp = &A->tflops; break;
-    case OPT_RESERVE:
-        if (!parse_real(value, &A->reserve))
-            return arg_error(msg, len, "%s needs GiB >= 0, got '%s'", name, value);
-        return 0;
-    case OPT_NO_FLASH: A->plan.model.no_flash_attention = 1; return 0;
-    case OPT_NO_SEQ_PARALLEL: A->plan.model.no_seq_parallel = 1; return 0;
-    case OPT_NO_DIST_OPT: A->plan.model.no_distributed_optimizer = 1; return 0;
-    case OPT_NO_PRUNE: A->plan.no_prune = 1; return 0;
     }
     if (ip && (!parse_count(value, ip) || *ip < 1))
         return arg_error(msg, len, "%s needs a whole number >= 1, got '%s'", name, value);
@@ -409,10 +361,6 @@ static int check_args(const args *A, char *msg, size_t len) {
                              floor((A->mem_to - A->mem_from) / A->mem_step) + 1);
     }
     if (A->mode == MODE_ANALYZE && !A->file) return arg_error(msg, len, "analyze: missing FILE.csv (or - for standard input)");
-    if (A->mode == MODE_PLAN &&
-        (!A->plan.model.layers || !A->plan.model.hidden || !A->plan.model.heads || !A->plan.model.seq ||
-         !A->plan.global_batch || !A->plan.gpus || !(A->gib > 0)))
-        return arg_error(msg, len, "plan: --layers, --hidden, --heads, --seq, --global-batch, --gpus and --gpu-mem are required");
     return 0;
 }
 
@@ -424,12 +372,11 @@ static int parse_args(int argc, char **argv, args *A, char *msg, size_t len) {
     A->mode = MODE_BUILD;
     A->color = -1;
     A->mem_step = 0.5;
-    A->top = 10;
     msg[0] = '\0';
     if (argc > 1) {
         static const struct { const char *name; unsigned mode; } subs[] = {
-            {"sweep", MODE_SWEEP}, {"best", MODE_BEST}, {"analyze", MODE_ANALYZE}, {"gallery", MODE_GALLERY}, {"plan", MODE_PLAN}};
-        for (k = 0; k < 5; k++)
+            {"sweep", MODE_SWEEP}, {"best", MODE_BEST}, {"analyze", MODE_ANALYZE}, {"gallery", MODE_GALLERY}};
+        for (k = 0; k < 4; k++)
             if (strcmp(argv[1], subs[k].name) == 0) { A->mode = subs[k].mode; first = 2; }
     }
     for (i = first; i < argc; i++) {
@@ -808,57 +755,188 @@ static int gallery(const pp_config *base, const char *dir) {
 
 /* ---- ppsched plan: which layout, microbatch size and schedule fit and run fastest ---- */
 
-static const char *plan_usage =
-    "usage: ppsched plan --layers L --hidden H --heads A --seq S --global-batch GB --gpus N --gpu-mem G\n"
-    "                    [--vocab V] [--tp T] [--pp P] [--dp D] [--mbs M] [-s NAME] [--top K]\n"
-    "                    [--tflops X] [--times F,B,W[,COMM]] [--no-flash] [--no-seq-parallel]\n"
-    "                    [--no-dist-opt] [--no-prune] [--reserve R] [--format table|json]\n"
-    "  G in GiB; --reserve = GiB kept back per GPU for the CUDA context, NCCL buffers and\n"
-    "  fragmentation (default 0: a candidate fits when its estimate <= G); --tflops = achieved TFLOP/s per GPU (default 190); --times = measured\n"
-    "  seconds for one microbatch through one device's share (replaces the roofline).\n"
-    "  Prints the top K (default 10) candidates, then why each schedule's best lost;\n"
-    "  --format json prints every candidate considered, fitting or not. A candidate whose\n"
-    "  work bound is already slower than its schedule's best layout so far and than the\n"
-    "  K-th best candidate so far is not built (\"pruned\": true, \"fits\": false, reason\n"
-    "  \"not built: ...\"); the top K and each schedule's best are exact; --no-prune builds all.\n";
+/* Every plan option in one table: name, what it sets (an int or double
+   field of pp_plan_request at off, scaled by mul), and its help line.
+   INT: whole number; FLAG: sets 1; REAL: number >= 0 times mul. */
+enum { PO_INT, PO_FLAG, PO_REAL, PO_SPECIAL };
+typedef struct plan_opt { const char *name; int kind; size_t off; double mul; const char *help; } plan_opt;
+#define PO(field) offsetof(pp_plan_request, field)
+static const plan_opt plan_opts[] = {
+    {"--model", PO_SPECIAL, 0, 0, "NAME     a published model (below); other model options override it"},
+    {"--layers", PO_INT, PO(model.layers), 0, "L        transformer layers"},
+    {"--hidden", PO_INT, PO(model.hidden), 0, "H        hidden size"},
+    {"--heads", PO_INT, PO(model.heads), 0, "A        attention heads"},
+    {"--kv-heads", PO_INT, PO(model.kv_heads), 0, "K        key/value heads (GQA; 1 = MQA; default = heads)"},
+    {"--head-dim", PO_INT, PO(model.head_dim), 0, "D        width of a head (default hidden / heads)"},
+    {"--ffn", PO_INT, PO(model.ffn), 0, "F        MLP hidden size (default 4 x hidden)"},
+    {"--gated", PO_FLAG, PO(model.gated), 0, "         gated MLP (SwiGLU: three matrices)"},
+    {"--seq", PO_INT, PO(model.seq), 0, "S        sequence length"},
+    {"--vocab", PO_INT, PO(model.vocab), 0, "V        vocabulary (default 51200)"},
+    {"--untied", PO_FLAG, PO(model.untied), 0, "         LM head separate from the embedding"},
+    {"--rope", PO_FLAG, PO(model.rope), 0, "         rotary positions (no position embedding)"},
+    {"--rmsnorm", PO_FLAG, PO(model.rmsnorm), 0, "         RMSNorm and no biases (Llama-style)"},
+    {"--experts", PO_INT, PO(model.experts), 0, "E        MoE: routed experts per MoE layer"},
+    {"--top-k", PO_INT, PO(model.top_k), 0, "K        MoE: experts per token (default 2)"},
+    {"--shared-experts", PO_INT, PO(model.shared_experts), 0, "N        MoE: experts every token runs"},
+    {"--expert-ffn", PO_INT, PO(model.expert_ffn), 0, "F        MoE: hidden size of one expert (default --ffn)"},
+    {"--dense-layers", PO_INT, PO(model.dense_layers), 0, "N        MoE: dense layers before the first MoE layer"},
+    {"--kv-lora-rank", PO_INT, PO(model.kv_lora_rank), 0, "R        MLA: latent width of keys/values (0 = off)"},
+    {"--q-lora-rank", PO_INT, PO(model.q_lora_rank), 0, "R        MLA: latent width of queries"},
+    {"--rope-head-dim", PO_INT, PO(model.rope_head_dim), 0, "D        MLA: rotary part of a head (default 64)"},
+    {"--no-flash", PO_FLAG, PO(model.no_flash_attention), 0, "         keep the s x s attention scores"},
+    {"--no-seq-parallel", PO_FLAG, PO(model.no_seq_parallel), 0, "         tensor parallelism without sequence parallelism"},
+    {"--no-dist-opt", PO_FLAG, PO(model.no_distributed_optimizer), 0, "         optimizer state not sharded over dp"},
+    {"--recompute-norm-up", PO_FLAG, PO(model.recompute_norm_up), 0, "         recompute norms and MLA up-projections (DeepSeek-V3)"},
+    {"--fp8-moe-act", PO_FLAG, PO(model.fp8_moe_act), 0, "         keep experts' activations in FP8 (DeepSeek-V3)"},
+    {"--gpu", PO_SPECIAL, 0, 0, "NAME     a GPU preset (below); other GPU options override it"},
+    {"--gpu-mem", PO_REAL, PO(gpu.mem_bytes), 1073741824.0, "G        GiB per GPU (default the preset's, else 80)"},
+    {"--reserve", PO_REAL, PO(gpu.reserve_bytes), 1073741824.0, "R        GiB kept back per GPU (CUDA context, NCCL, fragmentation)"},
+    {"--tflops", PO_REAL, PO(gpu.flops), 1e12, "X        achieved matmul TFLOP/s per GPU (default efficiency x peak)"},
+    {"--peak-tflops", PO_REAL, PO(gpu.peak_flops), 1e12, "X        dense 16-bit peak TFLOP/s, for the MFU (default 312)"},
+    {"--efficiency", PO_REAL, PO(gpu.efficiency), 1, "X        achieved fraction of peak (default 190/312 = 0.61)"},
+    {"--node-gpus", PO_INT, PO(gpu.node_gpus), 0, "N        GPUs on one NVLink domain (default 8)"},
+    {"--gpus", PO_INT, PO(gpus), 0, "N        GPUs in all"},
+    {"--global-batch", PO_INT, PO(global_batch), 0, "GB       sequences per step"},
+    {"--pp", PO_INT, PO(pp), 0, "P        pipeline stages' devices (default: try every divisor)"},
+    {"--tp", PO_INT, PO(tp), 0, "T        tensor parallel (default 1, 2, 4, 8 dividing heads)"},
+    {"--cp", PO_INT, PO(cp), 0, "C        context parallel (default 1, 2, 4.. while seq / C >= 4096)"},
+    {"--ep", PO_INT, PO(ep), 0, "E        expert parallel (default powers of 2 dividing experts, dp x cp)"},
+    {"--dp", PO_INT, PO(dp), 0, "D        data parallel (default gpus / (pp tp cp))"},
+    {"--mbs", PO_INT, PO(mbs), 0, "M        microbatch size (default 1, 2, 4)"},
+    {"--v", PO_INT, PO(v), 0, "V        stages per device of looped schedules (default 2, 3, 4, 6, 8)"},
+    {"--schedule", PO_SPECIAL, 0, 0, "NAME     one schedule only (-s; default every built-in)"},
+    {"--times", PO_SPECIAL, 0, 0, "F,B,W[,COMM] measured seconds of one microbatch through one device's share"},
+    {"--top", PO_SPECIAL, 0, 0, "K        rows in the table; pruning keeps the top K exact (default 10)"},
+    {"--no-prune", PO_FLAG, PO(no_prune), 0, "         build every candidate"},
+    {"--format", PO_SPECIAL, 0, 0, "FMT      table (default) or json (every candidate)"},
+};
+#undef PO
+#define PLAN_NOPTS ((int)(sizeof plan_opts / sizeof plan_opts[0]))
 
-static int plan_main(const args *A) {
-    pp_plan_request r = A->plan;
+static void plan_usage(FILE *f) {
+    int i;
+    fprintf(f, "usage: ppsched plan (--model NAME | --layers L --hidden H --heads A --seq S) --global-batch GB --gpus N\n"
+               "                    [--gpu NAME] [options]\n\n");
+    for (i = 0; i < PLAN_NOPTS; i++) fprintf(f, "  %-17s %s\n", plan_opts[i].name, plan_opts[i].help);
+    fprintf(f, "\nmodels:");
+    for (i = 0; pp_model_preset_name(i); i++) fprintf(f, " %s", pp_model_preset_name(i));
+    fprintf(f, "\ngpus:  ");
+    for (i = 0; pp_gpu_preset_name(i); i++) fprintf(f, " %s", pp_gpu_preset_name(i));
+    fprintf(f, "\n\nPrints the top K candidates, then why each schedule's best lost; --format json prints\n"
+               "every candidate considered, fitting or not. A candidate whose work bound is already\n"
+               "slower than its schedule's best layout so far and than the K-th best so far is not\n"
+               "built (\"pruned\": true); the top K and each schedule's best are exact.\n"
+               "exit status: 0 ok, 1 failed run (out of memory), 2 arguments to change\n");
+}
+
+static int plan_error(const char *fmt, ...) {
+    va_list ap;
+    fprintf(stderr, "ppsched plan: ");
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, " (ppsched plan --help lists the options)\n");
+    return 2;
+}
+
+static int plan_main(int argc, char **argv) {
+    pp_plan_request r;
     pp_candidate *c;
+    pp_times times;
+    pp_model_counts mc;
+    pp_gpu g;
     char err[PP_ERR_LEN];
-    int i, count = 0, cap = 100000, json = A->format == FMT_JSON, top = A->top;
-    double gib = A->gib, tflops = A->tflops, reserve = A->reserve;
+    int i, k, count = 0, json = 0, top = 10, have_model = 0;
     pp_status st;
-    r.gpu.mem_bytes = gib * 1073741824.0;
-    r.gpu.reserve_bytes = reserve * 1073741824.0;
-    r.gpu.flops = tflops * 1e12;
-    c = (pp_candidate *)malloc(sizeof *c * (size_t)cap);
-    if (!c) { fprintf(stderr, "ppsched plan: out of memory\n"); return 1; }
+    memset(&r, 0, sizeof r);
+    /* presets first, so that every other option overrides them */
+    for (i = 2; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) { plan_usage(stdout); return 0; }
+        if ((strcmp(a, "--model") == 0 || strcmp(a, "--gpu") == 0) && v) {
+            st = a[2] == 'm' ? pp_model_preset(v, &r.model, err) : pp_gpu_preset(v, &r.gpu, err);
+            if (st != PP_OK) return plan_error("%s %s: %s", a, v, err);
+            have_model |= a[2] == 'm';
+        }
+    }
+    for (i = 2; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        const plan_opt *o = NULL;
+        if (strcmp(a, "-s") == 0) a = "--schedule";
+        for (k = 0; k < PLAN_NOPTS; k++)
+            if (strcmp(a, plan_opts[k].name) == 0) o = &plan_opts[k];
+        if (!o) return plan_error("unknown option '%s'", argv[i]);
+        if (o->kind == PO_FLAG) { *(int *)((char *)&r + o->off) = 1; continue; }
+        if (!v) return plan_error("%s needs a value", a);
+        i++;
+        if (o->kind == PO_INT) {
+            if (!parse_count(v, (int *)((char *)&r + o->off))) return plan_error("%s needs a whole number, got '%s'", a, v);
+        } else if (o->kind == PO_REAL) {
+            double x;
+            if (!parse_real(v, &x)) return plan_error("%s needs a finite number >= 0, got '%s'", a, v);
+            *(double *)((char *)&r + o->off) = x * o->mul;
+        } else if (strcmp(a, "--schedule") == 0) {
+            r.schedule = v;
+        } else if (strcmp(a, "--times") == 0) {
+            if (!parse_times(v, &times)) return plan_error("--times needs F,B,W[,COMM], got '%s'", v);
+            r.times = &times;
+        } else if (strcmp(a, "--top") == 0) {
+            if (!parse_count(v, &top) || top < 1) return plan_error("--top needs a whole number >= 1, got '%s'", v);
+        } else if (strcmp(a, "--format") == 0) {
+            if (strcmp(v, "json") == 0) json = 1;
+            else if (strcmp(v, "table") != 0 && strcmp(v, "ascii") != 0)
+                return plan_error("--format is table or json, got '%s'", v);
+        } /* --model, --gpu: done above */
+    }
+    if (!have_model && (r.model.layers < 1 || r.model.hidden < 1 || r.model.heads < 1 || r.model.seq < 1))
+        return plan_error("give --model NAME, or --layers, --hidden, --heads and --seq");
+    if (r.global_batch < 1 || r.gpus < 1) return plan_error("--global-batch and --gpus are required (>= 1)");
     r.keep_top = top; /* pruning keeps the printed top exact */
-    st = pp_plan(&r, c, cap, &count, err);
-    if (st != PP_OK) { fprintf(stderr, "ppsched plan: %s\n", err); free(c); return exit_code(st); }
+    /* cap 0: the count of candidates (and every check of the request) */
+    st = pp_plan(&r, NULL, 0, &count, err);
+    if (st != PP_OK)
+        return st == PP_ERR_OUT_OF_MEMORY ? (fprintf(stderr, "ppsched plan: %s\n", err), 1) : plan_error("%s", err);
+    c = (pp_candidate *)malloc(sizeof *c * (size_t)(count > 0 ? count : 1));
+    if (!c) { fprintf(stderr, "ppsched plan: out of memory for %d candidates\n", count); return 1; }
+    st = pp_plan(&r, c, count, &count, err);
+    if (st != PP_OK) {
+        free(c);
+        return st == PP_ERR_OUT_OF_MEMORY ? (fprintf(stderr, "ppsched plan: %s\n", err), 1) : plan_error("%s", err);
+    }
+    pp_model_stats(&r.model, &mc, NULL);
+    g = pp_gpu_defaults(&r.gpu);
     if (json) {
-        printf("{\"candidates\": [");
+        printf("{\"model\": {\"params\": %.0f, \"active_params\": %.0f, \"flops_per_token\": %.6g},\n", mc.params,
+               mc.active_params, mc.flops_per_token);
+        printf(" \"gpu\": {\"name\": ");
+        json_string(g.name);
+        printf(", \"mem_bytes\": %.0f, \"reserve_bytes\": %.0f, \"peak_flops\": %.6g, \"flops\": %.6g, \"hbm_bw\": %.6g, "
+               "\"tp_bw\": %.6g, \"net_bw\": %.6g, \"node_gpus\": %d},\n \"candidates\": [",
+               g.mem_bytes, g.reserve_bytes, g.peak_flops, g.flops, g.hbm_bw, g.tp_bw, g.net_bw, g.node_gpus);
         for (i = 0; i < count; i++) {
             printf("%s\n  {\"schedule\": ", i ? "," : "");
             json_string(c[i].schedule);
-            printf(", \"pp\": %d, \"tp\": %d, \"dp\": %d, \"mbs\": %d, \"microbatches\": %d, \"fits\": %s, "
-                   "\"peak_bytes\": %.0f, \"step_time\": %.6g, \"mfu\": %.4f, \"bound\": %.6g, \"pruned\": %s, \"reason\": ",
-                   c[i].pp, c[i].tp, c[i].dp, c[i].mbs, c[i].microbatches, c[i].fits ? "true" : "false",
-                   c[i].peak_bytes, c[i].step_time, c[i].mfu, c[i].bound, c[i].pruned ? "true" : "false");
+            printf(", \"pp\": %d, \"tp\": %d, \"cp\": %d, \"ep\": %d, \"dp\": %d, \"v\": %d, \"mbs\": %d, \"microbatches\": %d, "
+                   "\"fits\": %s, \"peak_bytes\": %.0f, \"step_time\": %.6g, \"mfu\": %.4f, \"bound\": %.6g, \"pruned\": %s, "
+                   "\"reason\": ", c[i].pp, c[i].tp, c[i].cp, c[i].ep, c[i].dp, c[i].v, c[i].mbs, c[i].microbatches,
+                   c[i].fits ? "true" : "false", c[i].peak_bytes, c[i].step_time, c[i].mfu, c[i].bound,
+                   c[i].pruned ? "true" : "false");
             json_string(c[i].reason);
             printf("}");
         }
         printf("\n]}\n");
     } else {
-        int shown = 0, k;
-        printf("%-20s %4s %3s %3s %4s %5s %9s %9s %8s %6s  %s\n", "schedule", "pp", "tp", "dp", "mbs", "n",
-               "peak GiB", "units", "step s", "MFU", "reason");
+        int shown = 0;
+        printf("model: %.2fB parameters (%.2fB active), %.3g training FLOPs per token; gpu%s%s: %.0f GiB, "
+               "%.0f TFLOP/s peak, %.0f achieved\n\n", mc.params / 1e9, mc.active_params / 1e9, mc.flops_per_token,
+               g.name[0] ? " " : "", g.name, g.mem_bytes / 1073741824.0, g.peak_flops / 1e12, g.flops / 1e12);
+        printf("%-20s %4s %3s %3s %3s %4s %2s %4s %5s %9s %9s %8s %6s  %s\n", "schedule", "pp", "tp", "cp", "ep", "dp",
+               "v", "mbs", "n", "peak GiB", "units", "step s", "MFU", "reason");
         for (i = 0; i < count && shown < top; i++) {
             if (c[i].step_time <= 0) continue;
-            printf("%-20s %4d %3d %3d %4d %5d %9.1f %9.2f %8.3f %5.1f%%  %s\n", c[i].schedule, c[i].pp, c[i].tp,
-                   c[i].dp, c[i].mbs, c[i].microbatches, c[i].peak_bytes / 1073741824.0, c[i].peak_units,
-                   c[i].step_time, 100 * c[i].mfu, c[i].reason);
+            printf("%-20s %4d %3d %3d %3d %4d %2d %4d %5d %9.1f %9.2f %8.3f %5.1f%%  %s\n", c[i].schedule, c[i].pp,
+                   c[i].tp, c[i].cp, c[i].ep, c[i].dp, c[i].v, c[i].mbs, c[i].microbatches,
+                   c[i].peak_bytes / 1073741824.0, c[i].peak_units, c[i].step_time, 100 * c[i].mfu, c[i].reason);
             shown++;
         }
         if (!shown) printf("(no candidate fits)\n");
@@ -881,13 +959,14 @@ static int plan_main(const args *A) {
             }
             if (!any) continue;
             if (best >= 0)
-                printf("  %-20s pp=%d tp=%d dp=%d mbs=%d %.3f s: %s\n", name, c[best].pp, c[best].tp, c[best].dp,
-                       c[best].mbs, c[best].step_time, c[best].reason);
+                printf("  %-20s pp=%d tp=%d cp=%d ep=%d dp=%d v=%d mbs=%d %.3f s: %s\n", name, c[best].pp, c[best].tp,
+                       c[best].cp, c[best].ep, c[best].dp, c[best].v, c[best].mbs, c[best].step_time, c[best].reason);
             else if (skipped >= 0)
                 printf("  %-20s no evaluated layout fits; %d layouts %s\n", name, nskipped, c[skipped].reason);
             else if (smallest >= 0)
-                printf("  %-20s fits in no layout; closest pp=%d tp=%d dp=%d mbs=%d: %s\n", name, c[smallest].pp,
-                       c[smallest].tp, c[smallest].dp, c[smallest].mbs, c[smallest].reason);
+                printf("  %-20s fits in no layout; closest pp=%d tp=%d cp=%d ep=%d dp=%d mbs=%d: %s\n", name,
+                       c[smallest].pp, c[smallest].tp, c[smallest].cp, c[smallest].ep, c[smallest].dp, c[smallest].mbs,
+                       c[smallest].reason);
             else {
                 for (i = 0; i < count; i++) if (strcmp(c[i].schedule, name) == 0) break;
                 printf("  %-20s not run: %s\n", name, c[i].reason);
@@ -905,12 +984,14 @@ int main(int argc, char **argv) {
     pp_status st;
     char err[PP_ERR_LEN], msg[1024];
 
+    /* plan (pp_plan.h) has its own table of options (plan_opts) */
+    if (argc > 1 && strcmp(argv[1], "plan") == 0) return plan_main(argc, argv);
     if (parse_args(argc, argv, &A, msg, sizeof msg) != 0) {
-        fprintf(stderr, "ppsched: %s\n\n%s", msg, A.mode == MODE_PLAN ? plan_usage : usage_text);
+        fprintf(stderr, "ppsched: %s\n\n%s", msg, usage_text);
         return 2;
     }
     if (A.help) {
-        fputs(A.mode == MODE_PLAN ? plan_usage : usage_text, stdout);
+        fputs(usage_text, stdout);
         return 0;
     }
     if (A.list) {
@@ -918,7 +999,6 @@ int main(int argc, char **argv) {
         return 0;
     }
     switch (A.mode) {
-    case MODE_PLAN: return plan_main(&A);
     case MODE_GALLERY: return gallery(&A.cfg, A.outdir);
     case MODE_BEST: return run_best(A.cfg, A.format == FMT_JSON);
     case MODE_SWEEP: return run_sweep(A.cfg, A.mem_from, A.mem_to, A.mem_step, A.format == FMT_JSON);

@@ -86,8 +86,8 @@ expect "--mem-limit with sweep" 2 '--mem-limit does not apply to sweep: .*--mem-
 expect "-d with analyze" 2 '--devices does not apply to analyze' "$pp" analyze "$tmp/v.csv" -d 4
 expect "--format with gallery" 2 '--format does not apply to gallery' "$pp" gallery -d 4 -n 8 -o "$tmp/g" --format svg
 expect "--format svg with best" 2 '--format of best is ascii or json' "$pp" best -d 4 -n 8 --mem-limit 2 --format svg
-expect "--mem-limit with plan" 2 '--mem-limit does not apply to plan' "$pp" plan --layers 30 --hidden 5120 --heads 40 \
-    --seq 1024 --global-batch 32 --gpus 16 --gpu-mem 80 --mem-limit 2
+expect "--mem-limit with plan (plan's own option table)" 2 "unknown option '--mem-limit'" "$pp" plan --layers 30 --hidden 5120 \
+    --heads 40 --seq 1024 --global-batch 32 --gpus 16 --gpu-mem 80 --mem-limit 2
 expect "an option given twice" 2 '--devices is given twice' "$pp" -s v-half -d 4 -n 8 -d 5
 
 # ---- the same kind of error, the same status, in every subcommand ----

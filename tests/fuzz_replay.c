@@ -2,13 +2,17 @@
 
    Build and run (tests/run_tests.sh does this for every target, each on its
    corpus: fuzz_csv.c on tests/fuzz_corpus, fuzz_build.c on
-   tests/fuzz_corpus_build, fuzz_cli.c on tests/fuzz_corpus_cli):
+   tests/fuzz_corpus_build, fuzz_cli.c on tests/fuzz_corpus_cli, fuzz_plan.c
+   on tests/fuzz_corpus_plan):
        cc -std=c99 -O2 -DFUZZ_TARGET='"fuzz_build.c"' tests/fuzz_replay.c -o fuzz_replay -lm
        ./fuzz_replay tests/fuzz_corpus_build/FILE...
-   FUZZ_TARGET defaults to fuzz_csv.c. Every file is an input that once
-   crashed the target, or a seed; each must now be accepted or refused
-   cleanly (the target aborts otherwise). Prints one line with the number of
-   files replayed. */
+   FUZZ_TARGET defaults to fuzz_csv.c; -DFUZZ_PLAN is FUZZ_TARGET
+   "fuzz_plan.c". Every file is an input that once crashed the target, or a
+   seed; each must now be accepted or refused cleanly (the target aborts
+   otherwise). Prints one line with the number of files replayed. */
+#if defined(FUZZ_PLAN) && !defined(FUZZ_TARGET)
+#define FUZZ_TARGET "fuzz_plan.c"
+#endif
 #ifndef FUZZ_TARGET
 #define FUZZ_TARGET "fuzz_csv.c"
 #endif
