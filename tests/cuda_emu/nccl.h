@@ -45,6 +45,8 @@
                                                       over the process, in stream order) fails when it runs
      PP_EMU_NCCL_FAIL_MODE=kill                       instead of failing, the process kills itself (SIGKILL)
                                                       there: no abort, no goodbye, as a crash
+     PP_EMU_NCCL_FAIL_MODE=hang                       instead, the process stops there, its connections open,
+                                                      for PP_EMU_NCCL_TIMEOUT + 2 s, then exits with status 3
 
    Device buffers are read and written from the host operation directly:
    both host runtimes keep device memory in host memory. Not emulated:
@@ -199,6 +201,14 @@ static inline int pp__emu_inject(int rank, long nth) {
                 nth ? "op " : "", at);
         fflush(stderr);
         raise(SIGKILL);
+    }
+    if (mode && !strcmp(mode, "hang")) {
+        double until = pp__emu_now() + pp__emu_timeout() + 2;
+        fprintf(stderr, "emulated NCCL: rank %d stops at %s%s (PP_EMU_NCCL_FAIL_AT, _MODE=hang)\n", rank,
+                nth ? "op " : "", at);
+        fflush(stderr);
+        while (pp__emu_now() < until) pp__emu_sleep_ms(10);
+        _exit(3);
     }
     return 1;
 }
