@@ -548,12 +548,13 @@ static pp_cuda_status pp__wait(pp_cuda *c, cudaStream_t s, char *err) {
         cudaError_t e = cudaStreamQuery(s);
         ncclResult_t a = ncclSuccess;
         struct timespec pause = {0, 100000};
-        if (e == cudaSuccess) return PP_CUDA_OK;
+        /* first: a failed NCCL operation may let the stream finish, with garbage */
         if (ncclCommGetAsyncError(c->comm, &a) == ncclSuccess && a != ncclSuccess && a != ncclInProgress) {
             c->failed = 1;
             return pp__fail(err, PP_CUDA_ERR_NCCL, "rank %d: NCCL failed while this rank waited for its stream: %s (%s) "
                             "at %s:%d", c->rank, ncclGetErrorString(a), ncclGetLastError(c->comm), __FILE__, __LINE__);
         }
+        if (e == cudaSuccess) return PP_CUDA_OK;
         if (e != cudaErrorNotReady) PP__CUDA(e);
         nanosleep(&pause, NULL);
     }

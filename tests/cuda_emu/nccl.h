@@ -49,7 +49,10 @@
                                                       for PP_EMU_NCCL_TIMEOUT + 2 s, then exits with status 3
 
    Device buffers are read and written from the host operation directly:
-   both host runtimes keep device memory in host memory. Not emulated:
+   both host runtimes keep device memory in host memory. Those functions
+   are left out of the CUDA emulator's access checks (PP__EMU_MOVES_BYTES),
+   which would report host code touching device memory: here they stand for
+   NCCL's own kernels. Not emulated:
    other collectives, communicator splitting and configs, non-blocking
    communicators, NCCL's joining of the streams of one group (each stream's
    part of a group runs in its own stream order), more than one machine. */
@@ -143,6 +146,9 @@ typedef struct { /* one stream operation: a group's ops on one communicator and 
     double t0;
     pp__emu_op *ops;
 } pp__emu_batch;
+
+/* functions that move the user's device bytes (see the top) */
+#define PP__EMU_MOVES_BYTES __attribute__((no_sanitize_address))
 
 static thread_local char pp__emu_last[512]; /* ncclGetLastError(NULL) */
 static thread_local struct { int depth, n, cap; ncclResult_t err; pp__emu_batch *pending; } pp__emu_group;
@@ -407,7 +413,7 @@ static inline void pp__emu_free_queue(pp__emu_queue *q) {
 }
 
 /* a message to peer j, queued; written as the socket takes it */
-static inline int pp__emu_out(pp__emu_peer *p, uint32_t type, const void *data, size_t len) {
+PP__EMU_MOVES_BYTES static inline int pp__emu_out(pp__emu_peer *p, uint32_t type, const void *data, size_t len) {
     pp__emu_hdr h;
     size_t need;
     if (p->out_off == p->out_len) p->out_off = p->out_len = 0;
@@ -609,7 +615,7 @@ static inline int pp__emu_take(ncclComm_t c, pp__emu_op *op, int j, pp__emu_msg 
 
 /* starts the batch's sends (first call), then completes what has arrived:
    1 all done, 0 not yet, -1 failed (mutex held) */
-static inline int pp__emu_run(pp__emu_batch *b) {
+PP__EMU_MOVES_BYTES static inline int pp__emu_run(pp__emu_batch *b) {
     ncclComm_t c = b->comm;
     int i, j, all = 1;
     if (!b->started) {

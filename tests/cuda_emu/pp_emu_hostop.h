@@ -1,9 +1,9 @@
-/* tests/cuda_emu/pp_emu_hostop.h - the one non-standard hook both host
-   runtimes (tests/cuda_mock and tests/cuda_emu) provide next to
-   cudaLaunchHostFunc. Include it after cuda_runtime.h. The emulated NCCL
-   (tests/cuda_emu/nccl.h) is written on the CUDA runtime API plus this. */
+/* tests/cuda_emu/pp_emu_hostop.h - the emulator's one non-standard stream
+   operation, for an emulated NCCL built on tests/cuda_emu (and on
+   tests/cuda_mock/cuda_runtime.h). */
 #ifndef PP_EMU_HOSTOP_H
 #define PP_EMU_HOSTOP_H
+#include <cuda_runtime.h>
 
 /* a host operation in stream order that may not be ready yet: fn returns 1
    when done, 0 to be polled again later (other streams may run meanwhile),
