@@ -13,6 +13,7 @@
 #     `timeout`; a rank still waiting there is a failed check). These start the
 #     4 processes from this script with torchrun's variables (RANK,
 #     WORLD_SIZE), since mpirun would kill the others itself.
+# First tests/test_nccl_emu.cpp checks the emulated NCCL alone (3 processes).
 # Usage: sh tests/nccl_procs.sh [TRAIN_GPT]   (run by tests/run_tests.sh, which
 # passes the train_gpt it built on the host emulation, and by make test-nccl;
 # CXX and CFLAGS_EXTRA honoured). Prints one line per group; exits non-zero
@@ -139,6 +140,17 @@ failed() {
     r=$(((bad + 1) % 4))
     echo "the others exited 1 within ${max} s; rank $r said: $(sed 's/.*NCCL failed while this rank waited for its stream: //; s/ at [^ ]*:[0-9]*$//' "$out/err_$r")"
 }
+
+# the emulated NCCL alone (tests/test_nccl_emu.cpp prints its own groups)
+if $mock "$here/test_nccl_emu.cpp" -o "$out/test_nccl_emu" >"$out/log" 2>&1; then
+    echo "[ok] build test_nccl_emu"
+    passed=$((passed + 1))
+    if "$out/test_nccl_emu"; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
+else
+    echo "[FAIL] build test_nccl_emu"
+    sed 's/^/    /' "$out/log" | tail -n 40
+    failed=$((failed + 1))
+fi
 
 group "build train_gpt on the host emulation with the emulated NCCL" build "$1" || {
     echo "nccl_procs: $passed passed, $failed failed"
