@@ -141,16 +141,8 @@ failed() {
     echo "the others exited 1 within ${max} s; rank $r said: $(sed 's/.*NCCL failed while this rank waited for its stream: //; s/ at [^ ]*:[0-9]*$//' "$out/err_$r")"
 }
 
-# the emulated NCCL alone (tests/test_nccl_emu.cpp prints its own groups)
-if $mock "$here/test_nccl_emu.cpp" -o "$out/test_nccl_emu" >"$out/log" 2>&1; then
-    echo "[ok] build test_nccl_emu"
-    passed=$((passed + 1))
-    if "$out/test_nccl_emu"; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
-else
-    echo "[FAIL] build test_nccl_emu"
-    sed 's/^/    /' "$out/log" | tail -n 40
-    failed=$((failed + 1))
-fi
+group "the emulated NCCL alone, 3 forked processes (tests/test_nccl_emu.cpp: grouped ring, pairing order, rank-order sum, errors, abort)" \
+    sh -c "$mock '$here/test_nccl_emu.cpp' -o '$out/test_nccl_emu' && '$out/test_nccl_emu'"
 
 group "build train_gpt on the host emulation with the emulated NCCL" build "$1" || {
     echo "nccl_procs: $passed passed, $failed failed"
