@@ -31,7 +31,7 @@ test: all
 
 # train_gpt in NCCL mode as 4 processes (mpirun; a rank that fails or hangs)
 # on the emulated NCCL, alone (make test runs it too)
-test-nccl:
+test-nccl: ppsched
 	CXX="$(CXX)" CFLAGS_EXTRA="$(CFLAGS_EXTRA)" sh tests/nccl_procs.sh
 
 bench: bench/bench
