@@ -3,8 +3,11 @@
 # emulation (tests/cuda_mock) with the emulated NCCL (tests/cuda_emu/nccl.h):
 # its send, receive and all-reduce cross process boundaries over loopback TCP.
 #   - mpirun -np 4 --oversubscribe (Open MPI) with the NCCL_COMM_ID bootstrap
-#     (every built-in schedule, ./ppsched --list), and a build with
-#     -DPP_CUDA_MPI (the id broadcast with MPI_Bcast; v-half and dualpipe):
+#     (every built-in schedule, ./ppsched --list, with PP_EMU_NCCL_RENDEZVOUS=1:
+#     a send completes only when its receive is posted, the worst case of
+#     NCCL's "may block" that pp_sched_check_deadlock assumes), and a build
+#     with -DPP_CUDA_MPI (the id broadcast with MPI_Bcast; v-half and
+#     dualpipe; buffered sends, the emulation's default):
 #     5 steps give the losses of the one-process run: bitwise, except
 #     dualpipe, whose two model copies' gradients are summed in another order
 #     (the gradient all-reduce; tolerance 1e-5 x |loss|);
@@ -78,7 +81,8 @@ equal() {
         "$out/train_gpt" -s "$s" $model --loss-log "$out/one_$s.txt" >"$out/one_$s.out" || return 1
         rm -f "$out/four_$s.txt"
         if [ "$how" = comm_id ]; then
-            NCCL_COMM_ID=127.0.0.1:$(free_port) timeout 120 mpirun --oversubscribe -np 4 -x NCCL_COMM_ID \
+            NCCL_COMM_ID=127.0.0.1:$(free_port) PP_EMU_NCCL_RENDEZVOUS=1 PP_EMU_NCCL_TIMEOUT=60 \
+                timeout 120 mpirun --oversubscribe -np 4 -x NCCL_COMM_ID -x PP_EMU_NCCL_RENDEZVOUS -x PP_EMU_NCCL_TIMEOUT \
                 "$out/train_gpt" -s "$s" $model --loss-log "$out/four_$s.txt" >"$out/four_$s.out" 2>&1
         else # (make asan: Open MPI's own libraries leak at exit; LeakSanitizer looks away there)
             ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 \
@@ -154,10 +158,10 @@ group "build train_gpt on the host emulation with the emulated NCCL" build "$1" 
 schedules=$("$root/ppsched" --list 2>/dev/null | awk '{ print $1 }')
 [ -n "$schedules" ] || schedules="v-half interleaved-1f1b dualpipe"
 if command -v mpirun >/dev/null 2>&1; then
-    group "mpirun -np 4, NCCL_COMM_ID bootstrap: every built-in schedule's losses = one process" \
+    group "mpirun -np 4, NCCL_COMM_ID bootstrap, rendezvous sends: every built-in schedule's losses = one process" \
         equal comm_id $schedules
     if [ -x "$out/train_gpt_mpi" ]; then
-        group "mpirun -np 4, built with MPI (MPI_Bcast of the id, no NCCL_COMM_ID): v-half, dualpipe losses = one process" \
+        group "mpirun -np 4, built with MPI (MPI_Bcast of the id, no NCCL_COMM_ID), buffered sends: v-half, dualpipe losses = one process" \
             equal mpi v-half dualpipe
     fi
     group "mpirun -np 4 without NCCL_COMM_ID or MPI: every rank exits 1 saying what to set" sh -c "

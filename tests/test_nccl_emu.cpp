@@ -5,6 +5,10 @@
    - a group that posts its receive before its send completes (a ring);
    - sends and receives between one pair meet in the order they are posted,
      within a group and across calls; a send to oneself;
+   - buffered sends: two ranks that each send, then receive, in separate
+     calls, complete; with PP_EMU_NCCL_RENDEZVOUS=1 (a send completes when its
+     receive is posted) the same calls wait for each other and fail at
+     PP_EMU_NCCL_TIMEOUT, while the exchange in one group completes;
    - all-reduce sums in rank order: (1e8 + -1e8) + 1 in float is 1, and 0
      in any order that adds the 1 to a big one first (reversed, or rank 0
      and 2 first), and every rank gets the same bits; max, min, avg on other
@@ -76,6 +80,12 @@ static void p2p(ncclComm_t c, cudaStream_t s, int r) {
     ncclRecv(self, 1, ncclFloat, r, c, s);
     ncclGroupEnd();
     expect(sync_ok(s) && *self == 7.5f, "rank %d: a send to itself arrives: %g", r, *self);
+    if (r < 2) { /* buffered: each sends first, in its own call */
+        out[0] = (float)r;
+        ncclSend(out, 1, ncclFloat, 1 - r, c, s);
+        ncclRecv(in, 1, ncclFloat, 1 - r, c, s);
+        expect(sync_ok(s) && in[0] == (float)(1 - r), "rank %d: buffered: send then receive, ungrouped, completes: %g", r, in[0]);
+    }
     cudaFree(in);
     cudaFree(out);
     cudaFree(x);
@@ -115,6 +125,27 @@ static void allreduce(ncclComm_t c, cudaStream_t s, int r) {
     cudaFree(k);
     cudaFree(d);
     cudaFree(u);
+}
+
+/* rendezvous: a grouped exchange completes, an ungrouped one waits for ever (times out) */
+static void rendezvous(ncclComm_t c, cudaStream_t s, int r) {
+    float *a = NULL, *b = NULL;
+    ncclResult_t e = ncclSuccess;
+    cudaMalloc((void **)&a, sizeof(float));
+    cudaMalloc((void **)&b, sizeof(float));
+    *a = (float)r;
+    if (r == 2) return;
+    ncclGroupStart();
+    ncclRecv(b, 1, ncclFloat, 1 - r, c, s);
+    ncclSend(a, 1, ncclFloat, 1 - r, c, s);
+    ncclGroupEnd();
+    expect(sync_ok(s) && *b == (float)(1 - r), "rank %d: rendezvous: the grouped exchange completes: %g", r, *b);
+    ncclSend(a, 1, ncclFloat, 1 - r, c, s);
+    ncclRecv(b, 1, ncclFloat, 1 - r, c, s);
+    expect(!sync_ok(s), "rank %d: rendezvous: send then receive, ungrouped on both ranks, does not complete", r);
+    expect(ncclCommGetAsyncError(c, &e) == ncclSuccess && e == ncclRemoteError &&
+               strstr(ncclGetLastError(c), "in ncclSend for rank(s) ") && strstr(ncclGetLastError(c), "PP_EMU_NCCL_TIMEOUT"),
+           "rank %d: rendezvous: it times out in ncclSend: %s", r, ncclGetLastError(c));
 }
 
 /* bad calls fail at once, a bad call in a group runs none of it; a receive
@@ -166,7 +197,8 @@ static int child(int which, int r, ncclUniqueId id) {
     if (which == 0) p2p(c, s, r);
     if (which == 1) allreduce(c, s, r);
     if (which == 2) errors(c, s, r);
-    if (which == 2) ncclCommAbort(c);
+    if (which == 3) rendezvous(c, s, r);
+    if (which == 2 || (which == 3 && r < 2)) ncclCommAbort(c); /* failed: abort; rank 2 of 3 waits in destroy */
     else expect(ncclCommDestroy(c) == ncclSuccess, "rank %d: destroy", r);
     cudaStreamDestroy(s);
     return 0;
@@ -229,6 +261,9 @@ int main(void) {
     scenario(0, "emulated NCCL, 3 processes: a ring group receiving first, two sends to one peer meet their receives in posting order, a send to oneself");
     scenario(1, "emulated NCCL, 3 processes: all-reduce in rank order (float 1e8 - 1e8 + 1 = 1 on every rank), int32 max, double avg, uint8 min");
     scenario(2, "emulated NCCL, 3 processes: bad calls refused, a bad group runs nothing, a wrong-size receive fails with both sizes, an abort reaches the others with its reason");
+    setenv("PP_EMU_NCCL_RENDEZVOUS", "1", 1);
+    setenv("PP_EMU_NCCL_TIMEOUT", "2", 1);
+    scenario(3, "emulated NCCL, 3 processes, PP_EMU_NCCL_RENDEZVOUS=1: a grouped exchange completes, the same calls ungrouped wait for each other and time out (PP_EMU_NCCL_TIMEOUT=2)");
     printf("%d passed, %d failed\n", g_groups_passed, g_groups_failed);
     return g_groups_failed ? 1 : 0;
 }

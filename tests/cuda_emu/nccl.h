@@ -17,7 +17,11 @@
      copied out of the user's buffer), so grouped send/recv never deadlock
      however the ops are ordered in the group. The k-th send a->b meets the
      k-th receive on b from a, the order in which they are posted, as NCCL
-     pairs them; sizes must agree.
+     pairs them; sizes must agree. PP_EMU_NCCL_RENDEZVOUS=1 is stricter: a
+     send completes only once its receive has been posted (reached in its
+     stream), the rule pp_sched_check_deadlock assumes and NCCL's for sends
+     larger than its buffers, so a program that needs a group (or a
+     buffer) to make progress hangs here (and times out) as it would there.
    - ncclAllReduce: every rank sends its input to every other and each sums
      them in rank order (0, 1, ..., n-1), so all ranks get the same bits, and
      a sum where one rank holds the only non-zero equals that value exactly.
@@ -99,7 +103,7 @@ typedef enum {
 
 /* ---- private: time, errors, injection ---- */
 
-enum { PP__EMU_P2P = 1, PP__EMU_COLL = 2, PP__EMU_ABORT = 3, PP__EMU_BYE = 4 };
+enum { PP__EMU_P2P = 1, PP__EMU_COLL = 2, PP__EMU_ABORT = 3, PP__EMU_BYE = 4, PP__EMU_READY = 5 };
 enum { PP__EMU_SEND, PP__EMU_RECV, PP__EMU_ALLREDUCE };
 #define PP__EMU_MAGIC 0x50504e43u /* every header on the wire starts with it */
 
@@ -110,6 +114,7 @@ typedef struct { uint32_t magic, type; uint64_t len; } pp__emu_hdr;
 typedef struct {
     int fd;  /* -1 once closed */
     int bye; /* it said goodbye (ncclCommDestroy): its end of file is no failure */
+    long ready_in, ready_used; /* rendezvous: its receives posted for my sends, and those my sends took */
     pp__emu_queue p2p, coll; /* messages received, not yet matched */
     pp__emu_hdr hdr;         /* the message being read */
     size_t hdr_got, cur_got;
@@ -124,6 +129,7 @@ struct ncclComm {
     pthread_mutex_t mu;
     int refs;   /* the user's handle and every queued operation */
     int closed; /* ncclCommDestroy or ncclCommAbort was called */
+    int rendezvous; /* PP_EMU_NCCL_RENDEZVOUS=1: a send completes when its receive is posted */
     ncclResult_t async;
     char last[512];
     double timeout;
@@ -458,6 +464,7 @@ static inline void pp__emu_deliver(ncclComm_t c, int j, uint32_t type, pp__emu_m
         pp__emu_fail(c, ncclRemoteError, "rank %d: rank %d aborted the communicator: %.*s", c->rank, j,
                      (int)(m->len < 400 ? m->len : 400), m->data);
     if (type == PP__EMU_BYE) c->peer[j].bye = 1;
+    if (type == PP__EMU_READY) c->peer[j].ready_in++;
     free(m);
 }
 
@@ -642,7 +649,11 @@ PP__EMU_MOVES_BYTES static inline int pp__emu_run(pp__emu_batch *b) {
                 } else if (pp__emu_out(&c->peer[op->peer], PP__EMU_P2P, op->sbuf, op->bytes) != 0) {
                     pp__emu_fail(c, ncclSystemError, "rank %d: out of host memory", c->rank);
                 }
-                op->done = 1;
+                op->done = !c->rendezvous;
+            } else if (op->kind == PP__EMU_RECV && c->rendezvous) { /* posted: the sender may complete */
+                if (op->peer == c->rank) c->peer[c->rank].ready_in++;
+                else if (c->peer[op->peer].fd >= 0 && pp__emu_out(&c->peer[op->peer], PP__EMU_READY, NULL, 0) != 0)
+                    pp__emu_fail(c, ncclSystemError, "rank %d: out of host memory", c->rank);
             } else if (op->kind == PP__EMU_ALLREDUCE) {
                 pp__emu_msg *mine = pp__emu_new_msg(op->bytes);
                 op->got = (pp__emu_msg **)calloc((size_t)c->nranks, sizeof(pp__emu_msg *));
@@ -662,7 +673,17 @@ PP__EMU_MOVES_BYTES static inline int pp__emu_run(pp__emu_batch *b) {
     for (i = 0; i < b->n; i++) {
         pp__emu_op *op = &b->ops[i];
         if (op->done) continue;
-        if (op->kind == PP__EMU_RECV) {
+        if (op->kind == PP__EMU_SEND) { /* rendezvous: done when a receive of its peer's was posted */
+            pp__emu_peer *p = &c->peer[op->peer];
+            if (p->ready_in > p->ready_used) {
+                p->ready_used++;
+                op->done = 1;
+            } else if (op->peer != c->rank && p->fd < 0) {
+                pp__emu_fail(c, ncclRemoteError, "rank %d: ncclSend to rank %d, which left before posting its receive",
+                             c->rank, op->peer);
+                return -1;
+            }
+        } else if (op->kind == PP__EMU_RECV) {
             pp__emu_msg *m = NULL;
             int r = pp__emu_take(c, op, op->peer, &m);
             if (r < 0) return -1;
@@ -694,16 +715,19 @@ PP__EMU_MOVES_BYTES static inline int pp__emu_run(pp__emu_batch *b) {
     if (pp__emu_now() - b->t0 > c->timeout) {
         char who[256] = "";
         size_t k = 0;
+        const char *what = NULL;
         for (i = 0; i < b->n; i++) {
             pp__emu_op *op = &b->ops[i];
             if (op->done || k > sizeof who - 16) continue;
-            if (op->kind == PP__EMU_RECV) k += (size_t)snprintf(who + k, sizeof who - k, " %d", op->peer);
+            if (!what) what = pp__emu_op_name(op->kind);
+            if (op->kind != PP__EMU_ALLREDUCE) k += (size_t)snprintf(who + k, sizeof who - k, " %d", op->peer);
             else
                 for (j = 0; j < c->nranks && k < sizeof who - 16; j++)
                     if (!op->got[j]) k += (size_t)snprintf(who + k, sizeof who - k, " %d", j);
         }
         pp__emu_fail(c, ncclRemoteError, "rank %d: waited %.0f s (PP_EMU_NCCL_TIMEOUT) in %s for rank(s)%s, which "
-                     "neither answered nor left", c->rank, c->timeout, pp__emu_op_name(b->ops[0].kind), who);
+                     "neither answered nor left%s", c->rank, c->timeout, what ? what : "?", who,
+                     c->rendezvous ? " (PP_EMU_NCCL_RENDEZVOUS: or the ranks wait for each other)" : "");
         return -1;
     }
     return 0;
@@ -912,6 +936,7 @@ static inline ncclResult_t ncclCommInitRank(ncclComm_t *out, int nranks, ncclUni
     c->rank = rank;
     c->nranks = nranks;
     c->timeout = timeout;
+    c->rendezvous = getenv("PP_EMU_NCCL_RENDEZVOUS") && atoi(getenv("PP_EMU_NCCL_RENDEZVOUS")) != 0;
     c->refs = 1;
     pthread_mutex_init(&c->mu, NULL);
     for (i = 0; i < nranks; i++) c->peer[i].fd = -1;
