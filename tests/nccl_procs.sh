@@ -164,6 +164,10 @@ if command -v mpirun >/dev/null 2>&1; then
         group "mpirun -np 4, built with MPI (MPI_Bcast of the id, no NCCL_COMM_ID), buffered sends: v-half, dualpipe losses = one process" \
             equal mpi v-half dualpipe
     fi
+    group "mpirun -np 4, train_gpt --profile: the pass-time all-reduce, then a second communicator at the same NCCL_COMM_ID" sh -c "
+        NCCL_COMM_ID=127.0.0.1:$(free_port) timeout 120 mpirun --oversubscribe -np 4 -x NCCL_COMM_ID '$out/train_gpt' -s 1f1b \
+            $model --steps 3 --profile-steps 2 --profile --mem-limit 2 >'$out/prof.out' 2>&1 || { cat '$out/prof.out'; exit 1; }
+        grep 're-planned: v-auto' '$out/prof.out' && [ \$(grep -cE '^rank +[0-3] ' '$out/prof.out') -eq 8 ]"
     group "mpirun -np 4 without NCCL_COMM_ID or MPI: every rank exits 1 saying what to set" sh -c "
         timeout 60 mpirun --oversubscribe -np 4 '$out/train_gpt' -s v-half $model >'$out/noid.out' 2>&1; rc=\$?
         [ \$rc -ne 0 ] && [ \$rc -ne 124 ] && grep -q 'set NCCL_COMM_ID=host:port' '$out/noid.out' &&
