@@ -18,9 +18,11 @@
 #     4 processes from this script with torchrun's variables (RANK,
 #     WORLD_SIZE), since mpirun would kill the others itself.
 # First tests/test_nccl_emu.cpp checks the emulated NCCL alone (3 processes).
-# Usage: sh tests/nccl_procs.sh [TRAIN_GPT]   (run by tests/run_tests.sh, which
-# passes the train_gpt it built on the host emulation, and by make test-nccl;
-# CXX and CFLAGS_EXTRA honoured). Prints one line per group; exits non-zero
+# Usage: sh tests/nccl_procs.sh [TRAIN_GPT [EMU_TRAIN_GPT]]   (run by
+# tests/run_tests.sh, which passes the train_gpt it built on the host
+# emulation and the one built on the CUDA emulator, tests/cuda_emu, whose real
+# kernels then run as 4 processes too; and by make test-nccl; CXX and
+# CFLAGS_EXTRA honoured). Prints one line per group; exits non-zero
 # when one fails. Without mpirun the mpirun groups print a skip line.
 here=$(cd "$(dirname "$0")" && pwd)
 root="$here/.."
@@ -155,6 +157,20 @@ group "build train_gpt on the host emulation with the emulated NCCL" build "$1" 
     exit 1
 }
 
+# the real kernels on the CUDA emulator: 4 processes = one process, bit for
+# bit (same kernels, same order), at a size the emulator runs in seconds;
+# exit 0 also says its checkers found nothing
+emu_equal() {
+    m="-s 1f1b -d 4 -n 4 --steps 2 --layers-per-stage 1 --channels 16 --seq 16 --batch 1 --heads 2 --data $data"
+    "$1" $m --loss-log "$out/emu_one.txt" >"$out/emu_one.out" 2>&1 || { cat "$out/emu_one.out"; return 1; }
+    NCCL_COMM_ID=127.0.0.1:$(free_port) PP_EMU_NCCL_RENDEZVOUS=1 timeout 300 mpirun --oversubscribe -np 4 \
+        -x NCCL_COMM_ID -x PP_EMU_NCCL_RENDEZVOUS "$1" $m --loss-log "$out/emu_four.txt" >"$out/emu_four.out" 2>&1 ||
+        { cat "$out/emu_four.out"; return 1; }
+    grep -q 'NCCL, one rank per device' "$out/emu_four.out" && cmp "$out/emu_one.txt" "$out/emu_four.txt" ||
+        { cat "$out/emu_four.out"; paste "$out/emu_one.txt" "$out/emu_four.txt"; return 1; }
+    echo "losses $(cut -d' ' -f2 "$out/emu_four.txt" | tr '\n' ' ')bit for bit; no checker finding in any process"
+}
+
 # every built-in schedule (make builds ./ppsched; these three where it is missing)
 schedules=$("$root/ppsched" --list 2>/dev/null | awk '{ print $1 }')
 [ -n "$schedules" ] || schedules="v-half interleaved-1f1b dualpipe"
@@ -164,6 +180,10 @@ if command -v mpirun >/dev/null 2>&1; then
     if [ -x "$out/train_gpt_mpi" ]; then
         group "mpirun -np 4, built with MPI (MPI_Bcast of the id, no NCCL_COMM_ID), buffered sends: v-half, dualpipe losses = one process" \
             equal mpi v-half dualpipe
+    fi
+    if [ -n "$2" ]; then
+        group "the real kernels on the CUDA emulator (tests/cuda_emu): train_gpt 1f1b d=4 n=4 under mpirun -np 4 = one process" \
+            emu_equal "$2"
     fi
     group "mpirun -np 4, train_gpt --profile: the pass-time all-reduce, then a second communicator at the same NCCL_COMM_ID" sh -c "
         NCCL_COMM_ID=127.0.0.1:$(free_port) timeout 120 mpirun --oversubscribe -np 4 -x NCCL_COMM_ID '$out/train_gpt' -s 1f1b \

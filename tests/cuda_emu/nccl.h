@@ -54,7 +54,8 @@
 
    Device buffers are read and written from the host operation directly:
    both host runtimes keep device memory in host memory. Those functions
-   are left out of the CUDA emulator's access checks (PP__EMU_MOVES_BYTES),
+   are left out of the CUDA emulator's access checks (PP__EMU_MOVES_BYTES:
+   no sanitizer hooks),
    which would report host code touching device memory: here they stand for
    NCCL's own kernels. Not emulated:
    other collectives, communicator splitting and configs, non-blocking
@@ -154,12 +155,22 @@ typedef struct { /* one stream operation: a group's ops on one communicator and 
 } pp__emu_batch;
 
 /* functions that move the user's device bytes (see the top) */
-#define PP__EMU_MOVES_BYTES __attribute__((no_sanitize_address))
+#define PP__EMU_MOVES_BYTES __attribute__((no_sanitize_address, no_sanitize_thread))
 
 static thread_local char pp__emu_last[512]; /* ncclGetLastError(NULL) */
 static thread_local struct { int depth, n, cap; ncclResult_t err; pp__emu_batch *pending; } pp__emu_group;
 static long pp__emu_nth; /* send/recv/all-reduce ops run by this process, for PP_EMU_NCCL_FAIL_AT */
-static int pp__emu_roots; /* bootstrap root threads still running in this process (atomic) */
+/* bootstrap root threads still running in this process (a mutex, not atomics:
+   the emulator's instrumented build has no hooks for atomic builtins) */
+static int pp__emu_roots;
+static pthread_mutex_t pp__emu_roots_mu = PTHREAD_MUTEX_INITIALIZER;
+static inline int pp__emu_roots_add(int k) {
+    int n;
+    pthread_mutex_lock(&pp__emu_roots_mu);
+    n = pp__emu_roots += k;
+    pthread_mutex_unlock(&pp__emu_roots_mu);
+    return n;
+}
 
 static inline double pp__emu_now(void) {
     struct timespec t;
@@ -370,14 +381,14 @@ static inline void *pp__emu_root(void *p) {
     }
     free(fds);
     free(ports);
-    __atomic_sub_fetch(&pp__emu_roots, 1, __ATOMIC_SEQ_CST);
+    pp__emu_roots_add(-1);
     return NULL;
 }
 
 /* a process that hosts the root must not exit (or fail on) before the root
    has answered everyone: ncclCommInitRank waits for it before returning */
 static inline void pp__emu_wait_roots(double deadline) {
-    while (__atomic_load_n(&pp__emu_roots, __ATOMIC_SEQ_CST) > 0 && pp__emu_now() < deadline) pp__emu_sleep_ms(1);
+    while (pp__emu_roots_add(0) > 0 && pp__emu_now() < deadline) pp__emu_sleep_ms(1);
 }
 
 static inline int pp__emu_start_root(int fd) {
@@ -386,9 +397,9 @@ static inline int pp__emu_start_root(int fd) {
     if (!a) return -1;
     a->fd = fd;
     a->timeout = pp__emu_timeout();
-    __atomic_add_fetch(&pp__emu_roots, 1, __ATOMIC_SEQ_CST);
+    pp__emu_roots_add(1);
     if (pthread_create(&t, NULL, pp__emu_root, a) != 0) {
-        __atomic_sub_fetch(&pp__emu_roots, 1, __ATOMIC_SEQ_CST);
+        pp__emu_roots_add(-1);
         free(a);
         return -1;
     }
