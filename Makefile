@@ -20,7 +20,7 @@ ppsched: examples/ppsched.c pp_sched.h
 	$(CC) $(CFLAGS) -o $@ examples/ppsched.c $(LDLIBS)
 
 # examples/train_cpu.c: a tiny GPT trained through a schedule on CPU threads
-train_cpu: examples/train_cpu.c pp_sched.h tests/gpt_ref.h tests/cpu_pipeline.h
+train_cpu: examples/train_cpu.c pp_sched.h ref/gpt_ref.h ref/cpu_pipeline.h
 	$(CC) $(CFLAGS) -o $@ examples/train_cpu.c -lpthread $(LDLIBS)
 
 # tests/run_tests.sh compiles and runs everything in tests/ and exits
@@ -94,7 +94,7 @@ SANITIZER ?= $(shell command -v compute-sanitizer 2>/dev/null || echo $(CUDA_HOM
 
 .PHONY: test-cuda bench-cuda test-cuda-kernels bench-cuda-kernels clean-cuda
 
-tests/test_cuda_kernels: tests/test_cuda_kernels.cu pp_cuda_gpt.cuh tests/gpt_ref.h tests/group.h
+tests/test_cuda_kernels: tests/test_cuda_kernels.cu pp_cuda_gpt.cuh ref/gpt_ref.h tests/group.h
 	$(NVCC) $(NVKFLAGS) -o $@ tests/test_cuda_kernels.cu
 
 bench/bench_cuda: bench/bench_cuda.cu pp_cuda_gpt.cuh
@@ -106,7 +106,7 @@ pp_cuda.o: pp_cuda.cu pp_cuda.h pp_sched.h pp_cuda_gpt.cuh
 train_gpt: examples/train_gpt.cu pp_cuda.o pp_cuda.h pp_sched.h
 	$(NVCC) $(NVFLAGS) -o $@ examples/train_gpt.cu pp_cuda.o $(NVLIBS)
 
-tests/test_cuda_pipeline: tests/test_cuda_pipeline.cu pp_cuda.o pp_cuda.h pp_sched.h tests/gpt_ref.h tests/group.h
+tests/test_cuda_pipeline: tests/test_cuda_pipeline.cu pp_cuda.o pp_cuda.h pp_sched.h ref/gpt_ref.h tests/group.h
 	$(NVCC) $(NVFLAGS) -o $@ tests/test_cuda_pipeline.cu pp_cuda.o $(NVLIBS)
 
 # on a GPU: every kernel against the CPU reference, pipelined = unpipelined

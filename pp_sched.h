@@ -135,8 +135,12 @@ API (one line each; status-returning calls fill err[PP_ERR_LEN] on failure)
 LOWERING (pp_sched_lower; the full argument sits above its implementation)
    program     per device, its passes as COMPUTE ops in the schedule's order,
                plus a SEND on the producer's device and a RECV on the
-               consumer's for every dependency that crosses devices (none
-               where producer and consumer share a device: the turn of a V).
+               consumer's for every dependency that crosses devices, and a
+               HANDOFF right before the consumer where producer and
+               consumer stage share a device (the turn of a V). It carries
+               all a runtime needs: stage_device, copies (routes, through
+               pp_stage_route), recompute; op.sends marks the outputs that
+               wait in a send buffer, op.consumer the stage data goes to.
    order       both ends of a transfer get one key, the consumer's start:
                the RECV sits right before its consumer, the SEND after its
                producer; a device's ops are sorted by (key, payload, stage,
@@ -758,6 +762,7 @@ typedef struct pp_schedule {
     int on_grid;             /* 1 straight after pp_repeat: start/end are block cells
                                 (F, B, W 1 cell); pp_squeeze applies the real times */
     double mem_limit;        /* the limit an adaptive schedule was built under; 0 = none */
+    int recompute;           /* 1: BW recomputes F from the kept stage input (1f1b-r) */
     int bubble_growth;       /* -1 not computed, 0 O(p), 1 O(n): see pp_sched_bubble_growth */
     pp_allocator allocator;
 } pp_schedule;
@@ -920,34 +925,45 @@ PP_SCHED_API pp_status pp_sched_bubble_growth(const pp_config *cfg, int *grows, 
 PP_SCHED_API int pp_vhalf_o_p(pp_times t);
 /* ---- lowering: one program per device (see LOWERING in the docs block) ---- */
 
-typedef enum pp_op_type { PP_OP_COMPUTE = 0, PP_OP_SEND = 1, PP_OP_RECV = 2 } pp_op_type;
+/* HANDOFF: the output of a stage becomes the input of the next stage on its
+   route on the same device (the turn of a V): a SEND and its RECV in one. */
+typedef enum pp_op_type { PP_OP_COMPUTE = 0, PP_OP_SEND = 1, PP_OP_RECV = 2, PP_OP_HANDOFF = 3 } pp_op_type;
 
-/* What a SEND/RECV carries: the output of F (to the next stage) or of B/BW
-   (the gradient for the previous stage's output). */
+/* What a SEND/RECV/HANDOFF carries: the output of F (to the next stage) or
+   of B/BW (the gradient for the previous stage's output). */
 typedef enum pp_payload { PP_ACTIVATION = 0, PP_GRADIENT = 1 } pp_payload;
 
 typedef struct pp_op {
     pp_op_type type;
     pp_kind kind;       /* COMPUTE: F, B, W or BW; ignored otherwise */
-    int stage;          /* COMPUTE: the pass's stage; SEND/RECV: the stage that PRODUCED the data */
+    int stage;          /* COMPUTE: the pass's stage; SEND/RECV/HANDOFF: the stage that PRODUCED the data */
     int microbatch;
-    int peer;           /* SEND: destination device; RECV: source device; COMPUTE: -1 */
-    pp_payload what;    /* SEND/RECV only */
-    int slot;           /* COMPUTE and RECV: activation slot of the (stage, microbatch) the op
-                           works on on this device (a RECV writes the consumer's slot); SEND: -1 */
+    int peer;           /* SEND: destination device; RECV: source device; HANDOFF: this device;
+                           COMPUTE: -1 */
+    pp_payload what;    /* SEND/RECV/HANDOFF only */
+    int slot;           /* COMPUTE, RECV and HANDOFF: activation slot of the (stage, microbatch) the
+                           op works on on this device (RECV, HANDOFF: the consumer's); SEND: -1 */
     int group;          /* consecutive SEND/RECV ops of one device with the same group >= 0 are
                            posted together (ncclGroupStart/End); -1: the op is a group of its own */
     double time;        /* the point of the timeline the op belongs to (sorting key) */
+    int consumer;       /* SEND/RECV/HANDOFF: the stage that consumes the data; COMPUTE: -1 */
+    int sends;          /* COMPUTE: 1 when a SEND or HANDOFF of its output follows on this
+                           device (the output waits in a send buffer until then) */
 } pp_op;
 
 /* Per-device programs. Transparent: tests and other tools may fill one by
    hand (allocator, slots and send_buffers may then be zero/NULL). */
 typedef struct pp_program {
+    char name[32];         /* the schedule's */
     int devices, stages, microbatches;
-    int copies;            /* as pp_schedule.copies: 2 = two routes; any other value = one */
+    int copies;            /* as pp_schedule.copies: 2 = two routes; any other value = one
+                              (pp_stage_route gives a stage's route) */
+    int recompute;         /* as pp_schedule.recompute: BW recomputes F from the kept input */
     int num_ops;
     pp_op *ops;            /* device-major, each device's ops in program order */
     int *device_start;     /* [d+1]: ops of device i are [device_start[i], device_start[i+1]) */
+    int *stage_device;     /* [S]: the device each stage runs on (NULL in a hand-built program:
+                              the runtimes need it, the checker does not) */
     int *slots;            /* [d]: activation slots device i needs (= most (stage, mb) live at once) */
     int *send_buffers;     /* [d]: most outputs waiting for their SEND at once on device i */
     pp_allocator allocator;
@@ -1238,38 +1254,68 @@ static pp_status pp__resolve_times(const pp_times *in, pp_times *out, char *err)
     return PP_OK;
 }
 
-/* Fill stage_time / stage_memory from the config. recompute: BW also redoes F. */
-static pp_status pp__set_stage_times(pp_schedule *s, const pp_config *cfg, int recompute, char *err) {
-    int st, S = s->stages;
-    double v = (double)s->chunks / pp__copies(s->copies); /* a route's stages per device */
-    pp_times t;
-    pp_times zero;
-    memset(&zero, 0, sizeof zero);
-    st = (int)pp__resolve_times(cfg ? &cfg->times : &zero, &t, err);
-    if (st != PP_OK) return (pp_status)st;
-    s->times = t;
+/* pp_config resolved once, at the entry points (pp_sched_build through
+   pp__req_resolve, pp_repeat, pp_sched_from_order, pp_sched_from_csv):
+   every default applied, every field checked. No code below them reads a
+   pp_config (sokol's _sg_desc_defaults). */
+typedef struct pp__cfg {
+    pp_times times;              /* unit times when f, b, w are all zero; checked */
+    const pp_times *stage_times; /* [S] or NULL: times / v; checked where S is known */
+    double recompute_input;      /* checked: finite, >= 0 */
+    int reorder;                 /* 0: no_reorder */
+    pp_allocator al;             /* malloc/free when zero */
+} pp__cfg;
+
+static pp_status pp__cfg_resolve(const pp_config *cfg, pp__cfg *c, char *err) {
+    pp_config zero;
+    if (!cfg) { memset(&zero, 0, sizeof zero); cfg = &zero; }
+    memset(c, 0, sizeof *c);
+    if (!pp__finite(cfg->recompute_input) || cfg->recompute_input < 0) {
+        pp__err(err, "recompute_input must be a finite fraction >= 0, got %g", cfg->recompute_input);
+        return PP_ERR_INVALID_ARG;
+    }
+    c->stage_times = cfg->stage_times;
+    c->recompute_input = cfg->recompute_input;
+    c->reorder = !cfg->no_reorder;
+    c->al = pp__allocator(&cfg->allocator);
+    return pp__resolve_times(&cfg->times, &c->times, err);
+}
+
+/* The duration of F, B, W, BW of each stage ([S * 4], pp_schedule.stage_time)
+   and the units one F allocates ([S]), for S stages at v stages of a route
+   per device. recompute: BW also redoes F, and a stage keeps only its input. */
+static pp_status pp__stage_times(const pp__cfg *c, int S, double v, int recompute, double *stage_time,
+                                 double *stage_memory, char *err) {
+    int st;
     for (st = 0; st < S; st++) {
         pp_times x;
-        if (cfg && cfg->stage_times) {
-            x = cfg->stage_times[st];
-            x.comm = t.comm;
+        if (c->stage_times) {
+            x = c->stage_times[st];
             if (!pp__finite(x.f) || !pp__finite(x.b) || !pp__finite(x.w) || x.f <= 0 || x.b <= 0 || x.w < 0) {
                 pp__err(err, "stage_times[%d] needs finite F > 0, B > 0, W >= 0; got F=%g B=%g W=%g", st, x.f, x.b,
                         x.w);
                 return PP_ERR_INVALID_ARG;
             }
         } else {
-            x.f = t.f / v;
-            x.b = t.b / v;
-            x.w = t.w / v;
+            x.f = c->times.f / v;
+            x.b = c->times.b / v;
+            x.w = c->times.w / v;
         }
-        s->stage_time[st * 4 + PP_F] = x.f;
-        s->stage_time[st * 4 + PP_B] = x.b;
-        s->stage_time[st * 4 + PP_W] = x.w;
-        s->stage_time[st * 4 + PP_BW] = x.b + x.w + (recompute ? x.f : 0);
-        s->stage_memory[st] = (recompute ? (cfg ? cfg->recompute_input : 0) : 1.0) / v;
+        stage_time[st * 4 + PP_F] = x.f;
+        stage_time[st * 4 + PP_B] = x.b;
+        stage_time[st * 4 + PP_W] = x.w;
+        stage_time[st * 4 + PP_BW] = x.b + x.w + (recompute ? x.f : 0);
+        stage_memory[st] = (recompute ? c->recompute_input : 1.0) / v;
     }
     return PP_OK;
+}
+
+/* Fill a schedule's times, stage_time and stage_memory. */
+static pp_status pp__set_stage_times(pp_schedule *s, const pp__cfg *c, int recompute, char *err) {
+    s->times = c->times;
+    s->recompute = recompute;
+    return pp__stage_times(c, s->stages, (double)s->chunks / pp__copies(s->copies), recompute, s->stage_time,
+                           s->stage_memory, err);
 }
 
 /* ---- metrics ------------------------------------------------------------ */
@@ -1349,18 +1395,24 @@ static int pp__dep(const pp_schedule *s, const pp_pass *p, pp_kind *dk, int *ds)
    holds the key of that pass's input at microbatch 0 (pp__dep_key adds
    the microbatch), or -1 when it has none; entry + 8 * stages holds the
    input's stage. tab: [16 * stages] ints. */
-static void pp__dep_table(const pp_schedule *s, int *tab) {
-    int S = s->stages, n = s->microbatches, half, k, st, E = 8 * S;
+static void pp__dep_table_of(int S, int n, int copies, int split, int *tab) {
+    int half, k, st, E = 8 * S;
     for (half = 0; half < 2; half++)
         for (k = 0; k < 4; k++)
             for (st = 0; st < S; st++) {
-                pp_pass p;
                 pp_kind dk;
                 int ds, e = (half * 4 + k) * S + st;
-                p.kind = (pp_kind)k; p.stage = st; p.microbatch = half ? n - 1 : 0; p.device = 0;
-                if (pp__dep(s, &p, &dk, &ds)) { tab[e] = pp__key(S, n, dk, ds, 0); tab[E + e] = ds; }
-                else { tab[e] = -1; tab[E + e] = st; }
+                if (pp__input(S, n, copies, split, (pp_kind)k, st, half ? n - 1 : 0, &dk, &ds)) {
+                    tab[e] = pp__key(S, n, dk, ds, 0);
+                    tab[E + e] = ds;
+                } else {
+                    tab[e] = -1;
+                    tab[E + e] = st;
+                }
             }
+}
+static void pp__dep_table(const pp_schedule *s, int *tab) {
+    pp__dep_table_of(s->stages, s->microbatches, s->copies, s->split_backward, tab);
 }
 
 /* The key of p's input from pp__dep_table's tab, or -1 when p has none;
@@ -1769,7 +1821,7 @@ static void pp__sort_devices(pp_schedule *s) {
     pp__mfree(al, slot);
 }
 
-static pp_status pp__repeat(const pp_block *b, int n, const int *starts, const pp_config *cfg, int recompute,
+static pp_status pp__repeat(const pp_block *b, int n, const int *starts, const pp__cfg *c, int recompute,
                             pp_schedule **out, char *err) {
     pp_status st;
     pp_allocator al;
@@ -1787,12 +1839,12 @@ static pp_status pp__repeat(const pp_block *b, int n, const int *starts, const p
         pp__err(err, "%d microbatches at interval %d overflow the grid", n, b->interval);
         return PP_ERR_OVERFLOW;
     }
-    al = pp__allocator(cfg ? &cfg->allocator : NULL);
+    al = c->al;
     s = pp__sched_alloc(&al, d, b->chunks, S, n, b->split_backward, err, &st);
     if (!s) return st;
     s->placement = b->placement;
     for (i = 0; i < S; i++) s->stage_device[i] = b->stage_device[i];
-    st = pp__set_stage_times(s, cfg, recompute, err);
+    st = pp__set_stage_times(s, c, recompute, err);
     if (st != PP_OK) { pp_sched_free(s); return st; }
     /* counts per device, then place */
     for (i = 0; i < S; i++) s->device_start[b->stage_device[i] + 1] += n * (b->split_backward ? 3 : 2);
@@ -1847,7 +1899,12 @@ static pp_status pp__repeat(const pp_block *b, int n, const int *starts, const p
 
 PP__DEF pp_status pp_repeat(const pp_block *blk, int microbatches, const int *starts, const pp_config *cfg,
                             pp_schedule **out, char *err) {
-    return pp__repeat(blk, microbatches, starts, cfg, 0, out, err);
+    pp__cfg c;
+    pp_status st;
+    if (out) *out = NULL;
+    st = pp__cfg_resolve(cfg, &c, err);
+    if (st != PP_OK) return st;
+    return pp__repeat(blk, microbatches, starts, &c, 0, out, err);
 }
 
 /* ---- reorder (Appendix C) ----------------------------------------------- */
@@ -2691,14 +2748,14 @@ static pp_status pp__extend_exact(const pp_schedule *s, int n, pp_schedule **out
    (a stable phase without bubble, which reordering at n could not
    shorten) and no device's peak rises; otherwise the whole n is reordered
    (blocks whose bubble grows with n: V-Min and 1F1B-V at uneven times). */
-static pp_status pp__block_schedule(const pp_block *blk, int n, const pp_config *cfg, int recompute, unsigned mask,
+static pp_status pp__block_schedule(const pp_block *blk, int n, const pp__cfg *c, int recompute, unsigned mask,
                                     double limit, pp__memo *memo, pp_schedule **out, char *err) {
     pp_schedule *s = NULL, *e = NULL;
     pp_status st;
     int ns = 2 * blk->devices + 4;
     *out = NULL;
     if (mask && n > ns + 2) {
-        st = pp__repeat(blk, ns, NULL, cfg, recompute, &s, err);
+        st = pp__repeat(blk, ns, NULL, c, recompute, &s, err);
         if (st == PP_OK) st = pp_squeeze(s, err);
         if (st == PP_OK) st = pp__reorder_memo(s, mask, limit, memo, err);
         if (st == PP_OK) st = pp__extend_exact(s, n, &e, err);
@@ -2707,7 +2764,7 @@ static pp_status pp__block_schedule(const pp_block *blk, int n, const pp_config 
         if (e) { *out = e; return PP_OK; }
         s = NULL;
     }
-    st = pp__repeat(blk, n, NULL, cfg, recompute, &s, err);
+    st = pp__repeat(blk, n, NULL, c, recompute, &s, err);
     if (st == PP_OK) st = pp_squeeze(s, err);
     if (st == PP_OK && mask) st = pp__reorder_memo(s, mask, limit, memo, err);
     if (st != PP_OK) { pp_sched_free(s); return st; }
@@ -2718,7 +2775,7 @@ static pp_status pp__block_schedule(const pp_block *blk, int n, const pp_config 
 /* ---- any per-device order ----------------------------------------------- */
 
 /* copies: 1, or 2 for two routes (routes in CONCEPTS); only dualpipe passes 2. */
-static pp_status pp__from_order(const pp_order *o, const pp_config *cfg, int copies, pp_schedule **out, char *err) {
+static pp_status pp__from_order(const pp_order *o, const pp__cfg *c, int copies, pp_schedule **out, char *err) {
     pp_allocator al;
     pp_schedule *s;
     pp_status st;
@@ -2733,7 +2790,7 @@ static pp_status pp__from_order(const pp_order *o, const pp_config *cfg, int cop
     }
     if ((long long)S * n * 3 > INT_MAX / 4) { pp__err(err, "%d stages x %d microbatches is too many", S, n); return PP_ERR_OVERFLOW; }
     if (!o->passes || o->count < 1) { pp__err(err, "the order has no passes"); return PP_ERR_INVALID_ARG; }
-    if (S % d != 0 && !(cfg && cfg->stage_times)) {
+    if (S % d != 0 && !c->stage_times) {
         pp__err(err, "%d stages on %d devices is uneven: give per-stage times (pp_config.stage_times)", S, d);
         return PP_ERR_INVALID_ARG;
     }
@@ -2754,7 +2811,7 @@ static pp_status pp__from_order(const pp_order *o, const pp_config *cfg, int cop
         pp__err(err, "the order has %d passes, %d stages x %d microbatches need %d", o->count, S, n, P);
         return PP_ERR_INVALID_ARG;
     }
-    al = pp__allocator(cfg ? &cfg->allocator : NULL);
+    al = c->al;
     s = pp__sched_alloc(&al, d, v, S, n, split, err, &st);
     if (!s) return st;
     s->copies = copies;
@@ -2774,7 +2831,7 @@ static pp_status pp__from_order(const pp_order *o, const pp_config *cfg, int cop
         for (i = 0; i < S && s->stage_device[i] == pp__place(PP_PLACE_VSHAPE, d, i); i++) {}
         if (i == S) s->placement = PP_PLACE_VSHAPE;
     }
-    st = pp__set_stage_times(s, cfg, 0, err);
+    st = pp__set_stage_times(s, c, 0, err);
     if (st != PP_OK) { pp_sched_free(s); return st; }
     seen = (unsigned char *)pp__malloc(&al, (size_t)4 * S * n);
     fill = (int *)pp__malloc(&al, pp__size((size_t)d, sizeof(int)));
@@ -2824,7 +2881,12 @@ static pp_status pp__from_order(const pp_order *o, const pp_config *cfg, int cop
 }
 
 PP__DEF pp_status pp_sched_from_order(const pp_order *o, const pp_config *cfg, pp_schedule **out, char *err) {
-    return pp__from_order(o, cfg, 1, out, err);
+    pp__cfg c;
+    pp_status st;
+    if (out) *out = NULL;
+    st = pp__cfg_resolve(cfg, &c, err);
+    if (st != PP_OK) return st;
+    return pp__from_order(o, &c, 1, out, err);
 }
 
 /* The largest Eq. 1 bound over the devices. A V block with one
@@ -3128,32 +3190,64 @@ static pp_status pp__v_search(int d, pp__vblock V, const pp_allocator *al, pp_bl
 #ifndef PP__VAUTO_D1
 #define PP__VAUTO_D1 3
 #endif
-/* The stage times ([stages * 4], allocated with al) and comm that every
-   schedule of this shape gets from cfg (pp__set_stage_times, no recompute):
-   the searches time candidates with them without building schedules.
-   dtab (NULL: not wanted, else [16 * stages]): pp__dep_table of the shape
-   at one microbatch, so an input's key at n microbatches is dtab[e] * n
-   plus the microbatch. */
-static pp_status pp__shape_times(const pp_allocator *al, const pp_config *cfg, int d, int chunks, int S, int split,
-                                 double **tm, double *comm, int *dtab, char *err) {
-    pp_status st = PP_OK;
-    pp_schedule *s = pp__sched_alloc(al, d, chunks, S, 1, split, err, &st);
-    *tm = NULL;
-    if (!s) return st;
-    st = pp__set_stage_times(s, cfg, 0, err);
-    if (st == PP_OK) {
-        *tm = (double *)pp__malloc(al, pp__size((size_t)S * 4u, sizeof(double)));
-        if (*tm) memcpy(*tm, s->stage_time, (size_t)S * 4u * sizeof(double));
-        else { pp__err(err, "out of memory in the adaptive search"); st = PP_ERR_OUT_OF_MEMORY; }
-        *comm = s->times.comm;
-        if (dtab) pp__dep_table(s, dtab);
-    }
-    pp_sched_free(s);
+/* The shape of the schedule asked for: what every candidate of a search
+   shares, worked out once. dtab: pp__dep_table at one microbatch and one
+   route, so an input's key at n microbatches is dtab[e] * n plus the
+   microbatch. All four arrays live in one allocation. */
+typedef struct pp__shape {
+    pp_placement placement;
+    int stages, split;
+    int *stage_device;    /* [S] */
+    double *stage_time;   /* [S * 4], as pp_schedule.stage_time */
+    double *stage_memory; /* [S], as pp_schedule.stage_memory */
+    int *dtab;            /* [16 * S] */
+} pp__shape;
+
+/* A build request: pp_config resolved once (pp__req_resolve), the row of the
+   schedule asked for, and what follows from them. Builders and searches
+   take this, never a pp_config. */
+typedef struct pp__req {
+    pp__cfg c;
+    const pp_sched_info *info;
+    int d, n, v, S;
+    double limit; /* adaptive: the memory limit in units (default and fixed limits applied); 0 otherwise */
+    pp__shape shape;
+} pp__req;
+
+static void pp__req_free(pp__req *q) {
+    pp__mfree(&q->c.al, q->shape.stage_time);
+    q->shape.stage_time = NULL;
+}
+
+/* Fills q (c, info, d, n, v, limit given) with S and the shape. */
+static pp_status pp__req_shape(pp__req *q, char *err) {
+    int S = q->d * q->v, i;
+    pp__shape *h = &q->shape;
+    size_t doubles = pp__size((size_t)S, 5u * sizeof(double)), ints = pp__size((size_t)S, 17u * sizeof(int));
+    pp_status st;
+    q->S = S;
+    h->placement = q->info->placement;
+    h->stages = S;
+    h->split = q->info->split_backward;
+    h->stage_time = doubles && ints ? (double *)pp__malloc(&q->c.al, pp__size(1, doubles + ints)) : NULL;
+    if (!h->stage_time) { pp__err(err, "out of memory building %s", q->info->name); return PP_ERR_OUT_OF_MEMORY; }
+    h->stage_memory = h->stage_time + (size_t)S * 4u;
+    h->stage_device = (int *)(h->stage_memory + S);
+    h->dtab = h->stage_device + S;
+    for (i = 0; i < S; i++) h->stage_device[i] = pp__place(h->placement, q->d, i);
+    pp__dep_table_of(S, 1, 1, h->split, h->dtab);
+    st = pp__stage_times(&q->c, S, (double)q->v / q->info->copies, q->info->recompute, h->stage_time, h->stage_memory,
+                         err);
+    if (st != PP_OK) pp__req_free(q);
     return st;
 }
 
+/* A built-in schedule by id, under q's config (the adaptive searches
+   compare with the fixed schedules of their family this way). */
+static pp_status pp__build_id(const pp__req *q, pp_sched_id id, pp_schedule **out, char *err);
+
 typedef struct pp__auto {
-    const pp_config *cfg;
+    const pp__req *q;
     pp_allocator al;
     int n, n_eval, n2, levels;
     int pass, lev_min;       /* pass 0 only marks the levels that have a block; pass 1 ranks from lev_min */
@@ -3165,10 +3259,11 @@ typedef struct pp__auto {
     pp_block **top;          /* [levels * PP__AUTO_TOP] */
     double *top_mk;          /* [levels * PP__AUTO_TOP] */
     int shape[4];            /* the blocks' devices, chunks, stages, split that the buffers below fit */
-    double *tm, comm;        /* [stages * 4] stage times (pp__set_stage_times), comm */
+    const double *tm;        /* [stages * 4] stage times: the shape's */
+    double comm;
     double *endt, *free_at;  /* [4 * stages * n_eval], [devices]: pp__block_makespan's scratch */
-    int *ent, *dtab;         /* [stages * 3 * 4]: a block's passes (pp__block_makespan); [16 * stages]: the
-                                shape's inputs (pp__shape_times), in ent's allocation */
+    int *ent;                /* [stages * 3 * 4]: a block's passes (pp__block_makespan) */
+    const int *dtab;         /* [16 * stages]: the shape's inputs */
     double *ent_dur, *ent_comm; /* [stages * 3] each: their times, and the comm before them */
     pp__memo memo;           /* the reorders of stages 2 and 3 */
     int kept;                /* pass 0: the block just considered was kept (fits, no collision, not seen) */
@@ -3176,10 +3271,11 @@ typedef struct pp__auto {
 } pp__auto;
 
 /* ntop (at most PP__AUTO_TOP) blocks kept per level, nlev levels ranked */
-static pp_status pp__auto_init(pp__auto *A, const pp_config *cfg, int d, int n, double limit, int ntop, int nlev,
-                               char *err) {
+static pp_status pp__auto_init(pp__auto *A, const pp__req *q, int ntop, int nlev, char *err) {
+    int d = q->d, n = q->n;
+    double limit = q->limit;
     memset(A, 0, sizeof *A);
-    A->cfg = cfg; A->al = pp__allocator(&cfg->allocator); A->n = n; A->limit = limit; A->min_mem = -1;
+    A->q = q; A->al = q->c.al; A->n = n; A->limit = limit; A->min_mem = -1;
     pp__memo_init(&A->memo, &A->al);
     A->ntop = ntop < PP__AUTO_TOP ? ntop : PP__AUTO_TOP; A->nlev = nlev;
     A->n_eval = n < PP__AUTO_NEVAL(d) ? n : PP__AUTO_NEVAL(d);
@@ -3237,9 +3333,10 @@ static int pp__auto_next_pass(pp__auto *A) {
 }
 
 static void pp__auto_free_eval(pp__auto *A) {
-    pp__mfree(&A->al, A->tm); pp__mfree(&A->al, A->endt); pp__mfree(&A->al, A->free_at); pp__mfree(&A->al, A->ent);
+    pp__mfree(&A->al, A->endt); pp__mfree(&A->al, A->free_at); pp__mfree(&A->al, A->ent);
     pp__mfree(&A->al, A->ent_dur);
-    A->tm = A->endt = A->free_at = A->ent_dur = A->ent_comm = NULL; A->ent = A->dtab = NULL;
+    A->endt = A->free_at = A->ent_dur = A->ent_comm = NULL; A->ent = NULL;
+    A->tm = NULL; A->dtab = NULL;
 }
 
 static void pp__auto_release(pp__auto *A) {
@@ -3252,19 +3349,19 @@ static void pp__auto_release(pp__auto *A) {
     pp__memo_free(&A->memo);
 }
 
-/* The buffers of pp__block_makespan for blocks shaped like b, and the
-   stage times every schedule repeated from b gets (pp__repeat's). */
+/* The buffers of pp__block_makespan for blocks shaped like b (the shape
+   of the schedule asked for: its stage times and inputs are the shape's). */
 static pp_status pp__auto_eval_init(pp__auto *A, const pp_block *b, char *err) {
-    pp_status st;
     int S = b->stages, d = b->devices;
     if (A->tm && A->shape[0] == d && A->shape[1] == b->chunks && A->shape[2] == S && A->shape[3] == b->split_backward)
         return PP_OK;
+    PP_ASSERT(d == A->q->d && S == A->q->S && b->split_backward == A->q->shape.split);
     pp__auto_free_eval(A);
-    A->ent = (int *)pp__malloc(&A->al, pp__size((size_t)S * 28u, sizeof(int)));
+    A->ent = (int *)pp__malloc(&A->al, pp__size((size_t)S * 12u, sizeof(int)));
     if (!A->ent) { pp__err(err, "out of memory in the adaptive search"); return PP_ERR_OUT_OF_MEMORY; }
-    A->dtab = A->ent + (size_t)S * 12u;
-    st = pp__shape_times(&A->al, A->cfg, d, b->chunks, S, b->split_backward, &A->tm, &A->comm, A->dtab, err);
-    if (st != PP_OK) { pp__auto_free_eval(A); return st; }
+    A->dtab = A->q->shape.dtab;
+    A->tm = A->q->shape.stage_time;
+    A->comm = A->q->c.times.comm;
     A->endt = (double *)pp__malloc(&A->al, pp__size((size_t)S * 4u * (size_t)A->n_eval, sizeof(double)));
     A->free_at = (double *)pp__malloc(&A->al, pp__size((size_t)d, sizeof(double)));
     A->ent_dur = (double *)pp__malloc(&A->al, pp__size((size_t)S * 6u, sizeof(double)));
@@ -3342,7 +3439,7 @@ static pp_status pp__auto_consider(pp__auto *A, pp_block *blk, char *err) {
         if (st != PP_OK) { pp_block_free(blk); return st; }
         mk = pp__block_makespan(A, blk, A->n_eval);
     } else {
-        st = pp__repeat(blk, A->n_eval, NULL, A->cfg, 0, &s, err);
+        st = pp__repeat(blk, A->n_eval, NULL, &A->q->c, 0, &s, err);
         if (st == PP_OK) st = pp_squeeze(s, err);
         if (st != PP_OK) { pp_sched_free(s); pp_block_free(blk); return st; }
         mk = s->makespan;
@@ -3411,7 +3508,7 @@ static int pp__auto_better(const pp_schedule *s, const pp_schedule *best) {
     return a < b - 1e-9;
 }
 
-static pp_status pp__auto_finish(pp__auto *A, const char *const *fixed, pp_schedule **out, char *err) {
+static pp_status pp__auto_finish(pp__auto *A, const pp_sched_id *fixed, int nfixed, pp_schedule **out, char *err) {
     pp_schedule *best = NULL;
     pp_status st = PP_OK;
     int k, l, nf = 0;
@@ -3427,9 +3524,9 @@ static pp_status pp__auto_finish(pp__auto *A, const char *const *fixed, pp_sched
         for (k = 0; k < A->count[l] && st == PP_OK; k++) {
             pp_schedule *s = NULL;
             int i;
-            st = pp__repeat(tb[k], A->n2, NULL, A->cfg, 0, &s, err);
+            st = pp__repeat(tb[k], A->n2, NULL, &A->q->c, 0, &s, err);
             if (st == PP_OK) st = pp_squeeze(s, err);
-            if (st == PP_OK && !A->cfg->no_reorder) st = pp__reorder_memo(s, PP__AUTO_MASK2, A->limit, &A->memo, err);
+            if (st == PP_OK && A->q->c.reorder) st = pp__reorder_memo(s, PP__AUTO_MASK2, A->limit, &A->memo, err);
             if (st == PP_OK) {
                 re_mk[k] = s->makespan;
                 for (i = nfinal; i > 0 && re_mk[order[i - 1]] > re_mk[k] + 1e-9; i--) order[i] = order[i - 1];
@@ -3458,21 +3555,18 @@ static pp_status pp__auto_finish(pp__auto *A, const char *const *fixed, pp_sched
     /* stage 3: the finalists at the real n, every reorder variant */
     for (k = 0; k < nf && st == PP_OK; k++) {
         pp_schedule *s = NULL;
-        st = pp__block_schedule(fb[k], A->n, A->cfg, 0, A->cfg->no_reorder ? 0u : PP__AUTO_MASK3, A->limit, &A->memo, &s,
+        st = pp__block_schedule(fb[k], A->n, &A->q->c, 0, A->q->c.reorder ? PP__AUTO_MASK3 : 0u, A->limit, &A->memo, &s,
                                 err);
         if (st == PP_OK && pp__auto_better(s, best)) { pp_sched_free(best); best = s; s = NULL; }
         pp_sched_free(s);
     }
     /* the fixed blocks of the same family, where they fit: the adaptive
        schedule is never longer than them */
-    for (k = 0; fixed && fixed[k] && st == PP_OK; k++) {
-        pp_config c = *A->cfg;
+    for (k = 0; k < nfixed && st == PP_OK; k++) {
         pp_schedule *s = NULL;
         int i;
         double mem = 0;
-        c.schedule = fixed[k];
-        c.mem_limit = 0;
-        if (pp_sched_build(&c, &s, NULL) != PP_OK) continue;
+        if (pp__build_id(A->q, fixed[k], &s, NULL) != PP_OK) continue;
         for (i = 0; i < s->devices; i++) mem = pp__max(mem, s->peak_memory[i]);
         if (A->min_mem < 0 || mem < A->min_mem) A->min_mem = mem;
         if (mem <= A->limit + 1e-9 && pp__auto_better(s, best)) { pp_sched_free(best); best = s; s = NULL; }
@@ -4127,11 +4221,11 @@ static void pp__vgrid_rank(pp__vgrid *G, pp__vgrid_cand *c, const double *tm, do
     if (k < PP__VGRID_TOP) { top[k] = *c; if (*ntop < PP__VGRID_TOP) (*ntop)++; }
 }
 
-static pp_status pp__vgrid_alloc(pp__vgrid *G, const pp_config *cfg, int d, int n) {
+static pp_status pp__vgrid_alloc(pp__vgrid *G, const pp__cfg *c, int d, int n) {
     size_t ni;
     int i, k, *x;
     memset(G, 0, sizeof *G);
-    G->al = pp__allocator(&cfg->allocator);
+    G->al = c->al;
     G->p = d; G->m = n; G->M = n > 2 * d ? n : 2 * d;
     G->cap = 6 * (4 * d + G->M + 1) + 8 * d + 16;
     G->g = (unsigned char *)pp__malloc(&G->al, pp__size((size_t)d, (size_t)G->cap));
@@ -4162,7 +4256,7 @@ static void pp__vgrid_release(pp__vgrid *G) {
 }
 
 /* One block of the family through the grid at G's n, then as a schedule. */
-static pp_status pp__vgrid_build(pp__vgrid *G, const pp_config *cfg, const pp__vgrid_cand *c, int maxmem,
+static pp_status pp__vgrid_build(pp__vgrid *G, const pp__cfg *cfg, const pp__vgrid_cand *c, int maxmem,
                                  pp_schedule **out) {
     pp_pass *ord;
     int *sd, i, d = G->p, n = G->m, peak;
@@ -4192,11 +4286,15 @@ static pp_status pp__vgrid_build(pp__vgrid *G, const pp_config *cfg, const pp__v
    PP__VGRID_N(d) for larger n; the best PP__VGRID_TOP are built at n as
    schedules and reordered with every variant (pp__reorder, up to the
    limit). */
-static pp_status pp__vgrid_search(const pp_config *cfg, int d, int n, double limit, pp_schedule **out, char *err) {
+static pp_status pp__vgrid_search(const pp__req *q, pp_schedule **out, char *err) {
+    const pp__cfg *cfg = &q->c;
+    int d = q->d, n = q->n;
+    double limit = q->limit;
     pp__vgrid G, G2;
     pp__memo memo;
     pp__vgrid_cand top[PP__VGRID_TOP], c;
-    double *end = NULL, *free_at = NULL, *tm = NULL, comm = 0;
+    double *end = NULL, *free_at = NULL, comm = q->c.times.comm;
+    const double *tm = q->shape.stage_time; /* as every V schedule of this d and config gets them */
     int maxmem = (int)(2 * limit + 1e-9), n1 = n < PP__VGRID_N(d) ? n : PP__VGRID_N(d), ntop = 0, fi, bi, bbi, k;
     int gcap = maxmem < 2 * d ? maxmem : 2 * d; /* the peak a grid may reach */
     int step = d > PP__VGRID_LENS ? d / PP__VGRID_LENS : 1, prune, best = 0, i, nc = 0;
@@ -4205,15 +4303,13 @@ static pp_status pp__vgrid_search(const pp_config *cfg, int d, int n, double lim
     pp_status st;
     *out = NULL;
     if (d < 2 || maxmem < 2) return PP_OK;
-    pp__memo_init(&memo, &cfg->allocator);
+    pp__memo_init(&memo, &cfg->al);
     st = pp__vgrid_alloc(&G, cfg, d, n1);
     if (st == PP_OK) {
         end = (double *)pp__malloc(&G.al, pp__size((size_t)n1 * (size_t)d * 7u, sizeof(double)));
         free_at = (double *)pp__malloc(&G.al, pp__size((size_t)d, sizeof(double)));
         if (!end || !free_at) st = PP_ERR_OUT_OF_MEMORY;
     }
-    /* the stage times, as every V schedule of this d and cfg gets them */
-    if (st == PP_OK) st = pp__shape_times(&G.al, cfg, d, 2, 2 * d, 1, &tm, &comm, NULL, err);
     /* phase 1 (n >= 2d): every block's laid peak; phase 2 runs steps 2 to 8
        for the blocks within PP__VGRID_GAP of the highest. With n >= 2d no
        step trims the grid, so the laid peak is the one the loop below
@@ -4289,7 +4385,7 @@ static pp_status pp__vgrid_search(const pp_config *cfg, int d, int n, double lim
     }
     pp__memo_free(&memo);
     if (st == PP_ERR_OUT_OF_MEMORY) pp__err(err, "out of memory in the v-auto grid search");
-    pp__mfree(&G.al, end); pp__mfree(&G.al, free_at); pp__mfree(&G.al, tm);
+    pp__mfree(&G.al, end); pp__mfree(&G.al, free_at);
     pp__vgrid_release(&G);
     pp__vgrid_release(&G2);
     if (st != PP_OK) { pp_sched_free(*out); *out = NULL; }
@@ -4303,8 +4399,10 @@ typedef struct pp__vrec { int K; unsigned char x0, x1, y0, y1, t, extra; } pp__v
 /* v-auto: V-shape blocks with the K split of Eq. 3. delta0 (F of chunk 0,
    B of chunk 1) from 1 to 4 cells, delta1 (F of chunk 1, B of chunk 0) from
    1 to 3 cells, on each side of K; turns by pp__v_turns; W greedy. */
-static pp_status pp__v_auto(const pp_config *cfg, int d, int n, double limit, pp_schedule **out, char *err) {
-    static const char *const fixed[] = {"v-min", "v-half", "v-zb", NULL};
+static pp_status pp__v_auto(const pp__req *q, pp_schedule **out, char *err) {
+    static const pp_sched_id fixed[] = {PP_SCHED_V_MIN, PP_SCHED_V_HALF, PP_SCHED_V_ZB};
+    int d = q->d;
+    double limit = q->limit;
     pp__auto A;
     pp__vblock V;
     pp_status st;
@@ -4312,8 +4410,8 @@ static pp_status pp__v_auto(const pp_config *cfg, int d, int n, double limit, pp
     pp__vrec *rec = NULL; /* pass 0's blocks that fit the limit and repeat without collision, in order */
     *out = NULL;
     /* with the grid family beside it (not with no_reorder) a narrower block search is enough */
-    st = pp__auto_init(&A, cfg, d, n, limit, cfg->no_reorder ? PP__AUTO_TOP : PP__VAUTO_TOP,
-                       cfg->no_reorder ? PP__AUTO_LEVELS : PP__VAUTO_LEVELS, err);
+    st = pp__auto_init(&A, q, q->c.reorder ? PP__VAUTO_TOP : PP__AUTO_TOP, q->c.reorder ? PP__VAUTO_LEVELS : PP__AUTO_LEVELS,
+                       err);
     if (st != PP_OK) return st;
     memset(&V, 0, sizeof V);
     V.split = 1; V.bw_cells = 2;
@@ -4371,11 +4469,11 @@ static pp_status pp__v_auto(const pp_config *cfg, int d, int n, double limit, pp
         if (st == PP_OK) st = pp__auto_consider(&A, blk, err);
     }
     pp__mfree(&A.al, rec);
-    if (st == PP_OK) st = pp__auto_finish(&A, fixed, out, err);
+    if (st == PP_OK) st = pp__auto_finish(&A, fixed, 3, out, err);
     pp__auto_release(&A);
-    if (st == PP_OK && !cfg->no_reorder) {
+    if (st == PP_OK && q->c.reorder) {
         pp_schedule *g = NULL;
-        st = pp__vgrid_search(cfg, d, n, limit, &g, err);
+        st = pp__vgrid_search(q, &g, err);
         if (st == PP_OK && g && pp__auto_better(g, *out)) { pp_sched_free(*out); *out = g; g = NULL; }
         pp_sched_free(g);
         if (st != PP_OK) { pp_sched_free(*out); *out = NULL; }
@@ -4392,13 +4490,15 @@ static pp_status pp__v_auto(const pp_config *cfg, int d, int n, double limit, pp
    steps bo, the F->B turn on the last device; W goes to the first cell
    free in the repeat at or after max(its B + 1, its F + wlife - 1), wlife
    the lifespan that stage 0 gets (0 = W right after B). */
-static pp_status pp__zb_auto(const pp_config *cfg, int d, int n, double limit, pp_schedule **out, char *err) {
-    static const char *const fixed[] = {"zb-h1", "zb-h2", "1f1b", NULL};
+static pp_status pp__zb_auto(const pp__req *q, pp_schedule **out, char *err) {
+    static const pp_sched_id fixed[] = {PP_SCHED_ZB_H1, PP_SCHED_ZB_H2, PP_SCHED_1F1B};
+    int d = q->d;
+    double limit = q->limit;
     pp__auto A;
     pp_status st;
     int fo, bo, turn, wl;
     *out = NULL;
-    st = pp__auto_init(&A, cfg, d, n, limit, PP__AUTO_TOP, PP__AUTO_LEVELS, err);
+    st = pp__auto_init(&A, q, PP__AUTO_TOP, PP__AUTO_LEVELS, err);
     if (st != PP_OK) return st;
     for (A.pass = 0; A.pass < 2 && st == PP_OK; A.pass = pp__auto_next_pass(&A))
     for (fo = 1; fo <= 6 && st == PP_OK; fo++)
@@ -4427,7 +4527,7 @@ static pp_status pp__zb_auto(const pp_config *cfg, int d, int n, double limit, p
         }
         st = pp__auto_consider(&A, blk, err);
     }
-    if (st == PP_OK) st = pp__auto_finish(&A, fixed, out, err);
+    if (st == PP_OK) st = pp__auto_finish(&A, fixed, 3, out, err);
     pp__auto_release(&A);
     if (st == PP_OK && !*out) {
         pp__err(err, "zb-auto: no schedule fits mem_limit %g units for d=%d; the smallest that works is %g", limit, d,
@@ -4473,8 +4573,8 @@ static pp_status pp__interleaved_uniform_block(int d, int v, const pp_allocator 
    is built too) ends the search, else the shortest is taken (the makespan
    is not monotone in j). A larger j only lengthens chunk 0's lifespan, so
    the first is the least memory at that makespan. */
-static pp_status pp__interleaved_official(const pp_config *cfg, int d, int v, int n, pp_schedule **out, char *err);
-static pp_status pp__interleaved_lowmem_block(const pp_config *cfg, int d, const pp_allocator *al, pp_block **out,
+static pp_status pp__interleaved_official(const pp__cfg *cfg, int d, int v, int n, pp_schedule **out, char *err);
+static pp_status pp__interleaved_lowmem_block(const pp__cfg *cfg, int d, const pp_allocator *al, pp_block **out,
                                               char *err) {
     pp_block *best = NULL;
     pp_schedule *meg = NULL;
@@ -4519,8 +4619,8 @@ static pp_status pp__interleaved_lowmem_block(const pp_config *cfg, int d, const
 
 /* Megatron's interleaved 1F1B as a per-device order: microbatches go in
    groups of d; device i warms up with 2(d-i-1) + (v-1)d forwards. */
-static pp_status pp__interleaved_official(const pp_config *cfg, int d, int v, int n, pp_schedule **out, char *err) {
-    pp_allocator al = pp__allocator(&cfg->allocator);
+static pp_status pp__interleaved_official(const pp__cfg *cfg, int d, int v, int n, pp_schedule **out, char *err) {
+    pp_allocator al = cfg->al;
     int S = d * v, total = n * v, P = S * n * 2, dev, c = 0, k;
     pp_pass *ps;
     pp_order o;
@@ -4552,7 +4652,7 @@ static pp_status pp__interleaved_official(const pp_config *cfg, int d, int v, in
     PP_ASSERT(c == P);
     o.name = "interleaved-1f1b";
     o.devices = d; o.stages = S; o.microbatches = n; o.stage_device = NULL; o.passes = ps; o.count = P;
-    st = pp_sched_from_order(&o, cfg, out, err);
+    st = pp__from_order(&o, cfg, 1, out, err);
     pp__mfree(&al, ps);
     return st;
 }
@@ -4562,8 +4662,8 @@ static pp_status pp__interleaved_official(const pp_config *cfg, int d, int v, in
    device runs the forwards of its chunks in order, every microbatch of a
    chunk before the next chunk, then the backwards of its chunks in reverse,
    microbatches in reverse. Combined backward; memory grows with n. */
-static pp_status pp__looped_bfs(const pp_config *cfg, int d, int v, int n, pp_schedule **out, char *err) {
-    pp_allocator al = pp__allocator(&cfg->allocator);
+static pp_status pp__looped_bfs(const pp__cfg *cfg, int d, int v, int n, pp_schedule **out, char *err) {
+    pp_allocator al = cfg->al;
     int S = d * v, P = S * n * 2, dev, c = 0, k, j;
     pp_pass *ps;
     pp_order o;
@@ -4585,7 +4685,7 @@ static pp_status pp__looped_bfs(const pp_config *cfg, int d, int v, int n, pp_sc
     PP_ASSERT(c == P);
     o.name = "looped-bfs";
     o.devices = d; o.stages = S; o.microbatches = n; o.stage_device = NULL; o.passes = ps; o.count = P;
-    st = pp_sched_from_order(&o, cfg, out, err);
+    st = pp__from_order(&o, cfg, 1, out, err);
     pp__mfree(&al, ps);
     return st;
 }
@@ -4657,8 +4757,8 @@ static void pp__dpv_device(pp__dpv *D, int H, int r, int m) {
 }
 
 /* dual = 0: dualpipe-v; 1: dualpipe (two copies, routes in CONCEPTS). */
-static pp_status pp__dualpipe(const pp_config *cfg, int d, int n, int dual, pp_schedule **out, char *err) {
-    pp_allocator al = pp__allocator(&cfg->allocator);
+static pp_status pp__dualpipe(const pp__cfg *cfg, int d, int n, int dual, pp_schedule **out, char *err) {
+    pp_allocator al = cfg->al;
     int S = 2 * d, P = S / (dual ? 2 : 1) * n * 3, i;
     int *sd;
     pp__dpv *D;
@@ -4745,17 +4845,9 @@ PP__DEF const pp_sched_info *pp_sched_find(const char *name) {
     return NULL;
 }
 
-/* What every builder gets: the request, resolved and checked once by
-   pp_sched_build. A builder returns either a building block (*blk, which
-   pp_sched_build repeats over n) or a finished schedule (*s). */
-typedef struct pp__req {
-    const pp_config *cfg;
-    const pp_sched_info *info;
-    int d, n, v;
-    double limit; /* adaptive: the memory limit, in units; 0 otherwise */
-    pp_allocator al;
-} pp__req;
-
+/* Every builder gets the request, resolved and checked once
+   (pp__req_resolve). It returns either a building block (*blk, which
+   pp__build repeats over n) or a finished schedule (*s). */
 /* The one-stage-per-device blocks of Section 2 (offsets: see DECISIONS). */
 static pp_status pp__build_linear(const pp__req *q, int fo, int turn, int wlife, int recompute, pp_block **blk,
                                   char *err) {
@@ -4763,7 +4855,7 @@ static pp_status pp__build_linear(const pp__req *q, int fo, int turn, int wlife,
     memset(&L, 0, sizeof L);
     L.fo = fo; L.turn = turn; L.bo = 2; L.bw_cells = 2; L.interval = 3; L.wlife = wlife;
     if (recompute) { L.bo = 3; L.bw_cells = 3; L.interval = 4; }
-    return pp__linear_block(q->d, 1, q->info->split_backward, &L, &q->al, blk, err);
+    return pp__linear_block(q->d, 1, q->info->split_backward, &L, &q->c.al, blk, err);
 }
 static pp_status pp__build_gpipe(const pp__req *q, pp_block **blk, pp_schedule **s, char *err) {
     (void)s;
@@ -4798,7 +4890,7 @@ static pp_status pp__build_vshape(const pp__req *q, int f0, int f1, int b0, int 
     V.split = q->info->split_backward; V.bw_cells = 2;
     V.f0 = f0; V.f1 = f1; V.b0 = b0; V.b1 = b1;
     if (!V.split) { V.gap_every = 3; V.gap = 3; }
-    return pp__v_search(q->d, V, &q->al, blk, err);
+    return pp__v_search(q->d, V, &q->c.al, blk, err);
 }
 static pp_status pp__build_1f1b_v(const pp__req *q, pp_block **blk, pp_schedule **s, char *err) {
     (void)s;
@@ -4819,11 +4911,11 @@ static pp_status pp__build_v_zb(const pp__req *q, pp_block **blk, pp_schedule **
 
 static pp_status pp__build_v_auto(const pp__req *q, pp_block **blk, pp_schedule **s, char *err) {
     (void)blk;
-    return pp__v_auto(q->cfg, q->d, q->n, q->limit, s, err);
+    return pp__v_auto(q, s, err);
 }
 static pp_status pp__build_zb_auto(const pp__req *q, pp_block **blk, pp_schedule **s, char *err) {
     (void)blk;
-    return pp__zb_auto(q->cfg, q->d, q->n, q->limit, s, err);
+    return pp__zb_auto(q, s, err);
 }
 static pp_status pp__build_interleaved(const pp__req *q, pp_block **blk, pp_schedule **s, char *err) {
     (void)blk;
@@ -4832,31 +4924,31 @@ static pp_status pp__build_interleaved(const pp__req *q, pp_block **blk, pp_sche
                      "try n=%d or interleaved-1f1b-u", q->n, q->d, (q->n / q->d + 1) * q->d);
         return PP_ERR_INVALID_ARG;
     }
-    return pp__interleaved_official(q->cfg, q->d, q->v, q->n, s, err);
+    return pp__interleaved_official(&q->c, q->d, q->v, q->n, s, err);
 }
 static pp_status pp__build_interleaved_u(const pp__req *q, pp_block **blk, pp_schedule **s, char *err) {
     (void)s;
-    return pp__interleaved_uniform_block(q->d, q->v, &q->al, blk, err);
+    return pp__interleaved_uniform_block(q->d, q->v, &q->c.al, blk, err);
 }
 static pp_status pp__build_interleaved_m(const pp__req *q, pp_block **blk, pp_schedule **s, char *err) {
     (void)s;
-    return pp__interleaved_lowmem_block(q->cfg, q->d, &q->al, blk, err);
+    return pp__interleaved_lowmem_block(&q->c, q->d, &q->c.al, blk, err);
 }
 static pp_status pp__build_zb_min(const pp__req *q, pp_block **blk, pp_schedule **s, char *err) {
     (void)s;
-    return pp__zbmin_block(q->d, &q->al, blk, err);
+    return pp__zbmin_block(q->d, &q->c.al, blk, err);
 }
 static pp_status pp__build_looped_bfs(const pp__req *q, pp_block **blk, pp_schedule **s, char *err) {
     (void)blk;
-    return pp__looped_bfs(q->cfg, q->d, q->v, q->n, s, err);
+    return pp__looped_bfs(&q->c, q->d, q->v, q->n, s, err);
 }
 static pp_status pp__build_dualpipe_v(const pp__req *q, pp_block **blk, pp_schedule **s, char *err) {
     (void)blk;
-    return pp__dualpipe(q->cfg, q->d, q->n, 0, s, err);
+    return pp__dualpipe(&q->c, q->d, q->n, 0, s, err);
 }
 static pp_status pp__build_dualpipe(const pp__req *q, pp_block **blk, pp_schedule **s, char *err) {
     (void)blk;
-    return pp__dualpipe(q->cfg, q->d, q->n, 1, s, err);
+    return pp__dualpipe(&q->c, q->d, q->n, 1, s, err);
 }
 
 typedef pp_status (*pp__builder)(const pp__req *q, pp_block **blk, pp_schedule **s, char *err);
@@ -4898,18 +4990,15 @@ static void pp__err_unknown(char *err, const char *name) {
     }
 }
 
-PP__DEF pp_status pp_sched_build(const pp_config *cfg, pp_schedule **out, char *err) {
+/* pp_config checked and resolved, once, into q: the one place that reads
+   the caller's config for a build. Every default is applied here (chunks,
+   times, mem_limit, the allocator), then the shape is worked out. */
+static pp_status pp__req_resolve(const pp_config *cfg, pp__req *q, char *err) {
     const pp_sched_info *in;
     const char *name;
-    int d, n, reorder;
-    pp__req q;
-    pp_block *blk = NULL;
-    pp_schedule *s = NULL;
+    int d, n;
     pp_status st;
-    if (err) err[0] = 0;
-    if (!out) { pp__err(err, "pp_sched_build: out must not be NULL"); return PP_ERR_INVALID_ARG; }
-    *out = NULL;
-    if (!cfg) { pp__err(err, "pp_sched_build: cfg must not be NULL"); return PP_ERR_INVALID_ARG; }
+    memset(q, 0, sizeof *q);
     in = pp_sched_find(cfg->schedule);
     if (!in) { pp__err_unknown(err, cfg->schedule); return PP_ERR_UNKNOWN_SCHEDULE; }
     name = in->name;
@@ -4919,47 +5008,49 @@ PP__DEF pp_status pp_sched_build(const pp_config *cfg, pp_schedule **out, char *
     if (n < 1) { pp__err(err, "%s needs microbatches >= 1, got %d", name, n); return PP_ERR_INVALID_ARG; }
     if (d > 65536) { pp__err(err, "%s: %d devices is more than the 65536 supported", name, d); return PP_ERR_OVERFLOW; }
     if (cfg->chunks < 0) { pp__err(err, "%s: chunks must be >= 0 (0 = default), got %d", name, cfg->chunks); return PP_ERR_INVALID_ARG; }
-    if (!pp__finite(cfg->recompute_input) || cfg->recompute_input < 0) {
-        pp__err(err, "recompute_input must be a finite fraction >= 0, got %g", cfg->recompute_input);
-        return PP_ERR_INVALID_ARG;
-    }
-    memset(&q, 0, sizeof q);
-    q.cfg = cfg;
-    q.info = in;
-    q.d = d;
-    q.n = n;
-    q.v = pp__resolve_chunks(in, cfg->chunks, err);
-    if (q.v < 0) return PP_ERR_INVALID_ARG;
+    st = pp__cfg_resolve(cfg, &q->c, err); /* recompute_input, times, allocator */
+    if (st != PP_OK) return st;
+    q->info = in;
+    q->d = d;
+    q->n = n;
+    q->v = pp__resolve_chunks(in, cfg->chunks, err);
+    if (q->v < 0) return PP_ERR_INVALID_ARG;
     if (in->placement == PP_PLACE_VSHAPE && d < 2) {
         pp__err(err, "%s needs devices >= 2, got %d", name, d);
         return PP_ERR_INVALID_ARG;
     }
-    if ((long long)d * q.v * n * 3 > INT_MAX / 4) {
-        pp__err(err, "%s: %d devices x %d chunks x %d microbatches is too many passes", name, d, q.v, n);
+    if ((long long)d * q->v * n * 3 > INT_MAX / 4) {
+        pp__err(err, "%s: %d devices x %d chunks x %d microbatches is too many passes", name, d, q->v, n);
         return PP_ERR_OVERFLOW;
     }
     if (!pp__finite(cfg->mem_limit) || cfg->mem_limit < 0) {
         pp__err(err, "mem_limit must be a finite number of units >= 0 (0 = default), got %g", cfg->mem_limit);
         return PP_ERR_INVALID_ARG;
     }
-    if (in->takes_limit) q.limit = cfg->mem_limit > 0 ? cfg->mem_limit : d;
-    else if (in->adaptive) q.limit = in->fixed_limit * d;
-    q.al = pp__allocator(&cfg->allocator);
-    {   /* times are checked before any work */
-        pp_times t;
-        st = pp__resolve_times(&cfg->times, &t, err);
-        if (st != PP_OK) return st;
-    }
-    st = pp__builders[in->id](&q, &blk, &s, err);
+    if (in->takes_limit) q->limit = cfg->mem_limit > 0 ? cfg->mem_limit : d;
+    else if (in->adaptive) q->limit = in->fixed_limit * d;
+    return pp__req_shape(q, err);
+}
+
+/* Builds q's schedule: its builder, then (a block) the repeat, squeeze and
+   reorder, then validation. */
+static pp_status pp__build(const pp__req *q, pp_schedule **out, char *err) {
+    const pp_sched_info *in = q->info;
+    pp_block *blk = NULL;
+    pp_schedule *s = NULL;
+    pp_status st;
+    int reorder;
+    *out = NULL;
+    st = pp__builders[in->id](q, &blk, &s, err);
     if (st != PP_OK) return st;
     /* the published schedules are defined by their order: they are not
        reordered; the adaptive ones reorder their candidates themselves */
-    reorder = !cfg->no_reorder && !in->published && !in->adaptive;
+    reorder = q->c.reorder && !in->published && !in->adaptive;
     if (blk) {
-        st = pp__block_schedule(blk, n, cfg, in->recompute, reorder ? 0x7FFu : 0u, 0, NULL, &s, err);
+        st = pp__block_schedule(blk, q->n, &q->c, in->recompute, reorder ? 0x7FFu : 0u, 0, NULL, &s, err);
         pp_block_free(blk);
         if (st != PP_OK) return st;
-    } else if (st == PP_OK && reorder) {
+    } else if (reorder) {
         st = pp_reorder(s, err);
     }
     if (st == PP_OK) {
@@ -4969,15 +5060,48 @@ PP__DEF pp_status pp_sched_build(const pp_config *cfg, pp_schedule **out, char *
             pp__err(err, "%s", verr);
             st = vst;
         } else if (vst != PP_OK) {
-            pp__err(err, "internal error, %s built an invalid schedule: %s", name, verr);
+            pp__err(err, "internal error, %s built an invalid schedule: %s", in->name, verr);
             st = PP_ERR_INVALID_SCHEDULE;
         }
     }
     if (st != PP_OK) { pp_sched_free(s); return st; }
-    strncpy(s->name, name, sizeof s->name - 1);
-    s->mem_limit = q.limit;
+    strncpy(s->name, in->name, sizeof s->name - 1);
+    s->mem_limit = q->limit;
     *out = s;
     return PP_OK;
+}
+
+static pp_status pp__build_id(const pp__req *q, pp_sched_id id, pp_schedule **out, char *err) {
+    pp__req r;
+    pp_status st;
+    *out = NULL;
+    memset(&r, 0, sizeof r);
+    r.c = q->c;
+    r.info = &pp__infos[id];
+    r.d = q->d;
+    r.n = q->n;
+    r.v = r.info->chunks;
+    r.limit = r.info->adaptive ? (r.info->takes_limit ? q->d : r.info->fixed_limit * q->d) : 0;
+    if (r.info->placement == PP_PLACE_VSHAPE && r.d < 2) { pp__err(err, "%s needs devices >= 2", r.info->name); return PP_ERR_INVALID_ARG; }
+    st = pp__req_shape(&r, err);
+    if (st != PP_OK) return st;
+    st = pp__build(&r, out, err);
+    pp__req_free(&r);
+    return st;
+}
+
+PP__DEF pp_status pp_sched_build(const pp_config *cfg, pp_schedule **out, char *err) {
+    pp__req q;
+    pp_status st;
+    if (err) err[0] = 0;
+    if (!out) { pp__err(err, "pp_sched_build: out must not be NULL"); return PP_ERR_INVALID_ARG; }
+    *out = NULL;
+    if (!cfg) { pp__err(err, "pp_sched_build: cfg must not be NULL"); return PP_ERR_INVALID_ARG; }
+    st = pp__req_resolve(cfg, &q, err);
+    if (st != PP_OK) return st;
+    st = pp__build(&q, out, err);
+    pp__req_free(&q);
+    return st;
 }
 
 /* ---- bounds and bubble growth (Appendix E) ------------------------------ */
@@ -5188,6 +5312,7 @@ PP__DEF const char *pp_op_type_name(pp_op_type t) {
     case PP_OP_COMPUTE: return "COMPUTE";
     case PP_OP_SEND: return "SEND";
     case PP_OP_RECV: return "RECV";
+    case PP_OP_HANDOFF: return "HANDOFF";
     }
     return "?";
 }
@@ -5221,12 +5346,12 @@ PP__DEF void pp_program_free(pp_program *p) {
 }
 
 PP__DEF pp_status pp_sched_lower(const pp_schedule *s, pp_program **out, char *err) {
-    int d, S, n, P, i, dev, transfers = 0, nops, ncomm = 0;
+    int d, S, n, P, i, dev, transfers = 0, handoffs = 0, nops, ncomm = 0;
     int *index = NULL, *slot_of = NULL, *free_list = NULL;
     unsigned char *sends_out = NULL;
     pp__comm *comm = NULL;
     int *comm_start = NULL;
-    size_t off_ops, off_dstart, off_slots, off_sbuf, total;
+    size_t off_ops, off_dstart, off_sdev, off_slots, off_sbuf, total;
     pp_program *pr;
     pp_allocator al;
     pp_status st;
@@ -5242,7 +5367,9 @@ PP__DEF pp_status pp_sched_lower(const pp_schedule *s, pp_program **out, char *e
     if (!al.alloc || !al.free) al = pp__allocator(NULL);
     /* count the transfers */
     index = (int *)pp__malloc(&al, pp__size((size_t)4 * S * n, sizeof(int)));
-    if (!index) goto oom;
+    sends_out = (unsigned char *)pp__malloc(&al, (size_t)P); /* passes whose output leaves by SEND or HANDOFF */
+    if (!index || !sends_out) goto oom;
+    memset(sends_out, 0, (size_t)P);
     for (i = 0; i < 4 * S * n; i++) index[i] = -1;
     for (i = 0; i < P; i++) {
         const pp_pass *p = &s->passes[i];
@@ -5250,47 +5377,53 @@ PP__DEF pp_status pp_sched_lower(const pp_schedule *s, pp_program **out, char *e
     }
     for (i = 0; i < P; i++) {
         pp_kind k; int ps;
-        if (pp__producer(s, &s->passes[i], &k, &ps) && s->stage_device[ps] != s->passes[i].device) transfers++;
+        if (!pp__producer(s, &s->passes[i], &k, &ps)) continue;
+        if (s->stage_device[ps] != s->passes[i].device) transfers++;
+        else handoffs++;
+        sends_out[index[pp__key(S, n, k, ps, s->passes[i].microbatch)]] = 1;
     }
-    if ((long long)P + 2LL * transfers > INT_MAX / 2) {
+    if ((long long)P + 2LL * transfers + handoffs > INT_MAX / 2) {
         pp__err(err, "%d passes and %d transfers are too many ops for an int index", P, transfers);
         pp__mfree(&al, index);
+        pp__mfree(&al, sends_out);
         return PP_ERR_OVERFLOW;
     }
-    nops = P + 2 * transfers;
+    nops = P + 2 * transfers + handoffs;
     comm = (pp__comm *)pp__malloc(&al, pp__size((size_t)2 * transfers + 1, sizeof(pp__comm)));
     comm_start = (int *)pp__malloc(&al, pp__size((size_t)d + 1, sizeof(int)));
-    sends_out = (unsigned char *)pp__malloc(&al, (size_t)P);
     slot_of = (int *)pp__malloc(&al, pp__size((size_t)S * n, sizeof(int)));
     free_list = (int *)pp__malloc(&al, pp__size((size_t)S * n + 1, sizeof(int)));
     off_ops = pp__align8(sizeof(pp_program));
     off_dstart = pp__align8(off_ops + pp__size((size_t)nops, sizeof(pp_op)));
-    off_slots = off_dstart + pp__size((size_t)d + 1, sizeof(int));
+    off_sdev = off_dstart + pp__size((size_t)d + 1, sizeof(int));
+    off_slots = off_sdev + pp__size((size_t)S, sizeof(int));
     off_sbuf = off_slots + pp__size((size_t)d, sizeof(int));
     total = off_sbuf + pp__size((size_t)d, sizeof(int));
     pr = (pp_program *)pp__malloc(&al, total);
-    if (!comm || !comm_start || !sends_out || !slot_of || !free_list || !pr) {
+    if (!comm || !comm_start || !slot_of || !free_list || !pr) {
         pp__mfree(&al, pr);
         goto oom;
     }
     memset(pr, 0, total);
+    memcpy(pr->name, s->name, sizeof pr->name);
     pr->devices = d; pr->stages = S; pr->microbatches = n; pr->num_ops = nops; pr->copies = pp__copies(s->copies);
+    pr->recompute = s->recompute;
     pr->ops = (pp_op *)((char *)pr + off_ops);
     pr->device_start = (int *)((char *)pr + off_dstart);
+    pr->stage_device = (int *)((char *)pr + off_sdev);
+    memcpy(pr->stage_device, s->stage_device, sizeof(int) * (size_t)S);
     pr->slots = (int *)((char *)pr + off_slots);
     pr->send_buffers = (int *)((char *)pr + off_sbuf);
     pr->allocator = al;
-    memset(sends_out, 0, (size_t)P);
     /* the comm ops of every device, device by device, then sorted by key */
     for (dev = 0; dev < d; dev++) {
         comm_start[dev] = ncomm;
         for (i = 0; i < P; i++) {
             const pp_pass *c = &s->passes[i];
-            pp_kind k; int ps, pi;
+            pp_kind k; int ps;
             pp__comm x;
             if (!pp__producer(s, c, &k, &ps) || s->stage_device[ps] == c->device) continue;
             if (c->device != dev && s->stage_device[ps] != dev) continue;
-            pi = index[pp__key(S, n, k, ps, c->microbatch)];
             x.key = c->start;
             x.what = c->kind == PP_F ? PP_ACTIVATION : PP_GRADIENT;
             x.stage = ps;
@@ -5298,7 +5431,6 @@ PP__DEF pp_status pp_sched_lower(const pp_schedule *s, pp_program **out, char *e
             x.consumer_stage = c->stage;
             x.send = s->stage_device[ps] == dev;
             x.peer = x.send ? c->device : s->stage_device[ps];
-            if (x.send) sends_out[pi] = 1;
             comm[ncomm++] = x;
         }
         qsort(comm + comm_start[dev], (size_t)(ncomm - comm_start[dev]), sizeof(pp__comm), pp__cmp_comm);
@@ -5332,6 +5464,8 @@ PP__DEF pp_status pp_sched_lower(const pp_schedule *s, pp_program **out, char *e
                     op->group = group;
                     op->time = x->key;
                     op->slot = -1;
+                    op->consumer = x->consumer_stage;
+                    op->sends = 0;
                     if (x->send) {
                         live_sends--;
                     } else {
@@ -5344,6 +5478,27 @@ PP__DEF pp_status pp_sched_lower(const pp_schedule *s, pp_program **out, char *e
                 }
                 if (!p) break;
                 if (have_key) { group++; have_key = 0; }
+                {   /* the input from this device's other stage: a HANDOFF right before, like a RECV */
+                    pp_kind hk;
+                    int hs;
+                    if (pp__producer(s, p, &hk, &hs) && s->stage_device[hs] == dev) {
+                        pp_op *op = &pr->ops[o++];
+                        int key = p->stage * n + p->microbatch;
+                        op->type = PP_OP_HANDOFF;
+                        op->kind = PP_F;
+                        op->stage = hs;
+                        op->microbatch = p->microbatch;
+                        op->peer = dev;
+                        op->what = p->kind == PP_F ? PP_ACTIVATION : PP_GRADIENT;
+                        op->group = -1;
+                        op->time = p->start;
+                        op->consumer = p->stage;
+                        op->sends = 0;
+                        if (slot_of[key] < 0) slot_of[key] = nfree > 0 ? free_list[--nfree] : used++;
+                        op->slot = slot_of[key];
+                        live_sends--;
+                    }
+                }
                 {
                     pp_op *op = &pr->ops[o++];
                     int key = p->stage * n + p->microbatch;
@@ -5355,6 +5510,8 @@ PP__DEF pp_status pp_sched_lower(const pp_schedule *s, pp_program **out, char *e
                     op->what = PP_ACTIVATION;
                     op->group = -1;
                     op->time = p->start;
+                    op->consumer = -1;
+                    op->sends = sends_out[i];
                     if (slot_of[key] < 0) slot_of[key] = nfree > 0 ? free_list[--nfree] : used++;
                     op->slot = slot_of[key];
                     if (p->kind == PP_W || p->kind == PP_BW) {
@@ -5393,17 +5550,22 @@ oom:
     return PP_ERR_OUT_OF_MEMORY;
 }
 
+static int pp__is_comm(pp_op_type t) { return t == PP_OP_SEND || t == PP_OP_RECV; }
+
 /* end of the group that starts at op i of device dev */
 static int pp__group_end(const pp_program *p, int dev, int i) {
     int e = p->device_start[dev + 1], j = i + 1;
-    if (p->ops[i].type == PP_OP_COMPUTE || p->ops[i].group < 0) return j;
-    while (j < e && p->ops[j].type != PP_OP_COMPUTE && p->ops[j].group == p->ops[i].group) j++;
+    if (!pp__is_comm(p->ops[i].type) || p->ops[i].group < 0) return j;
+    while (j < e && pp__is_comm(p->ops[j].type) && p->ops[j].group == p->ops[i].group) j++;
     return j;
 }
 
 static void pp__op_text(const pp_op *op, char *buf, size_t len) {
     if (op->type == PP_OP_COMPUTE)
         snprintf(buf, len, "%s(stage %d, mb %d)", pp_kind_name(op->kind), op->stage, op->microbatch);
+    else if (op->type == PP_OP_HANDOFF)
+        snprintf(buf, len, "HANDOFF %s of stage %d mb %d", op->what == PP_ACTIVATION ? "activation" : "gradient",
+                 op->stage, op->microbatch);
     else
         snprintf(buf, len, "%s %s of stage %d mb %d %s device %d", pp_op_type_name(op->type),
                  op->what == PP_ACTIVATION ? "activation" : "gradient", op->stage, op->microbatch,
@@ -5417,7 +5579,7 @@ static void pp__op_text(const pp_op *op, char *buf, size_t len) {
 PP__DEF pp_status pp_sched_check_deadlock(const pp_program *p, int *stuck, char *err) {
     int d, S, n, N, i, dev, progress, left;
     int *partner = NULL, *seq = NULL, *cnt = NULL, *chan_off = NULL, *chan_ops = NULL, *pc = NULL;
-    unsigned char *done = NULL, *have = NULL;
+    unsigned char *done = NULL, *have = NULL, *made = NULL;
     pp_allocator al;
     pp_status st = PP_OK;
     char a[96], b[96];
@@ -5446,6 +5608,8 @@ PP__DEF pp_status pp_sched_check_deadlock(const pp_program *p, int *stuck, char 
             else if (op->type == PP_OP_SEND || op->type == PP_OP_RECV)
                 bad |= op->peer < 0 || op->peer >= d || op->peer == dev ||
                        (op->what != PP_ACTIVATION && op->what != PP_GRADIENT);
+            else if (op->type == PP_OP_HANDOFF)
+                bad |= op->peer != dev || (op->what != PP_ACTIVATION && op->what != PP_GRADIENT);
             else bad = 1;
             if (bad) {
                 pp__err(err, "op %d of device %d is out of range (type %d, kind %d, stage %d of %d, mb %d of %d, peer %d)",
@@ -5464,14 +5628,18 @@ PP__DEF pp_status pp_sched_check_deadlock(const pp_program *p, int *stuck, char 
     chan_ops = (int *)pp__malloc(&al, pp__size((size_t)N + 1, sizeof(int)));
     pc = (int *)pp__malloc(&al, pp__size((size_t)d, sizeof(int)));
     done = (unsigned char *)pp__malloc(&al, (size_t)N + 1);
+    /* per device, by (payload, stage, microbatch): have = there as an input
+       (RECV, HANDOFF), made = computed there */
     have = (unsigned char *)pp__malloc(&al, pp__size((size_t)d * 2 * S, (size_t)n));
-    if (!partner || !seq || !cnt || !chan_off || !chan_ops || !pc || !done || !have) {
+    made = (unsigned char *)pp__malloc(&al, pp__size((size_t)d * 2 * S, (size_t)n));
+    if (!partner || !seq || !cnt || !chan_off || !chan_ops || !pc || !done || !have || !made) {
         pp__err(err, "out of memory checking %d ops", N);
         st = PP_ERR_OUT_OF_MEMORY;
         goto end;
     }
     memset(done, 0, (size_t)N + 1);
     memset(have, 0, (size_t)d * 2 * S * n);
+    memset(made, 0, (size_t)d * 2 * S * n);
     memset(cnt, 0, sizeof(int) * 2 * d * d);
     /* channel c = (src*d + dst)*2 + (0 send side, 1 receive side); seq = order on the channel */
     for (dev = 0; dev < d; dev++)
@@ -5479,7 +5647,7 @@ PP__DEF pp_status pp_sched_check_deadlock(const pp_program *p, int *stuck, char 
             const pp_op *op = &p->ops[i];
             int c;
             partner[i] = -1;
-            if (op->type == PP_OP_COMPUTE) continue;
+            if (!pp__is_comm(op->type)) continue;
             c = op->type == PP_OP_SEND ? (dev * d + op->peer) * 2 : (op->peer * d + dev) * 2 + 1;
             seq[i] = cnt[c]++;
         }
@@ -5489,7 +5657,7 @@ PP__DEF pp_status pp_sched_check_deadlock(const pp_program *p, int *stuck, char 
         for (i = p->device_start[dev]; i < p->device_start[dev + 1]; i++) {
             const pp_op *op = &p->ops[i];
             int c;
-            if (op->type == PP_OP_COMPUTE) continue;
+            if (!pp__is_comm(op->type)) continue;
             c = op->type == PP_OP_SEND ? (dev * d + op->peer) * 2 : (op->peer * d + dev) * 2 + 1;
             chan_ops[chan_off[c] + seq[i]] = i;
         }
@@ -5514,16 +5682,33 @@ PP__DEF pp_status pp_sched_check_deadlock(const pp_program *p, int *stuck, char 
     do {
         progress = 0;
         for (dev = 0; dev < d; dev++) {
-            unsigned char *h = have + (size_t)dev * 2 * S * n;
+            unsigned char *h = have + (size_t)dev * 2 * S * n, *m = made + (size_t)dev * 2 * S * n;
             while (pc[dev] < p->device_start[dev + 1]) {
                 const pp_op *op = &p->ops[pc[dev]];
                 int e = pp__group_end(p, dev, pc[dev]), all = 1, k;
+                if (op->type == PP_OP_HANDOFF) {
+                    size_t at = (size_t)(op->what * S + op->stage) * n + op->microbatch;
+                    if (!m[at]) {
+                        pp__op_text(op, a, sizeof a);
+                        pp__err(err, "device %d runs '%s' (op %d) before it has computed that data", dev, a,
+                                pc[dev] - p->device_start[dev]);
+                        st = PP_ERR_INVALID_SCHEDULE;
+                        goto end;
+                    }
+                    h[at] = 1;
+                    pc[dev]++;
+                    progress = 1;
+                    continue;
+                }
                 if (op->type == PP_OP_COMPUTE) {
-                    int s_ = op->stage, j = op->microbatch, ok = 1;
-                    if (op->kind == PP_F) ok = s_ == pp__route_first(S, n, p->copies, j) || h[(0 * S + s_ - 1) * n + j];
-                    else if (op->kind == PP_W) ok = h[(1 * S + s_) * n + j];
-                    else ok = h[(0 * S + s_) * n + j] &&
-                              (s_ == pp__route_last(S, n, p->copies, j) || h[(1 * S + s_ + 1) * n + j]);
+                    int s_ = op->stage, j = op->microbatch, ok = 1, ds;
+                    pp_kind dk;
+                    /* pp__input: another stage's output must have arrived
+                       (RECV, HANDOFF); the pass's own stage's was made here */
+                    if (pp__input(S, n, p->copies, 1, op->kind, s_, j, &dk, &ds)) {
+                        size_t at = (size_t)((dk == PP_F ? 0 : 1) * S + ds) * n + j;
+                        ok = ds == s_ ? m[at] : h[at];
+                    }
                     if (!ok) {
                         pp__op_text(op, a, sizeof a);
                         pp__err(err, "device %d runs %s (op %d) before its input is on the device", dev, a,
@@ -5531,8 +5716,8 @@ PP__DEF pp_status pp_sched_check_deadlock(const pp_program *p, int *stuck, char 
                         st = PP_ERR_INVALID_SCHEDULE;
                         goto end;
                     }
-                    if (op->kind == PP_F) h[(0 * S + s_) * n + j] = 1;
-                    else if (op->kind != PP_W) h[(1 * S + s_) * n + j] = 1;
+                    if (op->kind == PP_F) m[(0 * S + s_) * n + j] = 1;
+                    else if (op->kind != PP_W) m[(1 * S + s_) * n + j] = 1;
                     pc[dev]++;
                     progress = 1;
                     continue;
@@ -5543,12 +5728,12 @@ PP__DEF pp_status pp_sched_check_deadlock(const pp_program *p, int *stuck, char 
                     if (q < 0) { all = 0; continue; }
                     pd = p->ops[k].peer;
                     if (q >= pc[pd] && pc[pd] < p->device_start[pd + 1] && q < pp__group_end(p, pd, pc[pd]) &&
-                        p->ops[pc[pd]].type != PP_OP_COMPUTE) {
+                        pp__is_comm(p->ops[pc[pd]].type)) {
                         int si = p->ops[k].type == PP_OP_SEND ? k : q, ri = si == k ? q : k;
                         int sd = p->ops[ri].peer, rd = p->ops[si].peer;
                         const pp_op *x = &p->ops[si];
                         size_t at = (size_t)(x->what * S + x->stage) * n + x->microbatch;
-                        if (!have[(size_t)sd * 2 * S * n + at]) {
+                        if (!made[(size_t)sd * 2 * S * n + at]) {
                             pp__op_text(x, a, sizeof a);
                             pp__err(err, "device %d posts '%s' before it has computed that data", sd, a);
                             st = PP_ERR_INVALID_SCHEDULE;
@@ -5599,6 +5784,7 @@ end:
     pp__mfree(&al, pc);
     pp__mfree(&al, done);
     pp__mfree(&al, have);
+    pp__mfree(&al, made);
     return st;
 }
 
@@ -6473,13 +6659,17 @@ PP__DEF void pp_program_print(FILE *f, const pp_program *p) {
         fputc(':', f);
         for (i = p->device_start[dev]; i < p->device_start[dev + 1]; i++) {
             const pp_op *op = &p->ops[i];
-            if (open && (op->type == PP_OP_COMPUTE || op->group < 0 || op->group != prev_group)) {
+            if (open && (!pp__is_comm(op->type) || op->group < 0 || op->group != prev_group)) {
                 fputc('}', f);
                 open = 0;
             }
             if (op->type == PP_OP_COMPUTE) {
                 fprintf(f, " %s%d.%d", pp_kind_name(op->kind), op->stage, op->microbatch);
                 if (op->slot >= 0) fprintf(f, "#%d", op->slot);
+                continue;
+            }
+            if (op->type == PP_OP_HANDOFF) {
+                fprintf(f, " H%c%d.%d", op->what == PP_ACTIVATION ? 'a' : 'g', op->stage, op->microbatch);
                 continue;
             }
             if (!open) {
