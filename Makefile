@@ -12,7 +12,7 @@ LDLIBS   = -lm
 # even to a script that ignores CFLAGS_EXTRA) and CFLAGS_EXTRA.
 ASAN_FLAGS = -fsanitize=address,undefined -fno-omit-frame-pointer
 
-.PHONY: all test bench bench-plan asan fuzz fuzz-plan golden hash optimal paper clean
+.PHONY: all test test-nccl bench bench-plan asan fuzz fuzz-plan golden hash optimal paper clean
 
 all: ppsched train_cpu
 
@@ -28,6 +28,11 @@ train_cpu: examples/train_cpu.c pp_sched.h ref/gpt_ref.h ref/cpu_pipeline.h
 test: all
 	@test -f tests/run_tests.sh || { echo "make test: tests/run_tests.sh not found" >&2; exit 1; }
 	CC="$(CC)" CFLAGS="$(CFLAGS) $(CFLAGS_EXTRA)" CFLAGS_EXTRA="$(CFLAGS_EXTRA)" LDLIBS="$(LDLIBS)" sh tests/run_tests.sh
+
+# train_gpt in NCCL mode as 4 processes (mpirun; a rank that fails or hangs)
+# on the emulated NCCL, alone (make test runs it too)
+test-nccl: ppsched
+	CXX="$(CXX)" CFLAGS_EXTRA="$(CFLAGS_EXTRA)" sh tests/nccl_procs.sh
 
 bench: bench/bench
 	./bench/bench

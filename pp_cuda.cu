@@ -55,6 +55,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "pp_cuda.h"
 /* the model's kernels; the host emulation (tests/cuda_mock, built with
@@ -512,9 +513,41 @@ static pp_cuda_status pp__bootstrap(pp_cuda *c, const pp_cuda_config *cfg, int g
        ncclCommInitRank runs the bootstrap root at that address */
     PP__NCCL(ncclGetUniqueId(&id));
 #endif
-    PP__NCCL(ncclCommInitRank(&c->comm, c->world, id, c->rank));
+    {
+        ncclResult_t r = ncclCommInitRank(&c->comm, c->world, id, c->rank);
+        if (r != ncclSuccess) /* NCCL's own words say which peer or address */
+            return pp__fail(err, PP_CUDA_ERR_NCCL, "rank %d of %d (%s): ncclCommInitRank failed: %s (%s) at %s:%d",
+                            c->rank, c->world, who, ncclGetErrorString(r), ncclGetLastError(NULL), __FILE__, __LINE__);
+    }
     c->own_comm = 1;
     return PP_CUDA_OK;
+}
+
+/* waits for stream s. In NCCL mode it watches the communicator meanwhile: a
+   peer that died or aborted leaves our NCCL operations waiting forever on a
+   GPU, and NCCL reports it only as the communicator's asynchronous error.
+   That error ends the wait, with NCCL's last message (which names the peer
+   where NCCL knows it); the context is then marked failed, so destroy
+   aborts the communicator and our own operations end too. */
+static pp_cuda_status pp__wait(pp_cuda *c, cudaStream_t s, char *err) {
+    if (c->mode != PP_CUDA_NCCL || !c->comm) {
+        PP__CUDA(cudaStreamSynchronize(s));
+        return PP_CUDA_OK;
+    }
+    for (;;) {
+        cudaError_t e = cudaStreamQuery(s);
+        ncclResult_t a = ncclSuccess;
+        struct timespec pause = {0, 100000};
+        /* first: a failed NCCL operation may let the stream finish, with garbage */
+        if (ncclCommGetAsyncError(c->comm, &a) == ncclSuccess && a != ncclSuccess && a != ncclInProgress) {
+            c->failed = 1;
+            return pp__fail(err, PP_CUDA_ERR_NCCL, "rank %d: NCCL failed while this rank waited for its stream: %s (%s) "
+                            "at %s:%d", c->rank, ncclGetErrorString(a), ncclGetLastError(c->comm), __FILE__, __LINE__);
+        }
+        if (e == cudaSuccess) return PP_CUDA_OK;
+        if (e != cudaErrorNotReady) PP__CUDA(e);
+        nanosleep(&pause, NULL);
+    }
 }
 
 /* ---- allocation ---- */
@@ -606,6 +639,7 @@ static pp_cuda_status pp__create(pp_cuda *c, const pp_cuda_config *cfg, char *er
             PP__CUDA(cudaMalloc((void **)&c->flag, sizeof(int)));
             PP__CUDA(cudaMemcpyAsync(c->flag, &h, sizeof h, cudaMemcpyHostToDevice, s0));
             PP__NCCL(ncclAllReduce(c->flag, c->flag, 1, ncclInt32, ncclMax, c->comm, s0));
+            PP__TRY(pp__wait(c, s0, err)); /* before the copy: a pageable copy would wait unwatched */
             PP__CUDA(cudaMemcpyAsync(&h, c->flag, sizeof h, cudaMemcpyDeviceToHost, s0));
             PP__CUDA(cudaStreamSynchronize(s0));
             if (h && !short_of)
@@ -1136,6 +1170,7 @@ static pp_cuda_status pp__step(pp_cuda *c, const pp_program *p, const int *input
     if (c->mode == PP_CUDA_NCCL && c->half != c->S)
         PP__NCCL(ncclAllReduce(c->grad, c->grad, c->P, ncclFloat, ncclSum, c->comm, c->main));
     PP__CUDA(cudaEventRecord(c->ev_end, c->main));
+    PP__TRY(pp__wait(c, c->main, err));
     PP__CUDA(cudaMemcpyAsync(&host_loss, c->loss, sizeof(float), cudaMemcpyDeviceToHost, c->main));
     PP__CUDA(cudaStreamSynchronize(c->main));
     *loss = host_loss / (float)c->n;
@@ -1245,7 +1280,13 @@ pp_cuda_status pp_cuda_stage_times(pp_cuda *c, pp_times *out, char *err) {
         cudaError_t e = cudaMemcpyAsync(c->times_dev, sum, sizeof(double) * 8 * (size_t)S, cudaMemcpyHostToDevice, c->main);
         ncclResult_t r = e == cudaSuccess ? ncclAllReduce(c->times_dev, c->times_dev, 8 * (size_t)S, ncclDouble, ncclSum,
                                                           c->comm, c->main) : ncclSuccess;
-        if (e == cudaSuccess && r == ncclSuccess) e = cudaStreamSynchronize(c->main);
+        if (e == cudaSuccess && r == ncclSuccess) {
+            pp_cuda_status st = pp__wait(c, c->main, err);
+            if (st != PP_CUDA_OK) {
+                free(sum);
+                return st;
+            }
+        }
         if (e == cudaSuccess && r == ncclSuccess)
             e = cudaMemcpyAsync(sum, c->times_dev, sizeof(double) * 8 * (size_t)S, cudaMemcpyDeviceToHost, c->main);
         if (e == cudaSuccess && r == ncclSuccess) e = cudaStreamSynchronize(c->main);

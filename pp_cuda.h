@@ -151,9 +151,14 @@ ERRORS
    message naming the call, its error string, the file and the line. Bad
    configurations and programs get a sentence that says what was wrong.
    Nothing prints, nothing exits. After a CUDA or NCCL error inside a step
-   the context should be destroyed. In NCCL mode a rank that fails a step
-   leaves its peers waiting inside NCCL: end the job (the memory check in
-   pp_cuda_create is agreed among the ranks, so that one fails on all).
+   the context should be destroyed. In NCCL mode every wait for the GPU
+   (the end of a step, pp_cuda_create's memory check, which the ranks agree
+   on, pp_cuda_stage_times) watches the communicator's asynchronous error
+   (ncclCommGetAsyncError) while the stream runs: when NCCL reports a peer
+   that died or aborted, the call returns PP_CUDA_ERR_NCCL with NCCL's own
+   message (ncclGetLastError) instead of waiting for ever. Whether NCCL
+   notices a dead peer depends on its transport; where it does not, the
+   peers still wait inside NCCL, so end the job from the launcher.
    pp_cuda_destroy after a failed step aborts the communicator it created
    (ncclCommAbort), so the failed rank itself does not wait there.
 

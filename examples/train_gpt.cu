@@ -54,6 +54,7 @@ static const char *usage_text =
     "      --seq T            tokens per sequence, default 64\n"
     "      --batch B          sequences per microbatch, default 4\n"
     "      --data PATH        text to learn, default data/pipeline.txt\n"
+    "      --loss-log PATH    rank 0 writes every step's loss there, one line each (step, loss to 9 digits)\n"
     "      --one-gpu          all devices on this GPU even when launched with several ranks\n"
     "      --nccl             NCCL mode even for one rank (-d 1 without a launcher checks NCCL start-up)\n"
     "      --profile          time F, B, W per stage for --profile-steps steps, re-plan with v-auto\n"
@@ -97,6 +98,7 @@ typedef struct run_opts {
     const unsigned char *text;
     long len;
     const int *map;
+    FILE *loss_log; /* rank 0, --loss-log */
 } run_opts;
 
 typedef struct run_result {
@@ -148,6 +150,7 @@ static int train(pp_cuda *ctx, const pp_schedule *s, const pp_program *prog, con
             measured++;
         }
         if (pp_cuda_update(ctx, err) != PP_CUDA_OK) break;
+        if (o->rank0 && o->loss_log) fprintf(o->loss_log, "%d %.9g\n", step, loss);
         if (o->rank0 && (step % (o->steps / 10 > 0 ? o->steps / 10 : 1) == 0 || step == o->steps - 1))
             printf("step %5d  loss %.4f\n", step, loss);
     }
@@ -235,7 +238,7 @@ static void restage(const pp_times *t, int S, int S2, int layers, pp_times *out)
 }
 
 int main(int argc, char **argv) {
-    const char *name = "v-half", *path = "data/pipeline.txt";
+    const char *name = "v-half", *path = "data/pipeline.txt", *loss_log = NULL;
     int d = 4, n = 16, steps = 200, lps = 2, C = 128, H = 4, T = 64, B = 4, profile = 0, profile_steps = 10, mode = PP_CUDA_AUTO;
     int i, rc = 0, vocab = 0, map[256], rank0 = 1, profile_steps_given = 0;
     double mem_limit = 0;
@@ -251,6 +254,7 @@ int main(int argc, char **argv) {
     run_opts ro;
     run_result res;
 
+    memset(&ro, 0, sizeof ro);
     for (i = 1; i < argc; i++) {
         const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) { fputs(usage_text, stdout); return 0; }
@@ -270,6 +274,7 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "--seq")) { if (!parse_int(val, 2, 8192, &T)) return usage_error("--seq needs 2..8192", val); }
         else if (!strcmp(a, "--batch")) { if (!parse_int(val, 1, 65536, &B)) return usage_error("--batch needs 1..65536", val); }
         else if (!strcmp(a, "--data")) path = val;
+        else if (!strcmp(a, "--loss-log")) loss_log = val;
         else if (!strcmp(a, "--lr")) { char *e; lr = strtof(val, &e); if (*e || !(lr > 0 && lr < 1)) return usage_error("--lr needs a number in (0, 1)", val); }
         else if (!strcmp(a, "--mem-limit")) { char *e; mem_limit = strtod(val, &e); if (*e || !(mem_limit > 0 && mem_limit <= 1e9)) return usage_error("--mem-limit needs a number of units > 0", val); }
         else return usage_error("unknown option", a);
@@ -316,6 +321,11 @@ int main(int argc, char **argv) {
     ro.len = len;
     ro.map = map;
     ro.steps = profile ? profile_steps : steps;
+    if (rank0 && loss_log && !(ro.loss_log = fopen(loss_log, "w"))) {
+        fprintf(stderr, "train_gpt: cannot write --loss-log %s\n", loss_log);
+        rc = 1;
+        goto end;
+    }
     if (!train(ctx, s, prog, &m, &ro, &res, err)) { fprintf(stderr, "train_gpt: %s\n", err); rc = 1; goto end; }
     report(ctx, s, &m, &res, rank0);
     {
@@ -379,6 +389,7 @@ int main(int argc, char **argv) {
         free(t);
     }
 end:
+    if (ro.loss_log) fclose(ro.loss_log);
     pp_cuda_destroy(ctx);
     pp_program_free(prog);
     pp_program_free(prog2);

@@ -261,6 +261,11 @@ step "pp_cuda executor on the host emulation (streams as queues run in two rando
     MOCK_CUDA_SEED=1 PP_TEST_TINY=1 '$out/test_cuda_mock' && MOCK_CUDA_SEED=2 PP_TEST_TINY=1 '$out/test_cuda_mock' &&
     '$out/train_gpt_mock' -s 1f1b -d 4 -n 8 --steps 4 --profile-steps 3 --profile --mem-limit 2 --channels 16 --seq 16 --batch 1 --heads 2 --data '$root/data/pipeline.txt' | grep -q 're-planned: v-auto' &&
     { '$out/train_gpt_mock' -d 0 2>/dev/null; test \$? -eq 2; }"
+# NCCL mode as 4 real processes: train_gpt under mpirun (both id paths) and
+# with a rank that fails or hangs, on the emulated NCCL (tests/cuda_emu/nccl.h).
+# The script prints its own groups; it reuses the train_gpt built above.
+if [ -x "$out/train_gpt_mock" ]; then nccl_bin="$out/train_gpt_mock"; else nccl_bin=; fi
+if CXX="$CXX" CFLAGS_EXTRA="$CFLAGS_EXTRA" sh "$here/nccl_procs.sh" $nccl_bin; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
 NVCC=${NVCC:-$(command -v nvcc 2>/dev/null || echo /usr/local/cuda/bin/nvcc)}
 NVFLAGS=${NVFLAGS:--O2 -std=c++17 -gencode arch=compute_90a,code=sm_90a -gencode arch=compute_80,code=compute_80 -Xcompiler -Wall,-Wextra -Werror all-warnings}
 NCCL_HOME=${NCCL_HOME:-/usr/local/cuda}

@@ -391,10 +391,6 @@ static void test_nccl_one_rank(void) {
             printf("[skip] NCCL mode, one rank: launched with %s=%s\n", vars[i], getenv(vars[i]));
             return;
         }
-    if (getenv("PP_TEST_TINY")) {
-        printf("[skip] NCCL mode, one rank: not on the host emulation\n");
-        return;
-    }
     group_begin(&g, "NCCL mode, one rank (1f1b d=1 n=4): bootstrap, step, loss all-reduce, stage times; equal to the one-GPU mode");
     if (check(&g, build("1f1b", 1, n, &b, err) == 1, "%s", err)) {
         size_t P, N;

@@ -1,0 +1,224 @@
+#!/bin/sh
+# nccl_procs.sh - train_gpt in NCCL mode as 4 real processes, on the host
+# emulation (tests/cuda_mock) with the emulated NCCL (tests/cuda_emu/nccl.h):
+# its send, receive and all-reduce cross process boundaries over loopback TCP.
+#   - mpirun -np 4 --oversubscribe (Open MPI) with the NCCL_COMM_ID bootstrap
+#     (every built-in schedule, ./ppsched --list, with PP_EMU_NCCL_RENDEZVOUS=1:
+#     a send completes only when its receive is posted, the worst case of
+#     NCCL's "may block" that pp_sched_check_deadlock assumes), and a build
+#     with -DPP_CUDA_MPI (the id broadcast with MPI_Bcast; v-half and
+#     dualpipe; buffered sends, the emulation's default):
+#     5 steps give the losses of the one-process run: bitwise, except
+#     dualpipe, whose two model copies' gradients are summed in another order
+#     (the gradient all-reduce; tolerance 1e-5 x |loss|);
+#   - a rank that fails before a step or during one, by an error or by dying
+#     (PP_EMU_NCCL_FAIL_RANK/_AT/_MODE), or that hangs: the other ranks exit 1
+#     with a message naming it, within a bound (each process runs under
+#     `timeout`; a rank still waiting there is a failed check). These start the
+#     4 processes from this script with torchrun's variables (RANK,
+#     WORLD_SIZE), since mpirun would kill the others itself.
+# First tests/test_nccl_emu.cpp checks the emulated NCCL alone (3 processes).
+# Usage: sh tests/nccl_procs.sh [TRAIN_GPT [EMU_TRAIN_GPT]]   (run by
+# tests/run_tests.sh, which passes the train_gpt it built on the host
+# emulation and the one built on the CUDA emulator, tests/cuda_emu, whose real
+# kernels then run as 4 processes too; and by make test-nccl; CXX and
+# CFLAGS_EXTRA honoured). Prints one line per group; exits non-zero
+# when one fails. Without mpirun the mpirun groups print a skip line.
+here=$(cd "$(dirname "$0")" && pwd)
+root="$here/.."
+CXX=${CXX:-c++}
+out=$(mktemp -d "${TMPDIR:-/tmp}/pp_nccl_procs.XXXXXX") || exit 1
+trap 'rm -rf "$out"' EXIT INT TERM
+passed=0
+failed=0
+data="$root/data/pipeline.txt"
+model="-d 4 -n 8 --steps 5 --channels 16 --seq 16 --batch 1 --heads 2 --data $data"
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl_vader_single_copy_mechanism=none
+unset NCCL_COMM_ID PP_EMU_NCCL_FAIL_RANK PP_EMU_NCCL_FAIL_AT PP_EMU_NCCL_FAIL_MODE PP_EMU_NCCL_TIMEOUT \
+    RANK WORLD_SIZE LOCAL_RANK OMPI_COMM_WORLD_RANK OMPI_COMM_WORLD_SIZE PMI_RANK PMI_SIZE SLURM_PROCID SLURM_NTASKS
+
+group() { # group NAME COMMAND...: the command's last line goes after the name
+    name=$1
+    shift
+    if "$@" >"$out/log" 2>&1; then
+        echo "[ok] $name: $(tail -n 1 "$out/log")"
+        passed=$((passed + 1))
+    else
+        echo "[FAIL] $name"
+        sed 's/^/    /' "$out/log" | tail -n 40
+        failed=$((failed + 1))
+    fi
+}
+
+# a free loopback port for NCCL_COMM_ID (the kernel's choice where python3 is there)
+free_port() {
+    python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])' 2>/dev/null ||
+        echo $((20000 + $$ % 20000))
+}
+
+mock="$CXX -std=c++11 -O1 -Wall -Wextra $CFLAGS_EXTRA -DPP_CUDA_HOST_EMULATION -I$here/cuda_mock -x c++"
+build() {
+    if [ -n "$1" ]; then
+        cp "$1" "$out/train_gpt" || return 1
+    else
+        $mock -c "$root/pp_cuda.cu" -o "$out/pp_cuda.o" &&
+            $mock "$root/examples/train_gpt.cu" -x none "$out/pp_cuda.o" -o "$out/train_gpt" || return 1
+    fi
+    if command -v mpicc >/dev/null 2>&1; then
+        $mock -DPP_CUDA_MPI $(mpicc --showme:compile) -c "$root/pp_cuda.cu" -o "$out/pp_cuda_mpi.o" &&
+            $mock "$root/examples/train_gpt.cu" -x none "$out/pp_cuda_mpi.o" -o "$out/train_gpt_mpi" \
+                $(mpicc --showme:link) || return 1
+        echo "train_gpt, and train_gpt built with -DPP_CUDA_MPI (mpicc's flags)"
+    else
+        echo "train_gpt (no mpicc: no MPI build)"
+    fi
+}
+
+# equal LAUNCH SCHEDULE...: each schedule's 5 losses from 4 processes against one process
+equal() {
+    how=$1
+    last=
+    rel=none
+    shift
+    for s in "$@"; do
+        "$out/train_gpt" -s "$s" $model --loss-log "$out/one_$s.txt" >"$out/one_$s.out" || return 1
+        rm -f "$out/four_$s.txt"
+        if [ "$how" = comm_id ]; then
+            NCCL_COMM_ID=127.0.0.1:$(free_port) PP_EMU_NCCL_RENDEZVOUS=1 PP_EMU_NCCL_TIMEOUT=60 \
+                timeout 120 mpirun --oversubscribe -np 4 -x NCCL_COMM_ID -x PP_EMU_NCCL_RENDEZVOUS -x PP_EMU_NCCL_TIMEOUT \
+                "$out/train_gpt" -s "$s" $model --loss-log "$out/four_$s.txt" >"$out/four_$s.out" 2>&1
+        else # (make asan: Open MPI's own libraries leak at exit; LeakSanitizer looks away there)
+            ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 \
+                timeout 120 mpirun --oversubscribe -np 4 -x ASAN_OPTIONS "$out/train_gpt_mpi" -s "$s" $model \
+                --loss-log "$out/four_$s.txt" >"$out/four_$s.out" 2>&1
+        fi
+        rc=$?
+        [ $rc -eq 0 ] || { echo "$s: mpirun exited $rc"; cat "$out/four_$s.out"; return 1; }
+        # NCCL mode, and every rank ran its device
+        grep -q 'NCCL, one rank per device' "$out/four_$s.out" || { echo "$s: not in NCCL mode"; cat "$out/four_$s.out"; return 1; }
+        [ "$(grep -cE '^rank +[0-3] ' "$out/four_$s.out")" -eq 4 ] || { echo "$s: not 4 ranks"; cat "$out/four_$s.out"; return 1; }
+        [ "$(wc -l <"$out/four_$s.txt")" -eq 5 ] || { echo "$s: 5 losses expected"; cat "$out/four_$s.txt"; return 1; }
+        case $s in
+        dualpipe*) # the two copies' gradients: one array on one process, an all-reduce over ranks
+            rel=$(awk 'NR == FNR { a[$1] = $2; next }
+                 { d = $2 - a[$1]; if (d < 0) d = -d; r = d / (a[$1] < 0 ? -a[$1] : a[$1]); if (r > m) m = r;
+                   if (d > 1e-5 * (a[$1] < 0 ? -a[$1] : a[$1])) bad = 1 }
+                 END { printf "%.2g", m; exit bad }' "$out/one_$s.txt" "$out/four_$s.txt") ||
+                { paste "$out/one_$s.txt" "$out/four_$s.txt"; return 1; } ;;
+        *)
+            cmp "$out/one_$s.txt" "$out/four_$s.txt" || { paste "$out/one_$s.txt" "$out/four_$s.txt"; return 1; } ;;
+        esac
+        case $s in v-half | interleaved-1f1b | dualpipe) last="$last $s $(tail -n 1 "$out/four_$s.txt" | cut -d' ' -f2)" ;; esac
+    done
+    echo "$# schedules, final losses$last (dualpipe within 1e-5 relative, largest $rel; the others bitwise)"
+}
+
+# ranks FAIL_ENV...: starts ranks 0..3 of v-half (4 steps) with torchrun's
+# variables, each under `timeout 30`; rank r's exit code goes to rc_r, its
+# stderr to err_r, its seconds to t_r
+ranks() {
+    port=$(free_port)
+    t0=$(date +%s)
+    for r in 0 1 2 3; do
+        (
+            env "$@" NCCL_COMM_ID=127.0.0.1:$port RANK=$r WORLD_SIZE=4 LOCAL_RANK=$r \
+                timeout 30 "$out/train_gpt" -s v-half $model --steps 4 >"$out/out_$r" 2>"$out/err_$r"
+            echo $? >"$out/rc_$r"
+            echo $(($(date +%s) - t0)) >"$out/t_$r"
+        ) &
+    done
+    wait
+}
+
+# failed BAD RC_BAD MAX_S WORD...: rank BAD exited RC_BAD (any non-zero: x);
+# every other rank exited 1 within MAX_S seconds and its message has the words
+failed() {
+    bad=$1 want=$2 max=$3
+    shift 3
+    for r in 0 1 2 3; do
+        rc=$(cat "$out/rc_$r") t=$(cat "$out/t_$r")
+        echo "rank $r: exit $rc after ${t} s: $(cat "$out/err_$r")"
+        if [ $r -eq "$bad" ]; then
+            if [ "$want" = x ]; then [ "$rc" -ne 0 ] || return 1; else [ "$rc" -eq "$want" ] || return 1; fi
+            continue
+        fi
+        [ "$rc" -eq 1 ] && [ "$t" -le "$max" ] || return 1
+        for w in "$@"; do grep -q "$w" "$out/err_$r" || { echo "rank $r does not say: $w"; return 1; }; done
+    done
+    r=$(((bad + 1) % 4))
+    echo "the others exited 1 within ${max} s; rank $r said: $(sed 's/.*NCCL failed while this rank waited for its stream: //; s/ at [^ ]*:[0-9]*$//' "$out/err_$r")"
+}
+
+group "the emulated NCCL alone, 3 forked processes (tests/test_nccl_emu.cpp: grouped ring, pairing order, rank-order sum, errors, abort)" \
+    sh -c "$mock '$here/test_nccl_emu.cpp' -o '$out/test_nccl_emu' && '$out/test_nccl_emu'"
+
+group "build train_gpt on the host emulation with the emulated NCCL" build "$1" || {
+    echo "nccl_procs: $passed passed, $failed failed"
+    exit 1
+}
+
+# the real kernels on the CUDA emulator: 4 processes = one process, bit for
+# bit (same kernels, same order), at a size the emulator runs in seconds;
+# exit 0 also says its checkers found nothing
+emu_equal() {
+    m="-s 1f1b -d 4 -n 4 --steps 2 --layers-per-stage 1 --channels 16 --seq 16 --batch 1 --heads 2 --data $data"
+    "$1" $m --loss-log "$out/emu_one.txt" >"$out/emu_one.out" 2>&1 || { cat "$out/emu_one.out"; return 1; }
+    NCCL_COMM_ID=127.0.0.1:$(free_port) PP_EMU_NCCL_RENDEZVOUS=1 timeout 300 mpirun --oversubscribe -np 4 \
+        -x NCCL_COMM_ID -x PP_EMU_NCCL_RENDEZVOUS "$1" $m --loss-log "$out/emu_four.txt" >"$out/emu_four.out" 2>&1 ||
+        { cat "$out/emu_four.out"; return 1; }
+    grep -q 'NCCL, one rank per device' "$out/emu_four.out" && cmp "$out/emu_one.txt" "$out/emu_four.txt" ||
+        { cat "$out/emu_four.out"; paste "$out/emu_one.txt" "$out/emu_four.txt"; return 1; }
+    echo "losses $(cut -d' ' -f2 "$out/emu_four.txt" | tr '\n' ' ')bit for bit; no checker finding in any process"
+}
+
+# every built-in schedule (make builds ./ppsched; these three where it is missing)
+schedules=$("$root/ppsched" --list 2>/dev/null | awk '{ print $1 }')
+[ -n "$schedules" ] || schedules="v-half interleaved-1f1b dualpipe"
+if command -v mpirun >/dev/null 2>&1; then
+    group "mpirun -np 4, NCCL_COMM_ID bootstrap, rendezvous sends: every built-in schedule's losses = one process" \
+        equal comm_id $schedules
+    if [ -x "$out/train_gpt_mpi" ]; then
+        group "mpirun -np 4, built with MPI (MPI_Bcast of the id, no NCCL_COMM_ID), buffered sends: v-half, dualpipe losses = one process" \
+            equal mpi v-half dualpipe
+    fi
+    if [ -n "$2" ]; then
+        group "the real kernels on the CUDA emulator (tests/cuda_emu): train_gpt 1f1b d=4 n=4 under mpirun -np 4 = one process" \
+            emu_equal "$2"
+    fi
+    group "mpirun -np 4, train_gpt --profile: the pass-time all-reduce, then a second communicator at the same NCCL_COMM_ID" sh -c "
+        NCCL_COMM_ID=127.0.0.1:$(free_port) timeout 120 mpirun --oversubscribe -np 4 -x NCCL_COMM_ID '$out/train_gpt' -s 1f1b \
+            $model --steps 3 --profile-steps 2 --profile --mem-limit 2 >'$out/prof.out' 2>&1 || { cat '$out/prof.out'; exit 1; }
+        grep 're-planned: v-auto' '$out/prof.out' && [ \$(grep -cE '^rank +[0-3] ' '$out/prof.out') -eq 8 ]"
+    group "mpirun -np 4 without NCCL_COMM_ID or MPI: every rank exits 1 saying what to set" sh -c "
+        timeout 60 mpirun --oversubscribe -np 4 '$out/train_gpt' -s v-half $model >'$out/noid.out' 2>&1; rc=\$?
+        [ \$rc -ne 0 ] && [ \$rc -ne 124 ] && grep -q 'set NCCL_COMM_ID=host:port' '$out/noid.out' &&
+        echo \"mpirun exited \$rc: \$(grep -m1 -o 'rank [0-9] of 4.*NCCL_COMM_ID=host:port' '$out/noid.out')\""
+else
+    echo "[skip] train_gpt under mpirun: no mpirun here (Debian: apt-get install openmpi-bin libopenmpi-dev; .ci/run installs them)"
+fi
+
+# PP_EMU_NCCL_TIMEOUT stays at its default (300 s) where a failure must be
+# seen by its closed connection or its abort message, not by the timeout
+ranks_init() { ranks PP_EMU_NCCL_FAIL_RANK=3 PP_EMU_NCCL_FAIL_AT=init PP_EMU_NCCL_TIMEOUT=3 && failed 3 1 10 'missing: rank 3'; }
+group "a rank that fails before a step (rank 3's ncclCommInitRank; the bootstrap waits PP_EMU_NCCL_TIMEOUT=3 s)" ranks_init
+
+ranks_kill0() { ranks PP_EMU_NCCL_FAIL_RANK=2 PP_EMU_NCCL_FAIL_AT=1 PP_EMU_NCCL_FAIL_MODE=kill && failed 2 x 10 'rank 2 closed its connection'; }
+group "a rank that dies before a step (rank 2 SIGKILLed at its first NCCL op, pp_cuda_create's all-reduce)" ranks_kill0
+
+# rank 1 runs 65 NCCL ops a step (64 sends and receives, the loss all-reduce) after 1 in create: op 96 is in step 1
+during() { grep -q '^step     0' "$out/out_0" && ! grep -q '^step     3' "$out/out_0"; }
+ranks_err() { ranks PP_EMU_NCCL_FAIL_RANK=1 PP_EMU_NCCL_FAIL_AT=96 && during && failed 1 1 10 'injected failure' 'rank 1'; }
+group "a rank whose NCCL op fails during step 1 (rank 1, op 96; it aborts the communicator)" ranks_err
+
+ranks_kill() { ranks PP_EMU_NCCL_FAIL_RANK=3 PP_EMU_NCCL_FAIL_AT=60 PP_EMU_NCCL_FAIL_MODE=kill && during && failed 3 x 10 'rank 3 closed its connection'; }
+group "a rank that dies during step 1 (rank 3 SIGKILLed at op 60)" ranks_kill
+
+# the ranks waiting on rank 3 name it; a rank waiting on one of those may time out on it first
+ranks_hang() {
+    ranks PP_EMU_NCCL_FAIL_RANK=3 PP_EMU_NCCL_FAIL_AT=60 PP_EMU_NCCL_FAIL_MODE=hang PP_EMU_NCCL_TIMEOUT=3 && during &&
+        failed 3 3 10 'PP_EMU_NCCL_TIMEOUT' && cat "$out/err_0" "$out/err_1" "$out/err_2" | grep -q 'rank(s) 3'
+}
+group "a rank that hangs during step 1 (rank 3 stops at op 60, connections open; the others wait PP_EMU_NCCL_TIMEOUT=3 s)" ranks_hang
+
+echo "nccl_procs: $passed passed, $failed failed"
+[ $failed -eq 0 ]
