@@ -401,7 +401,7 @@ DECISIONS (where the paper is ambiguous, what this file does)
      search over gf, gb and the turn (d = 2..14); gf is searched at build
      time (the first gf = (3-d mod 6) + 6j, j from where F(d) <= 1.9d, that reaches
      Megatron's makespan at n = 2d, else the shortest; candidates are
-     reordered there with v-auto's four ranking variants (PP__AUTO_MASK2;
+     reordered there with v-auto's four ranking variants (PP__RV_RANK;
      all eleven took twice as long and, with t_comm > 0, gave up to 1.3%
      shorter results at d >= 16; identical without comm), the chosen block
      then with all of them; chunk 1 then starts
@@ -2386,17 +2386,57 @@ cleanup:
     return st;
 }
 
-/* Warm-up fill then cool-down refill, as Appendix C says; the stronger
-   refill (every W taken out) is tried too and the shorter result is kept.
-   Nothing is kept that is longer than the squeezed input or that lifts the
-   schedule's peak memory. */
+/* The reorder variants: Appendix C's warm-up fill then cool-down refill,
+   and ours. Each is a first step (variants with the same first step run it
+   once: a step depends on the pass order alone), an optional W refill
+   (pp__wfill: 0 = Appendix C's, 1 = every W taken out and put back), then
+   a second step. pp__reorder runs those a mask names and keeps the
+   shortest result; nothing longer than the squeezed input, nothing that
+   lifts a device above its cap. */
+enum { /* first steps; a sweep's flags: pp__sweep_flags */
+    PP__RS_NONE, PP__RS_GAP_FILL, PP__RS_SWEEP_GRID, PP__RS_SWEEP_REAL, PP__RS_SWEEP_ALL_GRID, PP__RS_SWEEP_ALL_REAL
+};
+enum { /* second steps */
+    PP__RT_NONE,
+    PP__RT_GAPS,  /* the gap fill again, cool-down included (pp__gap_fill_rounds) */
+    PP__RT_LIST,  /* the event-driven list schedule (pp__list_reorder) */
+    PP__RT_SWEEP, /* the first step's sweep again */
+    PP__RT_SWEEP_ALL_REAL
+};
+enum { /* the variants, by name; a mask has bit PP__RV_x for variant x */
+    PP__RV_APPENDIX_C, PP__RV_APPENDIX_C_ALL_W, PP__RV_LIST, PP__RV_W_LIST, PP__RV_SWEEP_GRID, PP__RV_SWEEP_GRID_W,
+    PP__RV_SWEEP_REAL, PP__RV_SWEEP_REAL_W, PP__RV_SWEEP_ALL_GRID, PP__RV_SWEEP_ALL_REAL, PP__RV_SWEEP_ALL_GRID_W,
+    PP__RV_COUNT
+};
+static const struct pp__reorder_variant { signed char first, wfill, then; } pp__reorder_variants[PP__RV_COUNT] = {
+    {PP__RS_GAP_FILL, 0, PP__RT_GAPS},        /* APPENDIX_C */
+    {PP__RS_GAP_FILL, 1, PP__RT_GAPS},        /* APPENDIX_C_ALL_W */
+    {PP__RS_NONE, -1, PP__RT_LIST},           /* LIST */
+    {PP__RS_NONE, 1, PP__RT_LIST},            /* W_LIST */
+    {PP__RS_SWEEP_GRID, -1, PP__RT_NONE},     /* SWEEP_GRID: warm-up and cool-down passes, on the unit grid */
+    {PP__RS_SWEEP_GRID, 1, PP__RT_SWEEP},     /* SWEEP_GRID_W */
+    {PP__RS_SWEEP_REAL, -1, PP__RT_NONE},     /* SWEEP_REAL: the same on real times */
+    {PP__RS_SWEEP_REAL, 1, PP__RT_SWEEP},     /* SWEEP_REAL_W */
+    {PP__RS_SWEEP_ALL_GRID, -1, PP__RT_NONE}, /* SWEEP_ALL_GRID: every pass, on the unit grid */
+    {PP__RS_NONE, -1, PP__RT_SWEEP_ALL_REAL}, /* SWEEP_ALL_REAL: every pass, on real times */
+    {PP__RS_SWEEP_ALL_GRID, 1, PP__RT_SWEEP}, /* SWEEP_ALL_GRID_W */
+};
+#define PP__RV_ALL ((1u << PP__RV_COUNT) - 1u)
+/* the four the adaptive searches rank with (and interleaved-1f1b-m picks with) */
+#define PP__RV_RANK                                                                                                   \
+    (1u << PP__RV_APPENDIX_C | 1u << PP__RV_SWEEP_GRID | 1u << PP__RV_SWEEP_ALL_GRID | 1u << PP__RV_SWEEP_ALL_GRID_W)
+/* pp__sweep_reorder's flags for a sweep step */
+static int pp__sweep_flags(int step) {
+    return step == PP__RS_SWEEP_GRID ? 1 : step == PP__RS_SWEEP_ALL_GRID ? 3 : step == PP__RS_SWEEP_ALL_REAL ? 2 : 0;
+}
+
 static pp_status pp__reorder(pp_schedule *s, unsigned mask, double limit, char *err);
 
 PP__DEF pp_status pp_reorder(pp_schedule *s, char *err) {
-    return pp__reorder(s, 0x7FFu, 0, err);
+    return pp__reorder(s, PP__RV_ALL, 0, err);
 }
 
-/* mask: bit v runs variant v (0..7). limit > 0: every device may go up to
+/* mask: bit PP__RV_x runs variant x. limit > 0: every device may go up to
    limit (the adaptive schedules' memory limit) instead of the usual cap. */
 static pp_status pp__reorder(pp_schedule *s, unsigned mask, double limit, char *err) {
     int d, S, n, P, i, variant;
@@ -2440,40 +2480,31 @@ static pp_status pp__reorder(pp_schedule *s, unsigned mask, double limit, char *
         endk[pp__key(S, n, p->kind, p->stage, p->microbatch)] = p->end;
     }
     warm_end = endk[pp__key(S, n, s->split_backward ? PP_B : PP_BW, 0, 0)];
-    for (variant = 0; variant < 11; variant++) {
-        /* each variant's first step: 1 the warm-up gap fill, 2 the sweep on
-           the grid, 3 on real times, 4 over every pass on the grid, 0 none.
-           The pairs 0/1, 4/5, 6/7 and 8/10 share it: the second starts from
-           the first's result, kept in pre (a step depends on the pass
-           order alone; endk is rewritten before it is read) */
-        static const signed char first[11] = {1, 1, 0, 0, 2, 2, 3, 3, 4, 0, 4}, flags[5] = {0, 0, 1, 0, 3};
-        int f = first[variant];
+    for (variant = 0; variant < PP__RV_COUNT; variant++) {
+        /* variants with one first step share it: the second starts from the
+           first's result, kept in pre (endk is rewritten before it is read) */
+        const struct pp__reorder_variant *rv = &pp__reorder_variants[variant];
+        int f = rv->first;
         if (!(mask >> variant & 1u)) continue;
         if (f && f == pre_first) {
             st = pre_st;
             if (st == PP_OK) memcpy(s->passes, pre, (size_t)P * sizeof(pp_pass));
         } else {
             memcpy(s->passes, saved, (size_t)P * sizeof(pp_pass));
-            st = f == 1 ? pp__gap_fill_rounds(s, cap, endk, 0, 0, err) : f ? pp__sweep_reorder(s, cap, flags[f], err) : PP_OK;
+            st = f == PP__RS_GAP_FILL ? pp__gap_fill_rounds(s, cap, endk, 0, 0, err)
+                 : f ? pp__sweep_reorder(s, cap, pp__sweep_flags(f), err) : PP_OK;
             if (f) {
                 pre_first = f;
                 pre_st = st;
                 if (st == PP_OK) memcpy(pre, s->passes, (size_t)P * sizeof(pp_pass));
             }
         }
-        if (st == PP_OK && variant < 2) {
-            st = pp__wfill(s, endk, cap, variant, err);
-            if (st == PP_OK) st = pp__gap_fill_rounds(s, cap, endk, 1, 1, err); /* pp__wfill squeezes last */
-        } else if (st == PP_OK && variant < 4) {
-            if (variant == 3) st = pp__wfill(s, endk, cap, 1, err);
-            if (st == PP_OK) st = pp__list_reorder(s, cap, warm_end, err);
-        } else if (st == PP_OK && variant == 9) {
-            st = pp__sweep_reorder(s, cap, 2, err); /* over every pass, on real times */
-        } else if (st == PP_OK && (variant == 5 || variant == 7 || variant == 10)) {
-            /* W refilled, then the same sweep again */
-            st = pp__wfill(s, endk, cap, 1, err);
-            if (st == PP_OK) st = pp__sweep_reorder(s, cap, flags[f], err);
-        }
+        if (st == PP_OK && rv->wfill >= 0) st = pp__wfill(s, endk, cap, rv->wfill, err); /* it squeezes last */
+        if (st == PP_OK && rv->then == PP__RT_GAPS) st = pp__gap_fill_rounds(s, cap, endk, 1, 1, err);
+        if (st == PP_OK && rv->then == PP__RT_LIST) st = pp__list_reorder(s, cap, warm_end, err);
+        if (st == PP_OK && rv->then == PP__RT_SWEEP) st = pp__sweep_reorder(s, cap, pp__sweep_flags(f), err);
+        if (st == PP_OK && rv->then == PP__RT_SWEEP_ALL_REAL)
+            st = pp__sweep_reorder(s, cap, pp__sweep_flags(PP__RS_SWEEP_ALL_REAL), err);
         if (st == PP_ERR_DEADLOCK) { st = PP_OK; continue; } /* this variant found no way; others may */
         if (st != PP_OK) break;
         pp__metrics(s);
@@ -2501,12 +2532,7 @@ static pp_status pp__reorder(pp_schedule *s, unsigned mask, double limit, char *
    stages, routes, stage times, memory, placement, comm) is its first
    entry's; a schedule of another shape just reorders. Entries stop at
    PP__MEMO_MAX or PP__MEMO_BYTES of keys. */
-#ifndef PP__MEMO_MAX
-#define PP__MEMO_MAX 64
-#endif
-#ifndef PP__MEMO_BYTES
-#define PP__MEMO_BYTES ((size_t)32 << 20)
-#endif
+enum { PP__MEMO_MAX = 64, PP__MEMO_BYTES = 32 << 20 };
 
 typedef struct pp__memo_entry {
     unsigned long hash;
@@ -3126,7 +3152,7 @@ static pp_status pp__v_search(int d, pp__vblock V, const pp_allocator *al, pp_bl
    block; the second ranks the blocks of the PP__AUTO_LEVELS highest of
    those by their squeezed makespan at PP__AUTO_NEVAL microbatches (real
    times, no reordering). The best PP__AUTO_TOP of each level are reordered
-   at PP__AUTO_N2 microbatches with the reorder variants PP__AUTO_MASK2; a
+   at PP__AUTO_N2 microbatches with the reorder variants PP__RV_RANK; a
    level goes on when its best beats every lower level there, and the
    PP__AUTO_BUILD best of those (over all levels) are built at the real n
    with every reorder variant (pp__block_schedule: at 2d+4 microbatches,
@@ -3134,62 +3160,29 @@ static pp_status pp__v_search(int d, pp__vblock V, const pp_allocator *al, pp_bl
    Only blocks whose Eq. 1 bound fits are used, and reordering never goes
    above the limit, so the simulated peak fits. The numbers are the
    cheapest we found that lose no configuration of our grid to the slower
-   search before them (see DECISIONS); -D may override them. */
-#ifndef PP__AUTO_TOP
-#define PP__AUTO_TOP 16
-#endif
-#ifndef PP__AUTO_FINAL
-#define PP__AUTO_FINAL 2
-#endif
-#ifndef PP__AUTO_BUILD
-#define PP__AUTO_BUILD 6
-#endif
-#ifndef PP__AUTO_TOPX
-#define PP__AUTO_TOPX 4
-#endif
-#ifndef PP__AUTO_BUILDX
-#define PP__AUTO_BUILDX 2
-#endif
-#ifndef PP__AUTO_LEVELS
-#define PP__AUTO_LEVELS 6
-#endif
+   search before them (see DECISIONS). */
+enum {
+    PP__AUTO_TOP = 16,   /* blocks kept per level */
+    PP__AUTO_FINAL = 2,  /* best of a level that go on */
+    PP__AUTO_BUILD = 6,  /* built at the real n */
+    PP__AUTO_TOPX = 4,   /* the same for the blocks with wider turns, ranked apart */
+    PP__AUTO_BUILDX = 2,
+    PP__AUTO_LEVELS = 6, /* levels ranked */
+    PP__AUTO_SEEN = 65536 /* hashes of the blocks already tried */
+};
 /* v-auto's own PP__AUTO_TOP and PP__AUTO_LEVELS (at most those): since its
    grid family (pp__vgrid_search) runs beside the block search, 4 blocks of
    3 levels lose nothing on our grids (336 configurations d 4..16, n 2d and
    4d, limits d/2-1/2..d, three time settings; 40 at n = 8d up to d = 32;
    the 60 against sail-sg's scheduler), at about 2/3 of the time. zb-auto
-   keeps 16 and 6: fewer made 18 of 582 configurations longer. */
-#ifndef PP__VAUTO_TOP
-#define PP__VAUTO_TOP 4
-#endif
-#ifndef PP__VAUTO_LEVELS
-#define PP__VAUTO_LEVELS 3
-#endif
-#ifndef PP__AUTO_NEVAL
-#define PP__AUTO_NEVAL(d) (2 * (d))
-#endif
-#ifndef PP__AUTO_N2
-#define PP__AUTO_N2(d) ((d) + 2)
-#endif
-#ifndef PP__AUTO_MASK3
-#define PP__AUTO_MASK3 0x7FFu
-#endif
-#ifndef PP__AUTO_MASK2
-#define PP__AUTO_MASK2 0x511u
-#endif
-#define PP__AUTO_SEEN 65536
-#ifndef PP__VAUTO_TURNS
-#define PP__VAUTO_TURNS 2
-#endif
-#ifndef PP__VAUTO_TURNSX
-#define PP__VAUTO_TURNSX 2
-#endif
-#ifndef PP__VAUTO_D0
-#define PP__VAUTO_D0 4
-#endif
-#ifndef PP__VAUTO_D1
-#define PP__VAUTO_D1 3
-#endif
+   keeps 16 and 6: fewer made 18 of 582 configurations longer. v-auto's
+   blocks: delta0 in 1..PP__VAUTO_D0 cells, delta1 in 1..PP__VAUTO_D1, turns
+   at most PP__VAUTO_TURNS above the smallest that repeats (and
+   PP__VAUTO_TURNSX more, ranked apart). */
+enum { PP__VAUTO_TOP = 4, PP__VAUTO_LEVELS = 3, PP__VAUTO_TURNS = 2, PP__VAUTO_TURNSX = 2, PP__VAUTO_D0 = 4, PP__VAUTO_D1 = 3 };
+/* microbatches of the first ranking (squeezed makespan) and of the second (reordered) */
+static int pp__auto_neval(int d) { return 2 * d; }
+static int pp__auto_n2(int d) { return d + 2; }
 /* The shape of the schedule asked for: what every candidate of a search
    shares, worked out once. dtab: pp__dep_table at one microbatch and one
    route, so an input's key at n microbatches is dtab[e] * n plus the
@@ -3278,8 +3271,8 @@ static pp_status pp__auto_init(pp__auto *A, const pp__req *q, int ntop, int nlev
     A->q = q; A->al = q->c.al; A->n = n; A->limit = limit; A->min_mem = -1;
     pp__memo_init(&A->memo, &A->al);
     A->ntop = ntop < PP__AUTO_TOP ? ntop : PP__AUTO_TOP; A->nlev = nlev;
-    A->n_eval = n < PP__AUTO_NEVAL(d) ? n : PP__AUTO_NEVAL(d);
-    A->n2 = n < PP__AUTO_N2(d) ? n : PP__AUTO_N2(d);
+    A->n_eval = n < pp__auto_neval(d) ? n : pp__auto_neval(d);
+    A->n2 = n < pp__auto_n2(d) ? n : pp__auto_n2(d);
     A->nl = (int)(2 * limit + 1e-9) + 1;
     A->levels = 2 * A->nl;
     A->count = (int *)pp__malloc(&A->al, pp__size((size_t)A->levels, sizeof(int)));
@@ -3526,7 +3519,7 @@ static pp_status pp__auto_finish(pp__auto *A, const pp_sched_id *fixed, int nfix
             int i;
             st = pp__repeat(tb[k], A->n2, NULL, &A->q->c, 0, &s, err);
             if (st == PP_OK) st = pp_squeeze(s, err);
-            if (st == PP_OK && A->q->c.reorder) st = pp__reorder_memo(s, PP__AUTO_MASK2, A->limit, &A->memo, err);
+            if (st == PP_OK && A->q->c.reorder) st = pp__reorder_memo(s, PP__RV_RANK, A->limit, &A->memo, err);
             if (st == PP_OK) {
                 re_mk[k] = s->makespan;
                 for (i = nfinal; i > 0 && re_mk[order[i - 1]] > re_mk[k] + 1e-9; i--) order[i] = order[i - 1];
@@ -3555,7 +3548,7 @@ static pp_status pp__auto_finish(pp__auto *A, const pp_sched_id *fixed, int nfix
     /* stage 3: the finalists at the real n, every reorder variant */
     for (k = 0; k < nf && st == PP_OK; k++) {
         pp_schedule *s = NULL;
-        st = pp__block_schedule(fb[k], A->n, &A->q->c, 0, A->q->c.reorder ? PP__AUTO_MASK3 : 0u, A->limit, &A->memo, &s,
+        st = pp__block_schedule(fb[k], A->n, &A->q->c, 0, A->q->c.reorder ? PP__RV_ALL : 0u, A->limit, &A->memo, &s,
                                 err);
         if (st == PP_OK && pp__auto_better(s, best)) { pp_sched_free(best); best = s; s = NULL; }
         pp_sched_free(s);
@@ -4181,16 +4174,12 @@ static double pp__vgrid_time(pp__vgrid *G, const double *tm, double comm, double
     return pp__vgrid_walk(G, pp__vgrid_time_pass, &T) ? T.mk : -1;
 }
 
-#ifndef PP__VGRID_TOP
-#define PP__VGRID_TOP 8 /* the best blocks by their grid's time, rebuilt at n and reordered */
-#endif
-#ifndef PP__VGRID_N
-#define PP__VGRID_N(d) (2 * (d) + 4) /* above this n the blocks are ranked at it */
-#endif
-
-#ifndef PP__VGRID_LENS
-#define PP__VGRID_LENS 16 /* beyond this many devices, this many values of len0 */
-#endif
+enum {
+    PP__VGRID_TOP = 8,   /* the best blocks by their grid's time, rebuilt at n and reordered */
+    PP__VGRID_LENS = 16, /* beyond this many devices, this many values of len0 */
+    PP__VGRID_GAP = 1    /* see pp__vgrid_search: blocks within this many cells of the highest laid peak run */
+};
+static int pp__vgrid_n(int d) { return 2 * d + 4; } /* above this n the blocks are ranked at it */
 
 typedef struct pp__vgrid_cand { int first[4], o0, o1, len0, init; double mk; } pp__vgrid_cand;
 
@@ -4205,9 +4194,6 @@ typedef struct pp__vgrid_cand { int first[4], o0, o1, len0, init; double mk; } p
    same schedules there, on 40 more at n = 8d and on the 60 compared with
    the authors' scheduler, in half the time or less. For n < 2d a block's peak is known only after step 5, so every
    block runs. */
-#ifndef PP__VGRID_GAP
-#define PP__VGRID_GAP 1
-#endif
 
 /* Times the grid of candidate c and keeps it among the PP__VGRID_TOP best
    (ties: the earlier first). */
@@ -4283,7 +4269,7 @@ static pp_status pp__vgrid_build(pp__vgrid *G, const pp__cfg *cfg, const pp__vgr
 
 /* The shortest schedule of the grid family within limit (NULL in *out if
    none). Every block is ranked by its grid's time at n, or at
-   PP__VGRID_N(d) for larger n; the best PP__VGRID_TOP are built at n as
+   pp__vgrid_n(d) for larger n; the best PP__VGRID_TOP are built at n as
    schedules and reordered with every variant (pp__reorder, up to the
    limit). */
 static pp_status pp__vgrid_search(const pp__req *q, pp_schedule **out, char *err) {
@@ -4295,7 +4281,7 @@ static pp_status pp__vgrid_search(const pp__req *q, pp_schedule **out, char *err
     pp__vgrid_cand top[PP__VGRID_TOP], c;
     double *end = NULL, *free_at = NULL, comm = q->c.times.comm;
     const double *tm = q->shape.stage_time; /* as every V schedule of this d and config gets them */
-    int maxmem = (int)(2 * limit + 1e-9), n1 = n < PP__VGRID_N(d) ? n : PP__VGRID_N(d), ntop = 0, fi, bi, bbi, k;
+    int maxmem = (int)(2 * limit + 1e-9), n1 = n < pp__vgrid_n(d) ? n : pp__vgrid_n(d), ntop = 0, fi, bi, bbi, k;
     int gcap = maxmem < 2 * d ? maxmem : 2 * d; /* the peak a grid may reach */
     int step = d > PP__VGRID_LENS ? d / PP__VGRID_LENS : 1, prune, best = 0, i, nc = 0;
     size_t ncap = 0;
@@ -4359,7 +4345,7 @@ static pp_status pp__vgrid_search(const pp__req *q, pp_schedule **out, char *err
        the real times within the schedule's own peak: it shortens the
        grid's schedule where the unit grid misjudges uneven times and comm
        (up to 7% on our grids). Reordering up to the limit instead shortened
-       nothing more and made one configuration longer at a higher limit. Above PP__VGRID_N(d) the reordering runs at n1 and the
+       nothing more and made one configuration longer at a higher limit. Above pp__vgrid_n(d) the reordering runs at n1 and the
        stable phase extends it (pp__extend_exact) when that is exact; the
        grid built at n is a candidate too, reordered at n only when the
        extension was not exact. */
@@ -4371,13 +4357,13 @@ static pp_status pp__vgrid_search(const pp__req *q, pp_schedule **out, char *err
         pp_schedule *s = NULL, *e = NULL;
         st = pp__vgrid_build(&G, cfg, &top[k], maxmem, &s);
         if (n1 != n) {
-            if (st == PP_OK && s) st = pp__reorder_memo(s, PP__AUTO_MASK3, 0, &memo, err);
+            if (st == PP_OK && s) st = pp__reorder_memo(s, PP__RV_ALL, 0, &memo, err);
             if (st == PP_OK && s) st = pp__extend_exact(s, n, &e, err);
             pp_sched_free(s);
             s = NULL;
             if (st == PP_OK) st = pp__vgrid_build(&G2, cfg, &top[k], maxmem, &s);
         }
-        if (st == PP_OK && s && !e) st = pp__reorder_memo(s, PP__AUTO_MASK3, 0, &memo, err);
+        if (st == PP_OK && s && !e) st = pp__reorder_memo(s, PP__RV_ALL, 0, &memo, err);
         if (st == PP_OK && e && pp__auto_better(e, *out)) { pp_sched_free(*out); *out = e; e = NULL; }
         if (st == PP_OK && s && pp__auto_better(s, *out)) { pp_sched_free(*out); *out = s; s = NULL; }
         pp_sched_free(s);
@@ -4569,7 +4555,7 @@ static pp_status pp__interleaved_uniform_block(int d, int v, const pp_allocator 
    gf = (3-d mod 6) + 6j cells (then F1 - F0 = 3 mod 6 on every device and
    the two BW pairs fill the other four cells). j = j0 .. j0+d/6+4 is tried at
    n0 = 2d microbatches with the configured times (repeat, squeeze,
-   reorder with PP__AUTO_MASK2); the first j that reaches Megatron's makespan at n0 (its order
+   reorder with PP__RV_RANK); the first j that reaches Megatron's makespan at n0 (its order
    is built too) ends the search, else the shortest is taken (the makespan
    is not monotone in j). A larger j only lengthens chunk 0's lifespan, so
    the first is the least memory at that makespan. */
@@ -4600,7 +4586,7 @@ static pp_status pp__interleaved_lowmem_block(const pp__cfg *cfg, int d, const p
         st = pp__linear_block(d, 2, 0, &L, al, &b, err);
         if (st == PP_OK) st = pp__repeat(b, n0, NULL, cfg, 0, &s, err);
         if (st == PP_OK) st = pp_squeeze(s, err);
-        if (st == PP_OK) st = pp__reorder(s, PP__AUTO_MASK2, 0, err); /* v-auto's four ranking variants */
+        if (st == PP_OK) st = pp__reorder(s, PP__RV_RANK, 0, err); /* v-auto's four ranking variants */
         if (st != PP_OK) { pp_sched_free(s); pp_block_free(b); pp_block_free(best); return st; }
         if (best && s->makespan >= best_mk - PP__EPS * (1 + best_mk)) {
             pp_sched_free(s);
@@ -5047,7 +5033,7 @@ static pp_status pp__build(const pp__req *q, pp_schedule **out, char *err) {
        reordered; the adaptive ones reorder their candidates themselves */
     reorder = q->c.reorder && !in->published && !in->adaptive;
     if (blk) {
-        st = pp__block_schedule(blk, q->n, &q->c, in->recompute, reorder ? 0x7FFu : 0u, 0, NULL, &s, err);
+        st = pp__block_schedule(blk, q->n, &q->c, in->recompute, reorder ? PP__RV_ALL : 0u, 0, NULL, &s, err);
         pp_block_free(blk);
         if (st != PP_OK) return st;
     } else if (reorder) {
