@@ -3606,56 +3606,59 @@ static pp_status pp__auto_finish(pp__auto *A, const pp_sched_id *fixed, int nfix
    their own peak (never longer; up to 7% shorter with comm or uneven
    times on our grids). */
 
-enum { PP__GF = 1, PP__Gf, PP__GB, PP__Gb, PP__GW, PP__Gw }; /* cell codes; 0 = free */
+/* Cell codes (0 = free): F, B, W of chunk 0 (stage i on device i) and of
+   chunk 1 (stage 2d-1-i); the steps above write them F, b, w and f, B, W.
+   The order matters: a W's code is its B's plus 2. */
+enum { PP__G_F0 = 1, PP__G_F1, PP__G_B1, PP__G_B0, PP__G_W1, PP__G_W0 };
 
 typedef struct pp__vgrid {
-    int p, m, M, len, cap;   /* devices, microbatches kept, on the grid, row length, row capacity */
-    unsigned char *g, *t;    /* [p * cap] rows, and the squeeze's scratch */
-    int *idx;                /* [M * p * 7]: new cell of the c-th pass of each code on each device */
-    int *cnt, *nxt, *pk, *lc, *low; /* [p * 7], [p], [p], [p * 7], [p]: scratch */
-    int *lo, *hi;            /* [p], [p]: each row's busy span (pp__vgrid_spans) */
-    int *in;                 /* [p * 7 * 2]: pp__vgrid_input of (device, code): code, device */
-    int (*pos)[6];           /* [p]: the block's cells per device; all int arrays live in idx's allocation */
+    int d, m, M, len, cap;   /* devices, microbatches kept, on the grid, row length, row capacity */
+    unsigned char *g, *t;    /* [d * cap] rows, and the squeeze's scratch */
+    int *idx;                /* [M * d * 7]: new cell of the c-th pass of each code on each device */
+    int *cnt, *nxt, *pk, *lc, *low; /* [d * 7], [d], [d], [d * 7], [d]: scratch */
+    int *lo, *hi;            /* [d], [d]: each row's busy span (pp__vgrid_spans) */
+    int *in;                 /* [d * 7 * 2]: pp__vgrid_input of (device, code): code, device */
+    int (*pos)[6];           /* [d]: the block's cells per device; all int arrays live in idx's allocation */
     pp_allocator al;
 } pp__vgrid;
 
 #define PP__GROW(G, i) ((G)->g + (size_t)(i) * (size_t)(G)->cap)
-#define PP__GIDX(G, c, i, k) ((G)->idx[((size_t)(c) * (size_t)(G)->p + (size_t)(i)) * 7u + (size_t)(k)])
+#define PP__GIDX(G, c, i, k) ((G)->idx[((size_t)(c) * (size_t)(G)->d + (size_t)(i)) * 7u + (size_t)(k)])
 
-static int pp__g_upper(int k) { return k == PP__GF || k == PP__GB || k == PP__GW; }
+static int pp__g_upper(int k) { return k == PP__G_F0 || k == PP__G_B1 || k == PP__G_W1; }
 
 /* The pass a cell code stands for on device dev: its kind, and its stage
    (F, b, w: chunk 0's stage dev; f, B, W: chunk 1's stage 2p-1-dev). */
-static pp_kind pp__g_kind(int k) { return k == PP__GF || k == PP__Gf ? PP_F : k == PP__GB || k == PP__Gb ? PP_B : PP_W; }
-static int pp__g_stage(int p, int dev, int k) { return k == PP__GF || k == PP__Gb || k == PP__Gw ? dev : 2 * p - 1 - dev; }
+static pp_kind pp__g_kind(int k) { return k == PP__G_F0 || k == PP__G_F1 ? PP_F : k == PP__G_B1 || k == PP__G_B0 ? PP_B : PP_W; }
+static int pp__g_stage(int d, int dev, int k) { return k == PP__G_F0 || k == PP__G_B0 || k == PP__G_W0 ? dev : 2 * d - 1 - dev; }
 
 /* +1 for a forward (it allocates), -1 for a W (it frees), 0 for the rest */
-static int pp__g_mem(int k) { return k == PP__GF || k == PP__Gf ? 1 : k == PP__GW || k == PP__Gw ? -1 : 0; }
+static int pp__g_mem(int k) { return k == PP__G_F0 || k == PP__G_F1 ? 1 : k == PP__G_W1 || k == PP__G_W0 ? -1 : 0; }
 
 /* The code of pass (k, stage) and its device in *dev (pp__g_kind and
-   pp__g_stage inverted): chunk 0 (stage < p) is F, b, w; chunk 1 f, B, W. */
-static int pp__g_code(int p, pp_kind k, int stage, int *dev) {
-    int upper = stage >= p;
-    *dev = upper ? 2 * p - 1 - stage : stage;
-    if (k == PP_F) return upper ? PP__Gf : PP__GF;
-    if (k == PP_W) return upper ? PP__GW : PP__Gw;
-    return upper ? PP__GB : PP__Gb;
+   pp__g_stage inverted): chunk 0 (stage < d) is F, b, w; chunk 1 f, B, W. */
+static int pp__g_code(int d, pp_kind k, int stage, int *dev) {
+    int upper = stage >= d;
+    *dev = upper ? 2 * d - 1 - stage : stage;
+    if (k == PP_F) return upper ? PP__G_F1 : PP__G_F0;
+    if (k == PP_W) return upper ? PP__G_W1 : PP__G_W0;
+    return upper ? PP__G_B1 : PP__G_B0;
 }
 
 /* The input of code k's pass on device dev (pp__input on the V): the code
    it waits for (0 for none: F on device 0) and that code's device in *dd. */
-static int pp__vgrid_input(int p, int dev, int k, int *dd) {
+static int pp__vgrid_input(int d, int dev, int k, int *dd) {
     pp_kind dk;
     int ds;
     *dd = dev;
-    if (!pp__input(2 * p, 1, 1, 1, pp__g_kind(k), pp__g_stage(p, dev, k), 0, &dk, &ds)) return 0;
-    return pp__g_code(p, dk, ds, dd);
+    if (!pp__input(2 * d, 1, 1, 1, pp__g_kind(k), pp__g_stage(d, dev, k), 0, &dk, &ds)) return 0;
+    return pp__g_code(d, dk, ds, dd);
 }
 
 /* The highest activation count (cells: one chunk each) over the devices. */
 static int pp__vgrid_peak(const pp__vgrid *G, int *per) {
     int i, j, best = 0;
-    for (i = 0; i < G->p; i++) {
+    for (i = 0; i < G->d; i++) {
         const unsigned char *r = PP__GROW(G, i);
         int mem = 0, pk = 0;
         for (j = 0; j < G->len; j++) {
@@ -3669,9 +3672,9 @@ static int pp__vgrid_peak(const pp__vgrid *G, int *per) {
 }
 
 /* Step 1: the block's cells per device; 0 if two passes collide. */
-static int pp__vgrid_block(int p, const int *first, int o0, int o1, int len0, int (*pos)[6]) {
+static int pp__vgrid_block(int d, const int *first, int o0, int o1, int len0, int (*pos)[6]) {
     int i, v, j;
-    for (i = 0; i < p; i++) {
+    for (i = 0; i < d; i++) {
         int vis[6] = {0, 0, 0, 0, 0, 0};
         if (i == 0) for (v = 0; v < 4; v++) pos[0][v] = first[v];
         else {
@@ -3706,24 +3709,24 @@ static int pp__vgrid_count(int t, int a, int M) {
    only rises at an F or f copy, and along the copies of one code it is
    piecewise linear, with kinks where another code's copies start or stop:
    the largest value lies at one of those or at the first or last copy.
-   a: [p * 7] scratch. Equal to pp__vgrid_peak after pp__vgrid_lay. */
-static int pp__vgrid_laid_peak(int p, int M, int (*pos)[6], int *a) {
-    static const int order[4] = {PP__GF, PP__Gf, PP__GB, PP__Gb};
+   a: [d * 7] scratch. Equal to pp__vgrid_peak after pp__vgrid_lay. */
+static int pp__vgrid_laid_peak(int d, int M, int (*pos)[6], int *a) {
+    static const int order[4] = {PP__G_F0, PP__G_F1, PP__G_B1, PP__G_B0};
     int at = 6, q, v, i, best = 0;
     for (q = 0; q < 4; q++) {
         int k = order[q];
-        for (v = 0; v < p; v++) {
-            int dev = pp__g_upper(k) ? v : p - 1 - v;
+        for (v = 0; v < d; v++) {
+            int dev = pp__g_upper(k) ? v : d - 1 - v;
             at += ((pos[dev][k - 1] - at) % 6 + 6) % 6;
             a[dev * 7 + k] = at++;
-            if (k == PP__GB || k == PP__Gb) a[dev * 7 + k + 2] = at + ((pos[dev][k + 1] - at) % 6 + 6) % 6;
+            if (k == PP__G_B1 || k == PP__G_B0) a[dev * 7 + k + 2] = at + ((pos[dev][k + 1] - at) % 6 + 6) % 6;
         }
     }
-    for (i = 0; i < p; i++) {
-        static const int kinked[4] = {PP__GF, PP__Gf, PP__GW, PP__Gw};
+    for (i = 0; i < d; i++) {
+        static const int kinked[4] = {PP__G_F0, PP__G_F1, PP__G_W1, PP__G_W0};
         const int *ai = a + i * 7;
         for (q = 0; q < 2; q++) {
-            int c = ai[q ? PP__Gf : PP__GF], js[18], nj = 0, x;
+            int c = ai[q ? PP__G_F1 : PP__G_F0], js[18], nj = 0, x;
             js[nj++] = 0;
             js[nj++] = M - 1;
             for (v = 0; v < 4; v++) { /* where code v's count starts (j0) and stops (j1) changing along c's copies */
@@ -3733,8 +3736,8 @@ static int pp__vgrid_laid_peak(int p, int M, int (*pos)[6], int *a) {
             for (x = 0; x < nj; x++) {
                 int t = c + 6 * js[x], m;
                 if (js[x] < 0 || js[x] >= M) continue;
-                m = pp__vgrid_count(t, ai[PP__GF], M) + pp__vgrid_count(t, ai[PP__Gf], M) -
-                    pp__vgrid_count(t, ai[PP__GW], M) - pp__vgrid_count(t, ai[PP__Gw], M);
+                m = pp__vgrid_count(t, ai[PP__G_F0], M) + pp__vgrid_count(t, ai[PP__G_F1], M) -
+                    pp__vgrid_count(t, ai[PP__G_W1], M) - pp__vgrid_count(t, ai[PP__G_W0], M);
                 if (m > best) best = m;
             }
         }
@@ -3749,10 +3752,10 @@ static void pp__vgrid_clear(pp__vgrid *G, int i, int at, int step) {
 
 /* Step 2: lay the period down and keep microbatches 0..M-1 of every pass. */
 static void pp__vgrid_lay(pp__vgrid *G, int (*pos)[6]) {
-    static const int order[4] = {PP__GF, PP__Gf, PP__GB, PP__Gb};
-    int p = G->p, i, j, v, q, at = 6;
-    G->len = 6 * (4 * p + G->M + 1);
-    for (i = 0; i < p; i++) {
+    static const int order[4] = {PP__G_F0, PP__G_F1, PP__G_B1, PP__G_B0};
+    int d = G->d, i, j, v, q, at = 6;
+    G->len = 6 * (4 * d + G->M + 1);
+    for (i = 0; i < d; i++) {
         unsigned char *r = PP__GROW(G, i);
         memset(r, 0, (size_t)G->cap);
         for (j = 0; j < G->len; j += 6)
@@ -3762,15 +3765,15 @@ static void pp__vgrid_lay(pp__vgrid *G, int (*pos)[6]) {
        finds each device's first copy after the previous one */
     for (q = 0; q < 4; q++) {
         int k = order[q];
-        for (v = 0; v < p; v++) {
-            int dev = pp__g_upper(k) ? v : p - 1 - v;
+        for (v = 0; v < d; v++) {
+            int dev = pp__g_upper(k) ? v : d - 1 - v;
             unsigned char *r = PP__GROW(G, dev);
             for (j = 0; j < 6; j++, at++) {
                 if (r[at] != k) continue;
                 pp__vgrid_clear(G, dev, at - 6, -6);
                 pp__vgrid_clear(G, dev, at + 6 * G->M, 6);
                 at++;
-                if (k == PP__GB || k == PP__Gb) {
+                if (k == PP__G_B1 || k == PP__G_B0) {
                     int w = k + 2, x;
                     for (x = 0; x < 6; x++)
                         if (r[at + x] == w) {
@@ -3789,7 +3792,7 @@ static void pp__vgrid_lay(pp__vgrid *G, int (*pos)[6]) {
    row), so the column walks below skip the empty ends of the rows. */
 static void pp__vgrid_spans(const pp__vgrid *G) {
     int i;
-    for (i = 0; i < G->p; i++) {
+    for (i = 0; i < G->d; i++) {
         const unsigned char *r = PP__GROW(G, i);
         int lo = 0, hi = G->len - 1;
         while (lo < G->len && !r[lo]) lo++;
@@ -3808,11 +3811,11 @@ static void pp__vgrid_spans(const pp__vgrid *G) {
 typedef int (*pp__vgrid_visit)(pp__vgrid *G, int dev, int j, void *ctx);
 
 static int pp__vgrid_walk(pp__vgrid *G, pp__vgrid_visit visit, void *ctx) {
-    int p = G->p, i, j, *low = G->low;
+    int d = G->d, i, j, *low = G->low;
     pp__vgrid_spans(G);
     for (j = 0; j < G->len; j++) {
         int nlow = 0;
-        for (i = 0; i < p; i++) {
+        for (i = 0; i < d; i++) {
             int k = j < G->lo[i] || j > G->hi[i] ? 0 : PP__GROW(G, i)[j];
             if (!k) continue;
             if (!pp__g_upper(k)) low[nlow++] = i;
@@ -3857,14 +3860,14 @@ static int pp__vgrid_place(pp__vgrid *G, int dev, int j, void *ctx) {
    rows are cleared as they are written, up to the new length: no step
    reads a row past G->len before writing it. */
 static int pp__vgrid_squeeze(pp__vgrid *G, int m) {
-    int p = G->p, i, len, *next = G->nxt;
+    int d = G->d, i, len, *next = G->nxt;
     pp__vgrid_sq q;
-    memset(G->cnt, 0, (size_t)p * 7u * sizeof(int));
-    memset(next, 0, (size_t)p * sizeof(int));
+    memset(G->cnt, 0, (size_t)d * 7u * sizeof(int));
+    memset(next, 0, (size_t)d * sizeof(int));
     q.m = m; q.len = 0;
     if (!pp__vgrid_walk(G, pp__vgrid_place, &q)) return 0;
     len = q.len;
-    for (i = 0; i < p; i++) memset(G->t + (size_t)i * (size_t)G->cap + next[i], 0, (size_t)(len - next[i]));
+    for (i = 0; i < d; i++) memset(G->t + (size_t)i * (size_t)G->cap + next[i], 0, (size_t)(len - next[i]));
     {
         unsigned char *x = G->g;
         G->g = G->t; G->t = x;
@@ -3876,39 +3879,39 @@ static int pp__vgrid_squeeze(pp__vgrid *G, int m) {
 /* Step 4: the warm-up rebuilt under the grid's peak (see above), which the
    caller knows. */
 static int pp__vgrid_warmup(pp__vgrid *G, int peak) {
-    int p = G->p, M = G->M, i, j, x;
-    if (peak > 2 * p) peak = 2 * p;
-    for (i = 0; i < p; i++) {
+    int d = G->d, M = G->M, i, j, x;
+    if (peak > 2 * d) peak = 2 * d;
+    for (i = 0; i < d; i++) {
         unsigned char *r = PP__GROW(G, i);
         int nff = i + 1 < peak / 2 ? i + 1 : peak / 2, nf, cf = 0, cff = 0, cb = 0, cw = 0, uf = 0, uff = 0, ub = 0, uw = 0;
         if (nff > M) nff = M;
         nf = peak - nff < M ? peak - nff : M;
         /* take out everything before the device's first b */
-        for (j = 0; j < G->len && r[j] != PP__Gb; j++) {
-            if (r[j] == PP__GF) cf++;
-            else if (r[j] == PP__Gf) cff++;
-            else if (r[j] == PP__GB) cb++;
-            else if (r[j] == PP__GW) cw++;
-            else if (r[j] == PP__Gw) return 0;
+        for (j = 0; j < G->len && r[j] != PP__G_B0; j++) {
+            if (r[j] == PP__G_F0) cf++;
+            else if (r[j] == PP__G_F1) cff++;
+            else if (r[j] == PP__G_B1) cb++;
+            else if (r[j] == PP__G_W1) cw++;
+            else if (r[j] == PP__G_W0) return 0;
             r[j] = 0;
         }
         j = i;
-        for (x = 0; x < 2 * (p - 1 - i); x++, j++)
-            if (uf < nf && uf < cf) { if (j >= G->cap) return 0; r[j] = PP__GF; uf++; }
+        for (x = 0; x < 2 * (d - 1 - i); x++, j++)
+            if (uf < nf && uf < cf) { if (j >= G->cap) return 0; r[j] = PP__G_F0; uf++; }
         for (x = 0; x < i + 1; x++) {
-            if (uf < nf && uf < cf) { if (j >= G->cap) return 0; r[j] = PP__GF; uf++; }
+            if (uf < nf && uf < cf) { if (j >= G->cap) return 0; r[j] = PP__G_F0; uf++; }
             j++;
-            if (uff < nff && uff < cff) { if (j >= G->cap) return 0; r[j] = PP__Gf; uff++; }
+            if (uff < nff && uff < cff) { if (j >= G->cap) return 0; r[j] = PP__G_F1; uff++; }
             j++;
         }
         while (uf < cf || uff < cff || ub < cb || uw < cw) {
             if (j + 2 >= G->cap) return 0;
-            if (ub < cb) { r[j] = PP__GB; ub++; }
+            if (ub < cb) { r[j] = PP__G_B1; ub++; }
             j++;
-            if (uw < cw) { r[j] = PP__GW; uw++; }
+            if (uw < cw) { r[j] = PP__G_W1; uw++; }
             j++;
-            if (uff < cff) { if (uff >= uf) return 0; r[j] = PP__Gf; uff++; }
-            else if (uf < cf) { r[j] = PP__GF; uf++; }
+            if (uff < cff) { if (uff >= uf) return 0; r[j] = PP__G_F1; uff++; }
+            else if (uf < cf) { r[j] = PP__G_F0; uf++; }
             j++;
         }
         if (j > G->len) return 0;
@@ -3919,7 +3922,7 @@ static int pp__vgrid_warmup(pp__vgrid *G, int peak) {
 /* Step 5 for n < 2d: keep the first m passes of each code per device. */
 static void pp__vgrid_trim(pp__vgrid *G, int m) {
     int i, j, c[7];
-    for (i = 0; i < G->p; i++) {
+    for (i = 0; i < G->d; i++) {
         unsigned char *r = PP__GROW(G, i);
         memset(c, 0, sizeof c);
         for (j = 0; j < G->len; j++)
@@ -3930,17 +3933,17 @@ static void pp__vgrid_trim(pp__vgrid *G, int m) {
 /* Step 5, where memory allows: the first W passes of each device move to
    the end, as many as its peak is below the given peak. */
 static void pp__vgrid_late_w(pp__vgrid *G, int peak) {
-    int p = G->p, i, j, lo = 1 << 30, ext;
+    int d = G->d, i, j, lo = 1 << 30, ext;
     int *per = G->pk;
     pp__vgrid_peak(G, per);
-    for (i = 0; i < p; i++) if (per[i] < lo) lo = per[i];
+    for (i = 0; i < d; i++) if (per[i] < lo) lo = per[i];
     ext = peak - lo;
     if (ext < 0 || G->len + ext > G->cap) return;
-    for (i = 0; i < p; i++) {
+    for (i = 0; i < d; i++) {
         unsigned char *r = PP__GROW(G, i), *pad = G->t;
         int cnt = 0;
         for (j = 0; j < G->len && per[i] + cnt < peak; j++)
-            if (r[j] == PP__GW || r[j] == PP__Gw) { pad[cnt++] = r[j]; r[j] = 0; }
+            if (r[j] == PP__G_W1 || r[j] == PP__G_W0) { pad[cnt++] = r[j]; r[j] = 0; }
         for (j = 0; j < ext; j++) r[G->len + j] = j < cnt ? pad[j] : 0;
     }
     G->len += ext;
@@ -3949,54 +3952,54 @@ static void pp__vgrid_late_w(pp__vgrid *G, int peak) {
 /* Step 6: the cool-down rebuilt (see above); peak: the grid's, which the
    caller knows. */
 static int pp__vgrid_cooldown(pp__vgrid *G, int m, int peak) {
-    int p = G->p, i, j, k, maxbb, maxb, start = -1, len = G->len;
-    if (peak > 2 * p) return 0;
+    int d = G->d, i, j, k, maxbb, maxb, start = -1, len = G->len;
+    if (peak > 2 * d) return 0;
     maxbb = (peak + 1) / 2 < m ? (peak + 1) / 2 : m;
     maxb = peak - maxbb < m ? peak - maxbb : m;
-    for (i = 0; i < p; i++) {
+    for (i = 0; i < d; i++) {
         unsigned char *r = PP__GROW(G, i);
         int cb = 0, cbb = 0, cw = 0, cww = 0, lastf = -1;
         for (j = G->len - 1; j >= 0; j--) {
-            if (r[j] == PP__Gf && lastf < 0) lastf = j;
-            if (r[j] == PP__GB && cb < i + 1 && cb < maxb) { r[j] = 0; cb++; }
-            if (r[j] == PP__Gb && cbb < maxbb) { r[j] = 0; cbb++; }
+            if (r[j] == PP__G_F1 && lastf < 0) lastf = j;
+            if (r[j] == PP__G_B1 && cb < i + 1 && cb < maxb) { r[j] = 0; cb++; }
+            if (r[j] == PP__G_B0 && cbb < maxbb) { r[j] = 0; cbb++; }
         }
         for (j = G->len - 1; j >= 0; j--) {
             if (cw >= cb && cww >= cbb && cw + cww >= peak) break;
-            if (r[j] == PP__GW) { r[j] = 0; cw++; }
-            if (r[j] == PP__Gw) { r[j] = 0; cww++; }
+            if (r[j] == PP__G_W1) { r[j] = 0; cw++; }
+            if (r[j] == PP__G_W0) { r[j] = 0; cww++; }
         }
         if (i == 0) start = lastf;
         for (k = 0; k < cbb; k++) {
-            int at = start - i + 2 * p - 2 * k;
+            int at = start - i + 2 * d - 2 * k;
             if (at < 0 || at >= G->len || r[at]) return 0;
-            r[at] = PP__Gb;
+            r[at] = PP__G_B0;
         }
         for (k = 0; k < cb; k++) {
             int at = start + 1 + i - 2 * k;
             if (at < 0 || at >= G->len) return 0;
-            r[at] = PP__GB;
+            r[at] = PP__G_B1;
         }
     }
     /* W passes into the free cells after the device's last W, in order */
-    for (i = 0; i < p; i++) {
+    for (i = 0; i < d; i++) {
         unsigned char *r = PP__GROW(G, i);
         int cw = 0, cww = 0, lastw = -1, end = G->len;
-        for (j = G->len - 1; j >= 0; j--) if (r[j] == PP__GW || r[j] == PP__Gw) { lastw = j; break; }
+        for (j = G->len - 1; j >= 0; j--) if (r[j] == PP__G_W1 || r[j] == PP__G_W0) { lastw = j; break; }
         for (j = 0; j < G->len; j++) {
             int c = r[j];
-            if (c == PP__GB) cw++;
-            else if (c == PP__Gb) cww++;
-            else if (c == PP__GW) cw--;
-            else if (c == PP__Gw) cww--;
+            if (c == PP__G_B1) cw++;
+            else if (c == PP__G_B0) cww++;
+            else if (c == PP__G_W1) cw--;
+            else if (c == PP__G_W0) cww--;
             if (!c && j > lastw) {
-                if (cw > 0) { r[j] = PP__GW; cw--; }
-                else if (cww > 0) { r[j] = PP__Gw; cww--; }
+                if (cw > 0) { r[j] = PP__G_W1; cw--; }
+                else if (cww > 0) { r[j] = PP__G_W0; cww--; }
             }
         }
         if (end + cw + cww > G->cap) return 0;
-        for (; cw > 0; cw--) r[end++] = PP__GW;
-        for (; cww > 0; cww--) r[end++] = PP__Gw;
+        for (; cw > 0; cw--) r[end++] = PP__G_W1;
+        for (; cww > 0; cww--) r[end++] = PP__G_W0;
         for (j = end; j < G->cap; j++) r[j] = 0;
         if (end > len) len = end;
     }
@@ -4009,20 +4012,20 @@ static int pp__vgrid_cooldown(pp__vgrid *G, int m, int peak) {
    then and keeps the device at or below the grid's peak. Returns the
    filled grid's peak. */
 static int pp__vgrid_fill(pp__vgrid *G, int m) {
-    int p = G->p, i, j, k, x, peak = pp__vgrid_peak(G, NULL), after = 0;
+    int d = G->d, i, j, k, x, peak = pp__vgrid_peak(G, NULL), after = 0;
     int (*cnt)[7] = (int (*)[7])G->cnt, *mem = G->nxt, *lc = G->lc;
-    memset(G->cnt, 0, (size_t)p * 7u * sizeof(int));
-    memset(mem, 0, (size_t)p * sizeof(int));
+    memset(G->cnt, 0, (size_t)d * 7u * sizeof(int));
+    memset(mem, 0, (size_t)d * sizeof(int));
     /* lc[i * 7 + k]: the last cell of code k on device i, kept up to date
        as passes move, so the look-ahead stops once it has seen every code
        still to come (the codes past it would never be found) */
-    for (i = 0; i < p; i++) {
+    for (i = 0; i < d; i++) {
         const unsigned char *r = PP__GROW(G, i);
         for (k = 0; k < 7; k++) lc[i * 7 + k] = -1;
         for (j = 0; j < G->len; j++) if (r[j]) lc[i * 7 + r[j]] = j;
     }
     for (j = 0; j < G->len; j++)
-        for (i = 0; i < p; i++) {
+        for (i = 0; i < d; i++) {
             unsigned char *r = PP__GROW(G, i);
             int avail = 0, delta = 0, top = 0, c;
             if (r[j]) {
@@ -4069,15 +4072,15 @@ static int pp__vgrid_fill(pp__vgrid *G, int m) {
 static int pp__vgrid_relabel(pp__vgrid *G, int m) {
     int i, j;
     unsigned char *q = G->t; /* scratch queue */
-    for (i = 0; i < G->p; i++) {
+    for (i = 0; i < G->d; i++) {
         unsigned char *r = PP__GROW(G, i);
         int head = 0, tail = 0, c[7];
         memset(c, 0, sizeof c);
         for (j = 0; j < G->len; j++) if (r[j]) c[r[j]]++;
         for (j = 1; j < 7; j++) if (c[j] != m) return 0;
         for (j = 0; j < G->len; j++) {
-            if (r[j] == PP__GB || r[j] == PP__Gb) q[tail++] = (unsigned char)(r[j] + 2);
-            else if (r[j] == PP__GW || r[j] == PP__Gw) {
+            if (r[j] == PP__G_B1 || r[j] == PP__G_B0) q[tail++] = (unsigned char)(r[j] + 2);
+            else if (r[j] == PP__G_W1 || r[j] == PP__G_W0) {
                 if (head == tail) return 0;
                 r[j] = q[head++];
             }
@@ -4090,10 +4093,10 @@ static int pp__vgrid_relabel(pp__vgrid *G, int m) {
    block gives nothing. *peak: the peak that decides whether larger
    offsets are worth trying (the caller stops a len0 run above the limit). */
 static int pp__vgrid_run(pp__vgrid *G, int (*pos)[6], int maxmem, int *peak) {
-    int p = G->p, m = G->m, M = G->M, init, pk;
+    int d = G->d, m = G->m, M = G->M, init, pk;
     pp__vgrid_lay(G, pos);
     *peak = init = pp__vgrid_peak(G, NULL);
-    if ((m == M && init > maxmem) || init > 2 * p) return 0;
+    if ((m == M && init > maxmem) || init > 2 * d) return 0;
     /* a squeeze keeps each device's order, so its peak: the peaks known
        are not counted again */
     if (!pp__vgrid_squeeze(G, M) || !pp__vgrid_warmup(G, init) || !pp__vgrid_squeeze(G, M)) return 0;
@@ -4101,7 +4104,7 @@ static int pp__vgrid_run(pp__vgrid *G, int (*pos)[6], int maxmem, int *peak) {
     if (pk > init) return 0;
     if (m < M) {
         pp__vgrid_trim(G, m);
-        if (m <= p && 2 * m <= maxmem) pp__vgrid_late_w(G, pk < 2 * p ? pk : 2 * p);
+        if (m <= d && 2 * m <= maxmem) pp__vgrid_late_w(G, pk < 2 * d ? pk : 2 * d);
         if (!pp__vgrid_squeeze(G, m)) return 0;
         *peak = init = pk = pp__vgrid_peak(G, NULL);
         if (init > maxmem) return 0;
@@ -4116,8 +4119,8 @@ static int pp__vgrid_run(pp__vgrid *G, int (*pos)[6], int maxmem, int *peak) {
 
 /* The grid as a per-device order (microbatches counted per code). */
 static void pp__vgrid_order(const pp__vgrid *G, pp_pass *out) {
-    int p = G->p, i, j, n = 0;
-    for (i = 0; i < p; i++) {
+    int d = G->d, i, j, n = 0;
+    for (i = 0; i < d; i++) {
         const unsigned char *r = PP__GROW(G, i);
         int c[7];
         memset(c, 0, sizeof c);
@@ -4128,7 +4131,7 @@ static void pp__vgrid_order(const pp__vgrid *G, pp_pass *out) {
             memset(&x, 0, sizeof x);
             x.device = i;
             x.kind = pp__g_kind(k);
-            x.stage = pp__g_stage(p, i, k);
+            x.stage = pp__g_stage(d, i, k);
             x.microbatch = c[k]++;
             out[n++] = x;
         }
@@ -4138,7 +4141,7 @@ static void pp__vgrid_order(const pp__vgrid *G, pp_pass *out) {
 /* The grid's makespan with real times: passes run in cell order (a
    valid grid has every dependency in an earlier cell), each as soon as its
    device and its input allow, comm added across devices. tm: stage times
-   [stage * 4 + kind]; end: scratch [m * p * 7]. -1 if a pass comes before
+   [stage * 4 + kind]; end: scratch [m * d * 7]. -1 if a pass comes before
    its input. pp__vgrid_time_pass runs the pass in cell j of device dev
    (0 if its input has not run). */
 typedef struct pp__vgrid_tm { const double *tm; double comm, *end, *free_at, mk; } pp__vgrid_tm;
@@ -4147,7 +4150,7 @@ static int pp__vgrid_time_pass(pp__vgrid *G, int dev, int j, void *ctx) {
     pp__vgrid_tm *T = (pp__vgrid_tm *)ctx;
     const double *tm = T->tm;
     double comm = T->comm, *end = T->end, *free_at = T->free_at;
-    int p = G->p, k = PP__GROW(G, dev)[j], c, dk = G->in[(dev * 7 + k) * 2], dd = G->in[(dev * 7 + k) * 2 + 1];
+    int d = G->d, k = PP__GROW(G, dev)[j], c, dk = G->in[(dev * 7 + k) * 2], dd = G->in[(dev * 7 + k) * 2 + 1];
     int (*cnt)[7] = (int (*)[7])G->cnt;
     double t = free_at[dev];
     c = cnt[dev][k]++;
@@ -4156,11 +4159,11 @@ static int pp__vgrid_time_pass(pp__vgrid *G, int dev, int j, void *ctx) {
            comm when it crosses devices */
         double e;
         if (cnt[dd][dk] <= c) return 0;
-        e = end[((size_t)c * (size_t)p + (size_t)dd) * 7u + (size_t)dk] + (dd != dev ? comm : 0);
+        e = end[((size_t)c * (size_t)d + (size_t)dd) * 7u + (size_t)dk] + (dd != dev ? comm : 0);
         if (e > t) t = e;
     }
-    t += tm[pp__g_stage(p, dev, k) * 4 + (int)pp__g_kind(k)];
-    end[((size_t)c * (size_t)p + (size_t)dev) * 7u + (size_t)k] = free_at[dev] = t;
+    t += tm[pp__g_stage(d, dev, k) * 4 + (int)pp__g_kind(k)];
+    end[((size_t)c * (size_t)d + (size_t)dev) * 7u + (size_t)k] = free_at[dev] = t;
     if (t > T->mk) T->mk = t;
     return 1;
 }
@@ -4168,8 +4171,8 @@ static int pp__vgrid_time_pass(pp__vgrid *G, int dev, int j, void *ctx) {
 static double pp__vgrid_time(pp__vgrid *G, const double *tm, double comm, double *end, double *free_at) {
     int i;
     pp__vgrid_tm T;
-    memset(G->cnt, 0, (size_t)G->p * 7u * sizeof(int));
-    for (i = 0; i < G->p; i++) free_at[i] = 0;
+    memset(G->cnt, 0, (size_t)G->d * 7u * sizeof(int));
+    for (i = 0; i < G->d; i++) free_at[i] = 0;
     T.tm = tm; T.comm = comm; T.end = end; T.free_at = free_at; T.mk = 0;
     return pp__vgrid_walk(G, pp__vgrid_time_pass, &T) ? T.mk : -1;
 }
@@ -4212,7 +4215,7 @@ static pp_status pp__vgrid_alloc(pp__vgrid *G, const pp__cfg *c, int d, int n) {
     int i, k, *x;
     memset(G, 0, sizeof *G);
     G->al = c->al;
-    G->p = d; G->m = n; G->M = n > 2 * d ? n : 2 * d;
+    G->d = d; G->m = n; G->M = n > 2 * d ? n : 2 * d;
     G->cap = 6 * (4 * d + G->M + 1) + 8 * d + 16;
     G->g = (unsigned char *)pp__malloc(&G->al, pp__size((size_t)d, (size_t)G->cap));
     G->t = (unsigned char *)pp__malloc(&G->al, pp__size((size_t)d, (size_t)G->cap));
@@ -4245,7 +4248,7 @@ static void pp__vgrid_release(pp__vgrid *G) {
 static pp_status pp__vgrid_build(pp__vgrid *G, const pp__cfg *cfg, const pp__vgrid_cand *c, int maxmem,
                                  pp_schedule **out) {
     pp_pass *ord;
-    int *sd, i, d = G->p, n = G->m, peak;
+    int *sd, i, d = G->d, n = G->m, peak;
     pp_order O;
     pp_status st = PP_OK;
     *out = NULL;
