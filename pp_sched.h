@@ -3145,44 +3145,8 @@ static pp_status pp__v_search(int d, pp__vblock V, const pp_allocator *al, pp_bl
     return PP_ERR_COLLISION;
 }
 
-/* ---- adaptive schedules under a memory limit (Appendix A) -------------- */
+/* ---- the build request: pp_config resolved once, and the shape -------- */
 
-/* Candidates are grouped by their Eq. 1 peak (in half units, a "level").
-   A first pass over the search space only notes which levels have a
-   block; the second ranks the blocks of the PP__AUTO_LEVELS highest of
-   those by their squeezed makespan at PP__AUTO_NEVAL microbatches (real
-   times, no reordering). The best PP__AUTO_TOP of each level are reordered
-   at PP__AUTO_N2 microbatches with the reorder variants PP__RV_RANK; a
-   level goes on when its best beats every lower level there, and the
-   PP__AUTO_BUILD best of those (over all levels) are built at the real n
-   with every reorder variant (pp__block_schedule: at 2d+4 microbatches,
-   extended by the stable phase), every device allowed up to the limit.
-   Only blocks whose Eq. 1 bound fits are used, and reordering never goes
-   above the limit, so the simulated peak fits. The numbers are the
-   cheapest we found that lose no configuration of our grid to the slower
-   search before them (see DECISIONS). */
-enum {
-    PP__AUTO_TOP = 16,   /* blocks kept per level */
-    PP__AUTO_FINAL = 2,  /* best of a level that go on */
-    PP__AUTO_BUILD = 6,  /* built at the real n */
-    PP__AUTO_TOPX = 4,   /* the same for the blocks with wider turns, ranked apart */
-    PP__AUTO_BUILDX = 2,
-    PP__AUTO_LEVELS = 6, /* levels ranked */
-    PP__AUTO_SEEN = 65536 /* hashes of the blocks already tried */
-};
-/* v-auto's own PP__AUTO_TOP and PP__AUTO_LEVELS (at most those): since its
-   grid family (pp__vgrid_search) runs beside the block search, 4 blocks of
-   3 levels lose nothing on our grids (336 configurations d 4..16, n 2d and
-   4d, limits d/2-1/2..d, three time settings; 40 at n = 8d up to d = 32;
-   the 60 against sail-sg's scheduler), at about 2/3 of the time. zb-auto
-   keeps 16 and 6: fewer made 18 of 582 configurations longer. v-auto's
-   blocks: delta0 in 1..PP__VAUTO_D0 cells, delta1 in 1..PP__VAUTO_D1, turns
-   at most PP__VAUTO_TURNS above the smallest that repeats (and
-   PP__VAUTO_TURNSX more, ranked apart). */
-enum { PP__VAUTO_TOP = 4, PP__VAUTO_LEVELS = 3, PP__VAUTO_TURNS = 2, PP__VAUTO_TURNSX = 2, PP__VAUTO_D0 = 4, PP__VAUTO_D1 = 3 };
-/* microbatches of the first ranking (squeezed makespan) and of the second (reordered) */
-static int pp__auto_neval(int d) { return 2 * d; }
-static int pp__auto_n2(int d) { return d + 2; }
 /* The shape of the schedule asked for: what every candidate of a search
    shares, worked out once. dtab: pp__dep_table at one microbatch and one
    route, so an input's key at n microbatches is dtab[e] * n plus the
@@ -3239,6 +3203,44 @@ static pp_status pp__req_shape(pp__req *q, char *err) {
    compare with the fixed schedules of their family this way). */
 static pp_status pp__build_id(const pp__req *q, pp_sched_id id, pp_schedule **out, char *err);
 
+/* ---- adaptive schedules under a memory limit (Appendix A) -------------- */
+
+/* Candidates are grouped by their Eq. 1 peak (in half units, a "level").
+   A first pass over the search space only notes which levels have a
+   block; the second ranks the blocks of the PP__AUTO_LEVELS highest of
+   those by their squeezed makespan at PP__AUTO_NEVAL microbatches (real
+   times, no reordering). The best PP__AUTO_TOP of each level are reordered
+   at PP__AUTO_N2 microbatches with the reorder variants PP__RV_RANK; a
+   level goes on when its best beats every lower level there, and the
+   PP__AUTO_BUILD best of those (over all levels) are built at the real n
+   with every reorder variant (pp__block_schedule: at 2d+4 microbatches,
+   extended by the stable phase), every device allowed up to the limit.
+   Only blocks whose Eq. 1 bound fits are used, and reordering never goes
+   above the limit, so the simulated peak fits. The numbers are the
+   cheapest we found that lose no configuration of our grid to the slower
+   search before them (see DECISIONS). */
+enum {
+    PP__AUTO_TOP = 16,   /* blocks kept per level */
+    PP__AUTO_FINAL = 2,  /* best of a level that go on */
+    PP__AUTO_BUILD = 6,  /* built at the real n */
+    PP__AUTO_TOPX = 4,   /* the same for the blocks with wider turns, ranked apart */
+    PP__AUTO_BUILDX = 2,
+    PP__AUTO_LEVELS = 6, /* levels ranked */
+    PP__AUTO_SEEN = 65536 /* hashes of the blocks already tried */
+};
+/* v-auto's own PP__AUTO_TOP and PP__AUTO_LEVELS (at most those): since its
+   grid family (pp__vgrid_search) runs beside the block search, 4 blocks of
+   3 levels lose nothing on our grids (336 configurations d 4..16, n 2d and
+   4d, limits d/2-1/2..d, three time settings; 40 at n = 8d up to d = 32;
+   the 60 against sail-sg's scheduler), at about 2/3 of the time. zb-auto
+   keeps 16 and 6: fewer made 18 of 582 configurations longer. v-auto's
+   blocks: delta0 in 1..PP__VAUTO_D0 cells, delta1 in 1..PP__VAUTO_D1, turns
+   at most PP__VAUTO_TURNS above the smallest that repeats (and
+   PP__VAUTO_TURNSX more, ranked apart). */
+enum { PP__VAUTO_TOP = 4, PP__VAUTO_LEVELS = 3, PP__VAUTO_TURNS = 2, PP__VAUTO_TURNSX = 2, PP__VAUTO_D0 = 4, PP__VAUTO_D1 = 3 };
+/* microbatches of the first ranking (squeezed makespan) and of the second (reordered) */
+static int pp__auto_neval(int d) { return 2 * d; }
+static int pp__auto_n2(int d) { return d + 2; }
 typedef struct pp__auto {
     const pp__req *q;
     pp_allocator al;
@@ -4381,6 +4383,8 @@ static pp_status pp__vgrid_search(const pp__req *q, pp_schedule **out, char *err
     return st;
 }
 
+/* ---- v-auto and zb-auto: the two adaptive searches ------------------- */
+
 /* A block of v-auto's search, by the parameters that build it (pass 1
    builds again only the blocks pass 0 kept). */
 typedef struct pp__vrec { int K; unsigned char x0, x1, y0, y1, t, extra; } pp__vrec;
@@ -4525,6 +4529,8 @@ static pp_status pp__zb_auto(const pp__req *q, pp_schedule **out, char *err) {
     }
     return st;
 }
+
+/* ---- interleaved, looped BFS, DualPipe: published orders and their blocks */
 
 /* Appendix H's uniform repeat of the interleaved block. Every microbatch
    gets the same block, repeated every T = 3v cells: F steps one cell per
