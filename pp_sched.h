@@ -1,4 +1,4 @@
-/* pp_sched.h - v0.3.3 - pipeline-parallel schedules with controllable memory - MIT licence (see end of file)
+/* pp_sched.h - v0.4.0 - pipeline-parallel schedules with controllable memory - MIT licence (see end of file)
 
    Builds, checks and measures pipeline-parallel training schedules the way
    "Pipeline Parallelism with Controllable Memory" (Qi, Wan, Amar, Lin) does:
@@ -11,6 +11,28 @@
        #define PP_SCHED_IMPLEMENTATION
        #include "pp_sched.h"
    Every other file just includes "pp_sched.h".
+
+CONTENTS
+   QUICK START            a complete program and what it prints
+   CONCEPTS               device, stage, chunk, placement, F/B/W, routes,
+                          building block, interval, lifespan, Eq. 1, squeeze
+   API                    one line per function; the schedule table
+   WRITE YOUR OWN BLOCK   a building block by hand: fill, repeat, squeeze
+   LOWERING               per-device programs a runtime runs alone
+   CONFIGURATION MACROS, ERRORS, MEMORY, THREADS, DOES NOT, LIMITS
+   DECISIONS              where the papers are ambiguous, what this file does
+   PYTORCH CSV, PLANNING, PICTURES
+   REVISION HISTORY       oldest first
+   The implementation's sections, in file order (marked "---- name ----"):
+   small helpers; the schedule object; metrics; squeeze (and the one
+   dependency rule, pp__input); validation; building blocks; reorder
+   (Appendix C, its variants as a table); reusing reorders; extending by the
+   stable phase; any per-device order; built-in building blocks; the build
+   request (pp_config resolved once, the shape); adaptive schedules
+   (Appendix A); v-auto's cell grid; the two adaptive searches; published
+   orders (interleaved, looped BFS, DualPipe); the built-in schedules (the
+   table's builders, pp_sched_build); bounds and bubble growth; lowering;
+   planning; printers; export and import.
 
 QUICK START
    #include <stdio.h>
@@ -101,8 +123,13 @@ API (one line each; status-returning calls fill err[PP_ERR_LEN] on failure)
    pp_sched_free(s)                    free anything returned as pp_schedule*
    pp_sched_validate(s, err)           every pass once, no overlap, deps, placement
    pp_sched_peak_memory(s, out)        simulate allocation/free, out[d] in units
-   pp_sched_count(), pp_sched_info_at(i)   the built-in schedules
-   pp_block_create(d, v, place, split, mpb, &blk, err) / pp_block_free(blk)
+   pp_sched_count(), pp_sched_info_at(i)   the built-in schedules: pp_sched_info, one row
+                                       of PP_SCHED_LIST (placement, chunks, split, recompute,
+                                       copies, adaptive, limit, published order)
+   pp_sched_find(name)                 the row of a name (or of a built schedule's s->name)
+   pp_block_create(d, v, place, split, mpb, alloc, &blk, err)  an empty block (alloc may be
+                                       NULL); fill f, b, w and set blk->interval by hand
+   pp_block_free(blk)
    pp_block_check(blk, err)            dependencies inside the block, collisions on repeat
    pp_block_peak_bound(blk, dev)       Eq. 1 for one device, in units
    pp_repeat(blk, n, starts, cfg, &s, err)  repeat on the unit grid (starts: NULL = k*T)
@@ -112,7 +139,7 @@ API (one line each; status-returning calls fill err[PP_ERR_LEN] on failure)
    pp_sched_bounds(s, &b)              lower bounds on the makespan (work, path, Appendix E.2)
    pp_sched_bubble_growth(cfg, &g, err) O(p) (g=0) or O(n) (g=1) bubble, measured (Appendix E.1)
    pp_vhalf_o_p(times)                 Appendix E.1's condition for V-Half's O(p) bubble
-   pp_sched_lower(s, &prog, err)       per-device programs: computes, SEND/RECV, activation slots
+   pp_sched_lower(s, &prog, err)       per-device programs: computes, SEND/RECV, HANDOFF, slots
    pp_sched_check_deadlock(prog, stuck, err)  simulate blocking send/recv; names stuck ops
    pp_program_free(prog), pp_op_type_name(t)
    pp_sched_print_ascii(f, s, color)   timeline like the paper's figures
@@ -131,6 +158,46 @@ API (one line each; status-returning calls fill err[PP_ERR_LEN] on failure)
    pp_stage_route(S, copies, stage, &first, &last)  the route a stage is on (runtimes: where F's input
                                        comes from, where B's gradient goes; see routes in CONCEPTS)
    pp_status_string(st), pp_kind_name(k), pp_placement_name(p)
+
+WRITE YOUR OWN BLOCK
+   A building block is the offsets of one microbatch's passes in unit cells
+   (blk->f, blk->b, blk->w at [stage * microbatches_per_block + k]; b is BW
+   when split is 0) and the interval T, which pp_block_create leaves at 0:
+   set it. pp_block_check says what collides or runs too early.
+   #include <stdio.h>
+   #define PP_SCHED_IMPLEMENTATION
+   #include "pp_sched.h"
+
+   int main(void) { // 1F1B's building block by hand: d = 3, one stage per device, BW not split
+       int d = 3, s;
+       char err[PP_ERR_LEN];
+       pp_block *b = NULL;
+       pp_schedule *sch = NULL;
+       if (pp_block_create(d, 1, PP_PLACE_SEQUENTIAL, 0, 1, NULL, &b, err) != PP_OK) { fprintf(stderr, "%s\n", err); return 1; }
+       b->interval = 3;                                  // T: set by hand (F 1 cell + BW 2 cells per device)
+       for (s = 0; s < d; s++) {
+           b->f[s] = s;                                  // F of stage s at cell s
+           b->b[s] = d + 2 * (d - 1 - s);                // BW back from the last stage, 2 cells each
+       }
+       if (pp_block_check(b, err) != PP_OK || pp_repeat(b, 6, NULL, NULL, &sch, err) != PP_OK ||
+           pp_squeeze(sch, err) != PP_OK) { fprintf(stderr, "%s\n", err); return 1; }
+       printf("Eq. 1 on device 0: %g units, simulated: %g\n", pp_block_peak_bound(b, 0), sch->peak_memory[0]);
+       pp_sched_print_ascii(stdout, sch, 0);
+       pp_sched_free(sch);
+       pp_block_free(b);
+       return 0;
+   }
+
+   Output:
+       Eq. 1 on device 0: 3 units, simulated: 3
+       schedule: d=3 v=1 stages=3 n=6, times F=1 B=1 W=1 comm=0, one column = 1
+       device 0 |F0 F1 F2 ............B0    F3 B1    F4 B2    F5 B3    ...B4    ...B5    |
+       device 1 |...F0 F1 ......B0    F2 B1    F3 B2    F4 B3    F5 B4    ...B5    ......|
+       device 2 |......F0 B0    F1 B1    F2 B2    F3 B3    F4 B4    F5 B5    ............|
+       F forward, B backward (input and weights together); lower case = odd chunk; . = idle
+       makespan 24, bubble rate 25.00%, lower bound 18 (busiest device's work)
+       peak memory per device (units: one microbatch's activation for 1/d of the model): 3 2 1
+       Eq. 1 bound from the building block (T=3): 3 2 1
 
 LOWERING (pp_sched_lower; the full argument sits above its implementation)
    program     per device, its passes as COMPUTE ops in the schedule's order,
@@ -249,7 +316,7 @@ DECISIONS (where the paper is ambiguous, what this file does)
      and PP__VAUTO_TOP = 4 next to family 2; 6 and 16 without it
      (no_reorder). With 4 of 3 nothing got longer on our grids (376
      configurations, d 4..32, n 2d..8d, limits d/2-1/2..d, three time
-     settings, and the 60 below) at about 2/3 of the time.
+     settings, and the 60 below).
      Family 2, the cell-grid construction of the paper's authors
      (sail-sg's v_auto_schedule.py; its 8 steps are written out above
      pp__vgrid_search): a block from device 0's permutation of F, f, B, b
@@ -264,8 +331,8 @@ DECISIONS (where the paper is ambiguous, what this file does)
      are built at n and reordered with our variants on the real times,
      which the unit grid cannot see, within their own peak: on 336
      configurations (d 4..16, n 2d and 4d, limits d/2-1/2..d, three time
-     settings) that shortened 89, by up to 7% (with comm, at limit d/2),
-     for 40% more time; 2 of 40 at n = 8d. Family 2 wins 184 of those
+     settings) that shortened 89, by up to 7% (with comm, at limit d/2); 2
+     of 40 at n = 8d. Family 2 wins 184 of those
      336, family 1 39, so both stay. Without family 2 v-auto was up to
      3.1% longer than the authors' scheduler at limits d/2 and 2d/3: their
      warm-up and cool-down, laid out by rule over the whole grid, beat our
@@ -277,41 +344,18 @@ DECISIONS (where the paper is ambiguous, what this file does)
      longer; with comm (1.3/1.1/0.7, comm 0.05, d 4..8, 18 configurations)
      the same in 7 and shorter in 11, by up to 6.1%. tests/test_auto.c
      checks 48 of the 78 against their figures.
-     Speed: a block schedule at n > 2d+6 is reordered at 2d+4
-     microbatches and extended to n by repeating its stable phase
-     (pp__extend_exact), kept only when the added microbatches cost
-     exactly the busiest device's work (no bubble in the stable phase,
-     which reordering at n could not shorten) and no peak rises; otherwise
-     (V-Min, 1F1B-V at uneven times: O(n) bubble) the whole n is
-     reordered. The fixed V and ZB blocks use the same path in
-     pp_sched_build (V-ZB at d=64, n=1024: 0.85 s -> 0.11 s of CPU).
-     Family 1 times its candidates with pp__block_makespan, family 2
-     works out every block's laid peak without the grid and runs only
-     those near the best (PP__VGRID_GAP), equal grids among its finalists
-     are reordered once (since 0.3.3 through the memo below). Since 0.3.3
-     the reordering itself is cheaper too: the variant pairs 0/1, 4/5,
-     6/7 and 8/10 share their first step, squeeze
-     runs each device until it waits and wakes it when its input runs (no
-     rounds over idle devices), the fills and sweeps look inputs up in a
-     table, the sweep merges the device runs with a tournament of losers,
-     and a search keeps what it reordered (pp__reorder_memo): two to four
-     in ten of v-auto's reorders at d=16 are of a pass order it reordered
-     before. Family 1's second pass builds again only the blocks its first
-     pass kept. Every step gives the same schedules, pass for pass. v-auto,
-     CPU time on one core of a 2-core machine (best of 3; 0.3.2 in
-     brackets), limits d/2 to d, unit times: d=4, n=32: 3-13 ms; d=8,
-     n=64: 19-38 ms; d=16, n=128: 93-125 ms (155-189 ms); d=32, n=256:
-     0.28-0.42 s (0.45-0.71 s); d=64, n=512: 1.3-1.7 s (2.4-3.4 s);
-     d=128, n=256: 4.5-6.9 s (14 s). Table 5 times, d=16, n=128: 108-149
-     ms (173-394 ms); there, at low limits, the stable phase has bubbles
-     and the finalists are reordered at the full n instead of extended.
-     Their Python takes 13 s to 4 min at d=16. Where the time goes at
-     d=16: reordering 40-60% (flat: squeeze, sweep, gap fill, W fill),
-     family 2's grids 20-30%, family 1's enumeration 10-20%; at d=64 the
-     reordering is 80%, most of it in the look-ahead windows of the gap
-     fill and the list reorder (up to 4S + 16 passes) and the sweep's
-     search for a bubble. make bench prints these figures (unit times at
-     limit d, and Table 5 times at d/2 and 3d/4).
+     Speed, decided so that the schedules stay the same pass for pass: a
+     block schedule at n > 2d+6 is reordered at 2d+4 microbatches and
+     extended to n by repeating its stable phase, kept only when the added
+     microbatches cost exactly the busiest device's work (no bubble in the
+     stable phase, which reordering at n could not shorten) and no peak
+     rises; otherwise (V-Min, 1F1B-V at uneven times: O(n) bubble) the
+     whole n is reordered; the fixed V and ZB blocks take the same path.
+     Family 1 times its candidates without building them, family 2 works
+     out a block's laid peak without the grid and runs only the blocks near
+     the best (PP__VGRID_GAP), and a search keeps the pass orders it
+     reordered (a memo): reordering one order again gives the same result.
+     Timings are in README.md and `make bench`, not here.
    - zb-auto: the same search on sequential blocks with B/W split: F step
      1..6, B step 1..3, F->B turn 1..6, W in the first free cell at or after
      the lifespan 3k cells (k = 0..2d+2) from its F; ZB-H1, ZB-H2 and 1F1B
@@ -618,47 +662,49 @@ PICTURES (pp_sched_print_svg, pp_sched_print_trace)
    args stage, microbatch, chunk; ts/dur in microseconds with one time unit
    of ours = 1000 (1 ms) so chrome://tracing and Perfetto show sane scales.
 
-REVISION HISTORY
+REVISION HISTORY (oldest first)
    0.1.0  first release: framework, built-in schedules, printers.
    0.2.0  adaptive schedules under a memory limit (v-auto, zb-auto, zb-1p,
           zb-2p), looped-bfs, lower bounds and bubble growth; lowering to
           per-device programs (SEND/RECV, activation slots), deadlock
           checker, program printer; PyTorch schedule CSV out and in, SVG
           pictures, Chrome traces.
-   0.3.3  reordering about 2x cheaper, same schedules: shared first steps
-          of the variants, an event-driven squeeze, a table of inputs, a
-          tournament merge in the sweep, and a memo of the reorders within
-          a search; family 1's second pass replays the first's blocks
-          (v-auto at d=16 1.5-2.7x faster, at d=64 about 2x).
-   0.3.2  v-auto about 2x faster with the same schedules (376 + 60
-          configurations): the grid family runs only blocks whose laid
-          peak, now worked out without laying the grid, is within one cell
-          of the best; family 1 times its candidates without building a
-          schedule; equal grids are reordered once; the reorder sweep
-          merges the devices' runs instead of sorting.
-   0.3.1  v-auto: second candidate family, the authors' cell-grid
-          construction, its best schedules reordered on the real times
-          (never longer than their v_auto_schedule.py on our 78
-          configurations, up to 6.1% shorter with comm; up to 3.1%
-          longer before). Appendix E.2's bound derived for any F, B, W
-          and comm (and no longer applied where 2n <= k, where the
-          paper's figure is not a bound).
    0.3.0  planning: exact balanced partitions, memory in bytes, roofline
           pass times with a TP slowdown, memory reserve, pp_plan with
           work-bound pruning, ppsched plan. dualpipe: two model copies as
           two routes through the stages (pp_schedule.copies,
           pp_program.copies); Appendix I's other blocks: zb-min (Fig.
-          16b), interleaved-1f1b-m (Fig. 16c). v-auto/zb-auto about 5x
-          faster, same or shorter on our grid; long block schedules
-          extended by their stable phase. pp_cuda.h / pp_cuda.cu (the GPU
-          executor) arrive beside this file.
+          16b), interleaved-1f1b-m (Fig. 16c). Faster adaptive searches,
+          same or shorter schedules; long block schedules extended by their
+          stable phase. pp_cuda.h / pp_cuda.cu (the GPU executor) arrive
+          beside this file.
+   0.3.1  v-auto: second candidate family, the authors' cell-grid
+          construction, its best schedules reordered on the real times
+          (never longer than their v_auto_schedule.py on our 78
+          configurations). Appendix E.2's bound derived for any F, B, W
+          and comm (and no longer applied where 2n <= k, where the
+          paper's figure is not a bound).
+   0.3.2  v-auto faster with the same schedules: the grid family runs only
+          blocks whose laid peak is within one cell of the best; family 1
+          times its candidates without building a schedule.
+   0.3.3  reordering cheaper, same schedules: shared first steps of the
+          variants, an event-driven squeeze, a table of inputs, a
+          tournament merge in the sweep, a memo of reorders in a search.
+   0.4.0  one place for each fact, same schedules (make hash): the public
+          schedule table PP_SCHED_LIST (pp_sched_info's facts, pp_sched_id,
+          pp_sched_find); the config resolved once; one dependency rule;
+          programs a runtime runs alone (PP_OP_HANDOFF at the turn of a V,
+          pp_program.stage_device / recompute / name, pp_op.consumer /
+          sends; pp_schedule.recompute); pp_cuda_config and
+          cpu_pipeline_step take the program only; ref/ holds the
+          reference model and the CPU runtime.
 */
 #ifndef PP_SCHED_H
 #define PP_SCHED_H
 
 #define PP_SCHED_VERSION_MAJOR 0
-#define PP_SCHED_VERSION_MINOR 3
-#define PP_SCHED_VERSION_PATCH 3
+#define PP_SCHED_VERSION_MINOR 4
+#define PP_SCHED_VERSION_PATCH 0
 
 #include <stddef.h>
 #ifndef PP_SCHED_NO_STDIO
