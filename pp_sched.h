@@ -5031,6 +5031,14 @@ static void pp__err_unknown(char *err, const char *name) {
     }
 }
 
+/* The memory limit schedule `in` is built under at d devices: the caller's
+   mem_limit (0 = d, 1F1B's peak) where it takes one, its fixed limit, or
+   0 (none). */
+static double pp__limit_of(const pp_sched_info *in, double mem_limit, int d) {
+    if (in->takes_limit) return mem_limit > 0 ? mem_limit : d;
+    return in->adaptive ? in->fixed_limit * d : 0;
+}
+
 /* pp_config checked and resolved, once, into q: the one place that reads
    the caller's config for a build. Every default is applied here (chunks,
    times, mem_limit, the allocator), then the shape is worked out. */
@@ -5068,8 +5076,7 @@ static pp_status pp__req_resolve(const pp_config *cfg, pp__req *q, char *err) {
         pp__err(err, "mem_limit must be a finite number of units >= 0 (0 = default), got %g", cfg->mem_limit);
         return PP_ERR_INVALID_ARG;
     }
-    if (in->takes_limit) q->limit = cfg->mem_limit > 0 ? cfg->mem_limit : d;
-    else if (in->adaptive) q->limit = in->fixed_limit * d;
+    q->limit = pp__limit_of(in, cfg->mem_limit, d);
     return pp__req_shape(q, err);
 }
 
@@ -5122,7 +5129,7 @@ static pp_status pp__build_id(const pp__req *q, pp_sched_id id, pp_schedule **ou
     r.d = q->d;
     r.n = q->n;
     r.v = r.info->chunks;
-    r.limit = r.info->adaptive ? (r.info->takes_limit ? q->d : r.info->fixed_limit * q->d) : 0;
+    r.limit = pp__limit_of(r.info, 0, q->d);
     if (r.info->placement == PP_PLACE_VSHAPE && r.d < 2) { pp__err(err, "%s needs devices >= 2", r.info->name); return PP_ERR_INVALID_ARG; }
     st = pp__req_shape(&r, err);
     if (st != PP_OK) return st;
