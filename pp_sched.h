@@ -85,7 +85,9 @@ CONCEPTS
                free it. 1F1B's device 0 peaks at exactly d units (= M).
    deps        F(s,j) after F(s-1,j); B(S-1,j) after F(S-1,j);
                B(s,j) after B(s+1,j); W(s,j) after B(s,j). A device runs one
-               pass at a time.
+               pass at a time. (One rule, one home: pp__input; everything
+               else derives from it, and the runtimes read it from the
+               lowered program.)
    routes      every microbatch runs through stages 0..S-1, except in a
                schedule with copies = 2 (dualpipe): two copies of the model,
                stages d..2d-1 are the second copy's 0..d-1 (placed V-like:
@@ -216,13 +218,13 @@ LOWERING (pp_sched_lower; the full argument sits above its implementation)
                a group progress together) this cannot deadlock: the stuck
                op with the smallest key always finds its partner posted.
    slots       a (stage, microbatch) takes the lowest free slot of its device
-               at its RECV or F and frees it after its W (or BW); slots[d]
+               at its RECV, HANDOFF or F and frees it after its W (or BW); slots[d]
                equals the schedule's peak in chunk activations
                (peak_memory / stage_memory). 1f1b-r: a slot holds the stage
                input its BW recomputes from, so slots count stage inputs
                even when recompute_input = 0 makes peak_memory 0.
    send buffers an output waits in a send buffer from its producer's end to
-               its SEND; send_buffers[d] counts the most at once.
+               its SEND or HANDOFF; send_buffers[d] counts the most at once.
 
 CONFIGURATION MACROS
    PP_SCHED_IMPLEMENTATION  emit the implementation in this translation unit
@@ -3272,7 +3274,9 @@ enum {
     PP__AUTO_TOPX = 4,   /* the same for the blocks with wider turns, ranked apart */
     PP__AUTO_BUILDX = 2,
     PP__AUTO_LEVELS = 6, /* levels ranked */
-    PP__AUTO_SEEN = 65536 /* hashes of the blocks already tried */
+    PP__AUTO_SEEN = 65536, /* hashes of the blocks already tried */
+    /* v-auto's own PP__AUTO_TOP and PP__AUTO_LEVELS (see below), and its blocks' ranges */
+    PP__VAUTO_TOP = 4, PP__VAUTO_LEVELS = 3, PP__VAUTO_TURNS = 2, PP__VAUTO_TURNSX = 2, PP__VAUTO_D0 = 4, PP__VAUTO_D1 = 3
 };
 /* v-auto's own PP__AUTO_TOP and PP__AUTO_LEVELS (at most those): since its
    grid family (pp__vgrid_search) runs beside the block search, 4 blocks of
@@ -3283,7 +3287,6 @@ enum {
    blocks: delta0 in 1..PP__VAUTO_D0 cells, delta1 in 1..PP__VAUTO_D1, turns
    at most PP__VAUTO_TURNS above the smallest that repeats (and
    PP__VAUTO_TURNSX more, ranked apart). */
-enum { PP__VAUTO_TOP = 4, PP__VAUTO_LEVELS = 3, PP__VAUTO_TURNS = 2, PP__VAUTO_TURNSX = 2, PP__VAUTO_D0 = 4, PP__VAUTO_D1 = 3 };
 /* microbatches of the first ranking (squeezed makespan) and of the second (reordered) */
 static int pp__auto_neval(int d) { return 2 * d; }
 static int pp__auto_n2(int d) { return d + 2; }
