@@ -1,4 +1,4 @@
-# pp_sched: make | make test | make bench | make asan | make fuzz | make golden | make hash | make clean
+# pp_sched: make | make test | make bench | make asan | make fuzz | make golden | make hash | make optimal | make paper | make clean
 # The library is one header (pp_sched.h); everything built here is a tool,
 # a test or a benchmark around it.
 
@@ -12,7 +12,7 @@ LDLIBS   = -lm
 # even to a script that ignores CFLAGS_EXTRA) and CFLAGS_EXTRA.
 ASAN_FLAGS = -fsanitize=address,undefined -fno-omit-frame-pointer
 
-.PHONY: all test bench bench-plan asan fuzz fuzz-plan golden hash clean
+.PHONY: all test bench bench-plan asan fuzz fuzz-plan golden hash optimal paper clean
 
 all: ppsched train_cpu
 
@@ -69,6 +69,25 @@ hash: tests/sched_hash
 	./tests/sched_hash
 tests/sched_hash: tests/sched_hash.c pp_sched.h
 	$(CC) $(CFLAGS) -o $@ tests/sched_hash.c $(LDLIBS)
+
+# make optimal: our makespans next to the exact optimum under the same
+# placement and memory cap (OR-tools CP-SAT, d = 4, n = 8; a bounded run,
+# 5-10 minutes on 2 cores, solving stops at 14). OR-tools: PyPI, bench/.venv
+# (git-ignored, made once; needs the network that once). Not in make test:
+# make test runs bench/optimal.py self-check only where OR-tools is there.
+# make paper: the paper's Table 4 bubble rates and Table 1 memory next to
+# ours (python3, standard library).
+VENV    ?= bench/.venv
+ORTOOLS ?= ortools==9.15.6755
+OPTIMAL_FLAGS ?= --work 6 --workers 2 --budget 840
+$(VENV)/.ortools:
+	python3 -m venv $(VENV)
+	$(VENV)/bin/pip install --quiet "$(ORTOOLS)"
+	touch $@
+optimal: ppsched $(VENV)/.ortools
+	$(VENV)/bin/python bench/optimal.py table $(OPTIMAL_FLAGS)
+paper: ppsched
+	python3 bench/paper.py
 
 clean:
 	rm -rf ppsched train_cpu bench/bench fuzz_csv fuzz_plan fuzz-out fuzz-work fuzz-work-plan tests/sched_hash

@@ -141,6 +141,23 @@ if $CC $CFLAGS -O0 "$here/../examples/ppsched.c" -o "$out/ppsched" -lm >"$out/lo
     else
         echo "[skip] PyTorch CSV loader test: torch is not importable here (tests/torch_load.py runs where it is)"
     fi
+    # bench/optimal.py's CP-SAT model (make optimal): hand-worked optima and
+    # pp_sched's own orders as fixed solutions; only where OR-tools is
+    # importable (make optimal installs it into bench/.venv; CI does not).
+    opt_py=""
+    for py in "$here/../bench/.venv/bin/python" python3; do
+        if command -v "$py" >/dev/null 2>&1 && "$py" -c "import ortools.sat.python.cp_model" >/dev/null 2>&1; then
+            opt_py=$py
+            break
+        fi
+    done
+    if [ -n "$opt_py" ]; then
+        step "bench/optimal.py self-check: CP-SAT model on hand-worked cases, pp_sched orders as fixed solutions" \
+            env PPSCHED="$pp" "$opt_py" "$here/../bench/optimal.py" self-check --workers 1
+        grep '^\[' "$out/log" | sed 's/^/    /'
+    else
+        echo "[skip] bench/optimal.py self-check: OR-tools is not importable here (make optimal installs it into bench/.venv)"
+    fi
     step "plan: table, --format json lists every candidate, bad layout exits 2" sh -c "
         '$pp' plan --layers 30 --hidden 5120 --heads 40 --seq 1024 --global-batch 32 --gpus 16 --gpu-mem 80 --pp 4 | grep -q best &&
         '$pp' plan --layers 30 --hidden 5120 --heads 40 --seq 1024 --global-batch 32 --gpus 16 --gpu-mem 80 --pp 4 --format json >'$out/plan.json' &&
