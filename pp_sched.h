@@ -1,4 +1,4 @@
-/* pp_sched.h - v0.3.3 - pipeline-parallel schedules with controllable memory - MIT licence (see end of file)
+/* pp_sched.h - v0.4.0 - pipeline-parallel schedules with controllable memory - MIT licence (see end of file)
 
    Builds, checks and measures pipeline-parallel training schedules the way
    "Pipeline Parallelism with Controllable Memory" (Qi, Wan, Amar, Lin) does:
@@ -11,6 +11,28 @@
        #define PP_SCHED_IMPLEMENTATION
        #include "pp_sched.h"
    Every other file just includes "pp_sched.h".
+
+CONTENTS
+   QUICK START            a complete program and what it prints
+   CONCEPTS               device, stage, chunk, placement, F/B/W, routes,
+                          building block, interval, lifespan, Eq. 1, squeeze
+   API                    one line per function; the schedule table
+   WRITE YOUR OWN BLOCK   a building block by hand: fill, repeat, squeeze
+   LOWERING               per-device programs a runtime runs alone
+   CONFIGURATION MACROS, ERRORS, MEMORY, THREADS, DOES NOT, LIMITS
+   DECISIONS              where the papers are ambiguous, what this file does
+   PYTORCH CSV, PLANNING, PICTURES
+   REVISION HISTORY       oldest first
+   The implementation's sections, in file order (marked "---- name ----"):
+   small helpers; the schedule object; metrics; squeeze (and the one
+   dependency rule, pp__input); validation; building blocks; reorder
+   (Appendix C, its variants as a table); reusing reorders; extending by the
+   stable phase; any per-device order; built-in building blocks; the build
+   request (pp_config resolved once, the shape); adaptive schedules
+   (Appendix A); v-auto's cell grid; the two adaptive searches; published
+   orders (interleaved, looped BFS, DualPipe); the built-in schedules (the
+   table's builders, pp_sched_build); bounds and bubble growth; lowering;
+   planning; printers; export and import.
 
 QUICK START
    #include <stdio.h>
@@ -63,7 +85,9 @@ CONCEPTS
                free it. 1F1B's device 0 peaks at exactly d units (= M).
    deps        F(s,j) after F(s-1,j); B(S-1,j) after F(S-1,j);
                B(s,j) after B(s+1,j); W(s,j) after B(s,j). A device runs one
-               pass at a time.
+               pass at a time. (One rule, one home: pp__input; everything
+               else derives from it, and the runtimes read it from the
+               lowered program.)
    routes      every microbatch runs through stages 0..S-1, except in a
                schedule with copies = 2 (dualpipe): two copies of the model,
                stages d..2d-1 are the second copy's 0..d-1 (placed V-like:
@@ -101,9 +125,13 @@ API (one line each; status-returning calls fill err[PP_ERR_LEN] on failure)
    pp_sched_free(s)                    free anything returned as pp_schedule*
    pp_sched_validate(s, err)           every pass once, no overlap, deps, placement
    pp_sched_peak_memory(s, out)        simulate allocation/free, out[d] in units
-   pp_sched_count(), pp_sched_info_at(i)   the built-in schedules and their facts
-   pp_sched_find(name)                 the row of a built-in schedule (case, '_' for '-'), NULL if none
-   pp_block_create(d, v, place, split, mpb, &blk, err) / pp_block_free(blk)
+   pp_sched_count(), pp_sched_info_at(i)   the built-in schedules: pp_sched_info, one row
+                                       of PP_SCHED_LIST (placement, chunks, split, recompute,
+                                       copies, adaptive, limit, published order)
+   pp_sched_find(name)                 the row of a name (or of a built schedule's s->name)
+   pp_block_create(d, v, place, split, mpb, alloc, &blk, err)  an empty block (alloc may be
+                                       NULL); fill f, b, w and set blk->interval by hand
+   pp_block_free(blk)
    pp_block_check(blk, err)            dependencies inside the block, collisions on repeat
    pp_block_peak_bound(blk, dev)       Eq. 1 for one device, in units
    pp_repeat(blk, n, starts, cfg, &s, err)  repeat on the unit grid (starts: NULL = k*T)
@@ -113,7 +141,7 @@ API (one line each; status-returning calls fill err[PP_ERR_LEN] on failure)
    pp_sched_bounds(s, &b)              lower bounds on the makespan (work, path, Appendix E.2)
    pp_sched_bubble_growth(cfg, &g, err) O(p) (g=0) or O(n) (g=1) bubble, measured (Appendix E.1)
    pp_vhalf_o_p(times)                 Appendix E.1's condition for V-Half's O(p) bubble
-   pp_sched_lower(s, &prog, err)       per-device programs: computes, SEND/RECV, activation slots
+   pp_sched_lower(s, &prog, err)       per-device programs: computes, SEND/RECV, HANDOFF, slots
    pp_sched_check_deadlock(prog, stuck, err)  simulate blocking send/recv; names stuck ops
    pp_program_free(prog), pp_op_type_name(t)
    pp_sched_print_ascii(f, s, color)   timeline like the paper's figures
@@ -128,6 +156,46 @@ API (one line each; status-returning calls fill err[PP_ERR_LEN] on failure)
                                        comes from, where B's gradient goes; see routes in CONCEPTS)
    pp_status_string(st), pp_kind_name(k), pp_placement_name(p)
    pp_status_bad_input(st)             1: the caller's input must change (tools exit 2), 0: a failed run
+
+WRITE YOUR OWN BLOCK
+   A building block is the offsets of one microbatch's passes in unit cells
+   (blk->f, blk->b, blk->w at [stage * microbatches_per_block + k]; b is BW
+   when split is 0) and the interval T, which pp_block_create leaves at 0:
+   set it. pp_block_check says what collides or runs too early.
+   #include <stdio.h>
+   #define PP_SCHED_IMPLEMENTATION
+   #include "pp_sched.h"
+
+   int main(void) { // 1F1B's building block by hand: d = 3, one stage per device, BW not split
+       int d = 3, s;
+       char err[PP_ERR_LEN];
+       pp_block *b = NULL;
+       pp_schedule *sch = NULL;
+       if (pp_block_create(d, 1, PP_PLACE_SEQUENTIAL, 0, 1, NULL, &b, err) != PP_OK) { fprintf(stderr, "%s\n", err); return 1; }
+       b->interval = 3;                                  // T: set by hand (F 1 cell + BW 2 cells per device)
+       for (s = 0; s < d; s++) {
+           b->f[s] = s;                                  // F of stage s at cell s
+           b->b[s] = d + 2 * (d - 1 - s);                // BW back from the last stage, 2 cells each
+       }
+       if (pp_block_check(b, err) != PP_OK || pp_repeat(b, 6, NULL, NULL, &sch, err) != PP_OK ||
+           pp_squeeze(sch, err) != PP_OK) { fprintf(stderr, "%s\n", err); return 1; }
+       printf("Eq. 1 on device 0: %g units, simulated: %g\n", pp_block_peak_bound(b, 0), sch->peak_memory[0]);
+       pp_sched_print_ascii(stdout, sch, 0);
+       pp_sched_free(sch);
+       pp_block_free(b);
+       return 0;
+   }
+
+   Output:
+       Eq. 1 on device 0: 3 units, simulated: 3
+       schedule: d=3 v=1 stages=3 n=6, times F=1 B=1 W=1 comm=0, one column = 1
+       device 0 |F0 F1 F2 ............B0    F3 B1    F4 B2    F5 B3    ...B4    ...B5    |
+       device 1 |...F0 F1 ......B0    F2 B1    F3 B2    F4 B3    F5 B4    ...B5    ......|
+       device 2 |......F0 B0    F1 B1    F2 B2    F3 B3    F4 B4    F5 B5    ............|
+       F forward, B backward (input and weights together); lower case = odd chunk; . = idle
+       makespan 24, bubble rate 25.00%, lower bound 18 (busiest device's work)
+       peak memory per device (units: one microbatch's activation for 1/d of the model): 3 2 1
+       Eq. 1 bound from the building block (T=3): 3 2 1
 
 LOWERING (pp_sched_lower; the full argument sits above its implementation)
    program     per device, its passes as COMPUTE ops in the schedule's order,
@@ -146,13 +214,13 @@ LOWERING (pp_sched_lower; the full argument sits above its implementation)
                a group progress together) this cannot deadlock: the stuck
                op with the smallest key always finds its partner posted.
    slots       a (stage, microbatch) takes the lowest free slot of its device
-               at its RECV or F and frees it after its W (or BW); slots[d]
+               at its RECV, HANDOFF or F and frees it after its W (or BW); slots[d]
                equals the schedule's peak in chunk activations
                (peak_memory / stage_memory). 1f1b-r: a slot holds the stage
                input its BW recomputes from, so slots count stage inputs
                even when recompute_input = 0 makes peak_memory 0.
    send buffers an output waits in a send buffer from its producer's end to
-               its SEND; send_buffers[d] counts the most at once.
+               its SEND or HANDOFF; send_buffers[d] counts the most at once.
 
 CONFIGURATION MACROS
    PP_SCHED_IMPLEMENTATION  emit the implementation in this translation unit
@@ -270,7 +338,7 @@ DECISIONS (where the paper is ambiguous, what this file does)
      and PP__VAUTO_TOP = 4 next to family 2; 6 and 16 without it
      (no_reorder). With 4 of 3 nothing got longer on our grids (376
      configurations, d 4..32, n 2d..8d, limits d/2-1/2..d, three time
-     settings, and the 60 below) at about 2/3 of the time.
+     settings, and the 60 below).
      Family 2, the cell-grid construction of the paper's authors
      (sail-sg's v_auto_schedule.py; its 8 steps are written out above
      pp__vgrid_search): a block from device 0's permutation of F, f, B, b
@@ -285,8 +353,8 @@ DECISIONS (where the paper is ambiguous, what this file does)
      are built at n and reordered with our variants on the real times,
      which the unit grid cannot see, within their own peak: on 336
      configurations (d 4..16, n 2d and 4d, limits d/2-1/2..d, three time
-     settings) that shortened 89, by up to 7% (with comm, at limit d/2),
-     for 40% more time; 2 of 40 at n = 8d. Family 2 wins 184 of those
+     settings) that shortened 89, by up to 7% (with comm, at limit d/2); 2
+     of 40 at n = 8d. Family 2 wins 184 of those
      336, family 1 39, so both stay. Without family 2 v-auto was up to
      3.1% longer than the authors' scheduler at limits d/2 and 2d/3: their
      warm-up and cool-down, laid out by rule over the whole grid, beat our
@@ -298,41 +366,18 @@ DECISIONS (where the paper is ambiguous, what this file does)
      longer; with comm (1.3/1.1/0.7, comm 0.05, d 4..8, 18 configurations)
      the same in 7 and shorter in 11, by up to 6.1%. tests/test_auto.c
      checks 48 of the 78 against their figures.
-     Speed: a block schedule at n > 2d+6 is reordered at 2d+4
-     microbatches and extended to n by repeating its stable phase
-     (pp__extend_exact), kept only when the added microbatches cost
-     exactly the busiest device's work (no bubble in the stable phase,
-     which reordering at n could not shorten) and no peak rises; otherwise
-     (V-Min, 1F1B-V at uneven times: O(n) bubble) the whole n is
-     reordered. The fixed V and ZB blocks use the same path in
-     pp_sched_build (V-ZB at d=64, n=1024: 0.85 s -> 0.11 s of CPU).
-     Family 1 times its candidates with pp__block_makespan, family 2
-     works out every block's laid peak without the grid and runs only
-     those near the best (PP__VGRID_GAP), equal grids among its finalists
-     are reordered once (since 0.3.3 through the memo below). Since 0.3.3
-     the reordering itself is cheaper too: the variant pairs 0/1, 4/5,
-     6/7 and 8/10 share their first step, squeeze
-     runs each device until it waits and wakes it when its input runs (no
-     rounds over idle devices), the fills and sweeps look inputs up in a
-     table, the sweep merges the device runs with a tournament of losers,
-     and a search keeps what it reordered (pp__reorder_memo): two to four
-     in ten of v-auto's reorders at d=16 are of a pass order it reordered
-     before. Family 1's second pass builds again only the blocks its first
-     pass kept. Every step gives the same schedules, pass for pass. v-auto,
-     CPU time on one core of a 2-core machine (best of 3; 0.3.2 in
-     brackets), limits d/2 to d, unit times: d=4, n=32: 3-13 ms; d=8,
-     n=64: 19-38 ms; d=16, n=128: 93-125 ms (155-189 ms); d=32, n=256:
-     0.28-0.42 s (0.45-0.71 s); d=64, n=512: 1.3-1.7 s (2.4-3.4 s);
-     d=128, n=256: 4.5-6.9 s (14 s). Table 5 times, d=16, n=128: 108-149
-     ms (173-394 ms); there, at low limits, the stable phase has bubbles
-     and the finalists are reordered at the full n instead of extended.
-     Their Python takes 13 s to 4 min at d=16. Where the time goes at
-     d=16: reordering 40-60% (flat: squeeze, sweep, gap fill, W fill),
-     family 2's grids 20-30%, family 1's enumeration 10-20%; at d=64 the
-     reordering is 80%, most of it in the look-ahead windows of the gap
-     fill and the list reorder (up to 4S + 16 passes) and the sweep's
-     search for a bubble. make bench prints these figures (unit times at
-     limit d, and Table 5 times at d/2 and 3d/4).
+     Speed, decided so that the schedules stay the same pass for pass: a
+     block schedule at n > 2d+6 is reordered at 2d+4 microbatches and
+     extended to n by repeating its stable phase, kept only when the added
+     microbatches cost exactly the busiest device's work (no bubble in the
+     stable phase, which reordering at n could not shorten) and no peak
+     rises; otherwise (V-Min, 1F1B-V at uneven times: O(n) bubble) the
+     whole n is reordered; the fixed V and ZB blocks take the same path.
+     Family 1 times its candidates without building them, family 2 works
+     out a block's laid peak without the grid and runs only the blocks near
+     the best (PP__VGRID_GAP), and a search keeps the pass orders it
+     reordered (a memo): reordering one order again gives the same result.
+     Timings are in README.md and `make bench`, not here.
    - zb-auto: the same search on sequential blocks with B/W split: F step
      1..6, B step 1..3, F->B turn 1..6, W in the first free cell at or after
      the lifespan 3k cells (k = 0..2d+2) from its F; ZB-H1, ZB-H2 and 1F1B
@@ -421,7 +466,7 @@ DECISIONS (where the paper is ambiguous, what this file does)
      search over gf, gb and the turn (d = 2..14); gf is searched at build
      time (the first gf = (3-d mod 6) + 6j, j from where F(d) <= 1.9d, that reaches
      Megatron's makespan at n = 2d, else the shortest; candidates are
-     reordered there with v-auto's four ranking variants (PP__AUTO_MASK2;
+     reordered there with v-auto's four ranking variants (PP__RV_RANK;
      all eleven took twice as long and, with t_comm > 0, gave up to 1.3%
      shorter results at d >= 16; identical without comm), the chosen block
      then with all of them; chunk 1 then starts
@@ -520,47 +565,49 @@ PICTURES (pp_sched_print_svg, pp_sched_print_trace)
    args stage, microbatch, chunk; ts/dur in microseconds with one time unit
    of ours = 1000 (1 ms) so chrome://tracing and Perfetto show sane scales.
 
-REVISION HISTORY
+REVISION HISTORY (oldest first)
    0.1.0  first release: framework, built-in schedules, printers.
    0.2.0  adaptive schedules under a memory limit (v-auto, zb-auto, zb-1p,
           zb-2p), looped-bfs, lower bounds and bubble growth; lowering to
           per-device programs (SEND/RECV, activation slots), deadlock
           checker, program printer; PyTorch schedule CSV out and in, SVG
           pictures, Chrome traces.
-   0.3.3  reordering about 2x cheaper, same schedules: shared first steps
-          of the variants, an event-driven squeeze, a table of inputs, a
-          tournament merge in the sweep, and a memo of the reorders within
-          a search; family 1's second pass replays the first's blocks
-          (v-auto at d=16 1.5-2.7x faster, at d=64 about 2x).
-   0.3.2  v-auto about 2x faster with the same schedules (376 + 60
-          configurations): the grid family runs only blocks whose laid
-          peak, now worked out without laying the grid, is within one cell
-          of the best; family 1 times its candidates without building a
-          schedule; equal grids are reordered once; the reorder sweep
-          merges the devices' runs instead of sorting.
-   0.3.1  v-auto: second candidate family, the authors' cell-grid
-          construction, its best schedules reordered on the real times
-          (never longer than their v_auto_schedule.py on our 78
-          configurations, up to 6.1% shorter with comm; up to 3.1%
-          longer before). Appendix E.2's bound derived for any F, B, W
-          and comm (and no longer applied where 2n <= k, where the
-          paper's figure is not a bound).
    0.3.0  planning: exact balanced partitions, memory in bytes, roofline
           pass times with a TP slowdown, memory reserve, pp_plan with
           work-bound pruning, ppsched plan. dualpipe: two model copies as
           two routes through the stages (pp_schedule.copies,
           pp_program.copies); Appendix I's other blocks: zb-min (Fig.
-          16b), interleaved-1f1b-m (Fig. 16c). v-auto/zb-auto about 5x
-          faster, same or shorter on our grid; long block schedules
-          extended by their stable phase. pp_cuda.h / pp_cuda.cu (the GPU
-          executor) arrive beside this file.
+          16b), interleaved-1f1b-m (Fig. 16c). Faster adaptive searches,
+          same or shorter schedules; long block schedules extended by their
+          stable phase. pp_cuda.h / pp_cuda.cu (the GPU executor) arrive
+          beside this file.
+   0.3.1  v-auto: second candidate family, the authors' cell-grid
+          construction, its best schedules reordered on the real times
+          (never longer than their v_auto_schedule.py on our 78
+          configurations). Appendix E.2's bound derived for any F, B, W
+          and comm (and no longer applied where 2n <= k, where the
+          paper's figure is not a bound).
+   0.3.2  v-auto faster with the same schedules: the grid family runs only
+          blocks whose laid peak is within one cell of the best; family 1
+          times its candidates without building a schedule.
+   0.3.3  reordering cheaper, same schedules: shared first steps of the
+          variants, an event-driven squeeze, a table of inputs, a
+          tournament merge in the sweep, a memo of reorders in a search.
+   0.4.0  one place for each fact, same schedules (make hash): the public
+          schedule table PP_SCHED_LIST (pp_sched_info's facts, pp_sched_id,
+          pp_sched_find); the config resolved once; one dependency rule;
+          programs a runtime runs alone (PP_OP_HANDOFF at the turn of a V,
+          pp_program.stage_device / recompute / name, pp_op.consumer /
+          sends; pp_schedule.recompute); pp_cuda_config and
+          cpu_pipeline_step take the program only; ref/ holds the
+          reference model and the CPU runtime.
 */
 #ifndef PP_SCHED_H
 #define PP_SCHED_H
 
 #define PP_SCHED_VERSION_MAJOR 0
-#define PP_SCHED_VERSION_MINOR 3
-#define PP_SCHED_VERSION_PATCH 3
+#define PP_SCHED_VERSION_MINOR 4
+#define PP_SCHED_VERSION_PATCH 0
 
 #include <stddef.h>
 #ifndef PP_SCHED_NO_STDIO
@@ -2281,17 +2328,57 @@ cleanup:
     return st;
 }
 
-/* Warm-up fill then cool-down refill, as Appendix C says; the stronger
-   refill (every W taken out) is tried too and the shorter result is kept.
-   Nothing is kept that is longer than the squeezed input or that lifts the
-   schedule's peak memory. */
+/* The reorder variants: Appendix C's warm-up fill then cool-down refill,
+   and ours. Each is a first step (variants with the same first step run it
+   once: a step depends on the pass order alone), an optional W refill
+   (pp__wfill: 0 = Appendix C's, 1 = every W taken out and put back), then
+   a second step. pp__reorder runs those a mask names and keeps the
+   shortest result; nothing longer than the squeezed input, nothing that
+   lifts a device above its cap. */
+enum { /* first steps; a sweep's flags: pp__sweep_flags */
+    PP__RS_NONE, PP__RS_GAP_FILL, PP__RS_SWEEP_GRID, PP__RS_SWEEP_REAL, PP__RS_SWEEP_ALL_GRID, PP__RS_SWEEP_ALL_REAL
+};
+enum { /* second steps */
+    PP__RT_NONE,
+    PP__RT_GAPS,  /* the gap fill again, cool-down included (pp__gap_fill_rounds) */
+    PP__RT_LIST,  /* the event-driven list schedule (pp__list_reorder) */
+    PP__RT_SWEEP, /* the first step's sweep again */
+    PP__RT_SWEEP_ALL_REAL
+};
+enum { /* the variants, by name; a mask has bit PP__RV_x for variant x */
+    PP__RV_APPENDIX_C, PP__RV_APPENDIX_C_ALL_W, PP__RV_LIST, PP__RV_W_LIST, PP__RV_SWEEP_GRID, PP__RV_SWEEP_GRID_W,
+    PP__RV_SWEEP_REAL, PP__RV_SWEEP_REAL_W, PP__RV_SWEEP_ALL_GRID, PP__RV_SWEEP_ALL_REAL, PP__RV_SWEEP_ALL_GRID_W,
+    PP__RV_COUNT
+};
+static const struct pp__reorder_variant { signed char first, wfill, then; } pp__reorder_variants[PP__RV_COUNT] = {
+    {PP__RS_GAP_FILL, 0, PP__RT_GAPS},        /* APPENDIX_C */
+    {PP__RS_GAP_FILL, 1, PP__RT_GAPS},        /* APPENDIX_C_ALL_W */
+    {PP__RS_NONE, -1, PP__RT_LIST},           /* LIST */
+    {PP__RS_NONE, 1, PP__RT_LIST},            /* W_LIST */
+    {PP__RS_SWEEP_GRID, -1, PP__RT_NONE},     /* SWEEP_GRID: warm-up and cool-down passes, on the unit grid */
+    {PP__RS_SWEEP_GRID, 1, PP__RT_SWEEP},     /* SWEEP_GRID_W */
+    {PP__RS_SWEEP_REAL, -1, PP__RT_NONE},     /* SWEEP_REAL: the same on real times */
+    {PP__RS_SWEEP_REAL, 1, PP__RT_SWEEP},     /* SWEEP_REAL_W */
+    {PP__RS_SWEEP_ALL_GRID, -1, PP__RT_NONE}, /* SWEEP_ALL_GRID: every pass, on the unit grid */
+    {PP__RS_NONE, -1, PP__RT_SWEEP_ALL_REAL}, /* SWEEP_ALL_REAL: every pass, on real times */
+    {PP__RS_SWEEP_ALL_GRID, 1, PP__RT_SWEEP}, /* SWEEP_ALL_GRID_W */
+};
+#define PP__RV_ALL ((1u << PP__RV_COUNT) - 1u)
+/* the four the adaptive searches rank with (and interleaved-1f1b-m picks with) */
+#define PP__RV_RANK                                                                                                   \
+    (1u << PP__RV_APPENDIX_C | 1u << PP__RV_SWEEP_GRID | 1u << PP__RV_SWEEP_ALL_GRID | 1u << PP__RV_SWEEP_ALL_GRID_W)
+/* pp__sweep_reorder's flags for a sweep step */
+static int pp__sweep_flags(int step) {
+    return step == PP__RS_SWEEP_GRID ? 1 : step == PP__RS_SWEEP_ALL_GRID ? 3 : step == PP__RS_SWEEP_ALL_REAL ? 2 : 0;
+}
+
 static pp_status pp__reorder(pp_schedule *s, unsigned mask, double limit, char *err);
 
 PP__DEF pp_status pp_reorder(pp_schedule *s, char *err) {
-    return pp__reorder(s, 0x7FFu, 0, err);
+    return pp__reorder(s, PP__RV_ALL, 0, err);
 }
 
-/* mask: bit v runs variant v (0..7). limit > 0: every device may go up to
+/* mask: bit PP__RV_x runs variant x. limit > 0: every device may go up to
    limit (the adaptive schedules' memory limit) instead of the usual cap. */
 static pp_status pp__reorder(pp_schedule *s, unsigned mask, double limit, char *err) {
     int d, S, n, P, i, variant;
@@ -2335,40 +2422,31 @@ static pp_status pp__reorder(pp_schedule *s, unsigned mask, double limit, char *
         endk[pp__key(S, n, p->kind, p->stage, p->microbatch)] = p->end;
     }
     warm_end = endk[pp__key(S, n, s->split_backward ? PP_B : PP_BW, 0, 0)];
-    for (variant = 0; variant < 11; variant++) {
-        /* each variant's first step: 1 the warm-up gap fill, 2 the sweep on
-           the grid, 3 on real times, 4 over every pass on the grid, 0 none.
-           The pairs 0/1, 4/5, 6/7 and 8/10 share it: the second starts from
-           the first's result, kept in pre (a step depends on the pass
-           order alone; endk is rewritten before it is read) */
-        static const signed char first[11] = {1, 1, 0, 0, 2, 2, 3, 3, 4, 0, 4}, flags[5] = {0, 0, 1, 0, 3};
-        int f = first[variant];
+    for (variant = 0; variant < PP__RV_COUNT; variant++) {
+        /* variants with one first step share it: the second starts from the
+           first's result, kept in pre (endk is rewritten before it is read) */
+        const struct pp__reorder_variant *rv = &pp__reorder_variants[variant];
+        int f = rv->first;
         if (!(mask >> variant & 1u)) continue;
         if (f && f == pre_first) {
             st = pre_st;
             if (st == PP_OK) memcpy(s->passes, pre, (size_t)P * sizeof(pp_pass));
         } else {
             memcpy(s->passes, saved, (size_t)P * sizeof(pp_pass));
-            st = f == 1 ? pp__gap_fill_rounds(s, cap, endk, 0, 0, err) : f ? pp__sweep_reorder(s, cap, flags[f], err) : PP_OK;
+            st = f == PP__RS_GAP_FILL ? pp__gap_fill_rounds(s, cap, endk, 0, 0, err)
+                 : f ? pp__sweep_reorder(s, cap, pp__sweep_flags(f), err) : PP_OK;
             if (f) {
                 pre_first = f;
                 pre_st = st;
                 if (st == PP_OK) memcpy(pre, s->passes, (size_t)P * sizeof(pp_pass));
             }
         }
-        if (st == PP_OK && variant < 2) {
-            st = pp__wfill(s, endk, cap, variant, err);
-            if (st == PP_OK) st = pp__gap_fill_rounds(s, cap, endk, 1, 1, err); /* pp__wfill squeezes last */
-        } else if (st == PP_OK && variant < 4) {
-            if (variant == 3) st = pp__wfill(s, endk, cap, 1, err);
-            if (st == PP_OK) st = pp__list_reorder(s, cap, warm_end, err);
-        } else if (st == PP_OK && variant == 9) {
-            st = pp__sweep_reorder(s, cap, 2, err); /* over every pass, on real times */
-        } else if (st == PP_OK && (variant == 5 || variant == 7 || variant == 10)) {
-            /* W refilled, then the same sweep again */
-            st = pp__wfill(s, endk, cap, 1, err);
-            if (st == PP_OK) st = pp__sweep_reorder(s, cap, flags[f], err);
-        }
+        if (st == PP_OK && rv->wfill >= 0) st = pp__wfill(s, endk, cap, rv->wfill, err); /* it squeezes last */
+        if (st == PP_OK && rv->then == PP__RT_GAPS) st = pp__gap_fill_rounds(s, cap, endk, 1, 1, err);
+        if (st == PP_OK && rv->then == PP__RT_LIST) st = pp__list_reorder(s, cap, warm_end, err);
+        if (st == PP_OK && rv->then == PP__RT_SWEEP) st = pp__sweep_reorder(s, cap, pp__sweep_flags(f), err);
+        if (st == PP_OK && rv->then == PP__RT_SWEEP_ALL_REAL)
+            st = pp__sweep_reorder(s, cap, pp__sweep_flags(PP__RS_SWEEP_ALL_REAL), err);
         if (st == PP_ERR_DEADLOCK) { st = PP_OK; continue; } /* this variant found no way; others may */
         if (st != PP_OK) break;
         pp__metrics(s);
@@ -2396,12 +2474,7 @@ static pp_status pp__reorder(pp_schedule *s, unsigned mask, double limit, char *
    stages, routes, stage times, memory, placement, comm) is its first
    entry's; a schedule of another shape just reorders. Entries stop at
    PP__MEMO_MAX or PP__MEMO_BYTES of keys. */
-#ifndef PP__MEMO_MAX
-#define PP__MEMO_MAX 64
-#endif
-#ifndef PP__MEMO_BYTES
-#define PP__MEMO_BYTES ((size_t)32 << 20)
-#endif
+enum { PP__MEMO_MAX = 64, PP__MEMO_BYTES = 32 << 20 };
 
 typedef struct pp__memo_entry {
     unsigned long hash;
@@ -3014,77 +3087,8 @@ static pp_status pp__v_search(int d, pp__vblock V, const pp_allocator *al, pp_bl
     return PP_ERR_COLLISION;
 }
 
-/* ---- adaptive schedules under a memory limit (Appendix A) -------------- */
+/* ---- the build request: pp_config resolved once, and the shape -------- */
 
-/* Candidates are grouped by their Eq. 1 peak (in half units, a "level").
-   A first pass over the search space only notes which levels have a
-   block; the second ranks the blocks of the PP__AUTO_LEVELS highest of
-   those by their squeezed makespan at PP__AUTO_NEVAL microbatches (real
-   times, no reordering). The best PP__AUTO_TOP of each level are reordered
-   at PP__AUTO_N2 microbatches with the reorder variants PP__AUTO_MASK2; a
-   level goes on when its best beats every lower level there, and the
-   PP__AUTO_BUILD best of those (over all levels) are built at the real n
-   with every reorder variant (pp__block_schedule: at 2d+4 microbatches,
-   extended by the stable phase), every device allowed up to the limit.
-   Only blocks whose Eq. 1 bound fits are used, and reordering never goes
-   above the limit, so the simulated peak fits. The numbers are the
-   cheapest we found that lose no configuration of our grid to the slower
-   search before them (see DECISIONS); -D may override them. */
-#ifndef PP__AUTO_TOP
-#define PP__AUTO_TOP 16
-#endif
-#ifndef PP__AUTO_FINAL
-#define PP__AUTO_FINAL 2
-#endif
-#ifndef PP__AUTO_BUILD
-#define PP__AUTO_BUILD 6
-#endif
-#ifndef PP__AUTO_TOPX
-#define PP__AUTO_TOPX 4
-#endif
-#ifndef PP__AUTO_BUILDX
-#define PP__AUTO_BUILDX 2
-#endif
-#ifndef PP__AUTO_LEVELS
-#define PP__AUTO_LEVELS 6
-#endif
-/* v-auto's own PP__AUTO_TOP and PP__AUTO_LEVELS (at most those): since its
-   grid family (pp__vgrid_search) runs beside the block search, 4 blocks of
-   3 levels lose nothing on our grids (336 configurations d 4..16, n 2d and
-   4d, limits d/2-1/2..d, three time settings; 40 at n = 8d up to d = 32;
-   the 60 against sail-sg's scheduler), at about 2/3 of the time. zb-auto
-   keeps 16 and 6: fewer made 18 of 582 configurations longer. */
-#ifndef PP__VAUTO_TOP
-#define PP__VAUTO_TOP 4
-#endif
-#ifndef PP__VAUTO_LEVELS
-#define PP__VAUTO_LEVELS 3
-#endif
-#ifndef PP__AUTO_NEVAL
-#define PP__AUTO_NEVAL(d) (2 * (d))
-#endif
-#ifndef PP__AUTO_N2
-#define PP__AUTO_N2(d) ((d) + 2)
-#endif
-#ifndef PP__AUTO_MASK3
-#define PP__AUTO_MASK3 0x7FFu
-#endif
-#ifndef PP__AUTO_MASK2
-#define PP__AUTO_MASK2 0x511u
-#endif
-#define PP__AUTO_SEEN 65536
-#ifndef PP__VAUTO_TURNS
-#define PP__VAUTO_TURNS 2
-#endif
-#ifndef PP__VAUTO_TURNSX
-#define PP__VAUTO_TURNSX 2
-#endif
-#ifndef PP__VAUTO_D0
-#define PP__VAUTO_D0 4
-#endif
-#ifndef PP__VAUTO_D1
-#define PP__VAUTO_D1 3
-#endif
 /* The shape of the schedule asked for: what every candidate of a search
    shares, worked out once. dtab: pp__dep_table at one microbatch and one
    route, so an input's key at n microbatches is dtab[e] * n plus the
@@ -3142,6 +3146,45 @@ static pp_status pp__req_shape(pp__req *q, char *err) {
    compare with the fixed schedules of their family this way). */
 static pp_status pp__build_id(const pp__req *q, pp_sched_id id, pp_schedule **out, char *err);
 
+/* ---- adaptive schedules under a memory limit (Appendix A) -------------- */
+
+/* Candidates are grouped by their Eq. 1 peak (in half units, a "level").
+   A first pass over the search space only notes which levels have a
+   block; the second ranks the blocks of the PP__AUTO_LEVELS highest of
+   those by their squeezed makespan at PP__AUTO_NEVAL microbatches (real
+   times, no reordering). The best PP__AUTO_TOP of each level are reordered
+   at PP__AUTO_N2 microbatches with the reorder variants PP__RV_RANK; a
+   level goes on when its best beats every lower level there, and the
+   PP__AUTO_BUILD best of those (over all levels) are built at the real n
+   with every reorder variant (pp__block_schedule: at 2d+4 microbatches,
+   extended by the stable phase), every device allowed up to the limit.
+   Only blocks whose Eq. 1 bound fits are used, and reordering never goes
+   above the limit, so the simulated peak fits. The numbers are the
+   cheapest we found that lose no configuration of our grid to the slower
+   search before them (see DECISIONS). */
+enum {
+    PP__AUTO_TOP = 16,   /* blocks kept per level */
+    PP__AUTO_FINAL = 2,  /* best of a level that go on */
+    PP__AUTO_BUILD = 6,  /* built at the real n */
+    PP__AUTO_TOPX = 4,   /* the same for the blocks with wider turns, ranked apart */
+    PP__AUTO_BUILDX = 2,
+    PP__AUTO_LEVELS = 6, /* levels ranked */
+    PP__AUTO_SEEN = 65536, /* hashes of the blocks already tried */
+    /* v-auto's own PP__AUTO_TOP and PP__AUTO_LEVELS (see below), and its blocks' ranges */
+    PP__VAUTO_TOP = 4, PP__VAUTO_LEVELS = 3, PP__VAUTO_TURNS = 2, PP__VAUTO_TURNSX = 2, PP__VAUTO_D0 = 4, PP__VAUTO_D1 = 3
+};
+/* v-auto's own PP__AUTO_TOP and PP__AUTO_LEVELS (at most those): since its
+   grid family (pp__vgrid_search) runs beside the block search, 4 blocks of
+   3 levels lose nothing on our grids (336 configurations d 4..16, n 2d and
+   4d, limits d/2-1/2..d, three time settings; 40 at n = 8d up to d = 32;
+   the 60 against sail-sg's scheduler), at about 2/3 of the time. zb-auto
+   keeps 16 and 6: fewer made 18 of 582 configurations longer. v-auto's
+   blocks: delta0 in 1..PP__VAUTO_D0 cells, delta1 in 1..PP__VAUTO_D1, turns
+   at most PP__VAUTO_TURNS above the smallest that repeats (and
+   PP__VAUTO_TURNSX more, ranked apart). */
+/* microbatches of the first ranking (squeezed makespan) and of the second (reordered) */
+static int pp__auto_neval(int d) { return 2 * d; }
+static int pp__auto_n2(int d) { return d + 2; }
 typedef struct pp__auto {
     const pp__req *q;
     pp_allocator al;
@@ -3174,8 +3217,8 @@ static pp_status pp__auto_init(pp__auto *A, const pp__req *q, int ntop, int nlev
     A->q = q; A->al = q->c.al; A->n = n; A->limit = limit; A->min_mem = -1;
     pp__memo_init(&A->memo, &A->al);
     A->ntop = ntop < PP__AUTO_TOP ? ntop : PP__AUTO_TOP; A->nlev = nlev;
-    A->n_eval = n < PP__AUTO_NEVAL(d) ? n : PP__AUTO_NEVAL(d);
-    A->n2 = n < PP__AUTO_N2(d) ? n : PP__AUTO_N2(d);
+    A->n_eval = n < pp__auto_neval(d) ? n : pp__auto_neval(d);
+    A->n2 = n < pp__auto_n2(d) ? n : pp__auto_n2(d);
     A->nl = (int)(2 * limit + 1e-9) + 1;
     A->levels = 2 * A->nl;
     A->count = (int *)pp__malloc(&A->al, pp__size((size_t)A->levels, sizeof(int)));
@@ -3422,7 +3465,7 @@ static pp_status pp__auto_finish(pp__auto *A, const pp_sched_id *fixed, int nfix
             int i;
             st = pp__repeat(tb[k], A->n2, NULL, &A->q->c, 0, &s, err);
             if (st == PP_OK) st = pp_squeeze(s, err);
-            if (st == PP_OK && A->q->c.reorder) st = pp__reorder_memo(s, PP__AUTO_MASK2, A->limit, &A->memo, err);
+            if (st == PP_OK && A->q->c.reorder) st = pp__reorder_memo(s, PP__RV_RANK, A->limit, &A->memo, err);
             if (st == PP_OK) {
                 re_mk[k] = s->makespan;
                 for (i = nfinal; i > 0 && re_mk[order[i - 1]] > re_mk[k] + 1e-9; i--) order[i] = order[i - 1];
@@ -3451,7 +3494,7 @@ static pp_status pp__auto_finish(pp__auto *A, const pp_sched_id *fixed, int nfix
     /* stage 3: the finalists at the real n, every reorder variant */
     for (k = 0; k < nf && st == PP_OK; k++) {
         pp_schedule *s = NULL;
-        st = pp__block_schedule(fb[k], A->n, &A->q->c, 0, A->q->c.reorder ? PP__AUTO_MASK3 : 0u, A->limit, &A->memo, &s,
+        st = pp__block_schedule(fb[k], A->n, &A->q->c, 0, A->q->c.reorder ? PP__RV_ALL : 0u, A->limit, &A->memo, &s,
                                 err);
         if (st == PP_OK && pp__auto_better(s, best)) { pp_sched_free(best); best = s; s = NULL; }
         pp_sched_free(s);
@@ -3509,56 +3552,59 @@ static pp_status pp__auto_finish(pp__auto *A, const pp_sched_id *fixed, int nfix
    their own peak (never longer; up to 7% shorter with comm or uneven
    times on our grids). */
 
-enum { PP__GF = 1, PP__Gf, PP__GB, PP__Gb, PP__GW, PP__Gw }; /* cell codes; 0 = free */
+/* Cell codes (0 = free): F, B, W of chunk 0 (stage i on device i) and of
+   chunk 1 (stage 2d-1-i); the steps above write them F, b, w and f, B, W.
+   The order matters: a W's code is its B's plus 2. */
+enum { PP__G_F0 = 1, PP__G_F1, PP__G_B1, PP__G_B0, PP__G_W1, PP__G_W0 };
 
 typedef struct pp__vgrid {
-    int p, m, M, len, cap;   /* devices, microbatches kept, on the grid, row length, row capacity */
-    unsigned char *g, *t;    /* [p * cap] rows, and the squeeze's scratch */
-    int *idx;                /* [M * p * 7]: new cell of the c-th pass of each code on each device */
-    int *cnt, *nxt, *pk, *lc, *low; /* [p * 7], [p], [p], [p * 7], [p]: scratch */
-    int *lo, *hi;            /* [p], [p]: each row's busy span (pp__vgrid_spans) */
-    int *in;                 /* [p * 7 * 2]: pp__vgrid_input of (device, code): code, device */
-    int (*pos)[6];           /* [p]: the block's cells per device; all int arrays live in idx's allocation */
+    int d, m, M, len, cap;   /* devices, microbatches kept, on the grid, row length, row capacity */
+    unsigned char *g, *t;    /* [d * cap] rows, and the squeeze's scratch */
+    int *idx;                /* [M * d * 7]: new cell of the c-th pass of each code on each device */
+    int *cnt, *nxt, *pk, *lc, *low; /* [d * 7], [d], [d], [d * 7], [d]: scratch */
+    int *lo, *hi;            /* [d], [d]: each row's busy span (pp__vgrid_spans) */
+    int *in;                 /* [d * 7 * 2]: pp__vgrid_input of (device, code): code, device */
+    int (*pos)[6];           /* [d]: the block's cells per device; all int arrays live in idx's allocation */
     pp_allocator al;
 } pp__vgrid;
 
 #define PP__GROW(G, i) ((G)->g + (size_t)(i) * (size_t)(G)->cap)
-#define PP__GIDX(G, c, i, k) ((G)->idx[((size_t)(c) * (size_t)(G)->p + (size_t)(i)) * 7u + (size_t)(k)])
+#define PP__GIDX(G, c, i, k) ((G)->idx[((size_t)(c) * (size_t)(G)->d + (size_t)(i)) * 7u + (size_t)(k)])
 
-static int pp__g_upper(int k) { return k == PP__GF || k == PP__GB || k == PP__GW; }
+static int pp__g_upper(int k) { return k == PP__G_F0 || k == PP__G_B1 || k == PP__G_W1; }
 
 /* The pass a cell code stands for on device dev: its kind, and its stage
    (F, b, w: chunk 0's stage dev; f, B, W: chunk 1's stage 2p-1-dev). */
-static pp_kind pp__g_kind(int k) { return k == PP__GF || k == PP__Gf ? PP_F : k == PP__GB || k == PP__Gb ? PP_B : PP_W; }
-static int pp__g_stage(int p, int dev, int k) { return k == PP__GF || k == PP__Gb || k == PP__Gw ? dev : 2 * p - 1 - dev; }
+static pp_kind pp__g_kind(int k) { return k == PP__G_F0 || k == PP__G_F1 ? PP_F : k == PP__G_B1 || k == PP__G_B0 ? PP_B : PP_W; }
+static int pp__g_stage(int d, int dev, int k) { return k == PP__G_F0 || k == PP__G_B0 || k == PP__G_W0 ? dev : 2 * d - 1 - dev; }
 
 /* +1 for a forward (it allocates), -1 for a W (it frees), 0 for the rest */
-static int pp__g_mem(int k) { return k == PP__GF || k == PP__Gf ? 1 : k == PP__GW || k == PP__Gw ? -1 : 0; }
+static int pp__g_mem(int k) { return k == PP__G_F0 || k == PP__G_F1 ? 1 : k == PP__G_W1 || k == PP__G_W0 ? -1 : 0; }
 
 /* The code of pass (k, stage) and its device in *dev (pp__g_kind and
-   pp__g_stage inverted): chunk 0 (stage < p) is F, b, w; chunk 1 f, B, W. */
-static int pp__g_code(int p, pp_kind k, int stage, int *dev) {
-    int upper = stage >= p;
-    *dev = upper ? 2 * p - 1 - stage : stage;
-    if (k == PP_F) return upper ? PP__Gf : PP__GF;
-    if (k == PP_W) return upper ? PP__GW : PP__Gw;
-    return upper ? PP__GB : PP__Gb;
+   pp__g_stage inverted): chunk 0 (stage < d) is F, b, w; chunk 1 f, B, W. */
+static int pp__g_code(int d, pp_kind k, int stage, int *dev) {
+    int upper = stage >= d;
+    *dev = upper ? 2 * d - 1 - stage : stage;
+    if (k == PP_F) return upper ? PP__G_F1 : PP__G_F0;
+    if (k == PP_W) return upper ? PP__G_W1 : PP__G_W0;
+    return upper ? PP__G_B1 : PP__G_B0;
 }
 
 /* The input of code k's pass on device dev (pp__input on the V): the code
    it waits for (0 for none: F on device 0) and that code's device in *dd. */
-static int pp__vgrid_input(int p, int dev, int k, int *dd) {
+static int pp__vgrid_input(int d, int dev, int k, int *dd) {
     pp_kind dk;
     int ds;
     *dd = dev;
-    if (!pp__input(2 * p, 1, 1, 1, pp__g_kind(k), pp__g_stage(p, dev, k), 0, &dk, &ds)) return 0;
-    return pp__g_code(p, dk, ds, dd);
+    if (!pp__input(2 * d, 1, 1, 1, pp__g_kind(k), pp__g_stage(d, dev, k), 0, &dk, &ds)) return 0;
+    return pp__g_code(d, dk, ds, dd);
 }
 
 /* The highest activation count (cells: one chunk each) over the devices. */
 static int pp__vgrid_peak(const pp__vgrid *G, int *per) {
     int i, j, best = 0;
-    for (i = 0; i < G->p; i++) {
+    for (i = 0; i < G->d; i++) {
         const unsigned char *r = PP__GROW(G, i);
         int mem = 0, pk = 0;
         for (j = 0; j < G->len; j++) {
@@ -3572,9 +3618,9 @@ static int pp__vgrid_peak(const pp__vgrid *G, int *per) {
 }
 
 /* Step 1: the block's cells per device; 0 if two passes collide. */
-static int pp__vgrid_block(int p, const int *first, int o0, int o1, int len0, int (*pos)[6]) {
+static int pp__vgrid_block(int d, const int *first, int o0, int o1, int len0, int (*pos)[6]) {
     int i, v, j;
-    for (i = 0; i < p; i++) {
+    for (i = 0; i < d; i++) {
         int vis[6] = {0, 0, 0, 0, 0, 0};
         if (i == 0) for (v = 0; v < 4; v++) pos[0][v] = first[v];
         else {
@@ -3609,24 +3655,24 @@ static int pp__vgrid_count(int t, int a, int M) {
    only rises at an F or f copy, and along the copies of one code it is
    piecewise linear, with kinks where another code's copies start or stop:
    the largest value lies at one of those or at the first or last copy.
-   a: [p * 7] scratch. Equal to pp__vgrid_peak after pp__vgrid_lay. */
-static int pp__vgrid_laid_peak(int p, int M, int (*pos)[6], int *a) {
-    static const int order[4] = {PP__GF, PP__Gf, PP__GB, PP__Gb};
+   a: [d * 7] scratch. Equal to pp__vgrid_peak after pp__vgrid_lay. */
+static int pp__vgrid_laid_peak(int d, int M, int (*pos)[6], int *a) {
+    static const int order[4] = {PP__G_F0, PP__G_F1, PP__G_B1, PP__G_B0};
     int at = 6, q, v, i, best = 0;
     for (q = 0; q < 4; q++) {
         int k = order[q];
-        for (v = 0; v < p; v++) {
-            int dev = pp__g_upper(k) ? v : p - 1 - v;
+        for (v = 0; v < d; v++) {
+            int dev = pp__g_upper(k) ? v : d - 1 - v;
             at += ((pos[dev][k - 1] - at) % 6 + 6) % 6;
             a[dev * 7 + k] = at++;
-            if (k == PP__GB || k == PP__Gb) a[dev * 7 + k + 2] = at + ((pos[dev][k + 1] - at) % 6 + 6) % 6;
+            if (k == PP__G_B1 || k == PP__G_B0) a[dev * 7 + k + 2] = at + ((pos[dev][k + 1] - at) % 6 + 6) % 6;
         }
     }
-    for (i = 0; i < p; i++) {
-        static const int kinked[4] = {PP__GF, PP__Gf, PP__GW, PP__Gw};
+    for (i = 0; i < d; i++) {
+        static const int kinked[4] = {PP__G_F0, PP__G_F1, PP__G_W1, PP__G_W0};
         const int *ai = a + i * 7;
         for (q = 0; q < 2; q++) {
-            int c = ai[q ? PP__Gf : PP__GF], js[18], nj = 0, x;
+            int c = ai[q ? PP__G_F1 : PP__G_F0], js[18], nj = 0, x;
             js[nj++] = 0;
             js[nj++] = M - 1;
             for (v = 0; v < 4; v++) { /* where code v's count starts (j0) and stops (j1) changing along c's copies */
@@ -3636,8 +3682,8 @@ static int pp__vgrid_laid_peak(int p, int M, int (*pos)[6], int *a) {
             for (x = 0; x < nj; x++) {
                 int t = c + 6 * js[x], m;
                 if (js[x] < 0 || js[x] >= M) continue;
-                m = pp__vgrid_count(t, ai[PP__GF], M) + pp__vgrid_count(t, ai[PP__Gf], M) -
-                    pp__vgrid_count(t, ai[PP__GW], M) - pp__vgrid_count(t, ai[PP__Gw], M);
+                m = pp__vgrid_count(t, ai[PP__G_F0], M) + pp__vgrid_count(t, ai[PP__G_F1], M) -
+                    pp__vgrid_count(t, ai[PP__G_W1], M) - pp__vgrid_count(t, ai[PP__G_W0], M);
                 if (m > best) best = m;
             }
         }
@@ -3652,10 +3698,10 @@ static void pp__vgrid_clear(pp__vgrid *G, int i, int at, int step) {
 
 /* Step 2: lay the period down and keep microbatches 0..M-1 of every pass. */
 static void pp__vgrid_lay(pp__vgrid *G, int (*pos)[6]) {
-    static const int order[4] = {PP__GF, PP__Gf, PP__GB, PP__Gb};
-    int p = G->p, i, j, v, q, at = 6;
-    G->len = 6 * (4 * p + G->M + 1);
-    for (i = 0; i < p; i++) {
+    static const int order[4] = {PP__G_F0, PP__G_F1, PP__G_B1, PP__G_B0};
+    int d = G->d, i, j, v, q, at = 6;
+    G->len = 6 * (4 * d + G->M + 1);
+    for (i = 0; i < d; i++) {
         unsigned char *r = PP__GROW(G, i);
         memset(r, 0, (size_t)G->cap);
         for (j = 0; j < G->len; j += 6)
@@ -3665,15 +3711,15 @@ static void pp__vgrid_lay(pp__vgrid *G, int (*pos)[6]) {
        finds each device's first copy after the previous one */
     for (q = 0; q < 4; q++) {
         int k = order[q];
-        for (v = 0; v < p; v++) {
-            int dev = pp__g_upper(k) ? v : p - 1 - v;
+        for (v = 0; v < d; v++) {
+            int dev = pp__g_upper(k) ? v : d - 1 - v;
             unsigned char *r = PP__GROW(G, dev);
             for (j = 0; j < 6; j++, at++) {
                 if (r[at] != k) continue;
                 pp__vgrid_clear(G, dev, at - 6, -6);
                 pp__vgrid_clear(G, dev, at + 6 * G->M, 6);
                 at++;
-                if (k == PP__GB || k == PP__Gb) {
+                if (k == PP__G_B1 || k == PP__G_B0) {
                     int w = k + 2, x;
                     for (x = 0; x < 6; x++)
                         if (r[at + x] == w) {
@@ -3692,7 +3738,7 @@ static void pp__vgrid_lay(pp__vgrid *G, int (*pos)[6]) {
    row), so the column walks below skip the empty ends of the rows. */
 static void pp__vgrid_spans(const pp__vgrid *G) {
     int i;
-    for (i = 0; i < G->p; i++) {
+    for (i = 0; i < G->d; i++) {
         const unsigned char *r = PP__GROW(G, i);
         int lo = 0, hi = G->len - 1;
         while (lo < G->len && !r[lo]) lo++;
@@ -3711,11 +3757,11 @@ static void pp__vgrid_spans(const pp__vgrid *G) {
 typedef int (*pp__vgrid_visit)(pp__vgrid *G, int dev, int j, void *ctx);
 
 static int pp__vgrid_walk(pp__vgrid *G, pp__vgrid_visit visit, void *ctx) {
-    int p = G->p, i, j, *low = G->low;
+    int d = G->d, i, j, *low = G->low;
     pp__vgrid_spans(G);
     for (j = 0; j < G->len; j++) {
         int nlow = 0;
-        for (i = 0; i < p; i++) {
+        for (i = 0; i < d; i++) {
             int k = j < G->lo[i] || j > G->hi[i] ? 0 : PP__GROW(G, i)[j];
             if (!k) continue;
             if (!pp__g_upper(k)) low[nlow++] = i;
@@ -3760,14 +3806,14 @@ static int pp__vgrid_place(pp__vgrid *G, int dev, int j, void *ctx) {
    rows are cleared as they are written, up to the new length: no step
    reads a row past G->len before writing it. */
 static int pp__vgrid_squeeze(pp__vgrid *G, int m) {
-    int p = G->p, i, len, *next = G->nxt;
+    int d = G->d, i, len, *next = G->nxt;
     pp__vgrid_sq q;
-    memset(G->cnt, 0, (size_t)p * 7u * sizeof(int));
-    memset(next, 0, (size_t)p * sizeof(int));
+    memset(G->cnt, 0, (size_t)d * 7u * sizeof(int));
+    memset(next, 0, (size_t)d * sizeof(int));
     q.m = m; q.len = 0;
     if (!pp__vgrid_walk(G, pp__vgrid_place, &q)) return 0;
     len = q.len;
-    for (i = 0; i < p; i++) memset(G->t + (size_t)i * (size_t)G->cap + next[i], 0, (size_t)(len - next[i]));
+    for (i = 0; i < d; i++) memset(G->t + (size_t)i * (size_t)G->cap + next[i], 0, (size_t)(len - next[i]));
     {
         unsigned char *x = G->g;
         G->g = G->t; G->t = x;
@@ -3779,39 +3825,39 @@ static int pp__vgrid_squeeze(pp__vgrid *G, int m) {
 /* Step 4: the warm-up rebuilt under the grid's peak (see above), which the
    caller knows. */
 static int pp__vgrid_warmup(pp__vgrid *G, int peak) {
-    int p = G->p, M = G->M, i, j, x;
-    if (peak > 2 * p) peak = 2 * p;
-    for (i = 0; i < p; i++) {
+    int d = G->d, M = G->M, i, j, x;
+    if (peak > 2 * d) peak = 2 * d;
+    for (i = 0; i < d; i++) {
         unsigned char *r = PP__GROW(G, i);
         int nff = i + 1 < peak / 2 ? i + 1 : peak / 2, nf, cf = 0, cff = 0, cb = 0, cw = 0, uf = 0, uff = 0, ub = 0, uw = 0;
         if (nff > M) nff = M;
         nf = peak - nff < M ? peak - nff : M;
         /* take out everything before the device's first b */
-        for (j = 0; j < G->len && r[j] != PP__Gb; j++) {
-            if (r[j] == PP__GF) cf++;
-            else if (r[j] == PP__Gf) cff++;
-            else if (r[j] == PP__GB) cb++;
-            else if (r[j] == PP__GW) cw++;
-            else if (r[j] == PP__Gw) return 0;
+        for (j = 0; j < G->len && r[j] != PP__G_B0; j++) {
+            if (r[j] == PP__G_F0) cf++;
+            else if (r[j] == PP__G_F1) cff++;
+            else if (r[j] == PP__G_B1) cb++;
+            else if (r[j] == PP__G_W1) cw++;
+            else if (r[j] == PP__G_W0) return 0;
             r[j] = 0;
         }
         j = i;
-        for (x = 0; x < 2 * (p - 1 - i); x++, j++)
-            if (uf < nf && uf < cf) { if (j >= G->cap) return 0; r[j] = PP__GF; uf++; }
+        for (x = 0; x < 2 * (d - 1 - i); x++, j++)
+            if (uf < nf && uf < cf) { if (j >= G->cap) return 0; r[j] = PP__G_F0; uf++; }
         for (x = 0; x < i + 1; x++) {
-            if (uf < nf && uf < cf) { if (j >= G->cap) return 0; r[j] = PP__GF; uf++; }
+            if (uf < nf && uf < cf) { if (j >= G->cap) return 0; r[j] = PP__G_F0; uf++; }
             j++;
-            if (uff < nff && uff < cff) { if (j >= G->cap) return 0; r[j] = PP__Gf; uff++; }
+            if (uff < nff && uff < cff) { if (j >= G->cap) return 0; r[j] = PP__G_F1; uff++; }
             j++;
         }
         while (uf < cf || uff < cff || ub < cb || uw < cw) {
             if (j + 2 >= G->cap) return 0;
-            if (ub < cb) { r[j] = PP__GB; ub++; }
+            if (ub < cb) { r[j] = PP__G_B1; ub++; }
             j++;
-            if (uw < cw) { r[j] = PP__GW; uw++; }
+            if (uw < cw) { r[j] = PP__G_W1; uw++; }
             j++;
-            if (uff < cff) { if (uff >= uf) return 0; r[j] = PP__Gf; uff++; }
-            else if (uf < cf) { r[j] = PP__GF; uf++; }
+            if (uff < cff) { if (uff >= uf) return 0; r[j] = PP__G_F1; uff++; }
+            else if (uf < cf) { r[j] = PP__G_F0; uf++; }
             j++;
         }
         if (j > G->len) return 0;
@@ -3822,7 +3868,7 @@ static int pp__vgrid_warmup(pp__vgrid *G, int peak) {
 /* Step 5 for n < 2d: keep the first m passes of each code per device. */
 static void pp__vgrid_trim(pp__vgrid *G, int m) {
     int i, j, c[7];
-    for (i = 0; i < G->p; i++) {
+    for (i = 0; i < G->d; i++) {
         unsigned char *r = PP__GROW(G, i);
         memset(c, 0, sizeof c);
         for (j = 0; j < G->len; j++)
@@ -3833,17 +3879,17 @@ static void pp__vgrid_trim(pp__vgrid *G, int m) {
 /* Step 5, where memory allows: the first W passes of each device move to
    the end, as many as its peak is below the given peak. */
 static void pp__vgrid_late_w(pp__vgrid *G, int peak) {
-    int p = G->p, i, j, lo = 1 << 30, ext;
+    int d = G->d, i, j, lo = 1 << 30, ext;
     int *per = G->pk;
     pp__vgrid_peak(G, per);
-    for (i = 0; i < p; i++) if (per[i] < lo) lo = per[i];
+    for (i = 0; i < d; i++) if (per[i] < lo) lo = per[i];
     ext = peak - lo;
     if (ext < 0 || G->len + ext > G->cap) return;
-    for (i = 0; i < p; i++) {
+    for (i = 0; i < d; i++) {
         unsigned char *r = PP__GROW(G, i), *pad = G->t;
         int cnt = 0;
         for (j = 0; j < G->len && per[i] + cnt < peak; j++)
-            if (r[j] == PP__GW || r[j] == PP__Gw) { pad[cnt++] = r[j]; r[j] = 0; }
+            if (r[j] == PP__G_W1 || r[j] == PP__G_W0) { pad[cnt++] = r[j]; r[j] = 0; }
         for (j = 0; j < ext; j++) r[G->len + j] = j < cnt ? pad[j] : 0;
     }
     G->len += ext;
@@ -3852,54 +3898,54 @@ static void pp__vgrid_late_w(pp__vgrid *G, int peak) {
 /* Step 6: the cool-down rebuilt (see above); peak: the grid's, which the
    caller knows. */
 static int pp__vgrid_cooldown(pp__vgrid *G, int m, int peak) {
-    int p = G->p, i, j, k, maxbb, maxb, start = -1, len = G->len;
-    if (peak > 2 * p) return 0;
+    int d = G->d, i, j, k, maxbb, maxb, start = -1, len = G->len;
+    if (peak > 2 * d) return 0;
     maxbb = (peak + 1) / 2 < m ? (peak + 1) / 2 : m;
     maxb = peak - maxbb < m ? peak - maxbb : m;
-    for (i = 0; i < p; i++) {
+    for (i = 0; i < d; i++) {
         unsigned char *r = PP__GROW(G, i);
         int cb = 0, cbb = 0, cw = 0, cww = 0, lastf = -1;
         for (j = G->len - 1; j >= 0; j--) {
-            if (r[j] == PP__Gf && lastf < 0) lastf = j;
-            if (r[j] == PP__GB && cb < i + 1 && cb < maxb) { r[j] = 0; cb++; }
-            if (r[j] == PP__Gb && cbb < maxbb) { r[j] = 0; cbb++; }
+            if (r[j] == PP__G_F1 && lastf < 0) lastf = j;
+            if (r[j] == PP__G_B1 && cb < i + 1 && cb < maxb) { r[j] = 0; cb++; }
+            if (r[j] == PP__G_B0 && cbb < maxbb) { r[j] = 0; cbb++; }
         }
         for (j = G->len - 1; j >= 0; j--) {
             if (cw >= cb && cww >= cbb && cw + cww >= peak) break;
-            if (r[j] == PP__GW) { r[j] = 0; cw++; }
-            if (r[j] == PP__Gw) { r[j] = 0; cww++; }
+            if (r[j] == PP__G_W1) { r[j] = 0; cw++; }
+            if (r[j] == PP__G_W0) { r[j] = 0; cww++; }
         }
         if (i == 0) start = lastf;
         for (k = 0; k < cbb; k++) {
-            int at = start - i + 2 * p - 2 * k;
+            int at = start - i + 2 * d - 2 * k;
             if (at < 0 || at >= G->len || r[at]) return 0;
-            r[at] = PP__Gb;
+            r[at] = PP__G_B0;
         }
         for (k = 0; k < cb; k++) {
             int at = start + 1 + i - 2 * k;
             if (at < 0 || at >= G->len) return 0;
-            r[at] = PP__GB;
+            r[at] = PP__G_B1;
         }
     }
     /* W passes into the free cells after the device's last W, in order */
-    for (i = 0; i < p; i++) {
+    for (i = 0; i < d; i++) {
         unsigned char *r = PP__GROW(G, i);
         int cw = 0, cww = 0, lastw = -1, end = G->len;
-        for (j = G->len - 1; j >= 0; j--) if (r[j] == PP__GW || r[j] == PP__Gw) { lastw = j; break; }
+        for (j = G->len - 1; j >= 0; j--) if (r[j] == PP__G_W1 || r[j] == PP__G_W0) { lastw = j; break; }
         for (j = 0; j < G->len; j++) {
             int c = r[j];
-            if (c == PP__GB) cw++;
-            else if (c == PP__Gb) cww++;
-            else if (c == PP__GW) cw--;
-            else if (c == PP__Gw) cww--;
+            if (c == PP__G_B1) cw++;
+            else if (c == PP__G_B0) cww++;
+            else if (c == PP__G_W1) cw--;
+            else if (c == PP__G_W0) cww--;
             if (!c && j > lastw) {
-                if (cw > 0) { r[j] = PP__GW; cw--; }
-                else if (cww > 0) { r[j] = PP__Gw; cww--; }
+                if (cw > 0) { r[j] = PP__G_W1; cw--; }
+                else if (cww > 0) { r[j] = PP__G_W0; cww--; }
             }
         }
         if (end + cw + cww > G->cap) return 0;
-        for (; cw > 0; cw--) r[end++] = PP__GW;
-        for (; cww > 0; cww--) r[end++] = PP__Gw;
+        for (; cw > 0; cw--) r[end++] = PP__G_W1;
+        for (; cww > 0; cww--) r[end++] = PP__G_W0;
         for (j = end; j < G->cap; j++) r[j] = 0;
         if (end > len) len = end;
     }
@@ -3912,20 +3958,20 @@ static int pp__vgrid_cooldown(pp__vgrid *G, int m, int peak) {
    then and keeps the device at or below the grid's peak. Returns the
    filled grid's peak. */
 static int pp__vgrid_fill(pp__vgrid *G, int m) {
-    int p = G->p, i, j, k, x, peak = pp__vgrid_peak(G, NULL), after = 0;
+    int d = G->d, i, j, k, x, peak = pp__vgrid_peak(G, NULL), after = 0;
     int (*cnt)[7] = (int (*)[7])G->cnt, *mem = G->nxt, *lc = G->lc;
-    memset(G->cnt, 0, (size_t)p * 7u * sizeof(int));
-    memset(mem, 0, (size_t)p * sizeof(int));
+    memset(G->cnt, 0, (size_t)d * 7u * sizeof(int));
+    memset(mem, 0, (size_t)d * sizeof(int));
     /* lc[i * 7 + k]: the last cell of code k on device i, kept up to date
        as passes move, so the look-ahead stops once it has seen every code
        still to come (the codes past it would never be found) */
-    for (i = 0; i < p; i++) {
+    for (i = 0; i < d; i++) {
         const unsigned char *r = PP__GROW(G, i);
         for (k = 0; k < 7; k++) lc[i * 7 + k] = -1;
         for (j = 0; j < G->len; j++) if (r[j]) lc[i * 7 + r[j]] = j;
     }
     for (j = 0; j < G->len; j++)
-        for (i = 0; i < p; i++) {
+        for (i = 0; i < d; i++) {
             unsigned char *r = PP__GROW(G, i);
             int avail = 0, delta = 0, top = 0, c;
             if (r[j]) {
@@ -3972,15 +4018,15 @@ static int pp__vgrid_fill(pp__vgrid *G, int m) {
 static int pp__vgrid_relabel(pp__vgrid *G, int m) {
     int i, j;
     unsigned char *q = G->t; /* scratch queue */
-    for (i = 0; i < G->p; i++) {
+    for (i = 0; i < G->d; i++) {
         unsigned char *r = PP__GROW(G, i);
         int head = 0, tail = 0, c[7];
         memset(c, 0, sizeof c);
         for (j = 0; j < G->len; j++) if (r[j]) c[r[j]]++;
         for (j = 1; j < 7; j++) if (c[j] != m) return 0;
         for (j = 0; j < G->len; j++) {
-            if (r[j] == PP__GB || r[j] == PP__Gb) q[tail++] = (unsigned char)(r[j] + 2);
-            else if (r[j] == PP__GW || r[j] == PP__Gw) {
+            if (r[j] == PP__G_B1 || r[j] == PP__G_B0) q[tail++] = (unsigned char)(r[j] + 2);
+            else if (r[j] == PP__G_W1 || r[j] == PP__G_W0) {
                 if (head == tail) return 0;
                 r[j] = q[head++];
             }
@@ -3993,10 +4039,10 @@ static int pp__vgrid_relabel(pp__vgrid *G, int m) {
    block gives nothing. *peak: the peak that decides whether larger
    offsets are worth trying (the caller stops a len0 run above the limit). */
 static int pp__vgrid_run(pp__vgrid *G, int (*pos)[6], int maxmem, int *peak) {
-    int p = G->p, m = G->m, M = G->M, init, pk;
+    int d = G->d, m = G->m, M = G->M, init, pk;
     pp__vgrid_lay(G, pos);
     *peak = init = pp__vgrid_peak(G, NULL);
-    if ((m == M && init > maxmem) || init > 2 * p) return 0;
+    if ((m == M && init > maxmem) || init > 2 * d) return 0;
     /* a squeeze keeps each device's order, so its peak: the peaks known
        are not counted again */
     if (!pp__vgrid_squeeze(G, M) || !pp__vgrid_warmup(G, init) || !pp__vgrid_squeeze(G, M)) return 0;
@@ -4004,7 +4050,7 @@ static int pp__vgrid_run(pp__vgrid *G, int (*pos)[6], int maxmem, int *peak) {
     if (pk > init) return 0;
     if (m < M) {
         pp__vgrid_trim(G, m);
-        if (m <= p && 2 * m <= maxmem) pp__vgrid_late_w(G, pk < 2 * p ? pk : 2 * p);
+        if (m <= d && 2 * m <= maxmem) pp__vgrid_late_w(G, pk < 2 * d ? pk : 2 * d);
         if (!pp__vgrid_squeeze(G, m)) return 0;
         *peak = init = pk = pp__vgrid_peak(G, NULL);
         if (init > maxmem) return 0;
@@ -4019,8 +4065,8 @@ static int pp__vgrid_run(pp__vgrid *G, int (*pos)[6], int maxmem, int *peak) {
 
 /* The grid as a per-device order (microbatches counted per code). */
 static void pp__vgrid_order(const pp__vgrid *G, pp_pass *out) {
-    int p = G->p, i, j, n = 0;
-    for (i = 0; i < p; i++) {
+    int d = G->d, i, j, n = 0;
+    for (i = 0; i < d; i++) {
         const unsigned char *r = PP__GROW(G, i);
         int c[7];
         memset(c, 0, sizeof c);
@@ -4031,7 +4077,7 @@ static void pp__vgrid_order(const pp__vgrid *G, pp_pass *out) {
             memset(&x, 0, sizeof x);
             x.device = i;
             x.kind = pp__g_kind(k);
-            x.stage = pp__g_stage(p, i, k);
+            x.stage = pp__g_stage(d, i, k);
             x.microbatch = c[k]++;
             out[n++] = x;
         }
@@ -4041,7 +4087,7 @@ static void pp__vgrid_order(const pp__vgrid *G, pp_pass *out) {
 /* The grid's makespan with real times: passes run in cell order (a
    valid grid has every dependency in an earlier cell), each as soon as its
    device and its input allow, comm added across devices. tm: stage times
-   [stage * 4 + kind]; end: scratch [m * p * 7]. -1 if a pass comes before
+   [stage * 4 + kind]; end: scratch [m * d * 7]. -1 if a pass comes before
    its input. pp__vgrid_time_pass runs the pass in cell j of device dev
    (0 if its input has not run). */
 typedef struct pp__vgrid_tm { const double *tm; double comm, *end, *free_at, mk; } pp__vgrid_tm;
@@ -4050,7 +4096,7 @@ static int pp__vgrid_time_pass(pp__vgrid *G, int dev, int j, void *ctx) {
     pp__vgrid_tm *T = (pp__vgrid_tm *)ctx;
     const double *tm = T->tm;
     double comm = T->comm, *end = T->end, *free_at = T->free_at;
-    int p = G->p, k = PP__GROW(G, dev)[j], c, dk = G->in[(dev * 7 + k) * 2], dd = G->in[(dev * 7 + k) * 2 + 1];
+    int d = G->d, k = PP__GROW(G, dev)[j], c, dk = G->in[(dev * 7 + k) * 2], dd = G->in[(dev * 7 + k) * 2 + 1];
     int (*cnt)[7] = (int (*)[7])G->cnt;
     double t = free_at[dev];
     c = cnt[dev][k]++;
@@ -4059,11 +4105,11 @@ static int pp__vgrid_time_pass(pp__vgrid *G, int dev, int j, void *ctx) {
            comm when it crosses devices */
         double e;
         if (cnt[dd][dk] <= c) return 0;
-        e = end[((size_t)c * (size_t)p + (size_t)dd) * 7u + (size_t)dk] + (dd != dev ? comm : 0);
+        e = end[((size_t)c * (size_t)d + (size_t)dd) * 7u + (size_t)dk] + (dd != dev ? comm : 0);
         if (e > t) t = e;
     }
-    t += tm[pp__g_stage(p, dev, k) * 4 + (int)pp__g_kind(k)];
-    end[((size_t)c * (size_t)p + (size_t)dev) * 7u + (size_t)k] = free_at[dev] = t;
+    t += tm[pp__g_stage(d, dev, k) * 4 + (int)pp__g_kind(k)];
+    end[((size_t)c * (size_t)d + (size_t)dev) * 7u + (size_t)k] = free_at[dev] = t;
     if (t > T->mk) T->mk = t;
     return 1;
 }
@@ -4071,22 +4117,18 @@ static int pp__vgrid_time_pass(pp__vgrid *G, int dev, int j, void *ctx) {
 static double pp__vgrid_time(pp__vgrid *G, const double *tm, double comm, double *end, double *free_at) {
     int i;
     pp__vgrid_tm T;
-    memset(G->cnt, 0, (size_t)G->p * 7u * sizeof(int));
-    for (i = 0; i < G->p; i++) free_at[i] = 0;
+    memset(G->cnt, 0, (size_t)G->d * 7u * sizeof(int));
+    for (i = 0; i < G->d; i++) free_at[i] = 0;
     T.tm = tm; T.comm = comm; T.end = end; T.free_at = free_at; T.mk = 0;
     return pp__vgrid_walk(G, pp__vgrid_time_pass, &T) ? T.mk : -1;
 }
 
-#ifndef PP__VGRID_TOP
-#define PP__VGRID_TOP 8 /* the best blocks by their grid's time, rebuilt at n and reordered */
-#endif
-#ifndef PP__VGRID_N
-#define PP__VGRID_N(d) (2 * (d) + 4) /* above this n the blocks are ranked at it */
-#endif
-
-#ifndef PP__VGRID_LENS
-#define PP__VGRID_LENS 16 /* beyond this many devices, this many values of len0 */
-#endif
+enum {
+    PP__VGRID_TOP = 8,   /* the best blocks by their grid's time, rebuilt at n and reordered */
+    PP__VGRID_LENS = 16, /* beyond this many devices, this many values of len0 */
+    PP__VGRID_GAP = 1    /* see pp__vgrid_search: blocks within this many cells of the highest laid peak run */
+};
+static int pp__vgrid_n(int d) { return 2 * d + 4; } /* above this n the blocks are ranked at it */
 
 typedef struct pp__vgrid_cand { int first[4], o0, o1, len0, init; double mk; } pp__vgrid_cand;
 
@@ -4101,9 +4143,6 @@ typedef struct pp__vgrid_cand { int first[4], o0, o1, len0, init; double mk; } p
    same schedules there, on 40 more at n = 8d and on the 60 compared with
    the authors' scheduler, in half the time or less. For n < 2d a block's peak is known only after step 5, so every
    block runs. */
-#ifndef PP__VGRID_GAP
-#define PP__VGRID_GAP 1
-#endif
 
 /* Times the grid of candidate c and keeps it among the PP__VGRID_TOP best
    (ties: the earlier first). */
@@ -4122,7 +4161,7 @@ static pp_status pp__vgrid_alloc(pp__vgrid *G, const pp__cfg *c, int d, int n) {
     int i, k, *x;
     memset(G, 0, sizeof *G);
     G->al = c->al;
-    G->p = d; G->m = n; G->M = n > 2 * d ? n : 2 * d;
+    G->d = d; G->m = n; G->M = n > 2 * d ? n : 2 * d;
     G->cap = 6 * (4 * d + G->M + 1) + 8 * d + 16;
     G->g = (unsigned char *)pp__malloc(&G->al, pp__size((size_t)d, (size_t)G->cap));
     G->t = (unsigned char *)pp__malloc(&G->al, pp__size((size_t)d, (size_t)G->cap));
@@ -4155,7 +4194,7 @@ static void pp__vgrid_release(pp__vgrid *G) {
 static pp_status pp__vgrid_build(pp__vgrid *G, const pp__cfg *cfg, const pp__vgrid_cand *c, int maxmem,
                                  pp_schedule **out) {
     pp_pass *ord;
-    int *sd, i, d = G->p, n = G->m, peak;
+    int *sd, i, d = G->d, n = G->m, peak;
     pp_order O;
     pp_status st = PP_OK;
     *out = NULL;
@@ -4179,7 +4218,7 @@ static pp_status pp__vgrid_build(pp__vgrid *G, const pp__cfg *cfg, const pp__vgr
 
 /* The shortest schedule of the grid family within limit (NULL in *out if
    none). Every block is ranked by its grid's time at n, or at
-   PP__VGRID_N(d) for larger n; the best PP__VGRID_TOP are built at n as
+   pp__vgrid_n(d) for larger n; the best PP__VGRID_TOP are built at n as
    schedules and reordered with every variant (pp__reorder, up to the
    limit). */
 static pp_status pp__vgrid_search(const pp__req *q, pp_schedule **out, char *err) {
@@ -4191,7 +4230,7 @@ static pp_status pp__vgrid_search(const pp__req *q, pp_schedule **out, char *err
     pp__vgrid_cand top[PP__VGRID_TOP], c;
     double *end = NULL, *free_at = NULL, comm = q->c.times.comm;
     const double *tm = q->shape.stage_time; /* as every V schedule of this d and config gets them */
-    int maxmem = (int)(2 * limit + 1e-9), n1 = n < PP__VGRID_N(d) ? n : PP__VGRID_N(d), ntop = 0, fi, bi, bbi, k;
+    int maxmem = (int)(2 * limit + 1e-9), n1 = n < pp__vgrid_n(d) ? n : pp__vgrid_n(d), ntop = 0, fi, bi, bbi, k;
     int gcap = maxmem < 2 * d ? maxmem : 2 * d; /* the peak a grid may reach */
     int step = d > PP__VGRID_LENS ? d / PP__VGRID_LENS : 1, prune, best = 0, i, nc = 0;
     size_t ncap = 0;
@@ -4255,7 +4294,7 @@ static pp_status pp__vgrid_search(const pp__req *q, pp_schedule **out, char *err
        the real times within the schedule's own peak: it shortens the
        grid's schedule where the unit grid misjudges uneven times and comm
        (up to 7% on our grids). Reordering up to the limit instead shortened
-       nothing more and made one configuration longer at a higher limit. Above PP__VGRID_N(d) the reordering runs at n1 and the
+       nothing more and made one configuration longer at a higher limit. Above pp__vgrid_n(d) the reordering runs at n1 and the
        stable phase extends it (pp__extend_exact) when that is exact; the
        grid built at n is a candidate too, reordered at n only when the
        extension was not exact. */
@@ -4267,13 +4306,13 @@ static pp_status pp__vgrid_search(const pp__req *q, pp_schedule **out, char *err
         pp_schedule *s = NULL, *e = NULL;
         st = pp__vgrid_build(&G, cfg, &top[k], maxmem, &s);
         if (n1 != n) {
-            if (st == PP_OK && s) st = pp__reorder_memo(s, PP__AUTO_MASK3, 0, &memo, err);
+            if (st == PP_OK && s) st = pp__reorder_memo(s, PP__RV_ALL, 0, &memo, err);
             if (st == PP_OK && s) st = pp__extend_exact(s, n, &e, err);
             pp_sched_free(s);
             s = NULL;
             if (st == PP_OK) st = pp__vgrid_build(&G2, cfg, &top[k], maxmem, &s);
         }
-        if (st == PP_OK && s && !e) st = pp__reorder_memo(s, PP__AUTO_MASK3, 0, &memo, err);
+        if (st == PP_OK && s && !e) st = pp__reorder_memo(s, PP__RV_ALL, 0, &memo, err);
         if (st == PP_OK && e && pp__auto_better(e, *out)) { pp_sched_free(*out); *out = e; e = NULL; }
         if (st == PP_OK && s && pp__auto_better(s, *out)) { pp_sched_free(*out); *out = s; s = NULL; }
         pp_sched_free(s);
@@ -4287,6 +4326,8 @@ static pp_status pp__vgrid_search(const pp__req *q, pp_schedule **out, char *err
     if (st != PP_OK) { pp_sched_free(*out); *out = NULL; }
     return st;
 }
+
+/* ---- v-auto and zb-auto: the two adaptive searches ------------------- */
 
 /* A block of v-auto's search, by the parameters that build it (pass 1
    builds again only the blocks pass 0 kept). */
@@ -4433,6 +4474,8 @@ static pp_status pp__zb_auto(const pp__req *q, pp_schedule **out, char *err) {
     return st;
 }
 
+/* ---- interleaved, looped BFS, DualPipe: published orders and their blocks */
+
 /* Appendix H's uniform repeat of the interleaved block. Every microbatch
    gets the same block, repeated every T = 3v cells: F steps one cell per
    device, BW steps 3v-1 cells (its 2 cells, then room for the other
@@ -4465,7 +4508,7 @@ static pp_status pp__interleaved_uniform_block(int d, int v, const pp_allocator 
    gf = (3-d mod 6) + 6j cells (then F1 - F0 = 3 mod 6 on every device and
    the two BW pairs fill the other four cells). j = j0 .. j0+d/6+4 is tried at
    n0 = 2d microbatches with the configured times (repeat, squeeze,
-   reorder with PP__AUTO_MASK2); the first j that reaches Megatron's makespan at n0 (its order
+   reorder with PP__RV_RANK); the first j that reaches Megatron's makespan at n0 (its order
    is built too) ends the search, else the shortest is taken (the makespan
    is not monotone in j). A larger j only lengthens chunk 0's lifespan, so
    the first is the least memory at that makespan. */
@@ -4496,7 +4539,7 @@ static pp_status pp__interleaved_lowmem_block(const pp__cfg *cfg, int d, const p
         st = pp__linear_block(d, 2, 0, &L, al, &b, err);
         if (st == PP_OK) st = pp__repeat(b, n0, NULL, cfg, 0, &s, err);
         if (st == PP_OK) st = pp_squeeze(s, err);
-        if (st == PP_OK) st = pp__reorder(s, PP__AUTO_MASK2, 0, err); /* v-auto's four ranking variants */
+        if (st == PP_OK) st = pp__reorder(s, PP__RV_RANK, 0, err); /* v-auto's four ranking variants */
         if (st != PP_OK) { pp_sched_free(s); pp_block_free(b); pp_block_free(best); return st; }
         if (best && s->makespan >= best_mk - PP__EPS * (1 + best_mk)) {
             pp_sched_free(s);
@@ -4886,6 +4929,14 @@ static void pp__err_unknown(char *err, const char *name) {
     }
 }
 
+/* The memory limit schedule `in` is built under at d devices: the caller's
+   mem_limit (0 = d, 1F1B's peak) where it takes one, its fixed limit, or
+   0 (none). */
+static double pp__limit_of(const pp_sched_info *in, double mem_limit, int d) {
+    if (in->takes_limit) return mem_limit > 0 ? mem_limit : d;
+    return in->adaptive ? in->fixed_limit * d : 0;
+}
+
 /* pp_config checked and resolved, once, into q: the one place that reads
    the caller's config for a build, and its one validation, before any
    work. Every field is checked against this table (LIMITS in the docs block
@@ -4972,17 +5023,15 @@ static pp_status pp__req_resolve(const pp_config *cfg, pp__req *q, char *err) {
                 cfg->mem_limit);
         return PP_ERR_INVALID_ARG;
     }
+    q->limit = pp__limit_of(in, cfg->mem_limit, d);
     if (in->takes_limit) {
         /* no device can hold more than n units; the searches' candidates
            (and so what they build) stop changing above 3d */
         useful = n > 3.0 * d ? (double)n : 3.0 * d;
-        q->limit = cfg->mem_limit > 0 ? cfg->mem_limit : d;
         if (q->limit > useful) {
             q->limit_asked = q->limit;
             q->limit = useful;
         }
-    } else if (in->adaptive) {
-        q->limit = in->fixed_limit * d;
     }
     st = pp__req_shape(q, err);
     if (st == PP_OK) st = pp__check_work(q->shape.stage_time, q->S, n, in->split_backward, q->c.times.comm, err);
@@ -5005,7 +5054,7 @@ static pp_status pp__build(const pp__req *q, pp_schedule **out, char *err) {
        reordered; the adaptive ones reorder their candidates themselves */
     reorder = q->c.reorder && !in->published && !in->adaptive;
     if (blk) {
-        st = pp__block_schedule(blk, q->n, &q->c, in->recompute, reorder ? 0x7FFu : 0u, 0, NULL, &s, err);
+        st = pp__block_schedule(blk, q->n, &q->c, in->recompute, reorder ? PP__RV_ALL : 0u, 0, NULL, &s, err);
         pp_block_free(blk);
         if (st != PP_OK) return st;
     } else if (reorder) {
@@ -5040,7 +5089,7 @@ static pp_status pp__build_id(const pp__req *q, pp_sched_id id, pp_schedule **ou
     r.d = q->d;
     r.n = q->n;
     r.v = r.info->chunks;
-    r.limit = r.info->adaptive ? (r.info->takes_limit ? q->d : r.info->fixed_limit * q->d) : 0;
+    r.limit = pp__limit_of(r.info, 0, q->d);
     if (r.info->placement == PP_PLACE_VSHAPE && r.d < 2) { pp__err(err, "%s needs devices >= 2", r.info->name); return PP_ERR_INVALID_ARG; }
     st = pp__req_shape(&r, err);
     if (st != PP_OK) return st;

@@ -162,15 +162,14 @@ int main(int argc, char **argv) {
     {
         static const int dn[][2] = {{4, 32}, {8, 64}, {16, 128}, {32, 256}, {64, 512},
                                     {16, 32}, {16, 64}, {16, 256}, {16, 512}};
-        static const char *names[] = {"v-auto", "zb-auto"};
         int k, j;
         printf("\nadaptive schedules at mem_limit = d (one build each; growth with d at n = 8d, then with n at d = 16)\n");
         adaptive_header();
-        for (k = 0; k < 2; k++)
-            for (j = 0; j < (int)(sizeof dn / sizeof dn[0]); j++) {
+        for (k = 0; k < pp_sched_count(); k++)
+            for (j = 0; j < (int)(sizeof dn / sizeof dn[0]) && pp_sched_info_at(k)->takes_limit; j++) {
                 pp_config cfg;
                 memset(&cfg, 0, sizeof cfg);
-                cfg.schedule = names[k];
+                cfg.schedule = pp_sched_info_at(k)->name;
                 cfg.devices = dn[j][0];
                 cfg.microbatches = dn[j][1];
                 adaptive_row(&cfg);

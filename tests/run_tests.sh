@@ -94,9 +94,11 @@ step "PP_SCHED_NO_STDIO" sh -c "$CC $nflags -c '$here/two_tu_a.c' -o '$out/na.o'
 # The docs block's quick start: the program builds and prints what the docs show.
 step "quick start in the docs prints its documented output" \
     env CC="$CC" CFLAGS="$CFLAGS" LDLIBS="-lm" sh "$here/quickstart.sh" "$here/../pp_sched.h" "$out"
+step "write-your-own-block program in the docs prints its documented output" \
+    env CC="$CC" CFLAGS="$CFLAGS" LDLIBS="-lm" sh "$here/quickstart.sh" "$here/../pp_sched.h" "$out" "WRITE YOUR OWN BLOCK" "LOWERING" own_block
 mkdir -p "$out/plan_qs"
 step "pp_plan.h: quick start in its docs prints its documented output" \
-    env CC="$CC" CFLAGS="$CFLAGS" LDLIBS="-lm" sh "$here/quickstart.sh" "$here/../pp_plan.h" "$out/plan_qs" API
+    env CC="$CC" CFLAGS="$CFLAGS" LDLIBS="-lm" sh "$here/quickstart.sh" "$here/../pp_plan.h" "$out/plan_qs" "QUICK START" API
 
 # ---- export and import (PyTorch CSV, SVG, Chrome trace) ----
 # A ppsched built with these flags (so make asan covers it too), at -O0:

@@ -759,7 +759,7 @@ int main(void) {
                     for (li = 0; li < 3; li++)
                         for (mi = 0; mi < 2; mi++) {
                             double limit = li == 0 ? 0 : li == 1 ? d / 2.0 + 1 : d;
-                            unsigned mask = mi ? 0x511u : 0x7FFu;
+                            unsigned mask = mi ? PP__RV_RANK : PP__RV_ALL;
                             pp_config c;
                             pp_schedule *s[3] = {NULL, NULL, NULL};
                             int k, before;

@@ -91,40 +91,32 @@ static int check_program(group *g, const pp_schedule *s, const pp_program *pr, c
                                 dev, pp_kind_name(op->kind), op->stage, op->microbatch, op->slot, owner[op->slot]);
                 }
                 if (op->kind == PP_W || op->kind == PP_BW) { owner[op->slot] = -1; live--; }
-            } else if (op->type == PP_OP_RECV) {
+            } else if (op->type == PP_OP_RECV || op->type == PP_OP_HANDOFF) {
                 int k = i + 1, cs = op->what == PP_ACTIVATION ? op->stage + 1 : op->stage - 1;
-                recvs++;
-                ok &= check(g, op->peer == s->stage_device[op->stage] && s->stage_device[cs] == dev,
-                            "%s: device %d RECV of stage %d from device %d", tag, dev, op->stage, op->peer);
-                /* as late as possible: only communication between it and its consumer */
-                while (k < pr->device_start[dev + 1] && pr->ops[k].type != PP_OP_COMPUTE) k++;
-                ok &= check(g, k < pr->device_start[dev + 1] && pr->ops[k].stage == cs &&
-                                   pr->ops[k].microbatch == op->microbatch &&
-                                   (op->what == PP_ACTIVATION ? pr->ops[k].kind == PP_F : pr->ops[k].kind != PP_F),
-                            "%s: device %d RECV %d of (%d,%d) is not right before its consumer", tag, dev, i, op->stage,
-                            op->microbatch);
-                if (op->what == PP_ACTIVATION) {
-                    int key = cs * n + op->microbatch;
-                    ok &= check(g, op->slot >= 0 && op->slot < pr->slots[dev] && owner[op->slot] == -1,
-                                "%s: device %d RECV into slot %d which is not free", tag, dev, op->slot);
-                    if (op->slot >= 0 && op->slot < pr->slots[dev]) owner[op->slot] = key;
-                    if (++live > peak) peak = live;
+                const char *name = pp_op_type_name(op->type);
+                if (op->type == PP_OP_RECV) {
+                    recvs++;
+                    ok &= check(g, op->peer == s->stage_device[op->stage] && s->stage_device[cs] == dev,
+                                "%s: device %d RECV of stage %d from device %d", tag, dev, op->stage, op->peer);
+                } else {
+                    handoffs++;
+                    waiting--;
+                    ok &= check(g, op->peer == dev && s->stage_device[op->stage] == dev && s->stage_device[cs] == dev,
+                                "%s: device %d HANDOFF of stage %d to stage %d", tag, dev, op->stage, op->consumer);
                 }
-            } else if (op->type == PP_OP_HANDOFF) {
-                int cs = op->what == PP_ACTIVATION ? op->stage + 1 : op->stage - 1, k = i + 1;
-                handoffs++;
-                waiting--;
-                ok &= check(g, op->peer == dev && op->consumer == cs && s->stage_device[op->stage] == dev &&
-                                   s->stage_device[cs] == dev,
-                            "%s: device %d HANDOFF of stage %d to stage %d", tag, dev, op->stage, op->consumer);
+                ok &= check(g, op->consumer == cs, "%s: device %d %s %d: consumer %d, expected %d", tag, dev, name, i,
+                            op->consumer, cs);
+                /* as late as possible: only communication between it and its consumer (a HANDOFF: none) */
+                while (op->type == PP_OP_RECV && k < pr->device_start[dev + 1] && pr->ops[k].type != PP_OP_COMPUTE) k++;
                 ok &= check(g, k < pr->device_start[dev + 1] && pr->ops[k].type == PP_OP_COMPUTE &&
-                                   pr->ops[k].stage == cs && pr->ops[k].microbatch == op->microbatch,
-                            "%s: device %d HANDOFF %d of (%d,%d) is not right before its consumer", tag, dev, i,
+                                   pr->ops[k].stage == cs && pr->ops[k].microbatch == op->microbatch &&
+                                   (op->what == PP_ACTIVATION ? pr->ops[k].kind == PP_F : pr->ops[k].kind != PP_F),
+                            "%s: device %d %s %d of (%d,%d) is not right before its consumer", tag, dev, name, i,
                             op->stage, op->microbatch);
                 if (op->what == PP_ACTIVATION) {
                     int key = cs * n + op->microbatch;
                     ok &= check(g, op->slot >= 0 && op->slot < pr->slots[dev] && owner[op->slot] == -1,
-                                "%s: device %d HANDOFF into slot %d which is not free", tag, dev, op->slot);
+                                "%s: device %d %s into slot %d which is not free", tag, dev, name, op->slot);
                     if (op->slot >= 0 && op->slot < pr->slots[dev]) owner[op->slot] = key;
                     if (++live > peak) peak = live;
                 }
