@@ -32,7 +32,7 @@ CONTENTS
    (Appendix A); v-auto's cell grid; the two adaptive searches; published
    orders (interleaved, looped BFS, DualPipe); the built-in schedules (the
    table's builders, pp_sched_build); bounds and bubble growth; lowering;
-   planning; printers; export and import.
+   printers; export and import. The planner is in pp_plan.h.
 
 QUICK START
    #include <stdio.h>
