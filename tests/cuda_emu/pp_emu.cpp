@@ -38,11 +38,17 @@
 #include <map>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
-#if !defined(__x86_64__)
+/* fibers: a hand-written x86-64 switch (about 4x faster than ucontext),
+   ucontext elsewhere or with -DPP_EMU_UCONTEXT */
+#if defined(__x86_64__) && !defined(PP_EMU_UCONTEXT)
+#define PP_EMU_ASM_SWITCH 1
+#else
 #include <ucontext.h>
 #endif
 
+#define PP_EMU_RUNTIME 1
 #include "pp_emu.h"
 #include "pp_emu_hostop.h"
 #include "mma.h"
@@ -119,19 +125,51 @@ static std::string where_str(where_t w) {
 /* ------------------------------------------------------------- findings */
 
 enum {
-    F_SHARED_RACE, F_SHARED_UNWRITTEN, F_SHARED_OOB, F_GLOBAL_OOB, F_GLOBAL_UAF, F_GLOBAL_RACE, F_WILD,
-    F_HOST_DEREF, F_BARRIER, F_DEADLOCK, F_API, F_KINDS
+#define PP_EMU_X(id, text) F_##id,
+    PP_EMU_FINDINGS(PP_EMU_X)
+#undef PP_EMU_X
+    F_KINDS
 };
 static const char *finding_names[F_KINDS] = {
-    "shared-memory race", "read of unwritten shared memory", "shared memory out of bounds",
-    "global memory out of bounds", "use after free", "global-memory race", "wild pointer",
-    "host code dereferences device memory", "barrier divergence", "deadlock", "runtime API misuse"};
+#define PP_EMU_X(id, text) text,
+    PP_EMU_FINDINGS(PP_EMU_X)
+#undef PP_EMU_X
+};
 static long g_findings[F_KINDS];
 static std::map<std::string, long> g_seen; /* kind + lines: printed once */
 struct pending_report { int kind; std::string key; std::string text; };
 static std::vector<pending_report> g_pending; /* built in fibers, printed from the scheduler */
 static int g_check = 1;                       /* PP_EMU_CHECK=0 turns the checkers off */
 static int g_verbose_limit = 30;              /* distinct reports printed */
+
+/* a finding: counted always, its text built only the first time its kind
+   and pair of source lines is seen */
+struct seen_key {
+    int kind;
+    uint64_t a, b;
+    bool operator==(const seen_key &o) const { return kind == o.kind && a == o.a && b == o.b; }
+};
+struct seen_hash {
+    size_t operator()(const seen_key &k) const { return (size_t)(k.a * 0x9E3779B97F4A7C15ull ^ k.b * 0xC2B2AE3D27D4EB4Full ^ (uint64_t)k.kind); }
+};
+static bool first_time(int kind, uint64_t a, uint64_t b) {
+    static std::unordered_set<seen_key, seen_hash> seen;
+    g_findings[kind]++;
+    return seen.insert(seen_key{kind, a, b}).second;
+}
+static void report_text(int kind, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void report_text(int kind, const char *fmt, ...) {
+    char b[2048];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(b, sizeof b, fmt, ap);
+    va_end(ap);
+    g_pending.push_back({kind, "", b});
+}
+#define REPORT(kind, a, b, ...)                                         \
+    do {                                                                \
+        if (first_time(kind, (uint64_t)(a), (uint64_t)(b))) report_text(kind, __VA_ARGS__); \
+    } while (0)
 
 static void flush_reports(void);
 static void report(int kind, const std::string &key, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -170,7 +208,7 @@ static long g_printed;
 static void flush_reports(void) {
     for (size_t i = 0; i < g_pending.size(); i++) {
         if (g_printed++ < g_verbose_limit) fprintf(stderr, "pp_emu: %s\n", expand(g_pending[i].text).c_str());
-        else if (g_printed == g_verbose_limit + 1) fprintf(stderr, "pp_emu: (further distinct reports not printed; the summary at exit counts them)\n");
+        else if (g_printed == g_verbose_limit + 1 && g_verbose_limit > 0) fprintf(stderr, "pp_emu: (further distinct reports not printed; the summary at exit counts them)\n");
     }
     g_pending.clear();
     fflush(stderr);
@@ -187,6 +225,17 @@ static void at_exit(void) {
     fprintf(stderr, " the run fails\n");
     fflush(NULL);
     _exit(1);
+}
+
+long pp_emu_findings(int kind) {
+    long n = 0;
+    for (int k = 0; k < F_KINDS; k++)
+        if (kind < 0 || kind == k) n += g_findings[k];
+    return n;
+}
+void pp_emu_findings_reset(void) {
+    flush_reports();
+    memset(g_findings, 0, sizeof g_findings);
 }
 
 static void fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
@@ -361,7 +410,7 @@ static size_t g_dyn_size, g_dyn_off;
 static granule *g_sshadow; /* per byte of shared memory */
 static std::unordered_map<const void *, int> g_smem_attr;
 
-#if defined(__x86_64__)
+#if PP_EMU_ASM_SWITCH
 /* void pp_emu_swap(void **save_sp, void *to_sp): callee-saved registers on the stack */
 extern "C" void pp_emu_swap(void **save, void *to);
 asm(".text\n.globl pp_emu_swap\n.type pp_emu_swap,@function\npp_emu_swap:\n"
@@ -374,14 +423,14 @@ static ucontext_t g_sched_uc, g_thr_uc[MAX_THREADS];
 #endif
 
 static void fiber_main(void);
-#if defined(__x86_64__)
+#if PP_EMU_ASM_SWITCH
 static void fiber_entry(void) { fiber_main(); }
 #else
 static void fiber_entry_uc(void) { fiber_main(); }
 #endif
 
 static void fiber_init(emu_thr *t) {
-#if defined(__x86_64__)
+#if PP_EMU_ASM_SWITCH
     uintptr_t top = ((uintptr_t)t->stack_lo + STACK) & ~(uintptr_t)15;
     void **sp = (void **)(top - 64);
     for (int i = 0; i < 6; i++) sp[i] = 0;
@@ -399,7 +448,7 @@ static void fiber_init(emu_thr *t) {
 static void switch_to(emu_thr *t) {
     g_running = t;
     pp_emu_cur = &t->pub;
-#if defined(__x86_64__)
+#if PP_EMU_ASM_SWITCH
     pp_emu_swap(&g_sched_sp, t->sp);
 #else
     swapcontext(&g_sched_uc, &g_thr_uc[t->lin]);
@@ -410,7 +459,7 @@ static void switch_to(emu_thr *t) {
 /* back to the scheduler; returns when the scheduler runs this thread again */
 static void yield(emu_thr *t) {
     pp_emu_cur = NULL;
-#if defined(__x86_64__)
+#if PP_EMU_ASM_SWITCH
     pp_emu_swap(&t->sp, g_sched_sp);
 #else
     swapcontext(&g_thr_uc[t->lin], &g_sched_uc);
@@ -461,19 +510,19 @@ static void shared_access(emu_thr *t, size_t off, size_t n, bool wr, where_t w) 
         bool written = g.w.run == g_run;
         if (!wr) {
             if (!written) {
-                report(F_SHARED_UNWRITTEN, W(w), "read of shared memory no thread of the block wrote (byte %zu of %s): %s at %s",
+                REPORT(F_SHARED_UNWRITTEN, w, 0, "read of shared memory no thread of the block wrote (byte %zu of %s): %s at %s",
                        off + i, kernel_desc().c_str(), thr_name(t).c_str(), W(w).c_str());
             } else if (!ordered(g.w, t, wep)) {
-                report(F_SHARED_RACE, W(w) + W(g.w.where), "shared-memory race, read after write without a barrier (byte %zu, %s): %s read at %s; %s wrote at %s",
+                REPORT(F_SHARED_RACE, w, g.w.where, "shared-memory race, read after write without a barrier (byte %zu, %s): %s read at %s; %s wrote at %s",
                        off + i, kernel_desc().c_str(), thr_name(t).c_str(), W(w).c_str(), tid_str(g.w.tid).c_str(), W(g.w.where).c_str());
             }
             fill(g.r, t, wep, w);
         } else {
             if (written && !ordered(g.w, t, wep))
-                report(F_SHARED_RACE, W(w) + W(g.w.where), "shared-memory race, write after write without a barrier (byte %zu, %s): %s wrote at %s; %s wrote at %s",
+                REPORT(F_SHARED_RACE, w, g.w.where, "shared-memory race, write after write without a barrier (byte %zu, %s): %s wrote at %s; %s wrote at %s",
                        off + i, kernel_desc().c_str(), thr_name(t).c_str(), W(w).c_str(), tid_str(g.w.tid).c_str(), W(g.w.where).c_str());
             if (g.r.run == g_run && !ordered(g.r, t, wep))
-                report(F_SHARED_RACE, W(w) + W(g.r.where), "shared-memory race, write after read without a barrier (byte %zu, %s): %s wrote at %s; %s read at %s",
+                REPORT(F_SHARED_RACE, w, g.r.where, "shared-memory race, write after read without a barrier (byte %zu, %s): %s wrote at %s; %s read at %s",
                        off + i, kernel_desc().c_str(), thr_name(t).c_str(), W(w).c_str(), tid_str(g.r.tid).c_str(), W(g.r.where).c_str());
             fill(g.w, t, wep, w);
         }
@@ -495,15 +544,15 @@ static void global_access(emu_thr *t, uintptr_t a, size_t n, bool wr, bool atomi
     const char *what = wr ? "write" : "read";
     if (!r || a + n > r->base + r->size || a < r->base) {
         if (r && a < r->base + r->size + RED && a >= r->base)
-            report(F_GLOBAL_OOB, W(w), "global %s of %zu bytes out of bounds: %zu bytes past the end of a %zu-byte allocation made at %s (%s, %s at %s)",
+            REPORT(F_GLOBAL_OOB, w, 0, "global %s of %zu bytes out of bounds: %zu bytes past the end of a %zu-byte allocation made at %s (%s, %s at %s)",
                    what, n, (size_t)(a + n - r->base - r->size), r->size, W(r->made).c_str(), kernel_desc().c_str(), thr_name(t).c_str(), W(w).c_str());
         else
-            report(F_GLOBAL_OOB, W(w), "global %s of %zu bytes in a red zone, outside every allocation (%s, %s at %s)", what, n,
+            REPORT(F_GLOBAL_OOB, w, 0, "global %s of %zu bytes in a red zone, outside every allocation (%s, %s at %s)", what, n,
                    kernel_desc().c_str(), thr_name(t).c_str(), W(w).c_str());
         return;
     }
     if (r->freed) {
-        report(F_GLOBAL_UAF, W(w), "global %s of memory freed at %s (allocated at %s; %s, %s at %s)", what, W(r->freed_at).c_str(),
+        REPORT(F_GLOBAL_UAF, w, 0, "global %s of memory freed at %s (allocated at %s; %s, %s at %s)", what, W(r->freed_at).c_str(),
                W(r->made).c_str(), kernel_desc().c_str(), thr_name(t).c_str(), W(w).c_str());
         return;
     }
@@ -518,11 +567,11 @@ static void global_access(emu_thr *t, uintptr_t a, size_t n, bool wr, bool atomi
     for (size_t k = g0; k <= g1; k++) {
         granule &g = r->shadow[k];
         if (global_conflict(g.w, t, wep))
-            report(F_GLOBAL_RACE, W(w) + W(g.w.where), "global-memory race, %s after write in one launch (byte %zu of an allocation made at %s; %s): %s at %s; %s wrote at %s",
+            REPORT(F_GLOBAL_RACE, w, g.w.where, "global-memory race, %s after write in one launch (byte %zu of an allocation made at %s; %s): %s at %s; %s wrote at %s",
                    what, (size_t)(2 * k), W(r->made).c_str(), kernel_desc().c_str(), thr_name(t).c_str(), W(w).c_str(),
                    run_thread_str(g.w).c_str(), W(g.w.where).c_str());
         if (wr && global_conflict(g.r, t, wep))
-            report(F_GLOBAL_RACE, W(w) + W(g.r.where), "global-memory race, write after read in one launch (byte %zu of an allocation made at %s; %s): %s wrote at %s; %s read at %s",
+            REPORT(F_GLOBAL_RACE, w, g.r.where, "global-memory race, write after read in one launch (byte %zu of an allocation made at %s; %s): %s wrote at %s; %s read at %s",
                    (size_t)(2 * k), W(r->made).c_str(), kernel_desc().c_str(), thr_name(t).c_str(), W(w).c_str(),
                    run_thread_str(g.r).c_str(), W(g.r.where).c_str());
         fill(wr ? g.w : g.r, t, wep, w);
@@ -534,14 +583,14 @@ static void access(emu_thr *t, uintptr_t a, size_t n, bool wr, bool atomic, wher
     if (!g_check) return;
     if (!t) {
         if (g_arena && in_arena(a))
-            report(F_HOST_DEREF, W(w), "host code %s device memory at %s (use cudaMemcpy)", wr ? "writes" : "reads", W(w).c_str());
+            REPORT(F_HOST_DEREF, w, 0, "host code %s device memory at %s (use cudaMemcpy)", wr ? "writes" : "reads", W(w).c_str());
         return;
     }
     uintptr_t st = (uintptr_t)__start_pp_emu_shared, ss = (uintptr_t)__stop_pp_emu_shared - st;
     if (a - (uintptr_t)g_dyn < SMEM_MAX) {
         size_t off = a - (uintptr_t)g_dyn;
         if (off + n > g_dyn_size) {
-            report(F_SHARED_OOB, W(w), "dynamic shared memory %s at bytes %zu..%zu, the launch gave %zu (%s, %s at %s)",
+            REPORT(F_SHARED_OOB, w, 0, "dynamic shared memory %s at bytes %zu..%zu, the launch gave %zu (%s, %s at %s)",
                    wr ? "write" : "read", off, off + n - 1, g_dyn_size, kernel_desc().c_str(), thr_name(t).c_str(), W(w).c_str());
             return;
         }
@@ -555,23 +604,35 @@ static void access(emu_thr *t, uintptr_t a, size_t n, bool wr, bool atomic, wher
     } else if (a - (uintptr_t)g_launch->params < g_launch->params_bytes) {
         return; /* the kernel's parameters */
     } else {
-        report(F_WILD, W(w), "%s of %zu bytes at %p: not device, shared or local memory (a host pointer passed to the kernel?) (%s, %s at %s)",
+        REPORT(F_WILD, w, 0, "%s of %zu bytes at %p: not device, shared or local memory (a host pointer passed to the kernel?) (%s, %s at %s)",
                wr ? "write" : "read", n, (void *)a, kernel_desc().c_str(), thr_name(t).c_str(), W(w).c_str());
     }
 }
 
-/* the sanitizer's hooks (g++ -fsanitize=kernel-address ... with-call-threshold=0) */
-#define PP_EMU_HOOK(n)                                                                                              \
-    extern "C" void __asan_load##n##_noabort(uintptr_t a) { access((emu_thr *)pp_emu_cur, a, n, false, false, (where_t)(uintptr_t)__builtin_return_address(0)); } \
-    extern "C" void __asan_store##n##_noabort(uintptr_t a) { access((emu_thr *)pp_emu_cur, a, n, true, false, (where_t)(uintptr_t)__builtin_return_address(0)); }
+/* the sanitizer's hooks: g++ -fsanitize=thread --param
+   tsan-instrument-func-entry-exit=0 on the kernels' translation unit turns
+   every load and store into a call here (ThreadSanitizer's compile-time
+   half only: no TSan runtime is linked). ThreadSanitizer's instrumentation,
+   unlike AddressSanitizer's, keeps the store of a read-modify-write (x += y)
+   apart from its load, which the race checkers need. */
+#define PP_EMU_RET ((where_t)(uintptr_t)__builtin_return_address(0))
+#define PP_EMU_HOOK(n)                                                                                               \
+    extern "C" void __tsan_read##n(void *a) { access((emu_thr *)pp_emu_cur, (uintptr_t)a, n, false, false, PP_EMU_RET); } \
+    extern "C" void __tsan_write##n(void *a) { access((emu_thr *)pp_emu_cur, (uintptr_t)a, n, true, false, PP_EMU_RET); } \
+    extern "C" void __tsan_unaligned_read##n(void *a) { access((emu_thr *)pp_emu_cur, (uintptr_t)a, n, false, false, PP_EMU_RET); } \
+    extern "C" void __tsan_unaligned_write##n(void *a) { access((emu_thr *)pp_emu_cur, (uintptr_t)a, n, true, false, PP_EMU_RET); }
 PP_EMU_HOOK(1)
 PP_EMU_HOOK(2)
 PP_EMU_HOOK(4)
 PP_EMU_HOOK(8)
 PP_EMU_HOOK(16)
-extern "C" void __asan_loadN_noabort(uintptr_t a, size_t n) { access((emu_thr *)pp_emu_cur, a, n, false, false, (where_t)(uintptr_t)__builtin_return_address(0)); }
-extern "C" void __asan_storeN_noabort(uintptr_t a, size_t n) { access((emu_thr *)pp_emu_cur, a, n, true, false, (where_t)(uintptr_t)__builtin_return_address(0)); }
-extern "C" void __asan_handle_no_return(void) {}
+extern "C" void __tsan_read_range(void *a, size_t n) { access((emu_thr *)pp_emu_cur, (uintptr_t)a, n, false, false, PP_EMU_RET); }
+extern "C" void __tsan_write_range(void *a, size_t n) { access((emu_thr *)pp_emu_cur, (uintptr_t)a, n, true, false, PP_EMU_RET); }
+extern "C" void __tsan_init(void) {}
+extern "C" void __tsan_func_entry(void *pc) { (void)pc; }
+extern "C" void __tsan_func_exit(void) {}
+extern "C" void __tsan_vptr_update(void **p, void *v) { (void)p; (void)v; }
+extern "C" void __tsan_vptr_read(void **p) { (void)p; }
 
 /* ---------------------------------------------------------- the block */
 
@@ -583,7 +644,7 @@ static void release_barrier(void) {
         if (t->state != T_BAR) continue;
         if (!w0) w0 = t->wait_where;
         else if (t->wait_where != w0)
-            report(F_BARRIER, W(w0) + W(t->wait_where), "barrier divergence in %s: threads wait at different __syncthreads: %s at %s, another at %s",
+            REPORT(F_BARRIER, w0, t->wait_where, "barrier divergence in %s: threads wait at different __syncthreads: %s at %s, another at %s",
                    kernel_desc().c_str(), thr_name(t).c_str(), W(t->wait_where).c_str(), W(w0).c_str());
     }
     for (int i = 0; i < g_nthreads; i++)
@@ -613,7 +674,7 @@ static void fiber_main(void) {
     if (g_bar_arrived > 0) {
         for (int i = 0; i < g_nthreads; i++)
             if (g_thr[i].state == T_BAR) {
-                report(F_BARRIER, W(g_thr[i].wait_where), "barrier divergence in %s: %s exited while %s waits at __syncthreads at %s",
+                REPORT(F_BARRIER, g_thr[i].wait_where, 0, "barrier divergence in %s: %s exited while %s waits at __syncthreads at %s",
                        kernel_desc().c_str(), thr_name(t).c_str(), thr_name(&g_thr[i]).c_str(), W(g_thr[i].wait_where).c_str());
                 break;
             }
@@ -705,7 +766,7 @@ static void collective(emu_thr *t, int kind, where_t where, void *data, unsigned
     if (++W_.arrived == 32) {
         for (int l = 1; l < 32; l++)
             if (W_.kind[l] != W_.kind[0] || W_.where[l] != W_.where[0])
-                report(F_BARRIER, W(W_.where[0]) + W(W_.where[l]), "warp divergence in %s: lane 0 of warp %d is in %s at %s while lane %d is in %s at %s",
+                REPORT(F_BARRIER, W_.where[0], W_.where[l], "warp divergence in %s: lane 0 of warp %d is in %s at %s while lane %d is in %s at %s",
                        kernel_desc().c_str(), w, coll_names[W_.kind[0]], W(W_.where[0]).c_str(), l, coll_names[W_.kind[l]], W(W_.where[l]).c_str());
         coll_compute(w, kind);
         W_.arrived = 0;
@@ -779,11 +840,30 @@ static void coll_compute(int w, int kind) {
             Cm[g + 8][2 * q] = x->c[2];
             Cm[g + 8][2 * q + 1] = x->c[3];
         }
+        /* an all-zero A or B (the zero-filled tails of small matrices)
+           leaves D = C exactly: skip the products */
+        unsigned nz_a = 0, nz_b = 0;
+        bool inf_a = false, inf_b = false; /* 0 x inf is NaN: no shortcut then */
+        for (int l = 0; l < 32; l++) {
+            for (int e = 0; e < 4; e++) {
+                nz_a |= a[l]->a[e] & 0x7fff7fffu;
+                inf_a |= (a[l]->a[e] & 0x7f80u) == 0x7f80u || (a[l]->a[e] & 0x7f800000u) == 0x7f800000u;
+            }
+            for (int e = 0; e < 2; e++) {
+                nz_b |= a[l]->b[e] & 0x7fff7fffu;
+                inf_b |= (a[l]->b[e] & 0x7f80u) == 0x7f80u || (a[l]->b[e] & 0x7f800000u) == 0x7f800000u;
+            }
+        }
+        if ((!nz_a && inf_b) || (!nz_b && inf_a)) nz_a = nz_b = 1;
         for (int l = 0; l < 32; l++) {
             int g = l / 4, q = l % 4;
             for (int e = 0; e < 4; e++) {
                 int r = g + (e >= 2 ? 8 : 0), c = 2 * q + (e & 1);
                 double s = Cm[r][c];
+                if (!nz_a || !nz_b) {
+                    *a[l]->d[e] = Cm[r][c];
+                    continue;
+                }
                 for (int k = 0; k < 16; k++) s += (double)A[r][k] * B[k][c];
                 *a[l]->d[e] = (float)s;
             }
@@ -856,10 +936,13 @@ static uintptr_t shared_ptr(unsigned s, where_t w) {
 /* ----------------------------------------------------------------- PTX */
 
 /* an instruction's text, parsed once per asm statement */
+enum { P_CP_ASYNC, P_COMMIT, P_WAIT_GROUP, P_WAIT_ALL, P_LDSM, P_MMA, P_UNKNOWN };
+struct ptx_item { int opnd; unsigned long long lit; std::string text; }; /* %opnd, or a literal */
 struct ptx_ins {
     std::string op;
-    std::vector<std::vector<std::string> > args; /* each argument: its items ({a, b} gives two, [a] one) */
-    std::vector<int> bracket;                    /* argument was [..] */
+    int code, ldsm_num, ldsm_trans, ldsm_ok;
+    std::vector<std::vector<ptx_item> > args; /* each argument: its items ({a, b} gives two, [a] one) */
+    std::vector<int> bracket;                 /* argument was [..] */
 };
 static const ptx_ins &ptx_parse(const char *text) {
     static std::unordered_map<const char *, ptx_ins> cache;
@@ -870,12 +953,22 @@ static const ptx_ins &ptx_parse(const char *text) {
     while (!s.empty() && (s.back() == '\n' || s.back() == ';' || s.back() == ' ' || s.back() == '\t')) s.pop_back();
     size_t i = s.find_first_of(" \t");
     p.op = s.substr(0, i);
+    p.code = p.op == "cp.async.cg.shared.global" || p.op == "cp.async.ca.shared.global" ? P_CP_ASYNC
+             : p.op == "cp.async.commit_group"                                           ? P_COMMIT
+             : p.op == "cp.async.wait_group"                                             ? P_WAIT_GROUP
+             : p.op == "cp.async.wait_all"                                               ? P_WAIT_ALL
+             : p.op.compare(0, 28, "ldmatrix.sync.aligned.m8n8.x") == 0                  ? P_LDSM
+             : p.op == "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32"             ? P_MMA
+                                                                                         : P_UNKNOWN;
+    p.ldsm_num = p.code == P_LDSM ? p.op[28] - '0' : 0;
+    p.ldsm_trans = p.op.find(".trans") != std::string::npos;
+    p.ldsm_ok = (p.ldsm_num == 1 || p.ldsm_num == 2 || p.ldsm_num == 4) && p.op.find(".shared.b16") != std::string::npos;
     std::string rest = i == std::string::npos ? "" : s.substr(i);
     size_t k = 0;
     while (k < rest.size()) {
         while (k < rest.size() && (rest[k] == ' ' || rest[k] == '\t' || rest[k] == ',')) k++;
         if (k >= rest.size()) break;
-        std::vector<std::string> items;
+        std::vector<ptx_item> items;
         int br = 0;
         std::string body;
         if (rest[k] == '{' || rest[k] == '[') {
@@ -897,7 +990,13 @@ static const ptx_ins &ptx_parse(const char *text) {
             std::string item = body.substr(a, e - a);
             item.erase(0, item.find_first_not_of(" \t"));
             item.erase(item.find_last_not_of(" \t") + 1);
-            if (!item.empty()) items.push_back(item);
+            if (!item.empty()) {
+                ptx_item x;
+                x.text = item;
+                x.opnd = item[0] == '%' ? atoi(item.c_str() + 1) : -1;
+                x.lit = item[0] == '%' ? 0 : strtoull(item.c_str(), NULL, 0);
+                items.push_back(x);
+            }
             a = e + 1;
         }
         p.args.push_back(items);
@@ -906,22 +1005,20 @@ static const ptx_ins &ptx_parse(const char *text) {
     return cache[text] = p;
 }
 
-/* an argument item: %n (an operand) or a literal */
-static unsigned long long ptx_val(const std::string &item, const std::vector<pp_emu_operand> &ops, const char *file,
-                                  int line, const char **cons = NULL) {
-    if (item[0] == '%') {
-        int n = atoi(item.c_str() + 1);
-        if (n < 0 || n >= (int)ops.size()) fatal("asm at %s:%d names %s but has %zu operands", file, line, item.c_str(), ops.size());
-        if (cons) *cons = ops[n].cons;
-        return ops[n].in;
+struct opv { const pp_emu_operand *p; size_t n; };
+/* an argument item's value: an operand's bits or a literal */
+static unsigned long long ptx_val(const ptx_item &item, opv ops, const char *file, int line, const char **cons = NULL) {
+    if (item.opnd >= 0) {
+        if ((size_t)item.opnd >= ops.n) fatal("asm at %s:%d names %s but has %zu operands", file, line, item.text.c_str(), ops.n);
+        if (cons) *cons = ops.p[item.opnd].cons;
+        return ops.p[item.opnd].in;
     }
     if (cons) *cons = "literal";
-    return strtoull(item.c_str(), NULL, 0);
+    return item.lit;
 }
-static const pp_emu_operand &ptx_operand(const std::string &item, const std::vector<pp_emu_operand> &ops, const char *file, int line) {
-    int n = item[0] == '%' ? atoi(item.c_str() + 1) : -1;
-    if (n < 0 || n >= (int)ops.size()) fatal("asm at %s:%d: %s is not an operand", file, line, item.c_str());
-    return ops[n];
+static const pp_emu_operand &ptx_operand(const ptx_item &item, opv ops, const char *file, int line) {
+    if (item.opnd < 0 || (size_t)item.opnd >= ops.n) fatal("asm at %s:%d: %s is not an operand", file, line, item.text.c_str());
+    return ops.p[item.opnd];
 }
 static void need(bool ok, const char *file, int line, const char *text, const char *why) {
     if (!ok) fatal("asm at %s:%d (\"%s\"): %s", file, line, text, why);
@@ -947,32 +1044,32 @@ static void land(emu_thr *t, std::vector<cp_rec> &v) {
 
 void pp_emu_asm(const char *file, int line, const char *text, std::initializer_list<pp_emu_operand> il) {
     emu_thr *t = cur("inline PTX");
-    std::vector<pp_emu_operand> ops(il);
+    opv ops = {il.begin(), il.size()};
     const ptx_ins &p = ptx_parse(text);
     where_t where = site(file, line);
     const std::string &op = p.op;
-    if (op == "cp.async.cg.shared.global" || op == "cp.async.ca.shared.global") {
+    if (p.code == P_CP_ASYNC) {
         need(p.args.size() >= 3 && p.bracket[0] && p.bracket[1], file, line, text, "cp.async wants [dst], [src], size[, src-size]");
         const char *c0, *c1;
         cp_rec c;
         unsigned s = (unsigned)ptx_val(p.args[0][0], ops, file, line, &c0);
         c.src = (uintptr_t)ptx_val(p.args[1][0], ops, file, line, &c1);
-        need(strcmp(c0, "r") == 0 && strcmp(c1, "l") == 0, file, line, text, "cp.async's operands: a 32-bit shared address (\"r\") and a 64-bit global pointer (\"l\")");
+        need(c0[0] == 'r' && !c0[1] && c1[0] == 'l' && !c1[1], file, line, text, "cp.async's operands: a 32-bit shared address (\"r\") and a 64-bit global pointer (\"l\")");
         c.bytes = (int)ptx_val(p.args[2][0], ops, file, line);
         c.src_bytes = p.args.size() > 3 ? (int)ptx_val(p.args[3][0], ops, file, line) : c.bytes;
-        need(op == "cp.async.ca.shared.global" ? (c.bytes == 4 || c.bytes == 8 || c.bytes == 16) : c.bytes == 16, file, line, text,
+        need(p.op[10] == 'a' ? (c.bytes == 4 || c.bytes == 8 || c.bytes == 16) : c.bytes == 16, file, line, text,
              "cp-size must be 16 for .cg (4, 8 or 16 for .ca)");
         need(c.src_bytes >= 0 && c.src_bytes <= c.bytes, file, line, text, "src-size must be in [0, cp-size]");
         c.dst = shared_ptr(s, where);
         need(s % c.bytes == 0 && c.src % c.bytes == 0, file, line, text, "cp.async addresses must be aligned to cp-size");
         c.where = where;
         t->open.push_back(c);
-    } else if (op == "cp.async.commit_group") {
+    } else if (p.code == P_COMMIT) {
         t->groups.push_back(t->open);
         t->open.clear();
-    } else if (op == "cp.async.wait_group" || op == "cp.async.wait_all") {
+    } else if (p.code == P_WAIT_GROUP || p.code == P_WAIT_ALL) {
         size_t n = 0;
-        if (op == "cp.async.wait_group") {
+        if (p.code == P_WAIT_GROUP) {
             const char *c;
             need(p.args.size() == 1, file, line, text, "wait_group wants one count");
             n = (size_t)ptx_val(p.args[0][0], ops, file, line, &c);
@@ -982,11 +1079,11 @@ void pp_emu_asm(const char *file, int line, const char *text, std::initializer_l
             t->open.clear();
         }
         while (t->groups.size() > n) { land(t, t->groups.front()); t->groups.pop_front(); }
-    } else if (op.compare(0, 28, "ldmatrix.sync.aligned.m8n8.x") == 0) {
+    } else if (p.code == P_LDSM) {
         ldsm_args a;
-        int num = op[28] - '0';
-        bool trans = op.find(".trans") != std::string::npos;
-        need((num == 1 || num == 2 || num == 4) && op.find(".shared.b16") != std::string::npos, file, line, text,
+        int num = p.ldsm_num;
+        bool trans = p.ldsm_trans;
+        need(p.ldsm_ok, file, line, text,
              "ldmatrix: .x1, .x2 or .x4, .shared.b16");
         need(p.args.size() == 2 && (int)p.args[0].size() == num && p.bracket[1], file, line, text, "ldmatrix wants {d...}, [addr]");
         for (int j = 0; j < num; j++) {
@@ -996,13 +1093,13 @@ void pp_emu_asm(const char *file, int line, const char *text, std::initializer_l
         }
         const char *c;
         unsigned s = (unsigned)ptx_val(p.args[1][0], ops, file, line, &c);
-        need(strcmp(c, "r") == 0, file, line, text, "ldmatrix's address must be a 32-bit shared address (\"r\")");
+        need(c[0] == 'r' && !c[1], file, line, text, "ldmatrix's address must be a 32-bit shared address (\"r\")");
         need(s % 16 == 0, file, line, text, "ldmatrix row addresses must be 16-byte aligned");
         a.row = shared_ptr(s, where);
         a.num = num;
         a.trans = trans;
         collective(t, C_LDSM, where, &a, 0xffffffffu);
-    } else if (op == "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32") {
+    } else if (p.code == P_MMA) {
         mma_args a;
         need(p.args.size() == 4 && p.args[0].size() == 4 && p.args[1].size() == 4 && p.args[2].size() == 2 && p.args[3].size() == 4,
              file, line, text, "mma.m16n8k16 wants {d0..d3}, {a0..a3}, {b0, b1}, {c0..c3}");
@@ -1267,9 +1364,9 @@ static bool dev_range_ok(const void *p, size_t n, const char *call, where_t w) {
     alloc_rec *r = find_alloc(a);
     if (r && !r->freed && a >= r->base && a + n <= r->base + r->size) return true;
     if (r && r->freed && a >= r->base && a < r->base + r->size)
-        report(F_GLOBAL_UAF, W(w), "%s at %s on device memory freed at %s", call, W(w).c_str(), W(r->freed_at).c_str());
+        REPORT(F_GLOBAL_UAF, w, 0, "%s at %s on device memory freed at %s", call, W(w).c_str(), W(r->freed_at).c_str());
     else
-        report(F_GLOBAL_OOB, W(w), "%s at %s: %zu bytes at %p are not inside one live allocation", call, W(w).c_str(), n, p);
+        REPORT(F_GLOBAL_OOB, w, 0, "%s at %s: %zu bytes at %p are not inside one live allocation", call, W(w).c_str(), n, p);
     flush_reports();
     return false;
 }
@@ -1284,7 +1381,7 @@ static cudaError_t copy_check(void *d, const void *s, size_t n, cudaMemcpyKind k
     if (n == 0) return cudaSuccess;
     if ((dd && !dev_range_ok(d, n, call, w)) || (sd && !dev_range_ok(s, n, call, w))) return set_err(cudaErrorInvalidValue);
     if ((!dd && is_dev(d)) || (!sd && is_dev(s))) {
-        report(F_API, W(w), "%s at %s: a device pointer given as host memory (wrong cudaMemcpyKind)", call, W(w).c_str());
+        REPORT(F_API, w, 0, "%s at %s: a device pointer given as host memory (wrong cudaMemcpyKind)", call, W(w).c_str());
         flush_reports();
         return set_err(cudaErrorInvalidValue);
     }
@@ -1304,7 +1401,7 @@ cudaError_t cudaFree(void *p) {
     e = drain_all();
     int r = dev_free(p, RET_WHERE);
     if (r <= 0) {
-        report(F_API, W(RET_WHERE), "cudaFree at %s of %p: %s", W(RET_WHERE).c_str(), p, r < 0 ? "freed twice" : "not an allocation's start");
+        REPORT(F_API, RET_WHERE, 0, "cudaFree at %s of %p: %s", W(RET_WHERE).c_str(), p, r < 0 ? "freed twice" : "not an allocation's start");
         flush_reports();
         return set_err(cudaErrorInvalidValue);
     }

@@ -8,7 +8,7 @@
    atomicAdd, the PTX the kernels write inline (pp_emu_asm), and the launch.
    Everything runs in pp_emu.cpp: one fiber per CUDA thread, blocks one after
    another on the calling OS thread. Every load and store of the translation
-   unit reaches pp_emu.cpp through g++'s -fsanitize=kernel-address hooks,
+   unit reaches pp_emu.cpp through g++'s -fsanitize=thread hooks,
    which is how the checkers see them. Something device code uses that is
    not here fails to compile, naming its line; a PTX instruction pp_emu.cpp
    does not know stops the run naming it and its line. */
@@ -48,7 +48,13 @@ struct pp_emu_thread {
     uint3 tid, bid;
     dim3 bdim, gdim;
 };
+#ifdef PP_EMU_RUNTIME
 extern "C" pp_emu_thread *pp_emu_cur;
+#else
+/* const to the kernels: while a thread's fiber runs, pp_emu_cur is that
+   thread (and a load of a const global is not instrumented) */
+extern "C" pp_emu_thread *const pp_emu_cur;
+#endif
 #define threadIdx (pp_emu_cur->tid)
 #define blockIdx (pp_emu_cur->bid)
 #define blockDim (pp_emu_cur->bdim)
@@ -113,7 +119,7 @@ struct pp_emu_operand {
 template <class T> static inline pp_emu_operand pp_emu_out(const char *c, T *p) {
     static_assert(sizeof(T) <= 8, "pp_emu: asm operand wider than 64 bits");
     pp_emu_operand o = {c, (void *)p, 0, (int)sizeof(T)};
-    memcpy(&o.in, p, sizeof(T));
+    if (c[0] == '+') memcpy(&o.in, p, sizeof(T)); /* "=" outputs are not read */
     return o;
 }
 template <class T> static inline pp_emu_operand pp_emu_in(const char *c, T v) {
@@ -128,6 +134,29 @@ void pp_emu_asm(const char *file, int line, const char *text, std::initializer_l
 template <class... P> static inline cudaError_t cudaFuncSetAttribute(void (*k)(P...), cudaFuncAttribute a, int v) {
     return cudaFuncSetAttribute((const void *)k, a, v);
 }
+
+/* what the checkers find (one table: the runtime's counters and texts) */
+#define PP_EMU_FINDINGS(X)                                  \
+    X(SHARED_RACE, "shared-memory race")                   \
+    X(SHARED_UNWRITTEN, "read of unwritten shared memory") \
+    X(SHARED_OOB, "shared memory out of bounds")           \
+    X(GLOBAL_OOB, "global memory out of bounds")           \
+    X(GLOBAL_UAF, "use after free")                        \
+    X(GLOBAL_RACE, "global-memory race")                   \
+    X(WILD, "wild pointer")                                \
+    X(HOST_DEREF, "host code dereferences device memory")  \
+    X(BARRIER, "barrier divergence")                       \
+    X(DEADLOCK, "deadlock")                                \
+    X(API, "runtime API misuse")
+enum pp_emu_finding {
+#define PP_EMU_X(id, text) PP_EMU_##id,
+    PP_EMU_FINDINGS(PP_EMU_X)
+#undef PP_EMU_X
+};
+/* for tests of the emulator itself: findings so far of one kind (-1: all),
+   and forgetting them (a run with findings left at exit fails) */
+long pp_emu_findings(int kind);
+void pp_emu_findings_reset(void);
 
 /* launches: kern<<<g, b, smem, stream>>>(args) as rewrite.py writes it */
 struct pp_emu_launch_cfg {
