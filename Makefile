@@ -124,6 +124,7 @@ EMU_OUT ?= emu-out
 .PHONY: test-emu test-emu-full mutants bench-emu
 test-emu:
 	sh tests/cuda_emu/build.sh $(EMU_OUT)
+	$(EMU_OUT)/test_emu
 	$(EMU_OUT)/test_cuda_kernels
 	PP_TEST_TINY=1 PP_TEST_QUICK=1 $(EMU_OUT)/test_cuda_pipeline
 	$(EMU_OUT)/train_gpt -s v-half -d 2 -n 4 --steps 8 --layers-per-stage 1 --channels 16 --seq 16 --batch 1 --heads 2 --lr 0.01

@@ -246,9 +246,11 @@ elif ! [ -f "$CUDA_HOME/include/cuda_runtime.h" ]; then
 else
     emu="$out/emu"
     if sh "$here/cuda_emu/build.sh" "$emu" >"$out/log" 2>&1; then
-        echo "[ok] build the emulated test_cuda_kernels, test_cuda_pipeline, train_gpt (tests/cuda_emu, g++)"
+        echo "[ok] build the emulated test_emu, test_cuda_kernels, test_cuda_pipeline, train_gpt (tests/cuda_emu, g++)"
         passed=$((passed + 1))
         t0=$(date +%s)
+        echo "tests/cuda_emu/test_emu.cu (the emulator's checkers and limits on planted bugs):"
+        if "$emu/test_emu" 2>"$out/emu_self.err"; then passed=$((passed + 1)); else failed=$((failed + 1)); sed 's/^/    /' "$out/emu_self.err"; fi
         "$emu/test_cuda_kernels" >"$out/emu_kernels.log" 2>&1 &
         kpid=$!
         echo "emulated test_cuda_pipeline (real kernels through pp_cuda.cu, one-GPU mode, PP_TEST_TINY, PP_TEST_QUICK):"

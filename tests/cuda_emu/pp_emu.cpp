@@ -1,4 +1,4 @@
-/* pp_emu.cpp - the CUDA emulator's runtime (tests/cuda_emu; see README.md there).
+/* pp_emu.cpp - the CUDA emulator's runtime (tests/cuda_emu; README.md, "Without a GPU: the CUDA emulator").
 
    Device side: each CUDA thread of a block is a fiber on the calling OS
    thread; blocks run one after another. __syncthreads is a block barrier,
@@ -1192,50 +1192,54 @@ static std::vector<CUstream_st *> all_streams(void) {
     v.push_back(&g_legacy);
     return v;
 }
-static void push(CUstream_st *s, emu_op o);
-static void push_wait(CUstream_st *s, CUevent_st *e, long gen) {
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + 1e-9 * ts.tv_nsec;
+}
+static emu_op new_op(int kind) {
     emu_op o;
-    o.kind = OP_WAIT;
-    o.ev = e;
-    o.gen = gen;
+    o.kind = kind;
+    o.ev = NULL;
+    o.gen = 0;
     o.poll = NULL;
     o.user = NULL;
+    return o;
+}
+static void push_wait(CUstream_st *s, CUevent_st *e, long gen) {
+    emu_op o = new_op(OP_WAIT);
+    o.ev = e;
+    o.gen = gen;
     s->q.push_back(o);
+}
+/* an event recorded on s now: the op that records it */
+static emu_op record_op(CUevent_st *e) {
+    long g = ++e->issued;
+    emu_op o = new_op(OP_RUN);
+    o.run = [e, g] { e->t = now_s(); e->done = g; e->failed = 0; };
+    o.ev = e;
+    o.gen = g;
+    return o;
+}
+/* later waits for the work queued on earlier so far (an implicit event) */
+static void order_after(CUstream_st *later, CUstream_st *earlier) {
+    CUevent_st *e = new CUevent_st();
+    earlier->q.push_back(record_op(e));
+    push_wait(later, e, e->issued);
 }
 static void push(CUstream_st *s, emu_op o) {
     /* the legacy default stream waits for blocking streams and they for it */
     if (s == &g_legacy) {
-        for (size_t i = 0; i < g_streams.size(); i++) {
-            CUstream_st *b = g_streams[i];
-            if (b->flags & cudaStreamNonBlocking || b->q.empty()) continue;
-            CUevent_st *e = new CUevent_st();
-            long g = ++e->issued;
-            emu_op r;
-            r.kind = OP_RUN;
-            r.run = [e, g] { e->done = g; };
-            r.ev = NULL;
-            b->q.push_back(r);
-            push_wait(s, e, g);
-        }
+        for (size_t i = 0; i < g_streams.size(); i++)
+            if (!(g_streams[i]->flags & cudaStreamNonBlocking) && !g_streams[i]->q.empty()) order_after(s, g_streams[i]);
     } else if (!(s->flags & cudaStreamNonBlocking) && !g_legacy.q.empty()) {
-        CUevent_st *e = new CUevent_st();
-        long g = ++e->issued;
-        emu_op r;
-        r.kind = OP_RUN;
-        r.run = [e, g] { e->done = g; };
-        r.ev = NULL;
-        g_legacy.q.push_back(r);
-        push_wait(s, e, g);
+        order_after(s, &g_legacy);
     }
     s->q.push_back(o);
 }
 static void enqueue(cudaStream_t st, std::function<void()> f) {
-    emu_op o;
-    o.kind = OP_RUN;
+    emu_op o = new_op(OP_RUN);
     o.run = f;
-    o.ev = NULL;
-    o.poll = NULL;
-    o.user = NULL;
     push(resolve(st), o);
 }
 static void fail_stream(CUstream_st *s, cudaError_t e) {
@@ -1271,17 +1275,14 @@ static int step(void) {
         return 1;
     }
     if (!polls.empty()) {
-        for (int pass = 0;; pass++) {
-            for (size_t i = 0; i < polls.size(); i++) {
-                emu_op &o = polls[i]->q.front();
-                int r = o.poll(o.user);
-                if (r == 1) { polls[i]->q.pop_front(); return 1; }
-                if (r < 0) { fail_stream(polls[i], cudaErrorLaunchFailure); return 1; }
-            }
-            usleep(1000); /* a peer process is making progress */
-            if (pass > 0 && pass % 1000 == 0) {} /* keep polling: the peer decides */
-            return 1;
+        for (size_t i = 0; i < polls.size(); i++) {
+            emu_op &o = polls[i]->q.front();
+            int r = o.poll(o.user);
+            if (r == 1) { polls[i]->q.pop_front(); return 1; }
+            if (r < 0) { fail_stream(polls[i], cudaErrorLaunchFailure); return 1; }
         }
+        usleep(1000); /* every stream waits on a peer process: let it progress (the poll decides when to give up) */
+        return 1;
     }
     return 0;
 }
@@ -1485,21 +1486,8 @@ cudaError_t cudaEventDestroy(cudaEvent_t e) {
     (void)e;
     return cudaSuccess;
 }
-static double now_s(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + 1e-9 * ts.tv_nsec;
-}
 cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s) {
-    long g = ++e->issued;
-    emu_op o;
-    o.kind = OP_RUN;
-    o.run = [e, g] { e->t = now_s(); e->done = g; e->failed = 0; };
-    o.ev = e;
-    o.gen = g;
-    o.poll = NULL;
-    o.user = NULL;
-    push(resolve(s), o);
+    push(resolve(s), record_op(e));
     return cudaSuccess;
 }
 cudaError_t cudaStreamWaitEvent(cudaStream_t s, cudaEvent_t e, unsigned flags) {
@@ -1603,10 +1591,7 @@ cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *p, int d) {
 } /* extern "C" */
 
 cudaError_t pp_emu_stream_poll(cudaStream_t stream, pp_emu_poll_fn fn, void *user) {
-    emu_op o;
-    o.kind = OP_POLL;
-    o.ev = NULL;
-    o.gen = 0;
+    emu_op o = new_op(OP_POLL);
     o.poll = fn;
     o.user = user;
     push(resolve(stream), o);

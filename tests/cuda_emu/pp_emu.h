@@ -1,4 +1,4 @@
-/* pp_emu.h - CUDA kernels as host C++ for tests/cuda_emu (see README.md there).
+/* pp_emu.h - CUDA kernels as host C++ for tests/cuda_emu (README.md, "Without a GPU: the CUDA emulator").
 
    Force-included (g++ -include pp_emu.h) into a translation unit that
    tests/cuda_emu/rewrite.py produced from CUDA source. The toolkit's
