@@ -1,4 +1,4 @@
-# pp_sched: make | make test | make bench | make asan | make fuzz | make golden | make clean
+# pp_sched: make | make test | make bench | make asan | make fuzz | make golden | make hash | make clean
 # The library is one header (pp_sched.h); everything built here is a tool,
 # a test or a benchmark around it.
 
@@ -12,7 +12,7 @@ LDLIBS   = -lm
 # even to a script that ignores CFLAGS_EXTRA) and CFLAGS_EXTRA.
 ASAN_FLAGS = -fsanitize=address,undefined -fno-omit-frame-pointer
 
-.PHONY: all test bench asan fuzz golden clean
+.PHONY: all test bench asan fuzz golden hash clean
 
 all: ppsched train_cpu
 
@@ -52,8 +52,16 @@ fuzz:
 golden: ppsched
 	sh tests/golden.sh regen ./ppsched tests/golden
 
+# make hash: one hash of every built-in schedule over a grid (tests/sched_hash.c).
+# A change that means to keep the schedules identical shows the same last line
+# before and after.
+hash: tests/sched_hash
+	./tests/sched_hash
+tests/sched_hash: tests/sched_hash.c pp_sched.h
+	$(CC) $(CFLAGS) -o $@ tests/sched_hash.c $(LDLIBS)
+
 clean:
-	rm -rf ppsched train_cpu bench/bench fuzz_csv fuzz-out fuzz-work
+	rm -rf ppsched train_cpu bench/bench fuzz_csv fuzz-out fuzz-work tests/sched_hash
 
 # ---- pp_cuda: make train_gpt | make test-cuda | make bench-cuda ----
 # Needs nvcc and NCCL; not part of plain make (make test builds these through

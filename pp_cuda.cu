@@ -296,7 +296,10 @@ static pp_cuda_status pp__setup(pp_cuda *c, const pp_cuda_config *cfg, char *err
     c->half = half;
     c->copies = s->copies;
     c->n = s->microbatches;
-    c->recompute = !s->split_backward && strcmp(s->name, "1f1b-r") == 0;
+    {
+        const pp_sched_info *in = pp_sched_find(s->name);
+        c->recompute = in && in->recompute;
+    }
     c->N = (size_t)m.batch * m.seq;
     c->io = pp__gpt_io_bytes(&c->dims);
     c->io_stride = pp__round256(c->io);

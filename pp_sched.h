@@ -800,9 +800,86 @@ typedef struct pp_order {
     int count;
 } pp_order;
 
+/* The built-in schedules: the one table of their facts. Everything in and
+   around the library (the builder, the chunks check, the reorder rule, the
+   planner, the CLI, the runtimes, the tests) reads a fact here, never a
+   schedule's name. One row per schedule:
+     X(id, name, placement, chunks, any_chunks, split, recompute, copies, limit, published, builder, description)
+   placement  PP_PLACE_<placement>
+   chunks     v when pp_config.chunks is 0; any_chunks 1: any v >= 2 is accepted
+   split      1: B and W are separate passes; 0: one BW pass
+   recompute  1: BW redoes F first and only the stage input is kept (1F1B-R)
+   copies     model copies, each its own route (2: dualpipe; see pp_stage_route)
+   limit      0: a fixed construction; -1: adaptive, searched under
+              pp_config.mem_limit (0 = d); k > 0: adaptive at the fixed limit k x d
+   published  1: built in its published order and never reordered (Appendix C)
+   builder    pp__build_<builder> in the implementation */
+#define PP_SCHED_LIST(X)                                                                                            \
+    X(PP_SCHED_GPIPE, "gpipe", SEQUENTIAL, 1, 0, 0, 0, 1, 0, 1, gpipe,                                               \
+      "all forwards, then all backwards; memory grows with n (GPipe)")                                              \
+    X(PP_SCHED_1F1B, "1f1b", SEQUENTIAL, 1, 0, 0, 0, 1, 0, 1, 1f1b,                                                  \
+      "one forward, one backward; device 0 holds d microbatches (DAPPLE/PipeDream-flush)")                          \
+    X(PP_SCHED_EAGER_1F1B, "eager-1f1b", SEQUENTIAL, 1, 0, 0, 0, 1, 0, 1, eager_1f1b,                                \
+      "1F1B with wider forward offsets: 2(d-i)-1 warm-up forwards, more memory")                                    \
+    X(PP_SCHED_INTERLEAVED_1F1B, "interleaved-1f1b", LOOPED, 2, 1, 0, 0, 1, 0, 1, interleaved,                      \
+      "Megatron's interleaved 1F1B, v chunks looped over devices; needs n % d == 0")                                \
+    X(PP_SCHED_INTERLEAVED_1F1B_U, "interleaved-1f1b-u", LOOPED, 2, 1, 0, 0, 1, 0, 0, interleaved_u,               \
+      "interleaved 1F1B repeated at a uniform interval (Appendix H): Megatron's bubble, any n, more memory")        \
+    X(PP_SCHED_ZB_H1, "zb-h1", SEQUENTIAL, 1, 0, 1, 0, 1, 0, 0, zb_h1,                                               \
+      "zero bubble H1: 1F1B's memory, B/W split, about 1/3 of 1F1B's bubble")                                       \
+    X(PP_SCHED_ZB_H2, "zb-h2", SEQUENTIAL, 1, 0, 1, 0, 1, 0, 0, zb_h2,                                               \
+      "zero bubble H2: eager 1F1B's block with B/W split, near-zero bubble, 2x memory")                             \
+    X(PP_SCHED_1F1B_V, "1f1b-v", VSHAPE, 2, 0, 0, 0, 1, 0, 0, 1f1b_v,                                                \
+      "1F1B's block on V-shape placement, no B/W split (Appendix I)")                                               \
+    X(PP_SCHED_V_MIN, "v-min", VSHAPE, 2, 0, 1, 0, 1, 0, 0, v_min,                                                   \
+      "V-shape, minimal offsets: about 1/3 of 1F1B's memory (Section 3)")                                           \
+    X(PP_SCHED_V_HALF, "v-half", VSHAPE, 2, 0, 1, 0, 1, 0, 0, v_half,                                                \
+      "V-shape: about 1/2 of 1F1B's memory, less bubble than 1F1B (Section 3)")                                     \
+    X(PP_SCHED_V_ZB, "v-zb", VSHAPE, 2, 0, 1, 0, 1, 0, 0, v_zb,                                                      \
+      "V-shape zero bubble at 1F1B's memory (Section 3)")                                                           \
+    X(PP_SCHED_1F1B_R, "1f1b-r", SEQUENTIAL, 1, 0, 0, 1, 1, 0, 1, 1f1b_r,                                            \
+      "1F1B with full recomputation: backward redoes F, keeps only stage inputs")                                   \
+    X(PP_SCHED_V_AUTO, "v-auto", VSHAPE, 2, 0, 1, 0, 1, -1, 0, v_auto,                                               \
+      "adaptive V-shape: least makespan within mem_limit (Appendix A; default limit d)")                            \
+    X(PP_SCHED_ZB_AUTO, "zb-auto", SEQUENTIAL, 1, 0, 1, 0, 1, -1, 0, zb_auto,                                        \
+      "adaptive zero bubble, one stage per device: least makespan within mem_limit")                                \
+    X(PP_SCHED_ZB_1P, "zb-1p", SEQUENTIAL, 1, 0, 1, 0, 1, 1, 0, zb_auto,                                             \
+      "zb-auto at 1F1B's memory (limit d)")                                                                         \
+    X(PP_SCHED_ZB_2P, "zb-2p", SEQUENTIAL, 1, 0, 1, 0, 1, 2, 0, zb_auto,                                             \
+      "zb-auto at twice 1F1B's memory (limit 2d)")                                                                  \
+    X(PP_SCHED_LOOPED_BFS, "looped-bfs", LOOPED, 2, 1, 0, 0, 1, 0, 1, looped_bfs,                                    \
+      "looped placement, breadth-first: every forward of a chunk before the next (PyTorch's LoopedBFS)")            \
+    X(PP_SCHED_DUALPIPE_V, "dualpipe-v", VSHAPE, 2, 0, 1, 0, 1, 0, 1, dualpipe_v,                                    \
+      "DeepSeek's DualPipeV: V placement, F/B pairs (run in sequence here); needs n >= 2d")                         \
+    X(PP_SCHED_DUALPIPE, "dualpipe", VSHAPE, 2, 0, 1, 0, 2, 0, 1, dualpipe,                                          \
+      "DeepSeek's DualPipe: two model copies fed from both ends, half the microbatches each; even d, even n >= 2d") \
+    X(PP_SCHED_ZB_MIN, "zb-min", SEQUENTIAL, 1, 0, 1, 0, 1, 0, 0, zb_min,                                            \
+      "zero bubble block with two microbatches per block: about 2/3 of 1F1B's memory (Appendix I, Fig. 16b)")       \
+    X(PP_SCHED_INTERLEAVED_1F1B_M, "interleaved-1f1b-m", LOOPED, 2, 0, 0, 0, 1, 0, 0, interleaved_m,               \
+      "interleaved 1F1B's makespan (n >= 2d, no comm) at less memory, any n; v = 2 (Appendix I, Fig. 16c)")
+
+typedef enum pp_sched_id {
+#define PP__SCHED_ENUM(id, name, place, chunks, any_chunks, split, recompute, copies, limit, published, builder, desc) id,
+    PP_SCHED_LIST(PP__SCHED_ENUM)
+#undef PP__SCHED_ENUM
+    PP_SCHED_COUNT
+} pp_sched_id;
+
+/* One row of PP_SCHED_LIST (pp_sched_info_at, pp_sched_find). */
 typedef struct pp_sched_info {
     const char *name;
     const char *description;
+    pp_sched_id id;
+    pp_placement placement;
+    int chunks;         /* v when pp_config.chunks is 0 */
+    int any_chunks;     /* 1: any chunks >= 2 (looped placement); 0: exactly chunks */
+    int split_backward; /* 1: F, B, W passes; 0: F, BW */
+    int recompute;      /* 1: BW recomputes F from the kept stage input */
+    int copies;         /* model copies (routes): 1, or 2 for dualpipe */
+    int adaptive;       /* 1: searched under a memory limit (Appendix A) */
+    int takes_limit;    /* 1: reads pp_config.mem_limit (0 = d) */
+    double fixed_limit; /* adaptive at a fixed limit of fixed_limit x d units; 0 = none */
+    int published;      /* 1: built in its published order, never reordered */
 } pp_sched_info;
 
 PP_SCHED_API const char *pp_status_string(pp_status st);
@@ -814,8 +891,11 @@ PP_SCHED_API const char *pp_placement_name(pp_placement p);
    B of its last stage starts from the loss. */
 PP_SCHED_API void pp_stage_route(int stages, int copies, int stage, int *first, int *last);
 
-PP_SCHED_API int pp_sched_count(void);
-PP_SCHED_API const pp_sched_info *pp_sched_info_at(int i);
+PP_SCHED_API int pp_sched_count(void);                        /* PP_SCHED_COUNT */
+PP_SCHED_API const pp_sched_info *pp_sched_info_at(int i);     /* i = a pp_sched_id; NULL out of range */
+/* The row of a built-in name (case, '-' and '_' ignored; NULL = "1f1b"), or
+   of a built schedule's s->name; NULL when it names no built-in schedule. */
+PP_SCHED_API const pp_sched_info *pp_sched_find(const char *name);
 
 PP_SCHED_API pp_status pp_sched_build(const pp_config *cfg, pp_schedule **out, char *err);
 PP_SCHED_API void pp_sched_free(pp_schedule *s);
@@ -1233,27 +1313,35 @@ static void pp__metrics(pp_schedule *s) {
 
 /* ---- squeeze ------------------------------------------------------------ */
 
-/* The pass this one waits for, or -1. Returns its key through *dep. */
-static int pp__dep(const pp_schedule *s, const pp_pass *p, pp_kind *dk, int *ds) {
-    int S = s->stages;
-    switch (p->kind) {
+/* THE dependency rule: the one pass that pass (k, stage, j) waits for, of
+   a schedule with S stages, n microbatches and `copies` routes (Section 2):
+   F after F of the stage before it on its route, none on the route's first
+   stage; B (BW without split) after B (BW) of the stage after it, or on the
+   route's last stage after its own F (the loss); W after B of its stage.
+   Returns 1 with the input's kind and stage, 0 for a pass without input.
+   Everything else (validation, squeeze, blocks, the grid search, lowering,
+   the deadlock checkers, the CSV import) derives from this function. */
+static int pp__input(int S, int n, int copies, int split, pp_kind k, int stage, int j, pp_kind *dk, int *ds) {
+    switch (k) {
     case PP_F:
-        if (p->stage == pp__route_first(S, s->microbatches, s->copies, p->microbatch)) return 0;
-        *dk = PP_F; *ds = p->stage - 1;
+        if (stage == pp__route_first(S, n, copies, j)) return 0;
+        *dk = PP_F; *ds = stage - 1;
         return 1;
     case PP_B:
     case PP_BW:
-        if (p->stage == pp__route_last(S, s->microbatches, s->copies, p->microbatch)) {
-            *dk = PP_F; *ds = p->stage;
-            return 1;
-        }
-        *dk = s->split_backward ? PP_B : PP_BW; *ds = p->stage + 1;
+        if (stage == pp__route_last(S, n, copies, j)) { *dk = PP_F; *ds = stage; return 1; }
+        *dk = split ? PP_B : PP_BW; *ds = stage + 1;
         return 1;
     case PP_W:
-        *dk = PP_B; *ds = p->stage;
+        *dk = PP_B; *ds = stage;
         return 1;
     }
     return 0;
+}
+
+/* The input of a pass of schedule s (pp__input). */
+static int pp__dep(const pp_schedule *s, const pp_pass *p, pp_kind *dk, int *ds) {
+    return pp__input(s->stages, s->microbatches, s->copies, s->split_backward, p->kind, p->stage, p->microbatch, dk, ds);
 }
 
 /* pp__dep as a table, for the loops that ask it of every pass. Entry
@@ -1556,32 +1644,25 @@ PP__DEF pp_status pp_block_check(const pp_block *b, char *err) {
         return PP_ERR_OVERFLOW;
     }
     npass = S * mb * (b->split_backward ? 3 : 2);
-    /* dependencies inside the block, on the grid */
+    /* dependencies inside the block, on the grid (pp__input, one route) */
     for (i = 0; i < S * mb; i++) {
-        int s = i / mb, j = i % mb, bc = pp__block_cells(b, b->split_backward ? PP_B : PP_BW);
-        const char *bn = b->split_backward ? "B" : "BW";
+        int s = i / mb, j = i % mb, which;
         if (b->stage_device[s] < 0 || b->stage_device[s] >= b->devices) {
             pp__err(err, "stage %d is placed on device %d, outside 0..%d", s, b->stage_device[s], b->devices - 1);
             return PP_ERR_INVALID_ARG;
         }
         if (b->f[i] < 0) { pp__err(err, "F(stage %d, mb %d) has a negative offset %d", s, j, b->f[i]); return PP_ERR_INVALID_ARG; }
-        if (s > 0 && b->f[i] < b->f[i - mb] + 1) {
-            pp__err(err, "F(stage %d, mb %d) at cell %d starts before F(stage %d) ends at %d", s, j, b->f[i], s - 1,
-                    b->f[i - mb] + 1);
-            return PP_ERR_INVALID_ARG;
-        }
-        if (s == S - 1 && b->b[i] < b->f[i] + 1) {
-            pp__err(err, "%s(stage %d, mb %d) at cell %d starts before its F ends at %d", bn, s, j, b->b[i], b->f[i] + 1);
-            return PP_ERR_INVALID_ARG;
-        }
-        if (s < S - 1 && b->b[i] < b->b[i + mb] + bc) {
-            pp__err(err, "%s(stage %d, mb %d) at cell %d starts before %s(stage %d) ends at %d", bn, s, j, b->b[i], bn,
-                    s + 1, b->b[i + mb] + bc);
-            return PP_ERR_INVALID_ARG;
-        }
-        if (b->split_backward && b->w[i] < b->b[i] + 1) {
-            pp__err(err, "W(stage %d, mb %d) at cell %d starts before its B ends at %d", s, j, b->w[i], b->b[i] + 1);
-            return PP_ERR_INVALID_ARG;
+        for (which = 0; which < (b->split_backward ? 3 : 2); which++) {
+            pp_kind k = which == 0 ? PP_F : which == 2 ? PP_W : b->split_backward ? PP_B : PP_BW, dk;
+            int cell = which == 0 ? b->f[i] : which == 1 ? b->b[i] : b->w[i], ds, di, ready;
+            if (!pp__input(S, mb, 1, b->split_backward, k, s, j, &dk, &ds)) continue;
+            di = ds * mb + j;
+            ready = (dk == PP_F ? b->f[di] : b->b[di]) + pp__block_cells(b, dk);
+            if (cell < ready) {
+                pp__err(err, "%s(stage %d, mb %d) at cell %d starts before %s(stage %d, mb %d) ends at %d",
+                        pp_kind_name(k), s, j, cell, pp_kind_name(dk), ds, j, ready);
+                return PP_ERR_INVALID_ARG;
+            }
         }
     }
     /* collisions: every cell of every pass, modulo T, per device */
@@ -3464,20 +3545,24 @@ static int pp__g_stage(int p, int dev, int k) { return k == PP__GF || k == PP__G
 /* +1 for a forward (it allocates), -1 for a W (it frees), 0 for the rest */
 static int pp__g_mem(int k) { return k == PP__GF || k == PP__Gf ? 1 : k == PP__GW || k == PP__Gw ? -1 : 0; }
 
-/* The input of code k's pass on device dev: the code it waits for (0 for
-   none: F on device 0) and that code's device in *dd. F and B come from
-   device dev-1, f and b from dev+1; at the turns (F -> f on device d-1,
-   f -> B on device 0, B -> b on device d-1) and for W (after its B) the
-   input is on dev itself. */
+/* The code of pass (k, stage) and its device in *dev (pp__g_kind and
+   pp__g_stage inverted): chunk 0 (stage < p) is F, b, w; chunk 1 f, B, W. */
+static int pp__g_code(int p, pp_kind k, int stage, int *dev) {
+    int upper = stage >= p;
+    *dev = upper ? 2 * p - 1 - stage : stage;
+    if (k == PP_F) return upper ? PP__Gf : PP__GF;
+    if (k == PP_W) return upper ? PP__GW : PP__Gw;
+    return upper ? PP__GB : PP__Gb;
+}
+
+/* The input of code k's pass on device dev (pp__input on the V): the code
+   it waits for (0 for none: F on device 0) and that code's device in *dd. */
 static int pp__vgrid_input(int p, int dev, int k, int *dd) {
+    pp_kind dk;
+    int ds;
     *dd = dev;
-    switch (k) {
-    case PP__GF: if (dev > 0) { *dd = dev - 1; return PP__GF; } return 0;
-    case PP__Gf: if (dev < p - 1) { *dd = dev + 1; return PP__Gf; } return PP__GF;
-    case PP__GB: if (dev > 0) { *dd = dev - 1; return PP__GB; } return PP__Gf;
-    case PP__Gb: if (dev < p - 1) { *dd = dev + 1; return PP__Gb; } return PP__GB;
-    default: return k - 2; /* W after its B */
-    }
+    if (!pp__input(2 * p, 1, 1, 1, pp__g_kind(k), pp__g_stage(p, dev, k), 0, &dk, &ds)) return 0;
+    return pp__g_code(p, dk, ds, dd);
 }
 
 /* The highest activation count (cells: one chunk each) over the devices. */
@@ -4625,40 +4710,18 @@ static pp_status pp__dualpipe(const pp_config *cfg, int d, int n, int dual, pp_s
 
 /* ---- the built-in schedules --------------------------------------------- */
 
-enum {
-    PP__GPIPE, PP__1F1B, PP__EAGER, PP__INTERLEAVED, PP__INTERLEAVED_U, PP__ZBH1, PP__ZBH2, PP__1F1BV, PP__VMIN,
-    PP__VHALF, PP__VZB, PP__1F1BR, PP__VAUTO, PP__ZBAUTO, PP__ZB1P, PP__ZB2P, PP__LOOPEDBFS, PP__DUALPIPEV, PP__DUALPIPE,
-    PP__ZBMIN, PP__INTERLEAVED_M, PP__NSCHED
+static const pp_sched_info pp__infos[PP_SCHED_COUNT] = {
+#define PP__SCHED_INFO(id, name, place, chunks, any_chunks, split, recompute, copies, limit, published, builder, desc) \
+    {name, desc, id, PP_PLACE_##place, chunks, any_chunks, split, recompute, copies, (limit) != 0, (limit) < 0,       \
+     (limit) > 0 ? (double)(limit) : 0.0, published},
+    PP_SCHED_LIST(PP__SCHED_INFO)
+#undef PP__SCHED_INFO
 };
 
-static const pp_sched_info pp__infos[PP__NSCHED] = {
-    {"gpipe", "all forwards, then all backwards; memory grows with n (GPipe)"},
-    {"1f1b", "one forward, one backward; device 0 holds d microbatches (DAPPLE/PipeDream-flush)"},
-    {"eager-1f1b", "1F1B with wider forward offsets: 2(d-i)-1 warm-up forwards, more memory"},
-    {"interleaved-1f1b", "Megatron's interleaved 1F1B, v chunks looped over devices; needs n % d == 0"},
-    {"interleaved-1f1b-u", "interleaved 1F1B repeated at a uniform interval (Appendix H): Megatron's bubble, any n, more memory"},
-    {"zb-h1", "zero bubble H1: 1F1B's memory, B/W split, about 1/3 of 1F1B's bubble"},
-    {"zb-h2", "zero bubble H2: eager 1F1B's block with B/W split, near-zero bubble, 2x memory"},
-    {"1f1b-v", "1F1B's block on V-shape placement, no B/W split (Appendix I)"},
-    {"v-min", "V-shape, minimal offsets: about 1/3 of 1F1B's memory (Section 3)"},
-    {"v-half", "V-shape: about 1/2 of 1F1B's memory, less bubble than 1F1B (Section 3)"},
-    {"v-zb", "V-shape zero bubble at 1F1B's memory (Section 3)"},
-    {"1f1b-r", "1F1B with full recomputation: backward redoes F, keeps only stage inputs"},
-    {"v-auto", "adaptive V-shape: least makespan within mem_limit (Appendix A; default limit d)"},
-    {"zb-auto", "adaptive zero bubble, one stage per device: least makespan within mem_limit"},
-    {"zb-1p", "zb-auto at 1F1B's memory (limit d)"},
-    {"zb-2p", "zb-auto at twice 1F1B's memory (limit 2d)"},
-    {"looped-bfs", "looped placement, breadth-first: every forward of a chunk before the next (PyTorch's LoopedBFS)"},
-    {"dualpipe-v", "DeepSeek's DualPipeV: V placement, F/B pairs (run in sequence here); needs n >= 2d"},
-    {"dualpipe", "DeepSeek's DualPipe: two model copies fed from both ends, half the microbatches each; even d, even n >= 2d"},
-    {"zb-min", "zero bubble block with two microbatches per block: about 2/3 of 1F1B's memory (Appendix I, Fig. 16b)"},
-    {"interleaved-1f1b-m", "interleaved 1F1B's makespan (n >= 2d, no comm) at less memory, any n; v = 2 (Appendix I, Fig. 16c)"},
-};
-
-PP__DEF int pp_sched_count(void) { return PP__NSCHED; }
+PP__DEF int pp_sched_count(void) { return PP_SCHED_COUNT; }
 
 PP__DEF const pp_sched_info *pp_sched_info_at(int i) {
-    if (i < 0 || i >= PP__NSCHED) return NULL;
+    if (i < 0 || i >= PP_SCHED_COUNT) return NULL;
     return &pp__infos[i];
 }
 
@@ -4674,10 +4737,172 @@ static int pp__streq(const char *a, const char *b) {
     return *a == *b;
 }
 
-PP__DEF pp_status pp_sched_build(const pp_config *cfg, pp_schedule **out, char *err) {
-    const char *name;
-    int id, d, n, v, recompute = 0, reorder;
+PP__DEF const pp_sched_info *pp_sched_find(const char *name) {
+    int id;
+    if (!name) name = "1f1b";
+    for (id = 0; id < PP_SCHED_COUNT; id++)
+        if (pp__streq(name, pp__infos[id].name)) return &pp__infos[id];
+    return NULL;
+}
+
+/* What every builder gets: the request, resolved and checked once by
+   pp_sched_build. A builder returns either a building block (*blk, which
+   pp_sched_build repeats over n) or a finished schedule (*s). */
+typedef struct pp__req {
+    const pp_config *cfg;
+    const pp_sched_info *info;
+    int d, n, v;
+    double limit; /* adaptive: the memory limit, in units; 0 otherwise */
     pp_allocator al;
+} pp__req;
+
+/* The one-stage-per-device blocks of Section 2 (offsets: see DECISIONS). */
+static pp_status pp__build_linear(const pp__req *q, int fo, int turn, int wlife, int recompute, pp_block **blk,
+                                  char *err) {
+    pp__linear L;
+    memset(&L, 0, sizeof L);
+    L.fo = fo; L.turn = turn; L.bo = 2; L.bw_cells = 2; L.interval = 3; L.wlife = wlife;
+    if (recompute) { L.bo = 3; L.bw_cells = 3; L.interval = 4; }
+    return pp__linear_block(q->d, 1, q->info->split_backward, &L, &q->al, blk, err);
+}
+static pp_status pp__build_gpipe(const pp__req *q, pp_block **blk, pp_schedule **s, char *err) {
+    (void)s;
+    if (q->n > INT_MAX / 64) { pp__err(err, "gpipe: %d microbatches is too many", q->n); return PP_ERR_OVERFLOW; }
+    return pp__build_linear(q, 1, 3 * q->n - 2, 0, 0, blk, err); /* all F before any B */
+}
+static pp_status pp__build_1f1b(const pp__req *q, pp_block **blk, pp_schedule **s, char *err) {
+    (void)s;
+    return pp__build_linear(q, 1, 1, 0, 0, blk, err);
+}
+static pp_status pp__build_eager_1f1b(const pp__req *q, pp_block **blk, pp_schedule **s, char *err) {
+    (void)s;
+    return pp__build_linear(q, 4, 1, 0, 0, blk, err);
+}
+static pp_status pp__build_zb_h1(const pp__req *q, pp_block **blk, pp_schedule **s, char *err) {
+    (void)s;
+    return pp__build_linear(q, 1, 1, 3 * q->d, 0, blk, err); /* W lives as long as stage 0 in 1F1B */
+}
+static pp_status pp__build_zb_h2(const pp__req *q, pp_block **blk, pp_schedule **s, char *err) {
+    (void)s;
+    return pp__build_linear(q, 4, 1, 6 * q->d - 3, 0, blk, err); /* ... in eager 1F1B */
+}
+static pp_status pp__build_1f1b_r(const pp__req *q, pp_block **blk, pp_schedule **s, char *err) {
+    (void)s;
+    return pp__build_linear(q, 1, 1, 0, 1, blk, err);
+}
+
+/* The V-shape blocks of Section 3: offsets of F and B of each chunk. */
+static pp_status pp__build_vshape(const pp__req *q, int f0, int f1, int b0, int b1, pp_block **blk, char *err) {
+    pp__vblock V;
+    memset(&V, 0, sizeof V);
+    V.split = q->info->split_backward; V.bw_cells = 2;
+    V.f0 = f0; V.f1 = f1; V.b0 = b0; V.b1 = b1;
+    if (!V.split) { V.gap_every = 3; V.gap = 3; }
+    return pp__v_search(q->d, V, &q->al, blk, err);
+}
+static pp_status pp__build_1f1b_v(const pp__req *q, pp_block **blk, pp_schedule **s, char *err) {
+    (void)s;
+    return pp__build_vshape(q, 1, 1, 2, 2, blk, err);
+}
+static pp_status pp__build_v_min(const pp__req *q, pp_block **blk, pp_schedule **s, char *err) {
+    (void)s;
+    return pp__build_vshape(q, 1, 1, 1, 1, blk, err);
+}
+static pp_status pp__build_v_half(const pp__req *q, pp_block **blk, pp_schedule **s, char *err) {
+    (void)s;
+    return pp__build_vshape(q, 2, 1, 1, 2, blk, err);
+}
+static pp_status pp__build_v_zb(const pp__req *q, pp_block **blk, pp_schedule **s, char *err) {
+    (void)s;
+    return pp__build_vshape(q, 4, 2, 2, 4, blk, err);
+}
+
+static pp_status pp__build_v_auto(const pp__req *q, pp_block **blk, pp_schedule **s, char *err) {
+    (void)blk;
+    return pp__v_auto(q->cfg, q->d, q->n, q->limit, s, err);
+}
+static pp_status pp__build_zb_auto(const pp__req *q, pp_block **blk, pp_schedule **s, char *err) {
+    (void)blk;
+    return pp__zb_auto(q->cfg, q->d, q->n, q->limit, s, err);
+}
+static pp_status pp__build_interleaved(const pp__req *q, pp_block **blk, pp_schedule **s, char *err) {
+    (void)blk;
+    if (q->n % q->d != 0) {
+        pp__err(err, "interleaved-1f1b (Megatron) needs microbatches to be a multiple of devices, got n=%d, d=%d; "
+                     "try n=%d or interleaved-1f1b-u", q->n, q->d, (q->n / q->d + 1) * q->d);
+        return PP_ERR_INVALID_ARG;
+    }
+    return pp__interleaved_official(q->cfg, q->d, q->v, q->n, s, err);
+}
+static pp_status pp__build_interleaved_u(const pp__req *q, pp_block **blk, pp_schedule **s, char *err) {
+    (void)s;
+    return pp__interleaved_uniform_block(q->d, q->v, &q->al, blk, err);
+}
+static pp_status pp__build_interleaved_m(const pp__req *q, pp_block **blk, pp_schedule **s, char *err) {
+    (void)s;
+    return pp__interleaved_lowmem_block(q->cfg, q->d, &q->al, blk, err);
+}
+static pp_status pp__build_zb_min(const pp__req *q, pp_block **blk, pp_schedule **s, char *err) {
+    (void)s;
+    return pp__zbmin_block(q->d, &q->al, blk, err);
+}
+static pp_status pp__build_looped_bfs(const pp__req *q, pp_block **blk, pp_schedule **s, char *err) {
+    (void)blk;
+    return pp__looped_bfs(q->cfg, q->d, q->v, q->n, s, err);
+}
+static pp_status pp__build_dualpipe_v(const pp__req *q, pp_block **blk, pp_schedule **s, char *err) {
+    (void)blk;
+    return pp__dualpipe(q->cfg, q->d, q->n, 0, s, err);
+}
+static pp_status pp__build_dualpipe(const pp__req *q, pp_block **blk, pp_schedule **s, char *err) {
+    (void)blk;
+    return pp__dualpipe(q->cfg, q->d, q->n, 1, s, err);
+}
+
+typedef pp_status (*pp__builder)(const pp__req *q, pp_block **blk, pp_schedule **s, char *err);
+static const pp__builder pp__builders[PP_SCHED_COUNT] = {
+#define PP__SCHED_BUILDER(id, name, place, chunks, any_chunks, split, recompute, copies, limit, published, builder, desc) \
+    pp__build_##builder,
+    PP_SCHED_LIST(PP__SCHED_BUILDER)
+#undef PP__SCHED_BUILDER
+};
+
+/* The chunks a schedule accepts, from its row: v, or err saying what would be right. */
+static int pp__resolve_chunks(const pp_sched_info *in, int chunks, char *err) {
+    int v = chunks ? chunks : in->chunks;
+    if (in->any_chunks) {
+        if (v >= 2) return v;
+        pp__err(err, "%s needs chunks >= 2 (chunks = 1 is plain 1f1b), got %d", in->name, v);
+    } else if (v == in->chunks) {
+        return v;
+    } else if (in->placement == PP_PLACE_VSHAPE) {
+        pp__err(err, "%s is a V-shape schedule and needs chunks = 2, got %d", in->name, v);
+    } else if (in->chunks == 1) {
+        pp__err(err, "%s places one stage per device and needs chunks = 1, got %d", in->name, v);
+    } else {
+        pp__err(err, "%s is built for chunks = %d only, got %d", in->name, in->chunks, v);
+    }
+    return -1;
+}
+
+/* The unknown-name message lists the table's names, as many as fit. */
+static void pp__err_unknown(char *err, const char *name) {
+    size_t len;
+    int id;
+    if (!err) return;
+    pp__err(err, "unknown schedule '%.40s'; known:", name);
+    for (id = 0; id < PP_SCHED_COUNT; id++) {
+        len = strlen(err);
+        if (len + strlen(pp__infos[id].name) + 3 >= PP_ERR_LEN) break;
+        snprintf(err + len, PP_ERR_LEN - len, "%s %s", id ? "," : "", pp__infos[id].name);
+    }
+}
+
+PP__DEF pp_status pp_sched_build(const pp_config *cfg, pp_schedule **out, char *err) {
+    const pp_sched_info *in;
+    const char *name;
+    int d, n, reorder;
+    pp__req q;
     pp_block *blk = NULL;
     pp_schedule *s = NULL;
     pp_status st;
@@ -4685,15 +4910,9 @@ PP__DEF pp_status pp_sched_build(const pp_config *cfg, pp_schedule **out, char *
     if (!out) { pp__err(err, "pp_sched_build: out must not be NULL"); return PP_ERR_INVALID_ARG; }
     *out = NULL;
     if (!cfg) { pp__err(err, "pp_sched_build: cfg must not be NULL"); return PP_ERR_INVALID_ARG; }
-    name = cfg->schedule ? cfg->schedule : "1f1b";
-    for (id = 0; id < PP__NSCHED && !pp__streq(name, pp__infos[id].name); id++) {}
-    if (id == PP__NSCHED) {
-        pp__err(err, "unknown schedule '%.40s'; known: gpipe, 1f1b, eager-1f1b, interleaved-1f1b, "
-                     "interleaved-1f1b-u, zb-h1, zb-h2, 1f1b-v, v-min, v-half, v-zb, 1f1b-r, v-auto, zb-auto, "
-                     "zb-1p, zb-2p, looped-bfs, dualpipe-v, dualpipe, zb-min, interleaved-1f1b-m", name);
-        return PP_ERR_UNKNOWN_SCHEDULE;
-    }
-    name = pp__infos[id].name;
+    in = pp_sched_find(cfg->schedule);
+    if (!in) { pp__err_unknown(err, cfg->schedule); return PP_ERR_UNKNOWN_SCHEDULE; }
+    name = in->name;
     d = cfg->devices;
     n = cfg->microbatches;
     if (d < 1) { pp__err(err, "%s needs devices >= 1, got %d", name, d); return PP_ERR_INVALID_ARG; }
@@ -4704,119 +4923,40 @@ PP__DEF pp_status pp_sched_build(const pp_config *cfg, pp_schedule **out, char *
         pp__err(err, "recompute_input must be a finite fraction >= 0, got %g", cfg->recompute_input);
         return PP_ERR_INVALID_ARG;
     }
-    switch (id) {
-    case PP__INTERLEAVED:
-    case PP__INTERLEAVED_U:
-    case PP__LOOPEDBFS:
-        v = cfg->chunks ? cfg->chunks : 2;
-        if (v < 2) { pp__err(err, "%s needs chunks >= 2 (chunks = 1 is plain 1f1b), got %d", name, v); return PP_ERR_INVALID_ARG; }
-        break;
-    case PP__INTERLEAVED_M:
-        v = cfg->chunks ? cfg->chunks : 2;
-        if (v != 2) { pp__err(err, "%s is built for chunks = 2 only, got %d", name, v); return PP_ERR_INVALID_ARG; }
-        break;
-    case PP__1F1BV: case PP__VMIN: case PP__VHALF: case PP__VZB: case PP__VAUTO: case PP__DUALPIPEV:
-    case PP__DUALPIPE:
-        v = cfg->chunks ? cfg->chunks : 2;
-        if (v != 2) { pp__err(err, "%s is a V-shape schedule and needs chunks = 2, got %d", name, v); return PP_ERR_INVALID_ARG; }
-        if (d < 2) { pp__err(err, "%s needs devices >= 2, got %d", name, d); return PP_ERR_INVALID_ARG; }
-        break;
-    default:
-        v = cfg->chunks ? cfg->chunks : 1;
-        if (v != 1) { pp__err(err, "%s places one stage per device and needs chunks = 1, got %d", name, v); return PP_ERR_INVALID_ARG; }
+    memset(&q, 0, sizeof q);
+    q.cfg = cfg;
+    q.info = in;
+    q.d = d;
+    q.n = n;
+    q.v = pp__resolve_chunks(in, cfg->chunks, err);
+    if (q.v < 0) return PP_ERR_INVALID_ARG;
+    if (in->placement == PP_PLACE_VSHAPE && d < 2) {
+        pp__err(err, "%s needs devices >= 2, got %d", name, d);
+        return PP_ERR_INVALID_ARG;
     }
-    if ((long long)d * v * n * 3 > INT_MAX / 4) {
-        pp__err(err, "%s: %d devices x %d chunks x %d microbatches is too many passes", name, d, v, n);
-        return PP_ERR_OVERFLOW;
-    }
-    if (id == PP__GPIPE && n > INT_MAX / 64) {
-        pp__err(err, "gpipe: %d microbatches is too many", n);
+    if ((long long)d * q.v * n * 3 > INT_MAX / 4) {
+        pp__err(err, "%s: %d devices x %d chunks x %d microbatches is too many passes", name, d, q.v, n);
         return PP_ERR_OVERFLOW;
     }
     if (!pp__finite(cfg->mem_limit) || cfg->mem_limit < 0) {
         pp__err(err, "mem_limit must be a finite number of units >= 0 (0 = default), got %g", cfg->mem_limit);
         return PP_ERR_INVALID_ARG;
     }
-    al = pp__allocator(&cfg->allocator);
+    if (in->takes_limit) q.limit = cfg->mem_limit > 0 ? cfg->mem_limit : d;
+    else if (in->adaptive) q.limit = in->fixed_limit * d;
+    q.al = pp__allocator(&cfg->allocator);
     {   /* times are checked before any work */
         pp_times t;
         st = pp__resolve_times(&cfg->times, &t, err);
         if (st != PP_OK) return st;
     }
-    st = PP_OK;
-    switch (id) {
-    case PP__GPIPE:
-    case PP__1F1B:
-    case PP__EAGER:
-    case PP__ZBH1:
-    case PP__ZBH2:
-    case PP__1F1BR: {
-        pp__linear L;
-        memset(&L, 0, sizeof L);
-        L.fo = 1; L.turn = 1; L.bo = 2; L.bw_cells = 2; L.interval = 3;
-        if (id == PP__GPIPE) L.turn = 3 * n - 2;                  /* all F before any B */
-        if (id == PP__EAGER || id == PP__ZBH2) L.fo = 4;          /* see DECISIONS */
-        if (id == PP__1F1BR) { L.bo = 3; L.bw_cells = 3; L.interval = 4; recompute = 1; }
-        if (id == PP__ZBH1) L.wlife = 3 * d;       /* stage 0's lifespan in 1F1B */
-        if (id == PP__ZBH2) L.wlife = 6 * d - 3;   /* stage 0's lifespan in eager 1F1B */
-        st = pp__linear_block(d, 1, id == PP__ZBH1 || id == PP__ZBH2, &L, &al, &blk, err);
-        break;
-    }
-    case PP__VAUTO:
-        st = pp__v_auto(cfg, d, n, cfg->mem_limit > 0 ? cfg->mem_limit : d, &s, err);
-        break;
-    case PP__ZBAUTO:
-    case PP__ZB1P:
-    case PP__ZB2P: {
-        double lim = id == PP__ZB1P ? d : id == PP__ZB2P ? 2.0 * d : cfg->mem_limit > 0 ? cfg->mem_limit : d;
-        st = pp__zb_auto(cfg, d, n, lim, &s, err);
-        break;
-    }
-    case PP__INTERLEAVED_U:
-        st = pp__interleaved_uniform_block(d, v, &al, &blk, err);
-        break;
-    case PP__ZBMIN:
-        st = pp__zbmin_block(d, &al, &blk, err);
-        break;
-    case PP__INTERLEAVED_M:
-        st = pp__interleaved_lowmem_block(cfg, d, &al, &blk, err);
-        break;
-    case PP__DUALPIPEV:
-    case PP__DUALPIPE:
-        st = pp__dualpipe(cfg, d, n, id == PP__DUALPIPE, &s, err);
-        break;
-    case PP__LOOPEDBFS:
-        st = pp__looped_bfs(cfg, d, v, n, &s, err);
-        break;
-    case PP__INTERLEAVED:
-        if (n % d != 0) {
-            pp__err(err, "interleaved-1f1b (Megatron) needs microbatches to be a multiple of devices, got n=%d, d=%d; "
-                         "try n=%d or interleaved-1f1b-u", n, d, (n / d + 1) * d);
-            return PP_ERR_INVALID_ARG;
-        }
-        st = pp__interleaved_official(cfg, d, v, n, &s, err);
-        break;
-    default: { /* V-shape */
-        pp__vblock V;
-        memset(&V, 0, sizeof V);
-        V.split = 1; V.bw_cells = 2;
-        if (id == PP__1F1BV) { V.f0 = V.f1 = 1; V.b1 = V.b0 = 2; V.split = 0; V.gap_every = 3; V.gap = 3; }
-        if (id == PP__VMIN) { V.f0 = V.f1 = V.b1 = V.b0 = 1; }
-        if (id == PP__VHALF) { V.f0 = V.b1 = 2; V.f1 = V.b0 = 1; }
-        if (id == PP__VZB) { V.f0 = V.b1 = 4; V.f1 = V.b0 = 2; }
-        st = pp__v_search(d, V, &al, &blk, err);
-        break;
-    }
-    }
+    st = pp__builders[in->id](&q, &blk, &s, err);
     if (st != PP_OK) return st;
-    /* the classic schedules are defined by their order: they are not
+    /* the published schedules are defined by their order: they are not
        reordered; the adaptive ones reorder their candidates themselves */
-    reorder = !cfg->no_reorder && id != PP__GPIPE && id != PP__1F1B && id != PP__EAGER && id != PP__INTERLEAVED &&
-              id != PP__1F1BR && id != PP__LOOPEDBFS && id != PP__DUALPIPEV && id != PP__DUALPIPE && id != PP__VAUTO &&
-              id != PP__ZBAUTO &&
-              id != PP__ZB1P && id != PP__ZB2P;
+    reorder = !cfg->no_reorder && !in->published && !in->adaptive;
     if (blk) {
-        st = pp__block_schedule(blk, n, cfg, recompute, reorder ? 0x7FFu : 0u, 0, NULL, &s, err);
+        st = pp__block_schedule(blk, n, cfg, in->recompute, reorder ? 0x7FFu : 0u, 0, NULL, &s, err);
         pp_block_free(blk);
         if (st != PP_OK) return st;
     } else if (st == PP_OK && reorder) {
@@ -4835,8 +4975,7 @@ PP__DEF pp_status pp_sched_build(const pp_config *cfg, pp_schedule **out, char *
     }
     if (st != PP_OK) { pp_sched_free(s); return st; }
     strncpy(s->name, name, sizeof s->name - 1);
-    if (id == PP__VAUTO || id == PP__ZBAUTO) s->mem_limit = cfg->mem_limit > 0 ? cfg->mem_limit : d;
-    if (id == PP__ZB1P || id == PP__ZB2P) s->mem_limit = id == PP__ZB1P ? d : 2.0 * d;
+    s->mem_limit = q.limit;
     *out = s;
     return PP_OK;
 }
@@ -5068,16 +5207,10 @@ static int pp__cmp_comm(const void *pa, const void *pb) {
     return a->send - b->send;
 }
 
-/* The producer of pass p's cross-stage input: 1 and its (kind, stage), or 0. */
+/* The producer of pass p's input when it is another stage's output (the
+   data a transfer or a hand-off carries): 1 and its (kind, stage), or 0. */
 static int pp__producer(const pp_schedule *s, const pp_pass *p, pp_kind *k, int *st) {
-    int S = s->stages, n = s->microbatches, j = p->microbatch;
-    if (p->kind == PP_F && p->stage > pp__route_first(S, n, s->copies, j)) { *k = PP_F; *st = p->stage - 1; return 1; }
-    if ((p->kind == PP_B || p->kind == PP_BW) && p->stage < pp__route_last(S, n, s->copies, j)) {
-        *k = s->split_backward ? PP_B : PP_BW;
-        *st = p->stage + 1;
-        return 1;
-    }
-    return 0;
+    return pp__dep(s, p, k, st) && *st != p->stage;
 }
 
 PP__DEF void pp_program_free(pp_program *p) {
@@ -5776,7 +5909,8 @@ static void pp__plan_one(const pp_plan_request *r, int id, int pp, int tp, int d
     const char *name = pp__infos[id].name;
     double gmem = (r->gpu.mem_bytes > 0 ? r->gpu.mem_bytes : 80.0 * 1073741824.0) - r->gpu.reserve_bytes, comm, mx;
     int L = m->layers, items = L + 2, n = r->global_batch / (dp * mbs), v, S, s, i, dev, recompute;
-    int vplace, adaptive = id == PP__VAUTO || id == PP__ZBAUTO, nb;
+    const pp_sched_info *info = &pp__infos[id];
+    int vplace, adaptive = info->takes_limit, nb;
     double optb = m->no_distributed_optimizer ? 12 : 12.0 / dp, unit, static_max = 0, best_peak = 0;
     double dev_static[1024], lim = 0, scale = 1;
     int cached = 0;
@@ -5790,13 +5924,11 @@ static void pp__plan_one(const pp_plan_request *r, int id, int pp, int tp, int d
     c->dp = dp;
     c->mbs = mbs;
     c->microbatches = n;
-    v = (id == PP__INTERLEAVED || id == PP__INTERLEAVED_U || id == PP__INTERLEAVED_M || id == PP__LOOPEDBFS || id == PP__1F1BV ||
-         id == PP__VMIN || id == PP__VHALF || id == PP__VZB || id == PP__VAUTO || id == PP__DUALPIPEV) ? 2 : 1;
-    vplace = id == PP__1F1BV || id == PP__VMIN || id == PP__VHALF || id == PP__VZB || id == PP__VAUTO ||
-             id == PP__DUALPIPEV;
-    recompute = id == PP__1F1BR;
+    v = info->chunks;
+    vplace = info->placement == PP_PLACE_VSHAPE;
+    recompute = info->recompute;
     S = pp * v;
-    if (id == PP__DUALPIPE) { /* its static bytes (two copies) and its split (d stages per copy) differ */
+    if (info->copies == 2) { /* its static bytes (two copies) and its split (d stages per copy) differ */
         pp__cand_reason(c, "not evaluated: dualpipe keeps two copies of the parameters, which the planner does not model");
         return;
     }
@@ -5865,7 +5997,7 @@ static void pp__plan_one(const pp_plan_request *r, int id, int pp, int tp, int d
             return;
         }
     }
-    if ((id == PP__ZB1P || id == PP__ZB2P) && pp > 8) {
+    if (info->fixed_limit > 0 && pp > 8) {
         pp__cand_reason(c, "not evaluated: the %s search takes seconds at pp > 8 (planner keeps to pp <= 8)", name);
         c->unit_bytes = unit;
         return;
@@ -5877,11 +6009,11 @@ static void pp__plan_one(const pp_plan_request *r, int id, int pp, int tp, int d
        longer (eager, zb-h2, interleaved, dualpipe-v, the adaptive ones), n
        where memory grows with n (gpipe, looped-bfs) */
     nb = n < 2 * pp ? n : 2 * pp;
-    if ((id == PP__1F1B || id == PP__1F1BR || id == PP__ZBH1 || id == PP__VMIN || id == PP__VHALF ||
-         id == PP__VZB || id == PP__1F1BV) && n > pp)
+    if ((id == PP_SCHED_1F1B || id == PP_SCHED_1F1B_R || id == PP_SCHED_ZB_H1 || id == PP_SCHED_V_MIN ||
+         id == PP_SCHED_V_HALF || id == PP_SCHED_V_ZB || id == PP_SCHED_1F1B_V) && n > pp)
         nb = pp;
-    if (id == PP__GPIPE || id == PP__LOOPEDBFS) nb = n;
-    if (id == PP__INTERLEAVED && n % pp == 0 && nb % pp) nb = n;
+    if (id == PP_SCHED_GPIPE || id == PP_SCHED_LOOPED_BFS) nb = n;
+    if (id == PP_SCHED_INTERLEAVED_1F1B && n % pp == 0 && nb % pp) nb = n;
     memset(&cfg, 0, sizeof cfg);
     cfg.schedule = name;
     cfg.devices = pp;
@@ -6019,7 +6151,7 @@ PP__DEF pp_status pp_plan(const pp_plan_request *r, pp_candidate *out, int cap, 
     int *first;
     pp_times *stt;
     pp__plan_cache cache[PP__PLAN_CACHE];
-    pp__plan_inc inc[PP__NSCHED];
+    pp__plan_inc inc[PP_SCHED_COUNT];
     int ncache = 0;
     if (err) err[0] = 0;
     if (count) *count = 0;
@@ -6044,9 +6176,9 @@ PP__DEF pp_status pp_plan(const pp_plan_request *r, pp_candidate *out, int cap, 
         return PP_ERR_INVALID_ARG;
     }
     if (r->schedule) {
-        for (id = 0; id < PP__NSCHED; id++)
+        for (id = 0; id < PP_SCHED_COUNT; id++)
             if (pp__streq(r->schedule, pp__infos[id].name)) break;
-        if (id == PP__NSCHED) { pp__err(err, "unknown schedule '%s'", r->schedule); return PP_ERR_UNKNOWN_SCHEDULE; }
+        if (id == PP_SCHED_COUNT) { pp__err(err, "unknown schedule '%s'", r->schedule); return PP_ERR_UNKNOWN_SCHEDULE; }
     }
     if (r->pp > 0 || r->tp > 0 || r->dp > 0) {
         int P = r->pp > 0 ? r->pp : 1, T = r->tp > 0 ? r->tp : 1, D = r->dp > 0 ? r->dp : 1;
@@ -6074,9 +6206,9 @@ PP__DEF pp_status pp_plan(const pp_plan_request *r, pp_candidate *out, int cap, 
        place in out (pp, tp, mbs, schedule ascending, as without pruning), but
        the pairs are evaluated in the order of their lowest work bound (one
        schedule's, over the pair's mbs) so that good incumbents come early */
-    for (id = 0; id < PP__NSCHED; id++)
+    for (id = 0; id < PP_SCHED_COUNT; id++)
         if (!r->schedule || pp__streq(r->schedule, pp__infos[id].name)) { nsched++; if (rep < 0) rep = id; }
-    if (!r->schedule) rep = PP__1F1B;
+    if (!r->schedule) rep = PP_SCHED_1F1B;
     for (pass = 0; pass < 2; pass++) {
         npairs = 0;
         for (pp = 1; pp <= r->gpus; pp++) {
@@ -6152,7 +6284,7 @@ PP__DEF pp_status pp_plan(const pp_plan_request *r, pp_candidate *out, int cap, 
         for (mbs = r->mbs > 0 ? r->mbs : 1; mbs <= (r->mbs > 0 ? r->mbs : 4); mbs *= 2) {
             if (r->mbs > 0 && mbs != r->mbs) continue;
             if (r->global_batch % (dp * mbs)) continue;
-            for (id = 0; id < PP__NSCHED; id++) {
+            for (id = 0; id < PP_SCHED_COUNT; id++) {
                 pp_candidate c;
                 if (r->schedule && !pp__streq(r->schedule, pp__infos[id].name)) continue;
                 pp__plan_one(r, id, pp, tp, dp, mbs, &c, it, cost, first, stt, cache, &ncache, &inc[id],
@@ -6751,12 +6883,11 @@ static pp_status pp__csv_deadlock(pp__csv *c, int d, int S, int n, const int *fi
         for (i = 0; i < d; i++) {
             while (ptr[i] < row_start[i + 1]) {
                 const pp__cell *x = &c->cells[ptr[i]];
-                int ok = 1;
-                if (x->kind == PP_F && x->stage > 0) ok = done[pp__key(S, n, PP_F, x->stage - 1, x->mb)];
-                if ((x->kind == PP_B || x->kind == PP_BW) && x->stage == S - 1)
-                    ok = done[pp__key(S, n, PP_F, S - 1, x->mb)];
-                else if (x->kind == PP_B || x->kind == PP_BW)
-                    ok = done[pp__key(S, n, PP_B, x->stage + 1, x->mb)] || done[pp__key(S, n, PP_BW, x->stage + 1, x->mb)];
+                pp_kind dk;
+                int ds, ok = 1;
+                /* pp__input; the file may hold B or BW, so a B input is either */
+                if (pp__input(S, n, 1, 1, x->kind, x->stage, x->mb, &dk, &ds))
+                    ok = done[pp__key(S, n, dk, ds, x->mb)] || (dk == PP_B && done[pp__key(S, n, PP_BW, ds, x->mb)]);
                 if (!ok) break;
                 done[pp__key(S, n, x->kind, x->stage, x->mb)] = 1;
                 ptr[i]++;
@@ -6769,10 +6900,11 @@ static pp_status pp__csv_deadlock(pp__csv *c, int d, int S, int n, const int *fi
         for (i = 0; i < d && ptr[i] >= row_start[i + 1]; i++) {}
         {
             const pp__cell *x = &c->cells[ptr[i]];
-            int ds = x->kind == PP_F ? x->stage - 1 : x->stage == S - 1 ? S - 1 : x->stage + 1;
-            pp_kind dk = (x->kind == PP_F || x->stage == S - 1) ? PP_F : PP_B;
-            int k = first[pp__key(S, n, dk, ds, x->mb)];
+            pp_kind dk = PP_F;
+            int ds = 0, k;
             char a[40], b[40], w[40];
+            (void)pp__input(S, n, 1, 1, x->kind, x->stage, x->mb, &dk, &ds); /* stuck: it has an input */
+            k = first[pp__key(S, n, dk, ds, x->mb)];
             if (k < 0 && dk == PP_B) { k = first[pp__key(S, n, PP_BW, ds, x->mb)]; }
             pp__csv_name(a, sizeof a, x);
             if (k >= 0) {

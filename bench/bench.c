@@ -75,7 +75,7 @@ int main(void) {
         char err[PP_ERR_LEN];
         double best = -1, peak = 0;
 
-        if (strstr(name, "auto") || !strcmp(name, "zb-1p") || !strcmp(name, "zb-2p")) continue; /* below */
+        if (pp_sched_info_at(i)->adaptive) continue; /* below */
         memset(&cfg, 0, sizeof cfg);
         cfg.schedule = name;
         cfg.devices = DEVICES;

@@ -732,7 +732,7 @@ int main(int argc, char **argv) {
             fprintf(stderr, "ppsched: %s\n", err[0] ? err : pp_status_string(st));
             return (st == PP_ERR_INVALID_ARG || st == PP_ERR_UNKNOWN_SCHEDULE) ? 2 : 1;
         }
-        if ((format == FMT_ASCII || format == FMT_JSON) && (want_growth || (!strstr(s->name, "auto") && strcmp(s->name, "zb-1p") && strcmp(s->name, "zb-2p")))) {
+        if ((format == FMT_ASCII || format == FMT_JSON) && (want_growth || !pp_sched_find(s->name)->adaptive)) {
             /* O(p) or O(n): two more builds, at 3d and 6d microbatches; for
                the adaptive schedules two more searches, so only when asked
                (the JSON key is null then) */

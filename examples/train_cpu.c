@@ -122,7 +122,7 @@ int main(int argc, char **argv) {
     cfg.microbatches = n;
     if (pp_sched_build(&cfg, &s, err) != PP_OK) { fprintf(stderr, "train_cpu: %s\n", err); return 1; }
     mc.vocab = vocab; mc.seq = T; mc.channels = C; mc.heads = 4; mc.layers = lps * s->stages; mc.batch = 1;
-    if (!strcmp(s->name, "1f1b-r")) {
+    if (pp_sched_find(s->name)->recompute) {
         /* 1F1B-R keeps a stage's input: that fraction of its activations */
         gpt_stage g0 = gpt_stage_of(&mc, 0, s->stages);
         pp_sched_free(s);
@@ -228,7 +228,7 @@ int main(int argc, char **argv) {
                 w = kind_time[PP_W] / kind_count[PP_W] * v;
             } else if (kind_count[PP_BW]) {
                 /* BW = B + W (+ F again for 1f1b-r); split evenly between B and W */
-                double bw = kind_time[PP_BW] / kind_count[PP_BW] * v - (strcmp(s->name, "1f1b-r") == 0 ? f : 0);
+                double bw = kind_time[PP_BW] / kind_count[PP_BW] * v - (pp_sched_find(s->name)->recompute ? f : 0);
                 b = w = bw > 0 ? bw / 2 : f;
             }
             mt.times.f = f;

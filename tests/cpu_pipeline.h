@@ -352,7 +352,10 @@ GPT_FN int cpu_pipeline_step(const gpt_config *c, const float *params, const pp_
     p.w = gpt_params_at(c, (float *)params);
     p.s = s;
     p.prog = prog;
-    p.recompute = !s->split_backward && strcmp(s->name, "1f1b-r") == 0;
+    {
+        const pp_sched_info *in = pp_sched_find(s->name);
+        p.recompute = in && in->recompute;
+    }
     p.n = s->microbatches;
     p.S = s->stages;
     p.N = (size_t)c->batch * c->seq;

@@ -118,7 +118,7 @@ static int build(const char *name, int d, int n, built *b, char *err) {
     cfg.schedule = name;
     cfg.devices = d;
     cfg.microbatches = n;
-    if (strcmp(name, "1f1b-r") == 0) cfg.recompute_input = 0.25;
+    if (pp_sched_find(name)->recompute) cfg.recompute_input = 0.25;
     if (pp_sched_build(&cfg, &b->s, err) != PP_OK) return 0;
     if (pp_sched_lower(b->s, &b->prog, err) != PP_OK) { pp_sched_free(b->s); b->s = NULL; return -1; }
     return 1;

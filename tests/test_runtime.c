@@ -82,7 +82,7 @@ static void test_equal_gradients(const pp_times *times, const char *title) {
                 }
                 if (pp_sched_build(&cfg, &s, err) != PP_OK) { skipped++; continue; }
                 mc = model_for(s->stages);
-                if (strcmp(cfg.schedule, "1f1b-r") == 0) {
+                if (pp_sched_find(cfg.schedule)->recompute) {
                     /* 1F1B-R keeps each stage's input: that fraction of the stage's activations */
                     gpt_stage st = gpt_stage_of(&mc, 0, s->stages);
                     pp_sched_free(s);

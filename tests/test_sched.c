@@ -75,9 +75,7 @@ static int on_route(const pp_schedule *s, int st, int j) { return st >= route_fi
 
 /* The adaptive schedules search many blocks per build: the grid keeps them
    to small d and n (tests/test_auto.c checks them in depth). */
-static int is_adaptive(const char *name) {
-    return strstr(name, "auto") != NULL || strcmp(name, "zb-1p") == 0 || strcmp(name, "zb-2p") == 0;
-}
+static int is_adaptive(const char *name) { return pp_sched_find(name)->adaptive; }
 
 static const expect *find_expect(const char *name) {
     size_t i;
@@ -1552,7 +1550,7 @@ static void test_csv_export_import(void) {
                         check(&gr, same, "%s d=%d n=%d: per-device order differs after the round trip", name, devs[a], mbs[b]);
                         /* the file holds the order only: 1f1b-r's recomputation (BW redoes F, keeps only
                            the stage input) is not in it, so its figures are those of plain 1F1B */
-                        if (strcmp(name, "1f1b-r") == 0) same = 0;
+                        if (pp_sched_find(name)->recompute) same = 0;
                         if (same) check(&gr, fabs(back->makespan - s->makespan) <= 1e-9 * s->makespan &&
                                        fabs(back->bubble_rate - s->bubble_rate) <= 1e-9,
                               "%s d=%d n=%d: makespan %g -> %g, bubble %g -> %g", name, devs[a], mbs[b], s->makespan,
@@ -2029,7 +2027,86 @@ static void test_squeeze_order(void) {
     group_end(&gd, "a pass moved before its own input's producer: DEADLOCK naming device 0");
 }
 
+/* PP_SCHED_LIST's facts against this file's own table (g_expect, written
+   from the papers) and against what each schedule builds: placement,
+   chunks, split, copies; the adaptive rows carry their limit into the
+   result; a published row is never reordered (no_reorder changes nothing);
+   pp_sched_find accepts case and '_' and refuses unknown names. */
+static void test_sched_table(void) {
+    static const char *const adaptive[] = {"v-auto", "zb-auto", "zb-1p", "zb-2p"};
+    group g;
+    int i, k;
+    char err[PP_ERR_LEN];
+    group_begin(&g, "sched-table");
+    check(&g, pp_sched_count() == PP_SCHED_COUNT && PP_SCHED_COUNT == (int)(sizeof g_expect / sizeof g_expect[0]),
+          "pp_sched_count %d, PP_SCHED_COUNT %d, this file expects %d", pp_sched_count(), PP_SCHED_COUNT,
+          (int)(sizeof g_expect / sizeof g_expect[0]));
+    check(&g, pp_sched_info_at(-1) == NULL && pp_sched_info_at(PP_SCHED_COUNT) == NULL, "info_at out of range is not NULL");
+    check(&g, pp_sched_find("no-such") == NULL && pp_sched_find("") == NULL, "an unknown name is found");
+    check(&g, pp_sched_find(NULL) && strcmp(pp_sched_find(NULL)->name, "1f1b") == 0, "NULL does not find 1f1b");
+    check(&g, pp_sched_find("V_HALF") == pp_sched_info_at(PP_SCHED_V_HALF), "V_HALF does not find v-half");
+    for (i = 0; i < pp_sched_count(); i++) {
+        const pp_sched_info *in = pp_sched_info_at(i);
+        const expect *e = find_expect(in->name);
+        int is_adapt = 0;
+        pp_config cfg;
+        pp_schedule *s = NULL, *t = NULL;
+        for (k = 0; k < 4; k++) is_adapt |= strcmp(adaptive[k], in->name) == 0;
+        check(&g, (int)in->id == i && pp_sched_find(in->name) == in, "%s: id %d at row %d, or not found by name", in->name, (int)in->id, i);
+        if (!check(&g, e != NULL, "%s: not in this file's table", in->name)) continue;
+        check(&g, in->placement == e->placement && in->split_backward == e->split && in->chunks == e->chunks &&
+                      in->recompute == e->recompute && in->copies == e->copies,
+              "%s: table says placement %d split %d chunks %d recompute %d copies %d", in->name, in->placement,
+              in->split_backward, in->chunks, in->recompute, in->copies);
+        check(&g, in->adaptive == is_adapt && (!in->takes_limit || in->adaptive) && (in->fixed_limit > 0) + in->takes_limit == in->adaptive,
+              "%s: adaptive %d takes_limit %d fixed_limit %g", in->name, in->adaptive, in->takes_limit, in->fixed_limit);
+        check(&g, !(in->published && in->adaptive), "%s: published and adaptive", in->name);
+        memset(&cfg, 0, sizeof cfg);
+        cfg.schedule = in->name, cfg.devices = 4, cfg.microbatches = 8;
+        if (!check(&g, pp_sched_build(&cfg, &s, err) == PP_OK, "%s d=4 n=8: %s", in->name, err)) continue;
+        check(&g, s->placement == in->placement && s->chunks == in->chunks && s->split_backward == in->split_backward &&
+                      (s->copies ? s->copies : 1) == in->copies,
+              "%s: built placement %d chunks %d split %d copies %d, the table differs", in->name, s->placement, s->chunks,
+              s->split_backward, s->copies);
+        check(&g, s->mem_limit == (in->takes_limit ? 4.0 : in->fixed_limit * 4),
+              "%s: built under limit %g", in->name, s->mem_limit);
+        if (in->published) {
+            cfg.no_reorder = 1;
+            if (check(&g, pp_sched_build(&cfg, &t, err) == PP_OK, "%s no_reorder: %s", in->name, err)) {
+                int same = t->num_passes == s->num_passes;
+                for (k = 0; same && k < s->num_passes; k++)
+                    same = s->passes[k].start == t->passes[k].start && s->passes[k].device == t->passes[k].device &&
+                           s->passes[k].stage == t->passes[k].stage && s->passes[k].microbatch == t->passes[k].microbatch;
+                check(&g, same, "%s: published, but no_reorder changes it", in->name);
+            }
+            pp_sched_free(t);
+            cfg.no_reorder = 0;
+        }
+        cfg.chunks = 3;
+        t = NULL;
+        {
+            pp_status st = pp_sched_build(&cfg, &t, err);
+            check(&g, (st == PP_OK) == in->any_chunks, "%s chunks=3: %s (%s), any_chunks %d", in->name,
+                  pp_status_string(st), err, in->any_chunks);
+            check(&g, st == PP_OK || strstr(err, "chunks"), "%s chunks=3: message does not name chunks: %s", in->name, err);
+        }
+        pp_sched_free(t);
+        pp_sched_free(s);
+    }
+    {
+        pp_config cfg;
+        pp_schedule *s = NULL;
+        memset(&cfg, 0, sizeof cfg);
+        cfg.schedule = "v-halff", cfg.devices = 4, cfg.microbatches = 8;
+        check(&g, pp_sched_build(&cfg, &s, err) == PP_ERR_UNKNOWN_SCHEDULE && strstr(err, "v-halff") &&
+                      strstr(err, "gpipe") && strstr(err, "v-half,") && strstr(err, "dualpipe"),
+              "unknown name: message does not list the known ones: %s", err);
+    }
+    group_end(&g, "PP_SCHED_LIST agrees with the papers' facts and with every build; pp_sched_find");
+}
+
 int main(void) {
+    test_sched_table();
     test_grid();
     test_stage_times();
     test_interleaved_v3();
