@@ -398,7 +398,6 @@ static char *g_stacks;
 static emu_thr g_thr[MAX_THREADS];
 static emu_warp g_warp[MAX_THREADS / 32];
 static emu_thr *g_running;
-static void *g_sched_sp;
 static int g_nthreads, g_live, g_bar_arrived;
 static uint32_t g_run, g_launch_first_run, g_bepoch;
 static launch_rec *g_launch;
@@ -411,6 +410,7 @@ static granule *g_sshadow; /* per byte of shared memory */
 static std::unordered_map<const void *, int> g_smem_attr;
 
 #if PP_EMU_ASM_SWITCH
+static void *g_sched_sp;
 /* void pp_emu_swap(void **save_sp, void *to_sp): callee-saved registers on the stack */
 extern "C" void pp_emu_swap(void **save, void *to);
 asm(".text\n.globl pp_emu_swap\n.type pp_emu_swap,@function\npp_emu_swap:\n"
