@@ -23,7 +23,9 @@ PY=${PYTHON:-python3}
 OPT=${EMU_OPT:--O2}
 mkdir -p "$out/src/tests"
 cuda=${CUDA_HOME:-/usr/local/cuda}
-inc="-I$here -I$cuda/include -I$root -I$root/tests"
+# the reference model's folder (tests/ today), wherever gpt_ref.h lives
+ref=$(dirname "$(find "$root" -name gpt_ref.h -not -path "*/emu-out/*" -not -path "$out/*" | head -n 1)")
+inc="-I$here -I$cuda/include -I$root -I$root/tests -I$ref"
 # the hooks: every load and store calls __tsan_{read,write}N (pp_emu.cpp)
 san="-fsanitize=thread --param tsan-instrument-func-entry-exit=0"
 flags="-std=c++17 $OPT -g -Wall -Wextra -Wno-unknown-pragmas $EMU_DEFS"

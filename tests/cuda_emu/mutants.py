@@ -2,7 +2,7 @@
 """mutants.py - plants bugs in copies of pp_cuda_gpt.cuh and requires the
 emulated kernel test to catch every one (make mutants).
 
-    python3 tests/cuda_emu/mutants.py OUTDIR
+    python3 tests/cuda_emu/mutants.py OUTDIR     (MUTANTS="4 5" runs only those)
 
 Each mutant is one exact textual change (the script fails if its text is not
 found exactly once, so a mutant cannot silently stop applying). For each it
@@ -45,7 +45,10 @@ def main(argv):
     os.makedirs(out, exist_ok=True)
     src = open(os.path.join(ROOT, 'pp_cuda_gpt.cuh')).read()
     rows, survived = [], 0
+    only = [int(x) for x in os.environ.get('MUTANTS', '').split()]  # MUTANTS="4 5": just those
     for i, (name, old, new) in enumerate(MUTANTS):
+        if only and i not in only:
+            continue
         if src.count(old) != 1:
             sys.stderr.write('mutants.py: the text of mutant "%s" occurs %d times in pp_cuda_gpt.cuh (want 1)\n' % (name, src.count(old)))
             return 2
