@@ -897,7 +897,7 @@ void pp_emu_syncwarp(const char *file, int line, unsigned mask) {
 unsigned pp_emu_shfl(const char *file, int line, int kind, unsigned mask, unsigned v, int arg, int width) {
     emu_thr *t = cur("a warp shuffle");
     shfl_args a = {v, 0, kind, arg};
-    if (width != 32) fatal("shuffle width %d at %s:%d: only 32 is emulated", width, file, line);
+    if (width != 32) fatal("shuffle width %d at %s:%d: only 32 is emulated", width, short_path(file).c_str(), line);
     collective(t, C_SHFL, site(file, line), &a, mask);
     return a.r;
 }
@@ -925,7 +925,7 @@ size_t pp_emu_cvta_shared(const void *p, const char *file, int line) {
     uintptr_t a = (uintptr_t)p, st = (uintptr_t)__start_pp_emu_shared;
     if (a - (uintptr_t)g_dyn < SMEM_MAX) return g_dyn_off + (a - (uintptr_t)g_dyn);
     if (st && a - st < (uintptr_t)__stop_pp_emu_shared - st) return a - st;
-    fatal("__cvta_generic_to_shared at %s:%d of %p, which is not shared memory", file, line, p);
+    fatal("__cvta_generic_to_shared at %s:%d of %p, which is not shared memory", short_path(file).c_str(), line, p);
 }
 static uintptr_t shared_ptr(unsigned s, where_t w) {
     if (s >= g_dyn_off && s - g_dyn_off < SMEM_MAX) return (uintptr_t)g_dyn + (s - g_dyn_off);
@@ -1009,7 +1009,7 @@ struct opv { const pp_emu_operand *p; size_t n; };
 /* an argument item's value: an operand's bits or a literal */
 static unsigned long long ptx_val(const ptx_item &item, opv ops, const char *file, int line, const char **cons = NULL) {
     if (item.opnd >= 0) {
-        if ((size_t)item.opnd >= ops.n) fatal("asm at %s:%d names %s but has %zu operands", file, line, item.text.c_str(), ops.n);
+        if ((size_t)item.opnd >= ops.n) fatal("asm at %s:%d names %s but has %zu operands", short_path(file).c_str(), line, item.text.c_str(), ops.n);
         if (cons) *cons = ops.p[item.opnd].cons;
         return ops.p[item.opnd].in;
     }
@@ -1017,11 +1017,11 @@ static unsigned long long ptx_val(const ptx_item &item, opv ops, const char *fil
     return item.lit;
 }
 static const pp_emu_operand &ptx_operand(const ptx_item &item, opv ops, const char *file, int line) {
-    if (item.opnd < 0 || (size_t)item.opnd >= ops.n) fatal("asm at %s:%d: %s is not an operand", file, line, item.text.c_str());
+    if (item.opnd < 0 || (size_t)item.opnd >= ops.n) fatal("asm at %s:%d: %s is not an operand", short_path(file).c_str(), line, item.text.c_str());
     return ops.p[item.opnd];
 }
 static void need(bool ok, const char *file, int line, const char *text, const char *why) {
-    if (!ok) fatal("asm at %s:%d (\"%s\"): %s", file, line, text, why);
+    if (!ok) fatal("asm at %s:%d (\"%s\"): %s", short_path(file).c_str(), line, text, why);
 }
 
 static void land(emu_thr *t, std::vector<cp_rec> &v) {
@@ -1124,7 +1124,7 @@ void pp_emu_asm(const char *file, int line, const char *text, std::initializer_l
     } else {
         fatal("unsupported PTX instruction '%s' at %s:%d (the emulator knows cp.async.{cg,ca}.shared.global, "
               "cp.async.commit_group, cp.async.wait_group, cp.async.wait_all, ldmatrix.sync.aligned.m8n8.x{1,2,4}[.trans].shared.b16, "
-              "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32)", op.c_str(), file, line);
+              "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32)", op.c_str(), short_path(file).c_str(), line);
     }
 }
 
