@@ -253,11 +253,15 @@ else
         if "$emu/test_emu" 2>"$out/emu_self.err"; then passed=$((passed + 1)); else failed=$((failed + 1)); sed 's/^/    /' "$out/emu_self.err"; fi
         "$emu/test_cuda_kernels" >"$out/emu_kernels.log" 2>&1 &
         kpid=$!
-        echo "emulated test_cuda_pipeline (real kernels through pp_cuda.cu, one-GPU mode, PP_TEST_TINY, PP_TEST_QUICK):"
-        if PP_TEST_TINY=1 PP_TEST_QUICK=1 "$emu/test_cuda_pipeline"; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
+        PP_TEST_TINY=1 PP_TEST_QUICK=1 PP_TEST_SHARD=1/2 "$emu/test_cuda_pipeline" >"$out/emu_pipe1.log" 2>&1 &
+        ppid=$!
+        echo "emulated test_cuda_pipeline (real kernels through pp_cuda.cu, one-GPU mode, PP_TEST_TINY, PP_TEST_QUICK; two shards at once):"
+        if PP_TEST_TINY=1 PP_TEST_QUICK=1 PP_TEST_SHARD=0/2 "$emu/test_cuda_pipeline"; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
+        if wait $ppid; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
+        cat "$out/emu_pipe1.log"
         step "emulated train_gpt: v-half d=2 n=4, 8 steps, the loss falls; no checker finding" sh -c "
             '$emu/train_gpt' -s v-half -d 2 -n 4 --steps 8 --layers-per-stage 1 --channels 16 --seq 16 --batch 1 --heads 2 --lr 0.01 --data '$root/data/pipeline.txt' >'$out/tg.log' 2>&1; rc=\$?; cat '$out/tg.log';
-            [ \$rc -eq 0 ] && awk '/^step/ { if (n++ == 0) first = \$4; last = \$4 } END { print \"loss\", first, \"->\", last; exit !(n >= 2 && last < first) }' '$out/tg.log'"
+            [ \$rc -eq 0 ] && awk '/^step +[0-9]+ +loss/ { if (n++ == 0) first = \$4; last = \$4 } END { print \"loss\", first, \"->\", last; exit !(n >= 2 && last < first) }' '$out/tg.log'"
         echo "emulated test_cuda_kernels (every kernel and stage against gpt_ref.h, checkers on):"
         if wait $kpid; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
         cat "$out/emu_kernels.log"

@@ -62,6 +62,17 @@ static double now(void) { return (double)clock() / CLOCKS_PER_SEC; }
    test-emu-full runs without it */
 static int quick(void) { return getenv("PP_TEST_QUICK") != NULL; }
 
+/* PP_TEST_SHARD=i/m (make test runs two at once on the emulator): this
+   process runs the schedules with index % m == i of the every-schedule
+   group, and shard 0 alone the other groups */
+static int shard_i, shard_m = 1;
+static void read_shard(void) {
+    const char *s = getenv("PP_TEST_SHARD");
+    if (s && sscanf(s, "%d/%d", &shard_i, &shard_m) == 2 && shard_m >= 1 && shard_i >= 0 && shard_i < shard_m) return;
+    shard_i = 0;
+    shard_m = 1;
+}
+
 /* PP_TEST_TINY=1 (the host emulation tests/cuda_mock, the CUDA emulator tests/cuda_emu): test_runtime.c's tiny model */
 static pp_cuda_model model_for(int stages) {
     pp_cuda_model m;
@@ -158,8 +169,13 @@ static void test_equal_steps(void) {
     double worst = 0, worst_loss = 0, t0 = now();
     const char *worst_where = "-";
     static char where[96];
-    group_begin(&g, "one-GPU mode: every schedule, d 2..4, n in d, 2d+1, 4d: loss, gradients, live slots, activation bytes");
+    static char title[200];
+    snprintf(title, sizeof title, "one-GPU mode: %s, d 2..4, n in d, 2d+1%s: loss, gradients, live slots, activation bytes",
+             shard_m > 1 ? "every schedule of this shard" : "every schedule", quick() ? "" : ", 4d");
+    if (shard_m > 1) snprintf(title + strlen(title), sizeof title - strlen(title), " (shard %d of %d)", shard_i, shard_m);
+    group_begin(&g, title);
     for (i = 0; i < pp_sched_count(); i++)
+        if (i % shard_m == shard_i)
         for (d = 2; d <= 4; d++)
             for (k = 0; k < (quick() ? 2 : 3); k++) {
                 const char *name = pp_sched_info_at(i)->name;
@@ -449,11 +465,14 @@ int main(void) {
         printf("[skip] test_cuda_pipeline: no CUDA device\n");
         return 0;
     }
+    read_shard();
     test_equal_steps();
-    test_memory_plan();
-    test_no_memory();
-    test_deadlock_and_training();
-    test_nccl_one_rank();
+    if (shard_i == 0) {
+        test_memory_plan();
+        test_no_memory();
+        test_deadlock_and_training();
+        test_nccl_one_rank();
+    }
     printf("%d passed, %d failed\n", g_groups_passed, g_groups_failed);
     return g_groups_failed ? 1 : 0;
 }
