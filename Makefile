@@ -12,15 +12,15 @@ LDLIBS   = -lm
 # even to a script that ignores CFLAGS_EXTRA) and CFLAGS_EXTRA.
 ASAN_FLAGS = -fsanitize=address,undefined -fno-omit-frame-pointer
 
-.PHONY: all test bench asan fuzz golden hash clean
+.PHONY: all test bench bench-plan asan fuzz fuzz-plan golden hash clean
 
 all: ppsched train_cpu
 
-ppsched: examples/ppsched.c pp_sched.h
+ppsched: examples/ppsched.c pp_sched.h pp_plan.h
 	$(CC) $(CFLAGS) -o $@ examples/ppsched.c $(LDLIBS)
 
 # examples/train_cpu.c: a tiny GPT trained through a schedule on CPU threads
-train_cpu: examples/train_cpu.c pp_sched.h tests/gpt_ref.h tests/cpu_pipeline.h
+train_cpu: examples/train_cpu.c pp_sched.h ref/gpt_ref.h ref/cpu_pipeline.h
 	$(CC) $(CFLAGS) -o $@ examples/train_cpu.c -lpthread $(LDLIBS)
 
 # tests/run_tests.sh compiles and runs everything in tests/ and exits
@@ -32,20 +32,30 @@ test: all
 bench: bench/bench
 	./bench/bench
 
-bench/bench: bench/bench.c pp_sched.h
+# the planner's timings only (the last part of make bench)
+bench-plan: bench/bench
+	./bench/bench plan
+
+bench/bench: bench/bench.c pp_sched.h pp_plan.h
 	$(CC) $(CFLAGS) -o $@ bench/bench.c $(LDLIBS)
 
 asan:
 	$(MAKE) test CFLAGS_EXTRA="$(ASAN_FLAGS)"
 
-# make fuzz: libFuzzer on the PyTorch CSV parser (needs clang; not part of
-# make test). Seeds and fixed crashers live in tests/fuzz_corpus/ and are
+# make fuzz: libFuzzer on the PyTorch CSV parser and on the planner's request
+# (needs clang; not part of make test). Seeds and fixed crashers live in tests/fuzz_corpus/ and are
 # replayed by make test; new findings go to fuzz-out/.
 FUZZ_TIME ?= 60
-fuzz:
+fuzz: fuzz-plan
 	clang -g -O1 -fsanitize=fuzzer,address,undefined -o fuzz_csv tests/fuzz_csv.c -lm
 	mkdir -p fuzz-out fuzz-work
 	./fuzz_csv -max_total_time=$(FUZZ_TIME) -max_len=4096 -artifact_prefix=fuzz-out/ fuzz-work tests/fuzz_corpus
+
+# the planner's request (tests/fuzz_plan.c); its corpus is tests/fuzz_corpus_plan/
+fuzz-plan:
+	clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -o fuzz_plan tests/fuzz_plan.c -lm
+	mkdir -p fuzz-out fuzz-work-plan
+	./fuzz_plan -max_total_time=$(FUZZ_TIME) -timeout=60 -max_len=256 -artifact_prefix=fuzz-out/ fuzz-work-plan tests/fuzz_corpus_plan
 
 # make golden: rewrite tests/golden/ from the current ppsched. Only run it on
 # purpose, when an output change is intended, and review the diff.
@@ -61,7 +71,7 @@ tests/sched_hash: tests/sched_hash.c pp_sched.h
 	$(CC) $(CFLAGS) -o $@ tests/sched_hash.c $(LDLIBS)
 
 clean:
-	rm -rf ppsched train_cpu bench/bench fuzz_csv fuzz-out fuzz-work tests/sched_hash
+	rm -rf ppsched train_cpu bench/bench fuzz_csv fuzz_plan fuzz-out fuzz-work fuzz-work-plan tests/sched_hash
 
 # ---- pp_cuda: make train_gpt | make test-cuda | make bench-cuda ----
 # Needs nvcc and NCCL; not part of plain make (make test builds these through
@@ -89,7 +99,7 @@ SANITIZER ?= $(shell command -v compute-sanitizer 2>/dev/null || echo $(CUDA_HOM
 
 .PHONY: test-cuda bench-cuda test-cuda-kernels bench-cuda-kernels clean-cuda
 
-tests/test_cuda_kernels: tests/test_cuda_kernels.cu pp_cuda_gpt.cuh tests/gpt_ref.h tests/group.h
+tests/test_cuda_kernels: tests/test_cuda_kernels.cu pp_cuda_gpt.cuh ref/gpt_ref.h tests/group.h
 	$(NVCC) $(NVKFLAGS) -o $@ tests/test_cuda_kernels.cu
 
 bench/bench_cuda: bench/bench_cuda.cu pp_cuda_gpt.cuh
@@ -101,7 +111,7 @@ pp_cuda.o: pp_cuda.cu pp_cuda.h pp_sched.h pp_cuda_gpt.cuh
 train_gpt: examples/train_gpt.cu pp_cuda.o pp_cuda.h pp_sched.h
 	$(NVCC) $(NVFLAGS) -o $@ examples/train_gpt.cu pp_cuda.o $(NVLIBS)
 
-tests/test_cuda_pipeline: tests/test_cuda_pipeline.cu pp_cuda.o pp_cuda.h pp_sched.h tests/gpt_ref.h tests/group.h
+tests/test_cuda_pipeline: tests/test_cuda_pipeline.cu pp_cuda.o pp_cuda.h pp_sched.h ref/gpt_ref.h tests/group.h
 	$(NVCC) $(NVFLAGS) -o $@ tests/test_cuda_pipeline.cu pp_cuda.o $(NVLIBS)
 
 # on a GPU: every kernel against the CPU reference, pipelined = unpipelined

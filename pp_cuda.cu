@@ -16,16 +16,15 @@
             1f1b-r: the slot keeps the stage input and the gradient that
             arrives for it; F and BW run in a scratch slot, BW first redoes F
             there (with its loss sent to a dummy, not added twice).
-   outputs  an output whose consumer sits on another device is copied into
-            a send buffer right after its producer: the lowering counts
+   outputs  an output with a SEND or HANDOFF after it (op->sends) is copied
+            into a send buffer right after its producer: the lowering counts
             those (program->send_buffers), and the producer's slot may be
-            freed (W) and reused before the SEND. At the turn of a V
-            (producer and consumer on one device) there is no SEND/RECV: an
-            activation is copied from the producer's slot (alive until its
-            W, which comes after the consumer) when the consumer F runs; a
-            gradient is copied into the consumer's slot (alive since its F)
-            right after its producer, whose slot may be gone by the
-            consumer's B.
+            freed (W) and reused before the SEND.
+   HANDOFF  the turn of a V (producer and consumer stage on one device):
+            the send buffer is copied into the consumer's slot region, as a
+            RECV from the device itself would. The executor reads the
+            program alone (stage_device, copies, recompute, ops): it has no
+            dependency rule of its own.
    NCCL     a group of SEND/RECV ops (one pp_op.group) is one
             ncclGroupStart/End with an ncclSend from the send buffer or an
             ncclRecv into the consumer's slot region. All on the device's
@@ -170,7 +169,7 @@ struct pp_cuda {
 
 /* ---- host-side set-up (no GPU) ---- */
 
-/* tensor sizes in tests/gpt_ref.h's gpt_param_sizes order */
+/* tensor sizes in ref/gpt_ref.h's gpt_param_sizes order */
 static size_t pp__param_sizes(const pp__gpt_dims *c, size_t sizes[18]) {
     size_t V = (size_t)c->vocab, T = (size_t)c->seq, C = (size_t)c->channels, L = (size_t)c->layers, total = 0;
     size_t s[18] = {V * C, T * C, L * C, L * C, L * 3 * C * C, L * 3 * C, L * C * C, L * C, L * C, L * C,
@@ -215,11 +214,13 @@ static int pp__op_device(const pp_program *p, int i) {
     return lo;
 }
 
+static int pp__is_comm(const pp_op *op) { return op->type == PP_OP_SEND || op->type == PP_OP_RECV; }
+
 /* end (exclusive) of the SEND/RECV group starting at op i of device dev */
 static int pp__group_end(const pp_program *p, int dev, int i) {
     int j = i + 1, e = p->device_start[dev + 1];
-    if (p->ops[i].type == PP_OP_COMPUTE || p->ops[i].group < 0) return j;
-    while (j < e && p->ops[j].type != PP_OP_COMPUTE && p->ops[j].group == p->ops[i].group) j++;
+    if (!pp__is_comm(&p->ops[i]) || p->ops[i].group < 0) return j;
+    while (j < e && pp__is_comm(&p->ops[j]) && p->ops[j].group == p->ops[i].group) j++;
     return j;
 }
 
@@ -228,51 +229,40 @@ static int pp__group_end(const pp_program *p, int dev, int i) {
 static int pp__route_first(const pp_cuda *c, int s) { int f; pp_stage_route(c->S, c->copies, s, &f, NULL); return f; }
 static int pp__route_last(const pp_cuda *c, int s) { int l; pp_stage_route(c->S, c->copies, s, NULL, &l); return l; }
 
-/* a compute op whose output goes to another device */
-static int pp__sends_output(const pp_cuda *c, const pp_op *op) {
-    int s = op->stage;
-    if (op->type != PP_OP_COMPUTE) return 0;
-    if (op->kind == PP_F) return s < pp__route_last(c, s) && c->stage_device[s + 1] != c->stage_device[s];
-    if (op->kind == PP_B || op->kind == PP_BW) return s > pp__route_first(c, s) && c->stage_device[s - 1] != c->stage_device[s];
-    return 0;
-}
-
 /* slots (largest index + 1, and the program's count) and send buffers device dev needs */
-static void pp__count(const pp_cuda *c, const pp_program *p, int dev, int *slots, int *sends) {
+static void pp__count(const pp_program *p, int dev, int *slots, int *sends) {
     int i, live = 0, most = 0, top = p->slots ? p->slots[dev] : 0;
     for (i = p->device_start[dev]; i < p->device_start[dev + 1]; i++) {
         const pp_op *op = &p->ops[i];
         if (op->slot + 1 > top) top = op->slot + 1;
-        if (op->type == PP_OP_SEND) live--;
-        if (pp__sends_output(c, op) && ++live > most) most = live;
+        if (op->type == PP_OP_SEND || op->type == PP_OP_HANDOFF) live--;
+        if (op->type == PP_OP_COMPUTE && op->sends && ++live > most) most = live;
     }
     if (p->send_buffers && p->send_buffers[dev] > most) most = p->send_buffers[dev];
     *slots = top;
     *sends = most;
 }
 
-/* model dims, stages and placement from the config; c is zeroed by the caller */
+/* model dims, stages and placement from the config and its program; c is zeroed by the caller */
 static pp_cuda_status pp__setup(pp_cuda *c, const pp_cuda_config *cfg, char *err) {
-    const pp_schedule *s;
     const pp_program *p;
     pp_cuda_model m;
     int i, half;
-    if (!cfg || !cfg->schedule || !cfg->program)
-        return pp__fail(err, PP_CUDA_ERR_INVALID_ARG, "pp_cuda needs a config with a schedule and its program (pp_sched_lower), got %s",
-                        !cfg ? "cfg = NULL" : !cfg->schedule ? "schedule = NULL" : "program = NULL");
-    s = cfg->schedule;
+    if (!cfg || !cfg->program)
+        return pp__fail(err, PP_CUDA_ERR_INVALID_ARG, "pp_cuda needs a config with a program (pp_sched_lower), got %s",
+                        !cfg ? "cfg = NULL" : "program = NULL");
     p = cfg->program;
-    if (p->devices != s->devices || p->stages != s->stages || p->microbatches != s->microbatches || !p->ops ||
-        !p->device_start)
+    if (p->devices < 1 || p->stages < 1 || p->microbatches < 1 || !p->ops || !p->device_start || !p->stage_device)
         return pp__fail(err, PP_CUDA_ERR_INVALID_ARG,
-                        "the program (d=%d, %d stages, n=%d) is not the schedule's (d=%d, %d stages, n=%d)",
-                        p->devices, p->stages, p->microbatches, s->devices, s->stages, s->microbatches);
+                        "the program needs devices, stages, microbatches >= 1, ops, device_start and stage_device "
+                        "(pp_sched_lower fills them), got d=%d, %d stages, n=%d%s", p->devices, p->stages,
+                        p->microbatches, p->stage_device ? "" : ", stage_device = NULL");
     m = cfg->model;
     if (!m.vocab) m.vocab = 256;
     if (!m.seq) m.seq = 64;
     if (!m.channels) m.channels = 128;
     if (!m.heads) m.heads = 4;
-    half = s->copies == 2 ? s->stages / 2 : s->stages; /* dualpipe: two copies of a half-S-stage model */
+    half = p->copies == 2 ? p->stages / 2 : p->stages; /* dualpipe: two copies of a half-S-stage model */
     if (!m.layers) m.layers = 2 * half;
     if (!m.batch) m.batch = 4;
     if (m.vocab < 1 || m.seq < 1 || m.channels < 1 || m.heads < 1 || m.batch < 1 || m.channels % m.heads)
@@ -281,7 +271,7 @@ static pp_cuda_status pp__setup(pp_cuda *c, const pp_cuda_config *cfg, char *err
                         "vocab %d seq %d channels %d heads %d batch %d", m.vocab, m.seq, m.channels, m.heads, m.batch);
     if (m.layers < half)
         return pp__fail(err, PP_CUDA_ERR_INVALID_ARG, "%s has %d stages per model copy: the model needs at least %d layers, got %d",
-                        s->name, half, half, m.layers);
+                        p->name[0] ? p->name : "the program", half, half, m.layers);
     if (cfg->mode != PP_CUDA_AUTO && cfg->mode != PP_CUDA_ONE_GPU && cfg->mode != PP_CUDA_NCCL)
         return pp__fail(err, PP_CUDA_ERR_INVALID_ARG, "mode must be PP_CUDA_AUTO, PP_CUDA_ONE_GPU or PP_CUDA_NCCL, got %d",
                         (int)cfg->mode);
@@ -291,15 +281,12 @@ static pp_cuda_status pp__setup(pp_cuda *c, const pp_cuda_config *cfg, char *err
     c->dims.heads = m.heads;
     c->dims.layers = m.layers;
     c->dims.batch = m.batch;
-    c->d = s->devices;
-    c->S = s->stages;
+    c->d = p->devices;
+    c->S = p->stages;
     c->half = half;
-    c->copies = s->copies;
-    c->n = s->microbatches;
-    {
-        const pp_sched_info *in = pp_sched_find(s->name);
-        c->recompute = in && in->recompute;
-    }
+    c->copies = p->copies;
+    c->n = p->microbatches;
+    c->recompute = p->recompute;
     c->N = (size_t)m.batch * m.seq;
     c->io = pp__gpt_io_bytes(&c->dims);
     c->io_stride = pp__round256(c->io);
@@ -319,7 +306,7 @@ static pp_cuda_status pp__setup(pp_cuda *c, const pp_cuda_config *cfg, char *err
         return pp__fail(err, PP_CUDA_ERR_HOST_MEMORY, "out of host memory for %d stages", c->S);
     for (i = 0; i < c->S; i++) {
         c->stages[i] = pp__gpt_stage_of(&c->dims, i % c->half, c->half); /* copy B's stage i = the model's i - half */
-        c->stage_device[i] = s->stage_device[i];
+        c->stage_device[i] = p->stage_device[i];
         if (c->stage_device[i] < 0 || c->stage_device[i] >= c->d)
             return pp__fail(err, PP_CUDA_ERR_INVALID_ARG, "stage %d sits on device %d of %d", i, c->stage_device[i], c->d);
     }
@@ -343,7 +330,7 @@ static void pp__dev_sizes(const pp_cuda *c, const pp_program *p, int dev, pp__de
             if (w > ws) ws = w;
         }
     v->device = dev;
-    pp__count(c, p, dev, &v->nslots, &v->nsend);
+    pp__count(p, dev, &v->nslots, &v->nsend);
     v->slot_bytes = c->recompute ? 2 * c->io_stride : pp__round256(slot);
     v->scratch_bytes = c->recompute ? pp__round256(slot) : 0;
     v->ws_bytes = pp__round256(ws);
@@ -850,19 +837,12 @@ static pp_cuda_status pp__compute(pp_cuda *c, pp__dev *v, const pp_op *op, char 
         PP__TRY(pp__take(c, v, op->slot, s, j, err));
         slot = v->slots + (size_t)op->slot * v->slot_bytes;
         act = c->recompute ? v->scratch : slot;
-        if (s > pp__route_first(c, s) && c->stage_device[s - 1] == v->device) { /* turn of a V: the producer's slot is alive */
-            char *ps;
-            if (c->recompute)
-                return pp__fail(err, PP_CUDA_ERR_PROGRAM, "1f1b-r with stages %d and %d on one device is not supported", s - 1, s);
-            PP__TRY(pp__held(c, v, -1, s - 1, j, &ps, err));
-            PP__CUDA(cudaMemcpyAsync(pp__in_region(c, s, slot, 0), pp__gpt_slot_output(dm, &c->stages[s - 1], ps),
-                                     c->io, cudaMemcpyDeviceToDevice, v->stream));
-        } else if (s > pp__route_first(c, s) && c->recompute) {
+        /* the input is in the slot already (RECV or HANDOFF); 1f1b-r runs F in the scratch */
+        if (s > pp__route_first(c, s) && c->recompute) {
             PP__CUDA(cudaMemcpyAsync(pp__gpt_slot_input(dm, g, act), slot, c->io, cudaMemcpyDeviceToDevice, v->stream));
         }
         PP__CUDA(pp__gpt_forward(dm, g, c->w, act, tok, tgt, c->loss, v->ws, v->stream));
-        if (pp__sends_output(c, op))
-            PP__TRY(pp__to_send_buffer(c, v, PP_ACTIVATION, s, j, pp__gpt_slot_output(dm, g, act), err));
+        if (op->sends) PP__TRY(pp__to_send_buffer(c, v, PP_ACTIVATION, s, j, pp__gpt_slot_output(dm, g, act), err));
     } else {
         PP__TRY(pp__held(c, v, op->slot, s, j, &slot, err));
         act = slot;
@@ -877,14 +857,7 @@ static pp_cuda_status pp__compute(pp_cuda *c, pp__dev *v, const pp_op *op, char 
         }
         if (op->kind == PP_B || op->kind == PP_BW) {
             PP__CUDA(pp__gpt_backward_input(dm, g, c->w, act, tgt, dloss, v->ws, v->stream));
-            if (pp__sends_output(c, op)) {
-                PP__TRY(pp__to_send_buffer(c, v, PP_GRADIENT, s, j, pp__gpt_slot_dinput(dm, g, act), err));
-            } else if (s > pp__route_first(c, s)) { /* turn of a V: into the consumer's slot now, this one may be freed before it runs */
-                char *cs;
-                PP__TRY(pp__held(c, v, -1, s - 1, j, &cs, err));
-                PP__CUDA(cudaMemcpyAsync(pp__in_region(c, s - 1, cs, 1), pp__gpt_slot_dinput(dm, g, act), c->io,
-                                         cudaMemcpyDeviceToDevice, v->stream));
-            }
+            if (op->sends) PP__TRY(pp__to_send_buffer(c, v, PP_GRADIENT, s, j, pp__gpt_slot_dinput(dm, g, act), err));
         }
         if (op->kind == PP_W || op->kind == PP_BW) {
             PP__CUDA(pp__gpt_backward_weight(dm, g, c->grad, act, tok, v->ws, v->stream));
@@ -897,17 +870,35 @@ static pp_cuda_status pp__compute(pp_cuda *c, pp__dev *v, const pp_op *op, char 
     return PP_CUDA_OK;
 }
 
-/* the consumer side of a transfer: the slot region a RECV writes */
+/* the consumer side of a transfer: the slot region a RECV or HANDOFF writes */
 static pp_cuda_status pp__recv_region(pp_cuda *c, pp__dev *v, const pp_op *op, char **dst, char *err) {
-    int cs = op->what == PP_ACTIVATION ? op->stage + 1 : op->stage - 1;
+    int cs = op->consumer;
     char *slot;
     if (cs < 0 || cs >= c->S || c->stage_device[cs] != v->device || op->microbatch < 0 || op->microbatch >= c->n)
-        return pp__fail(err, PP_CUDA_ERR_PROGRAM, "device %d: RECV of stage %d's %s mb %d has no consumer here",
-                        v->device, op->stage, op->what == PP_ACTIVATION ? "activation" : "gradient", op->microbatch);
+        return pp__fail(err, PP_CUDA_ERR_PROGRAM, "device %d: %s of stage %d's %s mb %d has no consumer here (stage %d)",
+                        v->device, pp_op_type_name(op->type), op->stage,
+                        op->what == PP_ACTIVATION ? "activation" : "gradient", op->microbatch, cs);
     if (op->what == PP_ACTIVATION) PP__TRY(pp__take(c, v, op->slot, cs, op->microbatch, err));
     PP__TRY(pp__held(c, v, op->slot, cs, op->microbatch, &slot, err));
     *dst = pp__in_region(c, cs, slot, op->what == PP_GRADIENT);
     return PP_CUDA_OK;
+}
+
+/* HANDOFF (the turn of a V): the output waiting in this device's send buffer
+   becomes its consumer's input, as a RECV from the device itself */
+static pp_cuda_status pp__handoff(pp_cuda *c, pp__dev *v, const pp_op *op, char *err) {
+    int b = 0;
+    char *dst = NULL;
+    PP__TRY(pp__send_buffer(c, v, op, &b, err));
+    PP__TRY(pp__recv_region(c, v, op, &dst, err));
+    PP__CUDA(cudaMemcpyAsync(dst, v->sendbuf + (size_t)b * c->io_stride, c->io, cudaMemcpyDeviceToDevice, v->stream));
+    v->send_owner[b] = -1; /* stream order: a later producer writes after this copy */
+    return PP_CUDA_OK;
+}
+
+/* a compute or a hand-off: an op of this device alone */
+static pp_cuda_status pp__local(pp_cuda *c, pp__dev *v, const pp_op *op, char *err) {
+    return op->type == PP_OP_HANDOFF ? pp__handoff(c, v, op, err) : pp__compute(c, v, op, err);
 }
 
 /* NCCL mode: this rank's program, in order */
@@ -916,8 +907,8 @@ static pp_cuda_status pp__walk_nccl(pp_cuda *c, const pp_program *p, char *err) 
     int i = p->device_start[v->device], e, k;
     while (i < p->device_start[v->device + 1]) {
         const pp_op *op = &p->ops[i];
-        if (op->type == PP_OP_COMPUTE) {
-            PP__TRY(pp__compute(c, v, op, err));
+        if (!pp__is_comm(op)) {
+            PP__TRY(pp__local(c, v, op, err));
             i++;
             continue;
         }
@@ -925,7 +916,7 @@ static pp_cuda_status pp__walk_nccl(pp_cuda *c, const pp_program *p, char *err) 
         /* check the peers first, so a bad program mostly fails outside the group */
         for (k = i; k < e; k++) {
             const pp_op *x = &p->ops[k];
-            if (x->type == PP_OP_COMPUTE || x->peer < 0 || x->peer >= c->d || x->peer == v->device)
+            if (!pp__is_comm(x) || x->peer < 0 || x->peer >= c->d || x->peer == v->device)
                 return pp__fail(err, PP_CUDA_ERR_PROGRAM, "device %d: op %d is a %s with peer %d", v->device,
                                 k - p->device_start[v->device], x->type == PP_OP_SEND ? "SEND" : "RECV", x->peer);
         }
@@ -1000,7 +991,7 @@ static pp_cuda_status pp__walk_one_gpu(pp_cuda *c, const pp_program *p, char *er
         const pp_op *x = &p->ops[i];
         int a = pp__op_device(p, i);
         partner[i] = -1;
-        if (x->type == PP_OP_COMPUTE) continue;
+        if (!pp__is_comm(x)) continue;
         if (x->peer < 0 || x->peer >= d || x->peer == a) {
             st = pp__fail(err, PP_CUDA_ERR_PROGRAM, "device %d: op %d has peer %d", a, i - p->device_start[a], x->peer);
             goto end;
@@ -1012,7 +1003,7 @@ static pp_cuda_status pp__walk_one_gpu(pp_cuda *c, const pp_program *p, char *er
     for (i = 0; i < p->num_ops; i++) {
         const pp_op *x = &p->ops[i];
         int a = pp__op_device(p, i), ch;
-        if (x->type == PP_OP_COMPUTE) continue;
+        if (!pp__is_comm(x)) continue;
         ch = x->type == PP_OP_SEND ? (a * d + x->peer) * 2 : (x->peer * d + a) * 2 + 1;
         list[first[ch] + cnt[ch]++] = i;
     }
@@ -1038,8 +1029,8 @@ static pp_cuda_status pp__walk_one_gpu(pp_cuda *c, const pp_program *p, char *er
             while (pc[dev] < p->device_start[dev + 1]) {
                 const pp_op *op = &p->ops[pc[dev]];
                 int e, k, all = 1;
-                if (op->type == PP_OP_COMPUTE) {
-                    st = pp__compute(c, &c->dev[dev], op, err);
+                if (!pp__is_comm(op)) {
+                    st = pp__local(c, &c->dev[dev], op, err);
                     if (st != PP_CUDA_OK) goto end;
                     pc[dev]++;
                     progress = 1;
@@ -1051,7 +1042,7 @@ static pp_cuda_status pp__walk_one_gpu(pp_cuda *c, const pp_program *p, char *er
                     if (done[k]) continue;
                     b = pp__op_device(p, q);
                     /* the partner is posted: its device stands at the group that holds it */
-                    if (pc[b] <= q && p->ops[pc[b]].type != PP_OP_COMPUTE && q < pp__group_end(p, b, pc[b])) {
+                    if (pc[b] <= q && pp__is_comm(&p->ops[pc[b]]) && q < pp__group_end(p, b, pc[b])) {
                         int sk = p->ops[k].type == PP_OP_SEND ? k : q, rk = sk == k ? q : k;
                         st = pp__transfer(c, &p->ops[sk], &p->ops[rk], pp__op_device(p, sk), pp__op_device(p, rk), t++, err);
                         if (st != PP_CUDA_OK) goto end;
@@ -1080,7 +1071,7 @@ static pp_cuda_status pp__walk_one_gpu(pp_cuda *c, const pp_program *p, char *er
                     if (pc[dev] >= p->device_start[dev + 1]) { w = 0; continue; }
                     op = &p->ops[pc[dev]];
                     w = snprintf(at, room, " device %d waits at its op %d (%s stage %d mb %d, peer %d);", dev,
-                                 pc[dev] - p->device_start[dev], op->type == PP_OP_SEND ? "SEND" : "RECV", op->stage,
+                                 pc[dev] - p->device_start[dev], pp_op_type_name(op->type), op->stage,
                                  op->microbatch, op->peer);
                 }
             }
@@ -1111,7 +1102,7 @@ static pp_cuda_status pp__step(pp_cuda *c, const pp_program *p, const int *input
     for (l = 0; l < c->nlocal; l++) {
         pp__dev *v = &c->dev[l];
         int slots, sends;
-        pp__count(c, p, v->device, &slots, &sends);
+        pp__count(p, v->device, &slots, &sends);
         if (slots > v->nslots || sends > v->nsend)
             return pp__fail(err, PP_CUDA_ERR_PROGRAM,
                             "device %d: the program needs %d slots and %d send buffers, the context has %d and %d "

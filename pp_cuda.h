@@ -33,7 +33,7 @@ QUICK START (one GPU, the 4 devices of v-half simulated on it)
        pp_schedule *s; pp_program *prog; pp_cuda *ctx;
        if (pp_sched_build(&sc, &s, err) || pp_sched_lower(s, &prog, err)) { fprintf(stderr, "%s\n", err); return 1; }
        pp_cuda_config cfg = {0};                  // zero = default: one GPU here, 2 layers per stage
-       cfg.schedule = s; cfg.program = prog; cfg.model.vocab = 7;
+       cfg.program = prog; cfg.model.vocab = 7;
        if (pp_cuda_create(&cfg, &ctx, err) != PP_CUDA_OK) { fprintf(stderr, "%s\n", err); return 1; }
        for (int step = 0; step < 30; step++) {
            float loss;
@@ -120,8 +120,8 @@ MEMORY PLAN (pp_cuda_plan; the same numbers pp_cuda_create allocates)
                that arrives for it (2 boundary tensors), plus one full
                scratch slot per device where BW redoes the forward.
    send buffers program->send_buffers[i] boundary tensors: an output waits
-               there from its producer to its SEND (the slot may be reused
-               by then).
+               there from its producer to its SEND or HANDOFF (the slot may
+               be reused by then).
    weights     fp32 master + bf16 copy; gradients fp32; AdamW m and v fp32.
                The whole model on every GPU (a small-model runtime): a rank
                computes only its stages; AdamW runs over the whole array,
@@ -141,7 +141,7 @@ API (status-returning calls fill err[PP_CUDA_ERR_LEN] on failure; err may be NUL
    pp_cuda_update(ctx, err)            AdamW on the gradients of the last step
    pp_cuda_destroy(ctx)                frees everything it created (not a stream or comm it was given)
    pp_cuda_num_params(ctx), pp_cuda_get_params / pp_cuda_set_params / pp_cuda_get_grads (host fp32,
-                                       the layout of tests/gpt_ref.h's gpt_param_sizes)
+                                       the layout of ref/gpt_ref.h's gpt_param_sizes)
    pp_cuda_memory_info(ctx, &mem)      the plan, free bytes at start, measured slot bytes
    pp_cuda_device_info(ctx, dev, &info)  slots, measured peak live slots, bytes, busy time
    pp_cuda_pass_ms(ctx, stage, kind)   mean measured time of F, B, W or BW of a stage (profile = 1)
@@ -214,7 +214,7 @@ typedef enum pp_cuda_status {
 
 typedef enum pp_cuda_mode { PP_CUDA_AUTO = 0, PP_CUDA_ONE_GPU = 1, PP_CUDA_NCCL = 2 } pp_cuda_mode;
 
-/* The GPT of tests/gpt_ref.h. Zero fields take the defaults named here. */
+/* The GPT of ref/gpt_ref.h. Zero fields take the defaults named here. */
 typedef struct pp_cuda_model {
     int vocab;    /* 0 = 256 (bytes as tokens) */
     int seq;      /* tokens per sequence; 0 = 64 */
@@ -233,8 +233,9 @@ typedef struct pp_cuda_optimizer {
 } pp_cuda_optimizer;
 
 typedef struct pp_cuda_config {
-    const pp_schedule *schedule; /* required: stages, placement, 1f1b-r's recomputation */
-    const pp_program *program;   /* required: pp_sched_lower(schedule); sizes the slots and send buffers */
+    const pp_program *program;   /* required: pp_sched_lower(schedule); all the executor reads of the
+                                    schedule: stages, placement, routes, recomputation, ops,
+                                    slots and send buffers */
     pp_cuda_model model;
     pp_cuda_optimizer opt;
     unsigned long long seed;     /* weight init, that of gpt_ref.h's gpt_init(seed) */

@@ -1,4 +1,4 @@
-/* pp_cuda_gpt.cuh - the GPT of tests/gpt_ref.h on one GPU for pp_cuda.cu - MIT licence (see end of file)
+/* pp_cuda_gpt.cuh - the GPT of ref/gpt_ref.h on one GPU for pp_cuda.cu - MIT licence (see end of file)
    Forward (F), input gradient (B) and weight gradient (W) kept apart.
 
    Private to pp_cuda: pp_cuda.cu includes it once (after <cuda_runtime.h>
@@ -8,7 +8,7 @@
    The contract with the executor is /work/cuda_contract.md (types and
    functions at the bottom of this file, "stage" section).
 
-   Model and split: exactly tests/gpt_ref.h, op for op. gpt_stage_forward,
+   Model and split: exactly ref/gpt_ref.h, op for op. gpt_stage_forward,
    gpt_stage_backward_input and gpt_stage_backward_weight become
    pp__gpt_forward, pp__gpt_backward_input and pp__gpt_backward_weight; the
    parameters are one flat array in gpt_param_sizes order.

@@ -101,7 +101,8 @@ API (one line each; status-returning calls fill err[PP_ERR_LEN] on failure)
    pp_sched_free(s)                    free anything returned as pp_schedule*
    pp_sched_validate(s, err)           every pass once, no overlap, deps, placement
    pp_sched_peak_memory(s, out)        simulate allocation/free, out[d] in units
-   pp_sched_count(), pp_sched_info_at(i)   the built-in schedules
+   pp_sched_count(), pp_sched_info_at(i)   the built-in schedules and their facts
+   pp_sched_find(name)                 the row of a built-in schedule (case, '_' for '-'), NULL if none
    pp_block_create(d, v, place, split, mpb, &blk, err) / pp_block_free(blk)
    pp_block_check(blk, err)            dependencies inside the block, collisions on repeat
    pp_block_peak_bound(blk, dev)       Eq. 1 for one device, in units
@@ -123,11 +124,6 @@ API (one line each; status-returning calls fill err[PP_ERR_LEN] on failure)
    pp_sched_print_trace(f, s, err)     Chrome trace event JSON (chrome://tracing, Perfetto)
    pp_sched_from_csv(text, len, cfg, &s, err)  parse a PyTorch CSV, check, squeeze with cfg's times
    pp_sched_torchtitan_schedule(s)     torchtitan pipeline_parallel_schedule giving s's placement
-   pp_partition(cost, L, S, first, &max, err)  exact min-max contiguous split of L items into S stages
-   pp_partition_v(cost, L, d, first, &max, err) exact V split: least slowest DEVICE (stages k, 2d-1-k)
-   pp_layer_activation_bytes(m, mbs, tp, recompute)  bytes one layer keeps per microbatch
-   pp_layer_params(m)                  parameters of one transformer layer (12h^2 + 13h)
-   pp_plan(req, out, cap, &count, err) every pp x tp x dp x mbs x schedule, fit, step time, ranked
    pp_stage_route(S, copies, stage, &first, &last)  the route a stage is on (runtimes: where F's input
                                        comes from, where B's gradient goes; see routes in CONCEPTS)
    pp_status_string(st), pp_kind_name(k), pp_placement_name(p)
@@ -135,8 +131,12 @@ API (one line each; status-returning calls fill err[PP_ERR_LEN] on failure)
 LOWERING (pp_sched_lower; the full argument sits above its implementation)
    program     per device, its passes as COMPUTE ops in the schedule's order,
                plus a SEND on the producer's device and a RECV on the
-               consumer's for every dependency that crosses devices (none
-               where producer and consumer share a device: the turn of a V).
+               consumer's for every dependency that crosses devices, and a
+               HANDOFF right before the consumer where producer and
+               consumer stage share a device (the turn of a V). It carries
+               all a runtime needs: stage_device, copies (routes, through
+               pp_stage_route), recompute; op.sends marks the outputs that
+               wait in a send buffer, op.consumer the stage data goes to.
    order       both ends of a transfer get one key, the consumer's start:
                the RECV sits right before its consumer, the SEND after its
                producer; a device's ops are sorted by (key, payload, stage,
@@ -169,7 +169,7 @@ ERRORS, MEMORY, THREADS
 
 DOES NOT
    run anything on GPUs (see pp_cuda.h), write or read PyTorch's
-   compute_comms CSV. Memory in bytes is an estimate (PLANNING), not a
+   compute_comms CSV. Memory in bytes (pp_plan.h) is an estimate, not a
    measurement. The lowering places
    communication but does not move data. Transient working memory of a pass
    (e.g. the activations 1F1B-R recomputes inside its BW) is not counted.
@@ -361,8 +361,7 @@ DECISIONS (where the paper is ambiguous, what this file does)
      against d+1/2).
      PyTorch's schedule CSV has one route: pp_sched_print_csv refuses a
      two-copy schedule; pp_sched_from_order and pp_sched_from_csv build
-     one-route schedules only; pp_plan does not evaluate dualpipe (its
-     static bytes would need the second copy).
+     one-route schedules only.
    - zb-min (Appendix I, Fig. 16b; the figure was lost): "zero bubble ...
      can support a minimum of 2/3 activation memory of 1F1B ... two
      microbatches are included in a single building block to avoid
@@ -479,127 +478,9 @@ PYTORCH CSV (pp_sched_print_csv, pp_sched_from_csv)
    refused without allocating 10^12 of anything); indices above 1048575,
    more than 65536 rows, or a file over 1 GiB are refused.
 
-PLANNING (pp_partition, pp_partition_v, pp_layer_activation_bytes, pp_plan)
-   partition   pp_partition: f[k][j] = min over i of max(f[k-1][i], sum of
-               items [i, j)), every stage non-empty; O(S L^2), exact (tests
-               compare with brute force). pp_partition_v: device k holds
-               stages k and 2d-1-k; g_k(a, b) = least slowest device for the
-               items [a, b) left to devices k..d-1; O(d L^4), exact, refused
-               above 4e8 steps. Looped placement is split by pp_partition
-               (slowest stage). pp_plan uses pp_partition over all S stages
-               for every placement (pp_partition_v is too slow at d = 40):
-               per-stage times then drive the scheduler (stage_times).
-   items       pp_plan splits L + 2 items: the embedding, the L layers, the
-               LM head, so 78 layers + 2 fill pp = 40 V stages exactly, like
-               the paper's "one layer less on the first and last stage".
-   activation  bytes per layer per microbatch, 16-bit (Korthikanti et al.
-               2022, "Reducing Activation Recomputation in Large Transformer
-               Models", Sec. 4): s*b*h*(34 + 5*a*s/h); flash attention keeps
-               no s x s scores: 34*s*b*h (default; the paper used it, Sec.
-               4.4); tensor + sequence parallel (default when tp > 1):
-               divided by t; tensor parallel without SP: s*b*h*(10 + 24/t +
-               5as/(ht)); full recomputation keeps the layer input, 2*s*b*h
-               (/t with SP). A unit (schedule peak_memory) = L/pp layers of
-               it; peak activation bytes of device i = peak_memory[i] x unit.
-               1f1b-r: recompute_input = 2/34 of a layer's activation.
-   static      parameters per layer 12h^2 + 13h (Narayanan et al. 2021),
-               embedding V*h + s*h (positions) on the embedding's stage, LM
-               head V*h on the head's stage (untied, as Megatron with pp > 1
-               keeps a copy), all divided by t. Bytes per parameter (mixed
-               precision Adam, Megatron): 2 weight + 2 gradient + 12 (fp32
-               master, m, v) = 16; the distributed optimizer (default)
-               shards the 12 over dp: 4 + 12/dp. Peak of a device = its
-               static bytes + its activation bytes; a candidate fits when
-               the largest device's peak <= gpu memory - gpu.reserve_bytes
-               (default 0; set it for the CUDA context, NCCL buffers and
-               fragmentation: ppsched plan --reserve GiB).
-   pass times  roofline per microbatch: a layer's forward is 24*b*s*h^2*(1 +
-               s/(6h))/t FLOPs (Narayanan et al. 2021, Eq. 2 without the
-               backward and vocab terms) at gpu.flops (default 190e12, ~60%
-               of the A100's 312 TFLOP/s), or its weights + activations at
-               hbm_bw if slower; B = F (input gradient: same matmul FLOPs),
-               W = F (weight gradient: same), so F:B:W = 1:1:1 plus TP's
-               communication: with t > 1 two all-gather/reduce-scatter pairs
-               of 2sbh bytes per F and per B, each 2(t-1)/t of it over tp_bw
-               (300e9). TP also narrows every matmul to h/t columns, which
-               runs below the GPU's matmul rate (Appendix D.4 and Figure 12
-               of the paper: single-pass MFU falls as t grows): compute time
-               x (1 + 0.037 x log2 t x min(1, 1024/(b*s))). 0.037 is Table
-               6's V-ZB column at seq 1024 (57.58% MFU at t=1 pp=40, 54.78%
-               at t=2 pp=20: 5.1% slower, of which our TP communication
-               above accounts for 1.4%); the loss shrinks as b*s grows
-               (more output tiles per matmul), so at seq 16384 it is 1/16
-               of that. gpu.tp_slowdown sets the 0.037 (< 0: none). Without
-               it TP=2 wins at seq 1024 by 0.6%, against the paper's
-               finding. Head forward 2*b*s*h*V/t FLOPs, B = W = F; the
-               embedding a memory-bound gather. Pipeline comm per edge
-               2sbh/t bytes over net_bw (25e9). User times (req.times)
-               replace all this: F, B, W of one device's share, spread over
-               stages in proportion to the roofline costs.
-   step time   makespan of the schedule built with those per-stage times at
-               n_b microbatches, plus (n - n_b) x the busiest device's work
-               per microbatch (the steady state), plus a ring all-reduce of
-               the 16-bit gradients, 2(dp-1)/dp x 2 bytes x parameters over
-               net_bw, when dp > 1. n = global_batch / (dp x mbs). n_b = pp
-               for 1f1b, 1f1b-r, zb-h1, 1f1b-v, v-min, v-half, v-zb (at unit
-               times this equals the full build, checked at d = 8, 20, n =
-               160), 2pp for the others, n for gpipe and looped-bfs (memory
-               grows with n). Builds are cached per (schedule, pp, n_b, tp,
-               limit) and scaled by the layer time across mbs; the cache is
-               emptied when (pp, tp) changes (no later layout can hit an
-               earlier pair's entries; it used to fill its 256 slots before
-               pp = 20 of the 98.5B example, so the rest were built anew,
-               not scaled: up to 0.01% different step times). MFU = 72 *
-               B * s * L * h^2 * (1 + s/(6h) + V/(12hL)) / (step * N *
-               312e12) (Narayanan et al. 2021, Eq. 3).
-   pruning     branch and bound: before a build, the work bound max over
-               devices k of (head_k + n_b p_k) + (n - n_b) max p_k (+ the dp
-               all-reduce), p_k = device k's F + B + W per microbatch (+ F
-               for 1f1b-r's recomputation), head_k = the F times of the
-               stages before its first stage k (it cannot start earlier),
-               is a lower bound on the step time above (no pass is shorter
-               than its stage time, none overlaps another on its device;
-               tests check bound <= step for every built candidate of the
-               98.5B examples). A candidate is not built when its bound
-               exceeds both the best step time its schedule has reached so
-               far and the keep_top-th best step time of all candidates so
-               far (req.keep_top, 0 = 10; ppsched plan passes --top): then
-               pruned = 1, fits = 0 (not known), step_time = 0, peak_bytes =
-               its static bytes, bound set, reason "not built: at least X%
-               slower (work bound) than its best layout ..., outside the top
-               K". Each schedule's best layout and the first keep_top of the
-               ranking are therefore always built, so the ranking's top, the
-               per-schedule summary and every built candidate's numbers are
-               those of req.no_prune = 1 (ppsched plan --no-prune), which
-               builds everything; a pruned layout's stage times are kept in
-               the cache, so a later layout that shares its build gets the
-               same build as without pruning (tests compare both runs).
-               Candidates keep their place in the output (pp, tp, mbs,
-               schedule ascending) but the (pp, tp) pairs are evaluated in
-               the order of their lowest 1f1b work bound (that of the
-               schedule asked for with req.schedule), so good incumbents
-               come first; within a pair mbs ascending, as the cache
-               expects. The bound ignores the bubble and memory: 98.5B
-               example, 388 of 1260 candidates pruned at seq 1024, 176 at
-               seq 3072 (batch 640), none at seq 16384 (most candidates are
-               out of memory, which no time bound can tell, and fewer than
-               10 fit at all pp). User CPU on a 2-core machine (loaded, wall
-               up to twice that), seq 1024 / 3072 / 16384: before 1.26 /
-               1.12 / 1.13 s; emptying the cache per (pp, tp) 0.81 / 0.69 /
-               0.64; now 0.56 / 0.63 / 0.70 (no_prune 0.80 / 0.67 / 0.71).
-               What is left is mostly the builds at pp = 40 (interleaved-
-               1f1b-m's block search, 0.1 s per layout) and v-auto at pp =
-               5.
-   layouts     dp = world / (tp x pp), rejected when it does not divide (the
-               seed overview's 3D rule); tp in 1, 2, 4, 8 (one node) dividing
-               the heads; pp any divisor of N with S <= L + 2; mbs 1, 2, 4
-               unless given, dividing global_batch / dp.
-   adaptive    v-auto and zb-auto get mem_limit = the units left after the
-               static bytes (in half units, at most 2pp); they, zb-1p and
-               zb-2p are built only at pp <= 8 (PP__PLAN_AUTO_PP; zb-auto
-               at every pp of the 98.5B example costs 0.7 s, v-auto at pp =
-               10..40 seconds); elsewhere the candidate says "not
-               evaluated".
+PLANNING
+   Moved to pp_plan.h (its own header on this one's public API): which
+   layout, microbatch size and schedule fit a model on a cluster.
 
 PICTURES (pp_sched_print_svg, pp_sched_print_trace)
    SVG: one row per device, x = real time to scale, F blue, B green, W
@@ -758,6 +639,7 @@ typedef struct pp_schedule {
     int on_grid;             /* 1 straight after pp_repeat: start/end are block cells
                                 (F, B, W 1 cell); pp_squeeze applies the real times */
     double mem_limit;        /* the limit an adaptive schedule was built under; 0 = none */
+    int recompute;           /* 1: BW recomputes F from the kept stage input (1f1b-r) */
     int bubble_growth;       /* -1 not computed, 0 O(p), 1 O(n): see pp_sched_bubble_growth */
     pp_allocator allocator;
 } pp_schedule;
@@ -920,34 +802,45 @@ PP_SCHED_API pp_status pp_sched_bubble_growth(const pp_config *cfg, int *grows, 
 PP_SCHED_API int pp_vhalf_o_p(pp_times t);
 /* ---- lowering: one program per device (see LOWERING in the docs block) ---- */
 
-typedef enum pp_op_type { PP_OP_COMPUTE = 0, PP_OP_SEND = 1, PP_OP_RECV = 2 } pp_op_type;
+/* HANDOFF: the output of a stage becomes the input of the next stage on its
+   route on the same device (the turn of a V): a SEND and its RECV in one. */
+typedef enum pp_op_type { PP_OP_COMPUTE = 0, PP_OP_SEND = 1, PP_OP_RECV = 2, PP_OP_HANDOFF = 3 } pp_op_type;
 
-/* What a SEND/RECV carries: the output of F (to the next stage) or of B/BW
-   (the gradient for the previous stage's output). */
+/* What a SEND/RECV/HANDOFF carries: the output of F (to the next stage) or
+   of B/BW (the gradient for the previous stage's output). */
 typedef enum pp_payload { PP_ACTIVATION = 0, PP_GRADIENT = 1 } pp_payload;
 
 typedef struct pp_op {
     pp_op_type type;
     pp_kind kind;       /* COMPUTE: F, B, W or BW; ignored otherwise */
-    int stage;          /* COMPUTE: the pass's stage; SEND/RECV: the stage that PRODUCED the data */
+    int stage;          /* COMPUTE: the pass's stage; SEND/RECV/HANDOFF: the stage that PRODUCED the data */
     int microbatch;
-    int peer;           /* SEND: destination device; RECV: source device; COMPUTE: -1 */
-    pp_payload what;    /* SEND/RECV only */
-    int slot;           /* COMPUTE and RECV: activation slot of the (stage, microbatch) the op
-                           works on on this device (a RECV writes the consumer's slot); SEND: -1 */
+    int peer;           /* SEND: destination device; RECV: source device; HANDOFF: this device;
+                           COMPUTE: -1 */
+    pp_payload what;    /* SEND/RECV/HANDOFF only */
+    int slot;           /* COMPUTE, RECV and HANDOFF: activation slot of the (stage, microbatch) the
+                           op works on on this device (RECV, HANDOFF: the consumer's); SEND: -1 */
     int group;          /* consecutive SEND/RECV ops of one device with the same group >= 0 are
                            posted together (ncclGroupStart/End); -1: the op is a group of its own */
     double time;        /* the point of the timeline the op belongs to (sorting key) */
+    int consumer;       /* SEND/RECV/HANDOFF: the stage that consumes the data; COMPUTE: -1 */
+    int sends;          /* COMPUTE: 1 when a SEND or HANDOFF of its output follows on this
+                           device (the output waits in a send buffer until then) */
 } pp_op;
 
 /* Per-device programs. Transparent: tests and other tools may fill one by
    hand (allocator, slots and send_buffers may then be zero/NULL). */
 typedef struct pp_program {
+    char name[32];         /* the schedule's */
     int devices, stages, microbatches;
-    int copies;            /* as pp_schedule.copies: 2 = two routes; any other value = one */
+    int copies;            /* as pp_schedule.copies: 2 = two routes; any other value = one
+                              (pp_stage_route gives a stage's route) */
+    int recompute;         /* as pp_schedule.recompute: BW recomputes F from the kept input */
     int num_ops;
     pp_op *ops;            /* device-major, each device's ops in program order */
     int *device_start;     /* [d+1]: ops of device i are [device_start[i], device_start[i+1]) */
+    int *stage_device;     /* [S]: the device each stage runs on (NULL in a hand-built program:
+                              the runtimes need it, the checker does not) */
     int *slots;            /* [d]: activation slots device i needs (= most (stage, mb) live at once) */
     int *send_buffers;     /* [d]: most outputs waiting for their SEND at once on device i */
     pp_allocator allocator;
@@ -965,69 +858,6 @@ PP_SCHED_API void pp_program_free(pp_program *p);
    on the device; PP_ERR_INVALID_ARG for out-of-range fields. */
 PP_SCHED_API pp_status pp_sched_check_deadlock(const pp_program *p, int *stuck, char *err);
 PP_SCHED_API const char *pp_op_type_name(pp_op_type t);
-
-/* ---- planning: bytes, balanced stages, choice of schedule (see PLANNING) ---- */
-
-/* A GPT-style model. Zero fields take the defaults named here. */
-typedef struct pp_model {
-    int layers, hidden, heads, seq; /* L, h, a, s: required */
-    int vocab;                      /* V; 0 = 51200 */
-    int no_flash_attention;         /* 0: flash attention (no s*s scores kept) */
-    int no_seq_parallel;            /* 0: sequence parallelism whenever tp > 1 */
-    int no_distributed_optimizer;   /* 0: optimizer state sharded over dp */
-} pp_model;
-
-/* One GPU and its links. Zero fields take the defaults (an A100 80 GB). */
-typedef struct pp_gpu {
-    double mem_bytes; /* 0 = 80 GiB */
-    double flops;     /* achieved matmul FLOP/s; 0 = 190e12 (~60% of 312e12) */
-    double hbm_bw;    /* bytes/s; 0 = 2.0e12 */
-    double tp_bw;     /* tensor-parallel link, bytes/s; 0 = 300e9 (NVLink) */
-    double net_bw;    /* pipeline send/recv and dp all-reduce, bytes/s; 0 = 25e9 */
-    double reserve_bytes; /* kept back (CUDA context, NCCL buffers, fragmentation); 0 = none */
-    double tp_slowdown; /* TP-sharded matmuls run (1 + this x log2 tp x min(1, 1024/(mbs x seq)))
-                           times slower (narrower matmuls); 0 = 0.037 (see PLANNING,
-                           pass times); < 0 = none */
-} pp_gpu;
-
-typedef struct pp_plan_request {
-    pp_model model;
-    pp_gpu gpu;
-    int gpus;          /* N, required */
-    int global_batch;  /* sequences per step, required */
-    int pp, tp, dp, mbs; /* 0 = enumerate */
-    const char *schedule; /* NULL = every built-in */
-    const pp_times *times; /* optional measured per-device-share times (F, B, W,
-                              comm) for one microbatch of mbs; replaces the roofline */
-    int no_prune;      /* 1: build every candidate (no work-bound pruning; PLANNING, pruning) */
-    int keep_top;      /* pruning keeps the first keep_top of the ranking exact; 0 = 10 */
-} pp_plan_request;
-
-/* One candidate the planner considered (fitting or not). */
-typedef struct pp_candidate {
-    char schedule[32];
-    int pp, tp, dp, mbs, microbatches;
-    int fits;                /* 1: largest device's peak <= gpu memory */
-    double peak_bytes;       /* largest device: static + activation */
-    double static_bytes;     /* that device's parameters, gradients, optimizer */
-    double unit_bytes;       /* one unit: activation of one microbatch for L/pp layers */
-    double peak_units;       /* that device's schedule peak, units */
-    double step_time;        /* seconds; 0 when it does not fit or did not build */
-    double mfu;              /* model FLOPs / (step_time * N * 312e12); 0 when not run */
-    char reason[160];        /* why it lost (or "best") */
-    double bound;            /* lower bound on step_time (work bound), seconds; 0 when
-                                the candidate stopped before its build */
-    int pruned;              /* 1: not built, its bound is slower than its schedule's
-                                best layout found before it (fits = 0: unknown) */
-} pp_candidate;
-
-PP_SCHED_API pp_status pp_partition(const double *cost, int items, int stages, int *first, double *max_cost,
-                                    char *err);
-PP_SCHED_API pp_status pp_partition_v(const double *cost, int items, int devices, int *first, double *max_cost,
-                                      char *err);
-PP_SCHED_API double pp_layer_activation_bytes(const pp_model *m, int mbs, int tp, int recompute);
-PP_SCHED_API double pp_layer_params(const pp_model *m);
-PP_SCHED_API pp_status pp_plan(const pp_plan_request *req, pp_candidate *out, int cap, int *count, char *err);
 
 #ifndef PP_SCHED_NO_STDIO
 PP_SCHED_API void pp_sched_print_ascii(FILE *f, const pp_schedule *s, int color);
@@ -1238,38 +1068,68 @@ static pp_status pp__resolve_times(const pp_times *in, pp_times *out, char *err)
     return PP_OK;
 }
 
-/* Fill stage_time / stage_memory from the config. recompute: BW also redoes F. */
-static pp_status pp__set_stage_times(pp_schedule *s, const pp_config *cfg, int recompute, char *err) {
-    int st, S = s->stages;
-    double v = (double)s->chunks / pp__copies(s->copies); /* a route's stages per device */
-    pp_times t;
-    pp_times zero;
-    memset(&zero, 0, sizeof zero);
-    st = (int)pp__resolve_times(cfg ? &cfg->times : &zero, &t, err);
-    if (st != PP_OK) return (pp_status)st;
-    s->times = t;
+/* pp_config resolved once, at the entry points (pp_sched_build through
+   pp__req_resolve, pp_repeat, pp_sched_from_order, pp_sched_from_csv):
+   every default applied, every field checked. No code below them reads a
+   pp_config (sokol's _sg_desc_defaults). */
+typedef struct pp__cfg {
+    pp_times times;              /* unit times when f, b, w are all zero; checked */
+    const pp_times *stage_times; /* [S] or NULL: times / v; checked where S is known */
+    double recompute_input;      /* checked: finite, >= 0 */
+    int reorder;                 /* 0: no_reorder */
+    pp_allocator al;             /* malloc/free when zero */
+} pp__cfg;
+
+static pp_status pp__cfg_resolve(const pp_config *cfg, pp__cfg *c, char *err) {
+    pp_config zero;
+    if (!cfg) { memset(&zero, 0, sizeof zero); cfg = &zero; }
+    memset(c, 0, sizeof *c);
+    if (!pp__finite(cfg->recompute_input) || cfg->recompute_input < 0) {
+        pp__err(err, "recompute_input must be a finite fraction >= 0, got %g", cfg->recompute_input);
+        return PP_ERR_INVALID_ARG;
+    }
+    c->stage_times = cfg->stage_times;
+    c->recompute_input = cfg->recompute_input;
+    c->reorder = !cfg->no_reorder;
+    c->al = pp__allocator(&cfg->allocator);
+    return pp__resolve_times(&cfg->times, &c->times, err);
+}
+
+/* The duration of F, B, W, BW of each stage ([S * 4], pp_schedule.stage_time)
+   and the units one F allocates ([S]), for S stages at v stages of a route
+   per device. recompute: BW also redoes F, and a stage keeps only its input. */
+static pp_status pp__stage_times(const pp__cfg *c, int S, double v, int recompute, double *stage_time,
+                                 double *stage_memory, char *err) {
+    int st;
     for (st = 0; st < S; st++) {
         pp_times x;
-        if (cfg && cfg->stage_times) {
-            x = cfg->stage_times[st];
-            x.comm = t.comm;
+        if (c->stage_times) {
+            x = c->stage_times[st];
             if (!pp__finite(x.f) || !pp__finite(x.b) || !pp__finite(x.w) || x.f <= 0 || x.b <= 0 || x.w < 0) {
                 pp__err(err, "stage_times[%d] needs finite F > 0, B > 0, W >= 0; got F=%g B=%g W=%g", st, x.f, x.b,
                         x.w);
                 return PP_ERR_INVALID_ARG;
             }
         } else {
-            x.f = t.f / v;
-            x.b = t.b / v;
-            x.w = t.w / v;
+            x.f = c->times.f / v;
+            x.b = c->times.b / v;
+            x.w = c->times.w / v;
         }
-        s->stage_time[st * 4 + PP_F] = x.f;
-        s->stage_time[st * 4 + PP_B] = x.b;
-        s->stage_time[st * 4 + PP_W] = x.w;
-        s->stage_time[st * 4 + PP_BW] = x.b + x.w + (recompute ? x.f : 0);
-        s->stage_memory[st] = (recompute ? (cfg ? cfg->recompute_input : 0) : 1.0) / v;
+        stage_time[st * 4 + PP_F] = x.f;
+        stage_time[st * 4 + PP_B] = x.b;
+        stage_time[st * 4 + PP_W] = x.w;
+        stage_time[st * 4 + PP_BW] = x.b + x.w + (recompute ? x.f : 0);
+        stage_memory[st] = (recompute ? c->recompute_input : 1.0) / v;
     }
     return PP_OK;
+}
+
+/* Fill a schedule's times, stage_time and stage_memory. */
+static pp_status pp__set_stage_times(pp_schedule *s, const pp__cfg *c, int recompute, char *err) {
+    s->times = c->times;
+    s->recompute = recompute;
+    return pp__stage_times(c, s->stages, (double)s->chunks / pp__copies(s->copies), recompute, s->stage_time,
+                           s->stage_memory, err);
 }
 
 /* ---- metrics ------------------------------------------------------------ */
@@ -1349,18 +1209,24 @@ static int pp__dep(const pp_schedule *s, const pp_pass *p, pp_kind *dk, int *ds)
    holds the key of that pass's input at microbatch 0 (pp__dep_key adds
    the microbatch), or -1 when it has none; entry + 8 * stages holds the
    input's stage. tab: [16 * stages] ints. */
-static void pp__dep_table(const pp_schedule *s, int *tab) {
-    int S = s->stages, n = s->microbatches, half, k, st, E = 8 * S;
+static void pp__dep_table_of(int S, int n, int copies, int split, int *tab) {
+    int half, k, st, E = 8 * S;
     for (half = 0; half < 2; half++)
         for (k = 0; k < 4; k++)
             for (st = 0; st < S; st++) {
-                pp_pass p;
                 pp_kind dk;
                 int ds, e = (half * 4 + k) * S + st;
-                p.kind = (pp_kind)k; p.stage = st; p.microbatch = half ? n - 1 : 0; p.device = 0;
-                if (pp__dep(s, &p, &dk, &ds)) { tab[e] = pp__key(S, n, dk, ds, 0); tab[E + e] = ds; }
-                else { tab[e] = -1; tab[E + e] = st; }
+                if (pp__input(S, n, copies, split, (pp_kind)k, st, half ? n - 1 : 0, &dk, &ds)) {
+                    tab[e] = pp__key(S, n, dk, ds, 0);
+                    tab[E + e] = ds;
+                } else {
+                    tab[e] = -1;
+                    tab[E + e] = st;
+                }
             }
+}
+static void pp__dep_table(const pp_schedule *s, int *tab) {
+    pp__dep_table_of(s->stages, s->microbatches, s->copies, s->split_backward, tab);
 }
 
 /* The key of p's input from pp__dep_table's tab, or -1 when p has none;
@@ -1769,7 +1635,7 @@ static void pp__sort_devices(pp_schedule *s) {
     pp__mfree(al, slot);
 }
 
-static pp_status pp__repeat(const pp_block *b, int n, const int *starts, const pp_config *cfg, int recompute,
+static pp_status pp__repeat(const pp_block *b, int n, const int *starts, const pp__cfg *c, int recompute,
                             pp_schedule **out, char *err) {
     pp_status st;
     pp_allocator al;
@@ -1787,12 +1653,12 @@ static pp_status pp__repeat(const pp_block *b, int n, const int *starts, const p
         pp__err(err, "%d microbatches at interval %d overflow the grid", n, b->interval);
         return PP_ERR_OVERFLOW;
     }
-    al = pp__allocator(cfg ? &cfg->allocator : NULL);
+    al = c->al;
     s = pp__sched_alloc(&al, d, b->chunks, S, n, b->split_backward, err, &st);
     if (!s) return st;
     s->placement = b->placement;
     for (i = 0; i < S; i++) s->stage_device[i] = b->stage_device[i];
-    st = pp__set_stage_times(s, cfg, recompute, err);
+    st = pp__set_stage_times(s, c, recompute, err);
     if (st != PP_OK) { pp_sched_free(s); return st; }
     /* counts per device, then place */
     for (i = 0; i < S; i++) s->device_start[b->stage_device[i] + 1] += n * (b->split_backward ? 3 : 2);
@@ -1847,7 +1713,12 @@ static pp_status pp__repeat(const pp_block *b, int n, const int *starts, const p
 
 PP__DEF pp_status pp_repeat(const pp_block *blk, int microbatches, const int *starts, const pp_config *cfg,
                             pp_schedule **out, char *err) {
-    return pp__repeat(blk, microbatches, starts, cfg, 0, out, err);
+    pp__cfg c;
+    pp_status st;
+    if (out) *out = NULL;
+    st = pp__cfg_resolve(cfg, &c, err);
+    if (st != PP_OK) return st;
+    return pp__repeat(blk, microbatches, starts, &c, 0, out, err);
 }
 
 /* ---- reorder (Appendix C) ----------------------------------------------- */
@@ -2691,14 +2562,14 @@ static pp_status pp__extend_exact(const pp_schedule *s, int n, pp_schedule **out
    (a stable phase without bubble, which reordering at n could not
    shorten) and no device's peak rises; otherwise the whole n is reordered
    (blocks whose bubble grows with n: V-Min and 1F1B-V at uneven times). */
-static pp_status pp__block_schedule(const pp_block *blk, int n, const pp_config *cfg, int recompute, unsigned mask,
+static pp_status pp__block_schedule(const pp_block *blk, int n, const pp__cfg *c, int recompute, unsigned mask,
                                     double limit, pp__memo *memo, pp_schedule **out, char *err) {
     pp_schedule *s = NULL, *e = NULL;
     pp_status st;
     int ns = 2 * blk->devices + 4;
     *out = NULL;
     if (mask && n > ns + 2) {
-        st = pp__repeat(blk, ns, NULL, cfg, recompute, &s, err);
+        st = pp__repeat(blk, ns, NULL, c, recompute, &s, err);
         if (st == PP_OK) st = pp_squeeze(s, err);
         if (st == PP_OK) st = pp__reorder_memo(s, mask, limit, memo, err);
         if (st == PP_OK) st = pp__extend_exact(s, n, &e, err);
@@ -2707,7 +2578,7 @@ static pp_status pp__block_schedule(const pp_block *blk, int n, const pp_config 
         if (e) { *out = e; return PP_OK; }
         s = NULL;
     }
-    st = pp__repeat(blk, n, NULL, cfg, recompute, &s, err);
+    st = pp__repeat(blk, n, NULL, c, recompute, &s, err);
     if (st == PP_OK) st = pp_squeeze(s, err);
     if (st == PP_OK && mask) st = pp__reorder_memo(s, mask, limit, memo, err);
     if (st != PP_OK) { pp_sched_free(s); return st; }
@@ -2718,7 +2589,7 @@ static pp_status pp__block_schedule(const pp_block *blk, int n, const pp_config 
 /* ---- any per-device order ----------------------------------------------- */
 
 /* copies: 1, or 2 for two routes (routes in CONCEPTS); only dualpipe passes 2. */
-static pp_status pp__from_order(const pp_order *o, const pp_config *cfg, int copies, pp_schedule **out, char *err) {
+static pp_status pp__from_order(const pp_order *o, const pp__cfg *c, int copies, pp_schedule **out, char *err) {
     pp_allocator al;
     pp_schedule *s;
     pp_status st;
@@ -2733,7 +2604,7 @@ static pp_status pp__from_order(const pp_order *o, const pp_config *cfg, int cop
     }
     if ((long long)S * n * 3 > INT_MAX / 4) { pp__err(err, "%d stages x %d microbatches is too many", S, n); return PP_ERR_OVERFLOW; }
     if (!o->passes || o->count < 1) { pp__err(err, "the order has no passes"); return PP_ERR_INVALID_ARG; }
-    if (S % d != 0 && !(cfg && cfg->stage_times)) {
+    if (S % d != 0 && !c->stage_times) {
         pp__err(err, "%d stages on %d devices is uneven: give per-stage times (pp_config.stage_times)", S, d);
         return PP_ERR_INVALID_ARG;
     }
@@ -2754,7 +2625,7 @@ static pp_status pp__from_order(const pp_order *o, const pp_config *cfg, int cop
         pp__err(err, "the order has %d passes, %d stages x %d microbatches need %d", o->count, S, n, P);
         return PP_ERR_INVALID_ARG;
     }
-    al = pp__allocator(cfg ? &cfg->allocator : NULL);
+    al = c->al;
     s = pp__sched_alloc(&al, d, v, S, n, split, err, &st);
     if (!s) return st;
     s->copies = copies;
@@ -2774,7 +2645,7 @@ static pp_status pp__from_order(const pp_order *o, const pp_config *cfg, int cop
         for (i = 0; i < S && s->stage_device[i] == pp__place(PP_PLACE_VSHAPE, d, i); i++) {}
         if (i == S) s->placement = PP_PLACE_VSHAPE;
     }
-    st = pp__set_stage_times(s, cfg, 0, err);
+    st = pp__set_stage_times(s, c, 0, err);
     if (st != PP_OK) { pp_sched_free(s); return st; }
     seen = (unsigned char *)pp__malloc(&al, (size_t)4 * S * n);
     fill = (int *)pp__malloc(&al, pp__size((size_t)d, sizeof(int)));
@@ -2824,7 +2695,12 @@ static pp_status pp__from_order(const pp_order *o, const pp_config *cfg, int cop
 }
 
 PP__DEF pp_status pp_sched_from_order(const pp_order *o, const pp_config *cfg, pp_schedule **out, char *err) {
-    return pp__from_order(o, cfg, 1, out, err);
+    pp__cfg c;
+    pp_status st;
+    if (out) *out = NULL;
+    st = pp__cfg_resolve(cfg, &c, err);
+    if (st != PP_OK) return st;
+    return pp__from_order(o, &c, 1, out, err);
 }
 
 /* The largest Eq. 1 bound over the devices. A V block with one
@@ -3128,32 +3004,64 @@ static pp_status pp__v_search(int d, pp__vblock V, const pp_allocator *al, pp_bl
 #ifndef PP__VAUTO_D1
 #define PP__VAUTO_D1 3
 #endif
-/* The stage times ([stages * 4], allocated with al) and comm that every
-   schedule of this shape gets from cfg (pp__set_stage_times, no recompute):
-   the searches time candidates with them without building schedules.
-   dtab (NULL: not wanted, else [16 * stages]): pp__dep_table of the shape
-   at one microbatch, so an input's key at n microbatches is dtab[e] * n
-   plus the microbatch. */
-static pp_status pp__shape_times(const pp_allocator *al, const pp_config *cfg, int d, int chunks, int S, int split,
-                                 double **tm, double *comm, int *dtab, char *err) {
-    pp_status st = PP_OK;
-    pp_schedule *s = pp__sched_alloc(al, d, chunks, S, 1, split, err, &st);
-    *tm = NULL;
-    if (!s) return st;
-    st = pp__set_stage_times(s, cfg, 0, err);
-    if (st == PP_OK) {
-        *tm = (double *)pp__malloc(al, pp__size((size_t)S * 4u, sizeof(double)));
-        if (*tm) memcpy(*tm, s->stage_time, (size_t)S * 4u * sizeof(double));
-        else { pp__err(err, "out of memory in the adaptive search"); st = PP_ERR_OUT_OF_MEMORY; }
-        *comm = s->times.comm;
-        if (dtab) pp__dep_table(s, dtab);
-    }
-    pp_sched_free(s);
+/* The shape of the schedule asked for: what every candidate of a search
+   shares, worked out once. dtab: pp__dep_table at one microbatch and one
+   route, so an input's key at n microbatches is dtab[e] * n plus the
+   microbatch. All four arrays live in one allocation. */
+typedef struct pp__shape {
+    pp_placement placement;
+    int stages, split;
+    int *stage_device;    /* [S] */
+    double *stage_time;   /* [S * 4], as pp_schedule.stage_time */
+    double *stage_memory; /* [S], as pp_schedule.stage_memory */
+    int *dtab;            /* [16 * S] */
+} pp__shape;
+
+/* A build request: pp_config resolved once (pp__req_resolve), the row of the
+   schedule asked for, and what follows from them. Builders and searches
+   take this, never a pp_config. */
+typedef struct pp__req {
+    pp__cfg c;
+    const pp_sched_info *info;
+    int d, n, v, S;
+    double limit; /* adaptive: the memory limit in units (default and fixed limits applied); 0 otherwise */
+    pp__shape shape;
+} pp__req;
+
+static void pp__req_free(pp__req *q) {
+    pp__mfree(&q->c.al, q->shape.stage_time);
+    q->shape.stage_time = NULL;
+}
+
+/* Fills q (c, info, d, n, v, limit given) with S and the shape. */
+static pp_status pp__req_shape(pp__req *q, char *err) {
+    int S = q->d * q->v, i;
+    pp__shape *h = &q->shape;
+    size_t doubles = pp__size((size_t)S, 5u * sizeof(double)), ints = pp__size((size_t)S, 17u * sizeof(int));
+    pp_status st;
+    q->S = S;
+    h->placement = q->info->placement;
+    h->stages = S;
+    h->split = q->info->split_backward;
+    h->stage_time = doubles && ints ? (double *)pp__malloc(&q->c.al, pp__size(1, doubles + ints)) : NULL;
+    if (!h->stage_time) { pp__err(err, "out of memory building %s", q->info->name); return PP_ERR_OUT_OF_MEMORY; }
+    h->stage_memory = h->stage_time + (size_t)S * 4u;
+    h->stage_device = (int *)(h->stage_memory + S);
+    h->dtab = h->stage_device + S;
+    for (i = 0; i < S; i++) h->stage_device[i] = pp__place(h->placement, q->d, i);
+    pp__dep_table_of(S, 1, 1, h->split, h->dtab);
+    st = pp__stage_times(&q->c, S, (double)q->v / q->info->copies, q->info->recompute, h->stage_time, h->stage_memory,
+                         err);
+    if (st != PP_OK) pp__req_free(q);
     return st;
 }
 
+/* A built-in schedule by id, under q's config (the adaptive searches
+   compare with the fixed schedules of their family this way). */
+static pp_status pp__build_id(const pp__req *q, pp_sched_id id, pp_schedule **out, char *err);
+
 typedef struct pp__auto {
-    const pp_config *cfg;
+    const pp__req *q;
     pp_allocator al;
     int n, n_eval, n2, levels;
     int pass, lev_min;       /* pass 0 only marks the levels that have a block; pass 1 ranks from lev_min */
@@ -3165,10 +3073,11 @@ typedef struct pp__auto {
     pp_block **top;          /* [levels * PP__AUTO_TOP] */
     double *top_mk;          /* [levels * PP__AUTO_TOP] */
     int shape[4];            /* the blocks' devices, chunks, stages, split that the buffers below fit */
-    double *tm, comm;        /* [stages * 4] stage times (pp__set_stage_times), comm */
+    const double *tm;        /* [stages * 4] stage times: the shape's */
+    double comm;
     double *endt, *free_at;  /* [4 * stages * n_eval], [devices]: pp__block_makespan's scratch */
-    int *ent, *dtab;         /* [stages * 3 * 4]: a block's passes (pp__block_makespan); [16 * stages]: the
-                                shape's inputs (pp__shape_times), in ent's allocation */
+    int *ent;                /* [stages * 3 * 4]: a block's passes (pp__block_makespan) */
+    const int *dtab;         /* [16 * stages]: the shape's inputs */
     double *ent_dur, *ent_comm; /* [stages * 3] each: their times, and the comm before them */
     pp__memo memo;           /* the reorders of stages 2 and 3 */
     int kept;                /* pass 0: the block just considered was kept (fits, no collision, not seen) */
@@ -3176,10 +3085,11 @@ typedef struct pp__auto {
 } pp__auto;
 
 /* ntop (at most PP__AUTO_TOP) blocks kept per level, nlev levels ranked */
-static pp_status pp__auto_init(pp__auto *A, const pp_config *cfg, int d, int n, double limit, int ntop, int nlev,
-                               char *err) {
+static pp_status pp__auto_init(pp__auto *A, const pp__req *q, int ntop, int nlev, char *err) {
+    int d = q->d, n = q->n;
+    double limit = q->limit;
     memset(A, 0, sizeof *A);
-    A->cfg = cfg; A->al = pp__allocator(&cfg->allocator); A->n = n; A->limit = limit; A->min_mem = -1;
+    A->q = q; A->al = q->c.al; A->n = n; A->limit = limit; A->min_mem = -1;
     pp__memo_init(&A->memo, &A->al);
     A->ntop = ntop < PP__AUTO_TOP ? ntop : PP__AUTO_TOP; A->nlev = nlev;
     A->n_eval = n < PP__AUTO_NEVAL(d) ? n : PP__AUTO_NEVAL(d);
@@ -3237,9 +3147,10 @@ static int pp__auto_next_pass(pp__auto *A) {
 }
 
 static void pp__auto_free_eval(pp__auto *A) {
-    pp__mfree(&A->al, A->tm); pp__mfree(&A->al, A->endt); pp__mfree(&A->al, A->free_at); pp__mfree(&A->al, A->ent);
+    pp__mfree(&A->al, A->endt); pp__mfree(&A->al, A->free_at); pp__mfree(&A->al, A->ent);
     pp__mfree(&A->al, A->ent_dur);
-    A->tm = A->endt = A->free_at = A->ent_dur = A->ent_comm = NULL; A->ent = A->dtab = NULL;
+    A->endt = A->free_at = A->ent_dur = A->ent_comm = NULL; A->ent = NULL;
+    A->tm = NULL; A->dtab = NULL;
 }
 
 static void pp__auto_release(pp__auto *A) {
@@ -3252,19 +3163,19 @@ static void pp__auto_release(pp__auto *A) {
     pp__memo_free(&A->memo);
 }
 
-/* The buffers of pp__block_makespan for blocks shaped like b, and the
-   stage times every schedule repeated from b gets (pp__repeat's). */
+/* The buffers of pp__block_makespan for blocks shaped like b (the shape
+   of the schedule asked for: its stage times and inputs are the shape's). */
 static pp_status pp__auto_eval_init(pp__auto *A, const pp_block *b, char *err) {
-    pp_status st;
     int S = b->stages, d = b->devices;
     if (A->tm && A->shape[0] == d && A->shape[1] == b->chunks && A->shape[2] == S && A->shape[3] == b->split_backward)
         return PP_OK;
+    PP_ASSERT(d == A->q->d && S == A->q->S && b->split_backward == A->q->shape.split);
     pp__auto_free_eval(A);
-    A->ent = (int *)pp__malloc(&A->al, pp__size((size_t)S * 28u, sizeof(int)));
+    A->ent = (int *)pp__malloc(&A->al, pp__size((size_t)S * 12u, sizeof(int)));
     if (!A->ent) { pp__err(err, "out of memory in the adaptive search"); return PP_ERR_OUT_OF_MEMORY; }
-    A->dtab = A->ent + (size_t)S * 12u;
-    st = pp__shape_times(&A->al, A->cfg, d, b->chunks, S, b->split_backward, &A->tm, &A->comm, A->dtab, err);
-    if (st != PP_OK) { pp__auto_free_eval(A); return st; }
+    A->dtab = A->q->shape.dtab;
+    A->tm = A->q->shape.stage_time;
+    A->comm = A->q->c.times.comm;
     A->endt = (double *)pp__malloc(&A->al, pp__size((size_t)S * 4u * (size_t)A->n_eval, sizeof(double)));
     A->free_at = (double *)pp__malloc(&A->al, pp__size((size_t)d, sizeof(double)));
     A->ent_dur = (double *)pp__malloc(&A->al, pp__size((size_t)S * 6u, sizeof(double)));
@@ -3342,7 +3253,7 @@ static pp_status pp__auto_consider(pp__auto *A, pp_block *blk, char *err) {
         if (st != PP_OK) { pp_block_free(blk); return st; }
         mk = pp__block_makespan(A, blk, A->n_eval);
     } else {
-        st = pp__repeat(blk, A->n_eval, NULL, A->cfg, 0, &s, err);
+        st = pp__repeat(blk, A->n_eval, NULL, &A->q->c, 0, &s, err);
         if (st == PP_OK) st = pp_squeeze(s, err);
         if (st != PP_OK) { pp_sched_free(s); pp_block_free(blk); return st; }
         mk = s->makespan;
@@ -3411,7 +3322,7 @@ static int pp__auto_better(const pp_schedule *s, const pp_schedule *best) {
     return a < b - 1e-9;
 }
 
-static pp_status pp__auto_finish(pp__auto *A, const char *const *fixed, pp_schedule **out, char *err) {
+static pp_status pp__auto_finish(pp__auto *A, const pp_sched_id *fixed, int nfixed, pp_schedule **out, char *err) {
     pp_schedule *best = NULL;
     pp_status st = PP_OK;
     int k, l, nf = 0;
@@ -3427,9 +3338,9 @@ static pp_status pp__auto_finish(pp__auto *A, const char *const *fixed, pp_sched
         for (k = 0; k < A->count[l] && st == PP_OK; k++) {
             pp_schedule *s = NULL;
             int i;
-            st = pp__repeat(tb[k], A->n2, NULL, A->cfg, 0, &s, err);
+            st = pp__repeat(tb[k], A->n2, NULL, &A->q->c, 0, &s, err);
             if (st == PP_OK) st = pp_squeeze(s, err);
-            if (st == PP_OK && !A->cfg->no_reorder) st = pp__reorder_memo(s, PP__AUTO_MASK2, A->limit, &A->memo, err);
+            if (st == PP_OK && A->q->c.reorder) st = pp__reorder_memo(s, PP__AUTO_MASK2, A->limit, &A->memo, err);
             if (st == PP_OK) {
                 re_mk[k] = s->makespan;
                 for (i = nfinal; i > 0 && re_mk[order[i - 1]] > re_mk[k] + 1e-9; i--) order[i] = order[i - 1];
@@ -3458,21 +3369,18 @@ static pp_status pp__auto_finish(pp__auto *A, const char *const *fixed, pp_sched
     /* stage 3: the finalists at the real n, every reorder variant */
     for (k = 0; k < nf && st == PP_OK; k++) {
         pp_schedule *s = NULL;
-        st = pp__block_schedule(fb[k], A->n, A->cfg, 0, A->cfg->no_reorder ? 0u : PP__AUTO_MASK3, A->limit, &A->memo, &s,
+        st = pp__block_schedule(fb[k], A->n, &A->q->c, 0, A->q->c.reorder ? PP__AUTO_MASK3 : 0u, A->limit, &A->memo, &s,
                                 err);
         if (st == PP_OK && pp__auto_better(s, best)) { pp_sched_free(best); best = s; s = NULL; }
         pp_sched_free(s);
     }
     /* the fixed blocks of the same family, where they fit: the adaptive
        schedule is never longer than them */
-    for (k = 0; fixed && fixed[k] && st == PP_OK; k++) {
-        pp_config c = *A->cfg;
+    for (k = 0; k < nfixed && st == PP_OK; k++) {
         pp_schedule *s = NULL;
         int i;
         double mem = 0;
-        c.schedule = fixed[k];
-        c.mem_limit = 0;
-        if (pp_sched_build(&c, &s, NULL) != PP_OK) continue;
+        if (pp__build_id(A->q, fixed[k], &s, NULL) != PP_OK) continue;
         for (i = 0; i < s->devices; i++) mem = pp__max(mem, s->peak_memory[i]);
         if (A->min_mem < 0 || mem < A->min_mem) A->min_mem = mem;
         if (mem <= A->limit + 1e-9 && pp__auto_better(s, best)) { pp_sched_free(best); best = s; s = NULL; }
@@ -4127,11 +4035,11 @@ static void pp__vgrid_rank(pp__vgrid *G, pp__vgrid_cand *c, const double *tm, do
     if (k < PP__VGRID_TOP) { top[k] = *c; if (*ntop < PP__VGRID_TOP) (*ntop)++; }
 }
 
-static pp_status pp__vgrid_alloc(pp__vgrid *G, const pp_config *cfg, int d, int n) {
+static pp_status pp__vgrid_alloc(pp__vgrid *G, const pp__cfg *c, int d, int n) {
     size_t ni;
     int i, k, *x;
     memset(G, 0, sizeof *G);
-    G->al = pp__allocator(&cfg->allocator);
+    G->al = c->al;
     G->p = d; G->m = n; G->M = n > 2 * d ? n : 2 * d;
     G->cap = 6 * (4 * d + G->M + 1) + 8 * d + 16;
     G->g = (unsigned char *)pp__malloc(&G->al, pp__size((size_t)d, (size_t)G->cap));
@@ -4162,7 +4070,7 @@ static void pp__vgrid_release(pp__vgrid *G) {
 }
 
 /* One block of the family through the grid at G's n, then as a schedule. */
-static pp_status pp__vgrid_build(pp__vgrid *G, const pp_config *cfg, const pp__vgrid_cand *c, int maxmem,
+static pp_status pp__vgrid_build(pp__vgrid *G, const pp__cfg *cfg, const pp__vgrid_cand *c, int maxmem,
                                  pp_schedule **out) {
     pp_pass *ord;
     int *sd, i, d = G->p, n = G->m, peak;
@@ -4192,11 +4100,15 @@ static pp_status pp__vgrid_build(pp__vgrid *G, const pp_config *cfg, const pp__v
    PP__VGRID_N(d) for larger n; the best PP__VGRID_TOP are built at n as
    schedules and reordered with every variant (pp__reorder, up to the
    limit). */
-static pp_status pp__vgrid_search(const pp_config *cfg, int d, int n, double limit, pp_schedule **out, char *err) {
+static pp_status pp__vgrid_search(const pp__req *q, pp_schedule **out, char *err) {
+    const pp__cfg *cfg = &q->c;
+    int d = q->d, n = q->n;
+    double limit = q->limit;
     pp__vgrid G, G2;
     pp__memo memo;
     pp__vgrid_cand top[PP__VGRID_TOP], c;
-    double *end = NULL, *free_at = NULL, *tm = NULL, comm = 0;
+    double *end = NULL, *free_at = NULL, comm = q->c.times.comm;
+    const double *tm = q->shape.stage_time; /* as every V schedule of this d and config gets them */
     int maxmem = (int)(2 * limit + 1e-9), n1 = n < PP__VGRID_N(d) ? n : PP__VGRID_N(d), ntop = 0, fi, bi, bbi, k;
     int gcap = maxmem < 2 * d ? maxmem : 2 * d; /* the peak a grid may reach */
     int step = d > PP__VGRID_LENS ? d / PP__VGRID_LENS : 1, prune, best = 0, i, nc = 0;
@@ -4205,15 +4117,13 @@ static pp_status pp__vgrid_search(const pp_config *cfg, int d, int n, double lim
     pp_status st;
     *out = NULL;
     if (d < 2 || maxmem < 2) return PP_OK;
-    pp__memo_init(&memo, &cfg->allocator);
+    pp__memo_init(&memo, &cfg->al);
     st = pp__vgrid_alloc(&G, cfg, d, n1);
     if (st == PP_OK) {
         end = (double *)pp__malloc(&G.al, pp__size((size_t)n1 * (size_t)d * 7u, sizeof(double)));
         free_at = (double *)pp__malloc(&G.al, pp__size((size_t)d, sizeof(double)));
         if (!end || !free_at) st = PP_ERR_OUT_OF_MEMORY;
     }
-    /* the stage times, as every V schedule of this d and cfg gets them */
-    if (st == PP_OK) st = pp__shape_times(&G.al, cfg, d, 2, 2 * d, 1, &tm, &comm, NULL, err);
     /* phase 1 (n >= 2d): every block's laid peak; phase 2 runs steps 2 to 8
        for the blocks within PP__VGRID_GAP of the highest. With n >= 2d no
        step trims the grid, so the laid peak is the one the loop below
@@ -4289,7 +4199,7 @@ static pp_status pp__vgrid_search(const pp_config *cfg, int d, int n, double lim
     }
     pp__memo_free(&memo);
     if (st == PP_ERR_OUT_OF_MEMORY) pp__err(err, "out of memory in the v-auto grid search");
-    pp__mfree(&G.al, end); pp__mfree(&G.al, free_at); pp__mfree(&G.al, tm);
+    pp__mfree(&G.al, end); pp__mfree(&G.al, free_at);
     pp__vgrid_release(&G);
     pp__vgrid_release(&G2);
     if (st != PP_OK) { pp_sched_free(*out); *out = NULL; }
@@ -4303,8 +4213,10 @@ typedef struct pp__vrec { int K; unsigned char x0, x1, y0, y1, t, extra; } pp__v
 /* v-auto: V-shape blocks with the K split of Eq. 3. delta0 (F of chunk 0,
    B of chunk 1) from 1 to 4 cells, delta1 (F of chunk 1, B of chunk 0) from
    1 to 3 cells, on each side of K; turns by pp__v_turns; W greedy. */
-static pp_status pp__v_auto(const pp_config *cfg, int d, int n, double limit, pp_schedule **out, char *err) {
-    static const char *const fixed[] = {"v-min", "v-half", "v-zb", NULL};
+static pp_status pp__v_auto(const pp__req *q, pp_schedule **out, char *err) {
+    static const pp_sched_id fixed[] = {PP_SCHED_V_MIN, PP_SCHED_V_HALF, PP_SCHED_V_ZB};
+    int d = q->d;
+    double limit = q->limit;
     pp__auto A;
     pp__vblock V;
     pp_status st;
@@ -4312,8 +4224,8 @@ static pp_status pp__v_auto(const pp_config *cfg, int d, int n, double limit, pp
     pp__vrec *rec = NULL; /* pass 0's blocks that fit the limit and repeat without collision, in order */
     *out = NULL;
     /* with the grid family beside it (not with no_reorder) a narrower block search is enough */
-    st = pp__auto_init(&A, cfg, d, n, limit, cfg->no_reorder ? PP__AUTO_TOP : PP__VAUTO_TOP,
-                       cfg->no_reorder ? PP__AUTO_LEVELS : PP__VAUTO_LEVELS, err);
+    st = pp__auto_init(&A, q, q->c.reorder ? PP__VAUTO_TOP : PP__AUTO_TOP, q->c.reorder ? PP__VAUTO_LEVELS : PP__AUTO_LEVELS,
+                       err);
     if (st != PP_OK) return st;
     memset(&V, 0, sizeof V);
     V.split = 1; V.bw_cells = 2;
@@ -4371,11 +4283,11 @@ static pp_status pp__v_auto(const pp_config *cfg, int d, int n, double limit, pp
         if (st == PP_OK) st = pp__auto_consider(&A, blk, err);
     }
     pp__mfree(&A.al, rec);
-    if (st == PP_OK) st = pp__auto_finish(&A, fixed, out, err);
+    if (st == PP_OK) st = pp__auto_finish(&A, fixed, 3, out, err);
     pp__auto_release(&A);
-    if (st == PP_OK && !cfg->no_reorder) {
+    if (st == PP_OK && q->c.reorder) {
         pp_schedule *g = NULL;
-        st = pp__vgrid_search(cfg, d, n, limit, &g, err);
+        st = pp__vgrid_search(q, &g, err);
         if (st == PP_OK && g && pp__auto_better(g, *out)) { pp_sched_free(*out); *out = g; g = NULL; }
         pp_sched_free(g);
         if (st != PP_OK) { pp_sched_free(*out); *out = NULL; }
@@ -4392,13 +4304,15 @@ static pp_status pp__v_auto(const pp_config *cfg, int d, int n, double limit, pp
    steps bo, the F->B turn on the last device; W goes to the first cell
    free in the repeat at or after max(its B + 1, its F + wlife - 1), wlife
    the lifespan that stage 0 gets (0 = W right after B). */
-static pp_status pp__zb_auto(const pp_config *cfg, int d, int n, double limit, pp_schedule **out, char *err) {
-    static const char *const fixed[] = {"zb-h1", "zb-h2", "1f1b", NULL};
+static pp_status pp__zb_auto(const pp__req *q, pp_schedule **out, char *err) {
+    static const pp_sched_id fixed[] = {PP_SCHED_ZB_H1, PP_SCHED_ZB_H2, PP_SCHED_1F1B};
+    int d = q->d;
+    double limit = q->limit;
     pp__auto A;
     pp_status st;
     int fo, bo, turn, wl;
     *out = NULL;
-    st = pp__auto_init(&A, cfg, d, n, limit, PP__AUTO_TOP, PP__AUTO_LEVELS, err);
+    st = pp__auto_init(&A, q, PP__AUTO_TOP, PP__AUTO_LEVELS, err);
     if (st != PP_OK) return st;
     for (A.pass = 0; A.pass < 2 && st == PP_OK; A.pass = pp__auto_next_pass(&A))
     for (fo = 1; fo <= 6 && st == PP_OK; fo++)
@@ -4427,7 +4341,7 @@ static pp_status pp__zb_auto(const pp_config *cfg, int d, int n, double limit, p
         }
         st = pp__auto_consider(&A, blk, err);
     }
-    if (st == PP_OK) st = pp__auto_finish(&A, fixed, out, err);
+    if (st == PP_OK) st = pp__auto_finish(&A, fixed, 3, out, err);
     pp__auto_release(&A);
     if (st == PP_OK && !*out) {
         pp__err(err, "zb-auto: no schedule fits mem_limit %g units for d=%d; the smallest that works is %g", limit, d,
@@ -4473,8 +4387,8 @@ static pp_status pp__interleaved_uniform_block(int d, int v, const pp_allocator 
    is built too) ends the search, else the shortest is taken (the makespan
    is not monotone in j). A larger j only lengthens chunk 0's lifespan, so
    the first is the least memory at that makespan. */
-static pp_status pp__interleaved_official(const pp_config *cfg, int d, int v, int n, pp_schedule **out, char *err);
-static pp_status pp__interleaved_lowmem_block(const pp_config *cfg, int d, const pp_allocator *al, pp_block **out,
+static pp_status pp__interleaved_official(const pp__cfg *cfg, int d, int v, int n, pp_schedule **out, char *err);
+static pp_status pp__interleaved_lowmem_block(const pp__cfg *cfg, int d, const pp_allocator *al, pp_block **out,
                                               char *err) {
     pp_block *best = NULL;
     pp_schedule *meg = NULL;
@@ -4519,8 +4433,8 @@ static pp_status pp__interleaved_lowmem_block(const pp_config *cfg, int d, const
 
 /* Megatron's interleaved 1F1B as a per-device order: microbatches go in
    groups of d; device i warms up with 2(d-i-1) + (v-1)d forwards. */
-static pp_status pp__interleaved_official(const pp_config *cfg, int d, int v, int n, pp_schedule **out, char *err) {
-    pp_allocator al = pp__allocator(&cfg->allocator);
+static pp_status pp__interleaved_official(const pp__cfg *cfg, int d, int v, int n, pp_schedule **out, char *err) {
+    pp_allocator al = cfg->al;
     int S = d * v, total = n * v, P = S * n * 2, dev, c = 0, k;
     pp_pass *ps;
     pp_order o;
@@ -4552,7 +4466,7 @@ static pp_status pp__interleaved_official(const pp_config *cfg, int d, int v, in
     PP_ASSERT(c == P);
     o.name = "interleaved-1f1b";
     o.devices = d; o.stages = S; o.microbatches = n; o.stage_device = NULL; o.passes = ps; o.count = P;
-    st = pp_sched_from_order(&o, cfg, out, err);
+    st = pp__from_order(&o, cfg, 1, out, err);
     pp__mfree(&al, ps);
     return st;
 }
@@ -4562,8 +4476,8 @@ static pp_status pp__interleaved_official(const pp_config *cfg, int d, int v, in
    device runs the forwards of its chunks in order, every microbatch of a
    chunk before the next chunk, then the backwards of its chunks in reverse,
    microbatches in reverse. Combined backward; memory grows with n. */
-static pp_status pp__looped_bfs(const pp_config *cfg, int d, int v, int n, pp_schedule **out, char *err) {
-    pp_allocator al = pp__allocator(&cfg->allocator);
+static pp_status pp__looped_bfs(const pp__cfg *cfg, int d, int v, int n, pp_schedule **out, char *err) {
+    pp_allocator al = cfg->al;
     int S = d * v, P = S * n * 2, dev, c = 0, k, j;
     pp_pass *ps;
     pp_order o;
@@ -4585,7 +4499,7 @@ static pp_status pp__looped_bfs(const pp_config *cfg, int d, int v, int n, pp_sc
     PP_ASSERT(c == P);
     o.name = "looped-bfs";
     o.devices = d; o.stages = S; o.microbatches = n; o.stage_device = NULL; o.passes = ps; o.count = P;
-    st = pp_sched_from_order(&o, cfg, out, err);
+    st = pp__from_order(&o, cfg, 1, out, err);
     pp__mfree(&al, ps);
     return st;
 }
@@ -4657,8 +4571,8 @@ static void pp__dpv_device(pp__dpv *D, int H, int r, int m) {
 }
 
 /* dual = 0: dualpipe-v; 1: dualpipe (two copies, routes in CONCEPTS). */
-static pp_status pp__dualpipe(const pp_config *cfg, int d, int n, int dual, pp_schedule **out, char *err) {
-    pp_allocator al = pp__allocator(&cfg->allocator);
+static pp_status pp__dualpipe(const pp__cfg *cfg, int d, int n, int dual, pp_schedule **out, char *err) {
+    pp_allocator al = cfg->al;
     int S = 2 * d, P = S / (dual ? 2 : 1) * n * 3, i;
     int *sd;
     pp__dpv *D;
@@ -4745,17 +4659,9 @@ PP__DEF const pp_sched_info *pp_sched_find(const char *name) {
     return NULL;
 }
 
-/* What every builder gets: the request, resolved and checked once by
-   pp_sched_build. A builder returns either a building block (*blk, which
-   pp_sched_build repeats over n) or a finished schedule (*s). */
-typedef struct pp__req {
-    const pp_config *cfg;
-    const pp_sched_info *info;
-    int d, n, v;
-    double limit; /* adaptive: the memory limit, in units; 0 otherwise */
-    pp_allocator al;
-} pp__req;
-
+/* Every builder gets the request, resolved and checked once
+   (pp__req_resolve). It returns either a building block (*blk, which
+   pp__build repeats over n) or a finished schedule (*s). */
 /* The one-stage-per-device blocks of Section 2 (offsets: see DECISIONS). */
 static pp_status pp__build_linear(const pp__req *q, int fo, int turn, int wlife, int recompute, pp_block **blk,
                                   char *err) {
@@ -4763,7 +4669,7 @@ static pp_status pp__build_linear(const pp__req *q, int fo, int turn, int wlife,
     memset(&L, 0, sizeof L);
     L.fo = fo; L.turn = turn; L.bo = 2; L.bw_cells = 2; L.interval = 3; L.wlife = wlife;
     if (recompute) { L.bo = 3; L.bw_cells = 3; L.interval = 4; }
-    return pp__linear_block(q->d, 1, q->info->split_backward, &L, &q->al, blk, err);
+    return pp__linear_block(q->d, 1, q->info->split_backward, &L, &q->c.al, blk, err);
 }
 static pp_status pp__build_gpipe(const pp__req *q, pp_block **blk, pp_schedule **s, char *err) {
     (void)s;
@@ -4798,7 +4704,7 @@ static pp_status pp__build_vshape(const pp__req *q, int f0, int f1, int b0, int 
     V.split = q->info->split_backward; V.bw_cells = 2;
     V.f0 = f0; V.f1 = f1; V.b0 = b0; V.b1 = b1;
     if (!V.split) { V.gap_every = 3; V.gap = 3; }
-    return pp__v_search(q->d, V, &q->al, blk, err);
+    return pp__v_search(q->d, V, &q->c.al, blk, err);
 }
 static pp_status pp__build_1f1b_v(const pp__req *q, pp_block **blk, pp_schedule **s, char *err) {
     (void)s;
@@ -4819,11 +4725,11 @@ static pp_status pp__build_v_zb(const pp__req *q, pp_block **blk, pp_schedule **
 
 static pp_status pp__build_v_auto(const pp__req *q, pp_block **blk, pp_schedule **s, char *err) {
     (void)blk;
-    return pp__v_auto(q->cfg, q->d, q->n, q->limit, s, err);
+    return pp__v_auto(q, s, err);
 }
 static pp_status pp__build_zb_auto(const pp__req *q, pp_block **blk, pp_schedule **s, char *err) {
     (void)blk;
-    return pp__zb_auto(q->cfg, q->d, q->n, q->limit, s, err);
+    return pp__zb_auto(q, s, err);
 }
 static pp_status pp__build_interleaved(const pp__req *q, pp_block **blk, pp_schedule **s, char *err) {
     (void)blk;
@@ -4832,31 +4738,31 @@ static pp_status pp__build_interleaved(const pp__req *q, pp_block **blk, pp_sche
                      "try n=%d or interleaved-1f1b-u", q->n, q->d, (q->n / q->d + 1) * q->d);
         return PP_ERR_INVALID_ARG;
     }
-    return pp__interleaved_official(q->cfg, q->d, q->v, q->n, s, err);
+    return pp__interleaved_official(&q->c, q->d, q->v, q->n, s, err);
 }
 static pp_status pp__build_interleaved_u(const pp__req *q, pp_block **blk, pp_schedule **s, char *err) {
     (void)s;
-    return pp__interleaved_uniform_block(q->d, q->v, &q->al, blk, err);
+    return pp__interleaved_uniform_block(q->d, q->v, &q->c.al, blk, err);
 }
 static pp_status pp__build_interleaved_m(const pp__req *q, pp_block **blk, pp_schedule **s, char *err) {
     (void)s;
-    return pp__interleaved_lowmem_block(q->cfg, q->d, &q->al, blk, err);
+    return pp__interleaved_lowmem_block(&q->c, q->d, &q->c.al, blk, err);
 }
 static pp_status pp__build_zb_min(const pp__req *q, pp_block **blk, pp_schedule **s, char *err) {
     (void)s;
-    return pp__zbmin_block(q->d, &q->al, blk, err);
+    return pp__zbmin_block(q->d, &q->c.al, blk, err);
 }
 static pp_status pp__build_looped_bfs(const pp__req *q, pp_block **blk, pp_schedule **s, char *err) {
     (void)blk;
-    return pp__looped_bfs(q->cfg, q->d, q->v, q->n, s, err);
+    return pp__looped_bfs(&q->c, q->d, q->v, q->n, s, err);
 }
 static pp_status pp__build_dualpipe_v(const pp__req *q, pp_block **blk, pp_schedule **s, char *err) {
     (void)blk;
-    return pp__dualpipe(q->cfg, q->d, q->n, 0, s, err);
+    return pp__dualpipe(&q->c, q->d, q->n, 0, s, err);
 }
 static pp_status pp__build_dualpipe(const pp__req *q, pp_block **blk, pp_schedule **s, char *err) {
     (void)blk;
-    return pp__dualpipe(q->cfg, q->d, q->n, 1, s, err);
+    return pp__dualpipe(&q->c, q->d, q->n, 1, s, err);
 }
 
 typedef pp_status (*pp__builder)(const pp__req *q, pp_block **blk, pp_schedule **s, char *err);
@@ -4898,18 +4804,15 @@ static void pp__err_unknown(char *err, const char *name) {
     }
 }
 
-PP__DEF pp_status pp_sched_build(const pp_config *cfg, pp_schedule **out, char *err) {
+/* pp_config checked and resolved, once, into q: the one place that reads
+   the caller's config for a build. Every default is applied here (chunks,
+   times, mem_limit, the allocator), then the shape is worked out. */
+static pp_status pp__req_resolve(const pp_config *cfg, pp__req *q, char *err) {
     const pp_sched_info *in;
     const char *name;
-    int d, n, reorder;
-    pp__req q;
-    pp_block *blk = NULL;
-    pp_schedule *s = NULL;
+    int d, n;
     pp_status st;
-    if (err) err[0] = 0;
-    if (!out) { pp__err(err, "pp_sched_build: out must not be NULL"); return PP_ERR_INVALID_ARG; }
-    *out = NULL;
-    if (!cfg) { pp__err(err, "pp_sched_build: cfg must not be NULL"); return PP_ERR_INVALID_ARG; }
+    memset(q, 0, sizeof *q);
     in = pp_sched_find(cfg->schedule);
     if (!in) { pp__err_unknown(err, cfg->schedule); return PP_ERR_UNKNOWN_SCHEDULE; }
     name = in->name;
@@ -4919,47 +4822,49 @@ PP__DEF pp_status pp_sched_build(const pp_config *cfg, pp_schedule **out, char *
     if (n < 1) { pp__err(err, "%s needs microbatches >= 1, got %d", name, n); return PP_ERR_INVALID_ARG; }
     if (d > 65536) { pp__err(err, "%s: %d devices is more than the 65536 supported", name, d); return PP_ERR_OVERFLOW; }
     if (cfg->chunks < 0) { pp__err(err, "%s: chunks must be >= 0 (0 = default), got %d", name, cfg->chunks); return PP_ERR_INVALID_ARG; }
-    if (!pp__finite(cfg->recompute_input) || cfg->recompute_input < 0) {
-        pp__err(err, "recompute_input must be a finite fraction >= 0, got %g", cfg->recompute_input);
-        return PP_ERR_INVALID_ARG;
-    }
-    memset(&q, 0, sizeof q);
-    q.cfg = cfg;
-    q.info = in;
-    q.d = d;
-    q.n = n;
-    q.v = pp__resolve_chunks(in, cfg->chunks, err);
-    if (q.v < 0) return PP_ERR_INVALID_ARG;
+    st = pp__cfg_resolve(cfg, &q->c, err); /* recompute_input, times, allocator */
+    if (st != PP_OK) return st;
+    q->info = in;
+    q->d = d;
+    q->n = n;
+    q->v = pp__resolve_chunks(in, cfg->chunks, err);
+    if (q->v < 0) return PP_ERR_INVALID_ARG;
     if (in->placement == PP_PLACE_VSHAPE && d < 2) {
         pp__err(err, "%s needs devices >= 2, got %d", name, d);
         return PP_ERR_INVALID_ARG;
     }
-    if ((long long)d * q.v * n * 3 > INT_MAX / 4) {
-        pp__err(err, "%s: %d devices x %d chunks x %d microbatches is too many passes", name, d, q.v, n);
+    if ((long long)d * q->v * n * 3 > INT_MAX / 4) {
+        pp__err(err, "%s: %d devices x %d chunks x %d microbatches is too many passes", name, d, q->v, n);
         return PP_ERR_OVERFLOW;
     }
     if (!pp__finite(cfg->mem_limit) || cfg->mem_limit < 0) {
         pp__err(err, "mem_limit must be a finite number of units >= 0 (0 = default), got %g", cfg->mem_limit);
         return PP_ERR_INVALID_ARG;
     }
-    if (in->takes_limit) q.limit = cfg->mem_limit > 0 ? cfg->mem_limit : d;
-    else if (in->adaptive) q.limit = in->fixed_limit * d;
-    q.al = pp__allocator(&cfg->allocator);
-    {   /* times are checked before any work */
-        pp_times t;
-        st = pp__resolve_times(&cfg->times, &t, err);
-        if (st != PP_OK) return st;
-    }
-    st = pp__builders[in->id](&q, &blk, &s, err);
+    if (in->takes_limit) q->limit = cfg->mem_limit > 0 ? cfg->mem_limit : d;
+    else if (in->adaptive) q->limit = in->fixed_limit * d;
+    return pp__req_shape(q, err);
+}
+
+/* Builds q's schedule: its builder, then (a block) the repeat, squeeze and
+   reorder, then validation. */
+static pp_status pp__build(const pp__req *q, pp_schedule **out, char *err) {
+    const pp_sched_info *in = q->info;
+    pp_block *blk = NULL;
+    pp_schedule *s = NULL;
+    pp_status st;
+    int reorder;
+    *out = NULL;
+    st = pp__builders[in->id](q, &blk, &s, err);
     if (st != PP_OK) return st;
     /* the published schedules are defined by their order: they are not
        reordered; the adaptive ones reorder their candidates themselves */
-    reorder = !cfg->no_reorder && !in->published && !in->adaptive;
+    reorder = q->c.reorder && !in->published && !in->adaptive;
     if (blk) {
-        st = pp__block_schedule(blk, n, cfg, in->recompute, reorder ? 0x7FFu : 0u, 0, NULL, &s, err);
+        st = pp__block_schedule(blk, q->n, &q->c, in->recompute, reorder ? 0x7FFu : 0u, 0, NULL, &s, err);
         pp_block_free(blk);
         if (st != PP_OK) return st;
-    } else if (st == PP_OK && reorder) {
+    } else if (reorder) {
         st = pp_reorder(s, err);
     }
     if (st == PP_OK) {
@@ -4969,15 +4874,48 @@ PP__DEF pp_status pp_sched_build(const pp_config *cfg, pp_schedule **out, char *
             pp__err(err, "%s", verr);
             st = vst;
         } else if (vst != PP_OK) {
-            pp__err(err, "internal error, %s built an invalid schedule: %s", name, verr);
+            pp__err(err, "internal error, %s built an invalid schedule: %s", in->name, verr);
             st = PP_ERR_INVALID_SCHEDULE;
         }
     }
     if (st != PP_OK) { pp_sched_free(s); return st; }
-    strncpy(s->name, name, sizeof s->name - 1);
-    s->mem_limit = q.limit;
+    strncpy(s->name, in->name, sizeof s->name - 1);
+    s->mem_limit = q->limit;
     *out = s;
     return PP_OK;
+}
+
+static pp_status pp__build_id(const pp__req *q, pp_sched_id id, pp_schedule **out, char *err) {
+    pp__req r;
+    pp_status st;
+    *out = NULL;
+    memset(&r, 0, sizeof r);
+    r.c = q->c;
+    r.info = &pp__infos[id];
+    r.d = q->d;
+    r.n = q->n;
+    r.v = r.info->chunks;
+    r.limit = r.info->adaptive ? (r.info->takes_limit ? q->d : r.info->fixed_limit * q->d) : 0;
+    if (r.info->placement == PP_PLACE_VSHAPE && r.d < 2) { pp__err(err, "%s needs devices >= 2", r.info->name); return PP_ERR_INVALID_ARG; }
+    st = pp__req_shape(&r, err);
+    if (st != PP_OK) return st;
+    st = pp__build(&r, out, err);
+    pp__req_free(&r);
+    return st;
+}
+
+PP__DEF pp_status pp_sched_build(const pp_config *cfg, pp_schedule **out, char *err) {
+    pp__req q;
+    pp_status st;
+    if (err) err[0] = 0;
+    if (!out) { pp__err(err, "pp_sched_build: out must not be NULL"); return PP_ERR_INVALID_ARG; }
+    *out = NULL;
+    if (!cfg) { pp__err(err, "pp_sched_build: cfg must not be NULL"); return PP_ERR_INVALID_ARG; }
+    st = pp__req_resolve(cfg, &q, err);
+    if (st != PP_OK) return st;
+    st = pp__build(&q, out, err);
+    pp__req_free(&q);
+    return st;
 }
 
 /* ---- bounds and bubble growth (Appendix E) ------------------------------ */
@@ -5188,6 +5126,7 @@ PP__DEF const char *pp_op_type_name(pp_op_type t) {
     case PP_OP_COMPUTE: return "COMPUTE";
     case PP_OP_SEND: return "SEND";
     case PP_OP_RECV: return "RECV";
+    case PP_OP_HANDOFF: return "HANDOFF";
     }
     return "?";
 }
@@ -5221,12 +5160,12 @@ PP__DEF void pp_program_free(pp_program *p) {
 }
 
 PP__DEF pp_status pp_sched_lower(const pp_schedule *s, pp_program **out, char *err) {
-    int d, S, n, P, i, dev, transfers = 0, nops, ncomm = 0;
+    int d, S, n, P, i, dev, transfers = 0, handoffs = 0, nops, ncomm = 0;
     int *index = NULL, *slot_of = NULL, *free_list = NULL;
     unsigned char *sends_out = NULL;
     pp__comm *comm = NULL;
     int *comm_start = NULL;
-    size_t off_ops, off_dstart, off_slots, off_sbuf, total;
+    size_t off_ops, off_dstart, off_sdev, off_slots, off_sbuf, total;
     pp_program *pr;
     pp_allocator al;
     pp_status st;
@@ -5242,7 +5181,9 @@ PP__DEF pp_status pp_sched_lower(const pp_schedule *s, pp_program **out, char *e
     if (!al.alloc || !al.free) al = pp__allocator(NULL);
     /* count the transfers */
     index = (int *)pp__malloc(&al, pp__size((size_t)4 * S * n, sizeof(int)));
-    if (!index) goto oom;
+    sends_out = (unsigned char *)pp__malloc(&al, (size_t)P); /* passes whose output leaves by SEND or HANDOFF */
+    if (!index || !sends_out) goto oom;
+    memset(sends_out, 0, (size_t)P);
     for (i = 0; i < 4 * S * n; i++) index[i] = -1;
     for (i = 0; i < P; i++) {
         const pp_pass *p = &s->passes[i];
@@ -5250,47 +5191,53 @@ PP__DEF pp_status pp_sched_lower(const pp_schedule *s, pp_program **out, char *e
     }
     for (i = 0; i < P; i++) {
         pp_kind k; int ps;
-        if (pp__producer(s, &s->passes[i], &k, &ps) && s->stage_device[ps] != s->passes[i].device) transfers++;
+        if (!pp__producer(s, &s->passes[i], &k, &ps)) continue;
+        if (s->stage_device[ps] != s->passes[i].device) transfers++;
+        else handoffs++;
+        sends_out[index[pp__key(S, n, k, ps, s->passes[i].microbatch)]] = 1;
     }
-    if ((long long)P + 2LL * transfers > INT_MAX / 2) {
+    if ((long long)P + 2LL * transfers + handoffs > INT_MAX / 2) {
         pp__err(err, "%d passes and %d transfers are too many ops for an int index", P, transfers);
         pp__mfree(&al, index);
+        pp__mfree(&al, sends_out);
         return PP_ERR_OVERFLOW;
     }
-    nops = P + 2 * transfers;
+    nops = P + 2 * transfers + handoffs;
     comm = (pp__comm *)pp__malloc(&al, pp__size((size_t)2 * transfers + 1, sizeof(pp__comm)));
     comm_start = (int *)pp__malloc(&al, pp__size((size_t)d + 1, sizeof(int)));
-    sends_out = (unsigned char *)pp__malloc(&al, (size_t)P);
     slot_of = (int *)pp__malloc(&al, pp__size((size_t)S * n, sizeof(int)));
     free_list = (int *)pp__malloc(&al, pp__size((size_t)S * n + 1, sizeof(int)));
     off_ops = pp__align8(sizeof(pp_program));
     off_dstart = pp__align8(off_ops + pp__size((size_t)nops, sizeof(pp_op)));
-    off_slots = off_dstart + pp__size((size_t)d + 1, sizeof(int));
+    off_sdev = off_dstart + pp__size((size_t)d + 1, sizeof(int));
+    off_slots = off_sdev + pp__size((size_t)S, sizeof(int));
     off_sbuf = off_slots + pp__size((size_t)d, sizeof(int));
     total = off_sbuf + pp__size((size_t)d, sizeof(int));
     pr = (pp_program *)pp__malloc(&al, total);
-    if (!comm || !comm_start || !sends_out || !slot_of || !free_list || !pr) {
+    if (!comm || !comm_start || !slot_of || !free_list || !pr) {
         pp__mfree(&al, pr);
         goto oom;
     }
     memset(pr, 0, total);
+    memcpy(pr->name, s->name, sizeof pr->name);
     pr->devices = d; pr->stages = S; pr->microbatches = n; pr->num_ops = nops; pr->copies = pp__copies(s->copies);
+    pr->recompute = s->recompute;
     pr->ops = (pp_op *)((char *)pr + off_ops);
     pr->device_start = (int *)((char *)pr + off_dstart);
+    pr->stage_device = (int *)((char *)pr + off_sdev);
+    memcpy(pr->stage_device, s->stage_device, sizeof(int) * (size_t)S);
     pr->slots = (int *)((char *)pr + off_slots);
     pr->send_buffers = (int *)((char *)pr + off_sbuf);
     pr->allocator = al;
-    memset(sends_out, 0, (size_t)P);
     /* the comm ops of every device, device by device, then sorted by key */
     for (dev = 0; dev < d; dev++) {
         comm_start[dev] = ncomm;
         for (i = 0; i < P; i++) {
             const pp_pass *c = &s->passes[i];
-            pp_kind k; int ps, pi;
+            pp_kind k; int ps;
             pp__comm x;
             if (!pp__producer(s, c, &k, &ps) || s->stage_device[ps] == c->device) continue;
             if (c->device != dev && s->stage_device[ps] != dev) continue;
-            pi = index[pp__key(S, n, k, ps, c->microbatch)];
             x.key = c->start;
             x.what = c->kind == PP_F ? PP_ACTIVATION : PP_GRADIENT;
             x.stage = ps;
@@ -5298,7 +5245,6 @@ PP__DEF pp_status pp_sched_lower(const pp_schedule *s, pp_program **out, char *e
             x.consumer_stage = c->stage;
             x.send = s->stage_device[ps] == dev;
             x.peer = x.send ? c->device : s->stage_device[ps];
-            if (x.send) sends_out[pi] = 1;
             comm[ncomm++] = x;
         }
         qsort(comm + comm_start[dev], (size_t)(ncomm - comm_start[dev]), sizeof(pp__comm), pp__cmp_comm);
@@ -5332,6 +5278,8 @@ PP__DEF pp_status pp_sched_lower(const pp_schedule *s, pp_program **out, char *e
                     op->group = group;
                     op->time = x->key;
                     op->slot = -1;
+                    op->consumer = x->consumer_stage;
+                    op->sends = 0;
                     if (x->send) {
                         live_sends--;
                     } else {
@@ -5344,6 +5292,27 @@ PP__DEF pp_status pp_sched_lower(const pp_schedule *s, pp_program **out, char *e
                 }
                 if (!p) break;
                 if (have_key) { group++; have_key = 0; }
+                {   /* the input from this device's other stage: a HANDOFF right before, like a RECV */
+                    pp_kind hk;
+                    int hs;
+                    if (pp__producer(s, p, &hk, &hs) && s->stage_device[hs] == dev) {
+                        pp_op *op = &pr->ops[o++];
+                        int key = p->stage * n + p->microbatch;
+                        op->type = PP_OP_HANDOFF;
+                        op->kind = PP_F;
+                        op->stage = hs;
+                        op->microbatch = p->microbatch;
+                        op->peer = dev;
+                        op->what = p->kind == PP_F ? PP_ACTIVATION : PP_GRADIENT;
+                        op->group = -1;
+                        op->time = p->start;
+                        op->consumer = p->stage;
+                        op->sends = 0;
+                        if (slot_of[key] < 0) slot_of[key] = nfree > 0 ? free_list[--nfree] : used++;
+                        op->slot = slot_of[key];
+                        live_sends--;
+                    }
+                }
                 {
                     pp_op *op = &pr->ops[o++];
                     int key = p->stage * n + p->microbatch;
@@ -5355,6 +5324,8 @@ PP__DEF pp_status pp_sched_lower(const pp_schedule *s, pp_program **out, char *e
                     op->what = PP_ACTIVATION;
                     op->group = -1;
                     op->time = p->start;
+                    op->consumer = -1;
+                    op->sends = sends_out[i];
                     if (slot_of[key] < 0) slot_of[key] = nfree > 0 ? free_list[--nfree] : used++;
                     op->slot = slot_of[key];
                     if (p->kind == PP_W || p->kind == PP_BW) {
@@ -5393,17 +5364,22 @@ oom:
     return PP_ERR_OUT_OF_MEMORY;
 }
 
+static int pp__is_comm(pp_op_type t) { return t == PP_OP_SEND || t == PP_OP_RECV; }
+
 /* end of the group that starts at op i of device dev */
 static int pp__group_end(const pp_program *p, int dev, int i) {
     int e = p->device_start[dev + 1], j = i + 1;
-    if (p->ops[i].type == PP_OP_COMPUTE || p->ops[i].group < 0) return j;
-    while (j < e && p->ops[j].type != PP_OP_COMPUTE && p->ops[j].group == p->ops[i].group) j++;
+    if (!pp__is_comm(p->ops[i].type) || p->ops[i].group < 0) return j;
+    while (j < e && pp__is_comm(p->ops[j].type) && p->ops[j].group == p->ops[i].group) j++;
     return j;
 }
 
 static void pp__op_text(const pp_op *op, char *buf, size_t len) {
     if (op->type == PP_OP_COMPUTE)
         snprintf(buf, len, "%s(stage %d, mb %d)", pp_kind_name(op->kind), op->stage, op->microbatch);
+    else if (op->type == PP_OP_HANDOFF)
+        snprintf(buf, len, "HANDOFF %s of stage %d mb %d", op->what == PP_ACTIVATION ? "activation" : "gradient",
+                 op->stage, op->microbatch);
     else
         snprintf(buf, len, "%s %s of stage %d mb %d %s device %d", pp_op_type_name(op->type),
                  op->what == PP_ACTIVATION ? "activation" : "gradient", op->stage, op->microbatch,
@@ -5417,7 +5393,7 @@ static void pp__op_text(const pp_op *op, char *buf, size_t len) {
 PP__DEF pp_status pp_sched_check_deadlock(const pp_program *p, int *stuck, char *err) {
     int d, S, n, N, i, dev, progress, left;
     int *partner = NULL, *seq = NULL, *cnt = NULL, *chan_off = NULL, *chan_ops = NULL, *pc = NULL;
-    unsigned char *done = NULL, *have = NULL;
+    unsigned char *done = NULL, *have = NULL, *made = NULL;
     pp_allocator al;
     pp_status st = PP_OK;
     char a[96], b[96];
@@ -5446,6 +5422,8 @@ PP__DEF pp_status pp_sched_check_deadlock(const pp_program *p, int *stuck, char 
             else if (op->type == PP_OP_SEND || op->type == PP_OP_RECV)
                 bad |= op->peer < 0 || op->peer >= d || op->peer == dev ||
                        (op->what != PP_ACTIVATION && op->what != PP_GRADIENT);
+            else if (op->type == PP_OP_HANDOFF)
+                bad |= op->peer != dev || (op->what != PP_ACTIVATION && op->what != PP_GRADIENT);
             else bad = 1;
             if (bad) {
                 pp__err(err, "op %d of device %d is out of range (type %d, kind %d, stage %d of %d, mb %d of %d, peer %d)",
@@ -5464,14 +5442,18 @@ PP__DEF pp_status pp_sched_check_deadlock(const pp_program *p, int *stuck, char 
     chan_ops = (int *)pp__malloc(&al, pp__size((size_t)N + 1, sizeof(int)));
     pc = (int *)pp__malloc(&al, pp__size((size_t)d, sizeof(int)));
     done = (unsigned char *)pp__malloc(&al, (size_t)N + 1);
+    /* per device, by (payload, stage, microbatch): have = there as an input
+       (RECV, HANDOFF), made = computed there */
     have = (unsigned char *)pp__malloc(&al, pp__size((size_t)d * 2 * S, (size_t)n));
-    if (!partner || !seq || !cnt || !chan_off || !chan_ops || !pc || !done || !have) {
+    made = (unsigned char *)pp__malloc(&al, pp__size((size_t)d * 2 * S, (size_t)n));
+    if (!partner || !seq || !cnt || !chan_off || !chan_ops || !pc || !done || !have || !made) {
         pp__err(err, "out of memory checking %d ops", N);
         st = PP_ERR_OUT_OF_MEMORY;
         goto end;
     }
     memset(done, 0, (size_t)N + 1);
     memset(have, 0, (size_t)d * 2 * S * n);
+    memset(made, 0, (size_t)d * 2 * S * n);
     memset(cnt, 0, sizeof(int) * 2 * d * d);
     /* channel c = (src*d + dst)*2 + (0 send side, 1 receive side); seq = order on the channel */
     for (dev = 0; dev < d; dev++)
@@ -5479,7 +5461,7 @@ PP__DEF pp_status pp_sched_check_deadlock(const pp_program *p, int *stuck, char 
             const pp_op *op = &p->ops[i];
             int c;
             partner[i] = -1;
-            if (op->type == PP_OP_COMPUTE) continue;
+            if (!pp__is_comm(op->type)) continue;
             c = op->type == PP_OP_SEND ? (dev * d + op->peer) * 2 : (op->peer * d + dev) * 2 + 1;
             seq[i] = cnt[c]++;
         }
@@ -5489,7 +5471,7 @@ PP__DEF pp_status pp_sched_check_deadlock(const pp_program *p, int *stuck, char 
         for (i = p->device_start[dev]; i < p->device_start[dev + 1]; i++) {
             const pp_op *op = &p->ops[i];
             int c;
-            if (op->type == PP_OP_COMPUTE) continue;
+            if (!pp__is_comm(op->type)) continue;
             c = op->type == PP_OP_SEND ? (dev * d + op->peer) * 2 : (op->peer * d + dev) * 2 + 1;
             chan_ops[chan_off[c] + seq[i]] = i;
         }
@@ -5514,16 +5496,33 @@ PP__DEF pp_status pp_sched_check_deadlock(const pp_program *p, int *stuck, char 
     do {
         progress = 0;
         for (dev = 0; dev < d; dev++) {
-            unsigned char *h = have + (size_t)dev * 2 * S * n;
+            unsigned char *h = have + (size_t)dev * 2 * S * n, *m = made + (size_t)dev * 2 * S * n;
             while (pc[dev] < p->device_start[dev + 1]) {
                 const pp_op *op = &p->ops[pc[dev]];
                 int e = pp__group_end(p, dev, pc[dev]), all = 1, k;
+                if (op->type == PP_OP_HANDOFF) {
+                    size_t at = (size_t)(op->what * S + op->stage) * n + op->microbatch;
+                    if (!m[at]) {
+                        pp__op_text(op, a, sizeof a);
+                        pp__err(err, "device %d runs '%s' (op %d) before it has computed that data", dev, a,
+                                pc[dev] - p->device_start[dev]);
+                        st = PP_ERR_INVALID_SCHEDULE;
+                        goto end;
+                    }
+                    h[at] = 1;
+                    pc[dev]++;
+                    progress = 1;
+                    continue;
+                }
                 if (op->type == PP_OP_COMPUTE) {
-                    int s_ = op->stage, j = op->microbatch, ok = 1;
-                    if (op->kind == PP_F) ok = s_ == pp__route_first(S, n, p->copies, j) || h[(0 * S + s_ - 1) * n + j];
-                    else if (op->kind == PP_W) ok = h[(1 * S + s_) * n + j];
-                    else ok = h[(0 * S + s_) * n + j] &&
-                              (s_ == pp__route_last(S, n, p->copies, j) || h[(1 * S + s_ + 1) * n + j]);
+                    int s_ = op->stage, j = op->microbatch, ok = 1, ds;
+                    pp_kind dk;
+                    /* pp__input: another stage's output must have arrived
+                       (RECV, HANDOFF); the pass's own stage's was made here */
+                    if (pp__input(S, n, p->copies, 1, op->kind, s_, j, &dk, &ds)) {
+                        size_t at = (size_t)((dk == PP_F ? 0 : 1) * S + ds) * n + j;
+                        ok = ds == s_ ? m[at] : h[at];
+                    }
                     if (!ok) {
                         pp__op_text(op, a, sizeof a);
                         pp__err(err, "device %d runs %s (op %d) before its input is on the device", dev, a,
@@ -5531,8 +5530,8 @@ PP__DEF pp_status pp_sched_check_deadlock(const pp_program *p, int *stuck, char 
                         st = PP_ERR_INVALID_SCHEDULE;
                         goto end;
                     }
-                    if (op->kind == PP_F) h[(0 * S + s_) * n + j] = 1;
-                    else if (op->kind != PP_W) h[(1 * S + s_) * n + j] = 1;
+                    if (op->kind == PP_F) m[(0 * S + s_) * n + j] = 1;
+                    else if (op->kind != PP_W) m[(1 * S + s_) * n + j] = 1;
                     pc[dev]++;
                     progress = 1;
                     continue;
@@ -5543,12 +5542,12 @@ PP__DEF pp_status pp_sched_check_deadlock(const pp_program *p, int *stuck, char 
                     if (q < 0) { all = 0; continue; }
                     pd = p->ops[k].peer;
                     if (q >= pc[pd] && pc[pd] < p->device_start[pd + 1] && q < pp__group_end(p, pd, pc[pd]) &&
-                        p->ops[pc[pd]].type != PP_OP_COMPUTE) {
+                        pp__is_comm(p->ops[pc[pd]].type)) {
                         int si = p->ops[k].type == PP_OP_SEND ? k : q, ri = si == k ? q : k;
                         int sd = p->ops[ri].peer, rd = p->ops[si].peer;
                         const pp_op *x = &p->ops[si];
                         size_t at = (size_t)(x->what * S + x->stage) * n + x->microbatch;
-                        if (!have[(size_t)sd * 2 * S * n + at]) {
+                        if (!made[(size_t)sd * 2 * S * n + at]) {
                             pp__op_text(x, a, sizeof a);
                             pp__err(err, "device %d posts '%s' before it has computed that data", sd, a);
                             st = PP_ERR_INVALID_SCHEDULE;
@@ -5599,744 +5598,8 @@ end:
     pp__mfree(&al, pc);
     pp__mfree(&al, done);
     pp__mfree(&al, have);
+    pp__mfree(&al, made);
     return st;
-}
-
-/* ---- planning: bytes, balanced stages, choice of schedule ---- */
-/* The formulas and their sources are in PLANNING in the docs block. */
-
-static pp_allocator pp__plan_al(void) {
-    pp_allocator z;
-    memset(&z, 0, sizeof z);
-    return pp__allocator(&z);
-}
-
-/* Exact min-max contiguous split: f[k][j] = least max cost of items [0, j) in
-   k+1 stages, each stage non-empty. O(stages * items^2). */
-PP__DEF pp_status pp_partition(const double *cost, int items, int stages, int *first, double *max_cost, char *err) {
-    pp_allocator al = pp__plan_al();
-    double *pre, *f;
-    int *arg, i, j, k;
-    size_t cells;
-    if (err) err[0] = 0;
-    if (!cost || !first || items < 1 || stages < 1) {
-        pp__err(err, "pp_partition: needs cost, first and items, stages >= 1 (got items=%d stages=%d)", items, stages);
-        return PP_ERR_INVALID_ARG;
-    }
-    if (stages > items) {
-        pp__err(err, "cannot split %d layers into %d non-empty stages: use at most %d stages", items, stages, items);
-        return PP_ERR_INVALID_ARG;
-    }
-    for (i = 0; i < items; i++)
-        if (!pp__finite(cost[i]) || cost[i] < 0) {
-            pp__err(err, "pp_partition: cost[%d] must be finite and >= 0, got %g", i, cost[i]);
-            return PP_ERR_INVALID_ARG;
-        }
-    if ((size_t)stages > ((size_t)-1) / sizeof(double) / ((size_t)items + 1)) return PP_ERR_OVERFLOW;
-    cells = (size_t)stages * (size_t)(items + 1);
-    pre = (double *)pp__malloc(&al, sizeof(double) * (size_t)(items + 1));
-    f = (double *)pp__malloc(&al, sizeof(double) * cells);
-    arg = (int *)pp__malloc(&al, sizeof(int) * cells);
-    if (!pre || !f || !arg) {
-        pp__mfree(&al, pre);
-        pp__mfree(&al, f);
-        pp__mfree(&al, arg);
-        pp__err(err, "pp_partition: out of memory");
-        return PP_ERR_OUT_OF_MEMORY;
-    }
-    pre[0] = 0;
-    for (i = 0; i < items; i++) pre[i + 1] = pre[i] + cost[i];
-    for (j = 0; j <= items; j++) {
-        f[j] = j >= 1 ? pre[j] : 1e300;
-        arg[j] = 0;
-    }
-    for (k = 1; k < stages; k++)
-        for (j = 0; j <= items; j++) {
-            double best = 1e300;
-            int bi = -1;
-            for (i = k; i < j; i++) { /* stage k is [i, j) */
-                double x = f[(size_t)(k - 1) * (items + 1) + i], y = pre[j] - pre[i];
-                double m = x > y ? x : y;
-                if (m < best) { best = m; bi = i; }
-            }
-            f[(size_t)k * (items + 1) + j] = best;
-            arg[(size_t)k * (items + 1) + j] = bi;
-        }
-    if (max_cost) *max_cost = f[(size_t)(stages - 1) * (items + 1) + items];
-    j = items;
-    for (k = stages - 1; k >= 0; k--) {
-        i = k ? arg[(size_t)k * (items + 1) + j] : 0;
-        first[k] = i;
-        j = i;
-    }
-    pp__mfree(&al, pre);
-    pp__mfree(&al, f);
-    pp__mfree(&al, arg);
-    return PP_OK;
-}
-
-/* Exact V split: device k holds stage k = [a_k, a_{k+1}) and stage 2d-1-k =
-   [b_{k+1}, b_k); the slowest DEVICE (sum of its two stages) is minimised.
-   g_k(a, b) = least max over devices k..d-1 of the remaining items [a, b);
-   O(d * items^4), refused above 4e8 steps. */
-PP__DEF pp_status pp_partition_v(const double *cost, int items, int devices, int *first, double *max_cost,
-                                 char *err) {
-    pp_allocator al = pp__plan_al();
-    double *pre, *g;
-    int *arga, *argb, k, a, b, a2, b2, L = items, d = devices, W;
-    size_t cells;
-    if (err) err[0] = 0;
-    if (!cost || !first || items < 1 || devices < 1) {
-        pp__err(err, "pp_partition_v: needs cost, first and items, devices >= 1");
-        return PP_ERR_INVALID_ARG;
-    }
-    if (2 * devices > items) {
-        pp__err(err, "cannot split %d layers into %d non-empty V stages (2 x %d devices): use at most %d devices",
-                items, 2 * devices, devices, items / 2);
-        return PP_ERR_INVALID_ARG;
-    }
-    for (a = 0; a < items; a++)
-        if (!pp__finite(cost[a]) || cost[a] < 0) {
-            pp__err(err, "pp_partition_v: cost[%d] must be finite and >= 0, got %g", a, cost[a]);
-            return PP_ERR_INVALID_ARG;
-        }
-    if ((double)d * L * L * L * L / 4 > 4e8) {
-        pp__err(err, "pp_partition_v: %d items on %d devices is too large for the exact O(d L^4) search; "
-                "use pp_partition over the 2d stages", L, d);
-        return PP_ERR_OVERFLOW;
-    }
-    W = L + 1;
-    cells = (size_t)d * W * W;
-    pre = (double *)pp__malloc(&al, sizeof(double) * (size_t)W);
-    g = (double *)pp__malloc(&al, sizeof(double) * cells);
-    arga = (int *)pp__malloc(&al, sizeof(int) * cells);
-    argb = (int *)pp__malloc(&al, sizeof(int) * cells);
-    if (!pre || !g || !arga || !argb) {
-        pp__mfree(&al, pre);
-        pp__mfree(&al, g);
-        pp__mfree(&al, arga);
-        pp__mfree(&al, argb);
-        pp__err(err, "pp_partition_v: out of memory");
-        return PP_ERR_OUT_OF_MEMORY;
-    }
-    pre[0] = 0;
-    for (a = 0; a < L; a++) pre[a + 1] = pre[a] + cost[a];
-#define PP__G(k, a, b) g[((size_t)(k) * W + (size_t)(a)) * W + (size_t)(b)]
-    for (k = d - 1; k >= 0; k--)
-        for (a = k; a <= L; a++)
-            for (b = a; b <= L; b++) {
-                double best = 1e300;
-                int ba = -1, bb = -1, need = 2 * (d - k);
-                if (b - a >= need) {
-                    if (k == d - 1) {
-                        best = pre[b] - pre[a];
-                        ba = a;
-                        bb = b;
-                    } else {
-                        for (a2 = a + 1; a2 <= b; a2++)
-                            for (b2 = b - 1; b2 >= a2 + need - 2; b2--) {
-                                double mine = pre[a2] - pre[a] + pre[b] - pre[b2], rest = PP__G(k + 1, a2, b2);
-                                double m = mine > rest ? mine : rest;
-                                if (m < best) { best = m; ba = a2; bb = b2; }
-                            }
-                    }
-                }
-                PP__G(k, a, b) = best;
-                arga[((size_t)k * W + a) * W + b] = ba;
-                argb[((size_t)k * W + a) * W + b] = bb;
-            }
-    if (max_cost) *max_cost = PP__G(0, 0, L);
-    a = 0;
-    b = L;
-    for (k = 0; k < d - 1; k++) {
-        int na = arga[((size_t)k * W + a) * W + b], nb = argb[((size_t)k * W + a) * W + b];
-        first[k] = a;
-        first[2 * d - 1 - k] = nb;
-        a = na;
-        b = nb;
-    }
-    first[d - 1] = a;
-    { /* the turn: split the middle [a, b) as evenly as possible */
-        int m, bm = a + 1;
-        double bv = 1e300;
-        for (m = a + 1; m < b; m++) {
-            double x = pre[m] - pre[a], y = pre[b] - pre[m], mx = x > y ? x : y;
-            if (mx < bv) { bv = mx; bm = m; }
-        }
-        first[d] = bm;
-    }
-#undef PP__G
-    pp__mfree(&al, pre);
-    pp__mfree(&al, g);
-    pp__mfree(&al, arga);
-    pp__mfree(&al, argb);
-    return PP_OK;
-}
-
-static int pp__vocab(const pp_model *m) { return m->vocab > 0 ? m->vocab : 51200; }
-
-/* Korthikanti et al. 2022, Eq. 1-2 and Table 2: s*b*h*(34 + 5*a*s/h) bytes,
-   16-bit activations; flash attention keeps no s*s scores (drops 5as/h);
-   with tensor + sequence parallelism everything is divided by t; full
-   recomputation keeps only the layer input, 2sbh (/t with SP). Without SP
-   and t > 1: sbh(10 + 24/t + 5as/(ht)) (their Eq. 3). */
-PP__DEF double pp_layer_activation_bytes(const pp_model *m, int mbs, int tp, int recompute) {
-    double s, b, h, a, t, attn;
-    if (!m || m->seq < 1 || m->hidden < 1 || m->heads < 1 || mbs < 1 || tp < 1) return 0;
-    s = m->seq;
-    b = mbs;
-    h = m->hidden;
-    a = m->heads;
-    t = tp;
-    attn = m->no_flash_attention ? 5 * a * s / h : 0;
-    if (recompute) return 2 * s * b * h / (m->no_seq_parallel ? 1 : t);
-    if (m->no_seq_parallel && tp > 1) return s * b * h * (10 + 24 / t + attn / t);
-    return s * b * h * (34 + attn) / t;
-}
-
-/* Megatron's transformer layer: 12h^2 + 13h parameters (Narayanan et al. 2021). */
-PP__DEF double pp_layer_params(const pp_model *m) {
-    double h = m ? m->hidden : 0;
-    return 12 * h * h + 13 * h;
-}
-
-/* Per item (0 = embedding, 1..L = layers, L+1 = LM head): forward time of one
-   microbatch, its weights, activation bytes kept per microbatch. */
-typedef struct pp__item { double f, w, params, act; } pp__item;
-
-/* compute slowdown of a TP-sharded layer on `tokens` = mbs x seq rows
-   (PLANNING, pass times) */
-static double pp__tp_slow(const pp_gpu *g, int tp, double tokens) {
-    double a = g->tp_slowdown == 0 ? 0.037 : g->tp_slowdown < 0 ? 0 : g->tp_slowdown, l = 0;
-    while (tp > 1) { l += 1; tp /= 2; }
-    return 1 + a * l * (tokens > 1024 ? 1024 / tokens : 1);
-}
-
-static void pp__plan_items(const pp_plan_request *r, int tp, int mbs, pp__item *it, double *comm) {
-    const pp_model *m = &r->model;
-    double s = m->seq, b = mbs, h = m->hidden, t = tp, V = pp__vocab(m);
-    double fl = r->gpu.flops > 0 ? r->gpu.flops : 190e12, hbm = r->gpu.hbm_bw > 0 ? r->gpu.hbm_bw : 2.0e12;
-    double tpbw = r->gpu.tp_bw > 0 ? r->gpu.tp_bw : 300e9, net = r->gpu.net_bw > 0 ? r->gpu.net_bw : 25e9;
-    double act = pp_layer_activation_bytes(m, mbs, tp, 0), flops, bytes, tf, tcomm = 0;
-    int L = m->layers, i;
-    /* layer: 24bsh^2(1 + s/6h) forward FLOPs (Narayanan et al. 2021), roofline
-       against reading its 16-bit weights and writing its activations */
-    flops = 24 * b * s * h * h * (1 + s / (6 * h)) / t;
-    bytes = 2 * pp_layer_params(m) / t + act;
-    tf = flops / fl > bytes / hbm ? flops / fl : bytes / hbm;
-    tf *= pp__tp_slow(&r->gpu, tp, s * b);
-    if (tp > 1) tcomm = 2 * 2 * (t - 1) / t * 2 * s * b * h / tpbw; /* 2 all-gather/reduce-scatter pairs */
-    for (i = 1; i <= L; i++) {
-        it[i].f = tf + tcomm;
-        it[i].w = tf;
-        it[i].params = pp_layer_params(m) / t;
-        it[i].act = act;
-    }
-    /* embedding: a gather, memory-bound; LM head: 2bshV FLOPs */
-    it[0].f = 2 * s * b * h / t / hbm;
-    it[0].w = it[0].f;
-    it[0].params = (V * h + s * h) / t;
-    it[0].act = 0;
-    flops = 2 * b * s * h * V / t;
-    bytes = 2 * V * h / t + 4 * s * b * V / t;
-    tf = flops / fl > bytes / hbm ? flops / fl : bytes / hbm;
-    tf *= pp__tp_slow(&r->gpu, tp, s * b);
-    it[L + 1].f = tf;
-    it[L + 1].w = tf;
-    it[L + 1].params = V * h / t;
-    it[L + 1].act = 0;
-    *comm = 2 * s * b * h / (m->no_seq_parallel ? 1 : t) / net;
-}
-
-static void pp__cand_reason(pp_candidate *c, const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(c->reason, sizeof c->reason, fmt, ap);
-    va_end(ap);
-}
-
-/* A build shared by layouts of equal (schedule, pp, n_b, tp, memory limit):
-   mbs only scales every time (roofline compute-bound) and is divided out. */
-#define PP__PLAN_CACHE 256
-typedef struct pp__plan_cache {
-    int id, pp, nb, tp, S;
-    double lim, scale, rin;
-    pp_schedule *s; /* NULL: a pruned candidate's entry, built on its first hit from: */
-    pp_times *stt;  /* its stage times (so a hit gets what it would have got unpruned) */
-} pp__plan_cache;
-
-static void pp__plan_cache_put(pp__plan_cache *e, int id, int pp, int nb, int tp, int S, double lim, double scale,
-                               double rin, pp_schedule *sch, pp_times *stt) {
-    e->id = id; e->pp = pp; e->nb = nb; e->tp = tp; e->S = S;
-    e->lim = lim; e->scale = scale; e->rin = rin;
-    e->s = sch; e->stt = stt;
-}
-
-static void pp__plan_cache_clear(pp__plan_cache *cache, int *ncache) {
-    pp_allocator al = pp__plan_al();
-    while (*ncache > 0) {
-        --*ncache;
-        pp_sched_free(cache[*ncache].s);
-        pp__mfree(&al, cache[*ncache].stt);
-    }
-}
-
-/* a (pp, tp) pair of layouts: its candidates' first index in out, its key */
-typedef struct pp__plan_pair { int pp, tp, dp, base; double key; } pp__plan_pair;
-
-/* each schedule's best step time so far (branch and bound) */
-typedef struct pp__plan_inc { double step; int pp, tp, dp, mbs; } pp__plan_inc;
-
-static int pp__cand_cmp(const void *x, const void *y) {
-    const pp_candidate *a = (const pp_candidate *)x, *b = (const pp_candidate *)y;
-    int ra = a->step_time > 0 ? 0 : a->fits ? 1 : 2, rb = b->step_time > 0 ? 0 : b->fits ? 1 : 2;
-    if (ra != rb) return ra - rb;
-    if (ra == 0 && a->step_time != b->step_time) return a->step_time < b->step_time ? -1 : 1;
-    if (ra == 2 && a->peak_bytes != b->peak_bytes) return a->peak_bytes < b->peak_bytes ? -1 : 1;
-    return 0;
-}
-
-/* the largest pp at which the planner builds v-auto / zb-auto */
-#ifndef PP__PLAN_AUTO_PP
-#define PP__PLAN_AUTO_PP(id) ((void)(id), 8)
-#endif
-
-/* Evaluate one (layout, schedule). */
-static void pp__plan_one(const pp_plan_request *r, int id, int pp, int tp, int dp, int mbs, pp_candidate *c,
-                         pp__item *it, double *cost, int *first, pp_times *stt, pp__plan_cache *cache,
-                         int *ncache, const pp__plan_inc *inc, double top_k, int bound_only) {
-    const pp_model *m = &r->model;
-    const char *name = pp__infos[id].name;
-    double gmem = (r->gpu.mem_bytes > 0 ? r->gpu.mem_bytes : 80.0 * 1073741824.0) - r->gpu.reserve_bytes, comm, mx;
-    int L = m->layers, items = L + 2, n = r->global_batch / (dp * mbs), v, S, s, i, dev, recompute;
-    const pp_sched_info *info = &pp__infos[id];
-    int vplace, adaptive = info->takes_limit, nb;
-    double optb = m->no_distributed_optimizer ? 12 : 12.0 / dp, unit, static_max = 0, best_peak = 0;
-    double dev_static[1024], lim = 0, scale = 1;
-    int cached = 0;
-    pp_config cfg;
-    pp_schedule *sch = NULL;
-    char e2[PP_ERR_LEN];
-    memset(c, 0, sizeof *c);
-    snprintf(c->schedule, sizeof c->schedule, "%s", name);
-    c->pp = pp;
-    c->tp = tp;
-    c->dp = dp;
-    c->mbs = mbs;
-    c->microbatches = n;
-    v = info->chunks;
-    vplace = info->placement == PP_PLACE_VSHAPE;
-    recompute = info->recompute;
-    S = pp * v;
-    if (info->copies == 2) { /* its static bytes (two copies) and its split (d stages per copy) differ */
-        pp__cand_reason(c, "not evaluated: dualpipe keeps two copies of the parameters, which the planner does not model");
-        return;
-    }
-    if (pp > 1024) { pp__cand_reason(c, "pp > 1024"); return; }
-    if (S > items) {
-        pp__cand_reason(c, "%d layers + embedding + head cannot fill %d stages", L, S);
-        return;
-    }
-    pp__plan_items(r, tp, mbs, it, &comm);
-    for (i = 0; i < items; i++) cost[i] = it[i].f;
-    if (pp_partition(cost, items, S, first, &mx, e2) != PP_OK) { pp__cand_reason(c, "%s", e2); return; }
-    /* bytes: static per device from its stages' items; unit = L/pp layers */
-    for (dev = 0; dev < pp; dev++) dev_static[dev] = 0;
-    for (s = 0; s < S; s++) {
-        int end = s + 1 < S ? first[s + 1] : items;
-        double f = 0, w = 0, p = 0;
-        dev = vplace ? (s < pp ? s : 2 * pp - 1 - s) : s % pp;
-        for (i = first[s]; i < end; i++) {
-            f += it[i].f;
-            w += it[i].w;
-            p += it[i].params;
-        }
-        if (f <= 0) f = 1e-9;
-        stt[s].f = f;
-        stt[s].b = f;
-        stt[s].w = w > 0 ? w : 1e-9;
-        stt[s].comm = comm;
-        dev_static[dev] += p * (4 + optb);
-    }
-    if (r->times) { /* measured per-device-share times: spread over stages by cost */
-        double tot = 0;
-        for (s = 0; s < S; s++) tot += stt[s].f;
-        for (s = 0; s < S; s++) {
-            double q = stt[s].f / tot * pp;
-            stt[s].f = r->times->f * q;
-            stt[s].b = r->times->b * q;
-            stt[s].w = r->times->w * q > 0 ? r->times->w * q : 1e-9;
-            stt[s].comm = r->times->comm;
-        }
-    }
-    unit = pp_layer_activation_bytes(m, mbs, tp, recompute) * L / pp;
-    for (dev = 0; dev < pp; dev++)
-        if (dev_static[dev] > static_max) static_max = dev_static[dev];
-    if (static_max >= gmem) {
-        c->fits = 0;
-        c->peak_bytes = static_max;
-        c->static_bytes = static_max;
-        c->unit_bytes = unit;
-        pp__cand_reason(c, "parameters and optimizer alone need %.1f GiB > %.1f GiB", static_max / 1073741824.0,
-                        gmem / 1073741824.0);
-        return;
-    }
-    if (adaptive) {
-        /* the most units every device can hold, in half units */
-        lim = (double)(long)((gmem - static_max) / unit * 2) / 2;
-        if (lim > 2.0 * pp) lim = 2.0 * pp;
-        if (lim < 0.5) {
-            pp__cand_reason(c, "no memory left for activations (%.1f GiB static)", static_max / 1073741824.0);
-            c->unit_bytes = unit;
-            return;
-        }
-        if (pp > PP__PLAN_AUTO_PP(id)) {
-            pp__cand_reason(c, "not evaluated: the %s search is slow at pp > %d (the planner keeps it to pp <= %d)", name,
-                            PP__PLAN_AUTO_PP(id), PP__PLAN_AUTO_PP(id));
-            c->unit_bytes = unit;
-            return;
-        }
-    }
-    if (info->fixed_limit > 0 && pp > 8) {
-        pp__cand_reason(c, "not evaluated: the %s search takes seconds at pp > 8 (planner keeps to pp <= 8)", name);
-        c->unit_bytes = unit;
-        return;
-    }
-    /* build at n_b = min(n, 2pp) microbatches, extrapolate the steady state */
-    /* n_b = pp where the peak is reached within d microbatches (1F1B-like
-       and the V schedules: at unit times the extrapolation equals the full
-       build, checked for d = 8, 20 at n = 160), 2pp where warm-up runs
-       longer (eager, zb-h2, interleaved, dualpipe-v, the adaptive ones), n
-       where memory grows with n (gpipe, looped-bfs) */
-    nb = n < 2 * pp ? n : 2 * pp;
-    if ((id == PP_SCHED_1F1B || id == PP_SCHED_1F1B_R || id == PP_SCHED_ZB_H1 || id == PP_SCHED_V_MIN ||
-         id == PP_SCHED_V_HALF || id == PP_SCHED_V_ZB || id == PP_SCHED_1F1B_V) && n > pp)
-        nb = pp;
-    if (id == PP_SCHED_GPIPE || id == PP_SCHED_LOOPED_BFS) nb = n;
-    if (id == PP_SCHED_INTERLEAVED_1F1B && n % pp == 0 && nb % pp) nb = n;
-    memset(&cfg, 0, sizeof cfg);
-    cfg.schedule = name;
-    cfg.devices = pp;
-    cfg.microbatches = nb;
-    cfg.chunks = v;
-    cfg.stage_times = stt;
-    cfg.mem_limit = lim;
-    if (recompute) cfg.recompute_input = pp_layer_activation_bytes(m, mbs, tp, 1) / pp_layer_activation_bytes(m, mbs, tp, 0);
-    /* work bound (PLANNING, pruning): device k runs nb x p_k of passes (its
-       stages' F + B + W, + F again for 1f1b-r) and cannot start before
-       microbatch 0's forwards reach its first stage k, so makespan(nb) >=
-       head_k + nb p_k; the extrapolation adds (n - nb) x the busiest p */
-    {
-        double pmax = 0, mk = 0, head = 0, bound;
-        int k;
-        for (dev = 0; dev < pp; dev++) {
-            double pk = 0;
-            for (k = 0; k < 2 && (k == 0 || v == 2); k++) {
-                s = k == 0 ? dev : vplace ? 2 * pp - 1 - dev : pp + dev;
-                pk += stt[s].f + stt[s].b + stt[s].w + (recompute ? stt[s].f : 0);
-            }
-            if (pk > pmax) pmax = pk;
-            if (head + nb * pk > mk) mk = head + nb * pk;
-            head += stt[dev].f;
-        }
-        bound = mk + (double)(n - nb) * pmax;
-        if (dp > 1) bound += 2.0 * (dp - 1) / dp * (static_max / (4 + optb)) * 2 / (r->gpu.net_bw > 0 ? r->gpu.net_bw : 25e9);
-        c->bound = bound;
-        if (bound_only) return;
-    }
-    {
-        int k, hit = -1;
-        for (k = 0; k < *ncache; k++)
-            if (cache[k].id == id && cache[k].pp == pp && cache[k].nb == nb && cache[k].tp == tp &&
-                cache[k].lim == lim && (r->times || cache[k].scale > 0)) { hit = k; break; }
-        if ((hit < 0 || !cache[hit].s) && !r->no_prune && inc && inc->step > 0 &&
-            c->bound > inc->step * (1 + 1e-9) && c->bound > top_k * (1 + 1e-9)) {
-            /* slower than this schedule's best so far whatever its bubble: not
-               built; its times are kept for a later layout that shares the build */
-            pp_allocator al = pp__plan_al();
-            c->pruned = 1;
-            c->unit_bytes = unit;
-            c->static_bytes = static_max;
-            c->peak_bytes = static_max;
-            pp__cand_reason(c, "not built: at least %.1f%% slower (work bound %.3f s) than its best layout pp=%d tp=%d dp=%d mbs=%d, "
-                            "outside the top %d", 100 * (c->bound / inc->step - 1), c->bound, inc->pp, inc->tp, inc->dp, inc->mbs,
-                            r->keep_top > 0 ? r->keep_top : 10);
-            if (hit < 0 && *ncache < PP__PLAN_CACHE) {
-                pp_times *copy = (pp_times *)pp__malloc(&al, sizeof(pp_times) * (size_t)S);
-                if (copy) {
-                    memcpy(copy, stt, sizeof(pp_times) * (size_t)S);
-                    pp__plan_cache_put(&cache[(*ncache)++], id, pp, nb, tp, S, lim, r->times ? 0 : it[1].f,
-                                       cfg.recompute_input, NULL, copy);
-                }
-            }
-            return;
-        }
-        if (hit >= 0 && !cache[hit].s) { /* a pruned layout's entry: build it with its times */
-            pp_config c2 = cfg;
-            pp_allocator al = pp__plan_al();
-            c2.stage_times = cache[hit].stt;
-            c2.recompute_input = cache[hit].rin;
-            if (pp_sched_build(&c2, &cache[hit].s, e2) != PP_OK) {
-                cache[hit].s = NULL;
-                pp__cand_reason(c, "does not build: %s", e2);
-                c->unit_bytes = unit;
-                return;
-            }
-            pp__mfree(&al, cache[hit].stt);
-            cache[hit].stt = NULL;
-        }
-        if (hit >= 0) {
-            sch = cache[hit].s;
-            scale = r->times ? 1 : it[1].f / cache[hit].scale;
-            cached = 1;
-        } else {
-            if (pp_sched_build(&cfg, &sch, e2) != PP_OK) {
-                pp__cand_reason(c, "does not build: %s", e2);
-                c->unit_bytes = unit;
-                return;
-            }
-            if (*ncache < PP__PLAN_CACHE) {
-                pp__plan_cache_put(&cache[(*ncache)++], id, pp, nb, tp, S, lim, r->times ? 0 : it[1].f,
-                                   cfg.recompute_input, sch, NULL);
-                cached = 1;
-            }
-        }
-    }
-    {
-        double work = 0, wd;
-        int p;
-        for (dev = 0; dev < pp; dev++) {
-            double peak_b;
-            wd = 0;
-            for (p = sch->device_start[dev]; p < sch->device_start[dev + 1]; p++)
-                wd += sch->passes[p].end - sch->passes[p].start;
-            if (wd > work) work = wd;
-            /* recompute: the schedule's units are already the kept input fraction */
-            peak_b = dev_static[dev] + sch->peak_memory[dev] * (recompute ? pp_layer_activation_bytes(m, mbs, tp, 0) * L / pp : unit);
-            if (peak_b > best_peak) {
-                best_peak = peak_b;
-                c->static_bytes = dev_static[dev];
-                c->peak_units = sch->peak_memory[dev];
-            }
-        }
-        c->peak_bytes = best_peak;
-        c->unit_bytes = unit;
-        c->step_time = (sch->makespan + (double)(n - nb) * work / nb) * scale;
-    }
-    if (!cached) pp_sched_free(sch);
-    /* data parallel: ring all-reduce of 16-bit gradients of the largest device */
-    if (dp > 1) c->step_time += 2.0 * (dp - 1) / dp * (static_max / (4 + optb)) * 2 / (r->gpu.net_bw > 0 ? r->gpu.net_bw : 25e9);
-    c->fits = best_peak <= gmem;
-    if (!c->fits) {
-        pp__cand_reason(c, "out of memory by %.1f GiB (peak %.1f GiB)", (best_peak - gmem) / 1073741824.0,
-                        best_peak / 1073741824.0);
-        c->step_time = 0;
-        return;
-    }
-    {
-        double s_ = m->seq, h = m->hidden, Lm = L, V = pp__vocab(m);
-        double model_flops = 72.0 * r->global_batch * s_ * Lm * h * h * (1 + s_ / (6 * h) + V / (12 * h * Lm));
-        c->mfu = model_flops / (c->step_time * r->gpus * 312e12);
-    }
-}
-
-PP__DEF pp_status pp_plan(const pp_plan_request *r, pp_candidate *out, int cap, int *count, char *err) {
-    pp_allocator al = pp__plan_al();
-    const pp_model *m;
-    int pp, tp, mbs, id, total = 0, L, items, nlayouts = 0, nsched = 0, rep = -1, pass, npairs = 0, k, ktop, ntop = 0;
-    double *top = NULL;
-    pp__plan_pair *pairs = NULL;
-    pp__item *it;
-    double *cost;
-    int *first;
-    pp_times *stt;
-    pp__plan_cache cache[PP__PLAN_CACHE];
-    pp__plan_inc inc[PP_SCHED_COUNT];
-    int ncache = 0;
-    if (err) err[0] = 0;
-    if (count) *count = 0;
-    memset(inc, 0, sizeof inc);
-    if (!r || !count || (cap > 0 && !out)) { pp__err(err, "pp_plan: needs req, count and out (cap > 0)"); return PP_ERR_INVALID_ARG; }
-    m = &r->model;
-    if (m->layers < 1 || m->hidden < 1 || m->heads < 1 || m->seq < 1 || r->gpus < 1 || r->global_batch < 1) {
-        pp__err(err, "pp_plan: layers, hidden, heads, seq, gpus and global_batch must be >= 1 (got %d %d %d %d %d %d)",
-                m->layers, m->hidden, m->heads, m->seq, r->gpus, r->global_batch);
-        return PP_ERR_INVALID_ARG;
-    }
-    {
-        double mem = r->gpu.mem_bytes > 0 ? r->gpu.mem_bytes : 80.0 * 1073741824.0;
-        if (!(r->gpu.reserve_bytes >= 0) || r->gpu.reserve_bytes >= mem) {
-            pp__err(err, "pp_plan: reserve_bytes must be >= 0 and below the GPU memory (%.1f GiB), got %.1f GiB",
-                    mem / 1073741824.0, r->gpu.reserve_bytes / 1073741824.0);
-            return PP_ERR_INVALID_ARG;
-        }
-    }
-    if (m->hidden % m->heads) {
-        pp__err(err, "hidden %d is not a multiple of heads %d", m->hidden, m->heads);
-        return PP_ERR_INVALID_ARG;
-    }
-    if (r->schedule) {
-        for (id = 0; id < PP_SCHED_COUNT; id++)
-            if (pp__streq(r->schedule, pp__infos[id].name)) break;
-        if (id == PP_SCHED_COUNT) { pp__err(err, "unknown schedule '%s'", r->schedule); return PP_ERR_UNKNOWN_SCHEDULE; }
-    }
-    if (r->pp > 0 || r->tp > 0 || r->dp > 0) {
-        int P = r->pp > 0 ? r->pp : 1, T = r->tp > 0 ? r->tp : 1, D = r->dp > 0 ? r->dp : 1;
-        if (r->gpus % (P * T * D)) {
-            pp__err(err, "world %d not divisible by tp*pp*dp = %d (dp = world / (tp * pp) must be exact)", r->gpus,
-                    P * T * D);
-            return PP_ERR_INVALID_ARG;
-        }
-    }
-    L = m->layers;
-    items = L + 2;
-    it = (pp__item *)pp__malloc(&al, sizeof(pp__item) * (size_t)items);
-    cost = (double *)pp__malloc(&al, sizeof(double) * (size_t)items);
-    first = (int *)pp__malloc(&al, sizeof(int) * (size_t)(2 * items + 2));
-    stt = (pp_times *)pp__malloc(&al, sizeof(pp_times) * (size_t)(2 * items + 2));
-    if (!it || !cost || !first || !stt) {
-        pp__mfree(&al, it);
-        pp__mfree(&al, cost);
-        pp__mfree(&al, first);
-        pp__mfree(&al, stt);
-        pp__err(err, "pp_plan: out of memory");
-        return PP_ERR_OUT_OF_MEMORY;
-    }
-    /* (pp, tp) pairs in enumeration order; each pair's candidates keep their
-       place in out (pp, tp, mbs, schedule ascending, as without pruning), but
-       the pairs are evaluated in the order of their lowest work bound (one
-       schedule's, over the pair's mbs) so that good incumbents come early */
-    for (id = 0; id < PP_SCHED_COUNT; id++)
-        if (!r->schedule || pp__streq(r->schedule, pp__infos[id].name)) { nsched++; if (rep < 0) rep = id; }
-    if (!r->schedule) rep = PP_SCHED_1F1B;
-    for (pass = 0; pass < 2; pass++) {
-        npairs = 0;
-        for (pp = 1; pp <= r->gpus; pp++) {
-            if (r->gpus % pp || (r->pp > 0 && pp != r->pp)) continue;
-            for (tp = 1; tp <= r->gpus / pp; tp++) {
-                int dp, nl = 0;
-                double key = 1e300;
-                if ((r->gpus / pp) % tp || (r->tp > 0 && tp != r->tp)) continue;
-                if (r->tp <= 0 && (8 % tp || m->heads % tp)) continue; /* TP inside one 8-GPU node (1, 2, 4, 8), heads split evenly */
-                dp = r->gpus / (pp * tp);
-                if (r->dp > 0 && dp != r->dp) continue;
-                for (mbs = r->mbs > 0 ? r->mbs : 1; mbs <= (r->mbs > 0 ? r->mbs : 4); mbs *= 2) { /* default grid 1, 2, 4 */
-                    if (r->mbs > 0 && mbs != r->mbs) continue;
-                    if (r->global_batch % (dp * mbs)) continue;
-                    nl++;
-                    if (pass == 1 && !r->no_prune) {
-                        pp_candidate c;
-                        pp__plan_one(r, rep, pp, tp, dp, mbs, &c, it, cost, first, stt, cache, &ncache, NULL, 0, 1);
-                        if (c.bound > 0 && c.bound < key) key = c.bound;
-                    }
-                }
-                if (nl == 0) continue;
-                if (pass == 1) {
-                    pairs[npairs].pp = pp;
-                    pairs[npairs].tp = tp;
-                    pairs[npairs].dp = dp;
-                    pairs[npairs].base = total;
-                    pairs[npairs].key = key;
-                    total += nl * nsched;
-                    nlayouts += nl;
-                }
-                npairs++;
-            }
-        }
-        if (pass == 0) {
-            pairs = (pp__plan_pair *)pp__malloc(&al, sizeof(pp__plan_pair) * (size_t)(npairs > 0 ? npairs : 1));
-            if (!pairs) {
-                pp__mfree(&al, it);
-                pp__mfree(&al, cost);
-                pp__mfree(&al, first);
-                pp__mfree(&al, stt);
-                pp__err(err, "pp_plan: out of memory");
-                return PP_ERR_OUT_OF_MEMORY;
-            }
-        }
-    }
-    ktop = r->keep_top > 0 ? r->keep_top : 10;
-    if (ktop > total) ktop = total > 0 ? total : 1;
-    top = (double *)pp__malloc(&al, sizeof(double) * (size_t)ktop);
-    if (!top) {
-        pp__mfree(&al, pairs);
-        pp__mfree(&al, it);
-        pp__mfree(&al, cost);
-        pp__mfree(&al, first);
-        pp__mfree(&al, stt);
-        pp__err(err, "pp_plan: out of memory");
-        return PP_ERR_OUT_OF_MEMORY;
-    }
-    /* stable insertion sort by key (with no_prune every key is 1e300: enumeration order) */
-    for (k = 1; k < npairs; k++) {
-        pp__plan_pair x = pairs[k];
-        int j = k;
-        while (j > 0 && pairs[j - 1].key > x.key) { pairs[j] = pairs[j - 1]; j--; }
-        pairs[j] = x;
-    }
-    for (k = 0; k < npairs; k++) {
-        int dp = pairs[k].dp, idx = pairs[k].base;
-        pp = pairs[k].pp;
-        tp = pairs[k].tp;
-        /* the cache's key holds (pp, tp): no other pair can hit an entry of
-           this one, so it is emptied here and never fills up */
-        pp__plan_cache_clear(cache, &ncache);
-        for (mbs = r->mbs > 0 ? r->mbs : 1; mbs <= (r->mbs > 0 ? r->mbs : 4); mbs *= 2) {
-            if (r->mbs > 0 && mbs != r->mbs) continue;
-            if (r->global_batch % (dp * mbs)) continue;
-            for (id = 0; id < PP_SCHED_COUNT; id++) {
-                pp_candidate c;
-                if (r->schedule && !pp__streq(r->schedule, pp__infos[id].name)) continue;
-                pp__plan_one(r, id, pp, tp, dp, mbs, &c, it, cost, first, stt, cache, &ncache, &inc[id],
-                             ntop < ktop ? 1e300 : top[ktop - 1], 0);
-                if (c.step_time > 0) { /* keep the ktop best step times, ascending */
-                    int j;
-                    if (ntop < ktop) j = ntop++;
-                    else if (c.step_time < top[ktop - 1]) j = ktop - 1;
-                    else j = -1;
-                    if (j >= 0) {
-                        while (j > 0 && top[j - 1] > c.step_time) { top[j] = top[j - 1]; j--; }
-                        top[j] = c.step_time;
-                    }
-                }
-                if (c.step_time > 0 && (inc[id].step <= 0 || c.step_time < inc[id].step)) {
-                    inc[id].step = c.step_time;
-                    inc[id].pp = pp;
-                    inc[id].tp = tp;
-                    inc[id].dp = dp;
-                    inc[id].mbs = mbs;
-                }
-                if (idx < cap) out[idx] = c;
-                idx++;
-            }
-        }
-    }
-    pp__mfree(&al, pairs);
-    pp__mfree(&al, top);
-    pp__mfree(&al, it);
-    pp__mfree(&al, cost);
-    pp__mfree(&al, first);
-    pp__mfree(&al, stt);
-    pp__plan_cache_clear(cache, &ncache);
-    *count = total;
-    if (nlayouts == 0) {
-        pp__err(err, "no layout: no pp x tp x dp = %d with mbs dividing global batch %d / dp", r->gpus, r->global_batch);
-        return PP_ERR_INVALID_ARG;
-    }
-    if (total > cap) {
-        pp__err(err, "pp_plan: %d candidates, room for %d", total, cap);
-        return PP_ERR_OVERFLOW;
-    }
-    qsort(out, (size_t)total, sizeof *out, pp__cand_cmp);
-    if (total > 0 && out[0].step_time > 0) {
-        int i;
-        pp__cand_reason(&out[0], "best");
-        for (i = 1; i < total && out[i].step_time > 0; i++)
-            pp__cand_reason(&out[i], "%.1f%% slower than the best (%s pp=%d tp=%d dp=%d mbs=%d)",
-                            100 * (out[i].step_time / out[0].step_time - 1), out[0].schedule, out[0].pp, out[0].tp,
-                            out[0].dp, out[0].mbs);
-    }
-    return PP_OK;
 }
 
 /* ---- printers ----------------------------------------------------------- */
@@ -6473,13 +5736,17 @@ PP__DEF void pp_program_print(FILE *f, const pp_program *p) {
         fputc(':', f);
         for (i = p->device_start[dev]; i < p->device_start[dev + 1]; i++) {
             const pp_op *op = &p->ops[i];
-            if (open && (op->type == PP_OP_COMPUTE || op->group < 0 || op->group != prev_group)) {
+            if (open && (!pp__is_comm(op->type) || op->group < 0 || op->group != prev_group)) {
                 fputc('}', f);
                 open = 0;
             }
             if (op->type == PP_OP_COMPUTE) {
                 fprintf(f, " %s%d.%d", pp_kind_name(op->kind), op->stage, op->microbatch);
                 if (op->slot >= 0) fprintf(f, "#%d", op->slot);
+                continue;
+            }
+            if (op->type == PP_OP_HANDOFF) {
+                fprintf(f, " H%c%d.%d", op->what == PP_ACTIVATION ? 'a' : 'g', op->stage, op->microbatch);
                 continue;
             }
             if (!open) {

@@ -13,6 +13,7 @@
             ./ppsched -s v-half -d 4 -n 8 --format svg > v-half.svg
             ./ppsched analyze v-half.csv --times 1,2,1,0.05
             ./ppsched gallery -d 4 -n 8 -o gallery
+            ./ppsched plan --model llama3-70b --gpu h100-80g --gpus 64 --global-batch 512
 
    Prints:  --list: one line per built-in schedule, name and description.
             Otherwise the schedule's timeline (one row per device, as in the
@@ -21,12 +22,15 @@
             on stderr, the torchtitan setting that matches its placement), an
             SVG picture or a Chrome trace. analyze reads a PyTorch CSV and
             prints the schedule it describes with real times; gallery writes
-            one SVG per built-in schedule and an index.html.
+            one SVG per built-in schedule and an index.html. plan (pp_plan.h)
+            ranks layouts x microbatch sizes x schedules for a model on a
+            cluster: the top K, then each schedule's best or why none fits.
    Exit:    0 ok; 1 the library failed to build a schedule or built one that
             does not validate; 2 bad command line (usage goes to stderr). */
 #define _POSIX_C_SOURCE 200809L /* isatty under -std=c99 */
 #include <errno.h>
 #include <limits.h>
+#include <stddef.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -38,6 +42,8 @@
 
 #define PP_SCHED_IMPLEMENTATION
 #include "../pp_sched.h"
+#define PP_PLAN_IMPLEMENTATION
+#include "../pp_plan.h"
 
 static const char *usage_text =
     "usage: ppsched -s NAME -d D -n N [options]\n"
@@ -45,7 +51,7 @@ static const char *usage_text =
     "       ppsched best --mem-limit X -d D -n N [options]\n"
     "       ppsched analyze FILE.csv [--times F,B,W[,COMM]] [options]\n"
     "       ppsched gallery -d D -n N -o DIR [--times F,B,W[,COMM]]\n"
-    "       ppsched plan --layers L --hidden H --heads A --seq S --global-batch GB --gpus N --gpu-mem G [...]\n"
+    "       ppsched plan (--model NAME | --layers L --hidden H --heads A --seq S) --global-batch GB --gpus N [...]\n"
     "       ppsched --list\n"
     "       ppsched --help\n"
     "\n"
@@ -428,19 +434,79 @@ static int gallery(const pp_config *base, const char *dir) {
 
 /* ---- ppsched plan: which layout, microbatch size and schedule fit and run fastest ---- */
 
-static const char *plan_usage =
-    "usage: ppsched plan --layers L --hidden H --heads A --seq S --global-batch GB --gpus N --gpu-mem G\n"
-    "                    [--vocab V] [--tp T] [--pp P] [--dp D] [--mbs M] [-s NAME] [--top K]\n"
-    "                    [--tflops X] [--times F,B,W[,COMM]] [--no-flash] [--no-seq-parallel]\n"
-    "                    [--no-dist-opt] [--no-prune] [--reserve R] [--format table|json]\n"
-    "  G in GiB; --reserve = GiB kept back per GPU for the CUDA context, NCCL buffers and\n"
-    "  fragmentation (default 0: a candidate fits when its estimate <= G); --tflops = achieved TFLOP/s per GPU (default 190); --times = measured\n"
-    "  seconds for one microbatch through one device's share (replaces the roofline).\n"
-    "  Prints the top K (default 10) candidates, then why each schedule's best lost;\n"
-    "  --format json prints every candidate considered, fitting or not. A candidate whose\n"
-    "  work bound is already slower than its schedule's best layout so far and than the\n"
-    "  K-th best candidate so far is not built (\"pruned\": true, \"fits\": false, reason\n"
-    "  \"not built: ...\"); the top K and each schedule's best are exact; --no-prune builds all.\n";
+/* Every plan option in one table: name, what it sets (an int or double
+   field of pp_plan_request at off, scaled by mul), and its help line.
+   INT: whole number; FLAG: sets 1; REAL: number >= 0 times mul. */
+enum { PO_INT, PO_FLAG, PO_REAL, PO_SPECIAL };
+typedef struct plan_opt { const char *name; int kind; size_t off; double mul; const char *help; } plan_opt;
+#define PO(field) offsetof(pp_plan_request, field)
+static const plan_opt plan_opts[] = {
+    {"--model", PO_SPECIAL, 0, 0, "NAME     a published model (below); other model options override it"},
+    {"--layers", PO_INT, PO(model.layers), 0, "L        transformer layers"},
+    {"--hidden", PO_INT, PO(model.hidden), 0, "H        hidden size"},
+    {"--heads", PO_INT, PO(model.heads), 0, "A        attention heads"},
+    {"--kv-heads", PO_INT, PO(model.kv_heads), 0, "K        key/value heads (GQA; 1 = MQA; default = heads)"},
+    {"--head-dim", PO_INT, PO(model.head_dim), 0, "D        width of a head (default hidden / heads)"},
+    {"--ffn", PO_INT, PO(model.ffn), 0, "F        MLP hidden size (default 4 x hidden)"},
+    {"--gated", PO_FLAG, PO(model.gated), 0, "         gated MLP (SwiGLU: three matrices)"},
+    {"--seq", PO_INT, PO(model.seq), 0, "S        sequence length"},
+    {"--vocab", PO_INT, PO(model.vocab), 0, "V        vocabulary (default 51200)"},
+    {"--untied", PO_FLAG, PO(model.untied), 0, "         LM head separate from the embedding"},
+    {"--rope", PO_FLAG, PO(model.rope), 0, "         rotary positions (no position embedding)"},
+    {"--rmsnorm", PO_FLAG, PO(model.rmsnorm), 0, "         RMSNorm and no biases (Llama-style)"},
+    {"--experts", PO_INT, PO(model.experts), 0, "E        MoE: routed experts per MoE layer"},
+    {"--top-k", PO_INT, PO(model.top_k), 0, "K        MoE: experts per token (default 2)"},
+    {"--shared-experts", PO_INT, PO(model.shared_experts), 0, "N        MoE: experts every token runs"},
+    {"--expert-ffn", PO_INT, PO(model.expert_ffn), 0, "F        MoE: hidden size of one expert (default --ffn)"},
+    {"--dense-layers", PO_INT, PO(model.dense_layers), 0, "N        MoE: dense layers before the first MoE layer"},
+    {"--kv-lora-rank", PO_INT, PO(model.kv_lora_rank), 0, "R        MLA: latent width of keys/values (0 = off)"},
+    {"--q-lora-rank", PO_INT, PO(model.q_lora_rank), 0, "R        MLA: latent width of queries"},
+    {"--rope-head-dim", PO_INT, PO(model.rope_head_dim), 0, "D        MLA: rotary part of a head (default 64)"},
+    {"--no-flash", PO_FLAG, PO(model.no_flash_attention), 0, "         keep the s x s attention scores"},
+    {"--no-seq-parallel", PO_FLAG, PO(model.no_seq_parallel), 0, "         tensor parallelism without sequence parallelism"},
+    {"--no-dist-opt", PO_FLAG, PO(model.no_distributed_optimizer), 0, "         optimizer state not sharded over dp"},
+    {"--recompute-norm-up", PO_FLAG, PO(model.recompute_norm_up), 0, "         recompute norms and MLA up-projections (DeepSeek-V3)"},
+    {"--fp8-moe-act", PO_FLAG, PO(model.fp8_moe_act), 0, "         keep experts' activations in FP8 (DeepSeek-V3)"},
+    {"--gpu", PO_SPECIAL, 0, 0, "NAME     a GPU preset (below); other GPU options override it"},
+    {"--gpu-mem", PO_REAL, PO(gpu.mem_bytes), 1073741824.0, "G        GiB per GPU (default the preset's, else 80)"},
+    {"--reserve", PO_REAL, PO(gpu.reserve_bytes), 1073741824.0, "R        GiB kept back per GPU (CUDA context, NCCL, fragmentation)"},
+    {"--tflops", PO_REAL, PO(gpu.flops), 1e12, "X        achieved matmul TFLOP/s per GPU (default efficiency x peak)"},
+    {"--peak-tflops", PO_REAL, PO(gpu.peak_flops), 1e12, "X        dense 16-bit peak TFLOP/s, for the MFU (default 312)"},
+    {"--efficiency", PO_REAL, PO(gpu.efficiency), 1, "X        achieved fraction of peak (default 190/312 = 0.61)"},
+    {"--node-gpus", PO_INT, PO(gpu.node_gpus), 0, "N        GPUs on one NVLink domain (default 8)"},
+    {"--gpus", PO_INT, PO(gpus), 0, "N        GPUs in all"},
+    {"--global-batch", PO_INT, PO(global_batch), 0, "GB       sequences per step"},
+    {"--pp", PO_INT, PO(pp), 0, "P        pipeline stages' devices (default: try every divisor)"},
+    {"--tp", PO_INT, PO(tp), 0, "T        tensor parallel (default 1, 2, 4, 8 dividing heads)"},
+    {"--cp", PO_INT, PO(cp), 0, "C        context parallel (default 1, 2, 4.. while seq / C >= 4096)"},
+    {"--ep", PO_INT, PO(ep), 0, "E        expert parallel (default powers of 2 dividing experts, dp x cp)"},
+    {"--dp", PO_INT, PO(dp), 0, "D        data parallel (default gpus / (pp tp cp))"},
+    {"--mbs", PO_INT, PO(mbs), 0, "M        microbatch size (default 1, 2, 4)"},
+    {"--v", PO_INT, PO(v), 0, "V        stages per device of looped schedules (default 2, 3, 4, 6, 8)"},
+    {"--schedule", PO_SPECIAL, 0, 0, "NAME     one schedule only (-s; default every built-in)"},
+    {"--times", PO_SPECIAL, 0, 0, "F,B,W[,COMM] measured seconds of one microbatch through one device's share"},
+    {"--top", PO_SPECIAL, 0, 0, "K        rows in the table; pruning keeps the top K exact (default 10)"},
+    {"--no-prune", PO_FLAG, PO(no_prune), 0, "         build every candidate"},
+    {"--format", PO_SPECIAL, 0, 0, "FMT      table (default) or json (every candidate)"},
+};
+#undef PO
+#define PLAN_NOPTS ((int)(sizeof plan_opts / sizeof plan_opts[0]))
+
+static void plan_usage(FILE *f) {
+    int i;
+    fprintf(f, "usage: ppsched plan (--model NAME | --layers L --hidden H --heads A --seq S) --global-batch GB --gpus N\n"
+               "                    [--gpu NAME] [options]\n\n");
+    for (i = 0; i < PLAN_NOPTS; i++) fprintf(f, "  %-17s %s\n", plan_opts[i].name, plan_opts[i].help);
+    fprintf(f, "\nmodels:");
+    for (i = 0; pp_model_preset_name(i); i++) fprintf(f, " %s", pp_model_preset_name(i));
+    fprintf(f, "\ngpus:  ");
+    for (i = 0; pp_gpu_preset_name(i); i++) fprintf(f, " %s", pp_gpu_preset_name(i));
+    fprintf(f, "\n\nPrints the top K candidates, then why each schedule's best lost; --format json prints\n"
+               "every candidate considered, fitting or not. A candidate whose work bound is already\n"
+               "slower than its schedule's best layout so far and than the K-th best so far is not\n"
+               "built (\"pruned\": true); the top K and each schedule's best are exact.\n"
+               "exit status: 0 ok, 1 failed run (out of memory), 2 arguments to change\n");
+}
 
 static void json_string(const char *s) {
     putchar('"');
@@ -451,93 +517,114 @@ static void json_string(const char *s) {
     putchar('"');
 }
 
+static int plan_error(const char *fmt, ...) {
+    va_list ap;
+    fprintf(stderr, "ppsched plan: ");
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, " (ppsched plan --help lists the options)\n");
+    return 2;
+}
+
 static int plan_main(int argc, char **argv) {
     pp_plan_request r;
     pp_candidate *c;
     pp_times times;
+    pp_model_counts mc;
+    pp_gpu g;
     char err[PP_ERR_LEN];
-    int i, count = 0, cap = 100000, json = 0, top = 10;
-    double gib = 0, tflops = 0, reserve = 0;
+    int i, k, count = 0, json = 0, top = 10, have_model = 0;
     pp_status st;
     memset(&r, 0, sizeof r);
+    /* presets first, so that every other option overrides them */
     for (i = 2; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        int *ip = NULL;
-        if (strcmp(a, "--no-flash") == 0) { r.model.no_flash_attention = 1; continue; }
-        if (strcmp(a, "--no-seq-parallel") == 0) { r.model.no_seq_parallel = 1; continue; }
-        if (strcmp(a, "--no-dist-opt") == 0) { r.model.no_distributed_optimizer = 1; continue; }
-        if (strcmp(a, "--no-prune") == 0) { r.no_prune = 1; continue; }
-        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) { fputs(plan_usage, stdout); return 0; }
-        if (!v) { fprintf(stderr, "ppsched plan: %s needs a value\n\n%s", a, plan_usage); return 2; }
+        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) { plan_usage(stdout); return 0; }
+        if ((strcmp(a, "--model") == 0 || strcmp(a, "--gpu") == 0) && v) {
+            st = a[2] == 'm' ? pp_model_preset(v, &r.model, err) : pp_gpu_preset(v, &r.gpu, err);
+            if (st != PP_OK) return plan_error("%s %s: %s", a, v, err);
+            have_model |= a[2] == 'm';
+        }
+    }
+    for (i = 2; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        const plan_opt *o = NULL;
+        if (strcmp(a, "-s") == 0) a = "--schedule";
+        for (k = 0; k < PLAN_NOPTS; k++)
+            if (strcmp(a, plan_opts[k].name) == 0) o = &plan_opts[k];
+        if (!o) return plan_error("unknown option '%s'", argv[i]);
+        if (o->kind == PO_FLAG) { *(int *)((char *)&r + o->off) = 1; continue; }
+        if (!v) return plan_error("%s needs a value", a);
         i++;
-        if (strcmp(a, "--layers") == 0) ip = &r.model.layers;
-        else if (strcmp(a, "--hidden") == 0) ip = &r.model.hidden;
-        else if (strcmp(a, "--heads") == 0) ip = &r.model.heads;
-        else if (strcmp(a, "--seq") == 0) ip = &r.model.seq;
-        else if (strcmp(a, "--vocab") == 0) ip = &r.model.vocab;
-        else if (strcmp(a, "--global-batch") == 0) ip = &r.global_batch;
-        else if (strcmp(a, "--gpus") == 0) ip = &r.gpus;
-        else if (strcmp(a, "--tp") == 0) ip = &r.tp;
-        else if (strcmp(a, "--pp") == 0) ip = &r.pp;
-        else if (strcmp(a, "--dp") == 0) ip = &r.dp;
-        else if (strcmp(a, "--mbs") == 0) ip = &r.mbs;
-        else if (strcmp(a, "--top") == 0) ip = &top;
-        else if (strcmp(a, "-s") == 0 || strcmp(a, "--schedule") == 0) { r.schedule = v; continue; }
-        else if (strcmp(a, "--gpu-mem") == 0) {
-            if (!parse_real(v, &gib) || gib <= 0) { fprintf(stderr, "ppsched plan: --gpu-mem needs GiB > 0, got '%s'\n", v); return 2; }
-            continue;
-        } else if (strcmp(a, "--reserve") == 0) {
-            if (!parse_real(v, &reserve) || reserve < 0) { fprintf(stderr, "ppsched plan: --reserve needs GiB >= 0, got '%s'\n", v); return 2; }
-            continue;
-        } else if (strcmp(a, "--tflops") == 0) {
-            if (!parse_real(v, &tflops) || tflops <= 0) { fprintf(stderr, "ppsched plan: --tflops needs a number > 0, got '%s'\n", v); return 2; }
-            continue;
+        if (o->kind == PO_INT) {
+            if (!parse_count(v, (int *)((char *)&r + o->off))) return plan_error("%s needs a whole number, got '%s'", a, v);
+        } else if (o->kind == PO_REAL) {
+            double x;
+            if (!parse_real(v, &x)) return plan_error("%s needs a finite number >= 0, got '%s'", a, v);
+            *(double *)((char *)&r + o->off) = x * o->mul;
+        } else if (strcmp(a, "--schedule") == 0) {
+            r.schedule = v;
         } else if (strcmp(a, "--times") == 0) {
-            if (!parse_times(v, &times)) { fprintf(stderr, "ppsched plan: --times needs F,B,W[,COMM], got '%s'\n", v); return 2; }
+            if (!parse_times(v, &times)) return plan_error("--times needs F,B,W[,COMM], got '%s'", v);
             r.times = &times;
-            continue;
+        } else if (strcmp(a, "--top") == 0) {
+            if (!parse_count(v, &top) || top < 1) return plan_error("--top needs a whole number >= 1, got '%s'", v);
         } else if (strcmp(a, "--format") == 0) {
             if (strcmp(v, "json") == 0) json = 1;
-            else if (strcmp(v, "table") != 0 && strcmp(v, "ascii") != 0) { fprintf(stderr, "ppsched plan: --format is table or json, got '%s'\n", v); return 2; }
-            continue;
-        } else { fprintf(stderr, "ppsched plan: unknown option '%s'\n\n%s", a, plan_usage); return 2; }
-        if (!parse_count(v, ip)) { fprintf(stderr, "ppsched plan: %s needs a whole number, got '%s'\n", a, v); return 2; }
+            else if (strcmp(v, "table") != 0 && strcmp(v, "ascii") != 0)
+                return plan_error("--format is table or json, got '%s'", v);
+        } /* --model, --gpu: done above */
     }
-    if (r.model.layers < 1 || r.model.hidden < 1 || r.model.heads < 1 || r.model.seq < 1 || r.global_batch < 1 ||
-        r.gpus < 1 || gib <= 0) {
-        fprintf(stderr, "ppsched plan: --layers, --hidden, --heads, --seq, --global-batch, --gpus and --gpu-mem are required\n\n%s", plan_usage);
-        return 2;
-    }
-    r.gpu.mem_bytes = gib * 1073741824.0;
-    r.gpu.reserve_bytes = reserve * 1073741824.0;
-    r.gpu.flops = tflops * 1e12;
-    c = (pp_candidate *)malloc(sizeof *c * (size_t)cap);
-    if (!c) { fprintf(stderr, "ppsched plan: out of memory\n"); return 1; }
+    if (!have_model && (r.model.layers < 1 || r.model.hidden < 1 || r.model.heads < 1 || r.model.seq < 1))
+        return plan_error("give --model NAME, or --layers, --hidden, --heads and --seq");
+    if (r.global_batch < 1 || r.gpus < 1) return plan_error("--global-batch and --gpus are required (>= 1)");
     r.keep_top = top; /* pruning keeps the printed top exact */
-    st = pp_plan(&r, c, cap, &count, err);
-    if (st != PP_OK) { fprintf(stderr, "ppsched plan: %s\n", err); free(c); return st == PP_ERR_INVALID_ARG ? 2 : 1; }
+    /* cap 0: the count of candidates (and every check of the request) */
+    st = pp_plan(&r, NULL, 0, &count, err);
+    if (st != PP_OK)
+        return st == PP_ERR_OUT_OF_MEMORY ? (fprintf(stderr, "ppsched plan: %s\n", err), 1) : plan_error("%s", err);
+    c = (pp_candidate *)malloc(sizeof *c * (size_t)(count > 0 ? count : 1));
+    if (!c) { fprintf(stderr, "ppsched plan: out of memory for %d candidates\n", count); return 1; }
+    st = pp_plan(&r, c, count, &count, err);
+    if (st != PP_OK) {
+        free(c);
+        return st == PP_ERR_OUT_OF_MEMORY ? (fprintf(stderr, "ppsched plan: %s\n", err), 1) : plan_error("%s", err);
+    }
+    pp_model_stats(&r.model, &mc, NULL);
+    g = pp_gpu_defaults(&r.gpu);
     if (json) {
-        printf("{\"candidates\": [");
+        printf("{\"model\": {\"params\": %.0f, \"active_params\": %.0f, \"flops_per_token\": %.6g},\n", mc.params,
+               mc.active_params, mc.flops_per_token);
+        printf(" \"gpu\": {\"name\": ");
+        json_string(g.name);
+        printf(", \"mem_bytes\": %.0f, \"reserve_bytes\": %.0f, \"peak_flops\": %.6g, \"flops\": %.6g, \"hbm_bw\": %.6g, "
+               "\"tp_bw\": %.6g, \"net_bw\": %.6g, \"node_gpus\": %d},\n \"candidates\": [",
+               g.mem_bytes, g.reserve_bytes, g.peak_flops, g.flops, g.hbm_bw, g.tp_bw, g.net_bw, g.node_gpus);
         for (i = 0; i < count; i++) {
             printf("%s\n  {\"schedule\": ", i ? "," : "");
             json_string(c[i].schedule);
-            printf(", \"pp\": %d, \"tp\": %d, \"dp\": %d, \"mbs\": %d, \"microbatches\": %d, \"fits\": %s, "
-                   "\"peak_bytes\": %.0f, \"step_time\": %.6g, \"mfu\": %.4f, \"bound\": %.6g, \"pruned\": %s, \"reason\": ",
-                   c[i].pp, c[i].tp, c[i].dp, c[i].mbs, c[i].microbatches, c[i].fits ? "true" : "false",
-                   c[i].peak_bytes, c[i].step_time, c[i].mfu, c[i].bound, c[i].pruned ? "true" : "false");
+            printf(", \"pp\": %d, \"tp\": %d, \"cp\": %d, \"ep\": %d, \"dp\": %d, \"v\": %d, \"mbs\": %d, \"microbatches\": %d, "
+                   "\"fits\": %s, \"peak_bytes\": %.0f, \"step_time\": %.6g, \"mfu\": %.4f, \"bound\": %.6g, \"pruned\": %s, "
+                   "\"reason\": ", c[i].pp, c[i].tp, c[i].cp, c[i].ep, c[i].dp, c[i].v, c[i].mbs, c[i].microbatches,
+                   c[i].fits ? "true" : "false", c[i].peak_bytes, c[i].step_time, c[i].mfu, c[i].bound,
+                   c[i].pruned ? "true" : "false");
             json_string(c[i].reason);
             printf("}");
         }
         printf("\n]}\n");
     } else {
-        int shown = 0, k;
-        printf("%-20s %4s %3s %3s %4s %5s %9s %9s %8s %6s  %s\n", "schedule", "pp", "tp", "dp", "mbs", "n",
-               "peak GiB", "units", "step s", "MFU", "reason");
+        int shown = 0;
+        printf("model: %.2fB parameters (%.2fB active), %.3g training FLOPs per token; gpu%s%s: %.0f GiB, "
+               "%.0f TFLOP/s peak, %.0f achieved\n\n", mc.params / 1e9, mc.active_params / 1e9, mc.flops_per_token,
+               g.name[0] ? " " : "", g.name, g.mem_bytes / 1073741824.0, g.peak_flops / 1e12, g.flops / 1e12);
+        printf("%-20s %4s %3s %3s %3s %4s %2s %4s %5s %9s %9s %8s %6s  %s\n", "schedule", "pp", "tp", "cp", "ep", "dp",
+               "v", "mbs", "n", "peak GiB", "units", "step s", "MFU", "reason");
         for (i = 0; i < count && shown < top; i++) {
             if (c[i].step_time <= 0) continue;
-            printf("%-20s %4d %3d %3d %4d %5d %9.1f %9.2f %8.3f %5.1f%%  %s\n", c[i].schedule, c[i].pp, c[i].tp,
-                   c[i].dp, c[i].mbs, c[i].microbatches, c[i].peak_bytes / 1073741824.0, c[i].peak_units,
-                   c[i].step_time, 100 * c[i].mfu, c[i].reason);
+            printf("%-20s %4d %3d %3d %3d %4d %2d %4d %5d %9.1f %9.2f %8.3f %5.1f%%  %s\n", c[i].schedule, c[i].pp,
+                   c[i].tp, c[i].cp, c[i].ep, c[i].dp, c[i].v, c[i].mbs, c[i].microbatches,
+                   c[i].peak_bytes / 1073741824.0, c[i].peak_units, c[i].step_time, 100 * c[i].mfu, c[i].reason);
             shown++;
         }
         if (!shown) printf("(no candidate fits)\n");
@@ -560,13 +647,14 @@ static int plan_main(int argc, char **argv) {
             }
             if (!any) continue;
             if (best >= 0)
-                printf("  %-20s pp=%d tp=%d dp=%d mbs=%d %.3f s: %s\n", name, c[best].pp, c[best].tp, c[best].dp,
-                       c[best].mbs, c[best].step_time, c[best].reason);
+                printf("  %-20s pp=%d tp=%d cp=%d ep=%d dp=%d v=%d mbs=%d %.3f s: %s\n", name, c[best].pp, c[best].tp,
+                       c[best].cp, c[best].ep, c[best].dp, c[best].v, c[best].mbs, c[best].step_time, c[best].reason);
             else if (skipped >= 0)
                 printf("  %-20s no evaluated layout fits; %d layouts %s\n", name, nskipped, c[skipped].reason);
             else if (smallest >= 0)
-                printf("  %-20s fits in no layout; closest pp=%d tp=%d dp=%d mbs=%d: %s\n", name, c[smallest].pp,
-                       c[smallest].tp, c[smallest].dp, c[smallest].mbs, c[smallest].reason);
+                printf("  %-20s fits in no layout; closest pp=%d tp=%d cp=%d ep=%d dp=%d mbs=%d: %s\n", name,
+                       c[smallest].pp, c[smallest].tp, c[smallest].cp, c[smallest].ep, c[smallest].dp, c[smallest].mbs,
+                       c[smallest].reason);
             else {
                 for (i = 0; i < count; i++) if (strcmp(c[i].schedule, name) == 0) break;
                 printf("  %-20s not run: %s\n", name, c[i].reason);

@@ -4,7 +4,7 @@
    schedule, lower it to one program per device (pp_sched_lower), prove the
    programs cannot deadlock (pp_sched_check_deadlock), then run them, one
    thread per device, with blocking NCCL-like sends and receives
-   (tests/cpu_pipeline.h) on the reference model of tests/gpt_ref.h, and
+   (ref/cpu_pipeline.h) on the reference model of ref/gpt_ref.h, and
    train it for a few hundred steps on data/pipeline.txt (characters as
    tokens). Stages are contiguous ranges of the model's layers, placed as the
    schedule says (sequential, looped or V-shape).
@@ -29,8 +29,8 @@
 
 #define PP_SCHED_IMPLEMENTATION
 #include "../pp_sched.h"
-#include "../tests/gpt_ref.h"
-#include "../tests/cpu_pipeline.h"
+#include "../ref/gpt_ref.h"
+#include "../ref/cpu_pipeline.h"
 
 static const char *usage_text =
     "usage: train_cpu -s NAME -d D -n N [options]\n"
@@ -122,7 +122,7 @@ int main(int argc, char **argv) {
     cfg.microbatches = n;
     if (pp_sched_build(&cfg, &s, err) != PP_OK) { fprintf(stderr, "train_cpu: %s\n", err); return 1; }
     mc.vocab = vocab; mc.seq = T; mc.channels = C; mc.heads = 4; mc.layers = lps * s->stages; mc.batch = 1;
-    if (pp_sched_find(s->name)->recompute) {
+    if (s->recompute) {
         /* 1F1B-R keeps a stage's input: that fraction of its activations */
         gpt_stage g0 = gpt_stage_of(&mc, 0, s->stages);
         pp_sched_free(s);
@@ -162,7 +162,7 @@ int main(int argc, char **argv) {
                 tgt[j * T + i] = map[text[at + i + 1]];
             }
         }
-        if (!cpu_pipeline_step(&mc, params, s, prog, tok, tgt, 60.0, grads, &st, err, sizeof err)) {
+        if (!cpu_pipeline_step(&mc, params, prog, tok, tgt, 60.0, grads, &st, err, sizeof err)) {
             fprintf(stderr, "train_cpu: step %d: %s\n", step, err);
             rc = 1;
             goto end;
@@ -228,7 +228,7 @@ int main(int argc, char **argv) {
                 w = kind_time[PP_W] / kind_count[PP_W] * v;
             } else if (kind_count[PP_BW]) {
                 /* BW = B + W (+ F again for 1f1b-r); split evenly between B and W */
-                double bw = kind_time[PP_BW] / kind_count[PP_BW] * v - (pp_sched_find(s->name)->recompute ? f : 0);
+                double bw = kind_time[PP_BW] / kind_count[PP_BW] * v - (s->recompute ? f : 0);
                 b = w = bw > 0 ? bw / 2 : f;
             }
             mt.times.f = f;

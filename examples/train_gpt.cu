@@ -36,7 +36,7 @@
 #define PP_SCHED_IMPLEMENTATION
 #include "../pp_sched.h"
 #include "../pp_cuda.h"
-#include "../tests/gpt_ref.h" /* gpt_read_text */
+#include "../ref/gpt_ref.h" /* gpt_read_text */
 
 static const char *usage_text =
     "usage: train_gpt -s NAME -d D -n N [options]\n"
@@ -107,7 +107,8 @@ typedef struct run_result {
 static int build(pp_config *sc, pp_schedule **s, pp_program **prog, char *err) {
     *s = NULL;
     *prog = NULL;
-    if (sc->schedule && strcmp(sc->schedule, "1f1b-r") == 0 && sc->recompute_input == 0)
+    const pp_sched_info *in = pp_sched_find(sc->schedule);
+    if (in && in->recompute && sc->recompute_input == 0)
         sc->recompute_input = 0.1; /* any > 0: the predicted peak then counts the kept inputs */
     if (pp_sched_build(sc, s, err) != PP_OK) return 0;
     if (pp_sched_lower(*s, prog, err) != PP_OK || pp_sched_check_deadlock(*prog, NULL, err) != PP_OK) return 0;
@@ -187,12 +188,11 @@ static void report(pp_cuda *ctx, const pp_schedule *s, const pp_cuda_model *m, c
     fflush(stdout);
 }
 
-static int setup(const pp_schedule *s, const pp_program *prog, pp_cuda_model *m, int mode, float lr, pp_cuda **ctx,
+static int setup(const pp_program *prog, pp_cuda_model *m, int mode, float lr, pp_cuda **ctx,
                  int *rank0, char *err) {
     pp_cuda_config cfg;
     pp_cuda_memory mem;
     memset(&cfg, 0, sizeof cfg);
-    cfg.schedule = s;
     cfg.program = prog;
     cfg.model = *m;
     cfg.opt.lr = lr;
@@ -289,7 +289,7 @@ int main(int argc, char **argv) {
     if (!build(&sc, &s, &prog, err)) { fprintf(stderr, "train_gpt: %s\n", err); rc = 1; goto end; }
     memset(&m, 0, sizeof m);
     m.vocab = vocab; m.seq = T; m.channels = C; m.heads = H; m.layers = lps * s->stages; m.batch = B;
-    if (!setup(s, prog, &m, mode, lr, &ctx, &rank0, err)) { fprintf(stderr, "train_gpt: %s\n", err); rc = 1; goto end; }
+    if (!setup(prog, &m, mode, lr, &ctx, &rank0, err)) { fprintf(stderr, "train_gpt: %s\n", err); rc = 1; goto end; }
     if (rank0)
         printf("schedule %s: d=%d v=%d stages=%d n=%d, %s; model: %d layers, C=%d, heads %d, T=%d, batch %d, vocab %d "
                "(bytes of %s), %zu parameters; programs: %d ops, checked deadlock-free\n",
@@ -337,7 +337,7 @@ int main(int argc, char **argv) {
                                    100 * (at_measured >= 0 ? at_measured : s->bubble_rate), s->peak_memory[0]);
                         pp_cuda_destroy(ctx);
                         ctx = NULL;
-                        if (!setup(s2, prog2, &m, mode, lr, &ctx, &rank0, err)) {
+                        if (!setup(prog2, &m, mode, lr, &ctx, &rank0, err)) {
                             fprintf(stderr, "train_gpt: %s\n", err);
                             rc = 1;
                         } else {

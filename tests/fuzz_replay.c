@@ -1,11 +1,16 @@
-/* fuzz_replay.c - runs the fuzz target (fuzz_csv.c) on files, without libFuzzer.
+/* fuzz_replay.c - runs a fuzz target on files, without libFuzzer: fuzz_csv.c,
+   or with -DFUZZ_PLAN fuzz_plan.c (the planner's request).
 
    Build and run (tests/run_tests.sh does this on every file of tests/fuzz_corpus):
        cc -std=c99 -O2 tests/fuzz_replay.c -o fuzz_replay -lm && ./fuzz_replay tests/fuzz_corpus/FILE...
    Every file is an input that once crashed the parser, or a seed; each must
    now be accepted or refused cleanly (the target aborts otherwise). Prints
    one line with the number of files replayed. */
+#ifdef FUZZ_PLAN
+#include "fuzz_plan.c"
+#else
 #include "fuzz_csv.c"
+#endif
 
 #include <stdio.h>
 

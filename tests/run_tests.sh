@@ -41,7 +41,7 @@ step "test_auto: v-auto, zb-auto, lower bounds, bubble growth" \
     sh -c "$CC $CFLAGS '$here/test_auto.c' -o '$out/test_auto' -lm && '$out/test_auto'"
 
 # Planning: exact partitions against brute force, bytes, the paper's 98.5B findings.
-step "test_plan: partitions vs brute force, skewed stack, bytes, 98.5B plans (seq 1024, 16384)" \
+step "test_plan: partitions, model formulas and presets vs published counts, bad requests, dualpipe, allocator, published setups, 98.5B plans" \
     sh -c "$CC $CFLAGS '$here/test_plan.c' -o '$out/test_plan' -lm && '$out/test_plan'"
 
 # Test programs that print their own groups: build, then run.
@@ -87,11 +87,15 @@ step "two translation units, PP_SCHED_STATIC in both" sh -c "$CC $sflags -DTWO_T
 # used without its declaration is a C99 constraint violation (and an error in
 # recent compilers), so it fails this step whatever CFLAGS say.
 nflags="$CFLAGS -DPP_SCHED_NO_STDIO -Werror=implicit-function-declaration"
+step "pp_plan.h on pp_sched.h's public API: its implementation in a unit without pp_sched.h's" sh -c "$CC $CFLAGS -DPLAN_TU_SCHED -c '$here/plan_tu.c' -o '$out/ps.o' && $CC $CFLAGS -c '$here/plan_tu.c' -o '$out/pp.o' && $CC $CFLAGS '$out/ps.o' '$out/pp.o' -o '$out/plan_tu' -lm && '$out/plan_tu'"
 step "PP_SCHED_NO_STDIO" sh -c "$CC $nflags -c '$here/two_tu_a.c' -o '$out/na.o' && $CC $nflags -c '$here/two_tu_b.c' -o '$out/nb.o' && $CC $CFLAGS '$out/na.o' '$out/nb.o' -o '$out/two_tu_nostdio' -lm && '$out/two_tu_nostdio'"
 
 # The docs block's quick start: the program builds and prints what the docs show.
 step "quick start in the docs prints its documented output" \
     env CC="$CC" CFLAGS="$CFLAGS" LDLIBS="-lm" sh "$here/quickstart.sh" "$here/../pp_sched.h" "$out"
+mkdir -p "$out/plan_qs"
+step "pp_plan.h: quick start in its docs prints its documented output" \
+    env CC="$CC" CFLAGS="$CFLAGS" LDLIBS="-lm" sh "$here/quickstart.sh" "$here/../pp_plan.h" "$out/plan_qs" API
 
 # ---- export and import (PyTorch CSV, SVG, Chrome trace) ----
 # A ppsched built with these flags (so make asan covers it too), at -O0:
@@ -140,11 +144,31 @@ if $CC $CFLAGS -O0 "$here/../examples/ppsched.c" -o "$out/ppsched" -lm >"$out/lo
         '$pp' plan --layers 30 --hidden 5120 --heads 40 --seq 1024 --global-batch 32 --gpus 16 --gpu-mem 80 --pp 4 --format json >'$out/plan.json' &&
         grep -q '\"candidates\"' '$out/plan.json' && grep -q '\"fits\": true' '$out/plan.json' &&
         { '$pp' plan --layers 30 --hidden 5120 --heads 40 --seq 1024 --global-batch 32 --gpus 16 --gpu-mem 80 --pp 3 2>'$out/plan.err'; test \$? -eq 2; } &&
-        grep -q 'not divisible' '$out/plan.err'"
+        grep -q 'does not multiply to the GPU count' '$out/plan.err'"
+    step "plan: bad input exits 2 naming the field (heads, kv heads, ep, layout, unknown model/gpu, bad number)" sh -c "
+        p='$pp'; e='$out/plan_bad.err'
+        bad() { want=\"\$1\"; shift; \"\$p\" plan \"\$@\" >/dev/null 2>\"\$e\"; rc=\$?; [ \$rc -eq 2 ] && grep -q -e \"\$want\" \"\$e\" || { echo \"exit \$rc for: \$*\"; cat \"\$e\"; exit 1; }; }
+        bad 'model.heads 48 does not divide hidden 4096' --model llama3-8b --heads 48 --global-batch 64 --gpus 64
+        bad 'model.kv_heads 5 does not divide heads 32' --model llama3-8b --kv-heads 5 --global-batch 64 --gpus 64
+        bad 'ep 3 does not divide experts 8' --model mixtral-8x7b --ep 3 --global-batch 64 --gpus 64
+        bad 'does not multiply to the GPU count' --model llama3-8b --pp 4 --tp 4 --cp 1 --dp 2 --global-batch 64 --gpus 64
+        bad \"unknown model 'llama9'; known: gpt3-175b\" --model llama9 --global-batch 64 --gpus 64
+        bad \"unknown gpu 'v100'; known: a100-80g\" --model llama3-8b --gpu v100 --global-batch 64 --gpus 64
+        bad '--gpu-mem needs a finite number' --model llama3-8b --gpu-mem inf --global-batch 64 --gpus 64
+        bad 'unknown option' --model llama3-8b --global-batch 64 --gpus 64 --frobnicate
+        bad 'give --model NAME' --global-batch 64 --gpus 64
+        bad 'v must be 0 (enumerate) or 2..64' --model llama3-8b --global-batch 64 --gpus 64 --v 1"
+    "$pp" plan --model mixtral-8x7b --gpu h100-80g --gpus 64 --global-batch 256 --pp 4 --format json >"$out/plan_moe.json" 2>&1
     if command -v python3 >/dev/null 2>&1; then
-        step "plan --format json parses, with the fields the issue names" python3 -c "
-import json,sys; c=json.load(open(sys.argv[1]))['candidates']; k={'schedule','pp','tp','dp','mbs','fits','peak_bytes','step_time','reason'}
-assert c and all(k <= set(x) for x in c); assert any(x['fits'] for x in c); print(len(c), 'candidates')" "$out/plan.json"
+        step "plan --format json parses, with the fields the issues name (model, gpu, cp, ep, v per candidate)" python3 -c "
+import json,sys
+c=json.load(open(sys.argv[1]))['candidates']; k={'schedule','pp','tp','dp','mbs','fits','peak_bytes','step_time','reason'}
+assert c and all(k <= set(x) for x in c); assert any(x['fits'] for x in c)
+d=json.load(open(sys.argv[2])); m=d['model']; g=d['gpu']
+assert abs(m['params']/46.7e9-1) < 0.01 and abs(m['active_params']/12.9e9-1) < 0.01 and m['flops_per_token'] > 0, m
+assert g['name'] == 'h100-80g' and g['peak_flops'] == 989e12 and g['mem_bytes'] == 80*2**30, g
+assert all({'cp','ep','v'} <= set(x) for x in d['candidates']); assert any(x['ep'] > 1 and x['fits'] for x in d['candidates'])
+print(len(c), 'and', len(d['candidates']), 'candidates')" "$out/plan.json" "$out/plan_moe.json"
     fi
 else
     echo "[FAIL] build ppsched"
@@ -155,6 +179,9 @@ fi
 # Inputs that once crashed the CSV parser (found by make fuzz), and seeds.
 step "fuzz corpus replay (tests/fuzz_corpus, $(ls "$here/fuzz_corpus" | wc -l) files)" sh -c \
     "$CC $CFLAGS -O0 '$here/fuzz_replay.c' -o '$out/fuzz_replay' -lm && '$out/fuzz_replay' '$here'/fuzz_corpus/*"
+# Planner requests that once crashed or hung fuzz_plan.c, and seeds.
+step "planner fuzz corpus replay (tests/fuzz_corpus_plan, $(ls "$here/fuzz_corpus_plan" | wc -l) files)" sh -c \
+    "$CC $CFLAGS -DFUZZ_PLAN '$here/fuzz_replay.c' -o '$out/fuzz_replay_plan' -lm && '$out/fuzz_replay_plan' '$here'/fuzz_corpus_plan/*"
 
 # the tensor-core matmul's ldmatrix/mma.sync fragment addressing, emulated
 # from the PTX ISA's tables (no GPU needed)

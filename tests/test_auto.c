@@ -662,10 +662,10 @@ int main(void) {
         for (d = 2; d <= 10; d++)
             for (m = 2 * d; m <= 2 * d + 3; m += 3) {
                 pp__vgrid G;
-                pp_config c;
+                pp__cfg c;
                 int first[4] = {0, 0, 0, 0}, fi, bi, bbi, o0, o1, len0;
-                memset(&c, 0, sizeof c);
-                if (!CHECK(pp__vgrid_alloc(&G, &c, d, m) == PP_OK, "grid d=%d n=%d", d, m)) continue;
+                if (!CHECK(pp__cfg_resolve(NULL, &c, NULL) == PP_OK && pp__vgrid_alloc(&G, &c, d, m) == PP_OK,
+                           "grid d=%d n=%d", d, m)) continue;
                 for (fi = 1; fi < 6; fi++) for (bi = 1; bi < 6; bi++) for (bbi = 1; bbi < 6; bbi++) {
                     if (fi == bi || fi == bbi || bi == bbi) continue;
                     first[1] = fi; first[2] = bi; first[3] = bbi;
@@ -686,20 +686,22 @@ int main(void) {
             int ti;
             for (ti = 0; ti < 4; ti++) {
                 pp_config c;
+                pp__req q;
                 pp__auto A;
                 pp__vblock V;
                 pp_times st[12];
                 char err[PP_ERR_LEN];
                 int x0, x1, i;
                 memset(&c, 0, sizeof c);
-                c.devices = d; c.microbatches = 3 * d;
+                c.schedule = "v-auto"; c.devices = d; c.microbatches = 3 * d;
                 if (ti == 1) { c.times.f = 12.96; c.times.b = 13.22; c.times.w = 9.76; }
                 if (ti == 2) { c.times.f = 1.3; c.times.b = 1.1; c.times.w = 0.7; c.times.comm = 0.05; }
                 if (ti == 3) { /* uneven stages, W = 0 on one */
                     for (i = 0; i < 2 * d; i++) { st[i].f = 1 + 0.1 * i; st[i].b = 2 - 0.05 * i; st[i].w = i == 1 ? 0 : 0.5; st[i].comm = 0; }
                     c.stage_times = st; c.times.comm = 0.1;
                 }
-                if (!CHECK(pp__auto_init(&A, &c, d, c.microbatches, d, 4, 3, err) == PP_OK, "%s", err)) continue;
+                if (!CHECK(pp__req_resolve(&c, &q, err) == PP_OK, "%s", err)) continue;
+                if (!CHECK(pp__auto_init(&A, &q, 4, 3, err) == PP_OK, "%s", err)) { pp__req_free(&q); continue; }
                 memset(&V, 0, sizeof V);
                 V.split = 1; V.bw_cells = 2;
                 for (x0 = 1; x0 <= 3; x0++) for (x1 = 1; x1 <= 3; x1++) {
@@ -729,6 +731,7 @@ int main(void) {
                     }
                 }
                 pp__auto_release(&A);
+                pp__req_free(&q);
             }
         }
         CHECK(blocks > 10000 && evals > 300, "%d blocks and %d block timings compared", blocks, evals);

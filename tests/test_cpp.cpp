@@ -1,7 +1,10 @@
 // test_cpp.cpp - pp_sched.h with its implementation compiled as C++ (-std=c++11).
-// Builds one schedule, validates, lowers and deadlock-checks it; exits 0 on success.
+// Builds one schedule, validates, lowers and deadlock-checks it; plans a small model
+// with pp_plan.h (also compiled as C++); exits 0 on success.
 #define PP_SCHED_IMPLEMENTATION
 #include "../pp_sched.h"
+#define PP_PLAN_IMPLEMENTATION
+#include "../pp_plan.h"
 
 #include <cstdio>
 
@@ -46,6 +49,17 @@ int main() {
         f = std::tmpfile();
         if (!f || pp_sched_print_svg(f, s, PP_SVG_MEMORY, err) != PP_OK || pp_sched_print_trace(f, s, err) != PP_OK) return 1;
         std::fclose(f);
+    }
+    {   // pp_plan.h: a 12-layer model on 8 GPUs
+        pp_plan_request r = pp_plan_request();
+        static pp_candidate c[2048];
+        int count = 0;
+        r.model.layers = 12; r.model.hidden = 768; r.model.heads = 12; r.model.seq = 1024;
+        r.gpus = 8; r.global_batch = 32;
+        if (pp_plan(&r, c, 2048, &count, err) != PP_OK || count < 1 || c[0].step_time <= 0) {
+            std::fprintf(stderr, "test_cpp: pp_plan: %s\n", err);
+            return 1;
+        }
     }
     std::printf("test_cpp: %s d=%d n=%d makespan %g, bubble rate %.4f\n", s->name, s->devices, s->microbatches, s->makespan,
                 s->bubble_rate);

@@ -1,5 +1,5 @@
 /* test_cuda_kernels.cu - every kernel of pp_cuda_gpt.cuh and every kind of
-   stage (first, middle, last, single) against tests/gpt_ref.h in float.
+   stage (first, middle, last, single) against ref/gpt_ref.h in float.
 
    Build and run (make test-cuda-kernels does both; make test builds it and
    runs it, and it skips itself where there is no GPU):
@@ -37,7 +37,7 @@
 #include <string.h>
 #include <vector>
 
-#include "gpt_ref.h"
+#include "../ref/gpt_ref.h"
 #include "group.h"
 #include "../pp_cuda_gpt.cuh"
 

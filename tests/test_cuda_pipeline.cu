@@ -44,7 +44,7 @@
 #define PP_SCHED_IMPLEMENTATION
 #include "../pp_sched.h"
 #include "../pp_cuda.h"
-#include "gpt_ref.h"
+#include "../ref/gpt_ref.h"
 #include "group.h"
 
 #include <math.h>
@@ -139,7 +139,6 @@ static void unbuild(built *b) { pp_program_free(b->prog); pp_sched_free(b->s); }
 static pp_cuda_config config_for(const built *b, const pp_cuda_model *m) {
     pp_cuda_config cfg;
     memset(&cfg, 0, sizeof cfg);
-    cfg.schedule = b->s;
     cfg.program = b->prog;
     cfg.model = *m;
     cfg.seed = 1;

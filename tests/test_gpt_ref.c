@@ -1,4 +1,4 @@
-/* test_gpt_ref.c - every backward of tests/gpt_ref.h against finite differences.
+/* test_gpt_ref.c - every backward of ref/gpt_ref.h against finite differences.
 
    Build and run (tests/run_tests.sh does this):
        cc -std=c99 -O2 -Wall -Wextra tests/test_gpt_ref.c -o test_gpt_ref -lm && ./test_gpt_ref
@@ -12,7 +12,7 @@
    the stage split: running the model as 3 stages (F of each, then B and W
    per stage, last to first) gives bitwise the gradients of 1 stage. */
 #define GPT_REAL double
-#include "gpt_ref.h"
+#include "../ref/gpt_ref.h"
 #include "group.h"
 
 #include <math.h>

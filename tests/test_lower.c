@@ -28,9 +28,17 @@ static int max_live(const pp_schedule *s, int dev) {
     return peak;
 }
 
+/* The first (last = 0) or last (last = 1) stage of the route through stage st. */
+static int route_of(const pp_schedule *s, int st, int last) {
+    int f, l;
+    pp_stage_route(s->stages, s->copies, st, &f, &l);
+    return last ? l : f;
+}
+
 /* Everything this file asserts about one lowered schedule; returns 1 when fine. */
 static int check_program(group *g, const pp_schedule *s, const pp_program *pr, const char *tag) {
     int d = s->devices, S = s->stages, n = s->microbatches, dev, i, ok = 1, cross = 0, sends = 0, recvs = 0;
+    int local = 0, handoffs = 0;
     int *stuck = (int *)malloc(sizeof(int) * (size_t)d);
     char err[PP_ERR_LEN];
     pp_status st = pp_sched_check_deadlock(pr, stuck, err);
@@ -40,10 +48,14 @@ static int check_program(group *g, const pp_schedule *s, const pp_program *pr, c
     for (i = 0; i < s->num_passes; i++) {
         const pp_pass *p = &s->passes[i];
         int ps = -1;
-        if (p->kind == PP_F && p->stage > 0) ps = p->stage - 1;
-        if ((p->kind == PP_B || p->kind == PP_BW) && p->stage < S - 1) ps = p->stage + 1;
+        if (p->kind == PP_F && p->stage > route_of(s, p->stage, 0)) ps = p->stage - 1;
+        if ((p->kind == PP_B || p->kind == PP_BW) && p->stage < route_of(s, p->stage, 1)) ps = p->stage + 1;
         if (ps >= 0 && s->stage_device[ps] != p->device) cross++;
+        if (ps >= 0 && s->stage_device[ps] == p->device) local++;
     }
+    ok &= check(g, pr->stage_device && memcmp(pr->stage_device, s->stage_device, sizeof(int) * (size_t)S) == 0 &&
+                       pr->recompute == s->recompute && strcmp(pr->name, s->name) == 0,
+                "%s: the program does not carry the schedule's stage_device, recompute or name", tag);
     for (dev = 0; dev < d; dev++) {
         int c = s->device_start[dev], live = 0, peak = 0, waiting = 0, most_waiting = 0;
         int *owner = (int *)malloc(sizeof(int) * (size_t)(S * n + 1)); /* slot -> stage*n+mb, -1 free */
@@ -58,10 +70,14 @@ static int check_program(group *g, const pp_schedule *s, const pp_program *pr, c
                             "%s: device %d op %d is %s(%d,%d), the schedule's next pass differs", tag, dev, i,
                             pp_kind_name(op->kind), op->stage, op->microbatch);
                 c++;
-                /* an output for another device waits for its SEND */
-                if ((op->kind == PP_F && op->stage < S - 1 && s->stage_device[op->stage + 1] != dev) ||
-                    (op->kind != PP_F && op->kind != PP_W && op->stage > 0 && s->stage_device[op->stage - 1] != dev))
-                    if (++waiting > most_waiting) most_waiting = waiting;
+                /* an output for another stage waits for its SEND or HANDOFF */
+                {
+                    int out = (op->kind == PP_F && op->stage < route_of(s, op->stage, 1)) ||
+                              (op->kind != PP_F && op->kind != PP_W && op->stage > route_of(s, op->stage, 0));
+                    ok &= check(g, op->sends == out, "%s: device %d op %d: sends %d, its output %s another stage", tag,
+                                dev, i, op->sends, out ? "goes to" : "does not go to");
+                    if (out && ++waiting > most_waiting) most_waiting = waiting;
+                }
                 if (!check(g, op->slot >= 0 && op->slot < pr->slots[dev], "%s: device %d op %d slot %d of %d", tag,
                            dev, i, op->slot, pr->slots[dev]))
                     { ok = 0; continue; }
@@ -94,6 +110,24 @@ static int check_program(group *g, const pp_schedule *s, const pp_program *pr, c
                     if (op->slot >= 0 && op->slot < pr->slots[dev]) owner[op->slot] = key;
                     if (++live > peak) peak = live;
                 }
+            } else if (op->type == PP_OP_HANDOFF) {
+                int cs = op->what == PP_ACTIVATION ? op->stage + 1 : op->stage - 1, k = i + 1;
+                handoffs++;
+                waiting--;
+                ok &= check(g, op->peer == dev && op->consumer == cs && s->stage_device[op->stage] == dev &&
+                                   s->stage_device[cs] == dev,
+                            "%s: device %d HANDOFF of stage %d to stage %d", tag, dev, op->stage, op->consumer);
+                ok &= check(g, k < pr->device_start[dev + 1] && pr->ops[k].type == PP_OP_COMPUTE &&
+                                   pr->ops[k].stage == cs && pr->ops[k].microbatch == op->microbatch,
+                            "%s: device %d HANDOFF %d of (%d,%d) is not right before its consumer", tag, dev, i,
+                            op->stage, op->microbatch);
+                if (op->what == PP_ACTIVATION) {
+                    int key = cs * n + op->microbatch;
+                    ok &= check(g, op->slot >= 0 && op->slot < pr->slots[dev] && owner[op->slot] == -1,
+                                "%s: device %d HANDOFF into slot %d which is not free", tag, dev, op->slot);
+                    if (op->slot >= 0 && op->slot < pr->slots[dev]) owner[op->slot] = key;
+                    if (++live > peak) peak = live;
+                }
             } else {
                 sends++;
                 waiting--;
@@ -119,6 +153,8 @@ static int check_program(group *g, const pp_schedule *s, const pp_program *pr, c
     }
     ok &= check(g, sends == cross && recvs == cross, "%s: %d sends and %d receives for %d cross-device dependencies",
                 tag, sends, recvs, cross);
+    ok &= check(g, handoffs == local, "%s: %d hand-offs for %d same-device dependencies between stages", tag, handoffs,
+                local);
     return ok;
 }
 
@@ -406,8 +442,50 @@ static void test_allocator(void) {
     group_end(&g, "%ld allocations, each may fail: OUT_OF_MEMORY, balanced", total);
 }
 
+/* The turn of a V needs its HANDOFF: without it, the consumer runs before
+   its input is on the device; with it moved before its producer, the
+   hand-off itself runs too early. Both are refused by the checker. */
+static void test_handoff(void) {
+    group g;
+    static const char *const names[] = {"v-half", "1f1b-v", "dualpipe-v"};
+    int k;
+    group_begin(&g, "lowering: hand-offs at the turn of a V");
+    for (k = 0; k < 3; k++) {
+        pp_config cfg;
+        pp_schedule *s = NULL;
+        pp_program *pr = NULL;
+        char err[PP_ERR_LEN];
+        int i, h = -1, nh = 0;
+        memset(&cfg, 0, sizeof cfg);
+        cfg.schedule = names[k], cfg.devices = 4, cfg.microbatches = 8;
+        if (!check(&g, pp_sched_build(&cfg, &s, err) == PP_OK && pp_sched_lower(s, &pr, err) == PP_OK, "%s: %s",
+                   names[k], err)) { pp_sched_free(s); continue; }
+        for (i = 0; i < pr->num_ops; i++)
+            if (pr->ops[i].type == PP_OP_HANDOFF) { nh++; if (h < 0) h = i; }
+        /* two per microbatch: the activation into F of stage d, the gradient into B (BW) of stage d-1 */
+        check(&g, nh == 2 * 8, "%s: %d hand-offs, expected 16", names[k], nh);
+        if (check(&g, h >= 0, "%s: no HANDOFF op", names[k])) {
+            pp_op save = pr->ops[h];
+            pr->ops[h] = pr->ops[h + 1]; /* the consumer in the hand-off's place: it runs without its input */
+            check(&g, pp_sched_check_deadlock(pr, NULL, err) == PP_ERR_INVALID_SCHEDULE && strstr(err, "before its input"),
+                  "%s: consumer without its HANDOFF not refused: %s", names[k], err);
+            pr->ops[h] = save;
+            pr->ops[h].stage = save.what == PP_ACTIVATION ? save.stage + 1 : save.stage; /* data not made yet */
+            pr->ops[h].what = PP_GRADIENT;
+            check(&g, pp_sched_check_deadlock(pr, NULL, err) == PP_ERR_INVALID_SCHEDULE,
+                  "%s: a HANDOFF of data not yet computed not refused: %s", names[k], err);
+            pr->ops[h] = save;
+            check(&g, pp_sched_check_deadlock(pr, NULL, err) == PP_OK, "%s: restored program refused: %s", names[k], err);
+        }
+        pp_program_free(pr);
+        pp_sched_free(s);
+    }
+    group_end(&g, "v-half, 1f1b-v, dualpipe-v d=4 n=8: two per microbatch; without it or too early: refused");
+}
+
 int main(void) {
     test_lower_grid();
+    test_handoff();
     test_hand_built();
     test_order_matters();
     test_print();

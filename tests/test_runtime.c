@@ -6,7 +6,7 @@
    For every built-in schedule, d in {2, 3, 4} and n from d to 4d (skipping
    what a schedule refuses, e.g. interleaved-1f1b when n % d != 0): a tiny
    gpt_ref.h model with 2 layers per stage runs one step through the lowered
-   programs on d threads (tests/cpu_pipeline.h) and one step on one device
+   programs on d threads (ref/cpu_pipeline.h) and one step on one device
    on the same microbatches. Checked: no deadlock (a 30 s timeout would
    report it), loss and every gradient within 1e-5 relative (and counted
    bitwise equal), and the most live activations on each device equal to
@@ -17,8 +17,8 @@
    (receive before send on one device) must time out with the stuck op named. */
 #define PP_SCHED_IMPLEMENTATION
 #include "../pp_sched.h"
-#include "gpt_ref.h"
-#include "cpu_pipeline.h"
+#include "../ref/gpt_ref.h"
+#include "../ref/cpu_pipeline.h"
 #include "group.h"
 
 #include <math.h>
@@ -101,7 +101,7 @@ static void test_equal_gradients(const pp_times *times, const char *title) {
                     gpt_init(&mc, params, 1);
                     make_data(&mc, n, tok, tgt);
                     cpu_reference_step(&mc, params, n, tok, tgt, gr, &ref_loss);
-                    if (check(&g, cpu_pipeline_step(&mc, params, s, prog, tok, tgt, 30.0, gp, &st, err, sizeof err),
+                    if (check(&g, cpu_pipeline_step(&mc, params, prog, tok, tgt, 30.0, gp, &st, err, sizeof err),
                               "%s d=%d n=%d: %s", cfg.schedule, d, n, err)) {
                         runs++;
                         dual_runs += s->copies == 2; /* dualpipe: two copies' gradients summed per microbatch */
@@ -156,7 +156,7 @@ static void test_deadlock_reported(void) {
         gpt_init(&mc, params, 1);
         make_data(&mc, 8, tok, tgt);
         for (k = 0; k < prog->num_ops; k++) prog->ops[k].group = -1;
-        check(&g, cpu_pipeline_step(&mc, params, s, prog, tok, tgt, 30.0, gp, &st, err, sizeof err),
+        check(&g, cpu_pipeline_step(&mc, params, prog, tok, tgt, 30.0, gp, &st, err, sizeof err),
               "ungrouped: %s", err);
         for (k = prog->device_start[1]; k + 1 < prog->device_start[2]; k++)
             if (prog->ops[k].type == PP_OP_SEND && prog->ops[k + 1].type == PP_OP_RECV) {
@@ -166,7 +166,7 @@ static void test_deadlock_reported(void) {
                 swapped++;
                 k++;
             }
-        check(&g, swapped > 0 && !cpu_pipeline_step(&mc, params, s, prog, tok, tgt, 0.5, gp, &st, err, sizeof err) &&
+        check(&g, swapped > 0 && !cpu_pipeline_step(&mc, params, prog, tok, tgt, 0.5, gp, &st, err, sizeof err) &&
                       strstr(err, "timeout: device"),
               "swapped: want a timeout, got '%s'", err);
         free(params); free(gp); free(tok); free(tgt);

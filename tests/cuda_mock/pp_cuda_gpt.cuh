@@ -1,12 +1,12 @@
 /* cuda_mock/pp_cuda_gpt.cuh - the contract of /work/cuda_contract.md (the
-   kernels' interface) implemented on the host with tests/gpt_ref.h in float:
+   kernels' interface) implemented on the host with ref/gpt_ref.h in float:
    a slot is gpt_ref's activation buffer followed by the output gradient.
    With cuda_mock/cuda_runtime.h it lets pp_cuda.cu run without a GPU; each
    "kernel" is queued on its stream and runs when the mock runtime says. */
 #ifndef PP_CUDA_MOCK_GPT_H
 #define PP_CUDA_MOCK_GPT_H
 #include <math.h>
-#include "../gpt_ref.h"
+#include "../../ref/gpt_ref.h"
 
 typedef struct pp__gpt_dims { int vocab, seq, channels, heads, layers, batch; } pp__gpt_dims;
 typedef struct pp__gpt_stage { int first_layer, num_layers, has_embed, has_head; } pp__gpt_stage;

@@ -19,17 +19,20 @@
    scratch buffer where BW recomputes the forward). A (stage, microbatch)
    takes its slot at F (the slot the lowering chose) and gives it back after
    W or BW; the runtime checks the slot is free when taken and counts the
-   most live at once. Data in flight sits in a mailbox indexed by
-   (payload, producing stage, microbatch): the producer writes its output
-   there, a SEND reads it, a RECV writes the peer's copy into its own
-   mailbox; a consumer on the same device (the turn of a V) reads it there.
+   most live at once. Data in flight sits in two mailboxes per device: the
+   producer of an output with a SEND or HANDOFF after it (op.sends) writes
+   it to its out-box, by (payload, producing stage, microbatch); a SEND
+   reads it there; a RECV, or a HANDOFF on the same device (the turn of a
+   V), writes it into the in-box of its consumer, by (payload, consuming
+   stage, microbatch), where the consumer reads its input. The runtime
+   reads the program alone: it knows no dependency rule of its own.
 
    Gradients: W of (stage s, microbatch j) accumulates into a gradient
    buffer of microbatch j (stage s's parameters only); after the step the
    buffers are summed in microbatch order. The one-device reference does
    the same, so pipelined and unpipelined gradients are bitwise equal.
 
-   Two model copies (dualpipe, s->copies == 2): stages S/2..S-1 are a second
+   Two model copies (dualpipe, program copies == 2): stages S/2..S-1 are a second
    copy of stages 0..S/2-1 (same layers, same parameters here: the copies
    start equal and DualPipe keeps them so); microbatch j < n/2 runs the
    first, the others the second. Both write their gradients into microbatch
@@ -109,7 +112,6 @@ typedef struct cpu__chan {
 typedef struct cpu__pipe {
     const gpt_config *c;
     gpt_params w;
-    const pp_schedule *s;
     const pp_program *prog;
     int recompute, n, S, half; /* half: stages per copy (S/2 with two copies, else S) */
     size_t N, P, slot_size;
@@ -163,7 +165,7 @@ GPT_FN void cpu__timeout(cpu__pipe *p, int dev, int opi, const pp_op *op) {
     snprintf(p->err + len, sizeof p->err - len, " device %d stuck at op %d (%s %s of stage %d mb %d %s device %d);", dev,
              opi - p->prog->device_start[dev], pp_op_type_name(op->type),
              op->what == PP_ACTIVATION ? "activation" : "gradient", op->stage, op->microbatch,
-             op->type == PP_OP_SEND ? "to" : "from", op->peer);
+             op->type == PP_OP_SEND ? "to" : op->type == PP_OP_RECV ? "from" : "on", op->peer);
     pthread_cond_broadcast(&p->cv);
 }
 
@@ -176,14 +178,14 @@ GPT_FN void *cpu__device_main(void *arg) {
     size_t N = p->N, NC = N * (size_t)c->channels, mail_n = (size_t)2 * S * n;
     float *slots = (float *)calloc((size_t)(nslots ? nslots : 1) * p->slot_size, sizeof(float));
     int *owner = (int *)malloc(sizeof(int) * (size_t)(nslots ? nslots : 1));
-    float *mail = (float *)calloc(mail_n * NC, sizeof(float));
+    float *mail = (float *)calloc(2 * mail_n * NC, sizeof(float)); /* out-box, then in-box */
     float *scratch = NULL;
     double busy = 0;
     if (p->recompute) {
         size_t mx = 0;
         int s;
         for (s = 0; s < S; s++)
-            if (p->s->stage_device[s] == dev && gpt_act_size(c, &p->stages[s]) > mx) mx = gpt_act_size(c, &p->stages[s]);
+            if (prog->stage_device[s] == dev && gpt_act_size(c, &p->stages[s]) > mx) mx = gpt_act_size(c, &p->stages[s]);
         scratch = (float *)calloc(mx ? mx : 1, sizeof(float));
     }
     if (!slots || !owner || !mail || (p->recompute && !scratch)) {
@@ -194,15 +196,22 @@ GPT_FN void *cpu__device_main(void *arg) {
     }
     for (i = 0; i < nslots; i++) owner[i] = -1;
     p->stats->start[dev] = cpu_pipe_now();
-#define MAIL(what, stage, mb) (mail + ((size_t)((what) * S + (stage)) * n + (mb)) * NC)
+#define OUTBOX(what, stage, mb) (mail + ((size_t)((what) * S + (stage)) * n + (mb)) * NC)
+#define INBOX(what, stage, mb) (mail + (mail_n + (size_t)((what) * S + (stage)) * n + (mb)) * NC)
     for (i = prog->device_start[dev]; i < prog->device_start[dev + 1];) {
         const pp_op *op = &prog->ops[i];
+        if (op->type == PP_OP_HANDOFF) {
+            memcpy(INBOX(op->what, op->consumer, op->microbatch), OUTBOX(op->what, op->stage, op->microbatch),
+                   sizeof(float) * NC);
+            i++;
+            continue;
+        }
         if (op->type == PP_OP_COMPUTE) {
             int s = op->stage, j = op->microbatch, key = s * n + j;
             int first, last; /* the route of s (and of j) */
             const gpt_stage *g = &p->stages[s];
             float *slot = slots + (size_t)op->slot * p->slot_size;
-            pp_stage_route(p->S, p->s->copies, s, &first, &last);
+            pp_stage_route(p->S, prog->copies, s, &first, &last);
             float *act = p->recompute ? scratch : slot;
             const int *tok = p->tokens + (size_t)j * N, *tgt = p->targets + (size_t)j * N;
             float dloss = (float)(1.0 / ((double)n * N));
@@ -215,7 +224,7 @@ GPT_FN void *cpu__device_main(void *arg) {
                 break;
             }
             if (op->kind == PP_F) {
-                const float *in = s > first ? MAIL(PP_ACTIVATION, s - 1, j) : NULL;
+                const float *in = s > first ? INBOX(PP_ACTIVATION, s, j) : NULL;
                 double loss;
                 if (owner[op->slot] != -1) {
                     snprintf(msg, sizeof msg, "device %d: F(%d,%d) takes slot %d still held by stage %d mb %d", dev, s,
@@ -228,7 +237,7 @@ GPT_FN void *cpu__device_main(void *arg) {
                 if (p->recompute && in) memcpy(slot, in, sizeof(float) * NC); /* the stage input: all 1f1b-r keeps */
                 loss = gpt_stage_forward(c, &p->w, g, act, p->recompute ? (in ? slot : NULL) : in, tok, tgt);
                 if (g->has_head) p->losses[j] = loss;
-                else memcpy(MAIL(PP_ACTIVATION, s, j), gpt_act_output(c, g, act), sizeof(float) * NC);
+                else if (op->sends) memcpy(OUTBOX(PP_ACTIVATION, s, j), gpt_act_output(c, g, act), sizeof(float) * NC);
             } else {
                 gpt_params dw = gpt_params_at(c, p->grads_mb + (size_t)j * p->P);
                 if (owner[op->slot] != key) {
@@ -240,9 +249,8 @@ GPT_FN void *cpu__device_main(void *arg) {
                 if (p->recompute && op->kind == PP_BW) /* recompute the forward from the kept input */
                     gpt_stage_forward(c, &p->w, g, act, s > first ? slot : NULL, tok, tgt);
                 if (op->kind == PP_B || op->kind == PP_BW) {
-                    gpt_stage_backward_input(c, &p->w, g, act, s < last ? MAIL(PP_GRADIENT, s + 1, j) : NULL, tgt,
-                                             dloss);
-                    if (s > first) memcpy(MAIL(PP_GRADIENT, s, j), gpt_act_dinput(c, act), sizeof(float) * NC);
+                    gpt_stage_backward_input(c, &p->w, g, act, s < last ? INBOX(PP_GRADIENT, s, j) : NULL, tgt, dloss);
+                    if (op->sends) memcpy(OUTBOX(PP_GRADIENT, s, j), gpt_act_dinput(c, act), sizeof(float) * NC);
                 }
                 if (op->kind == PP_W || op->kind == PP_BW) {
                     gpt_stage_backward_weight(c, &dw, g, act, tok);
@@ -261,7 +269,8 @@ GPT_FN void *cpu__device_main(void *arg) {
             /* a group: post its sends, take its receives, wait for its sends to be taken */
             int e = i + 1, k, ok = 1;
             if (op->group >= 0)
-                while (e < prog->device_start[dev + 1] && prog->ops[e].type != PP_OP_COMPUTE &&
+                while (e < prog->device_start[dev + 1] &&
+                       (prog->ops[e].type == PP_OP_SEND || prog->ops[e].type == PP_OP_RECV) &&
                        prog->ops[e].group == op->group)
                     e++;
             pthread_mutex_lock(&p->mu);
@@ -273,7 +282,7 @@ GPT_FN void *cpu__device_main(void *arg) {
                     m->what = (int)x->what;
                     m->stage = x->stage;
                     m->mb = x->microbatch;
-                    m->data = MAIL(x->what, x->stage, x->microbatch);
+                    m->data = OUTBOX(x->what, x->stage, x->microbatch);
                 }
             }
             pthread_cond_broadcast(&p->cv);
@@ -295,7 +304,7 @@ GPT_FN void *cpu__device_main(void *arg) {
                         ok = 0;
                         break;
                     }
-                    memcpy(MAIL(x->what, x->stage, x->microbatch), m->data, sizeof(float) * NC);
+                    memcpy(INBOX(x->what, x->consumer, x->microbatch), m->data, sizeof(float) * NC);
                     ch->taken++;
                     pthread_cond_broadcast(&p->cv);
                 }
@@ -318,7 +327,8 @@ GPT_FN void *cpu__device_main(void *arg) {
             i = e;
         }
     }
-#undef MAIL
+#undef OUTBOX
+#undef INBOX
 done:
     p->stats->end[dev] = cpu_pipe_now();
     if (p->stats->start[dev] == 0) p->stats->start[dev] = p->stats->end[dev];
@@ -332,17 +342,21 @@ done:
 
 /* One pipelined step. Returns 1 on success; 0 with err filled on a
    deadlock (timeout), a mismatch or a broken slot. */
-GPT_FN int cpu_pipeline_step(const gpt_config *c, const float *params, const pp_schedule *s, const pp_program *prog,
+GPT_FN int cpu_pipeline_step(const gpt_config *c, const float *params, const pp_program *prog,
                              const int *tokens, const int *targets, double timeout_s, float *grads,
                              cpu_pipe_stats *stats, char *err, size_t errlen) {
     cpu__pipe p;
     pthread_t th[CPU_PIPE_MAX_DEVICES];
     cpu__dev dv[CPU_PIPE_MAX_DEVICES];
-    int d = s->devices, i, j, ok = 1, started = 0;
+    int d = prog->devices, i, j, ok = 1, started = 0;
     size_t k;
     memset(&p, 0, sizeof p);
     memset(stats, 0, sizeof *stats);
-    p.half = s->copies == 2 ? s->stages / 2 : s->stages;
+    p.half = prog->copies == 2 ? prog->stages / 2 : prog->stages;
+    if (!prog->stage_device) {
+        snprintf(err, errlen, "the program has no stage_device (pp_sched_lower fills it)");
+        return 0;
+    }
     if (d > CPU_PIPE_MAX_DEVICES || c->layers < p.half) {
         snprintf(err, errlen, "need d <= %d and layers >= stages, got d=%d, %d layers, %d stages", CPU_PIPE_MAX_DEVICES,
                  d, c->layers, p.half);
@@ -350,14 +364,10 @@ GPT_FN int cpu_pipeline_step(const gpt_config *c, const float *params, const pp_
     }
     p.c = c;
     p.w = gpt_params_at(c, (float *)params);
-    p.s = s;
     p.prog = prog;
-    {
-        const pp_sched_info *in = pp_sched_find(s->name);
-        p.recompute = in && in->recompute;
-    }
-    p.n = s->microbatches;
-    p.S = s->stages;
+    p.recompute = prog->recompute;
+    p.n = prog->microbatches;
+    p.S = prog->stages;
     p.N = (size_t)c->batch * c->seq;
     p.P = gpt_param_sizes(c, (size_t[GPT_NUM_TENSORS]){0});
     p.tokens = tokens;

@@ -1,0 +1,1831 @@
+/* pp_plan.h - v0.2.0 - which pipeline layout, microbatch size and schedule fit a model on a cluster - MIT licence (see end of file)
+
+   A planner on top of pp_sched.h: from a transformer model, a GPU and a GPU
+   count it enumerates pipeline x tensor x data parallel layouts, microbatch
+   sizes and every built-in schedule of pp_sched.h, estimates each one's
+   memory in bytes and its step time (by building the schedule with the
+   estimated per-stage times), and ranks what fits. C99, libc only. It uses
+   pp_sched.h's public API only (as sokol_gl.h sits on sokol_gfx.h): an
+   engine that only runs schedules never needs this file.
+
+   Do this:
+       #define PP_PLAN_IMPLEMENTATION
+   before you include this file in *one* C or C++ file to create the
+   implementation. pp_sched.h's implementation must be in the program too
+   (PP_SCHED_IMPLEMENTATION, in the same file or another):
+       #define PP_SCHED_IMPLEMENTATION
+       #include "pp_sched.h"
+       #define PP_PLAN_IMPLEMENTATION
+       #include "pp_plan.h"
+   Every other file just includes "pp_plan.h" (which includes "pp_sched.h").
+
+QUICK START
+   #include <stdio.h>
+   #define PP_SCHED_IMPLEMENTATION
+   #include "pp_sched.h"
+   #define PP_PLAN_IMPLEMENTATION
+   #include "pp_plan.h"
+
+   int main(void) {
+       static pp_candidate c[4096];
+       pp_plan_request r = {0};
+       char err[PP_ERR_LEN];
+       int count = 0;
+       r.model.layers = 32; r.model.hidden = 4096; r.model.heads = 32; r.model.seq = 4096;
+       r.gpus = 32; r.global_batch = 128; r.gpu.mem_bytes = 80.0 * (1 << 30);
+       if (pp_plan(&r, c, 4096, &count, err) != PP_OK) { fprintf(stderr, "%s\n", err); return 1; }
+       // c[] is sorted: the fastest candidate that fits comes first
+       printf("%s pp=%d tp=%d dp=%d mbs=%d: %.2f s per step, %.1f GiB\n", c[0].schedule, c[0].pp, c[0].tp,
+              c[0].dp, c[0].mbs, c[0].step_time, c[0].peak_bytes / (1 << 30));
+       return 0;
+   }
+
+   Output:
+       dualpipe pp=4 tp=2 dp=4 mbs=1: 4.48 s per step, 22.5 GiB
+
+API (one line each; status-returning calls fill err[PP_ERR_LEN] on failure)
+   pp_plan(req, out, cap, &count, err) every pp x tp x cp x ep x dp x mbs x schedule x v: fit, step time,
+                                       ranked (out NULL, cap 0: checks the request, counts, builds nothing)
+   pp_model_stats(m, &counts, err)     check a model; its parameters, active parameters, FLOPs per token
+   pp_model_preset(name, &m, err), pp_model_preset_name(i)   published model shapes (PRESETS)
+   pp_gpu_preset(name, &g, err), pp_gpu_preset_name(i)       GPUs; pp_gpu_defaults(&g) fills the defaults
+   pp_partition(cost, L, S, first, &max, alloc, err)  exact min-max contiguous split of L items into S stages
+   pp_partition_v(cost, L, d, first, &max, alloc, err) exact V split: least slowest DEVICE (stages k, 2d-1-k)
+   pp_layer_activation_bytes(m, mbs, tp, recompute)  bytes one layer keeps per microbatch
+   pp_layer_params(m)                  parameters of the first layer (12h^2 + 13h for GPT)
+
+CONFIGURATION MACROS
+   PP_PLAN_IMPLEMENTATION   emit the implementation in this translation unit
+   PP_PLAN_STATIC           make every function static
+   PP_PLAN_API              decoration of public functions (default: PP_SCHED_API)
+
+ERRORS, MEMORY, THREADS
+   As pp_sched.h: every fallible call returns pp_status and fills the
+   caller's err with what was wrong and what would be right; the
+   planner allocates through req.allocator (zero = malloc/free), its builds
+   included; no globals: threads may plan at once; never prints, never exits.
+
+PLANNING (pp_partition, pp_partition_v, pp_model_stats, pp_plan)
+   model       pp_model describes one transformer (zero = default); every
+               count is derived per layer, a dense and a MoE kind:
+               attention  Q h x a*d, K and V h x k*d each (GQA: k = kv_heads
+                          < a heads, MQA: k = 1; Ainslie et al. 2023), out
+                          a*d x h; d = head_dim (h/a). MLA (DeepSeek-V2,
+                          Sec. 2.1): h x q_lora, q_lora x a(d + r), h x
+                          (kv_lora + r), kv_lora x 2a*d, out a*d x h, r =
+                          rope_head_dim. Biases (GPT): Q, K, V widths + h.
+               MLP        two h x ffn matrices, or three when gated (SwiGLU:
+                          gate, up, down); biases (GPT) ffn (2 ffn) + h.
+               MoE        the first dense_layers layers dense, the rest:
+                          experts x an expert MLP of expert_ffn, a router h x
+                          experts, shared_experts always-on experts; active
+                          = top_k + shared experts.
+               norms      LayerNorm 2h each (weight, bias), RMSNorm h; two
+                          per layer, one final. So a GPT layer is 12h^2 +
+                          13h (Narayanan et al. 2021).
+               embedding  V x h (+ s x h learned positions without rope);
+                          the LM head V x h more when untied.
+   FLOPs       forward per token and layer: 2 per matmul parameter used
+               (top_k + shared experts and the router for MoE) + 2 s a (dq +
+               d) for QK^T and AV over the whole sequence, dq = d (+ r for
+               MLA); a GPT layer 24h^2 + 4sh (Narayanan et al. 2021, Eq. 2;
+               causal masking not halved, as there). Head 2hV. Training =
+               3 x forward: pp_model_counts.flops_per_token; MFU = global
+               batch x s x that / (step x N x gpu.peak_flops) (their Eq. 3
+               for a GPT model).
+   items       pp_plan splits L + 2 items: the embedding, the L layers, the
+               LM head, so 78 layers + 2 fill pp = 40 V stages exactly, like
+               the paper's "one layer less on the first and last stage".
+   partition   pp_partition: f[k][j] = min over i of max(f[k-1][i], sum of
+               items [i, j)), every stage non-empty, exact (tests compare
+               with brute force); the first minimising i is found by binary
+               searches (f rises with i, the sum falls): O(S L log L), the
+               same split as the O(S L^2) scan (tested). pp_partition_v:
+               device k holds stages k and 2d-1-k; g_k(a, b) = least slowest
+               device for the items [a, b) left to devices k..d-1; O(d L^4),
+               exact, refused above 4e8 steps. pp_plan uses pp_partition
+               over all S stages for every placement: per-stage times then
+               drive the scheduler (stage_times). dualpipe: one split into
+               pp stages, used by both copies.
+   activation  bytes per layer per microbatch, 16-bit (Korthikanti et al.
+               2022, "Reducing Activation Recomputation in Large Transformer
+               Models", Sec. 4.1): per token 10h that tensor parallelism
+               without SP leaves whole (two norm inputs 4h, attention and
+               MLP inputs 2h each, two dropout masks) + 2 x (Q + K + V +
+               attention output widths) + the MLP's 2 x 2 ffn (GELU input
+               and output) = 34h for GPT; + 5as without flash attention
+               (default: flash, the paper's setting, Sec. 4.4). GQA narrows
+               K and V; a gated MLP keeps gate, up and their product (3 x 2
+               ffn; the SiLU is recomputed); MLA keeps its latents too; a
+               MoE layer keeps for each of top_k experts the token's copy
+               (2h) and its inner activations, the same inner ones per
+               shared expert, and fp32 router logits. With sequence
+               parallelism (default when tp > 1) everything is divided by
+               t, without it only the split part (their Eq. 3: 10 + 24/t +
+               5as/(ht) for GPT). Tokens per rank = mbs x s / cp. Full
+               recomputation keeps the layer input, 2h per token (/t with
+               SP). recompute_norm_up drops the norm outputs (4h) and
+               MLA's expanded Q, K, V; fp8_moe_act halves the experts'
+               bytes (DeepSeek-V3 report, Sec. 3.2.3, 3.3.2). A unit
+               (schedule peak_memory) = one microbatch's activations of
+               1/pp of the layers (their mean); peak activation bytes of
+               device i = peak_memory[i] x unit.
+   static      each device's items' parameters, divided by t; routed
+               experts also by ep. The LM head's weight sits on the last
+               stage when untied or pp > 1 (Megatron keeps a copy of a tied
+               embedding there). Bytes per parameter (mixed precision Adam,
+               Megatron): 2 weight + 2 gradient + 12 (fp32 master, m, v) =
+               16; the distributed optimizer (default) shards the 12 over
+               the ranks holding the same weight: dp x cp, or dp x cp / ep
+               for routed experts. dualpipe: each device holds stage k of
+               one copy and stage pp-1-k of the other, each with its
+               gradients and optimizer state (two full copies; its
+               optimizer state could be shared, which we do not model). A
+               candidate fits when the largest device's static + activation
+               bytes <= gpu memory - gpu.reserve_bytes (default 0; set it
+               for the CUDA context, NCCL buffers and fragmentation).
+   pass times  roofline per microbatch: a layer's forward FLOPs (above) / t
+               at gpu.flops (default efficiency x peak_flops, 190/312 of
+               the A100's 312e12), or its weights (local experts included)
+               + activations at hbm_bw if slower; B = F (input gradient:
+               same matmul FLOPs), W = F without communication, so F:B:W =
+               1:1:1 plus communication, added to F and B:
+               TP  two all-gather/reduce-scatter pairs of 2 T h bytes (T =
+                   tokens per rank), each 2(t-1)/t of it over tp_bw. TP
+                   also narrows every matmul, which runs below the GPU's
+                   matmul rate (Appendix D.4 and Figure 12 of the paper):
+                   compute time x (1 + 0.037 x log2 t x min(1, 1024/T)).
+                   0.037 is Table 6's V-ZB column at seq 1024 (57.58% MFU at
+                   t=1 pp=40, 54.78% at t=2 pp=20: 5.1% slower, of which our
+                   TP communication accounts for 1.4%); gpu.tp_slowdown sets
+                   it (< 0: none). Without it TP=2 wins at seq 1024 by 0.6%,
+                   against the paper's finding.
+               CP  ring attention: K and V of the other cp - 1 ranks pass
+                   by, (cp - 1) x T x 2(k + v widths) / t bytes, overlapped
+                   with the QK^T and AV FLOPs; only the excess is added.
+               EP  all-to-all: each token to top_k experts and back, 2 x T
+                   (/t with SP) x top_k x 2h x (ep-1)/ep bytes per MoE layer.
+               A group of ranks x tp GPUs within gpu.node_gpus (8) talks
+               over tp_bw, else over net_bw. Head forward 2 T h V/t FLOPs
+               (fp32 logits for the roofline); the embedding a memory-bound
+               gather. Pipeline comm per edge 2 T h/t (SP) bytes over
+               net_bw. User times (req.times) replace all this: F, B, W of
+               one device's share, spread over stages in proportion to the
+               roofline costs.
+   step time   makespan of the schedule built with those per-stage times at
+               n_b microbatches, plus (n - n_b) x the busiest device's work
+               per microbatch (the steady state), plus a ring all-reduce of
+               the largest device's 16-bit gradients over the ranks sharing
+               each weight (2(D-1)/D x 2 bytes x parameters over net_bw; D =
+               dp x cp, dp x cp / ep for routed experts). n = global_batch /
+               (dp x mbs). n_b from the planner's steady fact of the schedule
+               (pp__plan_steady): pp for steady = 1 (1f1b, 1f1b-r, zb-h1, 1f1b-v, v-min, v-half, v-zb:
+               at unit times this equals the full build, checked at d = 8,
+               20, n = 160), n for steady = 0 (gpipe, looped-bfs: memory
+               grows with n), else 2pp. Within one (pp, tp, cp) a build is
+               reused by another layout (mbs, ep) only when every stage
+               time is the build's times one factor (to 1e-12), and then
+               scaled: the schedule is the same (with tp > 1 the TP
+               slowdown makes mbs not proportional, so each mbs is built).
+   pruning     branch and bound: before a build, the work bound max over
+               devices k of (head_k + n_b p_k, head_k + n_b q_k + tail_k) +
+               (n - n_b) max p_k (+ the dp all-reduce), q_k = its F + B per
+               microbatch, tail_k = the B times of stages 0..k-1 (one route:
+               stage k is device k's first, every F and B on device k
+               precedes its microbatch's B on stage k, and the last of those
+               still has the B chain down to stage 0 ahead of it), p_k = device k's F + B + W per microbatch (+ F
+               for recomputation; half of both stages for dualpipe), head_k = the F times of the
+               stages before its first stage k (it cannot start earlier),
+               is a lower bound on the step time above (no pass is shorter
+               than its stage time, none overlaps another on its device;
+               tests check bound <= step for every built candidate of the
+               98.5B examples). A candidate is not built when its bound
+               exceeds both the best step time its schedule has reached so
+               far and the keep_top-th best step time of all candidates so
+               far (req.keep_top, 0 = 10; ppsched plan passes --top): then
+               pruned = 1, fits = 0 (not known), step_time = 0, peak_bytes =
+               its static bytes, bound set, reason "not built: at least X%
+               slower (work bound) than its best layout ..., outside the top
+               K". Each schedule's best layout and the first keep_top of the
+               ranking are therefore always built, so the ranking's top, the
+               per-schedule summary and every built candidate's numbers are
+               those of req.no_prune = 1 (ppsched plan --no-prune), which
+               builds everything; a pruned layout's stage times are kept in
+               the cache, so a later layout that shares its build gets the
+               same build as without pruning (tests compare both runs).
+               Candidates keep their place in the output (pp, tp, cp, ep,
+               mbs, schedule, v ascending) but the (pp, tp, cp) triples are
+               evaluated in the order of their lowest 1f1b work bound (that
+               of the schedule asked for with req.schedule), so good
+               incumbents come first. The bound ignores the bubble and
+               memory. Timings: make bench-plan and the README.
+   layouts     dp = N / (tp x cp x pp), rejected when it does not divide
+               (the seed overview's 3D rule, with context parallelism); tp
+               in 1, 2, 4, 8 (within a node) dividing the heads; cp 1, and
+               powers of 2 dividing seq while seq / cp >= 4096 (CP is for
+               long sequences); ep (MoE) powers of 2 dividing the experts
+               and dp x cp (EP groups are carved from the data-parallel
+               ranks, as in Megatron); pp any divisor of N with S <= L + 2
+               and, unless given, at least two items per device (pp <= (L
+               + 2) / 2: one-layer devices are dominated by their bubble and
+               cost the most to build);
+               mbs 1, 2, 4, dividing global_batch / dp; v (the schedules
+               whose any_chunks fact is set: interleaved-1f1b, -u,
+               looped-bfs) 2, 3, 4, 6, 8 while pp x v <= 128 and <= L + 2.
+               Any of them given in the request is the only value tried.
+   adaptive    v-auto and zb-auto get mem_limit = the units left after the
+               static bytes (in half units, at most 2pp). A schedule built by
+               a search (adaptive: v-auto, zb-auto, zb-1p, zb-2p, up to pp =
+               8; interleaved-1f1b-m up to 40: pp__plan_search_d) is built
+               only up to that pp;
+               elsewhere the candidate says "not evaluated". So is a build
+               of more than 4194304 passes.
+
+LIMITS (pp_plan and pp_model_stats check these before any work; the message
+   names the field and the valid range)
+   model       layers 1..100000, hidden 1..2^20, heads 1..65536 dividing
+               hidden unless head_dim is set, kv_heads 0..heads dividing
+               heads, seq 1..2^24, ffn, vocab 0..2^24, experts 0..65536,
+               top_k 0..experts, shared_experts 0..64, dense_layers below
+               layers, MoE and MLA fields only with experts / kv_lora_rank
+               set, flags 0 or 1.
+   request     gpus 1..2^24, global_batch 1..2^30, pp, tp, cp, dp 0..gpus and
+               their product dividing (all four given: equal to) gpus, tp
+               dividing heads, cp dividing seq, ep dividing experts, mbs
+               0..global_batch, v 0 or 2..64, keep_top 0..10^6; at most 200000
+               candidates (narrow the search with pp, tp, cp, ep, mbs or a
+               schedule beyond that).
+   gpu         every number finite and >= 0: mem_bytes, reserve_bytes up to
+               1 PiB (reserve below memory), flops, peak_flops up to 1e18
+               (flops <= peak_flops), efficiency up to 1, bandwidths up to
+               1e15; tp_slowdown up to 10.
+   times       F, B > 0, W, comm >= 0, all up to 1e9 s, the largest within
+               1e6 x the smallest nonzero one.
+
+PRESETS (pp_model_preset, pp_gpu_preset; the counts are checked against the
+   published ones in tests/test_plan.c)
+   gpt3-175b     96 layers, h 12288, 96 heads, seq 2048, V 50257, tied,
+                 learned positions (Brown et al. 2020, Table 2.1)
+   llama3-8b     32 layers, h 4096, 32 heads, 8 KV heads, SwiGLU 14336,
+   llama3-70b    80 layers, h 8192, 64 heads, 8 KV, 28672,
+   llama3-405b   126 layers, h 16384, 128 heads, 8 KV, 53248; V 128256,
+                 untied, RoPE, RMSNorm, seq 8192 (Meta 2024, Table 3)
+   mixtral-8x7b  32 layers, h 4096, 32 heads, 8 KV, 8 experts of 14336,
+                 top 2, V 32000, seq 4096 (Jiang et al. 2024)
+   deepseek-v3   61 layers (3 dense, ffn 18432), h 7168, 128 heads of 128,
+                 MLA (kv 512, q 1536, rope 64), 256 experts of 2048 + 1
+                 shared, top 8, V 129280, seq 4096 (DeepSeek-V3 report)
+   GPUs (memory GiB, dense BF16 peak, HBM, NVLink per direction, network per GPU):
+   a100-80g 80, 312e12, 2.0e12, 300e9, 25e9; h100-80g 80, 989e12, 3.35e12,
+   450e9, 50e9; h200 141, 989e12, 4.8e12, 450e9, 50e9; b200 180, 2250e12,
+   8e12, 900e9, 50e9 (NVIDIA's data sheets).
+
+REVISION HISTORY
+   0.2.0  a model description (GQA/MQA, gated MLPs, FFN size, vocab, tied or
+          untied embeddings, RoPE, RMSNorm, MoE with shared experts and
+          dense layers first, MLA), presets for six published models and
+          four GPUs, context and expert parallelism, v chosen by the
+          planner, dualpipe with its two copies, one check of the request,
+          an exact build cache, O(S L log L) partitions (10,000 layers).
+   0.1.0  the planner moves out of pp_sched.h (where it was 0.3.0's
+          "planning") into this header, on pp_sched.h's public API (the
+          schedule facts of pp_sched_info, pp_sched_find); it takes the
+          caller's allocator. Same plans as pp_sched.h 0.3.3's pp_plan.
+*/
+#ifndef PP_PLAN_H
+#define PP_PLAN_H
+
+#define PP_PLAN_VERSION_MAJOR 0
+#define PP_PLAN_VERSION_MINOR 2
+#define PP_PLAN_VERSION_PATCH 0
+
+#include "pp_sched.h"
+
+#ifndef PP_PLAN_API
+#ifdef PP_PLAN_STATIC
+#define PP_PLAN_API static
+#else
+#define PP_PLAN_API PP_SCHED_API
+#endif
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A transformer. Zero fields take the defaults named here; the ranges
+   pp_plan and pp_model_stats accept are in LIMITS. Presets: pp_model_preset. */
+typedef struct pp_model {
+    int layers, hidden, heads, seq; /* L, h, a, s: required */
+    int kv_heads;                   /* key/value heads; 0 = heads (multi-head); fewer: GQA; 1: MQA */
+    int head_dim;                   /* 0 = hidden / heads (heads must then divide hidden) */
+    int ffn;                        /* MLP hidden size; 0 = 4 x hidden */
+    int gated;                      /* 1: gated MLP (SwiGLU): gate, up, down, three h x ffn matrices */
+    int vocab;                      /* V; 0 = 51200 */
+    int untied;                     /* 1: the LM head is its own V x h matrix; 0: tied to the embedding */
+    int rope;                       /* 1: rotary positions (no position embedding); 0: learned s x h */
+    int rmsnorm;                    /* 1: RMSNorm and no biases (Llama); 0: LayerNorm and biases (GPT) */
+    /* mixture of experts: experts = 0 is a dense model */
+    int experts;                    /* routed experts per MoE layer */
+    int top_k;                      /* routed experts per token; 0 = 2 */
+    int shared_experts;             /* experts every token runs (DeepSeek) */
+    int expert_ffn;                 /* hidden size of one expert; 0 = ffn */
+    int dense_layers;               /* the first dense_layers layers have a dense MLP of size ffn */
+    /* multi-head latent attention (DeepSeek-V2/V3): kv_lora_rank = 0 is off */
+    int kv_lora_rank, q_lora_rank;  /* latent widths of K/V and of Q (q 0 = no Q latent) */
+    int rope_head_dim;              /* width of the rotary part of each query and key head */
+    int no_flash_attention;         /* 0: flash attention (no s*s scores kept) */
+    int no_seq_parallel;            /* 0: sequence parallelism whenever tp > 1 */
+    int no_distributed_optimizer;   /* 0: optimizer state sharded over the data-parallel ranks */
+    /* DeepSeek-V3's activation savings (its report, Sec. 3.2.3 and 3.3.2) */
+    int recompute_norm_up;          /* 1: norm outputs and MLA's Q/K/V up-projections recomputed in backward */
+    int fp8_moe_act;                /* 1: experts' inputs and inner activations kept in FP8 (1 byte) */
+} pp_model;
+
+/* What a model is, from pp_model_stats. */
+typedef struct pp_model_counts {
+    double params;          /* every parameter (LM head counted once when tied) */
+    double active_params;   /* those one token runs through: MoE layers count top_k + shared experts */
+    double flops_per_token; /* training FLOPs per token at seq: 3 x forward (Narayanan et al. 2021) */
+    double dense_layer_params, moe_layer_params; /* one layer of each kind (0 when there is none) */
+    double embedding_params, head_params; /* head 0 when tied */
+} pp_model_counts;
+
+/* One GPU and its links. Zero fields take the defaults (an A100 80 GB);
+   presets: pp_gpu_preset. */
+typedef struct pp_gpu {
+    double mem_bytes; /* 0 = 80 GiB */
+    double flops;     /* achieved matmul FLOP/s; 0 = efficiency x peak_flops */
+    double hbm_bw;    /* bytes/s; 0 = 2.0e12 */
+    double tp_bw;     /* tensor-parallel link, bytes/s; 0 = 300e9 (NVLink) */
+    double net_bw;    /* pipeline send/recv and dp all-reduce, bytes/s; 0 = 25e9 */
+    double reserve_bytes; /* kept back (CUDA context, NCCL buffers, fragmentation); 0 = none */
+    double tp_slowdown; /* TP-sharded matmuls run (1 + this x log2 tp x min(1, 1024/(mbs x seq)))
+                           times slower (narrower matmuls); 0 = 0.037 (see PLANNING,
+                           pass times); < 0 = none */
+    double peak_flops; /* dense 16-bit peak, FLOP/s, the MFU's denominator; 0 = 312e12 (A100) */
+    double efficiency; /* achieved fraction of peak_flops when flops = 0; 0 = 190/312 */
+    int node_gpus;     /* GPUs joined by tp_bw (one node); 0 = 8 */
+    const char *name;  /* shown in outputs; NULL = "" */
+} pp_gpu;
+
+typedef struct pp_plan_request {
+    pp_model model;
+    pp_gpu gpu;
+    int gpus;          /* N, required */
+    int global_batch;  /* sequences per step, required */
+    int pp, tp, dp, mbs; /* 0 = enumerate */
+    int cp;            /* context-parallel ranks; 0 = enumerate (1, and powers of 2 keeping seq/cp >= 4096) */
+    int ep;            /* expert-parallel ranks (MoE); 0 = enumerate (powers of 2 dividing experts and dp x cp) */
+    int v;             /* stages per device of the schedules that take any (looped ones);
+                          0 = enumerate 2, 3, 4, 6, 8 */
+    const char *schedule; /* NULL = every built-in */
+    const pp_times *times; /* optional measured per-device-share times (F, B, W,
+                              comm) for one microbatch of mbs; replaces the roofline */
+    int no_prune;      /* 1: build every candidate (no work-bound pruning; PLANNING, pruning) */
+    int keep_top;      /* pruning keeps the first keep_top of the ranking exact; 0 = 10 */
+    pp_allocator allocator; /* every allocation of pp_plan, its builds included; zero = malloc/free */
+} pp_plan_request;
+
+/* One candidate the planner considered (fitting or not). */
+typedef struct pp_candidate {
+    char schedule[32];
+    int pp, tp, dp, mbs, microbatches;
+    int cp, ep, v;           /* context-parallel, expert-parallel ranks; stages per device */
+    int fits;                /* 1: largest device's peak <= gpu memory - reserve */
+    double peak_bytes;       /* largest device: static + activation */
+    double static_bytes;     /* that device's parameters, gradients, optimizer */
+    double unit_bytes;       /* one unit: activation of one microbatch for L/pp layers */
+    double peak_units;       /* that device's schedule peak, units */
+    double step_time;        /* seconds; 0 when it does not fit or did not build */
+    double mfu;              /* model FLOPs / (step_time * N * gpu.peak_flops); 0 when not run */
+    char reason[160];        /* why it lost (or "best") */
+    double bound;            /* lower bound on step_time (work bound), seconds; 0 when
+                                the candidate stopped before its build */
+    int pruned;              /* 1: not built, its bound is slower than its schedule's
+                                best layout found before it (fits = 0: unknown) */
+} pp_candidate;
+
+/* alloc: NULL or zero = malloc/free */
+PP_PLAN_API pp_status pp_partition(const double *cost, int items, int stages, int *first, double *max_cost,
+                                   const pp_allocator *alloc, char *err);
+PP_PLAN_API pp_status pp_partition_v(const double *cost, int items, int devices, int *first, double *max_cost,
+                                     const pp_allocator *alloc, char *err);
+/* Checks m as pp_plan does (LIMITS) and derives its counts; out may be NULL. */
+PP_PLAN_API pp_status pp_model_stats(const pp_model *m, pp_model_counts *out, char *err);
+/* Bytes one layer keeps per microbatch (the first layer; 0 for a model
+   pp_model_stats refuses). recompute: full recomputation, the input only. */
+PP_PLAN_API double pp_layer_activation_bytes(const pp_model *m, int mbs, int tp, int recompute);
+/* Parameters of one layer (the first; 12h^2 + 13h for a GPT layer). */
+PP_PLAN_API double pp_layer_params(const pp_model *m);
+/* Published shapes by name (gpt3-175b, llama3-8b, llama3-70b, llama3-405b,
+   mixtral-8x7b, deepseek-v3) and GPUs (a100-80g, h100-80g, h200, b200):
+   PP_ERR_INVALID_ARG naming the known ones for another name. *_name(i)
+   lists them (NULL past the end). */
+PP_PLAN_API pp_status pp_model_preset(const char *name, pp_model *out, char *err);
+PP_PLAN_API const char *pp_model_preset_name(int i);
+PP_PLAN_API pp_status pp_gpu_preset(const char *name, pp_gpu *out, char *err);
+PP_PLAN_API const char *pp_gpu_preset_name(int i);
+/* g (NULL: a zero pp_gpu) with every default applied: the values pp_plan uses */
+PP_PLAN_API pp_gpu pp_gpu_defaults(const pp_gpu *g);
+PP_PLAN_API pp_status pp_plan(const pp_plan_request *req, pp_candidate *out, int cap, int *count, char *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* PP_PLAN_H */
+
+/* ======================================================================== */
+/*                              IMPLEMENTATION                               */
+/* ======================================================================== */
+#ifdef PP_PLAN_IMPLEMENTATION
+#ifndef PP__PLAN_IMPLEMENTATION_INCLUDED
+#define PP__PLAN_IMPLEMENTATION_INCLUDED
+
+#include <stdlib.h>
+#include <string.h>
+#include <stdarg.h>
+#include <stdio.h> /* vsnprintf, snprintf for messages */
+
+#ifdef PP_PLAN_STATIC
+#if defined(__GNUC__) || defined(__clang__)
+#define PP_PLAN_DEF static __attribute__((unused))
+#else
+#define PP_PLAN_DEF static
+#endif
+#else
+#define PP_PLAN_DEF
+#endif
+
+/* The formulas and their sources are in PLANNING in the docs block. */
+
+static void *pp__plan_default_alloc(size_t n, void *u) { (void)u; return malloc(n); }
+static void pp__plan_default_free(void *p, void *u) { (void)u; free(p); }
+
+/* the caller's allocator, or malloc/free when it is zero */
+static pp_allocator pp__plan_al(const pp_allocator *a) {
+    pp_allocator r;
+    if (a && a->alloc && a->free) return *a;
+    r.alloc = pp__plan_default_alloc;
+    r.free = pp__plan_default_free;
+    r.user = NULL;
+    return r;
+}
+static void *pp__plan_malloc(const pp_allocator *a, size_t n) { return a->alloc(n ? n : 1, a->user); }
+static void pp__plan_free(const pp_allocator *a, void *p) { if (p) a->free(p, a->user); }
+
+static void pp__plan_err(char *err, const char *fmt, ...) {
+    va_list ap;
+    if (!err) return;
+    va_start(ap, fmt);
+    vsnprintf(err, PP_ERR_LEN, fmt, ap);
+    va_end(ap);
+}
+
+static int pp__plan_finite(double x) { return x == x && (x - x) == 0.0; }
+
+/* Exact min-max contiguous split: f[k][j] = least max cost of items [0, j) in
+   k+1 stages, each stage non-empty; stage k = [i, j) for the first i that
+   minimises max(f[k-1][i], sum of [i, j)). f[k-1][i] grows with i and the
+   sum shrinks, so that max falls, then rises: the first minimum is found by
+   two binary searches instead of a scan (the same i as the scan, in
+   O(stages * items * log items) instead of O(stages * items^2)). Two rows of
+   f and stages x (items + 1) split points are kept; refused above
+   PP__PLAN_SPLIT_CELLS of them. */
+#define PP__PLAN_SPLIT_CELLS 50000000.0
+PP_PLAN_DEF pp_status pp_partition(const double *cost, int items, int stages, int *first, double *max_cost,
+                                   const pp_allocator *alloc, char *err) {
+    pp_allocator al = pp__plan_al(alloc);
+    double *pre, *f, *g;
+    int *arg, i, j, k;
+    if (err) err[0] = 0;
+    if (!cost || !first || items < 1 || stages < 1) {
+        pp__plan_err(err, "pp_partition: needs cost, first and items, stages >= 1 (got items=%d stages=%d)", items, stages);
+        return PP_ERR_INVALID_ARG;
+    }
+    if (stages > items) {
+        pp__plan_err(err, "cannot split %d layers into %d non-empty stages: use at most %d stages", items, stages, items);
+        return PP_ERR_INVALID_ARG;
+    }
+    for (i = 0; i < items; i++)
+        if (!pp__plan_finite(cost[i]) || cost[i] < 0) {
+            pp__plan_err(err, "pp_partition: cost[%d] must be finite and >= 0, got %g", i, cost[i]);
+            return PP_ERR_INVALID_ARG;
+        }
+    if ((double)stages * (items + 1) > PP__PLAN_SPLIT_CELLS) {
+        pp__plan_err(err, "pp_partition: %d items into %d stages needs %.0f split points, more than the %.0f allowed; "
+                     "use fewer stages", items, stages, (double)stages * (items + 1), PP__PLAN_SPLIT_CELLS);
+        return PP_ERR_OVERFLOW;
+    }
+    pre = (double *)pp__plan_malloc(&al, sizeof(double) * (size_t)(items + 1));
+    f = (double *)pp__plan_malloc(&al, sizeof(double) * (size_t)(items + 1));
+    g = (double *)pp__plan_malloc(&al, sizeof(double) * (size_t)(items + 1));
+    arg = (int *)pp__plan_malloc(&al, sizeof(int) * (size_t)stages * (size_t)(items + 1));
+    if (!pre || !f || !g || !arg) {
+        pp__plan_free(&al, pre);
+        pp__plan_free(&al, f);
+        pp__plan_free(&al, g);
+        pp__plan_free(&al, arg);
+        pp__plan_err(err, "pp_partition: out of memory");
+        return PP_ERR_OUT_OF_MEMORY;
+    }
+    pre[0] = 0;
+    for (i = 0; i < items; i++) pre[i + 1] = pre[i] + cost[i];
+    for (j = 0; j <= items; j++) {
+        f[j] = j >= 1 ? pre[j] : 1e300;
+        arg[j] = 0;
+    }
+    for (k = 1; k < stages; k++) {
+        for (j = 0; j <= items; j++) {
+            double best = 1e300;
+            int bi = -1;
+            if (j > k) { /* i in [k, j): x = f[i] rises, y = pre[j] - pre[i] falls */
+                int lo = k, hi = j, c;
+                while (lo < hi) { /* c = first i with x >= y (j: none) */
+                    int mid = lo + (hi - lo) / 2;
+                    if (f[mid] >= pre[j] - pre[mid]) hi = mid; else lo = mid + 1;
+                }
+                c = lo;
+                if (c < j) { best = f[c]; bi = c; }
+                if (c > k && !(bi >= 0 && best < pre[j] - pre[c - 1])) {
+                    double yv = pre[j] - pre[c - 1];
+                    lo = k;
+                    hi = c - 1;
+                    while (lo < hi) { /* the first i whose y already equals the left minimum */
+                        int mid = lo + (hi - lo) / 2;
+                        if (pre[j] - pre[mid] <= yv) hi = mid; else lo = mid + 1;
+                    }
+                    best = yv;
+                    bi = lo;
+                }
+            }
+            g[j] = best;
+            arg[(size_t)k * (items + 1) + j] = bi;
+        }
+        { double *t = f; f = g; g = t; }
+    }
+    if (max_cost) *max_cost = f[items];
+    j = items;
+    for (k = stages - 1; k >= 0; k--) {
+        i = k ? arg[(size_t)k * (items + 1) + j] : 0;
+        first[k] = i;
+        j = i;
+    }
+    pp__plan_free(&al, pre);
+    pp__plan_free(&al, f);
+    pp__plan_free(&al, g);
+    pp__plan_free(&al, arg);
+    return PP_OK;
+}
+
+/* Exact V split: device k holds stage k = [a_k, a_{k+1}) and stage 2d-1-k =
+   [b_{k+1}, b_k); the slowest DEVICE (sum of its two stages) is minimised.
+   g_k(a, b) = least max over devices k..d-1 of the remaining items [a, b);
+   O(d * items^4), refused above 4e8 steps. */
+PP_PLAN_DEF pp_status pp_partition_v(const double *cost, int items, int devices, int *first, double *max_cost,
+                                      const pp_allocator *alloc, char *err) {
+    pp_allocator al = pp__plan_al(alloc);
+    double *pre, *g;
+    int *arga, *argb, k, a, b, a2, b2, L = items, d = devices, W;
+    size_t cells;
+    if (err) err[0] = 0;
+    if (!cost || !first || items < 1 || devices < 1) {
+        pp__plan_err(err, "pp_partition_v: needs cost, first and items, devices >= 1");
+        return PP_ERR_INVALID_ARG;
+    }
+    if (2 * devices > items) {
+        pp__plan_err(err, "cannot split %d layers into %d non-empty V stages (2 x %d devices): use at most %d devices",
+                items, 2 * devices, devices, items / 2);
+        return PP_ERR_INVALID_ARG;
+    }
+    for (a = 0; a < items; a++)
+        if (!pp__plan_finite(cost[a]) || cost[a] < 0) {
+            pp__plan_err(err, "pp_partition_v: cost[%d] must be finite and >= 0, got %g", a, cost[a]);
+            return PP_ERR_INVALID_ARG;
+        }
+    if ((double)d * L * L * L * L / 4 > 4e8) {
+        pp__plan_err(err, "pp_partition_v: %d items on %d devices is too large for the exact O(d L^4) search; "
+                "use pp_partition over the 2d stages", L, d);
+        return PP_ERR_OVERFLOW;
+    }
+    W = L + 1;
+    cells = (size_t)d * W * W;
+    pre = (double *)pp__plan_malloc(&al, sizeof(double) * (size_t)W);
+    g = (double *)pp__plan_malloc(&al, sizeof(double) * cells);
+    arga = (int *)pp__plan_malloc(&al, sizeof(int) * cells);
+    argb = (int *)pp__plan_malloc(&al, sizeof(int) * cells);
+    if (!pre || !g || !arga || !argb) {
+        pp__plan_free(&al, pre);
+        pp__plan_free(&al, g);
+        pp__plan_free(&al, arga);
+        pp__plan_free(&al, argb);
+        pp__plan_err(err, "pp_partition_v: out of memory");
+        return PP_ERR_OUT_OF_MEMORY;
+    }
+    pre[0] = 0;
+    for (a = 0; a < L; a++) pre[a + 1] = pre[a] + cost[a];
+#define PP__G(k, a, b) g[((size_t)(k) * W + (size_t)(a)) * W + (size_t)(b)]
+    for (k = d - 1; k >= 0; k--)
+        for (a = k; a <= L; a++)
+            for (b = a; b <= L; b++) {
+                double best = 1e300;
+                int ba = -1, bb = -1, need = 2 * (d - k);
+                if (b - a >= need) {
+                    if (k == d - 1) {
+                        best = pre[b] - pre[a];
+                        ba = a;
+                        bb = b;
+                    } else {
+                        for (a2 = a + 1; a2 <= b; a2++)
+                            for (b2 = b - 1; b2 >= a2 + need - 2; b2--) {
+                                double mine = pre[a2] - pre[a] + pre[b] - pre[b2], rest = PP__G(k + 1, a2, b2);
+                                double m = mine > rest ? mine : rest;
+                                if (m < best) { best = m; ba = a2; bb = b2; }
+                            }
+                    }
+                }
+                PP__G(k, a, b) = best;
+                arga[((size_t)k * W + a) * W + b] = ba;
+                argb[((size_t)k * W + a) * W + b] = bb;
+            }
+    if (max_cost) *max_cost = PP__G(0, 0, L);
+    a = 0;
+    b = L;
+    for (k = 0; k < d - 1; k++) {
+        int na = arga[((size_t)k * W + a) * W + b], nb = argb[((size_t)k * W + a) * W + b];
+        first[k] = a;
+        first[2 * d - 1 - k] = nb;
+        a = na;
+        b = nb;
+    }
+    first[d - 1] = a;
+    { /* the turn: split the middle [a, b) as evenly as possible */
+        int m, bm = a + 1;
+        double bv = 1e300;
+        for (m = a + 1; m < b; m++) {
+            double x = pre[m] - pre[a], y = pre[b] - pre[m], mx = x > y ? x : y;
+            if (mx < bv) { bv = mx; bm = m; }
+        }
+        first[d] = bm;
+    }
+#undef PP__G
+    pp__plan_free(&al, pre);
+    pp__plan_free(&al, g);
+    pp__plan_free(&al, arga);
+    pp__plan_free(&al, argb);
+    return PP_OK;
+}
+
+/* ---- the model: counts, FLOPs, bytes (formulas and sources in PLANNING) ---- */
+
+/* A model with every default applied and its per-layer counts. Widths are
+   per token; params are counts, not bytes. */
+typedef struct pp__pmodel {
+    pp_model m;                   /* defaults applied */
+    double h, s, a, V, hd, rd;    /* hidden, seq, heads, vocab, head dim, rotary head dim (MLA) */
+    double q_w, k_w, v_w, o_w;    /* widths of Q, K, V and of the attention output */
+    double lat_w;                 /* MLA latents kept per token (kv + q ranks) */
+    double attn_mm, attn_other;   /* attention matmul params; its biases and latent norms */
+    double norm_p;                /* the layer's norms */
+    double mlp_mm, mlp_other;     /* dense MLP: matmul params, biases */
+    double exp_mm, exp_other;     /* one expert */
+    double router;                /* h x experts */
+    double emb, head, final_norm; /* embedding (+ learned positions), untied head, final norm */
+    int moe_from;                 /* first MoE layer (layers when dense) */
+} pp__pmodel;
+
+static int pp__plan_int_in(char *err, const char *field, int x, int lo, int hi, const char *what) {
+    if (x >= lo && x <= hi) return 1;
+    pp__plan_err(err, "%s must be %s (%d..%d), got %d", field, what, lo, hi, x);
+    return 0;
+}
+
+/* The one check of a model (LIMITS), then its counts. */
+static pp_status pp__model_resolve(const pp_model *in, pp__pmodel *p, char *err) {
+    pp_model m;
+    double h, kv, f, ef, E;
+    memset(p, 0, sizeof *p);
+    if (!in) { pp__plan_err(err, "model: must not be NULL"); return PP_ERR_INVALID_ARG; }
+    m = *in;
+    if (!pp__plan_int_in(err, "model.layers", m.layers, 1, 100000, "a layer count") ||
+        !pp__plan_int_in(err, "model.hidden", m.hidden, 1, 1 << 20, "a width") ||
+        !pp__plan_int_in(err, "model.heads", m.heads, 1, 1 << 16, "a head count") ||
+        !pp__plan_int_in(err, "model.seq", m.seq, 1, 1 << 24, "a sequence length in tokens") ||
+        !pp__plan_int_in(err, "model.kv_heads", m.kv_heads, 0, m.heads, "0 (= heads) or at most heads") ||
+        !pp__plan_int_in(err, "model.head_dim", m.head_dim, 0, 1 << 16, "0 (= hidden / heads) or a width") ||
+        !pp__plan_int_in(err, "model.ffn", m.ffn, 0, 1 << 24, "0 (= 4 x hidden) or a width") ||
+        !pp__plan_int_in(err, "model.vocab", m.vocab, 0, 1 << 24, "0 (= 51200) or a vocabulary size") ||
+        !pp__plan_int_in(err, "model.experts", m.experts, 0, 1 << 16, "0 (dense) or an expert count") ||
+        !pp__plan_int_in(err, "model.top_k", m.top_k, 0, m.experts > 0 ? m.experts : 0,
+                         "0 (= 2) or at most experts") ||
+        !pp__plan_int_in(err, "model.shared_experts", m.shared_experts, 0, m.experts > 0 ? 64 : 0,
+                         "0, or up to 64 with experts > 0") ||
+        !pp__plan_int_in(err, "model.expert_ffn", m.expert_ffn, 0, m.experts > 0 ? 1 << 24 : 0,
+                         "0 (= ffn), or a width with experts > 0") ||
+        !pp__plan_int_in(err, "model.dense_layers", m.dense_layers, 0, m.experts > 0 ? m.layers - 1 : 0,
+                         "0, or fewer than layers with experts > 0") ||
+        !pp__plan_int_in(err, "model.kv_lora_rank", m.kv_lora_rank, 0, 1 << 16, "0 (no MLA) or a width") ||
+        !pp__plan_int_in(err, "model.q_lora_rank", m.q_lora_rank, 0, m.kv_lora_rank > 0 ? 1 << 16 : 0,
+                         "0, or a width with kv_lora_rank > 0") ||
+        !pp__plan_int_in(err, "model.rope_head_dim", m.rope_head_dim, 0, m.kv_lora_rank > 0 ? 4096 : 0,
+                         "0 (= 64), or a width with kv_lora_rank > 0"))
+        return PP_ERR_INVALID_ARG;
+    if ((m.gated | m.untied | m.rope | m.rmsnorm | m.no_flash_attention | m.no_seq_parallel |
+         m.no_distributed_optimizer | m.recompute_norm_up | m.fp8_moe_act) & ~1) {
+        pp__plan_err(err, "model: gated, untied, rope, rmsnorm and the no_* flags must be 0 or 1");
+        return PP_ERR_INVALID_ARG;
+    }
+    if (!m.head_dim && m.hidden % m.heads) {
+        pp__plan_err(err, "model.heads %d does not divide hidden %d: use heads dividing it (e.g. %d) or set head_dim",
+                     m.heads, m.hidden, m.hidden % 64 == 0 ? m.hidden / 64 : 1);
+        return PP_ERR_INVALID_ARG;
+    }
+    if (m.kv_heads && m.heads % m.kv_heads) {
+        pp__plan_err(err, "model.kv_heads %d does not divide heads %d: GQA needs heads / kv_heads query heads per "
+                     "key/value head (kv_heads 1 = MQA, = heads for multi-head)", m.kv_heads, m.heads);
+        return PP_ERR_INVALID_ARG;
+    }
+    if (m.kv_lora_rank && m.kv_heads && m.kv_heads != m.heads) {
+        pp__plan_err(err, "model.kv_heads %d: MLA (kv_lora_rank > 0) expands keys and values for every head; use 0",
+                     m.kv_heads);
+        return PP_ERR_INVALID_ARG;
+    }
+    if (!m.kv_heads) m.kv_heads = m.heads;
+    if (!m.head_dim) m.head_dim = m.hidden / m.heads;
+    if (!m.ffn) m.ffn = 4 * m.hidden;
+    if (!m.vocab) m.vocab = 51200;
+    if (m.experts && !m.top_k) m.top_k = m.experts < 2 ? m.experts : 2;
+    if (m.experts && !m.expert_ffn) m.expert_ffn = m.ffn;
+    if (m.kv_lora_rank && !m.rope_head_dim) m.rope_head_dim = 64;
+    p->m = m;
+    p->h = h = m.hidden;
+    p->s = m.seq;
+    p->a = m.heads;
+    p->V = m.vocab;
+    p->hd = m.head_dim;
+    p->rd = m.rope_head_dim;
+    kv = m.kv_heads;
+    f = m.ffn;
+    ef = m.expert_ffn;
+    E = m.experts;
+    /* attention (GQA: K and V have kv_heads heads; Ainslie et al. 2023) */
+    if (m.kv_lora_rank) { /* MLA (DeepSeek-V2 Sec. 2.1): latents, then per-head up-projections */
+        double kr = m.kv_lora_rank, qr = m.q_lora_rank, qk = p->hd + p->rd;
+        p->q_w = p->a * qk;
+        p->k_w = p->a * qk;
+        p->v_w = p->a * p->hd;
+        p->o_w = p->a * p->hd;
+        p->lat_w = kr + qr;
+        p->attn_mm = (qr ? h * qr + qr * p->q_w : h * p->q_w) + h * (kr + p->rd) + kr * p->a * (p->hd + p->hd) +
+                     p->o_w * h;
+        p->attn_other = kr + qr; /* the latents' RMSNorms */
+    } else {
+        p->q_w = p->a * p->hd;
+        p->k_w = kv * p->hd;
+        p->v_w = kv * p->hd;
+        p->o_w = p->a * p->hd;
+        p->attn_mm = h * (p->q_w + p->k_w + p->v_w) + p->o_w * h;
+        p->attn_other = m.rmsnorm ? 0 : p->q_w + p->k_w + p->v_w + h; /* QKV and output biases */
+    }
+    p->norm_p = m.rmsnorm ? 2 * h : 4 * h; /* two norms: weight (and bias) of h each */
+    p->mlp_mm = (m.gated ? 3 : 2) * h * f;
+    p->mlp_other = m.rmsnorm ? 0 : (m.gated ? 2 * f : f) + h;
+    p->exp_mm = (m.gated ? 3 : 2) * h * ef;
+    p->exp_other = m.rmsnorm ? 0 : (m.gated ? 2 * ef : ef) + h;
+    p->router = h * E;
+    p->emb = p->V * h + (m.rope ? 0 : p->s * h);
+    p->head = m.untied ? p->V * h : 0;
+    p->final_norm = m.rmsnorm ? h : 2 * h;
+    p->moe_from = m.experts ? m.dense_layers : m.layers;
+    return PP_OK;
+}
+
+static int pp__is_moe(const pp__pmodel *p, int layer) { return layer >= p->moe_from; }
+
+/* parameters of a layer; routed experts apart (they are split over ep) */
+static double pp__layer_shared_params(const pp__pmodel *p, int moe) {
+    double x = p->attn_mm + p->attn_other + p->norm_p;
+    if (!moe) return x + p->mlp_mm + p->mlp_other;
+    return x + p->router + p->m.shared_experts * (p->exp_mm + p->exp_other);
+}
+static double pp__layer_expert_params(const pp__pmodel *p, int moe) {
+    return moe ? p->m.experts * (p->exp_mm + p->exp_other) : 0;
+}
+
+/* forward FLOPs of one token through a layer: 2 per matmul parameter it
+   uses, plus QK^T and AV over the whole sequence (Narayanan et al. 2021,
+   Eq. 2: 24h^2 + 4sh for a GPT layer; causal masking not halved, as there) */
+static double pp__layer_flops(const pp__pmodel *p, int moe) {
+    double mm = p->attn_mm + (moe ? p->router + (p->m.top_k + p->m.shared_experts) * p->exp_mm : p->mlp_mm);
+    return 2 * mm + 2 * p->s * p->a * (p->q_w / p->a + p->hd);
+}
+
+/* bytes of 16-bit activations one token keeps in a layer (Korthikanti et
+   al. 2022, Sec. 4.1: 34h per token for a GPT layer, + 5as without flash
+   attention), split into what tensor parallelism without sequence
+   parallelism leaves whole (LayerNorm inputs 4h, attention and MLP inputs
+   2h each, two dropout masks h each: 10h) and what it splits (Q, K, V and
+   the attention output, 8h; the MLP's 16h). GQA narrows K and V to
+   kv_heads; a gated MLP keeps gate, up and their product (3 x 2 ffn
+   bytes, the SiLU recomputed); a MoE layer keeps for each of top_k
+   experts the token's dispatched copy and the expert's inner activations,
+   the same for each shared expert, and fp32 router logits. */
+static void pp__layer_act(const pp__pmodel *p, int moe, double *whole, double *split) {
+    double h = p->h, inner_e = (p->m.gated ? 6 : 4) * p->m.expert_ffn, eb = p->m.fp8_moe_act ? 0.5 : 1;
+    int up = p->m.recompute_norm_up;
+    *whole = up ? 6 * h : 10 * h; /* recomputed norms: their outputs (the attention and MLP inputs) go */
+    /* with MLA's up-projections recomputed, Q, K, V are rebuilt from the latents */
+    *split = 2 * ((up && p->m.kv_lora_rank ? 0 : p->q_w + p->k_w + p->v_w) + p->o_w) + 2 * p->lat_w;
+    if (p->m.no_flash_attention) *split += 5 * p->a * p->s;
+    if (!moe) *split += (p->m.gated ? 6 : 4) * (double)p->m.ffn;
+    else *split += eb * (p->m.top_k * (2 * h + inner_e) + p->m.shared_experts * inner_e) + 4 * (double)p->m.experts;
+}
+
+/* bytes a layer keeps for `tokens` tokens on one of t tensor-parallel ranks */
+static double pp__act_bytes(const pp__pmodel *p, int moe, double tokens, int t, int recompute) {
+    double whole, split, sp = p->m.no_seq_parallel ? 1 : t;
+    if (recompute) return 2 * tokens * p->h / sp; /* full recomputation keeps the layer input */
+    pp__layer_act(p, moe, &whole, &split);
+    return tokens * (whole / sp + split / t);
+}
+
+PP_PLAN_DEF pp_status pp_model_stats(const pp_model *m, pp_model_counts *out, char *err) {
+    pp__pmodel p;
+    pp_status st;
+    double Lm, Ld;
+    if (err) err[0] = 0;
+    st = pp__model_resolve(m, &p, err);
+    if (st != PP_OK) return st;
+    if (!out) return PP_OK;
+    memset(out, 0, sizeof *out);
+    Ld = p.moe_from;
+    Lm = p.m.layers - p.moe_from;
+    out->dense_layer_params = Ld > 0 ? pp__layer_shared_params(&p, 0) : 0;
+    out->moe_layer_params = Lm > 0 ? pp__layer_shared_params(&p, 1) + pp__layer_expert_params(&p, 1) : 0;
+    out->embedding_params = p.emb;
+    out->head_params = p.head;
+    out->params = Ld * out->dense_layer_params + Lm * out->moe_layer_params + p.emb + p.head + p.final_norm;
+    out->active_params = out->params -
+                         Lm * (p.m.experts - p.m.top_k) * (p.exp_mm + p.exp_other);
+    /* 3 x forward: backward = 2 x forward (Narayanan et al. 2021, Sec. 5.1); LM head 2hV */
+    out->flops_per_token = 3 * (Ld * pp__layer_flops(&p, 0) + Lm * pp__layer_flops(&p, 1) + 2 * p.h * p.V);
+    return PP_OK;
+}
+
+PP_PLAN_DEF double pp_layer_activation_bytes(const pp_model *m, int mbs, int tp, int recompute) {
+    pp__pmodel p;
+    if (mbs < 1 || tp < 1 || pp__model_resolve(m, &p, NULL) != PP_OK) return 0;
+    return pp__act_bytes(&p, pp__is_moe(&p, 0), (double)mbs * p.s, tp, recompute);
+}
+
+PP_PLAN_DEF double pp_layer_params(const pp_model *m) {
+    pp__pmodel p;
+    if (pp__model_resolve(m, &p, NULL) != PP_OK) return 0;
+    return pp__layer_shared_params(&p, pp__is_moe(&p, 0)) + pp__layer_expert_params(&p, pp__is_moe(&p, 0));
+}
+
+/* ---- presets: published shapes (sources in PRESETS) ---- */
+
+typedef struct pp__model_preset { const char *name; pp_model m; } pp__model_preset;
+
+/* layers, hidden, heads, seq, kv_heads, head_dim, ffn, gated, vocab, untied,
+   rope, rmsnorm, experts, top_k, shared, expert_ffn, dense_layers,
+   kv_lora_rank, q_lora_rank, rope_head_dim */
+static const pp__model_preset pp__model_presets[] = {
+    {"gpt3-175b", {96, 12288, 96, 2048, 0, 0, 0, 0, 50257, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}},
+    {"llama3-8b", {32, 4096, 32, 8192, 8, 0, 14336, 1, 128256, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}},
+    {"llama3-70b", {80, 8192, 64, 8192, 8, 0, 28672, 1, 128256, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}},
+    {"llama3-405b", {126, 16384, 128, 8192, 8, 0, 53248, 1, 128256, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}},
+    {"mixtral-8x7b", {32, 4096, 32, 4096, 8, 0, 14336, 1, 32000, 1, 1, 1, 8, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}},
+    {"deepseek-v3", {61, 7168, 128, 4096, 0, 128, 18432, 1, 129280, 1, 1, 1, 256, 8, 1, 2048, 3, 512, 1536, 64, 0, 0, 0, 0, 0}},
+};
+
+typedef struct pp__gpu_preset { const char *name; double mem_gib, peak, hbm, tp_bw, net_bw; } pp__gpu_preset;
+
+static const pp__gpu_preset pp__gpu_presets[] = {
+    /* name       memory GiB  dense bf16   HBM B/s  NVLink B/s per direction  network B/s per GPU */
+    {"a100-80g", 80, 312e12, 2.0e12, 300e9, 25e9},
+    {"h100-80g", 80, 989e12, 3.35e12, 450e9, 50e9},
+    {"h200", 141, 989e12, 4.8e12, 450e9, 50e9},
+    {"b200", 180, 2250e12, 8.0e12, 900e9, 50e9},
+};
+
+#define PP__NMODEL_PRESETS ((int)(sizeof pp__model_presets / sizeof pp__model_presets[0]))
+#define PP__NGPU_PRESETS ((int)(sizeof pp__gpu_presets / sizeof pp__gpu_presets[0]))
+
+PP_PLAN_DEF const char *pp_model_preset_name(int i) {
+    return i >= 0 && i < PP__NMODEL_PRESETS ? pp__model_presets[i].name : NULL;
+}
+PP_PLAN_DEF const char *pp_gpu_preset_name(int i) {
+    return i >= 0 && i < PP__NGPU_PRESETS ? pp__gpu_presets[i].name : NULL;
+}
+
+/* "known: a, b, c" into buf */
+static void pp__preset_list(char *buf, size_t cap, const char *(*name)(int)) {
+    size_t used = 0;
+    int i;
+    buf[0] = 0;
+    for (i = 0; name(i) && used + 1 < cap; i++) {
+        int w = snprintf(buf + used, cap - used, "%s%s", i ? ", " : "", name(i));
+        if (w < 0) break;
+        used += (size_t)w;
+    }
+}
+
+PP_PLAN_DEF pp_status pp_model_preset(const char *name, pp_model *out, char *err) {
+    char known[160];
+    int i;
+    if (err) err[0] = 0;
+    if (!out) { pp__plan_err(err, "pp_model_preset: out must not be NULL"); return PP_ERR_INVALID_ARG; }
+    for (i = 0; name && i < PP__NMODEL_PRESETS; i++)
+        if (strcmp(name, pp__model_presets[i].name) == 0) { *out = pp__model_presets[i].m; return PP_OK; }
+    pp__preset_list(known, sizeof known, pp_model_preset_name);
+    pp__plan_err(err, "unknown model '%.40s'; known: %s", name ? name : "(null)", known);
+    return PP_ERR_INVALID_ARG;
+}
+
+PP_PLAN_DEF pp_status pp_gpu_preset(const char *name, pp_gpu *out, char *err) {
+    char known[160];
+    int i;
+    if (err) err[0] = 0;
+    if (!out) { pp__plan_err(err, "pp_gpu_preset: out must not be NULL"); return PP_ERR_INVALID_ARG; }
+    for (i = 0; name && i < PP__NGPU_PRESETS; i++)
+        if (strcmp(name, pp__gpu_presets[i].name) == 0) {
+            const pp__gpu_preset *g = &pp__gpu_presets[i];
+            memset(out, 0, sizeof *out);
+            out->name = g->name;
+            out->mem_bytes = g->mem_gib * 1073741824.0;
+            out->peak_flops = g->peak;
+            out->hbm_bw = g->hbm;
+            out->tp_bw = g->tp_bw;
+            out->net_bw = g->net_bw;
+            return PP_OK;
+        }
+    pp__preset_list(known, sizeof known, pp_gpu_preset_name);
+    pp__plan_err(err, "unknown gpu '%.40s'; known: %s", name ? name : "(null)", known);
+    return PP_ERR_INVALID_ARG;
+}
+
+/* ---- the request: checked once, defaults applied ---- */
+
+typedef struct pp__preq {
+    const pp_plan_request *r;
+    pp__pmodel p;
+    pp_gpu g;          /* defaults applied */
+    double gmem;       /* usable bytes: mem_bytes - reserve */
+    double flops_per_token; /* training, for the MFU */
+    int node;          /* GPUs on one tp_bw link */
+} pp__preq;
+
+static int pp__plan_real_in(char *err, const char *field, double x, double lo, double hi, const char *what) {
+    if (pp__plan_finite(x) && x >= lo && x <= hi) return 1;
+    pp__plan_err(err, "%s must be %s (%g..%g), got %g", field, what, lo, hi, x);
+    return 0;
+}
+
+PP_PLAN_DEF pp_gpu pp_gpu_defaults(const pp_gpu *in) {
+    pp_gpu g;
+    if (in) g = *in;
+    else memset(&g, 0, sizeof g);
+    if (!g.mem_bytes) g.mem_bytes = 80.0 * 1073741824.0;
+    if (!g.peak_flops) g.peak_flops = 312e12;
+    if (!g.efficiency) g.efficiency = 190.0 / 312.0;
+    if (!g.flops) g.flops = g.efficiency * g.peak_flops;
+    if (!g.hbm_bw) g.hbm_bw = 2.0e12;
+    if (!g.tp_bw) g.tp_bw = 300e9;
+    if (!g.net_bw) g.net_bw = 25e9;
+    if (!g.node_gpus) g.node_gpus = 8;
+    if (!g.name) g.name = "";
+    return g;
+}
+
+/* The one check of a request (LIMITS in the docs block), before any work. */
+static pp_status pp__plan_resolve(const pp_plan_request *r, pp__preq *q, char *err) {
+    const pp_gpu *g = &r->gpu;
+    pp_model_counts ms;
+    pp_status st;
+    double mem;
+    memset(q, 0, sizeof *q);
+    q->r = r;
+    st = pp__model_resolve(&r->model, &q->p, err);
+    if (st != PP_OK) return st;
+    if (!pp__plan_int_in(err, "gpus", r->gpus, 1, 1 << 24, "a GPU count") ||
+        !pp__plan_int_in(err, "global_batch", r->global_batch, 1, 1 << 30, "sequences per step") ||
+        !pp__plan_int_in(err, "pp", r->pp, 0, r->gpus, "0 (enumerate) or at most gpus") ||
+        !pp__plan_int_in(err, "tp", r->tp, 0, r->gpus, "0 (enumerate) or at most gpus") ||
+        !pp__plan_int_in(err, "dp", r->dp, 0, r->gpus, "0 (enumerate) or at most gpus") ||
+        !pp__plan_int_in(err, "cp", r->cp, 0, r->gpus, "0 (enumerate) or at most gpus") ||
+        !pp__plan_int_in(err, "ep", r->ep, 0, q->p.m.experts > 0 ? q->p.m.experts : 1,
+                         "0 (enumerate) or at most experts (1 for a dense model)") ||
+        !pp__plan_int_in(err, "mbs", r->mbs, 0, r->global_batch, "0 (enumerate) or at most global_batch") ||
+        !pp__plan_int_in(err, "v", r->v, 0, 64, "0 (enumerate) or stages per device") ||
+        !pp__plan_int_in(err, "keep_top", r->keep_top, 0, 1000000, "0 (= 10) or a count") ||
+        !pp__plan_int_in(err, "no_prune", r->no_prune, 0, 1, "0 or 1") ||
+        !pp__plan_int_in(err, "gpu.node_gpus", g->node_gpus, 0, 1 << 16, "0 (= 8) or GPUs per node"))
+        return PP_ERR_INVALID_ARG;
+    if (!pp__plan_real_in(err, "gpu.mem_bytes", g->mem_bytes, 0, 1125899906842624.0, "0 (= 80 GiB) or bytes up to 1 PiB") ||
+        !pp__plan_real_in(err, "gpu.peak_flops", g->peak_flops, 0, 1e18, "0 (= 312e12) or FLOP/s") ||
+        !pp__plan_real_in(err, "gpu.flops", g->flops, 0, 1e18, "0 (= efficiency x peak) or FLOP/s") ||
+        !pp__plan_real_in(err, "gpu.efficiency", g->efficiency, 0, 1, "0 (= 190/312) or a fraction of peak") ||
+        !pp__plan_real_in(err, "gpu.hbm_bw", g->hbm_bw, 0, 1e15, "0 (= 2e12) or bytes/s") ||
+        !pp__plan_real_in(err, "gpu.tp_bw", g->tp_bw, 0, 1e15, "0 (= 300e9) or bytes/s") ||
+        !pp__plan_real_in(err, "gpu.net_bw", g->net_bw, 0, 1e15, "0 (= 25e9) or bytes/s") ||
+        !pp__plan_real_in(err, "gpu.tp_slowdown", g->tp_slowdown, -1e300, 10, "0 (= 0.037), < 0 (none) or a factor") ||
+        !pp__plan_real_in(err, "gpu.reserve_bytes", g->reserve_bytes, 0, 1125899906842624.0, "bytes >= 0"))
+        return PP_ERR_INVALID_ARG;
+    q->g = pp_gpu_defaults(g);
+    q->node = q->g.node_gpus;
+    mem = q->g.mem_bytes;
+    if (q->g.reserve_bytes >= mem) {
+        pp__plan_err(err, "gpu.reserve_bytes must be >= 0 and below the GPU memory (%.1f GiB), got %.1f GiB",
+                     mem / 1073741824.0, q->g.reserve_bytes / 1073741824.0);
+        return PP_ERR_INVALID_ARG;
+    }
+    if (q->g.flops > q->g.peak_flops) {
+        pp__plan_err(err, "gpu.flops %g is above gpu.peak_flops %g: the achieved rate cannot pass the peak",
+                     q->g.flops, q->g.peak_flops);
+        return PP_ERR_INVALID_ARG;
+    }
+    q->gmem = mem - q->g.reserve_bytes;
+    if (r->times) {
+        const pp_times *t = r->times;
+        double lo = 1e300, hi = 0, x[4];
+        int i;
+        x[0] = t->f; x[1] = t->b; x[2] = t->w; x[3] = t->comm;
+        for (i = 0; i < 4; i++) {
+            if (!pp__plan_finite(x[i]) || x[i] < 0 || x[i] > 1e9 || (i < 2 && x[i] <= 0)) {
+                pp__plan_err(err, "times: F and B must be > 0, W and comm >= 0, all finite seconds up to 1e9 "
+                             "(got %g, %g, %g, %g)", t->f, t->b, t->w, t->comm);
+                return PP_ERR_INVALID_ARG;
+            }
+            if (x[i] > 0 && x[i] < lo) lo = x[i];
+            if (x[i] > hi) hi = x[i];
+        }
+        if (hi > 1e6 * lo) {
+            pp__plan_err(err, "times: the largest of F, B, W, comm (%g) is more than 1e6 x the smallest nonzero one (%g); "
+                         "give times within a factor of 1e6 (or 0 for W, comm)", hi, lo);
+            return PP_ERR_INVALID_ARG;
+        }
+    }
+    if (r->v == 1) {
+        pp__plan_err(err, "v must be 0 (enumerate) or 2..64: stages per device of the looped schedules (v = 1 is "
+                     "plain 1f1b, whose schedules are planned anyway)");
+        return PP_ERR_INVALID_ARG;
+    }
+    if (r->schedule && !pp_sched_find(r->schedule)) {
+        pp__plan_err(err, "unknown schedule '%.40s' (ppsched --list names them)", r->schedule);
+        return PP_ERR_UNKNOWN_SCHEDULE;
+    }
+    if (r->tp > 0 && q->p.m.heads % r->tp) {
+        pp__plan_err(err, "tp %d does not divide heads %d: tensor parallelism splits the heads evenly", r->tp,
+                     q->p.m.heads);
+        return PP_ERR_INVALID_ARG;
+    }
+    if (r->ep > 0 && q->p.m.experts % r->ep) {
+        pp__plan_err(err, "ep %d does not divide experts %d: each expert-parallel rank holds experts / ep experts",
+                     r->ep, q->p.m.experts);
+        return PP_ERR_INVALID_ARG;
+    }
+    if (r->cp > 0 && q->p.m.seq % r->cp) {
+        pp__plan_err(err, "cp %d does not divide seq %d: context parallelism splits the sequence evenly", r->cp,
+                     q->p.m.seq);
+        return PP_ERR_INVALID_ARG;
+    }
+    {
+        long long P = r->pp > 0 ? r->pp : 1, T = r->tp > 0 ? r->tp : 1, C = r->cp > 0 ? r->cp : 1, D = r->dp > 0 ? r->dp : 1;
+        long long all = P * T * C * D; /* each <= gpus <= 2^24: no overflow before the test */
+        if (all > r->gpus || r->gpus % all ||
+            (r->pp > 0 && r->tp > 0 && r->cp > 0 && r->dp > 0 && all != r->gpus)) {
+            pp__plan_err(err, "the layout does not multiply to the GPU count: pp x tp x cp x dp = %lld x %lld x %lld x %lld "
+                         "= %lld must %s %d (dp = gpus / (tp x cp x pp) must be exact)", P, T, C, D, all,
+                         r->pp > 0 && r->tp > 0 && r->cp > 0 && r->dp > 0 ? "equal" : "divide", r->gpus);
+            return PP_ERR_INVALID_ARG;
+        }
+    }
+    pp_model_stats(&q->p.m, &ms, NULL);
+    q->flops_per_token = ms.flops_per_token;
+    return PP_OK;
+}
+
+/* ---- one layout: items, stages, bytes, times ---- */
+
+/* Per item (0 = embedding, 1..L = layers, L+1 = LM head): forward time of one
+   microbatch (b = its time without communication), its parameters on one
+   rank (expert ones apart), activation bytes kept per microbatch. */
+typedef struct pp__item { double f, w, params, eparams, act; } pp__item;
+
+/* one layout's ranks: tensor, context, expert parallel, microbatch size */
+typedef struct pp__lay { int pp, tp, cp, ep, dp, mbs; } pp__lay;
+
+/* compute slowdown of a TP-sharded layer on `tokens` rows (PLANNING, pass times) */
+static double pp__tp_slow(const pp_gpu *g, int tp, double tokens) {
+    double a = g->tp_slowdown == 0 ? 0.037 : g->tp_slowdown < 0 ? 0 : g->tp_slowdown, l = 0;
+    while (tp > 1) { l += 1; tp /= 2; }
+    return 1 + a * l * (tokens > 1024 ? 1024 / tokens : 1);
+}
+
+/* a link between `ranks` x tp GPUs: NVLink inside a node, else the network */
+static double pp__link(const pp__preq *q, int ranks, int tp) {
+    return (double)ranks * tp <= q->node ? q->g.tp_bw : q->g.net_bw;
+}
+
+/* forward time of a layer kind, without and with its communication */
+static void pp__layer_time(const pp__preq *q, const pp__lay *y, int moe, double *compute, double *total) {
+    const pp__pmodel *p = &q->p;
+    double t = y->tp, T = (double)y->mbs * p->s / y->cp; /* tokens on this rank */
+    double flops = T * pp__layer_flops(p, moe) / t;
+    double w = (pp__layer_shared_params(p, moe) + pp__layer_expert_params(p, moe) / y->ep) / t;
+    double bytes = 2 * w + pp__act_bytes(p, moe, T, y->tp, 0), tf, comm = 0;
+    tf = flops / q->g.flops > bytes / q->g.hbm_bw ? flops / q->g.flops : bytes / q->g.hbm_bw;
+    tf *= pp__tp_slow(&q->g, y->tp, T);
+    if (y->tp > 1) comm += 2 * 2 * (t - 1) / t * 2 * T * p->h / q->g.tp_bw; /* 2 all-gather/reduce-scatter pairs */
+    if (y->cp > 1) { /* ring attention: K and V go round the cp ranks, overlapped with the scores */
+        double kv = (y->cp - 1) * T * 2 * (p->k_w + p->v_w) / t / pp__link(q, y->cp, y->tp);
+        double scores = T * 2 * p->s * (p->q_w + p->o_w) / t / q->g.flops;
+        if (kv > scores) comm += kv - scores;
+    }
+    if (moe && y->ep > 1) /* all-to-all: each token to top_k experts and back */
+        comm += 2 * (T / (p->m.no_seq_parallel ? 1 : t)) * p->m.top_k * 2 * p->h * (y->ep - 1) / y->ep /
+                pp__link(q, y->ep, y->tp);
+    *compute = tf;
+    *total = tf + comm;
+}
+
+static void pp__plan_items(const pp__preq *q, const pp__lay *y, pp__item *it, double *comm) {
+    const pp__pmodel *p = &q->p;
+    double t = y->tp, T = (double)y->mbs * p->s / y->cp, V = p->V, h = p->h, flops, bytes, tf, c[2], tot[2];
+    int L = p->m.layers, i, k;
+    for (k = 0; k < 2; k++) pp__layer_time(q, y, k, &c[k], &tot[k]);
+    for (i = 1; i <= L; i++) {
+        int moe = pp__is_moe(p, i - 1);
+        it[i].f = tot[moe];
+        it[i].w = c[moe];
+        it[i].params = pp__layer_shared_params(p, moe) / t;
+        it[i].eparams = pp__layer_expert_params(p, moe) / y->ep / t;
+        it[i].act = pp__act_bytes(p, moe, T, y->tp, 0);
+    }
+    /* embedding: a gather, memory-bound; LM head: 2 T h V FLOPs, fp32 logits */
+    it[0].f = 2 * T * h / t / q->g.hbm_bw;
+    it[0].w = it[0].f;
+    it[0].params = p->emb / t;
+    it[0].eparams = 0;
+    it[0].act = 0;
+    flops = 2 * T * h * V / t;
+    bytes = 2 * V * h / t + 4 * T * V / t;
+    tf = flops / q->g.flops > bytes / q->g.hbm_bw ? flops / q->g.flops : bytes / q->g.hbm_bw;
+    tf *= pp__tp_slow(&q->g, y->tp, T);
+    it[L + 1].f = tf;
+    it[L + 1].w = tf;
+    /* the head's weight: its own, or with pp > 1 the copy of the tied embedding Megatron keeps on the last stage */
+    it[L + 1].params = (p->m.untied || y->pp > 1 ? V * h : 0) / t + p->final_norm / t;
+    it[L + 1].eparams = 0;
+    it[L + 1].act = 0;
+    *comm = 2 * T * h / (p->m.no_seq_parallel ? 1 : t) / q->g.net_bw;
+}
+
+static void pp__cand_reason(pp_candidate *c, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(c->reason, sizeof c->reason, fmt, ap);
+    va_end(ap);
+}
+
+/* A build shared by layouts of equal (schedule, v, n_b, memory limit)
+   whose stage times are those of the build times one factor (to 1e-12):
+   the schedule is the same, every time scaled. The cache is emptied per
+   (pp, tp, cp); a hit is typically another mbs or ep at tp = 1. */
+#define PP__PLAN_CACHE 256
+typedef struct pp__plan_cache {
+    int id, v, nb, S;
+    double lim, rin;
+    pp_schedule *s; /* NULL: a pruned candidate's entry, built on its first hit */
+    pp_times *stt;  /* [S]: its stage times */
+} pp__plan_cache;
+
+/* the factor x with a[s] = x b[s] for every time of every stage, or 0 */
+static double pp__plan_ratio(const pp_times *a, const pp_times *b, int S) {
+    double x = a[0].f / b[0].f;
+    int s;
+    for (s = 0; s < S; s++) {
+        const double p[4] = {a[s].f, a[s].b, a[s].w, a[s].comm}, q[4] = {b[s].f, b[s].b, b[s].w, b[s].comm};
+        int k;
+        for (k = 0; k < 4; k++) {
+            double d = p[k] - x * q[k];
+            if ((d < 0 ? -d : d) > 1e-12 * (p[k] < 0 ? -p[k] : p[k])) return 0;
+        }
+    }
+    return x;
+}
+
+/* splits of the current items, by stage count (v values + 1 + dualpipe's) */
+#define PP__PLAN_SPLITS 8
+
+/* each schedule's best step time so far (branch and bound) */
+typedef struct pp__plan_inc { double step; char lay[64]; } pp__plan_inc;
+
+/* One plan's working memory, from the caller's allocator. */
+typedef struct pp__pws {
+    pp_allocator al;
+    pp__item *it;        /* [L + 2] of the current (tp, cp, ep, mbs) */
+    double *cost;        /* [L + 2] */
+    pp_times *stt;       /* [2 (L + 2)] */
+    double *dev_static, *dev_params, *dev_eparams; /* [L + 2]: pp <= items */
+    double comm;         /* pipeline send time of the current items */
+    int nsplit, split_S[PP__PLAN_SPLITS];
+    int *split;          /* [PP__PLAN_SPLITS][L + 2] */
+    pp__plan_cache cache[PP__PLAN_CACHE];
+    int ncache;
+} pp__pws;
+
+/* keeps a build (or, s = NULL, a pruned layout's times); 0 when full */
+static int pp__plan_cache_put(pp__pws *w, int id, int v, int nb, int S, double lim, double rin, pp_schedule *s,
+                              const pp_times *stt) {
+    pp__plan_cache *e;
+    pp_times *copy;
+    if (w->ncache == PP__PLAN_CACHE) return 0;
+    copy = (pp_times *)pp__plan_malloc(&w->al, sizeof(pp_times) * (size_t)S);
+    if (!copy) return 0;
+    memcpy(copy, stt, sizeof(pp_times) * (size_t)S);
+    e = &w->cache[w->ncache++];
+    e->id = id; e->v = v; e->nb = nb; e->S = S; e->lim = lim; e->rin = rin;
+    e->s = s; e->stt = copy;
+    return 1;
+}
+
+static void pp__plan_cache_clear(pp__pws *w) {
+    while (w->ncache > 0) {
+        --w->ncache;
+        pp_sched_free(w->cache[w->ncache].s);
+        pp__plan_free(&w->al, w->cache[w->ncache].stt);
+    }
+}
+
+/* the split of the current items into S stages (kept per S until the items change) */
+static const int *pp__plan_split(pp__pws *w, int items, int S, char *err) {
+    int k;
+    double mx;
+    for (k = 0; k < w->nsplit; k++)
+        if (w->split_S[k] == S) return w->split + (size_t)k * items;
+    if (w->nsplit == PP__PLAN_SPLITS) w->nsplit = 0;
+    k = w->nsplit;
+    if (pp_partition(w->cost, items, S, w->split + (size_t)k * items, &mx, &w->al, err) != PP_OK) return NULL;
+    w->split_S[k] = S;
+    w->nsplit = k + 1;
+    return w->split + (size_t)k * items;
+}
+
+/* "pp=5 tp=4 dp=1 mbs=1", with cp, ep, v where they are not 1 */
+static void pp__lay_name(char *buf, size_t cap, int pp, int tp, int cp, int ep, int dp, int v, int mbs) {
+    int u = snprintf(buf, cap, "pp=%d tp=%d", pp, tp);
+    if (u > 0 && cp > 1 && (size_t)u < cap) u += snprintf(buf + u, cap - (size_t)u, " cp=%d", cp);
+    if (u > 0 && ep > 1 && (size_t)u < cap) u += snprintf(buf + u, cap - (size_t)u, " ep=%d", ep);
+    if (u > 0 && (size_t)u < cap) u += snprintf(buf + u, cap - (size_t)u, " dp=%d", dp);
+    if (u > 0 && v > 2 && (size_t)u < cap) u += snprintf(buf + u, cap - (size_t)u, " v=%d", v);
+    if (u > 0 && (size_t)u < cap) snprintf(buf + u, cap - (size_t)u, " mbs=%d", mbs);
+}
+
+static int pp__cand_cmp(const void *x, const void *y) {
+    const pp_candidate *a = (const pp_candidate *)x, *b = (const pp_candidate *)y;
+    int ra = a->step_time > 0 ? 0 : a->fits ? 1 : 2, rb = b->step_time > 0 ? 0 : b->fits ? 1 : 2;
+    if (ra != rb) return ra - rb;
+    if (ra == 0 && a->step_time != b->step_time) return a->step_time < b->step_time ? -1 : 1;
+    if (ra == 2 && a->peak_bytes != b->peak_bytes) return a->peak_bytes < b->peak_bytes ? -1 : 1;
+    return 0;
+}
+
+/* the most passes one build may have (pp x v x n_b x 3) */
+#define PP__PLAN_MAX_PASSES 4194304.0
+
+/* The planner's own facts about a schedule, beside pp_sched_info's (its
+   calibration, PLANNING step time and adaptive). steady: after steady x pp
+   microbatches each further one adds the same work and no memory (1: the
+   1F1B-like and V schedules, checked at d = 8, 20, n = 160; 0: memory grows
+   with n; 2: the rest). */
+static int pp__plan_steady(const pp_sched_info *info) {
+    switch (info->id) {
+    case PP_SCHED_1F1B: case PP_SCHED_1F1B_R: case PP_SCHED_ZB_H1: case PP_SCHED_1F1B_V:
+    case PP_SCHED_V_MIN: case PP_SCHED_V_HALF: case PP_SCHED_V_ZB:
+        return 1;
+    case PP_SCHED_GPIPE: case PP_SCHED_LOOPED_BFS:
+        return 0;
+    default:
+        return 2;
+    }
+}
+/* the largest pp at which a schedule built by a search is built in about
+   0.1 s (unit times, n = 2pp); 0: no search. The adaptive ones take
+   seconds above 8; interleaved-1f1b-m's block search 0.1 s at 40. */
+static int pp__plan_search_d(const pp_sched_info *info) {
+    if (info->adaptive) return 8;
+    return info->id == PP_SCHED_INTERLEAVED_1F1B_M ? 40 : 0;
+}
+
+/* Evaluate one (layout, schedule, v). */
+static void pp__plan_one(const pp__preq *q, pp__pws *w, const pp__lay *y, int id, int v, pp_candidate *c,
+                         const pp__plan_inc *inc, double top_k, int bound_only) {
+    const pp_plan_request *r = q->r;
+    const pp__pmodel *P = &q->p;
+    const pp_sched_info *info = pp_sched_info_at(id);
+    const char *name = info->name;
+    pp__item *it = w->it;
+    pp_times *stt = w->stt;
+    const int *first;
+    int pp = y->pp, tp = y->tp, dp = y->dp, mbs = y->mbs;
+    int L = P->m.layers, items = L + 2, n = r->global_batch / (dp * mbs), S, Sp, s, i, dev, nb, cached = 0;
+    int recompute = info->recompute, dual = info->copies == 2, vplace = info->placement == PP_PLACE_VSHAPE;
+    double dshard = (double)dp * y->cp, eshard = dshard / y->ep; /* ranks sharing a dense / an expert weight */
+    double optb = P->m.no_distributed_optimizer ? 12 : 12.0 / dshard, eoptb = P->m.no_distributed_optimizer ? 12 : 12.0 / eshard;
+    double unit, act_sum = 0, static_max = 0, grad_max = 0, best_peak = 0, lim = 0, scale = 1;
+    pp_config cfg;
+    pp_schedule *sch = NULL;
+    char e2[PP_ERR_LEN];
+    memset(c, 0, sizeof *c);
+    snprintf(c->schedule, sizeof c->schedule, "%s", name);
+    c->pp = pp;
+    c->tp = tp;
+    c->dp = dp;
+    c->cp = y->cp;
+    c->ep = y->ep;
+    c->v = v;
+    c->mbs = mbs;
+    c->microbatches = n;
+    S = pp * v;
+    Sp = dual ? pp : S; /* dualpipe: two copies of a pp-stage split */
+    if (Sp > items) {
+        pp__cand_reason(c, "%d layers + embedding + head cannot fill %d stages", L, Sp);
+        return;
+    }
+    first = pp__plan_split(w, items, Sp, e2);
+    if (!first) { pp__cand_reason(c, "%s", e2); return; }
+    /* bytes: static per device from its stages' items (PLANNING, static) */
+    for (dev = 0; dev < pp; dev++) w->dev_params[dev] = w->dev_eparams[dev] = 0;
+    for (s = 0; s < S; s++) {
+        int part = s < Sp ? s : s - Sp, end = part + 1 < Sp ? first[part + 1] : items;
+        double f = 0, wt = 0, pd = 0, pe = 0;
+        dev = vplace ? (s < pp ? s : 2 * pp - 1 - s) : s % pp;
+        for (i = first[part]; i < end; i++) {
+            f += it[i].f;
+            wt += it[i].w;
+            pd += it[i].params;
+            pe += it[i].eparams;
+            if (s < Sp) act_sum += it[i].act;
+        }
+        if (f <= 0) f = 1e-9;
+        stt[s].f = f;
+        stt[s].b = f;
+        stt[s].w = wt > 0 ? wt : 1e-9;
+        stt[s].comm = w->comm;
+        w->dev_params[dev] += pd;
+        w->dev_eparams[dev] += pe;
+    }
+    for (dev = 0; dev < pp; dev++) {
+        w->dev_static[dev] = w->dev_params[dev] * (4 + optb) + w->dev_eparams[dev] * (4 + eoptb);
+        if (w->dev_static[dev] > static_max) {
+            static_max = w->dev_static[dev];
+            /* its 16-bit gradients, all-reduced over the ranks sharing each weight */
+            grad_max = 2 * (w->dev_params[dev] * 2 * (dshard - 1) / dshard +
+                            w->dev_eparams[dev] * 2 * (eshard - 1) / eshard) / q->g.net_bw;
+        }
+    }
+    if (r->times) { /* measured per-device-share times: spread over stages by cost */
+        double tot = 0;
+        for (s = 0; s < S; s++) tot += stt[s].f;
+        for (s = 0; s < S; s++) {
+            double qs = stt[s].f / tot * pp;
+            stt[s].f = r->times->f * qs;
+            stt[s].b = r->times->b * qs;
+            stt[s].w = r->times->w * qs > 0 ? r->times->w * qs : 1e-9;
+            stt[s].comm = r->times->comm;
+        }
+    }
+    /* a unit: one microbatch's activations of 1/pp of the layers (their mean) */
+    unit = recompute ? act_sum / L / pp * (pp__act_bytes(P, 0, 1, tp, 1) / pp__act_bytes(P, 0, 1, tp, 0)) : act_sum / pp;
+    if (static_max >= q->gmem) {
+        c->peak_bytes = static_max;
+        c->static_bytes = static_max;
+        c->unit_bytes = unit;
+        pp__cand_reason(c, "parameters and optimizer alone need %.1f GiB > %.1f GiB%s", static_max / 1073741824.0,
+                        q->gmem / 1073741824.0, dual ? " (two copies of the parameters)" : "");
+        return;
+    }
+    if (info->takes_limit) {
+        /* the most units every device can hold, in half units */
+        lim = (double)(long)((q->gmem - static_max) / unit * 2) / 2;
+        if (lim > 2.0 * pp) lim = 2.0 * pp;
+        if (lim < 0.5) {
+            pp__cand_reason(c, "no memory left for activations (%.1f GiB static)", static_max / 1073741824.0);
+            c->unit_bytes = unit;
+            return;
+        }
+    }
+    if (pp__plan_search_d(info) && pp > pp__plan_search_d(info)) {
+        pp__cand_reason(c, "not evaluated: the %s search takes seconds at pp > %d (the planner keeps it to pp <= %d)",
+                        name, pp__plan_search_d(info), pp__plan_search_d(info));
+        c->unit_bytes = unit;
+        return;
+    }
+    /* build at n_b microbatches, extrapolate the steady state: n_b = pp
+       where the peak is reached within d microbatches (steady = 1: at unit
+       times the extrapolation equals the full build, checked for d = 8, 20
+       at n = 160), 2pp where warm-up runs longer, n where memory grows with n */
+    nb = n < 2 * pp ? n : 2 * pp;
+    if (pp__plan_steady(info) == 1 && n > pp) nb = pp;
+    if (pp__plan_steady(info) == 0) nb = n;
+    if ((double)S * nb * 3 > PP__PLAN_MAX_PASSES) {
+        pp__cand_reason(c, "not evaluated: its build would have %.0f passes (%d stages x %d microbatches x 3), "
+                        "over the planner's %.0f", (double)S * nb * 3, S, nb, PP__PLAN_MAX_PASSES);
+        c->unit_bytes = unit;
+        return;
+    }
+    memset(&cfg, 0, sizeof cfg);
+    cfg.allocator = w->al;
+    cfg.schedule = name;
+    cfg.devices = pp;
+    cfg.microbatches = nb;
+    cfg.chunks = v;
+    cfg.stage_times = stt;
+    cfg.mem_limit = lim;
+    if (recompute) cfg.recompute_input = pp__act_bytes(P, 0, 1, tp, 1) / pp__act_bytes(P, 0, 1, tp, 0);
+    /* work bound (PLANNING, pruning): device k runs nb x p_k of passes (its
+       stages' F + B + W, + F again for recomputation) and cannot start
+       before microbatch 0's forwards reach its first stage k, so
+       makespan(nb) >= head_k + nb p_k; the extrapolation adds (n - nb) x
+       the busiest p */
+    {
+        double pmax = 0, mk = 0, head = 0, tail = 0, bound;
+        for (dev = 0; dev < pp; dev++) {
+            double pk = 0, qk = 0;
+            for (s = 0; s < S; s++) {
+                int sd = vplace ? (s < pp ? s : 2 * pp - 1 - s) : s % pp;
+                if (sd == dev) {
+                    pk += stt[s].f + stt[s].b + stt[s].w + (recompute ? stt[s].f : 0);
+                    qk += stt[s].f + stt[s].b + (recompute ? stt[s].f : 0);
+                }
+            }
+            if (dual) pk /= 2; /* each microbatch runs one of the two copies */
+            if (pk > pmax) pmax = pk;
+            if (head + nb * pk > mk) mk = head + nb * pk;
+            /* one route: stage k is device k's first, and every F and B of a
+               microbatch on device k precedes its B on stage k; the last of
+               those is followed by the B chain down to stage 0 */
+            if (!dual && head + nb * qk + tail > mk) mk = head + nb * qk + tail;
+            head += stt[dev].f;
+            tail += stt[dev].b;
+        }
+        bound = mk + (double)(n - nb) * pmax;
+        if (dshard > 1) bound += grad_max;
+        c->bound = bound;
+        if (bound_only) return;
+    }
+    {
+        int k, hit = -1;
+        pp__plan_cache *e;
+        for (k = 0; k < w->ncache && hit < 0; k++) {
+            e = &w->cache[k];
+            if (e->id == id && e->v == v && e->nb == nb && e->S == S && e->lim == lim && e->rin == cfg.recompute_input &&
+                (scale = pp__plan_ratio(stt, e->stt, S)) > 0)
+                hit = k;
+        }
+        if (hit < 0) scale = 1;
+        if ((hit < 0 || !w->cache[hit].s) && !r->no_prune && inc && inc->step > 0 &&
+            c->bound > inc->step * (1 + 1e-9) && c->bound > top_k * (1 + 1e-9)) {
+            /* slower than this schedule's best so far whatever its bubble: not
+               built; its times are kept for a later layout that shares the build */
+            c->pruned = 1;
+            c->unit_bytes = unit;
+            c->static_bytes = static_max;
+            c->peak_bytes = static_max;
+            pp__cand_reason(c, "not built: at least %.1f%% slower (work bound %.3f s) than its best layout %s, "
+                            "outside the top %d", 100 * (c->bound / inc->step - 1), c->bound, inc->lay,
+                            r->keep_top > 0 ? r->keep_top : 10);
+            if (hit < 0) pp__plan_cache_put(w, id, v, nb, S, lim, cfg.recompute_input, NULL, stt);
+            return;
+        }
+        if (hit >= 0 && !w->cache[hit].s) { /* a pruned layout's entry: build it with its times */
+            pp_config c2 = cfg;
+            e = &w->cache[hit];
+            c2.stage_times = e->stt;
+            if (pp_sched_build(&c2, &e->s, e2) != PP_OK) {
+                e->s = NULL;
+                pp__cand_reason(c, "does not build: %s", e2);
+                c->unit_bytes = unit;
+                return;
+            }
+        }
+        if (hit >= 0) {
+            sch = w->cache[hit].s;
+            cached = 1;
+        } else {
+            if (pp_sched_build(&cfg, &sch, e2) != PP_OK) {
+                pp__cand_reason(c, "does not build: %s", e2);
+                c->unit_bytes = unit;
+                return;
+            }
+            cached = pp__plan_cache_put(w, id, v, nb, S, lim, cfg.recompute_input, sch, stt);
+        }
+    }
+    {
+        double work = 0, wd, full = recompute ? act_sum / pp : unit; /* recompute: units are the kept fraction */
+        int p;
+        for (dev = 0; dev < pp; dev++) {
+            double peak_b;
+            wd = 0;
+            for (p = sch->device_start[dev]; p < sch->device_start[dev + 1]; p++)
+                wd += sch->passes[p].end - sch->passes[p].start;
+            if (wd > work) work = wd;
+            peak_b = w->dev_static[dev] + sch->peak_memory[dev] * full;
+            if (peak_b > best_peak) {
+                best_peak = peak_b;
+                c->static_bytes = w->dev_static[dev];
+                c->peak_units = sch->peak_memory[dev];
+            }
+        }
+        c->peak_bytes = best_peak;
+        c->unit_bytes = unit;
+        c->step_time = (sch->makespan + (double)(n - nb) * work / nb) * scale;
+    }
+    if (!cached) pp_sched_free(sch);
+    if (dshard > 1) c->step_time += grad_max; /* data parallel: ring all-reduce of the gradients */
+    c->fits = best_peak <= q->gmem;
+    if (!c->fits) {
+        pp__cand_reason(c, "out of memory by %.1f GiB (peak %.1f GiB)", (best_peak - q->gmem) / 1073741824.0,
+                        best_peak / 1073741824.0);
+        c->step_time = 0;
+        return;
+    }
+    /* MFU: the model's training FLOPs over the GPUs' peak (Narayanan et al. 2021, Eq. 3, generalised) */
+    c->mfu = (double)r->global_batch * P->s * q->flops_per_token / (c->step_time * r->gpus * q->g.peak_flops);
+}
+
+/* a (pp, tp, cp) triple of layouts: its candidates' first index in out, its key */
+typedef struct pp__plan_pair { int pp, tp, cp, dp, base, n; double key; } pp__plan_pair;
+
+/* the planner refuses requests with more candidates than this (LIMITS) */
+#define PP__PLAN_MAX_CANDIDATES 200000
+
+static const int pp__plan_vs[] = {2, 3, 4, 6, 8}; /* v tried for schedules that take any */
+/* v > 2 is tried while pp x v stays within this many stages (a build at
+   pp = 40, v = 8 takes 0.05 s; Megatron's published runs stay below it) */
+#define PP__PLAN_V_STAGES 128
+
+/* the v values schedule id is tried with at pp (S = pp v <= items) */
+static int pp__plan_nv(const pp__preq *q, int id, int pp, int *vs) {
+    const pp_sched_info *info = pp_sched_info_at(id);
+    int items = q->p.m.layers + 2, nv = 0, k;
+    if (!info->any_chunks) { vs[0] = info->chunks; return 1; }
+    if (q->r->v > 0) { vs[0] = q->r->v; return 1; }
+    for (k = 0; k < (int)(sizeof pp__plan_vs / sizeof pp__plan_vs[0]); k++)
+        if (k == 0 || ((double)pp * pp__plan_vs[k] <= items && pp * pp__plan_vs[k] <= PP__PLAN_V_STAGES))
+            vs[nv++] = pp__plan_vs[k];
+    return nv;
+}
+
+/* is ep a layout's expert-parallel degree: divides experts and dp x cp (EP
+   groups are carved from the data- and context-parallel ranks) */
+static int pp__plan_ep_ok(const pp__preq *q, int ep, int dp, int cp) {
+    int E = q->p.m.experts;
+    if (q->r->ep > 0) return ep == q->r->ep && (long long)dp * cp % ep == 0;
+    if (E == 0) return ep == 1;
+    return E % ep == 0 && (long long)dp * cp % ep == 0 && (ep & (ep - 1)) == 0;
+}
+
+/* mbs values: 1, 2, 4 (or the one asked for) dividing global_batch / dp */
+static int pp__plan_mbs_ok(const pp__preq *q, int mbs, int dp) {
+    if (q->r->mbs > 0 && mbs != q->r->mbs) return 0;
+    return q->r->global_batch % dp == 0 && (q->r->global_batch / dp) % mbs == 0;
+}
+
+PP_PLAN_DEF pp_status pp_plan(const pp_plan_request *r, pp_candidate *out, int cap, int *count, char *err) {
+    pp__preq q;
+    pp__pws w;
+    pp__lay y;
+    pp_status st;
+    int id, total = 0, items, nsched = 0, rep = -1, pass, npairs = 0, k, ktop, ntop = 0, want = -1, nall = pp_sched_count();
+    int mbs_lo, mbs_hi, vs[8];
+    double *top = NULL;
+    pp__plan_pair *pairs = NULL;
+    pp__plan_inc *inc = NULL;
+    if (err) err[0] = 0;
+    if (count) *count = 0;
+    if (!r || !count || cap < 0 || (cap > 0 && !out)) {
+        pp__plan_err(err, "pp_plan: needs req, count, cap >= 0 and out when cap > 0");
+        return PP_ERR_INVALID_ARG;
+    }
+    st = pp__plan_resolve(r, &q, err);
+    if (st != PP_OK) return st;
+    if (r->schedule) want = (int)pp_sched_find(r->schedule)->id;
+    memset(&w, 0, sizeof w);
+    w.al = pp__plan_al(&r->allocator);
+    items = q.p.m.layers + 2;
+    mbs_lo = r->mbs > 0 ? r->mbs : 1;
+    mbs_hi = r->mbs > 0 ? r->mbs : 4;
+    /* (pp, tp, cp) triples in enumeration order; each one's candidates keep
+       their place in out (pp, tp, cp, ep, mbs, schedule, v ascending), but
+       the triples are evaluated in the order of their lowest work bound (one
+       schedule's, over the triple's ep and mbs) so that good incumbents come
+       early. Pass 0 counts, pass 1 fills. */
+    for (id = 0; id < nall; id++)
+        if (!r->schedule || id == want) nsched++;
+    rep = r->schedule ? want : (int)PP_SCHED_1F1B; /* the order key: plain 1F1B's work bound */
+    for (pass = 0; pass < 2; pass++) {
+        int pp, tp, cp;
+        npairs = 0;
+        total = 0;
+        for (pp = 1; pp <= r->gpus; pp++) {
+            if (r->gpus % pp || (r->pp > 0 && pp != r->pp)) continue;
+            /* at least two items (layers, embedding, head) per device unless asked */
+            if (r->pp <= 0 && pp > 1 && 2 * pp > items) continue;
+            for (tp = 1; tp <= r->gpus / pp; tp++) {
+                if ((r->gpus / pp) % tp || (r->tp > 0 && tp != r->tp)) continue;
+                /* TP inside one node (1, 2, 4, 8 on 8 GPUs), heads split evenly */
+                if (r->tp <= 0 && (q.node % tp || q.p.m.heads % tp)) continue;
+                for (cp = r->cp > 0 ? r->cp : 1; cp <= r->gpus / (pp * tp); cp *= 2) {
+                    int dp, ep, mbs, nl = 0;
+                    if (r->cp > 0 && cp != r->cp) break;
+                    /* CP for long sequences: at least 4096 tokens per rank */
+                    if (r->cp <= 0 && cp > 1 && q.p.m.seq / cp < 4096) break;
+                    if ((r->gpus / (pp * tp)) % cp || q.p.m.seq % cp) continue;
+                    dp = r->gpus / (pp * tp * cp);
+                    if (r->dp > 0 && dp != r->dp) continue;
+                    for (ep = 1; ep <= (q.p.m.experts > 0 ? q.p.m.experts : 1); ep++) {
+                        if (!pp__plan_ep_ok(&q, ep, dp, cp)) continue;
+                        for (mbs = mbs_lo; mbs <= mbs_hi; mbs *= 2) {
+                            if (!pp__plan_mbs_ok(&q, mbs, dp)) continue;
+                            for (id = 0; id < nall; id++)
+                                if (!r->schedule || id == want) nl += pp__plan_nv(&q, id, pp, vs);
+                        }
+                    }
+                    if (nl == 0) continue;
+                    if (pass == 1) {
+                        pairs[npairs].pp = pp;
+                        pairs[npairs].tp = tp;
+                        pairs[npairs].cp = cp;
+                        pairs[npairs].dp = dp;
+                        pairs[npairs].base = total;
+                        pairs[npairs].n = nl;
+                        pairs[npairs].key = 1e300;
+                    }
+                    total += nl;
+                    npairs++;
+                    if (total > PP__PLAN_MAX_CANDIDATES) {
+                        pp__plan_free(&w.al, pairs);
+                        pp__plan_err(err, "the search has more than %d candidates (%d GPUs, %d layers): narrow it with "
+                                     "pp, tp, cp, ep, mbs or a schedule", PP__PLAN_MAX_CANDIDATES, r->gpus, q.p.m.layers);
+                        return PP_ERR_OVERFLOW;
+                    }
+                }
+            }
+        }
+        if (pass == 0) {
+            if (npairs == 0) {
+                pp__plan_err(err, "no layout: no pp x tp x cp x dp = %d (tp within a %d-GPU node dividing heads %d) "
+                             "with mbs dividing global batch %d / dp%s", r->gpus, q.node, q.p.m.heads, r->global_batch,
+                             q.p.m.experts ? " and ep dividing experts and dp x cp" : "");
+                return PP_ERR_INVALID_ARG;
+            }
+            pairs = (pp__plan_pair *)pp__plan_malloc(&w.al, sizeof(pp__plan_pair) * (size_t)npairs);
+            if (!pairs) { pp__plan_err(err, "pp_plan: out of memory"); return PP_ERR_OUT_OF_MEMORY; }
+        }
+    }
+    *count = total;
+    if (cap == 0 && !out) { /* a query: the request is valid and has this many candidates */
+        pp__plan_free(&w.al, pairs);
+        return PP_OK;
+    }
+    if (total > cap) {
+        pp__plan_free(&w.al, pairs);
+        pp__plan_err(err, "pp_plan: %d candidates, room for %d", total, cap);
+        return PP_ERR_OVERFLOW;
+    }
+    ktop = r->keep_top > 0 ? r->keep_top : 10;
+    if (ktop > total) ktop = total;
+    w.it = (pp__item *)pp__plan_malloc(&w.al, sizeof(pp__item) * (size_t)items);
+    w.cost = (double *)pp__plan_malloc(&w.al, sizeof(double) * (size_t)items);
+    w.stt = (pp_times *)pp__plan_malloc(&w.al, sizeof(pp_times) * (size_t)(2 * items));
+    w.dev_static = (double *)pp__plan_malloc(&w.al, sizeof(double) * (size_t)(3 * items));
+    w.split = (int *)pp__plan_malloc(&w.al, sizeof(int) * (size_t)PP__PLAN_SPLITS * (size_t)items);
+    inc = (pp__plan_inc *)pp__plan_malloc(&w.al, sizeof(pp__plan_inc) * (size_t)nall);
+    top = (double *)pp__plan_malloc(&w.al, sizeof(double) * (size_t)ktop);
+    if (!w.it || !w.cost || !w.stt || !w.dev_static || !w.split || !inc || !top) {
+        st = PP_ERR_OUT_OF_MEMORY;
+        pp__plan_err(err, "pp_plan: out of memory");
+        goto done;
+    }
+    w.dev_params = w.dev_static + items;
+    w.dev_eparams = w.dev_static + 2 * items;
+    memset(inc, 0, sizeof(pp__plan_inc) * (size_t)nall);
+    /* pass 2: each triple's key (its best work bound); pass 3: evaluate */
+    for (pass = 2; pass < 4; pass++) {
+        if (pass == 2 && r->no_prune) continue;
+        if (pass == 3) { /* stable insertion sort by key (no_prune: every key 1e300, enumeration order) */
+            for (k = 1; k < npairs; k++) {
+                pp__plan_pair x = pairs[k];
+                int j = k;
+                while (j > 0 && pairs[j - 1].key > x.key) { pairs[j] = pairs[j - 1]; j--; }
+                pairs[j] = x;
+            }
+        }
+        for (k = 0; k < npairs; k++) {
+            int idx = pairs[k].base, ep;
+            y.pp = pairs[k].pp;
+            y.tp = pairs[k].tp;
+            y.cp = pairs[k].cp;
+            y.dp = pairs[k].dp;
+            /* the cache's key holds (pp, tp, cp): no other triple can hit an
+               entry of this one, so it is emptied here and never fills up */
+            pp__plan_cache_clear(&w);
+            for (ep = 1; ep <= (q.p.m.experts > 0 ? q.p.m.experts : 1); ep++) {
+                if (!pp__plan_ep_ok(&q, ep, y.dp, y.cp)) continue;
+                y.ep = ep;
+                for (y.mbs = mbs_lo; y.mbs <= mbs_hi; y.mbs *= 2) {
+                    int i;
+                    if (!pp__plan_mbs_ok(&q, y.mbs, y.dp)) continue;
+                    pp__plan_items(&q, &y, w.it, &w.comm);
+                    for (i = 0; i < items; i++) w.cost[i] = w.it[i].f;
+                    w.nsplit = 0;
+                    if (pass == 2) {
+                        pp_candidate c;
+                        pp__plan_one(&q, &w, &y, rep, pp_sched_info_at(rep)->chunks, &c, NULL, 0, 1);
+                        if (c.bound > 0 && c.bound < pairs[k].key) pairs[k].key = c.bound;
+                        continue;
+                    }
+                    for (id = 0; id < nall; id++) {
+                        int nv, j;
+                        if (r->schedule && id != want) continue;
+                        nv = pp__plan_nv(&q, id, y.pp, vs);
+                        for (j = 0; j < nv; j++) {
+                            pp_candidate c;
+                            pp__plan_one(&q, &w, &y, id, vs[j], &c, &inc[id], ntop < ktop ? 1e300 : top[ktop - 1], 0);
+                            if (c.step_time > 0 && ktop > 0) { /* keep the ktop best step times, ascending */
+                                int t;
+                                if (ntop < ktop) t = ntop++;
+                                else if (c.step_time < top[ktop - 1]) t = ktop - 1;
+                                else t = -1;
+                                if (t >= 0) {
+                                    while (t > 0 && top[t - 1] > c.step_time) { top[t] = top[t - 1]; t--; }
+                                    top[t] = c.step_time;
+                                }
+                            }
+                            if (c.step_time > 0 && (inc[id].step <= 0 || c.step_time < inc[id].step)) {
+                                inc[id].step = c.step_time;
+                                pp__lay_name(inc[id].lay, sizeof inc[id].lay, y.pp, y.tp, y.cp, y.ep, y.dp, c.v, y.mbs);
+                            }
+                            out[idx++] = c;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    qsort(out, (size_t)total, sizeof *out, pp__cand_cmp);
+    if (total > 0 && out[0].step_time > 0) {
+        char lay[64];
+        int i;
+        pp__lay_name(lay, sizeof lay, out[0].pp, out[0].tp, out[0].cp, out[0].ep, out[0].dp, out[0].v, out[0].mbs);
+        pp__cand_reason(&out[0], "best");
+        for (i = 1; i < total && out[i].step_time > 0; i++)
+            pp__cand_reason(&out[i], "%.1f%% slower than the best (%s %s)", 100 * (out[i].step_time / out[0].step_time - 1),
+                            out[0].schedule, lay);
+    }
+    st = PP_OK;
+done:
+    pp__plan_cache_clear(&w);
+    pp__plan_free(&w.al, pairs);
+    pp__plan_free(&w.al, inc);
+    pp__plan_free(&w.al, top);
+    pp__plan_free(&w.al, w.it);
+    pp__plan_free(&w.al, w.cost);
+    pp__plan_free(&w.al, w.stt);
+    pp__plan_free(&w.al, w.dev_static);
+    pp__plan_free(&w.al, w.split);
+    return st;
+}
+
+#endif /* PP__PLAN_IMPLEMENTATION_INCLUDED */
+#endif /* PP_PLAN_IMPLEMENTATION */
+
+/*
+------------------------------------------------------------------------------
+MIT License
+
+Copyright (c) 2026 the pp_sched authors
+
+Permission is hereby granted, free of charge, to any person obtaining a copy
+of this software and associated documentation files (the "Software"), to deal
+in the Software without restriction, including without limitation the rights
+to use, copy, modify, merge, publish, distribute, sublicense, and/or sell
+copies of the Software, and to permit persons to whom the Software is
+furnished to do so, subject to the following conditions:
+
+The above copyright notice and this permission notice shall be included in all
+copies or substantial portions of the Software.
+
+THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND, EXPRESS OR
+IMPLIED, INCLUDING BUT NOT LIMITED TO THE WARRANTIES OF MERCHANTABILITY,
+FITNESS FOR A PARTICULAR PURPOSE AND NONINFRINGEMENT. IN NO EVENT SHALL THE
+AUTHORS OR COPYRIGHT HOLDERS BE LIABLE FOR ANY CLAIM, DAMAGES OR OTHER
+LIABILITY, WHETHER IN AN ACTION OF CONTRACT, TORT OR OTHERWISE, ARISING FROM,
+OUT OF OR IN CONNECTION WITH THE SOFTWARE OR THE USE OR OTHER DEALINGS IN THE
+SOFTWARE.
+------------------------------------------------------------------------------
+*/
