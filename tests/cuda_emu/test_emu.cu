@@ -2,8 +2,8 @@
    with planted bugs, each next to its correct twin (tests/cuda_emu).
 
    Built by tests/cuda_emu/build.sh (target "self") and run by make test:
-   every buggy kernel must raise exactly the finding it plants, every
-   correct twin none, and the launch limits must refuse what CUDA refuses.
+   every buggy kernel must raise the kind of finding it plants, every
+   correct twin none at all, and the launch limits must refuse what CUDA refuses.
    One line per check group, then "N passed, N failed". The findings are
    forgotten after each check (pp_emu_findings_reset), so the run exits 0
    when every group passes. Not a CUDA program for a GPU: it calls the
