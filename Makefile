@@ -1,4 +1,4 @@
-# pp_sched: make | make test | make bench | make asan | make fuzz | make golden | make hash | make clean
+# pp_sched: make | make test | make bench | make asan | make fuzz | make golden | make hash | make optimal | make paper | make clean
 # The library is one header (pp_sched.h); everything built here is a tool,
 # a test or a benchmark around it.
 
@@ -12,7 +12,7 @@ LDLIBS   = -lm
 # even to a script that ignores CFLAGS_EXTRA) and CFLAGS_EXTRA.
 ASAN_FLAGS = -fsanitize=address,undefined -fno-omit-frame-pointer
 
-.PHONY: all test bench bench-plan asan fuzz fuzz-plan golden hash clean
+.PHONY: all test bench bench-plan asan fuzz fuzz-plan golden hash optimal paper clean
 
 all: ppsched train_cpu
 
@@ -42,14 +42,24 @@ bench/bench: bench/bench.c pp_sched.h pp_plan.h
 asan:
 	$(MAKE) test CFLAGS_EXTRA="$(ASAN_FLAGS)"
 
-# make fuzz: libFuzzer on the PyTorch CSV parser and on the planner's request
-# (needs clang; not part of make test). Seeds and fixed crashers live in tests/fuzz_corpus/ and are
-# replayed by make test; new findings go to fuzz-out/.
+# make fuzz: libFuzzer (needs clang; not part of make test) on the PyTorch
+# CSV parser (fuzz_csv), pp_sched_build's config (fuzz_build), ppsched's
+# command line (fuzz_cli) and the planner's request (fuzz-plan), FUZZ_TIME
+# seconds each. Seeds and fixed crashers live in tests/fuzz_corpus*/ and are
+# replayed by make test; new findings go to fuzz-out/ (copy them to the
+# target's corpus once fixed). Undefined behaviour aborts, so it leaves an
+# artifact too.
 FUZZ_TIME ?= 60
+FUZZ_CC    = clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
+FUZZ_RUN   = -max_total_time=$(FUZZ_TIME) -timeout=20 -artifact_prefix=fuzz-out/
 fuzz: fuzz-plan
-	clang -g -O1 -fsanitize=fuzzer,address,undefined -o fuzz_csv tests/fuzz_csv.c -lm
-	mkdir -p fuzz-out fuzz-work
-	./fuzz_csv -max_total_time=$(FUZZ_TIME) -max_len=4096 -artifact_prefix=fuzz-out/ fuzz-work tests/fuzz_corpus
+	$(FUZZ_CC) -o fuzz_csv tests/fuzz_csv.c -lm
+	$(FUZZ_CC) -o fuzz_build tests/fuzz_build.c -lm
+	$(FUZZ_CC) -o fuzz_cli tests/fuzz_cli.c -lm
+	mkdir -p fuzz-out fuzz-work/csv fuzz-work/build fuzz-work/cli
+	./fuzz_csv $(FUZZ_RUN) -max_len=4096 fuzz-work/csv tests/fuzz_corpus
+	./fuzz_build $(FUZZ_RUN) -max_len=256 -len_control=0 fuzz-work/build tests/fuzz_corpus_build
+	./fuzz_cli $(FUZZ_RUN) -max_len=512 -len_control=0 -dict=tests/fuzz_cli.dict fuzz-work/cli tests/fuzz_corpus_cli
 
 # the planner's request (tests/fuzz_plan.c); its corpus is tests/fuzz_corpus_plan/
 fuzz-plan:
@@ -70,8 +80,27 @@ hash: tests/sched_hash
 tests/sched_hash: tests/sched_hash.c pp_sched.h
 	$(CC) $(CFLAGS) -o $@ tests/sched_hash.c $(LDLIBS)
 
+# make optimal: our makespans next to the exact optimum under the same
+# placement and memory cap (OR-tools CP-SAT, d = 4, n = 8; a bounded run,
+# 5-10 minutes on 2 cores, solving stops at 14). OR-tools: PyPI, bench/.venv
+# (git-ignored, made once; needs the network that once). Not in make test:
+# make test runs bench/optimal.py self-check only where OR-tools is there.
+# make paper: the paper's Table 4 bubble rates and Table 1 memory next to
+# ours (python3, standard library).
+VENV    ?= bench/.venv
+ORTOOLS ?= ortools==9.15.6755
+OPTIMAL_FLAGS ?= --work 6 --workers 2 --budget 840
+$(VENV)/.ortools:
+	python3 -m venv $(VENV)
+	$(VENV)/bin/pip install --quiet "$(ORTOOLS)"
+	touch $@
+optimal: ppsched $(VENV)/.ortools
+	$(VENV)/bin/python bench/optimal.py table $(OPTIMAL_FLAGS)
+paper: ppsched
+	python3 bench/paper.py
+
 clean:
-	rm -rf ppsched train_cpu bench/bench fuzz_csv fuzz_plan fuzz-out fuzz-work fuzz-work-plan tests/sched_hash
+	rm -rf ppsched train_cpu bench/bench fuzz_csv fuzz_build fuzz_cli fuzz_plan fuzz-out fuzz-work fuzz-work-plan tests/sched_hash
 
 # ---- pp_cuda: make train_gpt | make test-cuda | make bench-cuda ----
 # Needs nvcc and NCCL; not part of plain make (make test builds these through

@@ -127,6 +127,7 @@ API (one line each; status-returning calls fill err[PP_ERR_LEN] on failure)
    pp_stage_route(S, copies, stage, &first, &last)  the route a stage is on (runtimes: where F's input
                                        comes from, where B's gradient goes; see routes in CONCEPTS)
    pp_status_string(st), pp_kind_name(k), pp_placement_name(p)
+   pp_status_bad_input(st)             1: the caller's input must change (tools exit 2), 0: a failed run
 
 LOWERING (pp_sched_lower; the full argument sits above its implementation)
    program     per device, its passes as COMPUTE ops in the schedule's order,
@@ -174,9 +175,33 @@ DOES NOT
    communication but does not move data. Transient working memory of a pass
    (e.g. the activations 1F1B-R recomputes inside its BW) is not counted.
 
-LIMITS
-   devices, microbatches, chunks >= 1; S*n*3 passes must fit in an int
-   (checked). Times must be finite and >= 0 with t_F > 0 and t_B > 0.
+LIMITS (checked by pp_sched_build before any work; the table with the
+   reasons sits above pp__req_resolve)
+   devices d         1 .. 65536 (V-shape schedules: >= 2)
+   chunks v          0 (the schedule's own) or what it takes; 4 d v (3v+4)
+                     <= INT_MAX/4 (a building block's cells are ints)
+   microbatches n    >= 1 with 3 d v n <= INT_MAX/4 passes (gpipe: n <=
+                     INT_MAX/64)
+   times             finite, F > 0, B > 0, W >= 0, comm >= 0, each <= 1e15;
+                     F = B = W = 0 is the default, unit times 1, 1, 1 (a
+                     zero F or B with anything else nonzero is an error);
+                     stage_times the same per stage. The total work (every
+                     pass's time plus comm per pass) <= 1e15, and the
+                     shortest F and B (BW where B and W are not split) >=
+                     1e-8 (1 + total work): the clock's tolerance is 1e-9
+                     relative, and an F or B stays at least ten tolerances
+                     long (W and comm may be 0; one below the tolerance acts
+                     as 0). At equal times this caps a schedule near 1e8
+                     passes.
+   recompute_input   0, or 1e-6 .. 1
+   mem_limit         0 (default d), or 1e-6 .. ; above max(n, 3d), where a
+                     higher limit builds the same schedule (no device holds
+                     more than n units; the searches' candidates stop
+                     changing at 3d), clamped to it: s->mem_limit is the
+                     limit used, s->mem_limit_asked the one asked for, and
+                     the ascii and JSON output say so.
+   The adaptive searches (v-auto, zb-auto) grow fast with d: about 1 s at
+   d = 64, n = 128.
 
 DECISIONS (where the paper is ambiguous, what this file does)
    - Offsets of V blocks: F chunk 0 offsets d0, F chunk 1 offsets d1, B of
@@ -555,6 +580,7 @@ extern "C" {
 #endif
 
 #define PP_ERR_LEN 256
+#define PP_TIME_MAX 1e15   /* the largest pass time, comm and total work of a schedule (LIMITS) */
 
 /* One status enum; names and strings from one table. */
 #define PP_STATUS_LIST(X)                                                        \
@@ -639,6 +665,8 @@ typedef struct pp_schedule {
     int on_grid;             /* 1 straight after pp_repeat: start/end are block cells
                                 (F, B, W 1 cell); pp_squeeze applies the real times */
     double mem_limit;        /* the limit an adaptive schedule was built under; 0 = none */
+    double mem_limit_asked;  /* the config's mem_limit when it was above the largest useful limit and
+                                mem_limit was clamped to that (LIMITS); 0 = not clamped */
     int recompute;           /* 1: BW recomputes F from the kept stage input (1f1b-r) */
     int bubble_growth;       /* -1 not computed, 0 O(p), 1 O(n): see pp_sched_bubble_growth */
     pp_allocator allocator;
@@ -765,6 +793,10 @@ typedef struct pp_sched_info {
 } pp_sched_info;
 
 PP_SCHED_API const char *pp_status_string(pp_status st);
+/* 1 when st means the caller's input must change (invalid argument, unknown
+   schedule, sizes too large), 0 otherwise: the tools exit 2 for these and 1
+   for a failed run. */
+PP_SCHED_API int pp_status_bad_input(pp_status st);
 PP_SCHED_API const char *pp_kind_name(pp_kind k);
 PP_SCHED_API const char *pp_placement_name(pp_placement p);
 /* The first and last stage of the route stage lies on: 0 and stages-1, or
@@ -957,6 +989,10 @@ PP__DEF const char *pp_status_string(pp_status st) {
     return names[st];
 }
 
+PP__DEF int pp_status_bad_input(pp_status st) {
+    return st == PP_ERR_INVALID_ARG || st == PP_ERR_UNKNOWN_SCHEDULE || st == PP_ERR_OVERFLOW;
+}
+
 PP__DEF const char *pp_kind_name(pp_kind k) {
     switch (k) {
     case PP_F: return "F";
@@ -1052,16 +1088,20 @@ PP__DEF void pp_sched_free(pp_schedule *s) {
 
 static double pp__dur(const pp_schedule *s, const pp_pass *p) { return s->stage_time[p->stage * 4 + (int)p->kind]; }
 
-/* Check times; all-zero f, b, w means unit times. */
+/* Check times (LIMITS); all-zero f, b, w means unit times (comm stays as
+   given). Each time is finite and at most PP_TIME_MAX. */
 static pp_status pp__resolve_times(const pp_times *in, pp_times *out, char *err) {
     pp_times t = *in;
     if (t.f == 0 && t.b == 0 && t.w == 0) { t.f = 1; t.b = 1; t.w = 1; }
-    if (!pp__finite(t.f) || !pp__finite(t.b) || !pp__finite(t.w) || !pp__finite(t.comm)) {
-        pp__err(err, "times must be finite numbers, got F=%g B=%g W=%g comm=%g", t.f, t.b, t.w, t.comm);
+    if (!pp__finite(t.f) || !pp__finite(t.b) || !pp__finite(t.w) || !pp__finite(t.comm) || t.f > PP_TIME_MAX ||
+        t.b > PP_TIME_MAX || t.w > PP_TIME_MAX || t.comm > PP_TIME_MAX) {
+        pp__err(err, "times must be finite and at most %g, got F=%g B=%g W=%g comm=%g", PP_TIME_MAX, t.f, t.b, t.w,
+                t.comm);
         return PP_ERR_INVALID_ARG;
     }
     if (t.f <= 0 || t.b <= 0 || t.w < 0 || t.comm < 0) {
-        pp__err(err, "times need F > 0, B > 0, W >= 0, comm >= 0; got F=%g B=%g W=%g comm=%g", t.f, t.b, t.w, t.comm);
+        pp__err(err, "times need F > 0, B > 0, W >= 0, comm >= 0 (or F = B = W = 0 for unit times 1,1,1); "
+                     "got F=%g B=%g W=%g comm=%g", t.f, t.b, t.w, t.comm);
         return PP_ERR_INVALID_ARG;
     }
     *out = t;
@@ -1075,7 +1115,7 @@ static pp_status pp__resolve_times(const pp_times *in, pp_times *out, char *err)
 typedef struct pp__cfg {
     pp_times times;              /* unit times when f, b, w are all zero; checked */
     const pp_times *stage_times; /* [S] or NULL: times / v; checked where S is known */
-    double recompute_input;      /* checked: finite, >= 0 */
+    double recompute_input;      /* checked: 0, or 1e-6 .. 1 */
     int reorder;                 /* 0: no_reorder */
     pp_allocator al;             /* malloc/free when zero */
 } pp__cfg;
@@ -1084,8 +1124,10 @@ static pp_status pp__cfg_resolve(const pp_config *cfg, pp__cfg *c, char *err) {
     pp_config zero;
     if (!cfg) { memset(&zero, 0, sizeof zero); cfg = &zero; }
     memset(c, 0, sizeof *c);
-    if (!pp__finite(cfg->recompute_input) || cfg->recompute_input < 0) {
-        pp__err(err, "recompute_input must be a finite fraction >= 0, got %g", cfg->recompute_input);
+    if (!pp__finite(cfg->recompute_input) || cfg->recompute_input < 0 || cfg->recompute_input > 1 ||
+        (cfg->recompute_input > 0 && cfg->recompute_input < 1e-6)) {
+        pp__err(err, "recompute_input is the fraction of a chunk's activation 1f1b-r keeps per stage: 0, or "
+                     "1e-6 .. 1; got %g", cfg->recompute_input);
         return PP_ERR_INVALID_ARG;
     }
     c->stage_times = cfg->stage_times;
@@ -1105,9 +1147,10 @@ static pp_status pp__stage_times(const pp__cfg *c, int S, double v, int recomput
         pp_times x;
         if (c->stage_times) {
             x = c->stage_times[st];
-            if (!pp__finite(x.f) || !pp__finite(x.b) || !pp__finite(x.w) || x.f <= 0 || x.b <= 0 || x.w < 0) {
-                pp__err(err, "stage_times[%d] needs finite F > 0, B > 0, W >= 0; got F=%g B=%g W=%g", st, x.f, x.b,
-                        x.w);
+            if (!pp__finite(x.f) || !pp__finite(x.b) || !pp__finite(x.w) || x.f <= 0 || x.b <= 0 || x.w < 0 ||
+                x.f > PP_TIME_MAX || x.b > PP_TIME_MAX || x.w > PP_TIME_MAX) {
+                pp__err(err, "stage_times[%d] needs finite F > 0, B > 0, W >= 0, each at most %g; got F=%g B=%g W=%g",
+                        st, PP_TIME_MAX, x.f, x.b, x.w);
                 return PP_ERR_INVALID_ARG;
             }
         } else {
@@ -1124,12 +1167,50 @@ static pp_status pp__stage_times(const pp__cfg *c, int S, double v, int recomput
     return PP_OK;
 }
 
+/* The times of S stages and n microbatches together (LIMITS): the total
+   work (every pass's time, plus comm on both edges of every F and backward
+   pass) is at most PP_TIME_MAX, and the shortest F and B (BW where the
+   backward is not split) are at least PP__TIME_RES (1 + total work). The
+   schedule's clock compares with a tolerance of PP__EPS (1 + t): a shorter
+   F or B at the end of the schedule could overlap another unseen, which is
+   what F > 0, B > 0 forbid. W and comm may be 0, and one below the
+   tolerance acts as 0 (the planner gives a zero W 1e-9). */
+#define PP__TIME_RES 1e-8
+static pp_status pp__check_work(const double *stage_time, int S, int n, int split, double comm, char *err) {
+    double total = 0, small = 0, need;
+    int s, k;
+    for (s = 0; s < S; s++) {
+        const double *t = stage_time + (size_t)s * 4u;
+        total += (double)n * (t[PP_F] + t[PP_BW] + 2 * comm);
+        for (k = 0; k < 4; k++) {
+            if (k == PP_W || (k == PP_BW ? split : !split && k == PP_B)) continue;
+            if (small == 0 || t[k] < small) small = t[k];
+        }
+    }
+    if (!(total <= PP_TIME_MAX)) {
+        pp__err(err, "times too large: the %d stages x %d microbatches add up to %g of work, above %g; scale every "
+                     "time down (the unit is yours)", S, n, total, PP_TIME_MAX);
+        return PP_ERR_OVERFLOW;
+    }
+    need = PP__TIME_RES * (1 + total);
+    if (small < need) {
+        pp__err(err, "times too far apart for double precision: the shortest F or B (%g) must be at least %g "
+                     "(1e-8 x (1 + %g, the total work)); make it that long, or scale every time up", small, need,
+                total);
+        return PP_ERR_INVALID_ARG;
+    }
+    return PP_OK;
+}
+
 /* Fill a schedule's times, stage_time and stage_memory. */
 static pp_status pp__set_stage_times(pp_schedule *s, const pp__cfg *c, int recompute, char *err) {
+    pp_status st;
     s->times = c->times;
     s->recompute = recompute;
-    return pp__stage_times(c, s->stages, (double)s->chunks / pp__copies(s->copies), recompute, s->stage_time,
-                           s->stage_memory, err);
+    st = pp__stage_times(c, s->stages, (double)s->chunks / pp__copies(s->copies), recompute, s->stage_time,
+                         s->stage_memory, err);
+    if (st != PP_OK) return st;
+    return pp__check_work(s->stage_time, s->stages, s->microbatches, s->split_backward, c->times.comm, err);
 }
 
 /* ---- metrics ------------------------------------------------------------ */
@@ -3025,6 +3106,7 @@ typedef struct pp__req {
     const pp_sched_info *info;
     int d, n, v, S;
     double limit; /* adaptive: the memory limit in units (default and fixed limits applied); 0 otherwise */
+    double limit_asked; /* mem_limit when it was clamped to the largest useful limit; 0 otherwise */
     pp__shape shape;
 } pp__req;
 
@@ -4805,12 +4887,45 @@ static void pp__err_unknown(char *err, const char *name) {
 }
 
 /* pp_config checked and resolved, once, into q: the one place that reads
-   the caller's config for a build. Every default is applied here (chunks,
-   times, mem_limit, the allocator), then the shape is worked out. */
+   the caller's config for a build, and its one validation, before any
+   work. Every field is checked against this table (LIMITS in the docs block
+   says the same); a bad one gets PP_ERR_INVALID_ARG (PP_ERR_OVERFLOW where
+   only its size is wrong) and a sentence that says what was wrong and what
+   would be right. Then every default is applied (chunks, times, mem_limit,
+   the allocator) and the shape worked out.
+
+   field             range                                      why
+   schedule          a row of PP_SCHED_LIST (pp_sched_find)     NULL = 1f1b
+   devices d         1 .. 65536 (V-shape placement: >= 2)
+   chunks v          0 = the row's chunks; else that, or any
+                     v >= 2 where the row has any_chunks
+   microbatches n    >= 1; 3 d v n <= INT_MAX/4                 pass indices are ints
+                     (gpipe: n <= INT_MAX/64, its builder's      its F->B turn is 3n-2 cells
+                     first check)
+   d, v together     4 d v (3v + 4) <= INT_MAX/4                a block's cells are ints: S
+                                                                stages up to 3v + 4 cells apart
+   times, comm       pp__resolve_times: finite, f, b > 0, w, comm >= 0, each
+                     <= PP_TIME_MAX; f = b = w = 0 is unit times
+   stage_times[s]    the same, per stage (pp__stage_times)
+   all the times     pp__check_work: total work <= PP_TIME_MAX, shortest F,
+                     B >= 1e-8 x (1 + total work)                the clock's tolerance
+   recompute_input   0, or 1e-6 .. 1 (pp__cfg_resolve)          a fraction of a chunk's activation
+   mem_limit         0 = the default (d); else >= 1e-6 and finite; above the
+                     largest useful limit, max(n, 3d), clamped to it: limits
+                     above it build the same schedule (tests/test_limits.c
+                     checks a grid), and the output says so
+                     (pp_schedule.mem_limit_asked)
+   no_reorder        any nonzero reads as 1
+   Fields a schedule does not read (mem_limit where the row has no
+   takes_limit, recompute_input where it has no recompute) are checked all
+   the same and ignored. */
+#define PP__MAX_DEVICES 65536
 static pp_status pp__req_resolve(const pp_config *cfg, pp__req *q, char *err) {
     const pp_sched_info *in;
     const char *name;
-    int d, n;
+    int d, n, v;
+    double cells;
+    double useful;
     pp_status st;
     memset(q, 0, sizeof *q);
     in = pp_sched_find(cfg->schedule);
@@ -4820,30 +4935,59 @@ static pp_status pp__req_resolve(const pp_config *cfg, pp__req *q, char *err) {
     n = cfg->microbatches;
     if (d < 1) { pp__err(err, "%s needs devices >= 1, got %d", name, d); return PP_ERR_INVALID_ARG; }
     if (n < 1) { pp__err(err, "%s needs microbatches >= 1, got %d", name, n); return PP_ERR_INVALID_ARG; }
-    if (d > 65536) { pp__err(err, "%s: %d devices is more than the 65536 supported", name, d); return PP_ERR_OVERFLOW; }
+    if (d > PP__MAX_DEVICES) {
+        pp__err(err, "%s: %d devices is more than the %d supported", name, d, PP__MAX_DEVICES);
+        return PP_ERR_OVERFLOW;
+    }
     if (cfg->chunks < 0) { pp__err(err, "%s: chunks must be >= 0 (0 = default), got %d", name, cfg->chunks); return PP_ERR_INVALID_ARG; }
     st = pp__cfg_resolve(cfg, &q->c, err); /* recompute_input, times, allocator */
     if (st != PP_OK) return st;
     q->info = in;
     q->d = d;
     q->n = n;
-    q->v = pp__resolve_chunks(in, cfg->chunks, err);
-    if (q->v < 0) return PP_ERR_INVALID_ARG;
+    q->v = v = pp__resolve_chunks(in, cfg->chunks, err);
+    if (v < 0) return PP_ERR_INVALID_ARG;
     if (in->placement == PP_PLACE_VSHAPE && d < 2) {
         pp__err(err, "%s needs devices >= 2, got %d", name, d);
         return PP_ERR_INVALID_ARG;
     }
-    if ((long long)d * q->v * n * 3 > INT_MAX / 4) {
-        pp__err(err, "%s: %d devices x %d chunks x %d microbatches is too many passes", name, d, q->v, n);
+    /* a block's cells: offsets of S stages, each up to 3v + 4 cells apart
+       (interleaved-1f1b-u's F chain waits (3v-1)(d-1) cells at each wrap) */
+    cells = 4.0 * d * v * (3.0 * v + 4); /* in double: no overflow for any int d, v */
+    if (cells > INT_MAX / 4) {
+        int most = 2;
+        while (4LL * d * (most + 1) * (3LL * (most + 1) + 4) <= INT_MAX / 4) most++;
+        pp__err(err, "%s: %d chunks on %d devices make a building block of about %.3g cells, more than an int "
+                     "holds; at d=%d chunks can be at most %d", name, v, d, cells,
+                d, most);
         return PP_ERR_OVERFLOW;
     }
-    if (!pp__finite(cfg->mem_limit) || cfg->mem_limit < 0) {
-        pp__err(err, "mem_limit must be a finite number of units >= 0 (0 = default), got %g", cfg->mem_limit);
+    if ((long long)d * v * n * 3 > INT_MAX / 4) {
+        pp__err(err, "%s: %d devices x %d chunks x %d microbatches is too many passes (3 d v n must be at most %d); "
+                     "use at most %d microbatches", name, d, v, n, INT_MAX / 4, INT_MAX / 4 / 3 / (d * v));
+        return PP_ERR_OVERFLOW;
+    }
+    if (!pp__finite(cfg->mem_limit) || cfg->mem_limit < 0 || (cfg->mem_limit > 0 && cfg->mem_limit < 1e-6)) {
+        pp__err(err, "mem_limit must be a finite number of units, 0 (the default, d) or at least 1e-6; got %g",
+                cfg->mem_limit);
         return PP_ERR_INVALID_ARG;
     }
-    if (in->takes_limit) q->limit = cfg->mem_limit > 0 ? cfg->mem_limit : d;
-    else if (in->adaptive) q->limit = in->fixed_limit * d;
-    return pp__req_shape(q, err);
+    if (in->takes_limit) {
+        /* no device can hold more than n units; the searches' candidates
+           (and so what they build) stop changing above 3d */
+        useful = n > 3.0 * d ? (double)n : 3.0 * d;
+        q->limit = cfg->mem_limit > 0 ? cfg->mem_limit : d;
+        if (q->limit > useful) {
+            q->limit_asked = q->limit;
+            q->limit = useful;
+        }
+    } else if (in->adaptive) {
+        q->limit = in->fixed_limit * d;
+    }
+    st = pp__req_shape(q, err);
+    if (st == PP_OK) st = pp__check_work(q->shape.stage_time, q->S, n, in->split_backward, q->c.times.comm, err);
+    if (st != PP_OK) pp__req_free(q);
+    return st;
 }
 
 /* Builds q's schedule: its builder, then (a block) the repeat, squeeze and
@@ -4881,6 +5025,7 @@ static pp_status pp__build(const pp__req *q, pp_schedule **out, char *err) {
     if (st != PP_OK) { pp_sched_free(s); return st; }
     strncpy(s->name, in->name, sizeof s->name - 1);
     s->mem_limit = q->limit;
+    s->mem_limit_asked = q->limit_asked;
     *out = s;
     return PP_OK;
 }
@@ -5666,7 +5811,10 @@ PP__DEF void pp_sched_print_ascii(FILE *f, const pp_schedule *s, int color) {
                 lb.best, lb.best == lb.appendix ? "Appendix E.2" : lb.best == lb.work ? "busiest device's work"
                                                                                     : "one microbatch's path");
     }
-    if (s->mem_limit > 0) fprintf(f, "memory limit %g units\n", s->mem_limit);
+    if (s->mem_limit > 0 && s->mem_limit_asked > 0)
+        fprintf(f, "memory limit %g units (asked %g, clamped to the largest useful limit, max(n, 3d): a higher "
+                   "limit builds the same schedule)\n", s->mem_limit, s->mem_limit_asked);
+    else if (s->mem_limit > 0) fprintf(f, "memory limit %g units\n", s->mem_limit);
     if (s->bubble_growth >= 0) fprintf(f, "bubble grows with %s\n", s->bubble_growth ? "n: O(n)" : "d only: O(p)");
     fprintf(f, "peak memory per device (units: one microbatch's activation for 1/d of the model):");
     for (dev = 0; dev < s->devices; dev++) fprintf(f, " %g", s->peak_memory[dev]);
@@ -5709,6 +5857,7 @@ PP__DEF void pp_sched_print_json(FILE *f, const pp_schedule *s) {
         pp_sched_bounds(s, &lb);
         if (s->mem_limit > 0) fprintf(f, " \"mem_limit\": %.12g,", s->mem_limit);
         else fprintf(f, " \"mem_limit\": null,");
+        if (s->mem_limit_asked > 0) fprintf(f, " \"mem_limit_asked\": %.12g, \"mem_limit_clamped\": true,", s->mem_limit_asked);
         fprintf(f, " \"lower_bound\": %.12g, \"bubble_growth\": %s,\n", lb.best,
                 s->bubble_growth < 0 ? "null" : s->bubble_growth ? "\"O(n)\"" : "\"O(p)\"");
     }

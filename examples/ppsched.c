@@ -25,9 +25,12 @@
             one SVG per built-in schedule and an index.html. plan (pp_plan.h)
             ranks layouts x microbatch sizes x schedules for a model on a
             cluster: the top K, then each schedule's best or why none fits.
-   Exit:    0 ok; 1 the library failed to build a schedule or built one that
-            does not validate; 2 bad command line (usage goes to stderr). */
+   Exit:    0 ok; 2 the arguments must change (an unknown or inapplicable
+            option, a value out of range, a schedule the library refuses to
+            build from them: pp_status_bad_input); 1 a bad input file or a
+            failed run. Usage goes to stderr. */
 #define _POSIX_C_SOURCE 200809L /* isatty under -std=c99 */
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <stddef.h>
@@ -47,9 +50,9 @@
 
 static const char *usage_text =
     "usage: ppsched -s NAME -d D -n N [options]\n"
-    "       ppsched sweep -s v-auto|zb-auto -d D -n N --mem-from A --mem-to B [--mem-step S] [options]\n"
+    "       ppsched sweep -s NAME -d D -n N --mem-from A --mem-to B [--mem-step S] [options]\n"
     "       ppsched best --mem-limit X -d D -n N [options]\n"
-    "       ppsched analyze FILE.csv [--times F,B,W[,COMM]] [options]\n"
+    "       ppsched analyze FILE.csv|- [--times F,B,W[,COMM]] [options]   (- = standard input)\n"
     "       ppsched gallery -d D -n N -o DIR [--times F,B,W[,COMM]]\n"
     "       ppsched plan (--model NAME | --layers L --hidden H --heads A --seq S) --global-batch GB --gpus N [...]\n"
     "       ppsched --list\n"
@@ -60,8 +63,8 @@ static const char *usage_text =
     "  -n, --microbatches N     microbatches (n >= 1)\n"
     "  -v, --chunks V           stages per device; 0 or absent = the schedule's own\n"
     "      --times F,B,W[,COMM] pass times for one device's share of the model\n"
-    "                           (default 1,1,1,0); COMM is added on every\n"
-    "                           dependency that crosses devices\n"
+    "                           (default 1,1,1,0); F, B > 0, W, COMM >= 0; COMM\n"
+    "                           is added on every dependency that crosses devices\n"
     "      --format FORMAT      ascii (default), json, csv (PyTorch compute_only\n"
     "                           schedule CSV), svg (picture), trace (Chrome\n"
     "                           trace event JSON for chrome://tracing, Perfetto)\n"
@@ -81,7 +84,9 @@ static const char *usage_text =
     "      --recompute-input X  1f1b-r: activation kept per stage, as a fraction\n"
     "                           of a chunk's activation (default 0)\n"
     "      --mem-from A, --mem-to B, --mem-step S\n"
-    "                           sweep: the limits to try (step default 0.5)\n"
+    "                           sweep: the limits to try (step default 0.5); v-auto\n"
+    "                           and zb-auto are built under each, any other schedule\n"
+    "                           once, with the limits its peak is above marked\n"
     "      --no-color           no ANSI colours (default: colour when stdout is a\n"
     "                           terminal and NO_COLOR is not set)\n"
     "      --list               list the built-in schedules and exit\n"
@@ -90,22 +95,113 @@ static const char *usage_text =
     "analyze reads a PyTorch schedule CSV (one row per rank, cells like 3F1, 3I1,\n"
     "3W1, 3B1), checks it, squeezes it with the given times and prints it.\n"
     "\n"
-    "exit status: 0 ok, 1 schedule failed to build or validate, 2 bad arguments\n";
+    "An option that does not apply to the subcommand, schedule or format chosen\n"
+    "is an error that says why. best lists every schedule: ranked, above the\n"
+    "limit, or not built and why.\n"
+    "\n"
+    "exit status: 0 ok; 2 the arguments must change (bad or inapplicable option,\n"
+    "a value out of range, a schedule that cannot be built from them); 1 a bad\n"
+    "input file or a failed run (cannot read or write, a CSV that is not a\n"
+    "schedule, a schedule that does not validate)\n";
 
-/* One line saying what was wrong, then the usage, all on stderr. */
-static int usage_error(const char *fmt, ...) {
-    va_list ap;
-    fprintf(stderr, "ppsched: ");
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fprintf(stderr, "\n\n%s", usage_text);
-    return 2;
+/* ---- the command line: one table of options, one parser, one check ------
+   Every option is a row of opts[]: its names, whether it takes a value, the
+   subcommands it applies to, the facts (pp_sched_info, FACT_*) the chosen
+   schedule must have for it to mean something, the output formats it
+   applies to, and a phrase that says what it is for. parse_args reads the
+   arguments into an args struct (no printing, no exit: the fuzz target
+   tests/fuzz_cli.c calls it) and then check_args, the one check, refuses
+   every option that does not apply to the subcommand, schedule and format
+   chosen, naming the option and why. A new option is a new row and a case
+   in set_option. plan (pp_plan.h) keeps its own table, plan_opts. */
+
+enum { FMT_ASCII, FMT_JSON, FMT_CSV, FMT_SVG, FMT_TRACE, FMT_PROGRAM };
+#define FMTS_TEXT ((1u << FMT_ASCII) | (1u << FMT_JSON))
+
+enum { MODE_BUILD = 1, MODE_SWEEP = 2, MODE_BEST = 4, MODE_ANALYZE = 8, MODE_GALLERY = 16 };
+#define MODES_ALL 31u
+#define MODES_SCHED (MODE_BUILD | MODE_SWEEP | MODE_BEST | MODE_GALLERY) /* those that build from -d, -n */
+
+static const char *mode_name(unsigned mode) {
+    switch (mode) {
+    case MODE_SWEEP: return "sweep";
+    case MODE_BEST: return "best";
+    case MODE_ANALYZE: return "analyze";
+    case MODE_GALLERY: return "gallery";
+    default: return "a single schedule (no subcommand)";
+    }
 }
 
-/* arg is the short name (may be NULL) or the long name of an option. */
-static int is_option(const char *arg, const char *shortname, const char *longname) {
-    return (shortname && strcmp(arg, shortname) == 0) || strcmp(arg, longname) == 0;
+enum {
+    OPT_HELP, OPT_LIST, OPT_SCHEDULE, OPT_DEVICES, OPT_MICROBATCHES, OPT_CHUNKS, OPT_TIMES, OPT_FORMAT,
+    OPT_SVG_MEMORY, OPT_OUTPUT, OPT_NO_REORDER, OPT_BUBBLE_GROWTH, OPT_MEM_LIMIT, OPT_RECOMPUTE_INPUT,
+    OPT_MEM_FROM, OPT_MEM_TO, OPT_MEM_STEP, OPT_NO_COLOR,
+    OPT_COUNT
+};
+
+/* The facts of a schedule (pp_sched_info, from PP_SCHED_LIST) an option
+   can need, as bits of option_row.needs. */
+enum { FACT_ANY_CHUNKS = 1, FACT_TAKES_LIMIT = 2, FACT_RECOMPUTE = 4, FACT_REORDERED = 8, FACT_ADAPTIVE = 16 };
+
+static unsigned sched_facts(const pp_sched_info *in) {
+    return (in->any_chunks ? FACT_ANY_CHUNKS : 0u) | (in->takes_limit ? FACT_TAKES_LIMIT : 0u) |
+           (in->recompute ? FACT_RECOMPUTE : 0u) | (in->published ? 0u : FACT_REORDERED) |
+           (in->adaptive ? FACT_ADAPTIVE : 0u);
+}
+
+typedef struct option_row {
+    const char *shortname, *longname;
+    int takes_value;
+    unsigned modes;   /* MODE_* it applies to */
+    unsigned needs;   /* build, sweep: the chosen schedule must have one of these FACT_*; 0 = any */
+    unsigned formats; /* bit per FMT_* it applies to; 0 = any */
+    const char *what; /* what it is for, said when it does not apply */
+} option_row;
+
+static const option_row opts[OPT_COUNT] = {
+    {"-h", "--help", 0, MODES_ALL, 0, 0, "help"},
+    {NULL, "--list", 0, MODES_ALL, 0, 0, "the list of schedules"},
+    {"-s", "--schedule", 1, MODE_BUILD | MODE_SWEEP, 0, 0,
+     "the schedule to build; best and gallery build every one and analyze reads it from the file"},
+    {"-d", "--devices", 1, MODES_SCHED, 0, 0, "the device count; analyze reads it from the file"},
+    {"-n", "--microbatches", 1, MODES_SCHED, 0, 0, "the microbatch count; analyze reads it from the file"},
+    {"-v", "--chunks", 1, MODES_SCHED, FACT_ANY_CHUNKS, 0, "the chunk count of the interleaved and looped schedules"},
+    {NULL, "--times", 1, MODES_ALL, 0, 0, "the pass times"},
+    {NULL, "--format", 1, MODE_BUILD | MODE_SWEEP | MODE_BEST | MODE_ANALYZE, 0, 0,
+     "the output format; gallery writes SVG and HTML"},
+    {NULL, "--svg-memory", 0, MODE_BUILD | MODE_ANALYZE, 0, 1u << FMT_SVG, "a memory curve under an SVG timeline"},
+    {"-o", "--output", 1, MODE_GALLERY, 0, 0, "gallery's output directory"},
+    {NULL, "--no-reorder", 0, MODE_BUILD | MODE_SWEEP | MODE_BEST | MODE_GALLERY, FACT_REORDERED, 0,
+     "skipping the reordering of the schedules that reorder"},
+    {NULL, "--bubble-growth", 0, MODE_BUILD, FACT_ADAPTIVE, FMTS_TEXT,
+     "measuring O(p)/O(n) of the searched schedules, which the others always get"},
+    {NULL, "--mem-limit", 1, MODE_BUILD | MODE_BEST | MODE_GALLERY, FACT_TAKES_LIMIT, 0,
+     "the memory limit of v-auto and zb-auto and best's ranking limit; sweep takes --mem-from and --mem-to"},
+    {NULL, "--recompute-input", 1, MODE_BUILD | MODE_SWEEP | MODE_BEST | MODE_GALLERY, FACT_RECOMPUTE, 0,
+     "the stage input 1f1b-r keeps"},
+    {NULL, "--mem-from", 1, MODE_SWEEP, 0, 0, "sweep's first limit"},
+    {NULL, "--mem-to", 1, MODE_SWEEP, 0, 0, "sweep's last limit"},
+    {NULL, "--mem-step", 1, MODE_SWEEP, 0, 0, "sweep's step"},
+    /* a display preference, like NO_COLOR: accepted with every format */
+    {NULL, "--no-color", 0, MODE_BUILD | MODE_ANALYZE, 0, 0, "the colours of the ascii timeline"},
+};
+
+typedef struct args {
+    unsigned mode;
+    int given[OPT_COUNT]; /* argv index where each option was given, 0 = not given */
+    pp_config cfg;        /* zero fields = the library's defaults */
+    int format, color, svg_flags, want_growth, help, list;
+    const char *file, *outdir;
+    double mem_from, mem_to, mem_step;
+} args;
+
+/* One sentence into msg; returns 2 (bad command line). */
+static int arg_error(char *msg, size_t len, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, len, fmt, ap);
+    va_end(ap);
+    return 2;
 }
 
 /* Whole number >= 0 that fits an int, nothing before or after it. */
@@ -132,7 +228,8 @@ static int parse_real(const char *text, double *out) {
     return 1;
 }
 
-/* "F,B,W" or "F,B,W,COMM". */
+/* "F,B,W" or "F,B,W,COMM" with F > 0, B > 0 (zero times are the library's
+   default, unit times: given on the command line they are an error). */
 static int parse_times(const char *text, pp_times *t) {
     double v[4] = {0, 0, 0, 0};
     char buf[256];
@@ -148,12 +245,171 @@ static int parse_times(const char *text, pp_times *t) {
         if (!comma) break;
         field = comma + 1;
     }
-    if (count < 3) return 0;
+    if (count < 3 || !(v[0] > 0) || !(v[1] > 0)) return 0;
+    for (count = 0; count < 4; count++) if (v[count] > PP_TIME_MAX) return 0;
     t->f = v[0];
     t->b = v[1];
     t->w = v[2];
     t->comm = v[3];
     return 1;
+}
+
+/* The value of option k into A; 0 ok, else 2 with a message. */
+static int set_option(args *A, int k, const char *name, const char *value, char *msg, size_t len) {
+    int *ip = NULL;
+    double *dp = NULL;
+    switch (k) {
+    case OPT_HELP: A->help = 1; return 0;
+    case OPT_LIST: A->list = 1; return 0;
+    case OPT_SCHEDULE:
+        if (value[0] == '\0') return arg_error(msg, len, "%s needs a schedule name, got ''", name);
+        A->cfg.schedule = value;
+        return 0;
+    case OPT_DEVICES: ip = &A->cfg.devices; break;
+    case OPT_MICROBATCHES: ip = &A->cfg.microbatches; break;
+    case OPT_CHUNKS:
+        if (!parse_count(value, &A->cfg.chunks) || A->cfg.chunks < 1)
+            return arg_error(msg, len, "%s needs a whole number >= 1, got '%s'", name, value);
+        return 0;
+    case OPT_TIMES:
+        if (!parse_times(value, &A->cfg.times))
+            return arg_error(msg, len, "%s needs F,B,W or F,B,W,COMM, numbers up to %g with F > 0, B > 0, W >= 0, "
+                                       "COMM >= 0 (leave --times out for unit times 1,1,1), got '%s'", name, PP_TIME_MAX, value);
+        return 0;
+    case OPT_FORMAT: {
+        static const char *names[] = {"ascii", "json", "csv", "svg", "trace", "program"};
+        int f;
+        for (f = 0; f < 6 && strcmp(value, names[f]) != 0; f++) {}
+        if (f == 6) return arg_error(msg, len, "%s must be ascii, json, csv, svg, trace or program, got '%s'", name, value);
+        if ((A->mode & (MODE_SWEEP | MODE_BEST)) && f > FMT_JSON)
+            return arg_error(msg, len, "%s of %s is ascii or json, got '%s'", name, mode_name(A->mode), value);
+        A->format = f;
+        return 0;
+    }
+    case OPT_SVG_MEMORY: A->svg_flags |= PP_SVG_MEMORY; return 0;
+    case OPT_OUTPUT:
+        if (value[0] == '\0') return arg_error(msg, len, "%s needs a directory, got ''", name);
+        A->outdir = value;
+        return 0;
+    case OPT_NO_REORDER: A->cfg.no_reorder = 1; return 0;
+    case OPT_BUBBLE_GROWTH: A->want_growth = 1; return 0;
+    case OPT_NO_COLOR: A->color = 0; return 0;
+    case OPT_MEM_LIMIT: dp = &A->cfg.mem_limit; break;
+    case OPT_MEM_FROM: dp = &A->mem_from; break;
+    case OPT_MEM_TO: dp = &A->mem_to; break;
+    case OPT_MEM_STEP: dp = &A->mem_step; break;
+    case OPT_RECOMPUTE_INPUT:
+        if (!parse_real(value, &A->cfg.recompute_input) || A->cfg.recompute_input > 1)
+            return arg_error(msg, len, "%s is the fraction of a chunk's activation 1f1b-r keeps per stage: a number "
+                                       "from 0 to 1, got '%s'", name, value);
+        return 0;
+    }
+    if (ip && (!parse_count(value, ip) || *ip < 1))
+        return arg_error(msg, len, "%s needs a whole number >= 1, got '%s'", name, value);
+    if (dp && (!parse_real(value, dp) || !(*dp > 0)))
+        return arg_error(msg, len, "%s needs a number > 0, got '%s'", name, value);
+    return 0;
+}
+
+/* The names of the schedules with one of the facts in needs. */
+static void schedules_with(unsigned needs, char *buf, size_t len) {
+    int i;
+    size_t at = 0;
+    buf[0] = '\0';
+    for (i = 0; i < pp_sched_count() && at < len; i++)
+        if (sched_facts(pp_sched_info_at(i)) & needs)
+            at += (size_t)snprintf(buf + at, len - at, "%s%s", at ? ", " : "", pp_sched_info_at(i)->name);
+}
+
+/* The one check: every option given applies to the subcommand, the
+   schedule and the format; and what each subcommand needs is there. */
+static int check_args(const args *A, char *msg, size_t len) {
+    const pp_sched_info *info = (A->mode & (MODE_BUILD | MODE_SWEEP)) ? pp_sched_find(A->cfg.schedule) : NULL;
+    int k;
+    if (A->help || A->list) return 0;
+    for (k = 0; k < OPT_COUNT; k++) {
+        const option_row *o = &opts[k];
+        if (!A->given[k]) continue;
+        if (!(o->modes & A->mode))
+            return arg_error(msg, len, "%s does not apply to %s: it is for %s", o->longname, mode_name(A->mode), o->what);
+        if (o->needs && info && !(sched_facts(info) & o->needs)) {
+            char names[512];
+            schedules_with(o->needs, names, sizeof names);
+            return arg_error(msg, len, "%s does not apply to %s: it is for %s; schedules it applies to: %s", o->longname,
+                             info->name, o->what, names);
+        }
+        if (o->formats && !(o->formats & (1u << A->format)))
+            return arg_error(msg, len, "%s does not apply to --format %s: it is for %s", o->longname,
+                             A->format == FMT_JSON ? "json" : A->format == FMT_CSV ? "csv" : A->format == FMT_SVG ? "svg"
+                             : A->format == FMT_TRACE ? "trace" : A->format == FMT_PROGRAM ? "program" : "ascii", o->what);
+    }
+    if (A->mode & MODES_SCHED) {
+        if ((A->mode & (MODE_BUILD | MODE_SWEEP)) && !A->cfg.schedule) return arg_error(msg, len, "missing -s NAME (see --list)");
+        if (!A->given[OPT_DEVICES]) return arg_error(msg, len, "%s: missing -d D (number of devices)", mode_name(A->mode));
+        if (!A->given[OPT_MICROBATCHES]) return arg_error(msg, len, "%s: missing -n N (number of microbatches)", mode_name(A->mode));
+    }
+    if (A->mode == MODE_GALLERY && !A->outdir) return arg_error(msg, len, "gallery: missing -o DIR");
+    if (A->mode == MODE_BEST && !A->given[OPT_MEM_LIMIT])
+        return arg_error(msg, len, "best needs --mem-limit X (units; 1F1B's device 0 holds d)");
+    if (A->mode == MODE_SWEEP) {
+        if (!A->given[OPT_MEM_FROM] || !A->given[OPT_MEM_TO])
+            return arg_error(msg, len, "sweep needs --mem-from A and --mem-to B (units; 1F1B's device 0 holds d)");
+        if (A->mem_to < A->mem_from)
+            return arg_error(msg, len, "sweep needs --mem-from <= --mem-to, got %g and %g", A->mem_from, A->mem_to);
+        if ((A->mem_to - A->mem_from) / A->mem_step >= 10000)
+            return arg_error(msg, len, "sweep: %g limits is too many (at most 10000): raise --mem-step",
+                             floor((A->mem_to - A->mem_from) / A->mem_step) + 1);
+    }
+    if (A->mode == MODE_ANALYZE && !A->file) return arg_error(msg, len, "analyze: missing FILE.csv (or - for standard input)");
+    return 0;
+}
+
+/* argv into A: 0 ok, 2 bad command line with a sentence in msg. Prints
+   nothing, exits never. */
+static int parse_args(int argc, char **argv, args *A, char *msg, size_t len) {
+    int i, first = 1, k;
+    memset(A, 0, sizeof *A);
+    A->mode = MODE_BUILD;
+    A->color = -1;
+    A->mem_step = 0.5;
+    msg[0] = '\0';
+    if (argc > 1) {
+        static const struct { const char *name; unsigned mode; } subs[] = {
+            {"sweep", MODE_SWEEP}, {"best", MODE_BEST}, {"analyze", MODE_ANALYZE}, {"gallery", MODE_GALLERY}};
+        for (k = 0; k < 4; k++)
+            if (strcmp(argv[1], subs[k].name) == 0) { A->mode = subs[k].mode; first = 2; }
+    }
+    for (i = first; i < argc; i++) {
+        const char *arg = argv[i], *value = NULL, *eq = NULL;
+        char flag[64];
+        /* --name=value is the same as --name value */
+        if (strncmp(arg, "--", 2) == 0) eq = strchr(arg, '=');
+        if (eq) {
+            size_t n = (size_t)(eq - arg);
+            if (n >= sizeof flag) return arg_error(msg, len, "unknown option '%.64s'", arg);
+            memcpy(flag, arg, n);
+            flag[n] = '\0';
+            arg = flag;
+            value = eq + 1;
+        }
+        for (k = 0; k < OPT_COUNT; k++)
+            if ((opts[k].shortname && strcmp(arg, opts[k].shortname) == 0) || strcmp(arg, opts[k].longname) == 0) break;
+        if (k == OPT_COUNT) {
+            if (argv[i][0] == '-' && argv[i][1] != '\0') return arg_error(msg, len, "unknown option '%.64s'", argv[i]);
+            if (A->mode == MODE_ANALYZE && !A->file) { A->file = argv[i]; continue; }
+            return arg_error(msg, len, "unexpected argument '%.64s'", argv[i]);
+        }
+        if (opts[k].takes_value && !value) {
+            if (i + 1 >= argc) return arg_error(msg, len, "%s needs a value", arg);
+            value = argv[++i];
+        } else if (!opts[k].takes_value && value) {
+            return arg_error(msg, len, "%s takes no value, got '%.64s'", arg, value);
+        }
+        if (A->given[k]) return arg_error(msg, len, "%s is given twice", opts[k].longname);
+        A->given[k] = i;
+        if (set_option(A, k, arg, value, msg, len)) return 2;
+    }
+    return check_args(A, msg, len);
 }
 
 static void list_schedules(void) {
@@ -176,88 +432,137 @@ static double max_peak(const pp_schedule *s) {
     return m;
 }
 
-/* ppsched sweep: one line per memory limit, the trade-off of an adaptive
-   schedule between activation memory and makespan. */
+static void json_string(const char *s) {
+    putchar('"');
+    for (; *s; s++) {
+        if (*s == '"' || *s == '\\') putchar('\\');
+        putchar(*s);
+    }
+    putchar('"');
+}
+
+/* The exit status for a library status: 0 ok, 2 the arguments must change,
+   1 a failed run (pp_status_bad_input decides). */
+static int exit_code(pp_status st) { return st == PP_OK ? 0 : pp_status_bad_input(st) ? 2 : 1; }
+
+/* ppsched sweep: one line per memory limit. An adaptive schedule is built
+   under each limit (the trade-off between activation memory and makespan);
+   any other schedule is built once, and a limit its peak is above is
+   marked. */
 static int run_sweep(pp_config cfg, double from, double to, double step, int json) {
-    double lim;
-    int first = 1, k, count;
+    const pp_sched_info *info = pp_sched_find(cfg.schedule);
+    int adaptive = info && info->takes_limit;
+    int first = 1, k, count = (int)((to - from) / step + 1e-9) + 1;
+    pp_schedule *fixed = NULL;
     char err[PP_ERR_LEN];
-    if (!(from > 0) || to < from || !(step > 0)) return usage_error("sweep needs 0 < --mem-from <= --mem-to and --mem-step > 0");
-    count = (int)((to - from) / step + 1e-9) + 1;
-    if (count > 10000) return usage_error("sweep: %d limits is too many (at most 10000)", count);
-    if (json) printf("{\"schedule\": \"%s\", \"devices\": %d, \"microbatches\": %d, \"sweep\": [\n", cfg.schedule, cfg.devices, cfg.microbatches);
-    else printf("%-10s %12s %10s %10s\n", "mem_limit", "makespan", "bubble", "peak");
+    if (!adaptive) { /* one build; its peak against every limit */
+        pp_status st = pp_sched_build(&cfg, &fixed, err);
+        if (st != PP_OK) { fprintf(stderr, "ppsched: %s\n", err); return exit_code(st); }
+    }
+    if (json) printf("{\"schedule\": \"%s\", \"devices\": %d, \"microbatches\": %d, \"adaptive\": %s, \"sweep\": [\n",
+                     info ? info->name : cfg.schedule, cfg.devices, cfg.microbatches, adaptive ? "true" : "false");
+    else {
+        if (!adaptive)
+            printf("%s does not adapt to a memory limit: one schedule, its peak against each limit\n", fixed->name);
+        printf("%-10s %12s %10s %10s\n", "mem_limit", "makespan", "bubble", "peak");
+    }
     for (k = 0; k < count; k++) {
-        pp_schedule *s = NULL;
-        pp_status st;
-        lim = from + k * step;
-        cfg.mem_limit = lim;
-        st = pp_sched_build(&cfg, &s, err);
-        if (st != PP_OK) {
-            if (st != PP_ERR_INVALID_ARG || !strstr(err, "no ")) { fprintf(stderr, "ppsched: %s\n", err); return st == PP_ERR_INVALID_ARG ? 2 : 1; }
+        pp_schedule *s = fixed;
+        double lim = from + k * step;
+        if (adaptive) {
+            pp_status st;
+            cfg.mem_limit = lim;
+            st = pp_sched_build(&cfg, &s, err);
+            if (st != PP_OK && (st != PP_ERR_INVALID_ARG || !strstr(err, "no "))) {
+                if (json) printf("\n]}\n");
+                fprintf(stderr, "ppsched: %s\n", err);
+                return exit_code(st);
+            }
+        }
+        if (!s) {
             if (json) printf("%s  {\"mem_limit\": %g, \"fits\": false}", first ? "" : ",\n", lim);
             else printf("%-10g %12s %10s %10s\n", lim, "-", "-", "does not fit");
         } else {
-            if (json) printf("%s  {\"mem_limit\": %g, \"fits\": true, \"makespan\": %.12g, \"bubble_rate\": %.12g, \"peak_memory\": %.12g}",
-                             first ? "" : ",\n", lim, s->makespan, s->bubble_rate, max_peak(s));
-            else printf("%-10g %12g %9.2f%% %10g\n", lim, s->makespan, 100 * s->bubble_rate, max_peak(s));
-            pp_sched_free(s);
+            int fits = max_peak(s) <= lim + 1e-9;
+            if (json) printf("%s  {\"mem_limit\": %g, \"fits\": %s, \"makespan\": %.12g, \"bubble_rate\": %.12g, \"peak_memory\": %.12g}",
+                             first ? "" : ",\n", lim, fits ? "true" : "false", s->makespan, s->bubble_rate, max_peak(s));
+            else printf("%-10g %12g %9.2f%% %10g%s\n", lim, s->makespan, 100 * s->bubble_rate, max_peak(s),
+                        fits ? "" : "  above the limit");
+            if (adaptive) pp_sched_free(s);
         }
         first = 0;
     }
     if (json) printf("\n]}\n");
+    pp_sched_free(fixed);
     return 0;
 }
 
 /* ppsched best: every built-in schedule on these devices and times, ranked
-   by makespan; those above the memory limit are marked and listed last. */
+   by makespan; those above the memory limit follow, marked, and then those
+   not built, with the reason. */
 static int run_best(pp_config cfg, int json) {
-    typedef struct row { const char *name; double mk, bubble, peak; int fits; } row;
-    row rows[64];
-    int i, j, nr = 0;
-    char err[PP_ERR_LEN];
+    typedef struct row { const char *name; double mk, bubble, peak; int fits, built; pp_status st; char why[PP_ERR_LEN]; } row;
+    row *rows;
+    int i, j, nr = pp_sched_count(), built = 0, bad_input = 0;
     double limit = cfg.mem_limit;
-    if (!(limit > 0)) return usage_error("best needs --mem-limit X (units; 1F1B's device 0 holds d)");
-    for (i = 0; i < pp_sched_count() && nr < 64; i++) {
+    rows = (row *)calloc((size_t)nr, sizeof *rows);
+    if (!rows) { fprintf(stderr, "ppsched: out of memory\n"); return 1; }
+    for (i = 0; i < nr; i++) {
         pp_config c = cfg;
         pp_schedule *s = NULL;
-        c.schedule = pp_sched_info_at(i)->name;
-        if (pp_sched_build(&c, &s, err) != PP_OK) continue; /* not for these d, n (or nothing fits the limit) */
-        rows[nr].name = c.schedule;
-        rows[nr].mk = s->makespan;
-        rows[nr].bubble = s->bubble_rate;
-        rows[nr].peak = max_peak(s);
-        rows[nr].fits = rows[nr].peak <= limit + 1e-9;
-        nr++;
+        row *r = &rows[i];
+        c.schedule = r->name = pp_sched_info_at(i)->name;
+        r->st = pp_sched_build(&c, &s, r->why);
+        if (r->st != PP_OK) { bad_input += pp_status_bad_input(r->st); continue; }
+        r->built = 1;
+        r->mk = s->makespan;
+        r->bubble = s->bubble_rate;
+        r->peak = max_peak(s);
+        r->fits = r->peak <= limit + 1e-9;
+        built++;
         pp_sched_free(s);
     }
-    for (i = 1; i < nr; i++) /* insertion sort: fitting first, then by makespan */
+    for (i = 1; i < nr; i++) /* insertion sort: fitting, then above the limit, by makespan; then not built */
         for (j = i; j > 0; j--) {
-            row *a = &rows[j - 1], *b = &rows[j];
-            if (a->fits > b->fits || (a->fits == b->fits && a->mk <= b->mk)) break;
-            { row t = *a; *a = *b; *b = t; }
+            row *a = &rows[j - 1], *b = &rows[j], t;
+            int ka = a->built + a->fits, kb = b->built + b->fits;
+            if (ka > kb || (ka == kb && (!a->built || a->mk <= b->mk))) break;
+            t = *a; *a = *b; *b = t;
         }
     if (json) {
         printf("{\"mem_limit\": %g, \"devices\": %d, \"microbatches\": %d, \"ranking\": [\n", limit, cfg.devices, cfg.microbatches);
-        for (i = 0; i < nr; i++)
-            printf("  {\"schedule\": \"%s\", \"fits\": %s, \"makespan\": %.12g, \"bubble_rate\": %.12g, \"peak_memory\": %.12g}%s\n",
-                   rows[i].name, rows[i].fits ? "true" : "false", rows[i].mk, rows[i].bubble, rows[i].peak, i + 1 < nr ? "," : "");
+        for (i = 0; i < nr; i++) {
+            if (rows[i].built)
+                printf("  {\"schedule\": \"%s\", \"built\": true, \"fits\": %s, \"makespan\": %.12g, \"bubble_rate\": %.12g, \"peak_memory\": %.12g}",
+                       rows[i].name, rows[i].fits ? "true" : "false", rows[i].mk, rows[i].bubble, rows[i].peak);
+            else {
+                printf("  {\"schedule\": \"%s\", \"built\": false, \"fits\": false, \"reason\": ", rows[i].name);
+                json_string(rows[i].why);
+                printf("}");
+            }
+            printf("%s\n", i + 1 < nr ? "," : "");
+        }
         printf("]}\n");
     } else {
         printf("memory limit %g units, d=%d, n=%d\n", limit, cfg.devices, cfg.microbatches);
         printf("%-4s %-20s %10s %9s %8s\n", "rank", "schedule", "makespan", "bubble", "peak");
         for (i = 0; i < nr; i++) {
-            char rank[16];
-            if (rows[i].fits) snprintf(rank, sizeof rank, "%d", i + 1);
-            else snprintf(rank, sizeof rank, "-");
-            printf("%-4s %-20s %10g %8.2f%% %8g%s\n", rank, rows[i].name, rows[i].mk, 100 * rows[i].bubble,
-                   rows[i].peak, rows[i].fits ? "" : "  does not fit");
+            if (!rows[i].built) {
+                printf("%-4s %-20s not built: %s\n", "-", rows[i].name, rows[i].why);
+                continue;
+            }
+            if (rows[i].fits) printf("%-4d ", i + 1);
+            else printf("%-4s ", "-");
+            printf("%-20s %10g %8.2f%% %8g%s\n", rows[i].name, rows[i].mk, 100 * rows[i].bubble, rows[i].peak,
+                   rows[i].fits ? "" : "  does not fit");
         }
     }
-    return nr ? 0 : 1;
+    free(rows);
+    if (built) return 0;
+    fprintf(stderr, "ppsched: best: no schedule could be built for d=%d, n=%d (each one's reason is above)\n",
+            cfg.devices, cfg.microbatches);
+    return bad_input == nr ? 2 : 1;
 }
-
-enum { FMT_ASCII, FMT_JSON, FMT_CSV, FMT_SVG, FMT_TRACE, FMT_PROGRAM };
 
 /* Prints s in the chosen format; 0 ok, 1 the library refused. */
 static int print_schedule(const pp_schedule *s, int format, int color, int svg_flags) {
@@ -296,14 +601,15 @@ static int print_schedule(const pp_schedule *s, int format, int color, int svg_f
     }
     if (st != PP_OK) {
         fprintf(stderr, "ppsched: %s\n", err);
-        return st == PP_ERR_INVALID_ARG ? 2 : 1; /* the CSV of a two-copy schedule */
+        return exit_code(st); /* 2: the CSV of a two-copy schedule (this format cannot express it) */
     }
     return 0;
 }
 
 /* Reads a whole file into memory (caller frees); NULL with a message on failure. */
 static char *read_file(const char *path, size_t *len) {
-    FILE *f = fopen(path, "rb");
+    int std_in = strcmp(path, "-") == 0; /* - is standard input */
+    FILE *f = std_in ? stdin : fopen(path, "rb");
     char *buf = NULL;
     size_t cap = 0, n = 0;
     if (!f) {
@@ -317,7 +623,7 @@ static char *read_file(const char *path, size_t *len) {
             if (cap >= ((size_t)1 << 30)) {
                 fprintf(stderr, "ppsched: '%s' is larger than 1 GiB\n", path);
                 free(buf);
-                fclose(f);
+                if (!std_in) fclose(f);
                 return NULL;
             }
             cap = cap ? cap * 2 : 65536;
@@ -325,7 +631,7 @@ static char *read_file(const char *path, size_t *len) {
             if (!nb) {
                 fprintf(stderr, "ppsched: out of memory reading '%s'\n", path);
                 free(buf);
-                fclose(f);
+                if (!std_in) fclose(f);
                 return NULL;
             }
             buf = nb;
@@ -337,10 +643,10 @@ static char *read_file(const char *path, size_t *len) {
     if (ferror(f)) {
         fprintf(stderr, "ppsched: error reading '%s'\n", path);
         free(buf);
-        fclose(f);
+        if (!std_in) fclose(f);
         return NULL;
     }
-    fclose(f);
+    if (!std_in) fclose(f);
     *len = n;
     return buf;
 }
@@ -358,7 +664,7 @@ static void html_str(FILE *f, const char *x) {
 static int gallery(const pp_config *base, const char *dir) {
     char path[4096], err[PP_ERR_LEN];
     FILE *html;
-    int i, failed = 0;
+    int i, failed = 0, written = 0, bad_input = 0;
     if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
         fprintf(stderr, "ppsched: cannot create directory '%s': %s\n", dir, strerror(errno));
         return 1;
@@ -388,8 +694,11 @@ static int gallery(const pp_config *base, const char *dir) {
         const pp_sched_info *info = pp_sched_info_at(i);
         pp_config cfg = *base;
         pp_schedule *s = NULL;
+        pp_status st;
         cfg.schedule = info->name;
-        if (pp_sched_build(&cfg, &s, err) != PP_OK) {
+        st = pp_sched_build(&cfg, &s, err);
+        if (st != PP_OK) {
+            bad_input += pp_status_bad_input(st);
             fprintf(html, "<tr><td>%s</td><td colspan=\"3\">not built: ", info->name);
             html_str(html, err);
             fprintf(html, "</td><td>");
@@ -409,9 +718,15 @@ static int gallery(const pp_config *base, const char *dir) {
             fprintf(html, "</td></tr>\n");
             snprintf(path, sizeof path, "%s/%s.svg", dir, info->name);
             svg = fopen(path, "w");
-            if (!svg || pp_sched_print_svg(svg, s, PP_SVG_MEMORY, err) != PP_OK || fclose(svg) != 0) {
-                fprintf(stderr, "ppsched: cannot write '%s'\n", path);
+            if (!svg) {
+                fprintf(stderr, "ppsched: cannot write '%s': %s\n", path, strerror(errno));
                 failed = 1;
+            } else if ((pp_sched_print_svg(svg, s, PP_SVG_MEMORY, err) != PP_OK) + (fclose(svg) != 0)) {
+                fprintf(stderr, "ppsched: cannot write '%s'\n", path);
+                remove(path); /* not half a picture in the index */
+                failed = 1;
+            } else {
+                written++;
             }
         }
         pp_sched_free(s);
@@ -428,7 +743,13 @@ static int gallery(const pp_config *base, const char *dir) {
     }
     fprintf(html, "</div>\n</body></html>\n");
     if (fclose(html) != 0) failed = 1;
-    if (!failed) printf("ppsched: wrote %d SVGs and index.html to %s\n", pp_sched_count(), dir);
+    if (written == 0) {
+        fprintf(stderr, "ppsched: gallery: wrote no SVG to %s (the reasons are above)\n", dir);
+        return failed || bad_input < pp_sched_count() ? 1 : 2;
+    }
+    printf("ppsched: wrote %d SVG%s and index.html to %s", written, written == 1 ? "" : "s", dir);
+    if (written < pp_sched_count()) printf(" (%d of %d schedules not built, see above)", pp_sched_count() - written, pp_sched_count());
+    printf("\n");
     return failed;
 }
 
@@ -506,15 +827,6 @@ static void plan_usage(FILE *f) {
                "slower than its schedule's best layout so far and than the K-th best so far is not\n"
                "built (\"pruned\": true); the top K and each schedule's best are exact.\n"
                "exit status: 0 ok, 1 failed run (out of memory), 2 arguments to change\n");
-}
-
-static void json_string(const char *s) {
-    putchar('"');
-    for (; *s; s++) {
-        if (*s == '"' || *s == '\\') putchar('\\');
-        putchar(*s);
-    }
-    putchar('"');
 }
 
 static int plan_error(const char *fmt, ...) {
@@ -665,172 +977,69 @@ static int plan_main(int argc, char **argv) {
     return 0;
 }
 
+#ifndef PPSCHED_NO_MAIN
 int main(int argc, char **argv) {
-    pp_config cfg;
+    args A;
     pp_schedule *s = NULL;
     pp_status st;
-    char err[PP_ERR_LEN];
-    int have_devices = 0, have_microbatches = 0, want_list = 0, format = FMT_ASCII, color = -1, svg_flags = 0;
-    int want_growth = 0;
-    int i, first = 1;
-    enum { MODE_BUILD, MODE_ANALYZE, MODE_GALLERY, MODE_SWEEP, MODE_BEST } mode = MODE_BUILD;
-    const char *file = NULL, *outdir = NULL;
-    double mem_from = 0, mem_to = 0, mem_step = 0.5;
+    char err[PP_ERR_LEN], msg[1024];
 
-    memset(&cfg, 0, sizeof cfg); /* zero fields = the library's defaults */
+    /* plan (pp_plan.h) has its own table of options (plan_opts) */
     if (argc > 1 && strcmp(argv[1], "plan") == 0) return plan_main(argc, argv);
-    if (argc > 1 && strcmp(argv[1], "analyze") == 0) { mode = MODE_ANALYZE; first = 2; }
-    if (argc > 1 && strcmp(argv[1], "gallery") == 0) { mode = MODE_GALLERY; first = 2; }
-    if (argc > 1 && strcmp(argv[1], "sweep") == 0) { mode = MODE_SWEEP; first = 2; }
-    if (argc > 1 && strcmp(argv[1], "best") == 0) { mode = MODE_BEST; first = 2; }
-    for (i = first; i < argc; i++) {
-        const char *arg = argv[i];
-        const char *value = NULL;
-        const char *eq = NULL;
-        char flag[64];
-        int takes_value;
-
-        /* --name=value is the same as --name value */
-        if (strncmp(arg, "--", 2) == 0) eq = strchr(arg, '=');
-        if (eq) {
-            size_t len = (size_t)(eq - arg);
-            if (len >= sizeof flag) return usage_error("unknown option '%s'", argv[i]);
-            memcpy(flag, arg, len);
-            flag[len] = '\0';
-            arg = flag;
-            value = eq + 1;
-        }
-#define IS(shortname, longname) is_option(arg, shortname, longname)
-        takes_value = IS("-s", "--schedule") || IS("-d", "--devices") || IS("-n", "--microbatches") ||
-                      IS("-v", "--chunks") || IS(NULL, "--times") || IS(NULL, "--format") ||
-                      IS(NULL, "--recompute-input") || IS("-o", "--output") || IS(NULL, "--mem-limit") ||
-                      IS(NULL, "--mem-from") || IS(NULL, "--mem-to") || IS(NULL, "--mem-step");
-        if (takes_value && !value) {
-            if (i + 1 >= argc) return usage_error("%s needs a value", arg);
-            value = argv[++i];
-        } else if (!takes_value && value) {
-            return usage_error("%s takes no value, got '%s'", arg, value);
-        }
-
-        if (IS("-h", "--help")) {
-            fputs(usage_text, stdout);
-            return 0;
-        } else if (IS(NULL, "--list")) {
-            want_list = 1;
-        } else if (IS("-s", "--schedule")) {
-            if (value[0] == '\0') return usage_error("%s needs a schedule name, got ''", arg);
-            cfg.schedule = value;
-        } else if (IS("-d", "--devices")) {
-            if (!parse_count(value, &cfg.devices))
-                return usage_error("%s needs a whole number >= 1, got '%s'", arg, value);
-            have_devices = 1;
-        } else if (IS("-n", "--microbatches")) {
-            if (!parse_count(value, &cfg.microbatches))
-                return usage_error("%s needs a whole number >= 1, got '%s'", arg, value);
-            have_microbatches = 1;
-        } else if (IS("-v", "--chunks")) {
-            if (!parse_count(value, &cfg.chunks))
-                return usage_error("%s needs a whole number >= 0 (0 = the schedule's own), got '%s'", arg, value);
-        } else if (IS(NULL, "--times")) {
-            if (!parse_times(value, &cfg.times))
-                return usage_error("%s needs F,B,W or F,B,W,COMM (finite numbers >= 0), got '%s'", arg, value);
-        } else if (IS(NULL, "--format")) {
-            if (strcmp(value, "ascii") == 0) format = FMT_ASCII;
-            else if (strcmp(value, "json") == 0) format = FMT_JSON;
-            else if (strcmp(value, "csv") == 0) format = FMT_CSV;
-            else if (strcmp(value, "svg") == 0) format = FMT_SVG;
-            else if (strcmp(value, "trace") == 0) format = FMT_TRACE;
-            else if (strcmp(value, "program") == 0) format = FMT_PROGRAM;
-            else return usage_error("%s must be ascii, json, csv, svg, trace or program, got '%s'", arg, value);
-        } else if (IS(NULL, "--svg-memory")) {
-            svg_flags |= PP_SVG_MEMORY;
-        } else if (IS("-o", "--output")) {
-            if (value[0] == '\0') return usage_error("%s needs a directory, got ''", arg);
-            outdir = value;
-        } else if (IS(NULL, "--recompute-input")) {
-            if (!parse_real(value, &cfg.recompute_input))
-                return usage_error("%s needs a finite number >= 0, got '%s'", arg, value);
-        } else if (IS(NULL, "--mem-limit")) {
-            if (!parse_real(value, &cfg.mem_limit) || cfg.mem_limit <= 0)
-                return usage_error("%s needs a number of units > 0, got '%s'", arg, value);
-        } else if (IS(NULL, "--mem-from") || IS(NULL, "--mem-to") || IS(NULL, "--mem-step")) {
-            double *dst = IS(NULL, "--mem-from") ? &mem_from : IS(NULL, "--mem-to") ? &mem_to : &mem_step;
-            if (!parse_real(value, dst) || *dst <= 0) return usage_error("%s needs a number of units > 0, got '%s'", arg, value);
-        } else if (IS(NULL, "--no-reorder")) {
-            cfg.no_reorder = 1;
-        } else if (IS(NULL, "--bubble-growth")) {
-            want_growth = 1;
-        } else if (IS(NULL, "--no-color")) {
-            color = 0;
-        } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
-            return usage_error("unknown option '%s'", argv[i]);
-        } else if (mode == MODE_ANALYZE && !file) {
-            file = argv[i];
-        } else {
-            return usage_error("unexpected argument '%s'", argv[i]);
-        }
-#undef IS
+    if (parse_args(argc, argv, &A, msg, sizeof msg) != 0) {
+        fprintf(stderr, "ppsched: %s\n\n%s", msg, usage_text);
+        return 2;
     }
-
-    if (want_list) {
+    if (A.help) {
+        fputs(usage_text, stdout);
+        return 0;
+    }
+    if (A.list) {
         list_schedules();
         return 0;
     }
-    if (mode == MODE_GALLERY) {
-        if (!have_devices) return usage_error("gallery: missing -d D (number of devices)");
-        if (!have_microbatches) return usage_error("gallery: missing -n N (number of microbatches)");
-        if (!outdir) return usage_error("gallery: missing -o DIR");
-        return gallery(&cfg, outdir);
-    }
-    if (mode == MODE_ANALYZE) {
+    switch (A.mode) {
+    case MODE_GALLERY: return gallery(&A.cfg, A.outdir);
+    case MODE_BEST: return run_best(A.cfg, A.format == FMT_JSON);
+    case MODE_SWEEP: return run_sweep(A.cfg, A.mem_from, A.mem_to, A.mem_step, A.format == FMT_JSON);
+    case MODE_ANALYZE: {
         size_t len = 0;
-        char *text;
-        if (!file) return usage_error("analyze: missing FILE.csv");
-        if (cfg.schedule || have_devices || have_microbatches)
-            return usage_error("analyze takes its schedule, devices and microbatches from the file; drop -s, -d, -n");
-        text = read_file(file, &len);
+        char *text = read_file(A.file, &len);
+        const char *base, *tt;
         if (!text) return 1;
-        st = pp_sched_from_csv(text, len, &cfg, &s, err);
+        st = pp_sched_from_csv(text, len, &A.cfg, &s, err);
         free(text);
-        if (st != PP_OK) {
-            fprintf(stderr, "ppsched: %s: %s\n", file, err);
-            return st == PP_ERR_OUT_OF_MEMORY ? 1 : 1;
+        if (st != PP_OK) { /* a file that is not a schedule */
+            fprintf(stderr, "ppsched: %s: %s\n", A.file, err);
+            return 1;
         }
-        {   /* name it after the file, for the title of a picture */
-            const char *base = strrchr(file, '/') ? strrchr(file, '/') + 1 : file;
-            const char *tt = pp_sched_torchtitan_schedule(s);
-            snprintf(s->name, sizeof s->name, "%s", base);
-            fprintf(stderr, "ppsched: %s: %d ranks, %d stages (%s placement%s%s), %d microbatches, %s\n", file,
-                    s->devices, s->stages, pp_placement_name(s->placement), tt ? ", torchtitan " : "", tt ? tt : "",
-                    s->microbatches, s->split_backward ? "backward split into I and W" : "full backward B");
-        }
-    } else {
-        if (mode == MODE_BEST) {
-            if (!have_devices) return usage_error("missing -d D (number of devices)");
-            if (!have_microbatches) return usage_error("missing -n N (number of microbatches)");
-            return run_best(cfg, format == FMT_JSON);
-        }
-        if (!cfg.schedule) return usage_error("missing -s NAME (see --list)");
-        if (!have_devices) return usage_error("missing -d D (number of devices)");
-        if (!have_microbatches) return usage_error("missing -n N (number of microbatches)");
-        if (mode == MODE_SWEEP) return run_sweep(cfg, mem_from, mem_to, mem_step, format == FMT_JSON);
-
-        st = pp_sched_build(&cfg, &s, err);
+        /* name it after the file, for the title of a picture */
+        base = strrchr(A.file, '/') ? strrchr(A.file, '/') + 1 : strcmp(A.file, "-") == 0 ? "stdin" : A.file;
+        tt = pp_sched_torchtitan_schedule(s);
+        snprintf(s->name, sizeof s->name, "%s", base);
+        fprintf(stderr, "ppsched: %s: %d ranks, %d stages (%s placement%s%s), %d microbatches, %s\n", A.file,
+                s->devices, s->stages, pp_placement_name(s->placement), tt ? ", torchtitan " : "", tt ? tt : "",
+                s->microbatches, s->split_backward ? "backward split into I and W" : "full backward B");
+        break;
+    }
+    default: {
+        const pp_sched_info *info = pp_sched_find(A.cfg.schedule);
+        st = pp_sched_build(&A.cfg, &s, err);
         if (st != PP_OK) {
             fprintf(stderr, "ppsched: %s\n", err[0] ? err : pp_status_string(st));
-            return (st == PP_ERR_INVALID_ARG || st == PP_ERR_UNKNOWN_SCHEDULE) ? 2 : 1;
+            return exit_code(st);
         }
-        if ((format == FMT_ASCII || format == FMT_JSON) && (want_growth || !pp_sched_find(s->name)->adaptive)) {
+        if ((A.format == FMT_ASCII || A.format == FMT_JSON) && (A.want_growth || !info->adaptive)) {
             /* O(p) or O(n): two more builds, at 3d and 6d microbatches; for
-               the adaptive schedules two more searches, so only when asked
+               the searched schedules two more searches, so only when asked
                (the JSON key is null then) */
             int grows;
-            if (pp_sched_bubble_growth(&cfg, &grows, NULL) == PP_OK) s->bubble_growth = grows;
+            if (pp_sched_bubble_growth(&A.cfg, &grows, NULL) == PP_OK) s->bubble_growth = grows;
         }
     }
-
+    }
     {
-        int rc = print_schedule(s, format, color, svg_flags); /* 2: this format cannot express s */
+        int rc = print_schedule(s, A.format, A.color, A.svg_flags); /* 2: this format cannot express s */
         if (rc != 0) {
             pp_sched_free(s);
             return rc;
@@ -847,3 +1056,4 @@ int main(int argc, char **argv) {
     }
     return ferror(stdout) ? 1 : 0;
 }
+#endif

@@ -18,8 +18,10 @@
             activations next to the predicted ones. With --check, one step is
             first run both pipelined and on one device, and the tool prints
             "max relative gradient difference: X" and "loss difference: Y".
-   Exit:    0 ok; 1 a failure (deadlock, mismatch, or --check over its
-            tolerance of 1e-5 relative); 2 bad command line. */
+   Exit:    0 ok; 2 the arguments must change (a bad option, or a schedule
+            the library refuses for -s, -d, -n); 1 a failure (the data file,
+            deadlock, mismatch, or --check over its tolerance of 1e-5
+            relative). */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdio.h>
@@ -111,16 +113,19 @@ int main(int argc, char **argv) {
         else return usage_error("unknown option", a);
     }
 
-    /* the text; its distinct bytes are the vocabulary */
-    text = gpt_read_text(path, T + 1, &len, map, &vocab, err);
-    if (!text) { fprintf(stderr, "train_cpu: %s\n", err); return 1; }
-
     /* the schedule, its programs, and the proof they finish */
     memset(&cfg, 0, sizeof cfg);
     cfg.schedule = name;
     cfg.devices = d;
     cfg.microbatches = n;
-    if (pp_sched_build(&cfg, &s, err) != PP_OK) { fprintf(stderr, "train_cpu: %s\n", err); return 1; }
+    {   /* a schedule the library refuses for these arguments: exit 2 */
+        pp_status st = pp_sched_build(&cfg, &s, err);
+        if (st != PP_OK) { fprintf(stderr, "train_cpu: %s\n", err); return pp_status_bad_input(st) ? 2 : 1; }
+    }
+    /* the text; its distinct bytes are the vocabulary (after the schedule:
+       bad arguments exit 2 before a missing file exits 1) */
+    text = gpt_read_text(path, T + 1, &len, map, &vocab, err);
+    if (!text) { fprintf(stderr, "train_cpu: %s\n", err); pp_sched_free(s); return 1; }
     mc.vocab = vocab; mc.seq = T; mc.channels = C; mc.heads = 4; mc.layers = lps * s->stages; mc.batch = 1;
     if (s->recompute) {
         /* 1F1B-R keeps a stage's input: that fraction of its activations */

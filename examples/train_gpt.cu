@@ -25,8 +25,10 @@
             prediction, and per stage the measured F, B, W (or BW) times in
             ms. In NCCL mode rank 0 prints, other ranks add their device's
             line.
-   Exit:    0 ok; 1 a failure (no CUDA device, CUDA/NCCL error, not enough
-            memory); 2 bad command line. */
+   Exit:    0 ok; 2 the arguments must change (a bad or inapplicable option,
+            a schedule the library refuses for -s, -d, -n: checked before
+            any device is looked for); 1 a failure (no CUDA device, the data
+            file, a CUDA/NCCL error, not enough memory). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -235,7 +237,7 @@ static void restage(const pp_times *t, int S, int S2, int layers, pp_times *out)
 int main(int argc, char **argv) {
     const char *name = "v-half", *path = "data/pipeline.txt";
     int d = 4, n = 16, steps = 200, lps = 2, C = 128, H = 4, T = 64, B = 4, profile = 0, profile_steps = 10, mode = PP_CUDA_AUTO;
-    int i, rc = 0, vocab = 0, map[256], rank0 = 1;
+    int i, rc = 0, vocab = 0, map[256], rank0 = 1, profile_steps_given = 0;
     double mem_limit = 0;
     float lr = 1e-3f;
     pp_config sc;
@@ -261,7 +263,7 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "-d") || !strcmp(a, "--devices")) { if (!parse_int(val, 1, 64, &d)) return usage_error("-d needs 1..64", val); }
         else if (!strcmp(a, "-n") || !strcmp(a, "--microbatches")) { if (!parse_int(val, 1, 100000, &n)) return usage_error("-n needs a whole number >= 1", val); }
         else if (!strcmp(a, "--steps")) { if (!parse_int(val, 1, 100000000, &steps)) return usage_error("--steps needs a whole number >= 1", val); }
-        else if (!strcmp(a, "--profile-steps")) { if (!parse_int(val, 2, 100000, &profile_steps)) return usage_error("--profile-steps needs a whole number >= 2", val); }
+        else if (!strcmp(a, "--profile-steps")) { if (!parse_int(val, 2, 100000, &profile_steps)) return usage_error("--profile-steps needs a whole number >= 2", val); profile_steps_given = 1; }
         else if (!strcmp(a, "--layers-per-stage")) { if (!parse_int(val, 1, 64, &lps)) return usage_error("--layers-per-stage needs 1..64", val); }
         else if (!strcmp(a, "--channels")) { if (!parse_int(val, 8, 8192, &C) || C % 8) return usage_error("--channels needs a multiple of 8 in 8..8192", val); }
         else if (!strcmp(a, "--heads")) { if (!parse_int(val, 1, 256, &H)) return usage_error("--heads needs 1..256", val); }
@@ -269,10 +271,24 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "--batch")) { if (!parse_int(val, 1, 65536, &B)) return usage_error("--batch needs 1..65536", val); }
         else if (!strcmp(a, "--data")) path = val;
         else if (!strcmp(a, "--lr")) { char *e; lr = strtof(val, &e); if (*e || !(lr > 0 && lr < 1)) return usage_error("--lr needs a number in (0, 1)", val); }
-        else if (!strcmp(a, "--mem-limit")) { char *e; mem_limit = strtod(val, &e); if (*e || !(mem_limit > 0)) return usage_error("--mem-limit needs a number > 0", val); }
+        else if (!strcmp(a, "--mem-limit")) { char *e; mem_limit = strtod(val, &e); if (*e || !(mem_limit > 0 && mem_limit <= 1e9)) return usage_error("--mem-limit needs a number of units > 0", val); }
         else return usage_error("unknown option", a);
     }
     if (C % H) return usage_error("--heads must divide --channels", NULL);
+    if (!profile && mem_limit > 0) return usage_error("--mem-limit applies only with --profile (the limit of its v-auto re-plan)", NULL);
+    if (!profile && profile_steps_given) return usage_error("--profile-steps applies only with --profile", NULL);
+    {   /* the schedule before the device: arguments the library refuses exit 2 anywhere */
+        pp_config chk;
+        pp_schedule *cs = NULL;
+        pp_status st;
+        memset(&chk, 0, sizeof chk);
+        chk.schedule = name;
+        chk.devices = d;
+        chk.microbatches = n;
+        st = pp_sched_build(&chk, &cs, err);
+        pp_sched_free(cs);
+        if (st != PP_OK) { fprintf(stderr, "train_gpt: %s\n", err); return pp_status_bad_input(st) ? 2 : 1; }
+    }
     if (pp_cuda_device_count() <= 0) {
         fprintf(stderr, "train_gpt: no CUDA device (this example needs a GPU; examples/train_cpu.c runs on CPU threads)\n");
         return 1;

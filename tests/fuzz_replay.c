@@ -1,16 +1,22 @@
-/* fuzz_replay.c - runs a fuzz target on files, without libFuzzer: fuzz_csv.c,
-   or with -DFUZZ_PLAN fuzz_plan.c (the planner's request).
+/* fuzz_replay.c - runs a fuzz target on files, without libFuzzer.
 
-   Build and run (tests/run_tests.sh does this on every file of tests/fuzz_corpus):
-       cc -std=c99 -O2 tests/fuzz_replay.c -o fuzz_replay -lm && ./fuzz_replay tests/fuzz_corpus/FILE...
-   Every file is an input that once crashed the parser, or a seed; each must
-   now be accepted or refused cleanly (the target aborts otherwise). Prints
-   one line with the number of files replayed. */
-#ifdef FUZZ_PLAN
-#include "fuzz_plan.c"
-#else
-#include "fuzz_csv.c"
+   Build and run (tests/run_tests.sh does this for every target, each on its
+   corpus: fuzz_csv.c on tests/fuzz_corpus, fuzz_build.c on
+   tests/fuzz_corpus_build, fuzz_cli.c on tests/fuzz_corpus_cli, fuzz_plan.c
+   on tests/fuzz_corpus_plan):
+       cc -std=c99 -O2 -DFUZZ_TARGET='"fuzz_build.c"' tests/fuzz_replay.c -o fuzz_replay -lm
+       ./fuzz_replay tests/fuzz_corpus_build/FILE...
+   FUZZ_TARGET defaults to fuzz_csv.c; -DFUZZ_PLAN is FUZZ_TARGET
+   "fuzz_plan.c". Every file is an input that once crashed the target, or a
+   seed; each must now be accepted or refused cleanly (the target aborts
+   otherwise). Prints one line with the number of files replayed. */
+#if defined(FUZZ_PLAN) && !defined(FUZZ_TARGET)
+#define FUZZ_TARGET "fuzz_plan.c"
 #endif
+#ifndef FUZZ_TARGET
+#define FUZZ_TARGET "fuzz_csv.c"
+#endif
+#include FUZZ_TARGET
 
 #include <stdio.h>
 
@@ -30,6 +36,6 @@ int main(int argc, char **argv) {
         LLVMFuzzerTestOneInput((const uint8_t *)buf, (size_t)size);
         free(buf);
     }
-    printf("fuzz_replay: %d files replayed, none crashed\n", argc - 1);
+    printf("fuzz_replay: %s: %d files replayed, none crashed\n", FUZZ_TARGET, argc - 1);
     return 0;
 }

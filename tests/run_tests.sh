@@ -62,6 +62,7 @@ program test_lower     # lowering, slots, deadlock checker
 program test_bounds    # Appendix E.2's bound for any F, B, W, comm: never above a built makespan
 program test_gpt_ref   # the reference model's backwards against finite differences
 program test_runtime -lpthread   # pipelined gradients = one-device gradients, every schedule
+program test_limits    # pp_sched_build's one validation: every range, issue 14's reproducers, the clamp
 
 # examples/train_cpu.c: --check compares one pipelined step with one device, then a few steps train.
 step "train_cpu --check (v-half d=4 n=8, 1f1b-r d=3 n=5, 5 steps each); bad -d exits 2" sh -c "$CC $CFLAGS '$here/../examples/train_cpu.c' -o '$out/train_cpu' -lpthread -lm && '$out/train_cpu' -s v-half -d 4 -n 8 --steps 5 --channels 16 --seq 8 --check --data '$here/../data/pipeline.txt' && '$out/train_cpu' -s 1f1b-r -d 3 -n 5 --steps 5 --channels 16 --seq 8 --check --data '$here/../data/pipeline.txt' && { '$out/train_cpu' -d 0 2>/dev/null; test \$? -eq 2; }"
@@ -139,6 +140,32 @@ if $CC $CFLAGS -O0 "$here/../examples/ppsched.c" -o "$out/ppsched" -lm >"$out/lo
     else
         echo "[skip] PyTorch CSV loader test: torch is not importable here (tests/torch_load.py runs where it is)"
     fi
+    # bad arguments: exit status and message of each (under make asan, with the sanitizers watching)
+    if [ -x "$out/train_cpu" ]; then
+        step "cli_errors: issue 14's reproducers and the option rules, ppsched and train_cpu (exit status and message)" \
+            sh "$here/cli_errors.sh" "$pp" "$out/train_cpu"
+        sed 's/^/    /' "$out/log" | tail -n 1
+    else
+        echo "[FAIL] cli_errors: train_cpu was not built"
+        failed=$((failed + 1))
+    fi
+    # bench/optimal.py's CP-SAT model (make optimal): hand-worked optima and
+    # pp_sched's own orders as fixed solutions; only where OR-tools is
+    # importable (make optimal installs it into bench/.venv; CI does not).
+    opt_py=""
+    for py in "$here/../bench/.venv/bin/python" python3; do
+        if command -v "$py" >/dev/null 2>&1 && "$py" -c "import ortools.sat.python.cp_model" >/dev/null 2>&1; then
+            opt_py=$py
+            break
+        fi
+    done
+    if [ -n "$opt_py" ]; then
+        step "bench/optimal.py self-check: CP-SAT model on hand-worked cases, pp_sched orders as fixed solutions" \
+            env PPSCHED="$pp" "$opt_py" "$here/../bench/optimal.py" self-check --workers 1
+        grep '^\[' "$out/log" | sed 's/^/    /'
+    else
+        echo "[skip] bench/optimal.py self-check: OR-tools is not importable here (make optimal installs it into bench/.venv)"
+    fi
     step "plan: table, --format json lists every candidate, bad layout exits 2" sh -c "
         '$pp' plan --layers 30 --hidden 5120 --heads 40 --seq 1024 --global-batch 32 --gpus 16 --gpu-mem 80 --pp 4 | grep -q best &&
         '$pp' plan --layers 30 --hidden 5120 --heads 40 --seq 1024 --global-batch 32 --gpus 16 --gpu-mem 80 --pp 4 --format json >'$out/plan.json' &&
@@ -176,9 +203,14 @@ else
     failed=$((failed + 1))
 fi
 
-# Inputs that once crashed the CSV parser (found by make fuzz), and seeds.
-step "fuzz corpus replay (tests/fuzz_corpus, $(ls "$here/fuzz_corpus" | wc -l) files)" sh -c \
+# Inputs that once crashed a fuzz target (found by make fuzz), and seeds:
+# each target on its own corpus.
+step "fuzz corpus replay: CSV parser (tests/fuzz_corpus, $(ls "$here/fuzz_corpus" | wc -l) files)" sh -c \
     "$CC $CFLAGS -O0 '$here/fuzz_replay.c' -o '$out/fuzz_replay' -lm && '$out/fuzz_replay' '$here'/fuzz_corpus/*"
+step "fuzz corpus replay: pp_sched_build's config (tests/fuzz_corpus_build, $(ls "$here/fuzz_corpus_build" | wc -l) files)" sh -c \
+    "$CC $CFLAGS -O0 -DFUZZ_TARGET='\"fuzz_build.c\"' '$here/fuzz_replay.c' -o '$out/fuzz_replay_build' -lm && '$out/fuzz_replay_build' '$here'/fuzz_corpus_build/*"
+step "fuzz corpus replay: ppsched's command line (tests/fuzz_corpus_cli, $(ls "$here/fuzz_corpus_cli" | wc -l) files)" sh -c \
+    "$CC $CFLAGS -O0 -DFUZZ_TARGET='\"fuzz_cli.c\"' '$here/fuzz_replay.c' -o '$out/fuzz_replay_cli' -lm && '$out/fuzz_replay_cli' '$here'/fuzz_corpus_cli/*"
 # Planner requests that once crashed or hung fuzz_plan.c, and seeds.
 step "planner fuzz corpus replay (tests/fuzz_corpus_plan, $(ls "$here/fuzz_corpus_plan" | wc -l) files)" sh -c \
     "$CC $CFLAGS -DFUZZ_PLAN '$here/fuzz_replay.c' -o '$out/fuzz_replay_plan' -lm && '$out/fuzz_replay_plan' '$here'/fuzz_corpus_plan/*"

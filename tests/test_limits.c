@@ -1,0 +1,284 @@
+/* test_limits.c - pp_sched_build's one validation (pp__req_resolve): every
+   range in LIMITS just inside and just outside, the reproducers of issue 14
+   at the library level, and the clamp of mem_limit.
+
+   Build and run:  cc -std=c99 -O2 tests/test_limits.c -o test_limits -lm && ./test_limits
+   Prints one line per check group and "test_limits: N groups passed, M failed". */
+#define PP_SCHED_IMPLEMENTATION
+#include "../pp_sched.h"
+#include "group.h"
+
+#include <limits.h>
+#include <math.h>
+
+/* Builds cfg; the status, and the message in err. */
+static pp_status try_build(const pp_config *cfg, char *err) {
+    pp_schedule *s = NULL;
+    pp_status st = pp_sched_build(cfg, &s, err);
+    if (st == PP_OK && pp_sched_validate(s, err) != PP_OK) st = PP_ERR_INVALID_SCHEDULE;
+    pp_sched_free(s);
+    return st;
+}
+
+static pp_config make(const char *name, int d, int n) {
+    pp_config c;
+    memset(&c, 0, sizeof c);
+    c.schedule = name;
+    c.devices = d;
+    c.microbatches = n;
+    return c;
+}
+
+/* expect status want and, when want is not PP_OK, a message containing each of the words */
+static void expect(group *g, const pp_config *c, pp_status want, const char *what, const char *w1, const char *w2) {
+    char err[PP_ERR_LEN];
+    pp_status st;
+    err[0] = 0;
+    st = try_build(c, err);
+    if (!check(g, st == want, "%s: status %s, want %s (%s)", what, pp_status_string(st), pp_status_string(want), err)) return;
+    if (want == PP_OK) return;
+    check(g, w1 == NULL || strstr(err, w1) != NULL, "%s: message '%s' lacks '%s'", what, err, w1);
+    check(g, w2 == NULL || strstr(err, w2) != NULL, "%s: message '%s' lacks '%s'", what, err, w2);
+}
+
+static unsigned long long hash_sched(const pp_schedule *s) {
+    unsigned long long h = 1469598103934665603ull;
+    int i;
+    for (i = 0; i < s->num_passes; i++) {
+        const pp_pass *p = &s->passes[i];
+        double v[5];
+        int k;
+        v[0] = p->device; v[1] = p->stage * 4 + (int)p->kind; v[2] = p->microbatch; v[3] = p->start; v[4] = p->end;
+        for (k = 0; k < 5; k++) {
+            unsigned long long u;
+            memcpy(&u, &v[k], sizeof u);
+            h = (h ^ u) * 1099511628211ull;
+        }
+    }
+    return h;
+}
+
+static void reproducers(void) {
+    group g;
+    pp_config c;
+    pp_schedule *s = NULL;
+    char err[PP_ERR_LEN];
+    group_begin(&g, "issue 14's reproducers, library level");
+    /* v-auto, zb-auto at mem_limit 1e9: was a segfault (levels from 2 x limit overflowed an int) */
+    c = make("v-auto", 4, 8);
+    c.mem_limit = 1e9;
+    if (check(&g, pp_sched_build(&c, &s, err) == PP_OK, "v-auto limit 1e9: %s", err)) {
+        check(&g, s->mem_limit == 12 && s->mem_limit_asked == 1e9, "v-auto limit 1e9: used %g asked %g, want 12 (3d) and 1e9",
+              s->mem_limit, s->mem_limit_asked);
+        pp_sched_free(s);
+    }
+    c.schedule = "zb-auto";
+    expect(&g, &c, PP_OK, "zb-auto limit 1e9", NULL, NULL);
+    /* 1e308 times: was an uninitialised read in the reorder, or "lasts inf" */
+    c = make("zb-h1", 4, 8);
+    c.times.f = 1e308; c.times.b = 1; c.times.w = 1;
+    expect(&g, &c, PP_ERR_INVALID_ARG, "zb-h1 F=1e308", "at most 1e+15", "F=1e+308");
+    c.schedule = "1f1b";
+    expect(&g, &c, PP_ERR_INVALID_ARG, "1f1b F=1e308", "at most 1e+15", NULL);
+    /* interleaved-1f1b-u v=100000: block offsets overflowed */
+    c = make("interleaved-1f1b-u", 4, 8);
+    c.chunks = 100000;
+    expect(&g, &c, PP_ERR_OVERFLOW, "interleaved-1f1b-u v=100000", "chunks can be at most 3343", NULL);
+    /* 4 d v (3v + 4) <= INT_MAX / 4 at d = 4: v = 3343 is the last that fits (worked by hand:
+       16 x 3343 x 10033 = 536645104 <= 536870911 < 16 x 3344 x 10036) */
+    c.chunks = 3344;
+    expect(&g, &c, PP_ERR_OVERFLOW, "interleaved-1f1b-u v=3344", "at most 3343", NULL);
+    /* v = INT_MAX - 1 (found by tests/fuzz_build.c): the cell count itself overflowed a long long */
+    c.chunks = INT_MAX - 1;
+    expect(&g, &c, PP_ERR_OVERFLOW, "interleaved-1f1b-u v=INT_MAX-1", "at most 3343", NULL);
+    /* zero times: all of F, B, W zero is the default, unit times; a zero F or B alone is an error */
+    c = make("zb-h1", 4, 8);
+    {
+        pp_config u = c;
+        pp_schedule *a = NULL, *b = NULL;
+        u.times.f = 1; u.times.b = 1; u.times.w = 1;
+        if (check(&g, pp_sched_build(&c, &a, err) == PP_OK && pp_sched_build(&u, &b, err) == PP_OK, "zero times: %s", err))
+            check(&g, hash_sched(a) == hash_sched(b) && a->times.f == 1 && a->times.w == 1,
+                  "zero times build what unit times build");
+        pp_sched_free(a);
+        pp_sched_free(b);
+    }
+    c.times.f = 0; c.times.b = 1; c.times.w = 1;
+    expect(&g, &c, PP_ERR_INVALID_ARG, "F=0 B=1 W=1", "F > 0", "F = B = W = 0 for unit times");
+    c.times.f = 1; c.times.b = 0; c.times.w = 0;
+    expect(&g, &c, PP_ERR_INVALID_ARG, "F=1 B=0 W=0", "B > 0", NULL);
+    /* recompute_input 1e308: was a peak of inf */
+    c = make("1f1b-r", 4, 8);
+    c.recompute_input = 1e308;
+    expect(&g, &c, PP_ERR_INVALID_ARG, "1f1b-r recompute_input=1e308", "0, or 1e-6 .. 1", NULL);
+    c.recompute_input = 1;
+    expect(&g, &c, PP_OK, "1f1b-r recompute_input=1", NULL, NULL);
+    group_end(&g, "mem_limit 1e9 on v-auto and zb-auto, F=1e308, v=100000, zero times, recompute_input 1e308");
+}
+
+static void ranges(void) {
+    group g;
+    pp_config c;
+    double nan = 0;
+    nan = nan / nan;
+    group_begin(&g, "ranges of LIMITS: just inside builds, just outside refused with what would be right");
+    c = make("1f1b", 0, 8); expect(&g, &c, PP_ERR_INVALID_ARG, "d=0", "devices >= 1", NULL);
+    c = make("1f1b", 1, 1); expect(&g, &c, PP_OK, "d=1 n=1", NULL, NULL);
+    c = make("1f1b", 65537, 1); expect(&g, &c, PP_ERR_OVERFLOW, "d=65537", "65536", NULL);
+    c = make("1f1b", 4, 0); expect(&g, &c, PP_ERR_INVALID_ARG, "n=0", "microbatches >= 1", NULL);
+    c = make("1f1b", 4, -5); expect(&g, &c, PP_ERR_INVALID_ARG, "n=-5", "microbatches >= 1", NULL);
+    c = make("v-half", 1, 8); expect(&g, &c, PP_ERR_INVALID_ARG, "v-half d=1", "devices >= 2", NULL);
+    c = make("1f1b", 4, INT_MAX); expect(&g, &c, PP_ERR_OVERFLOW, "n=INT_MAX", "too many passes", "use at most");
+    /* 3 d v n <= INT_MAX/4 = 536870911: d=4 v=1 gives n <= 44739242 */
+    c = make("1f1b", 4, 44739243); expect(&g, &c, PP_ERR_OVERFLOW, "1f1b d=4 n=44739243", "at most 44739242", NULL);
+    /* W = 0 keeps the total work (2n) within the shortest-pass rule, so gpipe's own check speaks */
+    c = make("gpipe", 1, INT_MAX / 64 + 1); c.times.f = 1; c.times.b = 1;
+    expect(&g, &c, PP_ERR_OVERFLOW, "gpipe n=INT_MAX/64+1", "too many", NULL);
+    /* at equal times the shortest-pass rule caps the passes near 1e8: 1f1b d=1 n=4e7 has total work 1.2e8 */
+    c = make("1f1b", 1, 40000000);
+    expect(&g, &c, PP_ERR_INVALID_ARG, "1f1b d=1 n=4e7 unit times", "must be at least 1.2", "scale every time up");
+    c = make("v-half", 4, 8); c.chunks = 3; expect(&g, &c, PP_ERR_INVALID_ARG, "v-half v=3", "chunks = 2", NULL);
+    c = make("1f1b", 4, 8); c.chunks = -1; expect(&g, &c, PP_ERR_INVALID_ARG, "v=-1", "chunks must be >= 0", NULL);
+    c = make("nope", 4, 8); expect(&g, &c, PP_ERR_UNKNOWN_SCHEDULE, "name nope", "known: gpipe", NULL);
+    c = make("V_Half", 4, 8); expect(&g, &c, PP_OK, "name V_Half", NULL, NULL);
+    /* times */
+    c = make("1f1b", 4, 8); c.times.f = nan; c.times.b = 1;
+    expect(&g, &c, PP_ERR_INVALID_ARG, "F=nan", "finite", NULL);
+    c = make("1f1b", 4, 8); c.times.f = 1; c.times.b = 1; c.times.comm = -0.5;
+    expect(&g, &c, PP_ERR_INVALID_ARG, "comm=-0.5", "comm >= 0", NULL);
+    c = make("1f1b", 4, 8); c.times.f = 1e15; c.times.b = 1;
+    expect(&g, &c, PP_ERR_OVERFLOW, "F=1e15 (each fits, the total does not)", "above 1e+15", "scale every time down");
+    /* total work at d=4 n=8, F = W = 1, B tiny: 8 x 4 x (2 + B), about 64; the shortest F or B
+       must be >= 1e-8 x (1 + 64) = 6.5e-7 */
+    c = make("zb-h1", 4, 8); c.times.f = 1; c.times.b = 7e-7; c.times.w = 1;
+    expect(&g, &c, PP_OK, "zb-h1 B=7e-7 at total work 64", NULL, NULL);
+    c.times.b = 6e-7;
+    expect(&g, &c, PP_ERR_INVALID_ARG, "zb-h1 B=6e-7 (below 6.5e-7)", "times too far apart", "must be at least 6.5e-07");
+    c.times.b = 1; c.times.f = 6e-7;
+    expect(&g, &c, PP_ERR_INVALID_ARG, "zb-h1 F=6e-7", "must be at least 6.5e-07", "scale every time up");
+    /* W and comm may be 0, and tiny ones act as 0 (the planner gives a zero W 1e-9) */
+    c.times.f = 1; c.times.w = 1e-12; c.times.comm = 1e-12;
+    expect(&g, &c, PP_OK, "zb-h1 W=1e-12 comm=1e-12", NULL, NULL);
+    c.times.w = 0; c.times.comm = 0;
+    {
+        pp_times st[4] = {{1, 1, 1, 0}, {1, 1, 1, 0}, {1, 1e308, 1, 0}, {1, 1, 1, 0}};
+        c = make("1f1b", 4, 8);
+        c.stage_times = st;
+        expect(&g, &c, PP_ERR_INVALID_ARG, "stage_times[2].b = 1e308", "stage_times[2]", "at most 1e+15");
+        st[2].b = 0;
+        expect(&g, &c, PP_ERR_INVALID_ARG, "stage_times[2].b = 0", "B > 0", NULL);
+        st[2].b = 2;
+        expect(&g, &c, PP_OK, "stage_times all sane", NULL, NULL);
+    }
+    /* recompute_input, mem_limit */
+    c = make("1f1b-r", 4, 8); c.recompute_input = 1.5; expect(&g, &c, PP_ERR_INVALID_ARG, "recompute_input 1.5", "1e-6 .. 1", NULL);
+    c.recompute_input = 1e-9; expect(&g, &c, PP_ERR_INVALID_ARG, "recompute_input 1e-9", "1e-6 .. 1", NULL);
+    c.recompute_input = -1; expect(&g, &c, PP_ERR_INVALID_ARG, "recompute_input -1", "1e-6 .. 1", NULL);
+    c = make("v-auto", 4, 8); c.mem_limit = -1; expect(&g, &c, PP_ERR_INVALID_ARG, "mem_limit -1", "at least 1e-6", NULL);
+    c.mem_limit = 1.0 / 0.0; expect(&g, &c, PP_ERR_INVALID_ARG, "mem_limit inf", "finite", NULL);
+    c.mem_limit = 1e-300; expect(&g, &c, PP_ERR_INVALID_ARG, "mem_limit 1e-300", "at least 1e-6", NULL);
+    group_end(&g, "d, n, v, their products, name, times (each, total, shortest), stage_times, recompute_input, mem_limit");
+}
+
+/* Above max(n, 3d) the limit changes nothing: the same passes as at
+   max(n, 3d), and the schedule says what was asked. */
+static void clamp(void) {
+    group g;
+    static const char *names[] = {"v-auto", "zb-auto"};
+    int a, d, q, t, k;
+    group_begin(&g, "mem_limit above max(n, 3d): clamped, the same schedule as at max(n, 3d), mem_limit_asked says so");
+    for (a = 0; a < 2; a++)
+        for (d = 2; d <= 5; d++)
+            for (q = 0; q < 3; q++)
+                for (t = 0; t < 2; t++) {
+                    int n = q == 0 ? 1 : q == 1 ? d + 1 : 4 * d;
+                    double top = n > 3 * d ? n : 3 * d, lims[3];
+                    unsigned long long h0 = 0;
+                    pp_config c = make(names[a], d, n);
+                    lims[0] = top; lims[1] = top + 0.5; lims[2] = 1e12;
+                    if (t) { c.times.f = 1; c.times.b = 2; c.times.w = 1; c.times.comm = 0.1; }
+                    for (k = 0; k < 3; k++) {
+                        pp_schedule *s = NULL;
+                        char err[PP_ERR_LEN];
+                        c.mem_limit = lims[k];
+                        if (!check(&g, pp_sched_build(&c, &s, err) == PP_OK, "%s d=%d n=%d limit %g: %s", names[a], d, n, lims[k], err))
+                            continue;
+                        if (k == 0) h0 = hash_sched(s);
+                        check(&g, hash_sched(s) == h0, "%s d=%d n=%d t=%d: limit %g builds another schedule than %g",
+                              names[a], d, n, t, lims[k], top);
+                        check(&g, s->mem_limit == top && s->mem_limit_asked == (k ? lims[k] : 0),
+                              "%s d=%d n=%d limit %g: mem_limit %g asked %g", names[a], d, n, lims[k], s->mem_limit,
+                              s->mem_limit_asked);
+                        pp_sched_free(s);
+                    }
+                }
+    group_end(&g, "v-auto, zb-auto, d 2..5, n 1, d+1, 4d, unit and 1,2,1,0.1 times, limits max(n,3d) + 0, 0.5, 1e12");
+}
+
+/* The clamp in the ascii and JSON output. */
+static void clamp_output(void) {
+    group g;
+    pp_config c = make("v-auto", 4, 8);
+    pp_schedule *s = NULL;
+    char err[PP_ERR_LEN], buf[65536];
+    FILE *f;
+    size_t len;
+    group_begin(&g, "the clamp in the output");
+    c.mem_limit = 1e9;
+    if (check(&g, pp_sched_build(&c, &s, err) == PP_OK, "build: %s", err)) {
+        f = tmpfile();
+        pp_sched_print_ascii(f, s, 0);
+        rewind(f);
+        len = fread(buf, 1, sizeof buf - 1, f);
+        buf[len] = 0;
+        fclose(f);
+        check(&g, strstr(buf, "memory limit 12 units (asked 1e+09, clamped") != NULL, "ascii lacks the clamp line");
+        f = tmpfile();
+        pp_sched_print_json(f, s);
+        rewind(f);
+        len = fread(buf, 1, sizeof buf - 1, f);
+        buf[len] = 0;
+        fclose(f);
+        check(&g, strstr(buf, "\"mem_limit\": 12, \"mem_limit_asked\": 1000000000, \"mem_limit_clamped\": true") != NULL,
+              "json lacks mem_limit_asked / mem_limit_clamped");
+        pp_sched_free(s);
+    }
+    group_end(&g, "ascii: memory limit 12 units (asked 1e+09, clamped ...); JSON: mem_limit_asked, mem_limit_clamped");
+}
+
+/* The same checks behind pp_sched_from_csv and pp_sched_from_order. */
+static void other_entries(void) {
+    group g;
+    const char *csv = "0F0,0I0,0W0\n";
+    pp_config c;
+    pp_schedule *s = NULL;
+    char err[PP_ERR_LEN];
+    pp_status st;
+    group_begin(&g, "pp_sched_from_csv with times out of range");
+    memset(&c, 0, sizeof c);
+    c.times.f = 1e308; c.times.b = 1;
+    st = pp_sched_from_csv(csv, strlen(csv), &c, &s, err);
+    check(&g, st == PP_ERR_INVALID_ARG && !s && strstr(err, "at most 1e+15"), "F=1e308: %s %s", pp_status_string(st), err);
+    pp_sched_free(s);
+    s = NULL;
+    c.times.f = 1e-12;
+    st = pp_sched_from_csv(csv, strlen(csv), &c, &s, err);
+    check(&g, st == PP_ERR_INVALID_ARG && !s && strstr(err, "too far apart"), "F=1e-12: %s %s", pp_status_string(st), err);
+    pp_sched_free(s);
+    check(&g, pp_status_bad_input(PP_ERR_INVALID_ARG) && pp_status_bad_input(PP_ERR_UNKNOWN_SCHEDULE) &&
+                  pp_status_bad_input(PP_ERR_OVERFLOW) && !pp_status_bad_input(PP_OK) &&
+                  !pp_status_bad_input(PP_ERR_OUT_OF_MEMORY) && !pp_status_bad_input(PP_ERR_INVALID_SCHEDULE) &&
+                  !pp_status_bad_input(PP_ERR_DEADLOCK),
+          "pp_status_bad_input");
+    group_end(&g, "F=1e308 and F=1e-12 refused before squeezing; pp_status_bad_input's split");
+}
+
+int main(void) {
+    reproducers();
+    ranges();
+    clamp();
+    clamp_output();
+    other_entries();
+    printf("test_limits: %d groups passed, %d failed\n", g_groups_passed, g_groups_failed);
+    return g_groups_failed != 0;
+}
