@@ -165,6 +165,40 @@ bench-cuda: bench/bench_cuda train_gpt
 bench-cuda-kernels: bench/bench_cuda
 	./bench/bench_cuda
 
+# ---- the CUDA emulator: make test-emu | make test-emu-full | make mutants ----
+# tests/cuda_emu runs the real kernels and pp_cuda.cu on the CPU (g++, no
+# GPU) with checkers for races, bounds and barriers; make test runs the
+# quick set. test-emu-full: the whole executor grid (n up to 4d, 2 layers
+# per stage, 30 training steps) in two stream orders, the stage tests with
+# the other matmul and attention engines, the checker self-test on the
+# ucontext fibers. mutants: planted bugs in
+# copies of pp_cuda_gpt.cuh, every one must be caught (needs python3).
+EMU_OUT ?= emu-out
+.PHONY: test-emu test-emu-full mutants bench-emu
+test-emu:
+	sh tests/cuda_emu/build.sh $(EMU_OUT)
+	$(EMU_OUT)/test_emu
+	$(EMU_OUT)/test_cuda_kernels
+	PP_TEST_TINY=1 PP_TEST_QUICK=1 $(EMU_OUT)/test_cuda_pipeline
+	$(EMU_OUT)/train_gpt -s v-half -d 2 -n 4 --steps 8 --layers-per-stage 1 --channels 16 --seq 16 --batch 1 --heads 2 --lr 0.01
+test-emu-full:
+	sh tests/cuda_emu/build.sh $(EMU_OUT)
+	PP_TEST_TINY=1 PP_EMU_SEED=1 $(EMU_OUT)/test_cuda_pipeline
+	PP_TEST_TINY=1 PP_EMU_SEED=2 $(EMU_OUT)/test_cuda_pipeline
+	$(EMU_OUT)/train_gpt -s v-half -d 4 -n 8 --steps 20 --channels 32 --seq 32 --batch 2 --heads 2
+	EMU_DEFS="-DPP__MM_ENGINE=0 -DPP__ATT_ENGINE=1" sh tests/cuda_emu/build.sh $(EMU_OUT)/engines "" kernels
+	$(EMU_OUT)/engines/test_cuda_kernels
+	EMU_DEFS=-DPP_EMU_UCONTEXT sh tests/cuda_emu/build.sh $(EMU_OUT)/ucontext "" self
+	$(EMU_OUT)/ucontext/test_emu
+mutants:
+	python3 tests/cuda_emu/mutants.py $(EMU_OUT)/mutants
+# the emulator's speed: CPU seconds of the 128^3 matmul and friends, checkers on and off
+bench-emu:
+	sh tests/cuda_emu/build.sh $(EMU_OUT) "" bench
+	$(EMU_OUT)/bench_emu
+	PP_EMU_CHECK=0 $(EMU_OUT)/bench_emu
+
 clean: clean-cuda
 clean-cuda:
 	rm -f pp_cuda.o train_gpt tests/test_cuda_pipeline tests/test_cuda_kernels bench/bench_cuda
+	rm -rf $(EMU_OUT)

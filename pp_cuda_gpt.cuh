@@ -285,8 +285,12 @@ static __device__ __forceinline__ float pp__dot_row(const float *x, const pp__bf
     if (vec) {
         const uint4 *g4 = (const uint4 *)g;
         for (int c = 0; c < n / 8; c++) {
+            /* one 16-byte load, then a copy into bf16 pairs: reading the
+               uint4 through a __nv_bfloat162 pointer breaks strict aliasing
+               (g++ -O2 miscompiled it under tests/cuda_emu) */
             uint4 u = g4[c];
-            const __nv_bfloat162 *h2 = (const __nv_bfloat162 *)&u;
+            __nv_bfloat162 h2[4];
+            memcpy((void *)h2, &u, sizeof h2);
 #pragma unroll
             for (int j = 0; j < 4; j++) {
                 float2 f = __bfloat1622float2(h2[j]);

@@ -297,5 +297,47 @@ else
 fi
 # ---- end of the pp_cuda executor block ----
 
+# ---- the CUDA emulator (tests/cuda_emu): the real kernels and pp_cuda.cu on the CPU ----
+# g++ compiles the kernel source as host C++ (tests/cuda_emu/rewrite.py keeps
+# every line); each CUDA thread runs as a fiber, and checkers fail the run on
+# shared/global races, out-of-bounds and freed accesses, reads of unwritten
+# shared memory and barrier divergence. The kernel test runs in the
+# background while the executor test runs (two cores). make test-emu-full
+# runs the heavier grid, make mutants the planted bugs.
+CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
+if ! command -v g++ >/dev/null 2>&1 || ! command -v python3 >/dev/null 2>&1; then
+    echo "[skip] CUDA emulator: needs g++ and python3"
+elif ! [ -f "$CUDA_HOME/include/cuda_runtime.h" ]; then
+    echo "[skip] CUDA emulator: needs the CUDA toolkit's headers (set CUDA_HOME; found no $CUDA_HOME/include/cuda_runtime.h)"
+else
+    emu="$out/emu"
+    if sh "$here/cuda_emu/build.sh" "$emu" >"$out/log" 2>&1; then
+        echo "[ok] build the emulated test_emu, test_cuda_kernels, test_cuda_pipeline, train_gpt (tests/cuda_emu, g++)"
+        passed=$((passed + 1))
+        t0=$(date +%s)
+        echo "tests/cuda_emu/test_emu.cu (the emulator's checkers and limits on planted bugs):"
+        if "$emu/test_emu" 2>"$out/emu_self.err"; then passed=$((passed + 1)); else failed=$((failed + 1)); sed 's/^/    /' "$out/emu_self.err"; fi
+        "$emu/test_cuda_kernels" >"$out/emu_kernels.log" 2>&1 &
+        kpid=$!
+        PP_TEST_TINY=1 PP_TEST_QUICK=1 PP_TEST_SHARD=1/2 "$emu/test_cuda_pipeline" >"$out/emu_pipe1.log" 2>&1 &
+        ppid=$!
+        echo "emulated test_cuda_pipeline (real kernels through pp_cuda.cu, one-GPU mode, PP_TEST_TINY, PP_TEST_QUICK; two shards at once):"
+        if PP_TEST_TINY=1 PP_TEST_QUICK=1 PP_TEST_SHARD=0/2 "$emu/test_cuda_pipeline"; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
+        if wait $ppid; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
+        cat "$out/emu_pipe1.log"
+        step "emulated train_gpt: v-half d=2 n=4, 8 steps, the loss falls; no checker finding" sh -c "
+            '$emu/train_gpt' -s v-half -d 2 -n 4 --steps 8 --layers-per-stage 1 --channels 16 --seq 16 --batch 1 --heads 2 --lr 0.01 --data '$root/data/pipeline.txt' >'$out/tg.log' 2>&1; rc=\$?; cat '$out/tg.log';
+            [ \$rc -eq 0 ] && awk '/^step +[0-9]+ +loss/ { if (n++ == 0) first = \$4; last = \$4 } END { print \"loss\", first, \"->\", last; exit !(n >= 2 && last < first) }' '$out/tg.log'"
+        echo "emulated test_cuda_kernels (every kernel and stage against gpt_ref.h, checkers on):"
+        if wait $kpid; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
+        cat "$out/emu_kernels.log"
+        echo "    (emulator: $(( $(date +%s) - t0 )) s for the three runs)"
+    else
+        echo "[FAIL] build the emulated pp_cuda programs (tests/cuda_emu/build.sh)"
+        sed 's/^/    /' "$out/log" | tail -n 40
+        failed=$((failed + 1))
+    fi
+fi
+
 echo "run_tests: $passed passed, $failed failed"
 [ $failed -eq 0 ]

@@ -7,7 +7,10 @@
        nvcc -O2 tests/test_cuda_pipeline.cu pp_cuda.o -lnccl -o test_cuda_pipeline && ./test_cuda_pipeline
 
    Without a CUDA device it prints "[skip] test_cuda_pipeline: no CUDA device"
-   and exits 0.
+   and exits 0. make test runs it twice without a GPU: on the host
+   emulation (tests/cuda_mock, the kernels replaced by gpt_ref.h) and on
+   the CUDA emulator (tests/cuda_emu: the real kernels on the CPU, with
+   PP_TEST_TINY=1 PP_TEST_QUICK=1; make test-emu-full without QUICK).
 
    Groups:
    - every built-in schedule, d = 2, 3, 4, n in {d, 2d+1, 4d} (skipping what a
@@ -54,7 +57,23 @@ static const double LOSS_RTOL = 1e-4, GRAD_ATOL = 1e-4, GRAD_RTOL = 2e-3, MEM_TO
 
 static double now(void) { return (double)clock() / CLOCKS_PER_SEC; }
 
-/* PP_TEST_TINY=1 (the host emulation, tests/cuda_mock): test_runtime.c's tiny model */
+/* PP_TEST_QUICK=1 (the CUDA emulator in make test, tests/cuda_emu): one
+   layer per stage, n in {d, 2d+1}, a shorter training run on d = 2; make
+   test-emu-full runs without it */
+static int quick(void) { return getenv("PP_TEST_QUICK") != NULL; }
+
+/* PP_TEST_SHARD=i/m (make test runs two at once on the emulator): this
+   process runs the schedules with index % m == i of the every-schedule
+   group, and shard 0 alone the other groups */
+static int shard_i, shard_m = 1;
+static void read_shard(void) {
+    const char *s = getenv("PP_TEST_SHARD");
+    if (s && sscanf(s, "%d/%d", &shard_i, &shard_m) == 2 && shard_m >= 1 && shard_i >= 0 && shard_i < shard_m) return;
+    shard_i = 0;
+    shard_m = 1;
+}
+
+/* PP_TEST_TINY=1 (the host emulation tests/cuda_mock, the CUDA emulator tests/cuda_emu): test_runtime.c's tiny model */
 static pp_cuda_model model_for(int stages) {
     pp_cuda_model m;
     int tiny = getenv("PP_TEST_TINY") != NULL;
@@ -63,7 +82,7 @@ static pp_cuda_model model_for(int stages) {
     m.seq = tiny ? 8 : 32;
     m.channels = tiny ? 8 : 64;
     m.heads = tiny ? 2 : 4;
-    m.layers = 2 * stages;
+    m.layers = (quick() ? 1 : 2) * stages;
     m.batch = tiny ? 1 : 2;
     return m;
 }
@@ -149,10 +168,15 @@ static void test_equal_steps(void) {
     double worst = 0, worst_loss = 0, t0 = now();
     const char *worst_where = "-";
     static char where[96];
-    group_begin(&g, "one-GPU mode: every schedule, d 2..4, n in d, 2d+1, 4d: loss, gradients, live slots, activation bytes");
+    static char title[200];
+    snprintf(title, sizeof title, "one-GPU mode: %s, d 2..4, n in d, 2d+1%s: loss, gradients, live slots, activation bytes",
+             shard_m > 1 ? "every schedule of this shard" : "every schedule", quick() ? "" : ", 4d");
+    if (shard_m > 1) snprintf(title + strlen(title), sizeof title - strlen(title), " (shard %d of %d)", shard_i, shard_m);
+    group_begin(&g, title);
     for (i = 0; i < pp_sched_count(); i++)
+        if (i % shard_m == shard_i)
         for (d = 2; d <= 4; d++)
-            for (k = 0; k < 3; k++) {
+            for (k = 0; k < (quick() ? 2 : 3); k++) {
                 const char *name = pp_sched_info_at(i)->name;
                 char err[PP_CUDA_ERR_LEN];
                 built b;
@@ -320,25 +344,29 @@ static void test_deadlock_and_training(void) {
     pp_cuda *ctx = NULL;
     float loss = 0, first = 0;
     int *tok, *tgt, k, step, swapped = 0;
+    int steps = quick() ? 10 : 30, td = quick() ? 2 : 4, tn = quick() ? 4 : 8;
     size_t N;
-    group_begin(&g, "30 AdamW steps lower the loss (v-half d=4 n=8); a swapped SEND/RECV is reported as a deadlock (1f1b d=4 n=8)");
-    if (check(&g, build("v-half", 4, 8, &b, err) == 1, "%s", err)) {
+    char name[160];
+    snprintf(name, sizeof name, "%d AdamW steps lower the loss (v-half d=%d n=%d); a swapped SEND/RECV is reported as a deadlock (1f1b d=4 n=8)",
+             steps, td, tn);
+    group_begin(&g, name);
+    if (check(&g, build("v-half", td, tn, &b, err) == 1, "%s", err)) {
         m = model_for(b.s->stages);
         cfg = config_for(&b, &m);
-        cfg.opt.lr = 3e-3f;
-        N = (size_t)8 * m.batch * m.seq;
+        cfg.opt.lr = quick() ? 1e-2f : 3e-3f;
+        N = (size_t)8 * m.batch * m.seq; /* n = 8: the deadlock case below uses it too */
         tok = (int *)malloc(sizeof(int) * N);
         tgt = (int *)malloc(sizeof(int) * N);
         /* a text with a short period: learnable in a few steps */
         for (k = 0; k < (int)N; k++) { tok[k] = (k * 7) % 13; tgt[k] = ((k + 1) * 7) % 13; }
         if (check(&g, pp_cuda_create(&cfg, &ctx, err) == PP_CUDA_OK, "create: %s", err)) {
-            for (step = 0; step < 30; step++) {
+            for (step = 0; step < steps; step++) {
                 if (!check(&g, pp_cuda_step(ctx, b.prog, tok, tgt, &loss, err) == PP_CUDA_OK &&
                                    pp_cuda_update(ctx, err) == PP_CUDA_OK, "step %d: %s", step, err))
                     break;
                 if (step == 0) first = loss;
             }
-            check(&g, loss < 0.8f * first, "loss %g after 30 steps, %g at the first", loss, first);
+            check(&g, loss < 0.8f * first, "loss %g after %d steps, %g at the first", loss, steps, first);
             snprintf(last, sizeof last, "loss %.3f -> %.3f", first, loss);
         }
         pp_cuda_destroy(ctx);
@@ -432,11 +460,14 @@ int main(void) {
         printf("[skip] test_cuda_pipeline: no CUDA device\n");
         return 0;
     }
+    read_shard();
     test_equal_steps();
-    test_memory_plan();
-    test_no_memory();
-    test_deadlock_and_training();
-    test_nccl_one_rank();
+    if (shard_i == 0) {
+        test_memory_plan();
+        test_no_memory();
+        test_deadlock_and_training();
+        test_nccl_one_rank();
+    }
     printf("%d passed, %d failed\n", g_groups_passed, g_groups_failed);
     return g_groups_failed ? 1 : 0;
 }

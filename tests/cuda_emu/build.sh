@@ -1,0 +1,68 @@
+#!/bin/sh
+# tests/cuda_emu/build.sh - builds pp_cuda's CUDA programs for the emulator.
+# Usage: sh tests/cuda_emu/build.sh OUT [KERNELS.cuh] [TARGETS]
+#   OUT          a directory for the rewritten sources, objects and programs
+#   KERNELS.cuh  the kernels to use (default pp_cuda_gpt.cuh; make mutants
+#                passes a mutated copy)
+#   TARGETS      any of: self kernels pipeline train bench (default: all but bench)
+# Makes OUT/test_emu (the checkers on planted bugs), OUT/test_cuda_kernels,
+# OUT/test_cuda_pipeline, OUT/train_gpt, OUT/bench_emu. The
+# translation units holding kernels are rewritten by rewrite.py (lines kept)
+# and compiled by g++ with -fsanitize=thread's hooks only (no TSan runtime:
+# pp_emu.cpp defines the hooks); pp_emu.cpp is compiled plainly.
+# Env: EMU_CXX (g++), EMU_OPT (-O2), PYTHON (python3), EMU_DEFS (extra -D).
+set -e
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+out=$1
+cuh=${2:-$root/pp_cuda_gpt.cuh}
+targets=${3:-self kernels pipeline train}
+[ -n "$out" ] || { echo "usage: build.sh OUT [KERNELS.cuh] [TARGETS]" >&2; exit 2; }
+CXX=${EMU_CXX:-g++}
+PY=${PYTHON:-python3}
+OPT=${EMU_OPT:--O2}
+mkdir -p "$out/src/tests"
+cuda=${CUDA_HOME:-/usr/local/cuda}
+# the reference model's folder (tests/ today), wherever gpt_ref.h lives
+ref=$(dirname "$(find "$root" -name gpt_ref.h -not -path "*/emu-out/*" -not -path "$out/*" | head -n 1)")
+inc="-I$here -I$cuda/include -I$root -I$root/tests -I$ref"
+# the hooks: every load and store calls __tsan_{read,write}N (pp_emu.cpp)
+san="-fsanitize=thread --param tsan-instrument-func-entry-exit=0"
+flags="-std=c++17 $OPT -g -Wall -Wextra -Wno-unknown-pragmas $EMU_DEFS"
+"$PY" "$here/rewrite.py" "$cuh" "$out/src/pp_cuda_gpt.cuh" \
+    "$root/tests/test_cuda_kernels.cu" "$out/src/tests/test_cuda_kernels.cpp" \
+    "$root/pp_cuda.cu" "$out/src/pp_cuda.cpp" \
+    "$root/bench/bench_emu.cu" "$out/src/bench/bench_emu.cpp" \
+    "$here/test_emu.cu" "$out/src/tests/test_emu.cpp"
+$CXX $flags $inc -c "$here/pp_emu.cpp" -o "$out/pp_emu.o" &
+emu=$!
+case " $targets " in *" kernels "*)
+    $CXX $flags $san -include pp_emu.h $inc -c "$out/src/tests/test_cuda_kernels.cpp" -o "$out/test_cuda_kernels.o" ;;
+esac
+case " $targets " in *" self "*)
+    $CXX $flags $san -include pp_emu.h $inc -c "$out/src/tests/test_emu.cpp" -o "$out/test_emu.o" ;;
+esac
+case " $targets " in *" bench "*)
+    $CXX $flags $san -include pp_emu.h $inc -c "$out/src/bench/bench_emu.cpp" -o "$out/bench_emu.o" ;;
+esac
+case " $targets " in *" pipeline "*|*" train "*)
+    $CXX $flags $san -include pp_emu.h $inc -c "$out/src/pp_cuda.cpp" -o "$out/pp_cuda.o" ;;
+esac
+wait $emu
+case " $targets " in *" kernels "*)
+    $CXX -o "$out/test_cuda_kernels" "$out/test_cuda_kernels.o" "$out/pp_emu.o" -ldl ;;
+esac
+case " $targets " in *" self "*)
+    $CXX -o "$out/test_emu" "$out/test_emu.o" "$out/pp_emu.o" -ldl ;;
+esac
+case " $targets " in *" bench "*)
+    $CXX -o "$out/bench_emu" "$out/bench_emu.o" "$out/pp_emu.o" -ldl ;;
+esac
+case " $targets " in *" pipeline "*)
+    $CXX $flags $inc -x c++ -c "$root/tests/test_cuda_pipeline.cu" -o "$out/test_cuda_pipeline.o"
+    $CXX -o "$out/test_cuda_pipeline" "$out/test_cuda_pipeline.o" "$out/pp_cuda.o" "$out/pp_emu.o" -ldl -lm ;;
+esac
+case " $targets " in *" train "*)
+    $CXX $flags $inc -x c++ -c "$root/examples/train_gpt.cu" -o "$out/train_gpt.o"
+    $CXX -o "$out/train_gpt" "$out/train_gpt.o" "$out/pp_cuda.o" "$out/pp_emu.o" -ldl -lm ;;
+esac
