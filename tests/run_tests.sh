@@ -263,11 +263,6 @@ step "pp_cuda executor on the host emulation (streams as queues run in two rando
     MOCK_CUDA_SEED=1 PP_TEST_TINY=1 '$out/test_cuda_mock' && MOCK_CUDA_SEED=2 PP_TEST_TINY=1 '$out/test_cuda_mock' &&
     '$out/train_gpt_mock' -s 1f1b -d 4 -n 8 --steps 4 --profile-steps 3 --profile --mem-limit 2 --channels 16 --seq 16 --batch 1 --heads 2 --data '$root/data/pipeline.txt' | grep -q 're-planned: v-auto' &&
     { '$out/train_gpt_mock' -d 0 2>/dev/null; test \$? -eq 2; }"
-# NCCL mode as 4 real processes: train_gpt under mpirun (both id paths) and
-# with a rank that fails or hangs, on the emulated NCCL (tests/cuda_emu/nccl.h).
-# The script prints its own groups; it reuses the train_gpt built above.
-if [ -x "$out/train_gpt_mock" ]; then nccl_bin="$out/train_gpt_mock"; else nccl_bin=; fi
-if CXX="$CXX" CFLAGS_EXTRA="$CFLAGS_EXTRA" sh "$here/nccl_procs.sh" $nccl_bin; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
 NVCC=${NVCC:-$(command -v nvcc 2>/dev/null || echo /usr/local/cuda/bin/nvcc)}
 NVFLAGS=${NVFLAGS:--O2 -std=c++17 -gencode arch=compute_90a,code=sm_90a -gencode arch=compute_80,code=compute_80 -Xcompiler -Wall,-Wextra -Werror all-warnings}
 NCCL_HOME=${NCCL_HOME:-/usr/local/cuda}
@@ -338,6 +333,14 @@ else
         failed=$((failed + 1))
     fi
 fi
+
+# NCCL mode as 4 real processes: train_gpt under mpirun (both id paths) and
+# with a rank that fails or hangs, on the emulated NCCL (tests/cuda_emu/nccl.h).
+# The script prints its own groups; it reuses the host-mock train_gpt built
+# above, and the emulator's train_gpt (real kernels) where it was built.
+if [ -x "$out/train_gpt_mock" ]; then nccl_bin="$out/train_gpt_mock"; else nccl_bin=; fi
+if [ -n "$nccl_bin" ] && [ -n "${emu:-}" ] && [ -x "$emu/train_gpt" ]; then nccl_emu="$emu/train_gpt"; else nccl_emu=; fi
+if CXX="$CXX" CFLAGS_EXTRA="$CFLAGS_EXTRA" sh "$here/nccl_procs.sh" $nccl_bin $nccl_emu; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
 
 echo "run_tests: $passed passed, $failed failed"
 [ $failed -eq 0 ]
