@@ -28,7 +28,8 @@
    Exit:    0 ok; 2 the arguments must change (an unknown or inapplicable
             option, a value out of range, a schedule the library refuses to
             build from them: pp_status_bad_input); 1 a bad input file or a
-            failed run. Usage goes to stderr. */
+            failed run. An argument error prints one line saying what was
+            wrong and what would be right, and a pointer to --help. */
 #define _POSIX_C_SOURCE 200809L /* isatty under -std=c99 */
 #include <ctype.h>
 #include <errno.h>
@@ -987,7 +988,10 @@ int main(int argc, char **argv) {
     /* plan (pp_plan.h) has its own table of options (plan_opts) */
     if (argc > 1 && strcmp(argv[1], "plan") == 0) return plan_main(argc, argv);
     if (parse_args(argc, argv, &A, msg, sizeof msg) != 0) {
-        fprintf(stderr, "ppsched: %s\n\n%s", msg, usage_text);
+        if (argc == 1) /* no arguments at all: show what there is */
+            fprintf(stderr, "ppsched: %s\n\n%s", msg, usage_text);
+        else
+            fprintf(stderr, "ppsched: %s\n(ppsched --help lists every option)\n", msg);
         return 2;
     }
     if (A.help) {
