@@ -213,10 +213,20 @@ group "a rank whose NCCL op fails during step 1 (rank 1, op 96; it aborts the co
 ranks_kill() { ranks PP_EMU_NCCL_FAIL_RANK=3 PP_EMU_NCCL_FAIL_AT=60 PP_EMU_NCCL_FAIL_MODE=kill && during && failed 3 x 10 'rank 3 closed its connection'; }
 group "a rank that dies during step 1 (rank 3 SIGKILLed at op 60)" ranks_kill
 
-# the ranks waiting on rank 3 name it; a rank waiting on one of those may time out on it first
+# Every other rank must time out (or take a peer's timeout abort) and exit 1
+# in bounded time. Which rank gets named is a race: each waits on its own
+# peer with its own 3 s clock, so on a loaded machine a rank waiting on a
+# waiter can time out first and its abort reach the rank that waits on rank
+# 3 before that rank's own clock runs out (seen once on CI-like load). So
+# naming rank 3 is reported, not required.
 ranks_hang() {
     ranks PP_EMU_NCCL_FAIL_RANK=3 PP_EMU_NCCL_FAIL_AT=60 PP_EMU_NCCL_FAIL_MODE=hang PP_EMU_NCCL_TIMEOUT=3 && during &&
-        failed 3 3 10 'PP_EMU_NCCL_TIMEOUT' && cat "$out/err_0" "$out/err_1" "$out/err_2" | grep -q 'rank(s) 3'
+        failed 3 3 10 'PP_EMU_NCCL_TIMEOUT' || return 1
+    if cat "$out/err_0" "$out/err_1" "$out/err_2" | grep -q 'rank(s) 3'; then
+        echo "a waiting rank named rank 3"
+    else
+        echo "no waiting rank named rank 3 this time: a waiter's own timeout fired first (see above)"
+    fi
 }
 group "a rank that hangs during step 1 (rank 3 stops at op 60, connections open; the others wait PP_EMU_NCCL_TIMEOUT=3 s)" ranks_hang
 
