@@ -12,7 +12,7 @@ LDLIBS   = -lm
 # even to a script that ignores CFLAGS_EXTRA) and CFLAGS_EXTRA.
 ASAN_FLAGS = -fsanitize=address,undefined -fno-omit-frame-pointer
 
-.PHONY: all test test-nccl bench bench-plan asan fuzz fuzz-plan golden hash optimal paper clean
+.PHONY: all test test-nccl bench bench-scale bench-plan asan fuzz fuzz-plan golden hash hash-big optimal paper clean
 
 all: ppsched train_cpu
 
@@ -36,6 +36,10 @@ test-nccl: ppsched
 
 bench: bench/bench
 	./bench/bench
+
+# issue 17's scale table only (the first part of make bench)
+bench-scale: bench/bench
+	./bench/bench scale
 
 # the planner's timings only (the last part of make bench)
 bench-plan: bench/bench
@@ -82,6 +86,10 @@ golden: ppsched
 # before and after.
 hash: tests/sched_hash
 	./tests/sched_hash
+# make hash-big: every built-in at d = 128, n = 1024 and the searches at d = 16
+# and 32 with Table 5's times, one line per build (a minute or so)
+hash-big: tests/sched_hash
+	./tests/sched_hash big
 tests/sched_hash: tests/sched_hash.c pp_sched.h
 	$(CC) $(CFLAGS) -o $@ tests/sched_hash.c $(LDLIBS)
 

@@ -12,7 +12,11 @@
                    largest per-device peak memory (units: one microbatch's
                    activation for one device's share of the model). A schedule
                    that does not build prints the library's message instead.
-                   Always exits 0: it measures, it does not judge. */
+                   Always exits 0: it measures, it does not judge.
+                   First, the scale table (issue 17): every built-in at
+                   d = 128, n = 1024 and v-auto at d = 16, n = 128, CPU ms
+                   (best of up to 3 builds); `bench/bench scale` prints it
+                   alone (make bench-scale). */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime under -std=c99 */
 #include <stdio.h>
 #include <string.h>
@@ -116,9 +120,57 @@ static void bench_plan(void) {
     }
 }
 
+/* CPU ms of one build (best of up to 3, fewer once 3 s are spent), with
+   its makespan; -1 when it does not build (the message goes to err). */
+static double cpu_build(const pp_config *cfg, double *makespan, char *err) {
+    double best = -1, spent = 0;
+    int r;
+    for (r = 0; r < 3 && spent < 3000; r++) {
+        pp_schedule *s = NULL;
+        double c0 = cpu_ms(), ms;
+        if (pp_sched_build(cfg, &s, err) != PP_OK) return -1;
+        ms = cpu_ms() - c0;
+        spent += ms;
+        if (best < 0 || ms < best) best = ms;
+        *makespan = s->makespan;
+        pp_sched_free(s);
+    }
+    return best;
+}
+
+/* Issue 17's targets: every built-in at d = 128, n = 1024 (unit times,
+   default settings) under 2 s of CPU, v-auto at d = 16, n = 128 under
+   50 ms. CPU time: steadier than wall time on a shared machine. */
+static void bench_scale(void) {
+    static const struct { int d, n; const char *only; } rows[] = {{128, 1024, NULL}, {16, 128, "v-auto"}};
+    int k, i;
+    double total = 0;
+    printf("build time at scale: unit times, default settings, CPU ms (best of up to 3)\n");
+    printf("%-20s %4s %5s %10s %10s\n", "schedule", "d", "n", "cpu ms", "makespan");
+    for (k = 0; k < 2; k++)
+        for (i = 0; i < pp_sched_count(); i++) {
+            pp_config cfg;
+            char err[PP_ERR_LEN];
+            double ms, makespan = 0;
+            memset(&cfg, 0, sizeof cfg);
+            cfg.schedule = pp_sched_info_at(i)->name;
+            if (rows[k].only && strcmp(rows[k].only, cfg.schedule) != 0) continue;
+            cfg.devices = rows[k].d;
+            cfg.microbatches = rows[k].n;
+            ms = cpu_build(&cfg, &makespan, err);
+            if (ms < 0) printf("%-20s %4d %5d failed: %s\n", cfg.schedule, cfg.devices, cfg.microbatches, err);
+            else printf("%-20s %4d %5d %10.1f %10.6g\n", cfg.schedule, cfg.devices, cfg.microbatches, ms, makespan);
+            if (k == 0 && ms > 0) total += ms;
+            fflush(stdout);
+        }
+    printf("all built-ins at d=128 n=1024: %.0f ms CPU in all\n\n", total);
+}
+
 int main(int argc, char **argv) {
     int i, r, d;
     if (argc > 1 && strcmp(argv[1], "plan") == 0) { bench_plan(); return 0; }
+    bench_scale();
+    if (argc > 1 && strcmp(argv[1], "scale") == 0) return 0;
     printf("pp_sched %d.%d.%d: pp_sched_build, d=%d n=%d, unit times, best of %d\n", PP_SCHED_VERSION_MAJOR,
            PP_SCHED_VERSION_MINOR, PP_SCHED_VERSION_PATCH, DEVICES, MICROBATCHES, REPEATS);
     printf("%-20s %10s %10s %8s %9s\n", "schedule", "ms", "makespan", "bubble", "max peak");

@@ -11,9 +11,20 @@
 
    Build and run:  make hash   (or cc -std=c99 -O2 tests/sched_hash.c -lm)
    Prints one line per schedule (builds, failures, its own hash) and the
-   total hash last. -v also prints one line per build. */
+   total hash last. -v also prints one line per build.
+
+   `make hash-big` (sched_hash big) covers the sizes the grid does not: every
+   built-in at d = 128, n = 1024 (unit times), and at d = 16, n = 128 and
+   d = 32, n = 256 with Table 5's times, with comm and B = 2F, at several
+   limits; one line per build (makespan and hash), so two headers can be
+   diffed line by line. -DPP_SCHED_HEADER='"path"' builds this file against
+   another copy of the header (an older one, to compare). */
 #define PP_SCHED_IMPLEMENTATION
+#ifdef PP_SCHED_HEADER
+#include PP_SCHED_HEADER
+#else
 #include "../pp_sched.h"
+#endif
 
 #include <stdint.h>
 #include <stdio.h>
@@ -43,6 +54,56 @@ static void hash_schedule(uint64_t *h, pp_status st, const pp_schedule *s) {
     for (i = 0; i < s->devices; i++) fnv_double(h, s->peak_memory[i]);
 }
 
+/* One build per line: name, d, n, times, limit, status, makespan, hash. */
+static uint64_t big_one(const char *name, int d, int n, const pp_times *t, double limit) {
+    pp_config cfg;
+    pp_schedule *s = NULL;
+    pp_status st;
+    char err[PP_ERR_LEN];
+    uint64_t one = 14695981039346656037ull;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.schedule = name;
+    cfg.devices = d;
+    cfg.microbatches = n;
+    if (t) cfg.times = *t;
+    cfg.mem_limit = limit;
+    st = pp_sched_build(&cfg, &s, err);
+    hash_schedule(&one, st, s);
+    printf("%-20s d=%-3d n=%-4d times %g/%g/%g/%g limit %-5g %-12s %-12.10g %016llx\n", name, d, n, t ? t->f : 1,
+           t ? t->b : 1, t ? t->w : 1, t ? t->comm : 0, limit, pp_status_string(st), st == PP_OK ? s->makespan : 0,
+           (unsigned long long)one);
+    fflush(stdout);
+    pp_sched_free(s);
+    return one;
+}
+
+static int big(void) {
+    static const pp_times times[] = {
+        {12.96, 13.22, 9.76, 0},   /* the paper's Table 5 */
+        {12.96, 13.22, 9.76, 0.6}, /* with the comm fitted to Table 4's 1F1B row */
+        {1, 2, 1, 0.05},           /* B = 2F with comm */
+        {1, 2, 0, 0.1},            /* W = 0 */
+    };
+    static const int dn[][2] = {{16, 128}, {32, 256}};
+    static const double limit_frac[] = {0, 0.5, 0.75};
+    uint64_t total = 14695981039346656037ull, h;
+    int id, count = pp_sched_count(), k, ti, li;
+    for (id = 0; id < count; id++) {
+        h = big_one(pp_sched_info_at(id)->name, 128, 1024, NULL, 0);
+        fnv(&total, &h, sizeof h);
+    }
+    for (k = 0; k < 2; k++)
+        for (id = 0; id < count; id++)
+            for (ti = 0; ti < (int)(sizeof times / sizeof times[0]); ti++)
+                for (li = 0; li < (pp_sched_info_at(id)->takes_limit ? 3 : 1); li++) {
+                    if (k == 1 && !pp_sched_info_at(id)->takes_limit) continue; /* d = 32: the searches only */
+                    h = big_one(pp_sched_info_at(id)->name, dn[k][0], dn[k][1], &times[ti], limit_frac[li] * dn[k][0]);
+                    fnv(&total, &h, sizeof h);
+                }
+    printf("all: %016llx\n", (unsigned long long)total);
+    return 0;
+}
+
 int main(int argc, char **argv) {
     static const int ds[] = {2, 3, 4, 5, 8};
     static const pp_times times[] = {
@@ -57,6 +118,7 @@ int main(int argc, char **argv) {
     uint64_t total = 14695981039346656037ull;
     int id, count = pp_sched_count(), builds_all = 0;
     pp_times stt[16];
+    if (argc > 1 && strcmp(argv[1], "big") == 0) return big();
     {
         int s;
         for (s = 0; s < 16; s++) stt[s].f = 1 + 0.1 * (s % 5), stt[s].b = 2 - 0.15 * (s % 3), stt[s].w = 0.5 + 0.05 * s, stt[s].comm = 0;
