@@ -1687,7 +1687,23 @@ PP__DEF pp_status pp_block_check(const pp_block *b, char *err) {
     return st;
 }
 
-/* Eq. 1 with per-stage memory m(s): sum over stages on the device of ceil(l/T) m(s). */
+/* Eq. 1 with per-stage memory m(s): sum over stages on the device of
+   ceil(l/T) m(s), for every device at once (one pass over the block, each
+   device's terms added in stage order): out[d]. */
+static void pp__block_bounds(const pp_block *b, const double *stage_memory, double *out) {
+    int i, mb = b->microbatches, T = b->interval;
+    for (i = 0; i < b->devices; i++) out[i] = T < 1 ? -1 : 0;
+    if (T < 1) return;
+    for (i = 0; i < b->stages * mb; i++) {
+        int s = i / mb, last, l;
+        last = b->split_backward ? (b->w[i] + 1 > b->b[i] + 1 ? b->w[i] + 1 : b->b[i] + 1)
+                                 : b->b[i] + pp__block_cells(b, PP_BW);
+        l = last - b->f[i];
+        out[b->stage_device[s]] += (double)((l + T - 1) / T) * (stage_memory ? stage_memory[s] : 1.0 / b->chunks);
+    }
+}
+
+/* The same for one device. */
 static double pp__block_bound(const pp_block *b, int device, const double *stage_memory) {
     int i, mb = b->microbatches, T = b->interval;
     double sum = 0;
@@ -1833,7 +1849,7 @@ static pp_status pp__repeat(const pp_block *b, int n, const int *starts, const p
         }
     s->interval = b->interval;
     s->on_grid = 1;
-    for (i = 0; i < d; i++) s->peak_bound[i] = pp__block_bound(b, i, s->stage_memory);
+    pp__block_bounds(b, s->stage_memory, s->peak_bound);
     pp__metrics(s);
     *out = s;
     return PP_OK;
@@ -2866,10 +2882,17 @@ static int pp__block_life(const pp_block *b, int r) {
 }
 
 static double pp__block_max_bound(const pp_block *b) {
-    double m = 0;
+    double m = 0, *per;
     int i, T = b->interval, d = b->devices;
     if (b->placement != PP_PLACE_VSHAPE || b->microbatches != 1 || b->chunks != 2 || T < 1) {
-        for (i = 0; i < d; i++) m = pp__max(m, pp_block_peak_bound(b, i));
+        per = (double *)pp__malloc(&b->allocator, pp__size((size_t)d, sizeof(double)));
+        if (!per) { /* one device at a time then */
+            for (i = 0; i < d; i++) m = pp__max(m, pp_block_peak_bound(b, i));
+            return m;
+        }
+        pp__block_bounds(b, NULL, per);
+        for (i = 0; i < d; i++) m = pp__max(m, per[i]);
+        pp__mfree(&b->allocator, per);
         return m;
     }
     for (i = 0; i < d; i++) {
