@@ -2003,11 +2003,12 @@ static pp_status pp__wfill(pp_schedule *s, double *endk, const double *cap, int 
         for (dev = 0; dev < d; dev++) {
             /* pend: this device's W passes taken out, in order; rdy: the indices
                into pend whose B has run and that are not placed yet, in order */
-            int a = s->device_start[dev], b = s->device_start[dev + 1], np = 0, nt = 0, nr = 0, q, x;
-            double t = 0, mem = 0;
+            int a = s->device_start[dev], b = s->device_start[dev + 1], np = 0, nt = 0, nr = 0, q, x, placed;
+            double t = 0, mem = 0, wmin = 0;
             for (i = a; i < b; i++)
                 if (skip[i]) {
                     pidx[s->passes[i].stage * n + s->passes[i].microbatch] = np;
+                    if (!np || pp__dur(s, &s->passes[i]) < wmin) wmin = pp__dur(s, &s->passes[i]);
                     pend[np++] = s->passes[i];
                 }
             if (!np) continue;
@@ -2015,7 +2016,12 @@ static pp_status pp__wfill(pp_schedule *s, double *endk, const double *cap, int 
                 const pp_pass *cur = &s->passes[i];
                 if (skip[i]) continue;
                 /* bubbles before this pass: W passes that fit, oldest first (t
-                   only grows, so one sweep sees every W that can still fit) */
+                   only grows, so one sweep sees every W that can still fit).
+                   None fits when the shortest W does not fit right at t (a W
+                   ends at or after t + its time): skip the scan then, the
+                   common case in the stable phase. */
+                placed = 0;
+                if (nr > 0 && t + wmin <= cur->start + PP__EPS * (1 + cur->start))
                 for (q = 0; q < nr; q++) {
                     pp_pass *w = &pend[rdy[q]];
                     double ready = pp__max(t, endk[pp__key(S, n, PP_B, w->stage, w->microbatch)]), dur = pp__dur(s, w);
@@ -2027,9 +2033,12 @@ static pp_status pp__wfill(pp_schedule *s, double *endk, const double *cap, int 
                     nt++;
                     w->microbatch = -1 - w->microbatch;
                     rdy[q] = -1;
+                    placed = 1;
                 }
-                for (q = x = 0; q < nr; q++) if (rdy[q] >= 0) rdy[x++] = rdy[q];
-                nr = x;
+                if (placed) {
+                    for (q = x = 0; q < nr; q++) if (rdy[q] >= 0) rdy[x++] = rdy[q];
+                    nr = x;
+                }
                 /* an F that would break the cap takes W passes first */
                 for (q = 0; cur->kind == PP_F && q < nr && mem + s->stage_memory[cur->stage] > cap[dev] + 1e-9; q++) {
                     pp_pass *w = &pend[rdy[q]];
@@ -2069,6 +2078,21 @@ static pp_status pp__wfill(pp_schedule *s, double *endk, const double *cap, int 
     return pp__squeeze(s, NULL, err);
 }
 
+/* pp__list_reorder's tournament: of two devices (-1: none, no passes
+   left) the one free first, the lower on a tie; win[K + i] is device i's
+   leaf, win[1] the winner. pp__list_replay plays device dev's path again
+   after its free_at changed (live = 0: it has no passes left). */
+static int pp__list_win(const double *free_at, int a, int b) {
+    if (a < 0) return b;
+    if (b < 0) return a;
+    return free_at[b] < free_at[a] || (free_at[b] == free_at[a] && b < a) ? b : a;
+}
+static void pp__list_replay(int *win, int K, const double *free_at, int dev, int live) {
+    int x = K + dev;
+    win[x] = live ? dev : -1;
+    for (x /= 2; x >= 1; x /= 2) win[x] = pp__list_win(free_at, win[2 * x], win[2 * x + 1]);
+}
+
 /* The same rule run forward in time: whenever a device falls idle in the
    warm-up (before the first microbatch is through) or in its cool-down
    (after its last F), it runs the first pass of its order that is ready,
@@ -2090,8 +2114,11 @@ static pp_status pp__list_reorder(pp_schedule *s, const double *cap, double warm
     int *fill = (int *)pp__malloc(al, pp__size((size_t)d, sizeof(int)));
     int *fleft = (int *)pp__malloc(al, pp__size((size_t)d, sizeof(int)));
     int *tab = (int *)pp__malloc(al, pp__size((size_t)S, 16u * sizeof(int)));
+    int K = 1, *win; /* win[1..2K): a tournament over the devices (pp__list_win) */
     pp_status st = PP_OK;
-    if (!out || !taken || !done || !endk || !free_at || !mem || !head || !fill || !fleft || !tab) {
+    while (K < d) K *= 2;
+    win = (int *)pp__malloc(al, pp__size(2u * (size_t)K, sizeof(int)));
+    if (!out || !taken || !done || !endk || !free_at || !mem || !head || !fill || !fleft || !tab || !win) {
         pp__err(err, "out of memory in reorder");
         st = PP_ERR_OUT_OF_MEMORY;
         goto cleanup;
@@ -2104,11 +2131,13 @@ static pp_status pp__list_reorder(pp_schedule *s, const double *cap, double warm
         free_at[i] = 0; mem[i] = 0; head[i] = fill[i] = s->device_start[i]; fleft[i] = 0;
         for (j = s->device_start[i]; j < s->device_start[i + 1]; j++) fleft[i] += s->passes[j].kind == PP_F;
     }
+    for (i = 0; i < K; i++) win[K + i] = i < d && head[i] < s->device_start[i + 1] ? i : -1;
+    for (i = K - 1; i >= 1; i--) win[i] = pp__list_win(free_at, win[2 * i], win[2 * i + 1]);
     while (left > 0) {
-        int dev = -1, j, last, pick = -1, pick_w = -1, flexible;
+        int dev, j, last, pick = -1, pick_w = -1, flexible;
         double t, rmin = -1, next = -1;
-        for (i = 0; i < d; i++)
-            if (head[i] < s->device_start[i + 1] && (dev < 0 || free_at[i] < free_at[dev])) dev = i;
+        /* the device with passes left that is free first (the lowest on a tie) */
+        dev = win[1];
         t = free_at[dev];
         flexible = t < warm_end - PP__EPS || fleft[dev] == 0;
         last = flexible ? head[dev] + window : head[dev];
@@ -2140,6 +2169,7 @@ static pp_status pp__list_reorder(pp_schedule *s, const double *cap, double warm
                 goto cleanup;
             }
             free_at[dev] = next;
+            pp__list_replay(win, K, free_at, dev, 1);
             continue;
         }
         {
@@ -2161,6 +2191,7 @@ static pp_status pp__list_reorder(pp_schedule *s, const double *cap, double warm
             taken[pick] = 1;
             left--;
             while (head[dev] < s->device_start[dev + 1] && taken[head[dev]]) head[dev]++;
+            pp__list_replay(win, K, free_at, dev, head[dev] < s->device_start[dev + 1]);
         }
     }
     memcpy(s->passes, out, (size_t)P * sizeof(pp_pass));
@@ -2168,7 +2199,7 @@ static pp_status pp__list_reorder(pp_schedule *s, const double *cap, double warm
 cleanup:
     pp__mfree(al, out); pp__mfree(al, taken); pp__mfree(al, done); pp__mfree(al, endk);
     pp__mfree(al, free_at); pp__mfree(al, mem); pp__mfree(al, head); pp__mfree(al, fill); pp__mfree(al, fleft);
-    pp__mfree(al, tab);
+    pp__mfree(al, tab); pp__mfree(al, win);
     return st;
 }
 
@@ -2286,12 +2317,21 @@ static pp_status pp__sweep_reorder(pp_schedule *s, const double *cap, int flags,
             /* earliest bubble after r among the placed passes that holds dur */
             /* a bubble must end at or after r + dur: skip the passes that start
                before that (starts on a device are sorted) */
-            int lo = 0, hi = m;
-            double prev_end;
+            int lo = 0, hi = m, step = 1;
+            double prev_end, need = r + dur;
+            /* the answer is usually near the end (passes come in time
+               order): gallop back from m to bracket it, then bisect; the
+               test is monotone in the start, so the same index results */
+            while (hi - step >= 0) {
+                double ms = placed[base + hi - step].start;
+                if (ms + PP__EPS * (1 + ms) < need) { lo = hi - step + 1; break; }
+                hi -= step;
+                step *= 2;
+            }
             while (lo < hi) {
                 int mid = lo + (hi - lo) / 2;
                 double ms = placed[base + mid].start;
-                if (ms + PP__EPS * (1 + ms) < r + dur) lo = mid + 1; else hi = mid;
+                if (ms + PP__EPS * (1 + ms) < need) lo = mid + 1; else hi = mid;
             }
             prev_end = lo > 0 ? placed[base + lo - 1].end : 0;
             for (q = lo; q <= m; q++) {
