@@ -1877,13 +1877,20 @@ static double pp__mem_effect(const pp_schedule *s, const pp_pass *p) {
    entirely, leaving every other pass where it is, if the device's memory
    stays within cap. cooldown = 0: the bubbles of the warm-up, before the
    first microbatch has gone all the way through (Appendix C); cooldown = 1:
-   the bubbles after the device's last F. Returns the number of moves. */
-static int pp__gap_fill(pp_schedule *s, const double *cap, double *endk, const int *tab, int cooldown) {
+   the bubbles after the device's last F. Returns the number of moves.
+   fit: [num_passes] scratch. fit[j] caches when pass j could end at the
+   earliest (its input's end, plus comm across devices, plus its time),
+   valid below vend: only a move changes an end in endk, and a move
+   invalidates every position after it. A pass fits a bubble [gs, ge] when
+   max(gs, input) + time <= ge, which is max(gs + time, fit) <= ge to the
+   last bit (rounding is monotone), so the cache changes no decision. */
+static int pp__gap_fill(pp_schedule *s, const double *cap, double *endk, const int *tab, int cooldown, double *fit) {
     int d = s->devices, S = s->stages, n = s->microbatches, dev, moved = 0, half = pp__dep_half(s);
     int window = 4 * S + 16;
     double warm_end = endk[pp__key(S, n, s->split_backward ? PP_B : PP_BW, 0, 0)];
+    const double *stt = s->stage_time, *sm = s->stage_memory;
     for (dev = 0; dev < d; dev++) {
-        int a = s->device_start[dev], b = s->device_start[dev + 1], i, lo = a, hi = b - 1;
+        int a = s->device_start[dev], b = s->device_start[dev + 1], i, lo = a, hi = b - 1, vend = a;
         double gs = 0, cur = 0;
         if (cooldown) {
             for (i = a; i < b; i++) if (s->passes[i].kind == PP_F) lo = i + 1;
@@ -1895,22 +1902,27 @@ static int pp__gap_fill(pp_schedule *s, const double *cap, double *endk, const i
             double ge = s->passes[i].start;
             while (i >= lo && i <= hi && ge - gs > PP__EPS * (1 + ge)) {
                 int j, found = -1, last = i + window < b - 1 ? i + window : b - 1;
-                double ready = 0, pre = 0, pm = 0;
+                double ready = 0, pre = 0, pm = 0, lim = ge + PP__EPS * (1 + ge);
                 for (j = i + 1; j <= last; j++) {
                     const pp_pass *p = &s->passes[j], *r = &s->passes[j - 1];
-                    int ds, k;
+                    double dur = stt[p->stage * 4 + (int)p->kind];
                     /* pre: memory change over passes i..j-1; pm: its highest
                        point right after an F (0 if none): moving an F to i
                        raises every level in between */
-                    if (r->kind == PP_F) { pre += s->stage_memory[r->stage]; if (pre > pm) pm = pre; }
+                    if (r->kind == PP_F) { pre += sm[r->stage]; if (pre > pm) pm = pre; }
                     else pre += pp__mem_effect(s, r);
-                    ready = gs;
-                    if ((k = pp__dep_key(tab, S, half, p, &ds)) >= 0) {
-                        double need = endk[k];
-                        if (s->stage_device[ds] != dev) need += s->times.comm;
-                        ready = pp__max(ready, need);
+                    if (j >= vend) {
+                        int ds, k = pp__dep_key(tab, S, half, p, &ds);
+                        double need;
+                        fit[j] = -DBL_MAX;
+                        if (k >= 0) {
+                            need = endk[k];
+                            if (s->stage_device[ds] != dev) need += s->times.comm;
+                            fit[j] = need + dur;
+                        }
+                        vend = j + 1;
                     }
-                    if (ready + pp__dur(s, p) > ge + PP__EPS * (1 + ge)) continue;
+                    if (gs + dur > lim || fit[j] > lim) continue;
                     if (p->kind == PP_F && cur + pp__mem_effect(s, p) + pm > cap[dev] + 1e-9) continue;
                     found = j;
                     break;
@@ -1918,11 +1930,19 @@ static int pp__gap_fill(pp_schedule *s, const double *cap, double *endk, const i
                 if (found < 0) break;
                 {
                     pp_pass tmp = s->passes[found];
+                    int ds, k = pp__dep_key(tab, S, half, &tmp, &ds);
+                    ready = gs;
+                    if (k >= 0) {
+                        double need = endk[k];
+                        if (s->stage_device[ds] != dev) need += s->times.comm;
+                        ready = pp__max(ready, need);
+                    }
                     memmove(&s->passes[i + 1], &s->passes[i], (size_t)(found - i) * sizeof(pp_pass));
                     tmp.start = ready;
                     tmp.end = ready + pp__dur(s, &tmp);
                     s->passes[i] = tmp;
                     endk[pp__key(S, n, tmp.kind, tmp.stage, tmp.microbatch)] = tmp.end;
+                    vend = i + 1; /* an end changed: nothing after it is known */
                     gs = tmp.end;
                     cur += pp__mem_effect(s, &tmp);
                     moved++;
@@ -1945,7 +1965,12 @@ static pp_status pp__gap_fill_rounds(pp_schedule *s, const double *cap, double *
     int iter, i;
     pp_status st = PP_OK;
     int *tab = (int *)pp__malloc(&s->allocator, pp__size((size_t)s->stages, 16u * sizeof(int)));
-    if (!tab) { pp__err(err, "out of memory in reorder"); return PP_ERR_OUT_OF_MEMORY; }
+    double *fit = (double *)pp__malloc(&s->allocator, pp__size((size_t)s->num_passes, sizeof(double)));
+    if (!tab || !fit) {
+        pp__mfree(&s->allocator, tab); pp__mfree(&s->allocator, fit);
+        pp__err(err, "out of memory in reorder");
+        return PP_ERR_OUT_OF_MEMORY;
+    }
     pp__dep_table(s, tab);
     for (iter = 0; iter < 4 && st == PP_OK; iter++) {
         int moved;
@@ -1953,12 +1978,12 @@ static pp_status pp__gap_fill_rounds(pp_schedule *s, const double *cap, double *
             const pp_pass *p = &s->passes[i];
             endk[pp__key(s->stages, s->microbatches, p->kind, p->stage, p->microbatch)] = p->end;
         }
-        moved = pp__gap_fill(s, cap, endk, tab, cooldown);
+        moved = pp__gap_fill(s, cap, endk, tab, cooldown, fit);
         if (!moved && (iter > 0 || squeezed)) break;
         st = pp__squeeze(s, NULL, err);
         if (!moved) break;
     }
-    pp__mfree(&s->allocator, tab);
+    pp__mfree(&s->allocator, tab); pp__mfree(&s->allocator, fit);
     return st;
 }
 
