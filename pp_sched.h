@@ -2103,6 +2103,19 @@ static pp_status pp__wfill(pp_schedule *s, double *endk, const double *cap, int 
     return pp__squeeze(s, NULL, err);
 }
 
+/* the index of the lowest set bit of x (x != 0) */
+static int pp__ctz64(unsigned long long x) {
+#if defined(__GNUC__) || defined(__clang__)
+    return __builtin_ctzll(x);
+#else
+    static const unsigned char pos[64] = {0,  1,  56, 2,  57, 49, 28, 3,  61, 58, 42, 50, 38, 29, 17, 4,
+                                          62, 47, 59, 36, 45, 43, 51, 22, 53, 39, 33, 30, 24, 18, 12, 5,
+                                          63, 55, 48, 27, 60, 41, 37, 16, 46, 35, 44, 21, 52, 32, 23, 11,
+                                          54, 26, 40, 15, 34, 20, 31, 10, 25, 14, 19, 9,  13, 8,  7,  6};
+    return pos[((x & (0 - x)) * 0x03f79d71b4ca8b09ull) >> 58];
+#endif
+}
+
 /* pp__list_reorder's tournament: of two devices (-1: none, no passes
    left) the one free first, the lower on a tie; win[K + i] is device i's
    leaf, win[1] the winner. pp__list_replay plays device dev's path again
@@ -2140,10 +2153,18 @@ static pp_status pp__list_reorder(pp_schedule *s, const double *cap, double warm
     int *fleft = (int *)pp__malloc(al, pp__size((size_t)d, sizeof(int)));
     int *tab = (int *)pp__malloc(al, pp__size((size_t)S, 16u * sizeof(int)));
     int K = 1, *win; /* win[1..2K): a tournament over the devices (pp__list_win) */
+    /* ready: bit j set when pass j is not taken and its input has run (or
+       it has none), so the scan for a pass to run skips the others in 64s;
+       dstart/dlist: the passes waiting for each key (CSR), to set theirs */
+    size_t words = ((size_t)P + 63) / 64;
+    unsigned long long *ready = (unsigned long long *)pp__malloc(al, pp__size(words, sizeof(unsigned long long)));
+    int *dstart = (int *)pp__malloc(al, pp__size(keys + 1, sizeof(int)));
+    int *dlist = (int *)pp__malloc(al, pp__size((size_t)P, sizeof(int)));
     pp_status st = PP_OK;
     while (K < d) K *= 2;
     win = (int *)pp__malloc(al, pp__size(2u * (size_t)K, sizeof(int)));
-    if (!out || !taken || !done || !endk || !free_at || !mem || !head || !fill || !fleft || !tab || !win) {
+    if (!out || !taken || !done || !endk || !free_at || !mem || !head || !fill || !fleft || !tab || !win || !ready ||
+        !dstart || !dlist) {
         pp__err(err, "out of memory in reorder");
         st = PP_ERR_OUT_OF_MEMORY;
         goto cleanup;
@@ -2151,6 +2172,20 @@ static pp_status pp__list_reorder(pp_schedule *s, const double *cap, double warm
     memset(taken, 0, (size_t)P);
     memset(done, 0, keys);
     pp__dep_table(s, tab);
+    memset(ready, 0, words * sizeof(unsigned long long));
+    memset(dstart, 0, (keys + 1) * sizeof(int));
+    for (i = 0; i < P; i++) {
+        int ds, k = pp__dep_key(tab, S, half, &s->passes[i], &ds);
+        if (k >= 0) dstart[k + 1]++;
+        else ready[i >> 6] |= 1ull << (i & 63);
+    }
+    for (i = 0; i < (int)keys; i++) dstart[i + 1] += dstart[i];
+    for (i = 0; i < P; i++) {
+        int ds, k = pp__dep_key(tab, S, half, &s->passes[i], &ds);
+        if (k >= 0) dlist[dstart[k]++] = i;
+    }
+    for (i = (int)keys; i > 0; i--) dstart[i] = dstart[i - 1]; /* back to the starts */
+    dstart[0] = 0;
     for (i = 0; i < d; i++) {
         int j;
         free_at[i] = 0; mem[i] = 0; head[i] = fill[i] = s->device_start[i]; fleft[i] = 0;
@@ -2167,20 +2202,22 @@ static pp_status pp__list_reorder(pp_schedule *s, const double *cap, double warm
         flexible = t < warm_end - PP__EPS || fleft[dev] == 0;
         last = flexible ? head[dev] + window : head[dev];
         if (last > s->device_start[dev + 1] - 1) last = s->device_start[dev + 1] - 1;
-        for (j = head[dev]; j <= last; j++) {
-            const pp_pass *p = &s->passes[j];
+        for (j = head[dev]; j <= last && pick < 0;) {
+            /* the next pass at or after j that is not taken and whose input has run */
+            unsigned long long bits = ready[j >> 6] & (~0ull << (j & 63));
+            const pp_pass *p;
             int ds, k;
             double r = 0;
-            if (taken[j]) continue;
-            if ((k = pp__dep_key(tab, S, half, p, &ds)) >= 0) {
-                if (!done[k]) continue;
+            if (!bits) { j = (j | 63) + 1; continue; }
+            j = (j & ~63) + pp__ctz64(bits);
+            if (j > last) break;
+            p = &s->passes[j];
+            if ((k = pp__dep_key(tab, S, half, p, &ds)) >= 0)
                 r = endk[k] + (s->stage_device[ds] != dev ? s->times.comm : 0);
-            }
-            if (p->kind == PP_F && j != head[dev] && mem[dev] + s->stage_memory[p->stage] > cap[dev] + 1e-9) continue;
-            if (r > t + PP__EPS * (1 + t)) { if (rmin < 0 || r < rmin) rmin = r; continue; }
-            if (p->kind == PP_W && fleft[dev] == 0) { if (pick_w < 0) pick_w = j; continue; }
+            if (p->kind == PP_F && j != head[dev] && mem[dev] + s->stage_memory[p->stage] > cap[dev] + 1e-9) { j++; continue; }
+            if (r > t + PP__EPS * (1 + t)) { if (rmin < 0 || r < rmin) rmin = r; j++; continue; }
+            if (p->kind == PP_W && fleft[dev] == 0) { if (pick_w < 0) pick_w = j; j++; continue; }
             pick = j;
-            break;
         }
         if (pick < 0) pick = pick_w;
         if (pick < 0) {
@@ -2209,6 +2246,8 @@ static pp_status pp__list_reorder(pp_schedule *s, const double *cap, double warm
             k = pp__key(S, n, p.kind, p.stage, p.microbatch);
             done[k] = 1;
             endk[k] = p.end;
+            for (i = dstart[k]; i < dstart[k + 1]; i++) ready[dlist[i] >> 6] |= 1ull << (dlist[i] & 63);
+            ready[pick >> 6] &= ~(1ull << (pick & 63));
             free_at[dev] = p.end;
             mem[dev] += pp__mem_effect(s, &p);
             if (p.kind == PP_F) fleft[dev]--;
@@ -2224,7 +2263,7 @@ static pp_status pp__list_reorder(pp_schedule *s, const double *cap, double warm
 cleanup:
     pp__mfree(al, out); pp__mfree(al, taken); pp__mfree(al, done); pp__mfree(al, endk);
     pp__mfree(al, free_at); pp__mfree(al, mem); pp__mfree(al, head); pp__mfree(al, fill); pp__mfree(al, fleft);
-    pp__mfree(al, tab); pp__mfree(al, win);
+    pp__mfree(al, tab); pp__mfree(al, win); pp__mfree(al, ready); pp__mfree(al, dstart); pp__mfree(al, dlist);
     return st;
 }
 
