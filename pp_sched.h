@@ -1878,17 +1878,34 @@ static double pp__mem_effect(const pp_schedule *s, const pp_pass *p) {
    stays within cap. cooldown = 0: the bubbles of the warm-up, before the
    first microbatch has gone all the way through (Appendix C); cooldown = 1:
    the bubbles after the device's last F. Returns the number of moves.
-   fit: [num_passes] scratch. fit[j] caches when pass j could end at the
-   earliest (its input's end, plus comm across devices, plus its time),
-   valid below vend: only a move changes an end in endk, and a move
-   invalidates every position after it. A pass fits a bubble [gs, ge] when
-   max(gs, input) + time <= ge, which is max(gs + time, fit) <= ge to the
-   last bit (rounding is monotone), so the cache changes no decision. */
+   fit: [3 * num_passes] scratch. A pass fits a bubble [gs, ge] when
+   max(gs, input) + time <= ge (input: its input's end, plus comm across
+   devices), which is max(gs + time, input + time) <= ge to the last bit
+   (rounding is monotone). So fit[j] keeps input + time (-DBL_MAX without
+   input), fit[P + j] the time, fit[2P + j] the input's key, for the
+   positions below vend: a move changes one end in endk, and shifts the
+   positions it passes over, so it shifts those entries and recomputes the
+   ones whose input it is. A bubble where no pass in reach has its input
+   early enough (the common case in the warm-up) is told by the least
+   fit[] of each block of 64 positions (fit[3P + j / 64], pp__gap_blocks). */
+static void pp__gap_blocks(const double *fit, double *bmin, int a, int from, int to) {
+    /* bmin[x / 64]: the least fit[x] over its block's known positions of
+       this device ([a, to)), for the blocks that [from, to) touches */
+    int blk;
+    for (blk = from >> 6; blk <= (to - 1) >> 6 && from < to; blk++) {
+        int x = blk * 64 > a ? blk * 64 : a, e = blk * 64 + 64 < to ? blk * 64 + 64 : to;
+        double m = DBL_MAX;
+        for (; x < e; x++) if (fit[x] < m) m = fit[x];
+        bmin[blk] = m;
+    }
+}
+
 static int pp__gap_fill(pp_schedule *s, const double *cap, double *endk, const int *tab, int cooldown, double *fit) {
-    int d = s->devices, S = s->stages, n = s->microbatches, dev, moved = 0, half = pp__dep_half(s);
+    int d = s->devices, S = s->stages, n = s->microbatches, P = s->num_passes, dev, moved = 0, half = pp__dep_half(s);
     int window = 4 * S + 16;
     double warm_end = endk[pp__key(S, n, s->split_backward ? PP_B : PP_BW, 0, 0)];
     const double *stt = s->stage_time, *sm = s->stage_memory;
+    double *fdur = fit + P, *fkey = fit + 2 * (size_t)P, *bmin = fit + 3 * (size_t)P;
     for (dev = 0; dev < d; dev++) {
         int a = s->device_start[dev], b = s->device_start[dev + 1], i, lo = a, hi = b - 1, vend = a;
         double gs = 0, cur = 0;
@@ -1901,28 +1918,43 @@ static int pp__gap_fill(pp_schedule *s, const double *cap, double *endk, const i
         for (i = a; i < b; i++) {
             double ge = s->passes[i].start;
             while (i >= lo && i <= hi && ge - gs > PP__EPS * (1 + ge)) {
-                int j, found = -1, last = i + window < b - 1 ? i + window : b - 1;
+                int j, found = -1, last = i + window < b - 1 ? i + window : b - 1, any = 0;
                 double ready = 0, pre = 0, pm = 0, lim = ge + PP__EPS * (1 + ge);
+                for (j = vend > i + 1 ? vend : i + 1; j <= last; j++) {
+                    const pp_pass *p = &s->passes[j];
+                    int ds, k = pp__dep_key(tab, S, half, p, &ds);
+                    fdur[j] = stt[p->stage * 4 + (int)p->kind];
+                    fit[j] = -DBL_MAX;
+                    fkey[j] = k;
+                    if (k >= 0) {
+                        double need = endk[k];
+                        if (s->stage_device[ds] != dev) need += s->times.comm;
+                        fit[j] = need + fdur[j];
+                    }
+                }
+                if (last + 1 > vend) {
+                    pp__gap_blocks(fit, bmin, a, vend > i + 1 ? vend : i + 1, last + 1);
+                    vend = last + 1;
+                }
+                /* any pass in reach whose input is early enough? (blocks of 64 by their least) */
+                for (j = i + 1; j <= last && !any;) {
+                    if ((j & 63) == 0 && j + 63 <= last) {
+                        any = bmin[j >> 6] <= lim;
+                        j += 64;
+                    } else {
+                        any = fit[j] <= lim;
+                        j++;
+                    }
+                }
+                if (!any) break; /* no pass in reach fits in time, so none fits */
                 for (j = i + 1; j <= last; j++) {
                     const pp_pass *p = &s->passes[j], *r = &s->passes[j - 1];
-                    double dur = stt[p->stage * 4 + (int)p->kind];
                     /* pre: memory change over passes i..j-1; pm: its highest
                        point right after an F (0 if none): moving an F to i
                        raises every level in between */
                     if (r->kind == PP_F) { pre += sm[r->stage]; if (pre > pm) pm = pre; }
                     else pre += pp__mem_effect(s, r);
-                    if (j >= vend) {
-                        int ds, k = pp__dep_key(tab, S, half, p, &ds);
-                        double need;
-                        fit[j] = -DBL_MAX;
-                        if (k >= 0) {
-                            need = endk[k];
-                            if (s->stage_device[ds] != dev) need += s->times.comm;
-                            fit[j] = need + dur;
-                        }
-                        vend = j + 1;
-                    }
-                    if (gs + dur > lim || fit[j] > lim) continue;
+                    if (gs + fdur[j] > lim || fit[j] > lim) continue;
                     if (p->kind == PP_F && cur + pp__mem_effect(s, p) + pm > cap[dev] + 1e-9) continue;
                     found = j;
                     break;
@@ -1930,7 +1962,7 @@ static int pp__gap_fill(pp_schedule *s, const double *cap, double *endk, const i
                 if (found < 0) break;
                 {
                     pp_pass tmp = s->passes[found];
-                    int ds, k = pp__dep_key(tab, S, half, &tmp, &ds);
+                    int ds, k = pp__dep_key(tab, S, half, &tmp, &ds), x;
                     ready = gs;
                     if (k >= 0) {
                         double need = endk[k];
@@ -1938,11 +1970,23 @@ static int pp__gap_fill(pp_schedule *s, const double *cap, double *endk, const i
                         ready = pp__max(ready, need);
                     }
                     memmove(&s->passes[i + 1], &s->passes[i], (size_t)(found - i) * sizeof(pp_pass));
+                    memmove(&fit[i + 1], &fit[i], (size_t)(found - i) * sizeof(double));
+                    memmove(&fdur[i + 1], &fdur[i], (size_t)(found - i) * sizeof(double));
+                    memmove(&fkey[i + 1], &fkey[i], (size_t)(found - i) * sizeof(double));
                     tmp.start = ready;
                     tmp.end = ready + pp__dur(s, &tmp);
                     s->passes[i] = tmp;
-                    endk[pp__key(S, n, tmp.kind, tmp.stage, tmp.microbatch)] = tmp.end;
-                    vend = i + 1; /* an end changed: nothing after it is known */
+                    k = pp__key(S, n, tmp.kind, tmp.stage, tmp.microbatch);
+                    endk[k] = tmp.end;
+                    /* the passes waiting for this one (on this device) */
+                    for (x = i + 1; x < vend; x++)
+                        if (fkey[x] == (double)k) {
+                            const pp_pass *p = &s->passes[x];
+                            int dx;
+                            pp__dep_key(tab, S, half, p, &dx);
+                            fit[x] = tmp.end + (s->stage_device[dx] != dev ? s->times.comm : 0) + fdur[x];
+                        }
+                    pp__gap_blocks(fit, bmin, a, i, vend);
                     gs = tmp.end;
                     cur += pp__mem_effect(s, &tmp);
                     moved++;
@@ -1965,7 +2009,7 @@ static pp_status pp__gap_fill_rounds(pp_schedule *s, const double *cap, double *
     int iter, i;
     pp_status st = PP_OK;
     int *tab = (int *)pp__malloc(&s->allocator, pp__size((size_t)s->stages, 16u * sizeof(int)));
-    double *fit = (double *)pp__malloc(&s->allocator, pp__size((size_t)s->num_passes, sizeof(double)));
+    double *fit = (double *)pp__malloc(&s->allocator, pp__size((size_t)s->num_passes + 64, 4u * sizeof(double)));
     if (!tab || !fit) {
         pp__mfree(&s->allocator, tab); pp__mfree(&s->allocator, fit);
         pp__err(err, "out of memory in reorder");
