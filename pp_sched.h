@@ -2388,9 +2388,15 @@ static pp_status pp__sweep_reorder(pp_schedule *s, const double *cap, int flags,
     double *saved_time = (double *)pp__malloc(al, pp__size((size_t)S * 4u, sizeof(double)));
     int *cnt = (int *)pp__malloc(al, pp__size(5u * (size_t)d + 16u * (size_t)S, sizeof(int))); /* and pp__sort_refs' scratch, the dep table */
     double *key = (double *)pp__malloc(al, pp__size(2u * (size_t)d, sizeof(double)));
-    double warm_end = 0, cool_start = 0, comm = s->times.comm;
+    /* gap: per device a bitset over the placed passes, bit x set when
+       placed pass x does not start exactly where the one before it ends
+       (woff[dev]: the device's first word) */
+    unsigned long long *gap = (unsigned long long *)pp__malloc(al, pp__size((size_t)P / 64u + 2u * (size_t)d + 1u,
+                                                                            sizeof(unsigned long long)));
+    int *woff = (int *)pp__malloc(al, pp__size((size_t)d + 1u, sizeof(int)));
+    double warm_end = 0, cool_start = 0, comm = s->times.comm, smax = 0;
     pp_status st = PP_OK;
-    if (!refs || !placed || !lev || !endk || !saved_time || !cnt || !key) {
+    if (!refs || !placed || !lev || !endk || !saved_time || !cnt || !key || !gap || !woff) {
         pp__err(err, "out of memory in reorder");
         st = PP_ERR_OUT_OF_MEMORY;
         goto cleanup;
@@ -2414,9 +2420,12 @@ static pp_status pp__sweep_reorder(pp_schedule *s, const double *cap, int flags,
     pp__sort_refs(s, refs, cnt + d, key);
     pp__dep_table(s, cnt + 5 * d);
     for (i = 0; i < d; i++) cnt[i] = 0;
+    for (i = 0, woff[0] = 0; i < d; i++) woff[i + 1] = woff[i] + (s->device_start[i + 1] - s->device_start[i]) / 64 + 2;
+    memset(gap, 0, (size_t)woff[d] * sizeof(unsigned long long));
     for (k = 0; k < P; k++) {
         pp_pass p = s->passes[refs[k].idx];
         int dev = p.device, base = s->device_start[dev], m = cnt[dev], pos = m, q, movable, ds, in;
+        unsigned long long *gw = gap + woff[dev];
         double r = 0, dur = pp__dur(s, &p), start = p.start;
         movable = all || p.start <= warm_end || p.start > cool_start;
         if ((in = pp__dep_key(cnt + 5 * d, S, half, &p, &ds)) >= 0)
@@ -2443,7 +2452,21 @@ static pp_status pp__sweep_reorder(pp_schedule *s, const double *cap, int flags,
             }
             prev_end = lo > 0 ? placed[base + lo - 1].end : 0;
             for (q = lo; q <= m; q++) {
-                double gs = pp__max(prev_end, r), ge = q < m ? placed[base + q].start : start;
+                double gs, ge;
+                if (q < m && prev_end >= r && dur > 4e-9 * (1 + smax) && !(gw[q >> 6] >> (q & 63) & 1)) {
+                    /* a pass that starts where the one before ends, after r:
+                       no room there for a pass longer than twice the
+                       clock's tolerance; go to the next bubble */
+                    int w = q >> 6, q2;
+                    unsigned long long bits = gw[w] & (~0ull << (q & 63));
+                    while (!bits && (w + 1) * 64 <= m) bits = gw[++w];
+                    q2 = bits ? w * 64 + pp__ctz64(bits) : m;
+                    if (q2 > m) q2 = m;
+                    q = q2;
+                    prev_end = placed[base + q - 1].end;
+                }
+                gs = pp__max(prev_end, r);
+                ge = q < m ? placed[base + q].start : start;
                 if (q == m) ge = pp__max(ge, gs + dur); /* at the end it may stay where it is */
                 if (gs + dur <= ge + PP__EPS * (1 + ge) && gs < start - PP__EPS * (1 + start)) {
                     int ok = 1, x;
@@ -2477,6 +2500,18 @@ static pp_status pp__sweep_reorder(pp_schedule *s, const double *cap, int flags,
             lev[base + pos] = (pos > 0 ? lev[base + pos - 1] : 0) + eff;
             for (x = pos + 1; x <= m; x++) lev[base + x] += eff;
         }
+        if (pos < m) { /* the bits from pos on move up one */
+            int w, pw = pos >> 6;
+            unsigned long long low = (1ull << (pos & 63)) - 1;
+            for (w = (m + 1) >> 6; w > pw; w--) gw[w] = gw[w] << 1 | gw[w - 1] >> 63;
+            gw[pw] = (gw[pw] & low) | (gw[pw] & ~low) << 1;
+        }
+        for (q = pos; q <= pos + 1 && q <= m; q++) {
+            unsigned long long bit = 1ull << (q & 63);
+            if (q == 0 || placed[base + q].start != placed[base + q - 1].end) gw[q >> 6] |= bit;
+            else gw[q >> 6] &= ~bit;
+        }
+        if (p.start > smax) smax = p.start;
         cnt[dev]++;
         endk[pp__key(S, n, p.kind, p.stage, p.microbatch)] = p.end;
     }
@@ -2488,7 +2523,7 @@ cleanup:
     }
     if (st == PP_OK) st = pp__squeeze(s, NULL, err);
     pp__mfree(al, refs); pp__mfree(al, placed); pp__mfree(al, lev); pp__mfree(al, endk);
-    pp__mfree(al, saved_time); pp__mfree(al, cnt); pp__mfree(al, key);
+    pp__mfree(al, saved_time); pp__mfree(al, cnt); pp__mfree(al, key); pp__mfree(al, gap); pp__mfree(al, woff);
     return st;
 }
 
