@@ -2577,9 +2577,77 @@ PP__DEF pp_status pp_reorder(pp_schedule *s, char *err) {
     return pp__reorder(s, PP__RV_ALL, 0, err);
 }
 
+/* A reorder allocates and frees the same few large buffers (a pass array,
+   the end times by key) dozens of times: its variants, their squeezes.
+   pp__reorder hands its steps the schedule's allocator wrapped in this
+   cache, which keeps up to PP__CACHE_KEEP freed blocks of at least
+   PP__CACHE_MIN bytes and gives the smallest that fits to the next
+   request, so the large buffers are not returned to the system and
+   faulted in again each time. Each block carries its size in a header of
+   PP__CACHE_HDR bytes. Nothing allocated through it outlives the reorder;
+   the cached blocks go back to the schedule's allocator at its end. */
+enum { PP__CACHE_KEEP = 12, PP__CACHE_MIN = 65536, PP__CACHE_HDR = 16 };
+typedef struct pp__cache {
+    pp_allocator base;
+    void *blk[PP__CACHE_KEEP];
+    size_t size[PP__CACHE_KEEP];
+    int n;
+} pp__cache;
+
+static void *pp__cache_alloc(size_t n, void *user) {
+    pp__cache *c = (pp__cache *)user;
+    int i, best = -1;
+    char *raw;
+    for (i = 0; i < c->n; i++)
+        if (c->size[i] >= n && (best < 0 || c->size[i] < c->size[best])) best = i;
+    if (best >= 0) {
+        raw = (char *)c->blk[best];
+        c->n--;
+        c->blk[best] = c->blk[c->n];
+        c->size[best] = c->size[c->n];
+        return raw + PP__CACHE_HDR;
+    }
+    if (n > (size_t)-1 - PP__CACHE_HDR) return NULL;
+    raw = (char *)c->base.alloc(n + PP__CACHE_HDR, c->base.user);
+    if (!raw) return NULL;
+    memcpy(raw, &n, sizeof n);
+    return raw + PP__CACHE_HDR;
+}
+
+static void pp__cache_free(void *p, void *user) {
+    pp__cache *c = (pp__cache *)user;
+    char *raw = (char *)p - PP__CACHE_HDR;
+    size_t n;
+    memcpy(&n, raw, sizeof n);
+    if (n >= PP__CACHE_MIN && c->n < PP__CACHE_KEEP) {
+        c->blk[c->n] = raw;
+        c->size[c->n++] = n;
+        return;
+    }
+    c->base.free(raw, c->base.user);
+}
+
+static pp_status pp__reorder_run(pp_schedule *s, unsigned mask, double limit, char *err);
+
 /* mask: bit PP__RV_x runs variant x. limit > 0: every device may go up to
    limit (the adaptive schedules' memory limit) instead of the usual cap. */
 static pp_status pp__reorder(pp_schedule *s, unsigned mask, double limit, char *err) {
+    pp__cache c;
+    pp_status st;
+    int i;
+    if (!s) { pp__err(err, "pp_reorder: schedule is NULL"); return PP_ERR_INVALID_ARG; }
+    c.base = s->allocator;
+    c.n = 0;
+    s->allocator.alloc = pp__cache_alloc;
+    s->allocator.free = pp__cache_free;
+    s->allocator.user = &c;
+    st = pp__reorder_run(s, mask, limit, err);
+    s->allocator = c.base;
+    for (i = 0; i < c.n; i++) c.base.free(c.blk[i], c.base.user);
+    return st;
+}
+
+static pp_status pp__reorder_run(pp_schedule *s, unsigned mask, double limit, char *err) {
     int d, S, n, P, i, variant;
     size_t keys;
     double *endk, *cap, best_mk, warm_end;
