@@ -377,6 +377,14 @@ DECISIONS (where the paper is ambiguous, what this file does)
      out a block's laid peak without the grid and runs only the blocks near
      the best (PP__VGRID_GAP), and a search keeps the pass orders it
      reordered (a memo): reordering one order again gives the same result.
+     The reorder steps make the same decisions with less work: the gap
+     fill caches when each pass could end and skips blocks of 64 that
+     cannot fill a bubble, the list schedule keeps a tournament of devices
+     and a bitset of the passes whose input has run, the sweep gallops to
+     the bubble and jumps over packed runs, the W refill skips bubbles its
+     shortest W does not fit, and a reorder reuses its large buffers (each
+     step's comment says why it decides as before; make hash and make
+     hash-big compare every built-in's passes).
      Timings are in README.md and `make bench`, not here.
    - zb-auto: the same search on sequential blocks with B/W split: F step
      1..6, B step 1..3, F->B turn 1..6, W in the first free cell at or after
