@@ -1928,7 +1928,7 @@ static int pp__gap_fill(pp_schedule *s, const double *cap, double *endk, const i
             while (i >= lo && i <= hi && ge - gs > PP__EPS * (1 + ge)) {
                 int j, found = -1, last = i + window < b - 1 ? i + window : b - 1, any = 0;
                 double ready = 0, pre = 0, pm = 0, lim = ge + PP__EPS * (1 + ge);
-                for (j = vend > i + 1 ? vend : i + 1; j <= last; j++) {
+                for (j = vend; j <= last; j++) { /* from vend: every entry below it is set */
                     const pp_pass *p = &s->passes[j];
                     int ds, k = pp__dep_key(tab, S, half, p, &ds);
                     fdur[j] = stt[p->stage * 4 + (int)p->kind];
@@ -1941,7 +1941,7 @@ static int pp__gap_fill(pp_schedule *s, const double *cap, double *endk, const i
                     }
                 }
                 if (last + 1 > vend) {
-                    pp__gap_blocks(fit, bmin, a, vend > i + 1 ? vend : i + 1, last + 1);
+                    pp__gap_blocks(fit, bmin, a, vend, last + 1);
                     vend = last + 1;
                 }
                 /* any pass in reach whose input is early enough? (blocks of 64 by their least) */
