@@ -4747,6 +4747,236 @@ static pp_status pp__dualpipe(const pp__cfg *cfg, int d, int n, int dual, pp_sch
     return st;
 }
 
+/* ---- v-zb built pass by pass: a list-built warm-up and steady phase ---- */
+
+/* V-ZB's block, repeated and squeezed, lays its warm-up on the unit grid:
+   with comm, or at n = d where the warm-up and cool-down are the whole
+   schedule, each device waits wherever a chunk's input is late. The Zero
+   Bubble authors' V-ZB generator (sail-sg's zbv.py) builds the order pass by
+   pass on the real times instead. The facts we take from it, in our own
+   code: (1) every device runs F of chunk 0 for microbatch 0; then, from the
+   last device down, device i runs extra F of chunk 0 (with devices 0..i
+   keeping pace) while they end before chunk 1's input reaches it (its
+   producer's end + comm) and while 2 + 2i more F still fit its memory, then
+   its first F of chunk 1; (2) devices i >= 1 catch up with device i-1 in
+   F passes, chunk by chunk from the last device; (3) 2n rounds, each one B
+   per device (chunk 1's B where its input is there, the devices in V order)
+   and then one F per device, where a W fills the wait for an input that
+   arrives at least a W later, and one more W goes in when the wait is
+   longer than the device's idle budget (the largest idle of any device,
+   minus its own); (4) the rest of the W. It is run four times (one extra
+   W before a chunk-0 B, before an F: on or off), and each run again with
+   the idle of the previous run as a per-device budget while that lowers
+   the largest idle. Every run is timed as it is built (the times are a
+   squeeze of the order); pp__vzb_list keeps the shortest. */
+enum { PP__VL_F0, PP__VL_F1, PP__VL_B1, PP__VL_B0 }; /* a device's four passes of a microbatch, in V order */
+
+typedef struct pp__vl {
+    int d, n, fill_f, fill_b;
+    const double *tm, *sm, *cap; /* stage_time [S*4], stage_memory [S], cap [d] in units */
+    double comm, budget_max, idle_max; /* idle_max: the largest of idle, kept as it grows */
+    const double *budget;        /* [d] idle of the previous run, or NULL */
+    double *end;                 /* [4 d n]: end of pass (q, device, microbatch); -1 = not placed */
+    double *clock, *idle, *mem;  /* [d] */
+    int *cnt;                    /* [5 d]: F0, F1, B1, B0, W placed per device */
+    int *wq, *wh, *wt;           /* [2 n d] per device, pending W as q * n + microbatch; head, tail [d] */
+    pp_pass *ord;                /* [6 n d]: device r's order at r * 6n */
+    int *len, *bq;               /* [d] each: order length; a round's B, device r as r (chunk 0) or -1-r (chunk 1) */
+} pp__vl;
+
+static int pp__vl_stage(int d, int r, int q) { return q == PP__VL_F0 || q == PP__VL_B0 ? r : 2 * d - 1 - r; }
+static int pp__vl_id(const pp__vl *L, int q, int r, int j) { return (q * L->d + r) * L->n + j; }
+
+/* The input of (q, r, j) on another device: its id, or -1 where the input
+   is on r itself (the turns) or there is none. */
+static int pp__vl_input(const pp__vl *L, int q, int r, int j) {
+    int d = L->d;
+    if ((q == PP__VL_F0 || q == PP__VL_B1) && r > 0) return pp__vl_id(L, q, r - 1, j);
+    if ((q == PP__VL_F1 || q == PP__VL_B0) && r < d - 1) return pp__vl_id(L, q, r + 1, j);
+    return -1;
+}
+
+static double pp__vl_budget(const pp__vl *L, int r) {
+    return L->budget ? pp__max(L->idle_max, L->budget_max - L->budget[r]) : L->idle_max;
+}
+
+/* Device r's next pass of kind q; 0 where its input is not placed yet, its
+   microbatches are used up or its F would go above the cap. */
+static int pp__vl_put(pp__vl *L, int r, int q) {
+    int d = L->d, j = L->cnt[r * 5 + q], st = pp__vl_stage(d, r, q), in = pp__vl_input(L, q, r, j);
+    pp_kind k = q <= PP__VL_F1 ? PP_F : PP_B;
+    double t = L->tm[st * 4 + (int)k], no_wait = L->clock[r] + t, e = no_wait;
+    pp_pass *p;
+    if (j >= L->n) return 0;
+    if (k == PP_F && L->mem[r] + L->sm[st] > L->cap[r] + PP__EPS) return 0;
+    if (q != PP__VL_F0 && L->end[pp__vl_id(L, q - 1, r, j)] < 0 && in < 0) return 0; /* a turn before its first half */
+    if (in >= 0) {
+        if (L->end[in] < 0) return 0;
+        if (L->end[in] + L->comm + t > e) e = L->end[in] + L->comm + t;
+    }
+    if (L->cnt[r * 5] > 0) { L->idle[r] += e - no_wait; L->idle_max = pp__max(L->idle_max, L->idle[r]); }
+    L->end[pp__vl_id(L, q, r, j)] = e;
+    L->clock[r] = e;
+    if (k == PP_F) L->mem[r] += L->sm[st];
+    else L->wq[r * 2 * L->n + L->wt[r]++] = q * L->n + j;
+    p = &L->ord[(size_t)r * 6 * L->n + L->len[r]++];
+    p->device = r; p->stage = st; p->microbatch = j; p->kind = k; p->start = e - t; p->end = e;
+    L->cnt[r * 5 + q]++;
+    return 1;
+}
+
+/* Device r's oldest pending W; 0 where none is pending. */
+static int pp__vl_put_w(pp__vl *L, int r) {
+    int x, st;
+    pp_pass *p;
+    if (L->wh[r] == L->wt[r]) return 0;
+    x = L->wq[r * 2 * L->n + L->wh[r]++];
+    st = pp__vl_stage(L->d, r, x / L->n);
+    p = &L->ord[(size_t)r * 6 * L->n + L->len[r]++];
+    p->device = r; p->stage = st; p->microbatch = x % L->n; p->kind = PP_W;
+    p->start = L->clock[r]; p->end = L->clock[r] += L->tm[st * 4 + PP_W];
+    L->mem[r] -= L->sm[st];
+    L->cnt[r * 5 + 4]++;
+    return 1;
+}
+
+/* Before device r's pass of kind q: W passes into the wait for its input
+   (id in, -1 none), and one more where the wait is above r's idle budget
+   and extra (the variant's switch for this kind of pass) allows it. */
+static void pp__vl_fill(pp__vl *L, int r, int in, int extra) {
+    while (in >= 0 && L->wh[r] < L->wt[r]) {
+        int x = L->wq[r * 2 * L->n + L->wh[r]];
+        double w = L->tm[pp__vl_stage(L->d, r, x / L->n) * 4 + PP_W];
+        if (!(L->end[in] + L->comm >= L->clock[r] + w)) break;
+        pp__vl_put_w(L, r);
+    }
+    if (extra && in >= 0 && L->wh[r] < L->wt[r] &&
+        L->end[in] + L->comm - L->clock[r] > pp__vl_budget(L, r) - L->idle[r])
+        pp__vl_put_w(L, r);
+}
+
+/* One run (steps 1-4 above); 0 where a step finds no legal pass. */
+static int pp__vl_run(pp__vl *L) {
+    int d = L->d, n = L->n, r, j, round, alt = 0;
+    for (r = 0; r < d; r++) { L->clock[r] = L->idle[r] = L->mem[r] = 0; L->wh[r] = L->wt[r] = L->len[r] = 0; }
+    for (r = 0; r < 5 * d; r++) L->cnt[r] = 0;
+    L->idle_max = 0;
+    for (r = 0; r < 4 * d * n; r++) L->end[r] = -1;
+    /* 1: the warm-up, comm counted in when chunk 1's input arrives */
+    for (r = 0; r < d; r++) if (!pp__vl_put(L, r, PP__VL_F0)) return 0;
+    for (r = d - 1; r >= 0; r--) {
+        if (r < d - 1) {
+            int st = pp__vl_stage(d, r, PP__VL_F0);
+            double arrive = L->end[pp__vl_id(L, PP__VL_F1, r + 1, 0)] + L->comm;
+            while (L->mem[r] + L->sm[st] * (2 + 2 * r) <= L->cap[r] + PP__EPS &&
+                   L->clock[r] + L->tm[st * 4 + PP_F] <= arrive && L->cnt[r * 5 + PP__VL_F0] < n)
+                for (j = 0; j <= r; j++) if (!pp__vl_put(L, j, PP__VL_F0)) return 0;
+        }
+        if (!pp__vl_put(L, r, PP__VL_F1)) return 0;
+    }
+    /* 2: each device catches up with the one before it in F passes */
+    for (r = 1; r < d; r++) {
+        const int *a = &L->cnt[r * 5], *b = &L->cnt[(r - 1) * 5];
+        while (a[0] + a[1] < b[0] + b[1] || (a[1] <= b[1] && b[1] < n)) {
+            for (j = d - 1; j >= r; j--)
+                if (L->cnt[j * 5 + alt] < n && !pp__vl_put(L, j, alt)) return 0;
+            alt = 1 - alt;
+        }
+    }
+    /* 3: 2n rounds of one B, then one F, per device */
+    for (round = 0; round < 2 * n; round++) {
+        int i, nb = 0;
+        /* B: chunk 0's B (q B0) where its input is there, from the last
+           device down, then chunk 1's B (q B1) on the others in device
+           order; which one each device runs is decided before any runs */
+        for (i = 0; i < 2; i++)
+            for (r = i ? 0 : d - 1; i ? r < d : r >= 0; r += i ? 1 : -1) {
+                const int *c = &L->cnt[r * 5];
+                int b0 = c[PP__VL_B0] < c[PP__VL_B1] &&
+                         (r == d - 1 || c[PP__VL_B1] >= n || L->end[pp__vl_id(L, PP__VL_B0, r + 1, c[PP__VL_B0])] >= 0);
+                if (b0 == !i) L->bq[nb++] = b0 ? r : -1 - r;
+            }
+        for (i = 0; i < nb; i++) {
+            int b0 = L->bq[i] >= 0, qq = b0 ? PP__VL_B0 : PP__VL_B1;
+            r = b0 ? L->bq[i] : -1 - L->bq[i];
+            pp__vl_fill(L, r, pp__vl_input(L, qq, r, L->cnt[r * 5 + qq]), b0 || L->fill_b);
+            if (!pp__vl_put(L, r, qq)) return 0;
+        }
+        /* F: chunk 1's where its input is there, else chunk 0's where its input is there */
+        for (r = 0; r < d; r++) {
+            const int *c = &L->cnt[r * 5];
+            int qq = -1, in;
+            if (c[PP__VL_F1] >= n) continue;
+            if (c[PP__VL_F1] >= c[PP__VL_F0]) qq = PP__VL_F0;
+            else if (r == d - 1 || L->end[pp__vl_id(L, PP__VL_F1, r + 1, c[PP__VL_F1])] >= 0) qq = PP__VL_F1;
+            else if (c[PP__VL_F0] < n && (r == 0 || L->end[pp__vl_id(L, PP__VL_F0, r - 1, c[PP__VL_F0])] >= 0)) qq = PP__VL_F0;
+            if (qq < 0) continue;
+            in = pp__vl_stage(d, r, qq);
+            while (L->mem[r] + L->sm[in] > L->cap[r] + PP__EPS) if (!pp__vl_put_w(L, r)) return 0;
+            pp__vl_fill(L, r, pp__vl_input(L, qq, r, c[qq]), L->fill_f);
+            if (!pp__vl_put(L, r, qq)) return 0;
+        }
+    }
+    /* 4: the rest of the W */
+    for (r = 0; r < d; r++) while (pp__vl_put_w(L, r)) {}
+    for (r = 0; r < d; r++) if (L->len[r] != 6 * n) return 0;
+    return 1;
+}
+
+/* The shortest order of the runs, within cap ([d], units), as a squeezed
+   schedule in *out; NULL where no run finishes or none is shorter than
+   beat (its makespan is known before the schedule is built). */
+static pp_status pp__vzb_list(const pp__req *q, const double *cap, double beat, pp_schedule **out, char *err) {
+    int d = q->d, n = q->n, r, fb, ff, it, *sd;
+    size_t P = (size_t)6 * d * n, words;
+    pp__vl L;
+    pp_pass *best;
+    double best_mk = -1, *bud;
+    char *mem;
+    pp_status st = PP_OK;
+    *out = NULL;
+    memset(&L, 0, sizeof L);
+    L.d = d; L.n = n; L.tm = q->shape.stage_time; L.sm = q->shape.stage_memory; L.cap = cap; L.comm = q->c.times.comm;
+    /* one allocation: passes (two orders), doubles, ints */
+    words = pp__size(P, 2 * sizeof(pp_pass));
+    mem = words ? (char *)pp__malloc(&q->c.al, pp__size(1, words + pp__size((size_t)d * (4u * n + 5u), sizeof(double)) +
+                                                          pp__size((size_t)d * (2u * n + 12u), sizeof(int))))
+                : NULL;
+    if (!mem) { pp__err(err, "out of memory building v-zb"); return PP_ERR_OUT_OF_MEMORY; }
+    L.ord = (pp_pass *)mem;
+    best = L.ord + P;
+    L.end = (double *)(best + P);
+    L.clock = L.end + (size_t)4 * d * n; L.idle = L.clock + d; L.mem = L.idle + d; bud = L.mem + d;
+    L.cnt = (int *)(bud + 2 * (size_t)d);
+    L.wq = L.cnt + 5 * (size_t)d; L.wh = L.wq + (size_t)2 * n * d; L.wt = L.wh + d; L.len = L.wt + d; L.bq = L.len + d;
+    sd = L.bq + d;
+    for (fb = 1; fb >= 0; fb--)
+        for (ff = 1; ff >= 0; ff--) {
+            double last = -1;
+            L.fill_b = fb; L.fill_f = ff; L.budget = NULL;
+            /* again with the idle of the run before as the budget, while the largest idle drops */
+            for (it = 0; it < 64; it++) {
+                double mk = 0, top = 0;
+                if (!pp__vl_run(&L)) break;
+                for (r = 0; r < d; r++) { mk = pp__max(mk, L.clock[r]); top = pp__max(top, L.idle[r]); }
+                if (best_mk < 0 || mk < best_mk - PP__EPS * (1 + mk)) { best_mk = mk; memcpy(best, L.ord, P * sizeof *best); }
+                if (L.budget && !(top < last)) break;
+                memcpy(bud, L.idle, (size_t)d * sizeof *bud);
+                L.budget = bud; L.budget_max = last = top;
+            }
+        }
+    if (best_mk >= 0 && best_mk < beat - PP__EPS * (1 + beat)) {
+        pp_order O;
+        for (r = 0; r < 2 * d; r++) sd[r] = r < d ? r : 2 * d - 1 - r;
+        memset(&O, 0, sizeof O);
+        O.name = q->info->name; O.devices = d; O.stages = 2 * d; O.microbatches = n;
+        O.stage_device = sd; O.passes = best; O.count = (int)P;
+        st = pp__from_order(&O, &q->c, 1, out, err);
+    }
+    pp__mfree(&q->c.al, mem);
+    return st;
+}
+
 /* ---- the built-in schedules --------------------------------------------- */
 
 static const pp_sched_info pp__infos[PP_SCHED_COUNT] = {
@@ -4843,9 +5073,29 @@ static pp_status pp__build_v_half(const pp__req *q, pp_block **blk, pp_schedule 
     (void)s;
     return pp__build_vshape(q, 2, 1, 1, 2, blk, err);
 }
+/* V-ZB: its block, repeated, squeezed and reordered, or the list-built
+   order of pp__vzb_list under the block's Eq. 1 bound (the memory V-ZB
+   promises, d units), reordered within it, where that is shorter. */
 static pp_status pp__build_v_zb(const pp__req *q, pp_block **blk, pp_schedule **s, char *err) {
-    (void)s;
-    return pp__build_vshape(q, 4, 2, 2, 4, blk, err);
+    pp_block *b = NULL;
+    pp_schedule *g = NULL;
+    pp_status st = pp__build_vshape(q, 4, 2, 2, 4, &b, err);
+    if (st != PP_OK || !q->c.reorder) { *blk = b; return st; } /* no_reorder: the block alone */
+    st = pp__block_schedule(b, q->n, &q->c, 0, PP__RV_ALL, 0, NULL, s, err);
+    pp_block_free(b);
+    /* reordered only up to 2d + 6 microbatches (beyond, the block's schedule
+       is reordered at 2d + 4 and extended; reordering at full n is slow),
+       so beyond only an order shorter before reordering can win */
+    if (st == PP_OK) st = pp__vzb_list(q, (*s)->peak_bound, q->n <= 2 * q->d + 6 ? 1e300 : (*s)->makespan, &g, err);
+    if (st == PP_OK && g) {
+        g->interval = (*s)->interval;
+        memcpy(g->peak_bound, (*s)->peak_bound, (size_t)q->d * sizeof *g->peak_bound);
+        if (q->n <= 2 * q->d + 6) st = pp__reorder(g, PP__RV_ALL, 0, err);
+        if (st == PP_OK && g->makespan < (*s)->makespan - PP__EPS * (1 + g->makespan)) { pp_sched_free(*s); *s = g; g = NULL; }
+    }
+    pp_sched_free(g);
+    if (st != PP_OK) { pp_sched_free(*s); *s = NULL; }
+    return st;
 }
 
 static pp_status pp__build_v_auto(const pp__req *q, pp_block **blk, pp_schedule **s, char *err) {
@@ -5057,9 +5307,7 @@ static pp_status pp__build(const pp__req *q, pp_schedule **out, char *err) {
         st = pp__block_schedule(blk, q->n, &q->c, in->recompute, reorder ? PP__RV_ALL : 0u, 0, NULL, &s, err);
         pp_block_free(blk);
         if (st != PP_OK) return st;
-    } else if (reorder) {
-        st = pp_reorder(s, err);
-    }
+    } /* a builder that returns a schedule has reordered it where it should be (v-zb) */
     if (st == PP_OK) {
         char verr[PP_ERR_LEN];
         pp_status vst = pp_sched_validate(s, verr);
