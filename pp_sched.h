@@ -4423,6 +4423,174 @@ static pp_status pp__v_auto(const pp__req *q, pp_schedule **out, char *err) {
     return st;
 }
 
+/* zb-auto's list-built candidate. The Zero Bubble authors' heuristic
+   (sail-sg's zb.py, its greedy part) builds a one-stage-per-device order
+   microbatch by microbatch on the real times; the facts we take, in our own
+   code: (1) microbatch 0: F on every device; then, from the last device up
+   to the first, how many more F device j can run before the gradient of
+   microbatch 0 reaches it (the last device's B end, plus comm per hop, plus
+   B per device), within memory; a device never runs more of them than the
+   device before it (the later device trims); then B from the last device;
+   (2) every next microbatch: one F on each device that should (with the
+   "B first" switch, a device two F ahead of the next skips its F when the
+   next one's F and B come first or when the wait is within its idle
+   budget), a device only where the next one also does; then B from the
+   last device; before an F or B, W fill the wait for its input (a W that
+   ends before the input arrives), and one more W goes in when the wait is
+   beyond the idle budget (or, by a switch, also within it); W is also
+   forced where an F would go above the memory limit, and device 0 runs its
+   W before its B once its F are done; (3) the rest of the W. Three switches
+   (idle allowed before the first B, B first, the extra W within the
+   budget) give 8 runs; the shortest is kept. */
+typedef struct pp__zl {
+    int d, n, bubble_first, b_first, w_greedy;
+    const double *tm, *sm;       /* stage_time [d*4], stage_memory [d] */
+    double comm, cap, idle_max;
+    double *end;                 /* [3 d n]: end of (kind F/B/W, device, microbatch); -1 = not placed */
+    double *clock, *idle, *mem;  /* [d] */
+    int *f, *b, *w, *req;        /* [d]: placed F, B, W; F to add (microbatch 0) */
+    pp_pass *ord;                /* [3 n d]: device j's order at j * 3n */
+    int *len;                    /* [d] */
+} pp__zl;
+
+static double *pp__zl_end(pp__zl *L, pp_kind k, int j, int i) { return &L->end[((int)k * L->d + j) * L->n + i]; }
+
+/* Device j's next pass of kind k (F, B or W); 0 where it is not legal. */
+static int pp__zl_put(pp__zl *L, int j, pp_kind k) {
+    int *c = k == PP_F ? L->f : k == PP_B ? L->b : L->w, i = c[j];
+    double t = L->tm[j * 4 + (int)k], no_wait = L->clock[j] + t, e = no_wait, in = 0;
+    pp_pass *p;
+    if (i >= L->n || (k == PP_W && i >= L->b[j]) || (k == PP_F && L->mem[j] + L->sm[j] > L->cap + PP__EPS)) return 0;
+    if (k == PP_F && j > 0) in = *pp__zl_end(L, PP_F, j - 1, i);
+    if (k == PP_B) in = j < L->d - 1 ? *pp__zl_end(L, PP_B, j + 1, i) : *pp__zl_end(L, PP_F, j, i);
+    if (in < 0) return 0;
+    if (k == PP_F ? j > 0 : k == PP_B && j < L->d - 1) { if (in + L->comm + t > e) e = in + L->comm + t; }
+    if (L->f[j] > 0) { L->idle[j] += e - no_wait; L->idle_max = pp__max(L->idle_max, L->idle[j]); }
+    *pp__zl_end(L, k, j, i) = e;
+    L->clock[j] = e;
+    L->mem[j] += k == PP_F ? L->sm[j] : k == PP_W ? -L->sm[j] : 0;
+    p = &L->ord[(size_t)j * 3 * L->n + L->len[j]++];
+    p->device = j; p->stage = j; p->microbatch = i; p->kind = k; p->start = e - t; p->end = e;
+    c[j]++;
+    return 1;
+}
+
+/* Before device j's F or B whose input ends at in (+ comm): W passes that
+   end before it arrives, and one more where the wait stays (beyond the idle
+   budget, or within it when w_greedy). */
+static void pp__zl_fill(pp__zl *L, int j, double in) {
+    double wt = L->tm[j * 4 + PP_W];
+    while (L->w[j] < L->b[j] && L->clock[j] + wt <= in + L->comm) pp__zl_put(L, j, PP_W);
+    if (L->w[j] < L->b[j] && L->clock[j] < in + L->comm &&
+        (L->w_greedy || in + L->comm - L->clock[j] > L->idle_max - L->idle[j]))
+        pp__zl_put(L, j, PP_W);
+}
+
+static int pp__zl_run(pp__zl *L) {
+    int d = L->d, n = L->n, i, j;
+    for (j = 0; j < d; j++) { L->clock[j] = L->idle[j] = L->mem[j] = 0; L->f[j] = L->b[j] = L->w[j] = L->req[j] = L->len[j] = 0; }
+    for (j = 0; j < 3 * d * n; j++) L->end[j] = -1;
+    L->idle_max = 0;
+    /* 1: microbatch 0, and the F each device runs before its first B */
+    for (j = 0; j < d; j++) if (!pp__zl_put(L, j, PP_F)) return 0;
+    {
+        double grad = *pp__zl_end(L, PP_F, d - 1, 0) + L->tm[(d - 1) * 4 + PP_B]; /* when device j's B can end */
+        for (j = d - 2; j >= 0; j--) {
+            double mem = L->mem[j], at = L->clock[j], tf = L->tm[j * 4 + PP_F];
+            while (L->f[j] + L->req[j] < n && mem + L->sm[j] <= L->cap + PP__EPS &&
+                   (L->bubble_first ? !(at + tf > grad + L->comm) : !(at >= grad + L->comm))) {
+                mem += L->sm[j]; at += tf; L->req[j]++;
+            }
+            grad = pp__max(at, grad + L->comm) + L->tm[j * 4 + PP_B];
+        }
+        for (j = 1; j < d; j++)
+            while (L->req[j] > 0 && L->req[j] >= L->req[j - 1] && L->f[j] + L->req[j] < n) L->req[j]--;
+        for (j = 0; j < d; j++) for (i = 0; i < L->req[j]; i++) if (!pp__zl_put(L, j, PP_F)) return 0;
+        for (j = d - 1; j >= 0; j--) if (!pp__zl_put(L, j, PP_B)) return 0;
+    }
+    /* 2: the next microbatches */
+    for (i = 1; i < n; i++) {
+        for (j = 0; j < d; j++) {
+            L->req[j] = 0;
+            if (L->f[j] >= n) continue;
+            if (L->b_first && j + 1 < d && L->f[j] >= L->f[j + 1] + 2) {
+                double next = L->clock[j + 1] + L->tm[(j + 1) * 4 + PP_F] + L->tm[(j + 1) * 4 + PP_B] + L->comm;
+                double mem = L->mem[j] + L->sm[j], wc = 0;
+                int k = 0;
+                if (L->clock[j] >= next) continue;
+                while (mem > L->cap + PP__EPS && L->w[j] + k < L->b[j]) { wc += L->tm[j * 4 + PP_W]; mem -= L->sm[j]; k++; }
+                if (L->clock[j] + L->tm[j * 4 + PP_F] + wc <= next) { L->req[j] = 1; continue; }
+                if (next - L->clock[j] <= L->idle_max - L->idle[j]) continue;
+            }
+            L->req[j] = 1;
+        }
+        for (j = d - 2; j >= 0; j--) if (L->req[j + 1] < L->req[j]) L->req[j] = L->req[j + 1];
+        for (j = 0; j < d; j++) {
+            if (!L->req[j]) continue;
+            while (L->mem[j] + L->sm[j] > L->cap + PP__EPS) if (!pp__zl_put(L, j, PP_W)) return 0;
+            if (j > 0) {
+                double in = *pp__zl_end(L, PP_F, j - 1, L->f[j]);
+                if (in < 0) return 0;
+                pp__zl_fill(L, j, in);
+            }
+            if (!pp__zl_put(L, j, PP_F)) return 0;
+        }
+        for (j = d - 1; j >= 0; j--) {
+            if (L->b[j] != i) return 0;
+            if (j + 1 < d) pp__zl_fill(L, j, *pp__zl_end(L, PP_B, j + 1, i));
+            if (j == 0 && L->f[j] == n) while (pp__zl_put(L, j, PP_W)) {}
+            if (!pp__zl_put(L, j, PP_B)) return 0;
+        }
+    }
+    /* 3: the rest of the W */
+    for (j = 0; j < d; j++) while (pp__zl_put(L, j, PP_W)) {}
+    for (j = 0; j < d; j++) if (L->len[j] != 3 * n) return 0;
+    return 1;
+}
+
+/* The shortest of the 8 runs within limit (units, every device) as a
+   squeezed schedule in *out; NULL where none finishes or none is shorter
+   than beat. */
+static pp_status pp__zb_list(const pp__req *q, double limit, double beat, pp_schedule **out, char *err) {
+    int d = q->d, n = q->n, v;
+    size_t P = (size_t)3 * d * n, words;
+    pp__zl L;
+    pp_pass *best;
+    double best_mk = -1;
+    char *mem;
+    pp_status st = PP_OK;
+    *out = NULL;
+    memset(&L, 0, sizeof L);
+    L.d = d; L.n = n; L.tm = q->shape.stage_time; L.sm = q->shape.stage_memory; L.comm = q->c.times.comm; L.cap = limit;
+    words = pp__size(P, 2 * sizeof(pp_pass));
+    mem = words ? (char *)pp__malloc(&q->c.al, pp__size(1, words + pp__size((size_t)d * (3u * n + 3u), sizeof(double)) +
+                                                          pp__size((size_t)d, 6 * sizeof(int))))
+                : NULL;
+    if (!mem) { pp__err(err, "out of memory building zb-auto"); return PP_ERR_OUT_OF_MEMORY; }
+    L.ord = (pp_pass *)mem;
+    best = L.ord + P;
+    L.end = (double *)(best + P);
+    L.clock = L.end + P; L.idle = L.clock + d; L.mem = L.idle + d;
+    L.f = (int *)(L.mem + d); L.b = L.f + d; L.w = L.b + d; L.req = L.w + d; L.len = L.req + d;
+    for (v = 0; v < 8; v++) {
+        double mk = 0;
+        int j;
+        L.bubble_first = !(v & 4); L.b_first = !(v & 2); L.w_greedy = !(v & 1);
+        if (!pp__zl_run(&L)) continue;
+        for (j = 0; j < d; j++) mk = pp__max(mk, L.clock[j]);
+        if (best_mk < 0 || mk < best_mk - PP__EPS * (1 + mk)) { best_mk = mk; memcpy(best, L.ord, P * sizeof *best); }
+    }
+    if (best_mk >= 0 && best_mk < beat - PP__EPS * (1 + beat)) {
+        pp_order O;
+        memset(&O, 0, sizeof O);
+        O.name = q->info->name; O.devices = d; O.stages = d; O.microbatches = n;
+        O.passes = best; O.count = (int)P;
+        st = pp__from_order(&O, &q->c, 1, out, err);
+    }
+    pp__mfree(&q->c.al, mem);
+    return st;
+}
+
 /* zb-auto: sequential blocks with B/W split. F steps fo cells per device, B
    steps bo, the F->B turn on the last device; W goes to the first cell
    free in the repeat at or after max(its B + 1, its F + wlife - 1), wlife
@@ -4466,6 +4634,15 @@ static pp_status pp__zb_auto(const pp__req *q, pp_schedule **out, char *err) {
     }
     if (st == PP_OK) st = pp__auto_finish(&A, fixed, 3, out, err);
     pp__auto_release(&A);
+    if (st == PP_OK && q->c.reorder) { /* the list-built candidate, reordered (as the blocks: up to 2d + 6 microbatches) */
+        pp_schedule *g = NULL;
+        int small = q->n <= 2 * d + 6;
+        st = pp__zb_list(q, limit, small || !*out ? 1e300 : (*out)->makespan, &g, err);
+        if (st == PP_OK && g && small) st = pp__reorder(g, PP__RV_ALL, limit, err);
+        if (st == PP_OK && g && pp__auto_better(g, *out)) { pp_sched_free(*out); *out = g; g = NULL; }
+        pp_sched_free(g);
+        if (st != PP_OK) { pp_sched_free(*out); *out = NULL; }
+    }
     if (st == PP_OK && !*out) {
         pp__err(err, "zb-auto: no schedule fits mem_limit %g units for d=%d; the smallest that works is %g", limit, d,
                 A.min_mem);
