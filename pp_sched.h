@@ -4634,10 +4634,13 @@ static pp_status pp__zb_auto(const pp__req *q, pp_schedule **out, char *err) {
     }
     if (st == PP_OK) st = pp__auto_finish(&A, fixed, 3, out, err);
     pp__auto_release(&A);
-    if (st == PP_OK && q->c.reorder) { /* the list-built candidate, reordered (as the blocks: up to 2d + 6 microbatches) */
+    /* the list-built candidate, reordered (as the blocks: up to 2d + 6
+       microbatches); only where a block fits, so the limits zb-auto takes
+       stay those of its blocks (the list would also build below d units) */
+    if (st == PP_OK && q->c.reorder && *out) {
         pp_schedule *g = NULL;
         int small = q->n <= 2 * d + 6;
-        st = pp__zb_list(q, limit, small || !*out ? 1e300 : (*out)->makespan, &g, err);
+        st = pp__zb_list(q, limit, small ? 1e300 : (*out)->makespan, &g, err);
         if (st == PP_OK && g && small) st = pp__reorder(g, PP__RV_ALL, limit, err);
         if (st == PP_OK && g && pp__auto_better(g, *out)) { pp_sched_free(*out); *out = g; g = NULL; }
         pp_sched_free(g);
