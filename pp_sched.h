@@ -29,8 +29,9 @@ CONTENTS
    (Appendix C, its variants as a table); reusing reorders; extending by the
    stable phase; any per-device order; built-in building blocks; the build
    request (pp_config resolved once, the shape); adaptive schedules
-   (Appendix A); v-auto's cell grid; the two adaptive searches; published
-   orders (interleaved, looped BFS, DualPipe); the built-in schedules (the
+   (Appendix A); v-auto's cell grid; the two adaptive searches (and
+   zb-auto's list-built order); published orders (interleaved, looped BFS,
+   DualPipe); v-zb built pass by pass; the built-in schedules (the
    table's builders, pp_sched_build); bounds and bubble growth; lowering;
    printers; export and import. The planner is in pp_plan.h.
 
@@ -390,6 +391,36 @@ DECISIONS (where the paper is ambiguous, what this file does)
      activation, limits d and 2d, d 4..16, n 2d and 4d, unit and Table 5
      times): the same makespan in 40 of 40 configurations, and in 20 of
      20 with comm (1.3/1.1/0.7, comm 0.05).
+     Where a block fits, a list-built order competes too (pp__zb_list,
+     above pp__zb_auto: zb.py's greedy rules, taken as facts and written
+     here: how many F each device runs before its first B, from when that
+     B's gradient arrives with comm; then F and B per microbatch, W into
+     the waits, an idle budget per device), its 8 switch settings run and
+     the shortest reordered within the limit (up to 2d + 6 microbatches;
+     beyond, kept only when shorter as it is). It would also build below d
+     units; zb-auto keeps its blocks' range. Against zb.py on
+     bench/compare_ref.py's grid (d 4, 8, 16; n d and 2d; unit, Table 5
+     and B = 2F times; comm 0, 0.05, 0.6; limits d and 2d; their shortest
+     variant): zb-2p was longer in 3 of 54 (0.28% to 0.49%, B = 2F, comm
+     0.05), now in none (shorter in 2); zb-1p never was.
+   - v-zb: V-ZB's block (offsets 4, 2, 2, 4), repeated, squeezed and
+     reordered, against a list-built order (pp__vzb_list: the rules of the
+     Zero Bubble authors' V-ZB generator, sail-sg's zbv.py, taken as facts
+     and written here) within the block's Eq. 1 bound (d units on every
+     device, the memory V-ZB promises), reordered within it; the shorter is
+     kept, the block at a tie. The block lays its warm-up on the unit grid,
+     so where comm delays chunk 1's input (or at n = d, where warm-up and
+     cool-down are the whole schedule) its devices wait; the list order
+     fills that wait with more F of chunk 0, counted with comm. The result
+     keeps the block's interval and Eq. 1 bound as its promise. With
+     no_reorder the block alone; beyond 2d + 6 microbatches the list order
+     is not reordered and wins only when shorter as it is. Against zbv.py
+     (bench/compare_ref.py, the grid above, limit d): v-zb was longer in
+     11 of 54 (by up to 1.9%: d = 8, n = 8, Table 5 times, comm 0.6), now
+     in none (shorter in 23). Table 4's V-ZB at d = 16, n = 16 (make paper)
+     goes from 24.3% to 19.2% under the paper's definition; the paper's
+     18.7% is the order zbv.py keeps (it ranks by the largest device idle),
+     which is longer than ours.
    - dualpipe-v: DeepSeek's DualPipeV phase by phase (see pp__dualpipe);
      tests check it is PyTorch's ScheduleDualPipeV order pass for pass. The
      GPU overlaps each F with the B it is paired with; this model runs them
