@@ -4360,6 +4360,8 @@ static pp_status pp__vgrid_search(const pp__req *q, pp_schedule **out, char *err
 
 /* ---- v-auto and zb-auto: the two adaptive searches ------------------- */
 
+static pp_status pp__vzb_list(const pp__req *q, const double *cap, double beat, pp_schedule **out, char *err);
+
 /* A block of v-auto's search, by the parameters that build it (pass 1
    builds again only the blocks pass 0 kept). */
 typedef struct pp__vrec { int K; unsigned char x0, x1, y0, y1, t, extra; } pp__vrec;
@@ -4442,6 +4444,19 @@ static pp_status pp__v_auto(const pp__req *q, pp_schedule **out, char *err) {
     if (st == PP_OK && q->c.reorder) {
         pp_schedule *g = NULL;
         st = pp__vgrid_search(q, &g, err);
+        if (st == PP_OK && g && pp__auto_better(g, *out)) { pp_sched_free(*out); *out = g; g = NULL; }
+        pp_sched_free(g);
+        if (st != PP_OK) { pp_sched_free(*out); *out = NULL; }
+    }
+    if (st == PP_OK && q->c.reorder && *out) { /* V-ZB's list-built order at the limit (pp__vzb_list) */
+        pp_schedule *g = NULL;
+        double *cap = (double *)pp__malloc(&q->c.al, pp__size((size_t)d, sizeof(double)));
+        int i, small = q->n <= 2 * d + 6;
+        if (!cap) { pp_sched_free(*out); *out = NULL; pp__err(err, "out of memory in v-auto"); return PP_ERR_OUT_OF_MEMORY; }
+        for (i = 0; i < d; i++) cap[i] = limit;
+        st = pp__vzb_list(q, cap, small ? 1e300 : (*out)->makespan, &g, err);
+        pp__mfree(&q->c.al, cap);
+        if (st == PP_OK && g && small) st = pp__reorder(g, PP__RV_ALL, limit, err);
         if (st == PP_OK && g && pp__auto_better(g, *out)) { pp_sched_free(*out); *out = g; g = NULL; }
         pp_sched_free(g);
         if (st != PP_OK) { pp_sched_free(*out); *out = NULL; }
