@@ -379,6 +379,10 @@ DECISIONS (where the paper is ambiguous, what this file does)
      the best (PP__VGRID_GAP), and a search keeps the pass orders it
      reordered (a memo): reordering one order again gives the same result.
      Timings are in README.md and `make bench`, not here.
+     Where a block fits, V-ZB's list-built order (pp__vzb_list, see v-zb
+     below) at the limit is one more candidate, reordered within it: at
+     limit 2d with comm it reaches orders neither family does (d = 4,
+     n = 8, Table 5 times, comm 0.6: the proven optimum of make optimal).
    - zb-auto: the same search on sequential blocks with B/W split: F step
      1..6, B step 1..3, F->B turn 1..6, W in the first free cell at or after
      the lifespan 3k cells (k = 0..2d+2) from its F; ZB-H1, ZB-H2 and 1F1B
