@@ -3,11 +3,13 @@
 Usage: python3 bench/compare_ref.py REF_CHECKOUT [--quick]
 
 REF_CHECKOUT is a checkout of sail-sg/zero-bubble-pipeline-parallelism (the
-directory that holds megatron/); nothing of it is in this repository. The
-script imports its scheduler/zbv.py (V-ZB, PipelineGraph.try_v_schedule) and
-scheduler/zb.py (the ZB-1P/ZB-2P heuristic, Graph.manual_order), with small
-stand-ins for the modules they import and do not use here (torch, pulp), and
-skips with a message when the checkout is absent.
+directory that holds megatron/; measured at commit 064369d6); nothing of it
+is in this repository. The script loads its
+megatron/core/pipeline_parallel/zerobubble/scheduler/zbv.py (V-ZB,
+PipelineGraph.try_v_schedule) and zb.py (the ZB-1P/ZB-2P heuristic,
+Graph.manual_order) by path, with stand-ins for what they import and do not
+use here (torch, pulp, graph.py's names), and skips with a message when the
+checkout is absent.
 
 Every reference schedule is turned into its per-device pass order, written as
 a PyTorch CSV and squeezed by ./ppsched analyze with the same times: both
@@ -41,15 +43,42 @@ TIMES = (("unit", (1.0, 1.0, 1.0)), ("T5", (12.96, 13.22, 9.76)), ("B=2F", (1.0,
 COMMS = (0.0, 0.05, 0.6)
 
 
+GRAPH = "megatron.core.pipeline_parallel.zerobubble.scheduler.graph"
+
+
 def load_reference(root):
+    """zb.py and zbv.py loaded by path: their package's __init__ files (which
+    pull in the rest of Megatron) are not run; the names they import from
+    torch, pulp and scheduler/graph.py are stand-ins, unused by the parts
+    called here (Graph.manual_order, PipelineGraph.try_v_schedule)."""
+    import dataclasses
+    import importlib.util
     sched = os.path.join(root, "megatron", "core", "pipeline_parallel", "zerobubble", "scheduler")
     if not (os.path.isfile(os.path.join(sched, "zbv.py")) and os.path.isfile(os.path.join(sched, "zb.py"))):
         return None
-    for name in ("torch", "pulp"):  # imported by zb.py, unused by the greedy heuristic
-        sys.modules.setdefault(name, types.ModuleType(name))
-    sys.path.insert(0, root)
-    from megatron.core.pipeline_parallel.zerobubble.scheduler import zb, zbv  # noqa: E402
-    return zb, zbv
+    torch = types.ModuleType("torch")
+    torch.Tensor = object
+    sys.modules.setdefault("torch", torch)
+    sys.modules.setdefault("pulp", types.ModuleType("pulp"))
+    parts = GRAPH.split(".")
+    for i in range(1, len(parts)):
+        sys.modules.setdefault(".".join(parts[:i]), types.ModuleType(".".join(parts[:i])))
+    graph = types.ModuleType(GRAPH)
+    graph.FuncType = types.SimpleNamespace(F="F", B="B", W="W")
+    graph.F, graph.B, graph.W = "F", "B", "W"
+    graph.ScheduledNode = dataclasses.make_dataclass("ScheduledNode", ["type", "stage", "microbatch"])
+    graph.GraphConfig = dataclasses.make_dataclass(
+        "GraphConfig", [(f, object, dataclasses.field(default=None)) for f in
+                        ("cost_f", "cost_b", "cost_w", "cost_comm", "mem_f", "mem_b", "mem_w", "max_mem",
+                         "print_scaling", "max_chunks", "n_stages", "n_micro")])
+    sys.modules[GRAPH] = graph
+    mods = []
+    for name in ("zb", "zbv"):
+        spec = importlib.util.spec_from_file_location("ref_" + name, os.path.join(sched, name + ".py"))
+        m = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(m)
+        mods.append(m)
+    return mods[0], mods[1]
 
 
 def analyze(rows, t, comm):
@@ -95,8 +124,13 @@ def zb_orders(zb, d, n, t, comm, limit):
     for a in (True, False):
         for p in (True, False):
             for nb in (True, False):
-                seq, _, span = g.manual_order(allow_bubble_before_first_b=a, prioritize_b=p, no_bubble_greedy=nb)
-                out.append([["%d%s%d" % (dev, "FIW"[k], mb) for k, mb in seq[dev]] for dev in range(d)])
+                order, _, span = g.manual_order(allow_bubble_before_first_b=a, prioritize_b=p, no_bubble_greedy=nb)
+                rows = [[None] * (3 * n) for _ in range(d)]  # order[id]: the pass's place on its device
+                for k in range(3):
+                    for dev in range(d):
+                        for mb in range(n):
+                            rows[dev][order[g.get_id(k, dev, mb)]] = "%d%s%d" % (dev, "FIW"[k], mb)
+                out.append(rows)
                 if kept is None or span < kept:
                     keep, kept = len(out) - 1, span
     return out, keep
