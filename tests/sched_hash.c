@@ -11,7 +11,12 @@
 
    Build and run:  make hash   (or cc -std=c99 -O2 tests/sched_hash.c -lm)
    Prints one line per schedule (builds, failures, its own hash) and the
-   total hash last. -v also prints one line per build. */
+   total hash last. -v also prints one line per build: its hash, makespan,
+   largest device peak and the memory the schedule promises (an adaptive
+   schedule's limit, else the largest Eq. 1 bound, -1 where it has none);
+   bench/hash_diff.sh compares two headers' builds with it. -x adds three
+   time settings to the grid (Table 5's, with and without comm; B = 2F with
+   comm 0.05): a different hash, for comparing two headers only. */
 #define PP_SCHED_IMPLEMENTATION
 #include "../pp_sched.h"
 
@@ -52,11 +57,19 @@ int main(int argc, char **argv) {
         {1, 2, 1, 0},       /* B = 2F */
         {1, 2, 0, 0.1},     /* W = 0 */
     };
+    /* -x only (not in the hash make hash prints): Table 5's times, with and without comm, and B = 2F with a
+       small comm, where the list-built V-ZB and zb-auto candidates differ from the blocks */
+    static const pp_times extra[] = {{12.96, 13.22, 9.76, 0}, {12.96, 13.22, 9.76, 0.6}, {1, 2, 1, 0.05}};
     static const double limit_frac[] = {0, 0.5, 0.75, 1.5}; /* x d; 0 = the default */
-    int verbose = argc > 1 && strcmp(argv[1], "-v") == 0;
+    int a, verbose = 0, nextra = 0, nt = (int)(sizeof times / sizeof times[0]);
     uint64_t total = 14695981039346656037ull;
     int id, count = pp_sched_count(), builds_all = 0;
     pp_times stt[16];
+    for (a = 1; a < argc; a++) {
+        if (strcmp(argv[a], "-v") == 0) verbose = 1;
+        else if (strcmp(argv[a], "-x") == 0) nextra = (int)(sizeof extra / sizeof extra[0]);
+        else { fprintf(stderr, "usage: sched_hash [-v] [-x]\n"); return 2; }
+    }
     {
         int s;
         for (s = 0; s < 16; s++) stt[s].f = 1 + 0.1 * (s % 5), stt[s].b = 2 - 0.15 * (s % 3), stt[s].w = 0.5 + 0.05 * s, stt[s].comm = 0;
@@ -68,7 +81,7 @@ int main(int argc, char **argv) {
         int adaptive = info->takes_limit;
         for (di = 0; di < (int)(sizeof ds / sizeof ds[0]); di++)
         for (ni = 0; ni < 6; ni++)
-        for (ti = 0; ti <= (int)(sizeof times / sizeof times[0]); ti++)
+        for (ti = 0; ti <= nt + nextra; ti++)
         for (li = 0; li < (adaptive ? (int)(sizeof limit_frac / sizeof limit_frac[0]) : 1); li++)
         for (ro = 0; ro < 2; ro++) {
             int d = ds[di], ns[6], n;
@@ -84,7 +97,8 @@ int main(int argc, char **argv) {
             cfg.devices = d;
             cfg.microbatches = n;
             cfg.no_reorder = ro;
-            if (ti < (int)(sizeof times / sizeof times[0])) cfg.times = times[ti];
+            if (ti < nt) cfg.times = times[ti];
+            else if (ti > nt) cfg.times = extra[ti - nt - 1];
             else cfg.times = times[2], cfg.stage_times = stt; /* per stage, with comm */
             cfg.mem_limit = limit_frac[li] * d;
             st = pp_sched_build(&cfg, &s, err);
@@ -94,9 +108,17 @@ int main(int argc, char **argv) {
             if (st != PP_OK) fails++;
             if (verbose) {
                 uint64_t one = 14695981039346656037ull;
+                double peak = 0, promise = -1;
+                int i;
                 hash_schedule(&one, st, s);
-                printf("  %s d=%d n=%d times#%d limit %g reorder %d: %s %016llx\n", info->name, d, n, ti, cfg.mem_limit,
-                       !ro, pp_status_string(st), (unsigned long long)one);
+                for (i = 0; st == PP_OK && i < s->devices; i++) {
+                    peak = peak > s->peak_memory[i] ? peak : s->peak_memory[i];
+                    promise = promise > s->peak_bound[i] ? promise : s->peak_bound[i];
+                }
+                if (st == PP_OK && s->mem_limit > 0) promise = s->mem_limit;
+                printf("  %s d=%d n=%d times#%d limit %g reorder %d: %s %016llx makespan %.17g peak %.17g promise %.17g\n",
+                       info->name, d, n, ti, cfg.mem_limit, !ro, pp_status_string(st), (unsigned long long)one,
+                       st == PP_OK ? s->makespan : -1, peak, promise);
             }
             pp_sched_free(s);
         }
