@@ -168,13 +168,13 @@ bench-cuda-kernels: bench/bench_cuda
 # ---- the CUDA emulator: make test-emu | make test-emu-full | make mutants ----
 # tests/cuda_emu runs the real kernels and pp_cuda.cu on the CPU (g++, no
 # GPU) with checkers for races, bounds and barriers; make test runs the
-# quick set. test-emu-full is long (about 47 min of CPU; 2026-11-24, first
-# whole run): its parts are targets of their own, and make -j2
+# quick set. test-emu-full is long (about 47 min of CPU; measured 2026-11-24
+# part by part, seed 2's grid not yet to its end): its parts are targets of their own, and make -j2
 # test-emu-full runs two at once (CPU times on this 2-core machine):
 #   emu-build         the emulated programs (tests/cuda_emu/build.sh): 25 s
 #   emu-full-grid1    the executor test on the whole grid (every schedule, d 2..4,
 #   emu-full-grid2    n up to 4d, 2 layers per stage; 30 AdamW steps on d=4) in
-#                     stream order seed 1 / 2: 20 min each (the 176 runs 18 min)
+#                     stream order seed 1 / 2: 20 min each (seed 1 measured; its 176 runs 18 min)
 #   emu-full-train    train_gpt v-half d=4 n=8, 20 steps, C=32 T=32 B=2: 4.7 min
 #   emu-full-engines  the stage tests with the other matmul and attention engines
 #                     (WMMA, tensor cores) and the checker self-test on ucontext
