@@ -2378,13 +2378,54 @@ PP__DEF pp_status pp_reorder(pp_schedule *s, char *err) {
     return pp__reorder(s, PP__RV_ALL, 0, err);
 }
 
+/* The memory cap of each device (cap[d]) when s, squeezed or on the grid,
+   is reordered. "Without changing peak memory": no device goes above the
+   schedule's peak, nor above what Eq. 1 promises for it when the schedule
+   has a block; limit > 0 (an adaptive schedule's): every device up to it. */
+static void pp__reorder_caps(const pp_schedule *s, double limit, double *cap) {
+    int i, d = s->devices;
+    double top = 0;
+    for (i = 0; i < d; i++) top = pp__max(top, s->peak_memory[i]);
+    for (i = 0; i < d; i++)
+        cap[i] = limit > 0 ? pp__max(limit, s->peak_memory[i])
+                 : s->peak_bound[i] >= 0 ? pp__max(s->peak_memory[i], s->peak_bound[i] < top ? s->peak_bound[i] : top)
+                                         : top;
+}
+
+/* A step of a reorder variant ended (status st): its order is a candidate,
+   kept (in vbest, its makespan in *mk) when it is shorter than the best the
+   variant has seen and lifts no device above cap. The next step goes on
+   from the step's own order (some steps prepare the next: the W refill's
+   result can be longer until the second step fills its gaps), so a
+   variant's result, its best step, never ends longer than a step before
+   it. A step that found no way (PP_ERR_DEADLOCK) leaves the best so far
+   for the next. Returns the status to go on with. */
+static pp_status pp__reorder_keep(pp_schedule *s, pp_status st, const double *cap, pp_pass *vbest, double *mk) {
+    int i, P = s->num_passes;
+    if (st == PP_ERR_DEADLOCK) {
+        memcpy(s->passes, vbest, (size_t)P * sizeof(pp_pass));
+        return PP_OK;
+    }
+    if (st != PP_OK) return st;
+    pp__metrics(s);
+    for (i = 0; i < s->devices; i++) if (s->peak_memory[i] > cap[i] + 1e-9) break;
+    if (i == s->devices && s->makespan < *mk - PP__EPS * (1 + *mk)) {
+        *mk = s->makespan;
+        memcpy(vbest, s->passes, (size_t)P * sizeof(pp_pass));
+    }
+    return PP_OK;
+}
+
 /* mask: bit PP__RV_x runs variant x. limit > 0: every device may go up to
-   limit (the adaptive schedules' memory limit) instead of the usual cap. */
+   limit (the adaptive schedules' memory limit) instead of the usual cap.
+   Every step of a variant is a candidate (pp__reorder_keep), and the
+   shortest candidate of all variants wins: monotone, never longer than the
+   squeezed input or any step's order, never above a device's cap. */
 static pp_status pp__reorder(pp_schedule *s, unsigned mask, double limit, char *err) {
     int d, S, n, P, i, variant;
     size_t keys;
-    double *endk, *cap, best_mk, warm_end;
-    pp_pass *saved, *best, *pre;
+    double *endk, *cap, best_mk, warm_end, in_mk, pre_mk = 0;
+    pp_pass *saved, *best, *pre, *vbest;
     pp_allocator *al;
     pp_status st = PP_OK, pre_st = PP_OK;
     int pre_first = 0;
@@ -2401,64 +2442,68 @@ static pp_status pp__reorder(pp_schedule *s, unsigned mask, double limit, char *
     saved = (pp_pass *)pp__malloc(al, pp__size((size_t)P, sizeof(pp_pass)));
     best = (pp_pass *)pp__malloc(al, pp__size((size_t)P, sizeof(pp_pass)));
     pre = (pp_pass *)pp__malloc(al, pp__size((size_t)P, sizeof(pp_pass)));
-    if (!endk || !cap || !saved || !best || !pre) {
+    vbest = (pp_pass *)pp__malloc(al, pp__size((size_t)P, sizeof(pp_pass)));
+    if (!endk || !cap || !saved || !best || !pre || !vbest) {
         pp__mfree(al, endk); pp__mfree(al, cap); pp__mfree(al, saved); pp__mfree(al, best); pp__mfree(al, pre);
+        pp__mfree(al, vbest);
         pp__err(err, "out of memory in reorder");
         return PP_ERR_OUT_OF_MEMORY;
     }
     memcpy(saved, s->passes, (size_t)P * sizeof(pp_pass));
     memcpy(best, s->passes, (size_t)P * sizeof(pp_pass));
-    best_mk = s->makespan;
-    /* "without changing peak memory": no device goes above the schedule's
-       peak, nor above what Eq. 1 promises for it when the schedule has a block */
-    cap[0] = 0;
-    for (i = 0; i < d; i++) cap[0] = pp__max(cap[0], s->peak_memory[i]);
-    for (i = d - 1; i >= 0; i--)
-        cap[i] = limit > 0 ? pp__max(limit, s->peak_memory[i])
-                 : s->peak_bound[i] >= 0 ? pp__max(s->peak_memory[i], s->peak_bound[i] < cap[0] ? s->peak_bound[i] : cap[0])
-                                         : cap[0];
+    best_mk = in_mk = s->makespan;
+    pp__reorder_caps(s, limit, cap);
     for (i = 0; i < P; i++) {
         const pp_pass *p = &s->passes[i];
         endk[pp__key(S, n, p->kind, p->stage, p->microbatch)] = p->end;
     }
     warm_end = endk[pp__key(S, n, s->split_backward ? PP_B : PP_BW, 0, 0)];
-    for (variant = 0; variant < PP__RV_COUNT; variant++) {
+    for (variant = 0; variant < PP__RV_COUNT && st == PP_OK; variant++) {
         /* variants with one first step share it: the second starts from the
            first's result, kept in pre (endk is rewritten before it is read) */
         const struct pp__reorder_variant *rv = &pp__reorder_variants[variant];
         int f = rv->first;
+        double mk = in_mk;
         if (!(mask >> variant & 1u)) continue;
         if (f && f == pre_first) {
             st = pre_st;
-            if (st == PP_OK) memcpy(s->passes, pre, (size_t)P * sizeof(pp_pass));
+            if (st != PP_OK) break;
+            memcpy(s->passes, pre, (size_t)P * sizeof(pp_pass));
+            /* the first step's best: its own order when it was shorter than the input */
+            memcpy(vbest, pre_mk < in_mk ? pre : saved, (size_t)P * sizeof(pp_pass));
+            mk = pre_mk;
         } else {
             memcpy(s->passes, saved, (size_t)P * sizeof(pp_pass));
-            st = f == PP__RS_GAP_FILL ? pp__gap_fill_rounds(s, cap, endk, 0, 0, err)
-                 : f ? pp__sweep_reorder(s, cap, pp__sweep_flags(f), err) : PP_OK;
+            memcpy(vbest, saved, (size_t)P * sizeof(pp_pass));
             if (f) {
+                st = f == PP__RS_GAP_FILL ? pp__gap_fill_rounds(s, cap, endk, 0, 0, err)
+                                          : pp__sweep_reorder(s, cap, pp__sweep_flags(f), err);
+                st = pp__reorder_keep(s, st, cap, vbest, &mk);
                 pre_first = f;
                 pre_st = st;
+                pre_mk = mk;
                 if (st == PP_OK) memcpy(pre, s->passes, (size_t)P * sizeof(pp_pass));
             }
         }
-        if (st == PP_OK && rv->wfill >= 0) st = pp__wfill(s, endk, cap, rv->wfill, err); /* it squeezes last */
-        if (st == PP_OK && rv->then == PP__RT_GAPS) st = pp__gap_fill_rounds(s, cap, endk, 1, 1, err);
-        if (st == PP_OK && rv->then == PP__RT_LIST) st = pp__list_reorder(s, cap, warm_end, err);
-        if (st == PP_OK && rv->then == PP__RT_SWEEP) st = pp__sweep_reorder(s, cap, pp__sweep_flags(f), err);
-        if (st == PP_OK && rv->then == PP__RT_SWEEP_ALL_REAL)
-            st = pp__sweep_reorder(s, cap, pp__sweep_flags(PP__RS_SWEEP_ALL_REAL), err);
-        if (st == PP_ERR_DEADLOCK) { st = PP_OK; continue; } /* this variant found no way; others may */
-        if (st != PP_OK) break;
-        pp__metrics(s);
-        for (i = 0; i < d; i++) if (s->peak_memory[i] > cap[i] + 1e-9) break;
-        if (i == d && s->makespan < best_mk - PP__EPS * (1 + best_mk)) {
-            best_mk = s->makespan;
-            memcpy(best, s->passes, (size_t)P * sizeof(pp_pass));
+        if (st == PP_OK && rv->wfill >= 0)
+            st = pp__reorder_keep(s, pp__wfill(s, endk, cap, rv->wfill, err), cap, vbest, &mk); /* it squeezes last */
+        if (st == PP_OK && rv->then != PP__RT_NONE) {
+            pp_status t = PP_OK;
+            if (rv->then == PP__RT_GAPS) t = pp__gap_fill_rounds(s, cap, endk, 1, 1, err);
+            if (rv->then == PP__RT_LIST) t = pp__list_reorder(s, cap, warm_end, err);
+            if (rv->then == PP__RT_SWEEP) t = pp__sweep_reorder(s, cap, pp__sweep_flags(f), err);
+            if (rv->then == PP__RT_SWEEP_ALL_REAL) t = pp__sweep_reorder(s, cap, pp__sweep_flags(PP__RS_SWEEP_ALL_REAL), err);
+            st = pp__reorder_keep(s, t, cap, vbest, &mk);
+        }
+        if (st == PP_OK && mk < best_mk - PP__EPS * (1 + best_mk)) {
+            best_mk = mk;
+            memcpy(best, vbest, (size_t)P * sizeof(pp_pass));
         }
     }
     memcpy(s->passes, best, (size_t)P * sizeof(pp_pass));
     pp__metrics(s);
     pp__mfree(al, endk); pp__mfree(al, cap); pp__mfree(al, saved); pp__mfree(al, best); pp__mfree(al, pre);
+    pp__mfree(al, vbest);
     return st;
 }
 

@@ -11,9 +11,17 @@
 
    Build and run:  make hash   (or cc -std=c99 -O2 tests/sched_hash.c -lm)
    Prints one line per schedule (builds, failures, its own hash) and the
-   total hash last. -v also prints one line per build. */
+   total hash last. -v also prints one line per build. -m prints one line
+   per build with its makespan and largest peak instead (no hashes), so two
+   headers can be compared build by build: compile this file once more with
+   -DPP_SCHED_HASH_HEADER='"old.h"' (e.g. git show main:pp_sched.h > old.h)
+   and diff the two -m outputs (tests/makespan_diff.sh does both). */
 #define PP_SCHED_IMPLEMENTATION
+#ifdef PP_SCHED_HASH_HEADER
+#include PP_SCHED_HASH_HEADER
+#else
 #include "../pp_sched.h"
+#endif
 
 #include <stdint.h>
 #include <stdio.h>
@@ -53,7 +61,7 @@ int main(int argc, char **argv) {
         {1, 2, 0, 0.1},     /* W = 0 */
     };
     static const double limit_frac[] = {0, 0.5, 0.75, 1.5}; /* x d; 0 = the default */
-    int verbose = argc > 1 && strcmp(argv[1], "-v") == 0;
+    int verbose = argc > 1 && strcmp(argv[1], "-v") == 0, spans = argc > 1 && strcmp(argv[1], "-m") == 0;
     uint64_t total = 14695981039346656037ull;
     int id, count = pp_sched_count(), builds_all = 0;
     pp_times stt[16];
@@ -92,6 +100,13 @@ int main(int argc, char **argv) {
             hash_schedule(&h, st, s);
             builds++;
             if (st != PP_OK) fails++;
+            if (spans) {
+                double peak = 0;
+                int i;
+                for (i = 0; st == PP_OK && i < s->devices; i++) if (s->peak_memory[i] > peak) peak = s->peak_memory[i];
+                printf("%s d=%d n=%d times#%d limit %g reorder %d: %s %.9g %.9g\n", info->name, d, n, ti, cfg.mem_limit,
+                       !ro, pp_status_string(st), st == PP_OK ? s->makespan : 0.0, peak);
+            }
             if (verbose) {
                 uint64_t one = 14695981039346656037ull;
                 hash_schedule(&one, st, s);
@@ -100,10 +115,10 @@ int main(int argc, char **argv) {
             }
             pp_sched_free(s);
         }
-        printf("%-20s %5d builds %5d refused  %016llx\n", info->name, builds, fails, (unsigned long long)h);
+        if (!spans) printf("%-20s %5d builds %5d refused  %016llx\n", info->name, builds, fails, (unsigned long long)h);
         fnv(&total, &h, sizeof h);
         builds_all += builds;
     }
-    printf("all %d schedules, %d builds: %016llx\n", count, builds_all, (unsigned long long)total);
+    if (!spans) printf("all %d schedules, %d builds: %016llx\n", count, builds_all, (unsigned long long)total);
     return 0;
 }
