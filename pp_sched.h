@@ -2507,6 +2507,94 @@ static pp_status pp__reorder(pp_schedule *s, unsigned mask, double limit, char *
     return st;
 }
 
+/* ---- a bounded local search that can only improve ---------------------- */
+
+/* The last step of every reordered build (pp__build): swap two neighbours
+   on a device where the later one waits for the earlier on the critical
+   path (it starts the moment its device's previous pass ends, not when its
+   input arrives), keep the swap when the makespan drops, and look again.
+   A swap keeps the dependency rule (a pass never goes before its own
+   input: pp__input) and the memory caps (cap[d]: the reorder's, or an
+   adaptive schedule's mem_limit); it stops when no swap on the critical
+   path helps or after PP__LOCAL_WORK trials (each one squeeze of the whole
+   schedule), scaled by min(n, 2d+4)/n, the share of the schedule the
+   reorder itself runs on (pp__block_schedule): so it costs at most about
+   what the reorder does (a reorder runs 11 variants of 2 to 4 steps, each
+   a squeeze or more). Deterministic: candidates are tried from the end of
+   the critical path back, the first that helps is kept. */
+enum { PP__LOCAL_WORK = 24 };
+
+static pp_status pp__local_search(pp_schedule *s, const double *cap, char *err) {
+    int d = s->devices, S = s->stages, n = s->microbatches, P = s->num_passes, half = pp__dep_half(s);
+    int small = 2 * d + 4 < n ? 2 * d + 4 : n, trials = (int)((long long)PP__LOCAL_WORK * small / n), i;
+    pp_allocator *al = &s->allocator;
+    size_t keys = (size_t)4 * S * n;
+    int *pos = (int *)pp__malloc(al, pp__size(keys, sizeof(int)));
+    int *tab = (int *)pp__malloc(al, pp__size((size_t)S, 16u * sizeof(int)));
+    int *cand = (int *)pp__malloc(al, pp__size((size_t)P, sizeof(int)));
+    pp_pass *keep = (pp_pass *)pp__malloc(al, pp__size((size_t)P, sizeof(pp_pass)));
+    pp_status st = PP_OK;
+    if (trials < 2) trials = 2;
+    if (!pos || !tab || !cand || !keep) {
+        pp__err(err, "out of memory in the local search");
+        st = PP_ERR_OUT_OF_MEMORY;
+        goto cleanup;
+    }
+    pp__dep_table(s, tab);
+    while (trials > 0) {
+        int nc = 0, cur = 0, k, improved = 0;
+        for (i = 0; i < P; i++) {
+            const pp_pass *p = &s->passes[i];
+            pos[pp__key(S, n, p->kind, p->stage, p->microbatch)] = i;
+            if (p->end > s->passes[cur].end) cur = i;
+        }
+        /* the critical path back from the pass that ends last: follow the
+           input where it binds, else the device's previous pass (a swap
+           candidate) */
+        for (;;) {
+            const pp_pass *p = &s->passes[cur];
+            int dev = p->device, ds, in = pp__dep_key(tab, S, half, p, &ds);
+            double tol = PP__EPS * (1 + p->start);
+            if (in >= 0) {
+                const pp_pass *x = &s->passes[pos[in]];
+                if (x->end + (s->stage_device[ds] != dev ? s->times.comm : 0) >= p->start - tol) { cur = pos[in]; continue; }
+            }
+            if (cur > s->device_start[dev] && s->passes[cur - 1].end >= p->start - tol) {
+                if (!(in >= 0 && pos[in] == cur - 1)) cand[nc++] = cur;
+                cur--;
+                continue;
+            }
+            break;
+        }
+        memcpy(keep, s->passes, (size_t)P * sizeof(pp_pass));
+        for (k = 0; k < nc && trials > 0 && !improved; k++) {
+            int j = cand[k], dev = s->passes[j].device, a = s->device_start[dev];
+            double mk = s->makespan;
+            pp_pass t = s->passes[j];
+            s->passes[j] = s->passes[j - 1];
+            s->passes[j - 1] = t;
+            if (pp__device_peak(s, s->passes + a, s->device_start[dev + 1] - a) > cap[dev] + 1e-9) {
+                memcpy(s->passes, keep, (size_t)P * sizeof(pp_pass));
+                continue;
+            }
+            trials--;
+            st = pp__squeeze(s, NULL, err);
+            if (st == PP_ERR_OUT_OF_MEMORY) goto cleanup;
+            if (st == PP_OK) {
+                pp__metrics(s);
+                if (s->makespan < mk - PP__EPS * (1 + mk)) { improved = 1; break; }
+            }
+            st = PP_OK;
+            memcpy(s->passes, keep, (size_t)P * sizeof(pp_pass));
+            pp__metrics(s);
+        }
+        if (!improved) break;
+    }
+cleanup:
+    pp__mfree(al, pos); pp__mfree(al, tab); pp__mfree(al, cand); pp__mfree(al, keep);
+    return st;
+}
+
 /* ---- reusing reorders within a search ----------------------------------- */
 
 /* Different candidates of a search often come to the same pass order (two
@@ -3021,7 +3109,13 @@ static pp_status pp__zbmin_block(int d, const pp_allocator *al, pp_block **out, 
                             b->w[i * 2 + j] = x;
                         }
                     }
-                    if (pp_block_check(b, NULL) != PP_OK) continue;
+                    st = pp_block_check(b, NULL);
+                    if (st == PP_ERR_OUT_OF_MEMORY) {
+                        pp_block_free(b); pp_block_free(best);
+                        pp__err(err, "out of memory building zb-min's block");
+                        return st;
+                    }
+                    if (st != PP_OK) continue;
                     pk = pp__zbmin_peak(b);
                     if (!best || pk < best_peak || (pk == best_peak && c + t0 + t1 < best_sum)) {
                         pp_block_free(best);
@@ -5084,27 +5178,66 @@ static pp_status pp__req_resolve(const pp_config *cfg, pp__req *q, char *err) {
     return st;
 }
 
+/* The memory caps of q's schedule (cap[d]), from what its builder
+   returned (blk, or the schedule s before any reorder): an adaptive
+   schedule's limit; a published order's own peak (it is never moved); else
+   the caps its reorder keeps (pp__reorder_caps of its block repeated at n,
+   or of s). Every order pp__build returns for q fits them. */
+static pp_status pp__build_caps(const pp__req *q, const pp_block *blk, const pp_schedule *s, double *cap, char *err) {
+    pp_schedule *g = NULL;
+    int i;
+    if (q->info->adaptive) {
+        for (i = 0; i < q->d; i++) cap[i] = q->limit;
+        return PP_OK;
+    }
+    if (blk) {
+        pp_status st = pp__repeat(blk, q->n, NULL, &q->c, q->info->recompute, &g, err);
+        if (st != PP_OK) return st;
+        s = g;
+    }
+    if (q->info->published) memcpy(cap, s->peak_memory, (size_t)q->d * sizeof(double));
+    else pp__reorder_caps(s, 0, cap);
+    pp_sched_free(g);
+    return PP_OK;
+}
+
 /* Builds q's schedule: its builder, then (a block) the repeat, squeeze and
-   reorder, then validation. */
-static pp_status pp__build(const pp__req *q, pp_schedule **out, char *err) {
+   reorder, the local search, then validation. cap[d] (may be NULL) gets
+   its memory caps (pp__build_caps); with fit (may be NULL) a schedule
+   whose caps are above fit on some device is not built: *out = NULL,
+   PP_OK. */
+static pp_status pp__build_fit(const pp__req *q, const double *fit, double *cap, pp_schedule **out, char *err) {
     const pp_sched_info *in = q->info;
     pp_block *blk = NULL;
     pp_schedule *s = NULL;
     pp_status st;
-    int reorder;
+    int reorder, local, i;
+    double *caps = NULL;
     *out = NULL;
     st = pp__builders[in->id](q, &blk, &s, err);
     if (st != PP_OK) return st;
     /* the published schedules are defined by their order: they are not
        reordered; the adaptive ones reorder their candidates themselves */
     reorder = q->c.reorder && !in->published && !in->adaptive;
+    local = q->c.reorder && !in->published;
+    if (fit || cap || local) {
+        caps = (double *)pp__malloc(&q->c.al, pp__size((size_t)q->d, sizeof(double)));
+        st = caps ? pp__build_caps(q, blk, s, caps, err) : PP_ERR_OUT_OF_MEMORY;
+        if (!caps) pp__err(err, "out of memory building %s", in->name);
+        for (i = 0; st == PP_OK && fit && i < q->d; i++)
+            if (caps[i] > fit[i] + 1e-9) break;
+        if (st != PP_OK || (fit && i < q->d)) {
+            pp_block_free(blk); pp_sched_free(s); pp__mfree(&q->c.al, caps);
+            return st;
+        }
+    }
     if (blk) {
         st = pp__block_schedule(blk, q->n, &q->c, in->recompute, reorder ? PP__RV_ALL : 0u, 0, NULL, &s, err);
         pp_block_free(blk);
-        if (st != PP_OK) return st;
     } else if (reorder) {
         st = pp_reorder(s, err);
     }
+    if (st == PP_OK && local) st = pp__local_search(s, caps, err);
     if (st == PP_OK) {
         char verr[PP_ERR_LEN];
         pp_status vst = pp_sched_validate(s, verr);
@@ -5116,6 +5249,8 @@ static pp_status pp__build(const pp__req *q, pp_schedule **out, char *err) {
             st = PP_ERR_INVALID_SCHEDULE;
         }
     }
+    if (st == PP_OK && cap) memcpy(cap, caps, (size_t)q->d * sizeof(double));
+    pp__mfree(&q->c.al, caps);
     if (st != PP_OK) { pp_sched_free(s); return st; }
     strncpy(s->name, in->name, sizeof s->name - 1);
     s->mem_limit = q->limit;
@@ -5124,35 +5259,147 @@ static pp_status pp__build(const pp__req *q, pp_schedule **out, char *err) {
     return PP_OK;
 }
 
+static pp_status pp__build(const pp__req *q, pp_schedule **out, char *err) { return pp__build_fit(q, NULL, NULL, out, err); }
+
+/* The request for schedule id at q's devices, microbatches and config
+   (unit = 1: at unit times instead, comm 0, no stage_times), under memory
+   limit `limit` (ignored by the fixed schedules). */
+static pp_status pp__req_like(const pp__req *q, pp_sched_id id, int unit, double limit, pp__req *r, char *err) {
+    pp_status st;
+    memset(r, 0, sizeof *r);
+    r->c = q->c;
+    if (unit) {
+        r->c.times.f = r->c.times.b = r->c.times.w = 1;
+        r->c.times.comm = 0;
+        r->c.stage_times = NULL;
+    }
+    r->info = &pp__infos[id];
+    r->d = q->d;
+    r->n = q->n;
+    r->v = r->info->any_chunks ? q->v : r->info->chunks;
+    r->limit = limit;
+    if (r->info->placement == PP_PLACE_VSHAPE && r->d < 2) { pp__err(err, "%s needs devices >= 2", r->info->name); return PP_ERR_INVALID_ARG; }
+    st = pp__req_shape(r, err);
+    if (st != PP_OK) return st;
+    st = pp__check_work(r->shape.stage_time, r->S, r->n, r->info->split_backward, r->c.times.comm, err);
+    if (st != PP_OK) pp__req_free(r);
+    return st;
+}
+
 static pp_status pp__build_id(const pp__req *q, pp_sched_id id, pp_schedule **out, char *err) {
     pp__req r;
     pp_status st;
     *out = NULL;
-    memset(&r, 0, sizeof r);
-    r.c = q->c;
-    r.info = &pp__infos[id];
-    r.d = q->d;
-    r.n = q->n;
-    r.v = r.info->chunks;
-    r.limit = pp__limit_of(r.info, 0, q->d);
-    if (r.info->placement == PP_PLACE_VSHAPE && r.d < 2) { pp__err(err, "%s needs devices >= 2", r.info->name); return PP_ERR_INVALID_ARG; }
-    st = pp__req_shape(&r, err);
+    st = pp__req_like(q, id, 0, pp__limit_of(&pp__infos[id], 0, q->d), &r, err);
     if (st != PP_OK) return st;
     st = pp__build(&r, out, err);
     pp__req_free(&r);
     return st;
 }
 
+/* The guarantee (DECISIONS): s, built for q, takes the shortest of its own
+   order and the candidates below, each timed again at q's times (the order
+   of a schedule without B/W split runs in a split one with each W right
+   after its B):
+   (a) its own order built at unit times;
+   (b) the orders of every fixed (not adaptive) schedule of its family (same
+       placement, chunks, recompute and copies; split, or unsplit when s is)
+       whose memory caps (pp__build_caps) fit s's caps, device by device,
+       built at q's times and (unless published) at unit times.
+   Candidates of (b) must also fit s's caps as timed. Published orders and
+   no_reorder builds keep their order. cap: s's caps (pp__build_caps). */
+static pp_status pp__guarantee(const pp__req *q, const double *cap, pp_schedule *s, char *err) {
+    const pp_sched_info *in = q->info;
+    int unit, P = s->num_passes, id, k, d = q->d;
+    double best_mk = s->makespan;
+    pp_allocator *al = &s->allocator;
+    pp_pass *best, *tmp;
+    pp_status st = PP_OK;
+    if (in->published || !q->c.reorder) return PP_OK;
+    unit = !q->c.stage_times && q->c.times.f == 1 && q->c.times.b == 1 && q->c.times.w == 1 && q->c.times.comm == 0;
+    best = (pp_pass *)pp__malloc(al, pp__size((size_t)P, sizeof(pp_pass)));
+    tmp = (pp_pass *)pp__malloc(al, pp__size((size_t)P, sizeof(pp_pass)));
+    if (!best || !tmp) {
+        pp__mfree(al, best); pp__mfree(al, tmp);
+        pp__err(err, "out of memory building %s", in->name);
+        return PP_ERR_OUT_OF_MEMORY;
+    }
+    memcpy(best, s->passes, (size_t)P * sizeof(pp_pass));
+    for (id = -1; id < PP_SCHED_COUNT && st == PP_OK; id++) {
+        /* id -1: s's own order at unit times (a); then each schedule of (b) at q's times and at unit times */
+        const pp_sched_info *y = &pp__infos[id < 0 ? (int)in->id : id];
+        int pass;
+        if (id >= 0 && (id == (int)in->id || y->adaptive || y->placement != in->placement ||
+                        y->recompute != in->recompute || y->copies != in->copies ||
+                        (y->split_backward && !in->split_backward) || (y->any_chunks ? q->v : y->chunks) != q->v))
+            continue;
+        for (pass = id < 0 ? 1 : 0; pass < 2 && st == PP_OK; pass++) {
+            pp__req r;
+            pp_schedule *c = NULL;
+            char cerr[PP_ERR_LEN];
+            if (pass == 1 && (unit || y->published)) break; /* the same order as pass 0 */
+            st = pp__req_like(q, y->id, pass, id < 0 ? q->limit : pp__limit_of(y, 0, d), &r, cerr);
+            if (st == PP_OK) {
+                st = pp__build_fit(&r, id < 0 ? NULL : cap, NULL, &c, cerr);
+                pp__req_free(&r);
+            }
+            if (st != PP_OK || !c) {
+                /* a candidate that cannot be built here (interleaved-1f1b at n % d != 0, dualpipe-v at n < 2d) */
+                if (st == PP_ERR_OUT_OF_MEMORY) pp__err(err, "%s", cerr);
+                else st = PP_OK;
+                pp_sched_free(c);
+                continue;
+            }
+            /* c's order in s's layout (BW -> B, W), timed at q's times */
+            for (k = 0; k < d; k++) {
+                int i, w = s->device_start[k];
+                for (i = c->device_start[k]; i < c->device_start[k + 1]; i++) {
+                    tmp[w] = c->passes[i];
+                    if (tmp[w].kind == PP_BW && s->split_backward) {
+                        tmp[w].kind = PP_B;
+                        tmp[++w] = c->passes[i];
+                        tmp[w].kind = PP_W;
+                    }
+                    w++;
+                }
+                PP_ASSERT(w == s->device_start[k + 1]);
+            }
+            pp_sched_free(c);
+            memcpy(s->passes, tmp, (size_t)P * sizeof(pp_pass));
+            st = pp__squeeze(s, NULL, err);
+            if (st == PP_OK) {
+                pp__metrics(s);
+                for (k = 0; id >= 0 && k < d; k++) if (s->peak_memory[k] > cap[k] + 1e-9) break;
+                if ((id < 0 || k == d) && s->makespan < best_mk - PP__EPS * (1 + best_mk)) {
+                    best_mk = s->makespan;
+                    memcpy(best, s->passes, (size_t)P * sizeof(pp_pass));
+                }
+            }
+        }
+    }
+    memcpy(s->passes, best, (size_t)P * sizeof(pp_pass));
+    pp__metrics(s);
+    pp__mfree(al, best); pp__mfree(al, tmp);
+    return st;
+}
+
 PP__DEF pp_status pp_sched_build(const pp_config *cfg, pp_schedule **out, char *err) {
     pp__req q;
     pp_status st;
+    double *cap = NULL;
     if (err) err[0] = 0;
     if (!out) { pp__err(err, "pp_sched_build: out must not be NULL"); return PP_ERR_INVALID_ARG; }
     *out = NULL;
     if (!cfg) { pp__err(err, "pp_sched_build: cfg must not be NULL"); return PP_ERR_INVALID_ARG; }
     st = pp__req_resolve(cfg, &q, err);
     if (st != PP_OK) return st;
-    st = pp__build(&q, out, err);
+    cap = (double *)pp__malloc(&q.c.al, pp__size((size_t)q.d, sizeof(double)));
+    if (!cap) { pp__err(err, "out of memory building %s", q.info->name); st = PP_ERR_OUT_OF_MEMORY; }
+    if (st == PP_OK) st = pp__build_fit(&q, NULL, cap, out, err);
+    if (st == PP_OK) st = pp__guarantee(&q, cap, *out, err);
+    if (st != PP_OK) { pp_sched_free(*out); *out = NULL; }
+    else if (err) err[0] = 0; /* a candidate or a reorder step that found no way may have written there */
+    pp__mfree(&q.c.al, cap);
     pp__req_free(&q);
     return st;
 }
