@@ -5263,12 +5263,24 @@ static pp_status pp__build_caps(const pp__req *q, const pp_block *blk, const pp_
     return PP_OK;
 }
 
+/* What a candidate of the guarantee must do to be built: caps at most cap
+   on every device (cap may be NULL: any), and the lower bound on the
+   makespan of any order of s's with peak at most those caps (work and path,
+   lb0, and Appendix E.2's, which falls as the peak rises) below mk, the
+   best so far: a candidate that cannot be shorter is not built. */
+typedef struct pp__fit {
+    const double *cap;
+    const pp_schedule *s;
+    double lb0, mk;
+} pp__fit;
+
+static double pp__vbound(const pp_schedule *s, double peak);
+
 /* Builds q's schedule: its builder, then (a block) the repeat, squeeze and
    reorder, the local search, then validation. cap[d] (may be NULL) gets
-   its memory caps (pp__build_caps); with fit (may be NULL) a schedule
-   whose caps are above fit on some device is not built: *out = NULL,
-   PP_OK. */
-static pp_status pp__build_fit(const pp__req *q, const double *fit, double *cap, pp_schedule **out, char *err) {
+   its memory caps (pp__build_caps); with fit (may be NULL) a schedule that
+   does not fit (pp__fit) is not built: *out = NULL, PP_OK. */
+static pp_status pp__build_fit(const pp__req *q, const pp__fit *fit, double *cap, pp_schedule **out, char *err) {
     const pp_sched_info *in = q->info;
     pp_block *blk = NULL;
     pp_schedule *s = NULL;
@@ -5286,8 +5298,14 @@ static pp_status pp__build_fit(const pp__req *q, const double *fit, double *cap,
         caps = (double *)pp__malloc(&q->c.al, pp__size((size_t)q->d, sizeof(double)));
         st = caps ? pp__build_caps(q, blk, s, caps, err) : PP_ERR_OUT_OF_MEMORY;
         if (!caps) pp__err(err, "out of memory building %s", in->name);
-        for (i = 0; st == PP_OK && fit && i < q->d; i++)
-            if (caps[i] > fit[i] + 1e-9) break;
+        double top = 0;
+        for (i = 0; st == PP_OK && fit && i < q->d; i++) {
+            if (fit->cap && caps[i] > fit->cap[i] + 1e-9) break;
+            top = pp__max(top, caps[i]);
+        }
+        if (st == PP_OK && fit && i == q->d && fit->s &&
+            pp__max(fit->lb0, pp__vbound(fit->s, top)) >= fit->mk - PP__EPS * (1 + fit->mk))
+            i = -1; /* cannot be shorter */
         if (st != PP_OK || (fit && i < q->d)) {
             pp_block_free(blk); pp_sched_free(s); pp__mfree(&q->c.al, caps);
             return st;
@@ -5377,7 +5395,13 @@ static pp_status pp__guarantee(const pp__req *q, const double *cap, pp_schedule 
     pp_allocator *al = &s->allocator;
     pp_pass *best, *tmp;
     pp_status st = PP_OK;
+    pp_bounds lb;
+    pp__fit fit;
     if (in->published || !q->c.reorder) return PP_OK;
+    pp_sched_bounds(s, &lb);
+    fit.s = s;
+    fit.lb0 = pp__max(lb.work, lb.path);
+    if (best_mk <= fit.lb0 * (1 + PP__EPS) + PP__EPS) return PP_OK; /* nothing is shorter */
     unit = !q->c.stage_times && q->c.times.f == 1 && q->c.times.b == 1 && q->c.times.w == 1 && q->c.times.comm == 0;
     best = (pp_pass *)pp__malloc(al, pp__size((size_t)P, sizeof(pp_pass)));
     tmp = (pp_pass *)pp__malloc(al, pp__size((size_t)P, sizeof(pp_pass)));
@@ -5402,7 +5426,9 @@ static pp_status pp__guarantee(const pp__req *q, const double *cap, pp_schedule 
             if (pass == 1 && (unit || y->published)) break; /* the same order as pass 0 */
             st = pp__req_like(q, y->id, pass, id < 0 ? q->limit : pp__limit_of(y, 0, d), &r, cerr);
             if (st == PP_OK) {
-                st = pp__build_fit(&r, id < 0 ? NULL : cap, NULL, &c, cerr);
+                fit.cap = id < 0 ? NULL : cap;
+                fit.mk = best_mk;
+                st = pp__build_fit(&r, &fit, NULL, &c, cerr);
                 pp__req_free(&r);
             }
             if (st != PP_OK || !c) {
