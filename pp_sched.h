@@ -5275,6 +5275,7 @@ typedef struct pp__fit {
 } pp__fit;
 
 static double pp__vbound(const pp_schedule *s, double peak);
+static double pp__device_bound(const pp_schedule *s);
 
 /* Builds q's schedule: its builder, then (a block) the repeat, squeeze and
    reorder, the local search, then validation. cap[d] (may be NULL) gets
@@ -5317,7 +5318,8 @@ static pp_status pp__build_fit(const pp__req *q, const pp__fit *fit, double *cap
     } else if (reorder) {
         st = pp_reorder(s, err);
     }
-    if (st == PP_OK && local) st = pp__local_search(s, caps, err);
+    if (st == PP_OK && local && s->makespan > pp__device_bound(s) * (1 + PP__EPS) + PP__EPS)
+        st = pp__local_search(s, caps, err); /* (not when no order can be shorter) */
     if (st == PP_OK) {
         char verr[PP_ERR_LEN];
         pp_status vst = pp_sched_validate(s, verr);
@@ -5377,6 +5379,41 @@ static pp_status pp__build_id(const pp__req *q, pp_sched_id id, pp_schedule **ou
     return st;
 }
 
+/* A lower bound on the makespan of any order of s's passes (one route):
+   each device's work, after the earliest its first pass can start (an F:
+   the forward path to its first stage) and before the least its last pass
+   leaves to do (split: 0, a W may end it; else the backward path below its
+   stage). At unit times it is the makespan of 1F1B, ZB-H1 and interleaved
+   1F1B at large n, so candidates that cannot be shorter are not built. */
+static double pp__device_bound(const pp_schedule *s) {
+    int d = s->devices, S = s->stages, i, st;
+    double best = 0, fpath = 0, bpath = 0;
+    double *head, *tail;
+    if (pp__copies(s->copies) != 1) return 0;
+    head = (double *)pp__malloc(&s->allocator, pp__size((size_t)d, 2u * sizeof(double)));
+    if (!head) return 0;
+    tail = head + d;
+    for (i = 0; i < d; i++) head[i] = tail[i] = -1;
+    for (st = 0; st < S; st++) {
+        int dev = s->stage_device[st];
+        if (st > 0) {
+            int cross = s->stage_device[st - 1] != dev;
+            fpath += s->stage_time[(st - 1) * 4 + PP_F] + (cross ? s->times.comm : 0);
+            bpath += s->stage_time[(st - 1) * 4 + (s->split_backward ? PP_B : PP_BW)] + (cross ? s->times.comm : 0);
+        }
+        if (head[dev] < 0 || fpath < head[dev]) head[dev] = fpath;
+        if (tail[dev] < 0 || bpath < tail[dev]) tail[dev] = s->split_backward ? 0 : bpath;
+    }
+    for (i = 0; i < d; i++) {
+        double w = 0;
+        int k;
+        for (k = s->device_start[i]; k < s->device_start[i + 1]; k++) w += pp__dur(s, &s->passes[k]);
+        best = pp__max(best, pp__max(head[i], 0) + w + pp__max(tail[i], 0));
+    }
+    pp__mfree(&s->allocator, head);
+    return best;
+}
+
 /* The guarantee (DECISIONS): s, built for q, takes the shortest of its own
    order and the candidates below, each timed again at q's times (the order
    of a schedule without B/W split runs in a split one with each W right
@@ -5400,7 +5437,7 @@ static pp_status pp__guarantee(const pp__req *q, const double *cap, pp_schedule 
     if (in->published || !q->c.reorder) return PP_OK;
     pp_sched_bounds(s, &lb);
     fit.s = s;
-    fit.lb0 = pp__max(lb.work, lb.path);
+    fit.lb0 = pp__max(pp__device_bound(s), lb.path);
     if (best_mk <= fit.lb0 * (1 + PP__EPS) + PP__EPS) return PP_OK; /* nothing is shorter */
     unit = !q->c.stage_times && q->c.times.f == 1 && q->c.times.b == 1 && q->c.times.w == 1 && q->c.times.comm == 0;
     best = (pp_pass *)pp__malloc(al, pp__size((size_t)P, sizeof(pp_pass)));
