@@ -12,7 +12,8 @@
    DECISIONS: from the schedule built without reordering (its peak per
    device and Eq. 1 bound), or a published order's own peak.
 
-   Grid: every built-in schedule, d = 2..8, n = d, 2d, 2d+1 (odd), times
+   Grid: every built-in schedule, d = 2..8, n = d, 2d, 2d+1 (odd) and 4d
+   (beyond 2d+6 from d = 4 on: reordered at 2d+4 and extended), times
    with comm (Table 5's 12.96/13.22/9.76, comm 0.6), B = 2F (1,2,1) and
    W = 0 with comm (1,1,0, 0.1); v-auto at limits d/2 and d, zb-auto at
    d and 3d/2.
@@ -116,8 +117,8 @@ int main(void) {
     group_begin(&gm, "guarantee-caps");
     group_begin(&gc, "guarantee-csv");
     for (d = 2; d <= MAXD; d++)
-        for (ni = 0; ni < 3; ni++) {
-            int n = ni == 0 ? d : ni == 1 ? 2 * d : 2 * d + 1;
+        for (ni = 0; ni < 4; ni++) {
+            int n = ni == 0 ? d : ni == 1 ? 2 * d : ni == 2 ? 2 * d + 1 : 4 * d;
             nc = 0;
             for (i = 0; i < pp_sched_count(); i++) {
                 const pp_sched_info *in = pp_sched_info_at(i);
@@ -190,7 +191,7 @@ int main(void) {
             }
             for (i = 0; i < nc; i++) pp_sched_free(cs[i].unit);
         }
-    group_end(&ga, "every schedule, d 2..8, n d, 2d, 2d+1, 3 time settings, v-auto and zb-auto at two limits: "
+    group_end(&ga, "every schedule, d 2..8, n d, 2d, 2d+1, 4d, 3 time settings, v-auto and zb-auto at two limits: "
                    "no longer than its own unit-time order squeezed at those times (%ld shorter)", shorter_a);
     group_end(&gb, "%d pairs (%d with an adaptive schedule): no longer than a fixed schedule of the family whose "
                    "caps fit", pairs, adaptive_pairs);
