@@ -358,7 +358,13 @@ DECISIONS (where the paper is ambiguous, what this file does)
      time (about 100x a fixed build), and an adaptive schedule at a higher
      limit is checked against a lower one by tests on a grid instead (not
      by construction). Builds inside the guarantee skip it (no recursion).
-     Cost: each fitting family member built once or twice more.
+     Cost: each fitting family member built once or twice more, except
+     where a lower bound shows it cannot be shorter (every device's work
+     after the forward path to its first stage and, unsplit, before the
+     backward path below it; the path; Appendix E.2 at the candidate's
+     caps on V placement): at unit times and large n most candidates stop
+     there (at d = 128, n = 1024, interleaved-1f1b-u and zb-h1 are at that
+     bound), and so does the local search.
      tests/test_guarantee.c checks (a) and (b) through the public API.
    - gpipe, 1f1b, eager-1f1b, interleaved-1f1b and 1f1b-r are defined by
      their published order and are not reordered (with t_comm > 0, moving
