@@ -4536,6 +4536,12 @@ static pp_status pp__vgrid_search(const pp__req *q, pp_schedule **out, char *err
 
 /* ---- v-auto and zb-auto: the two adaptive searches ------------------- */
 
+/* The fixed schedules each search builds as candidates too (at the
+   caller's times, pp__build_id; taken when their peak fits the limit): the
+   guarantee need not build them again. */
+static const pp_sched_id pp__vauto_fixed[3] = {PP_SCHED_V_MIN, PP_SCHED_V_HALF, PP_SCHED_V_ZB};
+static const pp_sched_id pp__zbauto_fixed[3] = {PP_SCHED_ZB_H1, PP_SCHED_ZB_H2, PP_SCHED_1F1B};
+
 /* A block of v-auto's search, by the parameters that build it (pass 1
    builds again only the blocks pass 0 kept). */
 typedef struct pp__vrec { int K; unsigned char x0, x1, y0, y1, t, extra; } pp__vrec;
@@ -4544,7 +4550,6 @@ typedef struct pp__vrec { int K; unsigned char x0, x1, y0, y1, t, extra; } pp__v
    B of chunk 1) from 1 to 4 cells, delta1 (F of chunk 1, B of chunk 0) from
    1 to 3 cells, on each side of K; turns by pp__v_turns; W greedy. */
 static pp_status pp__v_auto(const pp__req *q, pp_schedule **out, char *err) {
-    static const pp_sched_id fixed[] = {PP_SCHED_V_MIN, PP_SCHED_V_HALF, PP_SCHED_V_ZB};
     int d = q->d;
     double limit = q->limit;
     pp__auto A;
@@ -4613,7 +4618,7 @@ static pp_status pp__v_auto(const pp__req *q, pp_schedule **out, char *err) {
         if (st == PP_OK) st = pp__auto_consider(&A, blk, err);
     }
     pp__mfree(&A.al, rec);
-    if (st == PP_OK) st = pp__auto_finish(&A, fixed, 3, out, err);
+    if (st == PP_OK) st = pp__auto_finish(&A, pp__vauto_fixed, 3, out, err);
     pp__auto_release(&A);
     if (st == PP_OK && q->c.reorder) {
         pp_schedule *g = NULL;
@@ -4635,7 +4640,6 @@ static pp_status pp__v_auto(const pp__req *q, pp_schedule **out, char *err) {
    free in the repeat at or after max(its B + 1, its F + wlife - 1), wlife
    the lifespan that stage 0 gets (0 = W right after B). */
 static pp_status pp__zb_auto(const pp__req *q, pp_schedule **out, char *err) {
-    static const pp_sched_id fixed[] = {PP_SCHED_ZB_H1, PP_SCHED_ZB_H2, PP_SCHED_1F1B};
     int d = q->d;
     double limit = q->limit;
     pp__auto A;
@@ -4671,7 +4675,7 @@ static pp_status pp__zb_auto(const pp__req *q, pp_schedule **out, char *err) {
         }
         st = pp__auto_consider(&A, blk, err);
     }
-    if (st == PP_OK) st = pp__auto_finish(&A, fixed, 3, out, err);
+    if (st == PP_OK) st = pp__auto_finish(&A, pp__zbauto_fixed, 3, out, err);
     pp__auto_release(&A);
     if (st == PP_OK && !*out) {
         pp__err(err, "zb-auto: no schedule fits mem_limit %g units for d=%d; the smallest that works is %g", limit, d,
@@ -5420,6 +5424,18 @@ static double pp__device_bound(const pp_schedule *s) {
     return best;
 }
 
+/* 1 when the adaptive search that builds `in` already took schedule y, as
+   built at the caller's times, wherever its peak fits the limit (which its
+   caps fitting the limit implies), and the local search after it only
+   shortens: the guarantee need not build it again at those times. */
+static int pp__search_built(const pp_sched_info *in, pp_sched_id y) {
+    const pp_sched_id *f = pp__builders[in->id] == pp__build_v_auto ? pp__vauto_fixed
+                           : pp__builders[in->id] == pp__build_zb_auto ? pp__zbauto_fixed : NULL;
+    int k;
+    for (k = 0; f && k < 3; k++) if (f[k] == y) return 1;
+    return 0;
+}
+
 /* The guarantee (DECISIONS): s, built for q, takes the shortest of its own
    order and the candidates below, each timed again at q's times (the order
    of a schedule without B/W split runs in a split one with each W right
@@ -5467,6 +5483,7 @@ static pp_status pp__guarantee(const pp__req *q, const double *cap, pp_schedule 
             pp_schedule *c = NULL;
             char cerr[PP_ERR_LEN];
             if (pass == 1 && (unit || y->published)) break; /* the same order as pass 0 */
+            if (pass == 0 && id >= 0 && pp__search_built(in, y->id)) continue;
             st = pp__req_like(q, y->id, pass, id < 0 ? q->limit : pp__limit_of(y, 0, d), &r, cerr);
             if (st == PP_OK) {
                 fit.cap = id < 0 ? NULL : cap;
