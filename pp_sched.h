@@ -30,8 +30,9 @@ CONTENTS
    reorders; extending by the
    stable phase; any per-device order; built-in building blocks; the build
    request (pp_config resolved once, the shape); adaptive schedules
-   (Appendix A); v-auto's cell grid; the two adaptive searches; published
-   orders (interleaved, looped BFS, DualPipe); the built-in schedules (the
+   (Appendix A); v-auto's cell grid; the two adaptive searches (and
+   zb-auto's list-built order); published orders (interleaved, looped BFS,
+   DualPipe); v-zb built pass by pass; the built-in schedules (the
    table's builders, the guarantee, pp_sched_build); bounds and bubble
    growth; lowering;
    printers; export and import. The planner is in pp_plan.h.
@@ -440,6 +441,10 @@ DECISIONS (where the paper is ambiguous, what this file does)
      the best (PP__VGRID_GAP), and a search keeps the pass orders it
      reordered (a memo): reordering one order again gives the same result.
      Timings are in README.md and `make bench`, not here.
+     Where a block fits, V-ZB's list-built order (pp__vzb_list, see v-zb
+     below) at the limit is one more candidate, reordered within it: at
+     limit 2d with comm it reaches orders neither family does (d = 4,
+     n = 8, Table 5 times, comm 0.6: the proven optimum of make optimal).
    - zb-auto: the same search on sequential blocks with B/W split: F step
      1..6, B step 1..3, F->B turn 1..6, W in the first free cell at or after
      the lifespan 3k cells (k = 0..2d+2) from its F; ZB-H1, ZB-H2 and 1F1B
@@ -452,6 +457,36 @@ DECISIONS (where the paper is ambiguous, what this file does)
      activation, limits d and 2d, d 4..16, n 2d and 4d, unit and Table 5
      times): the same makespan in 40 of 40 configurations, and in 20 of
      20 with comm (1.3/1.1/0.7, comm 0.05).
+     Where a block fits, a list-built order competes too (pp__zb_list,
+     above pp__zb_auto: zb.py's greedy rules, taken as facts and written
+     here: how many F each device runs before its first B, from when that
+     B's gradient arrives with comm; then F and B per microbatch, W into
+     the waits, an idle budget per device), its 8 switch settings run and
+     the shortest reordered within the limit (up to 2d + 6 microbatches;
+     beyond, kept only when shorter as it is). It would also build below d
+     units; zb-auto keeps its blocks' range. Against zb.py on
+     bench/compare_ref.py's grid (d 4, 8, 16; n d and 2d; unit, Table 5
+     and B = 2F times; comm 0, 0.05, 0.6; limits d and 2d; their shortest
+     variant): zb-2p was longer in 3 of 54 (0.28% to 0.49%, B = 2F, comm
+     0.05), now in none (shorter in 2); zb-1p never was.
+   - v-zb: V-ZB's block (offsets 4, 2, 2, 4), repeated, squeezed and
+     reordered, against a list-built order (pp__vzb_list: the rules of the
+     Zero Bubble authors' V-ZB generator, sail-sg's zbv.py, taken as facts
+     and written here) within the block's Eq. 1 bound (d units on every
+     device, the memory V-ZB promises), reordered within it; the shorter is
+     kept, the block at a tie. The block lays its warm-up on the unit grid,
+     so where comm delays chunk 1's input (or at n = d, where warm-up and
+     cool-down are the whole schedule) its devices wait; the list order
+     fills that wait with more F of chunk 0, counted with comm. The result
+     keeps the block's interval and Eq. 1 bound as its promise. With
+     no_reorder the block alone; beyond 2d + 6 microbatches the list order
+     is not reordered and wins only when shorter as it is. Against zbv.py
+     (bench/compare_ref.py, the grid above, limit d): v-zb was longer in
+     11 of 54 (by up to 1.9%: d = 8, n = 8, Table 5 times, comm 0.6), now
+     in none (shorter in 23). Table 4's V-ZB at d = 16, n = 16 (make paper)
+     goes from 24.3% to 19.2% under the paper's definition; the paper's
+     18.7% is the order zbv.py keeps (it ranks by the largest device idle),
+     which is longer than ours.
    - dualpipe-v: DeepSeek's DualPipeV phase by phase (see pp__dualpipe);
      tests check it is PyTorch's ScheduleDualPipeV order pass for pass. The
      GPU overlaps each F with the B it is paired with; this model runs them
@@ -4541,6 +4576,7 @@ static pp_status pp__vgrid_search(const pp__req *q, pp_schedule **out, char *err
    guarantee need not build them again. */
 static const pp_sched_id pp__vauto_fixed[3] = {PP_SCHED_V_MIN, PP_SCHED_V_HALF, PP_SCHED_V_ZB};
 static const pp_sched_id pp__zbauto_fixed[3] = {PP_SCHED_ZB_H1, PP_SCHED_ZB_H2, PP_SCHED_1F1B};
+static pp_status pp__vzb_list(const pp__req *q, const double *cap, double beat, pp_schedule **out, char *err);
 
 /* A block of v-auto's search, by the parameters that build it (pass 1
    builds again only the blocks pass 0 kept). */
@@ -4627,11 +4663,192 @@ static pp_status pp__v_auto(const pp__req *q, pp_schedule **out, char *err) {
         pp_sched_free(g);
         if (st != PP_OK) { pp_sched_free(*out); *out = NULL; }
     }
+    if (st == PP_OK && q->c.reorder && *out) { /* V-ZB's list-built order at the limit (pp__vzb_list) */
+        pp_schedule *g = NULL;
+        double *cap = (double *)pp__malloc(&q->c.al, pp__size((size_t)d, sizeof(double)));
+        int i, small = q->n <= 2 * d + 6;
+        if (!cap) { pp_sched_free(*out); *out = NULL; pp__err(err, "out of memory in v-auto"); return PP_ERR_OUT_OF_MEMORY; }
+        for (i = 0; i < d; i++) cap[i] = limit;
+        st = pp__vzb_list(q, cap, small ? 1e300 : (*out)->makespan, &g, err);
+        pp__mfree(&q->c.al, cap);
+        if (st == PP_OK && g && small) st = pp__reorder(g, PP__RV_ALL, limit, err);
+        if (st == PP_OK && g && pp__auto_better(g, *out)) { pp_sched_free(*out); *out = g; g = NULL; }
+        pp_sched_free(g);
+        if (st != PP_OK) { pp_sched_free(*out); *out = NULL; }
+    }
     if (st == PP_OK && !*out) {
         pp__err(err, "v-auto: no V schedule fits mem_limit %g units for d=%d; the smallest that works is %g", limit, d,
                 A.min_mem);
         return PP_ERR_INVALID_ARG;
     }
+    return st;
+}
+
+/* zb-auto's list-built candidate. The Zero Bubble authors' heuristic
+   (sail-sg's zb.py, its greedy part) builds a one-stage-per-device order
+   microbatch by microbatch on the real times; the facts we take, in our own
+   code: (1) microbatch 0: F on every device; then, from the last device up
+   to the first, how many more F device j can run before the gradient of
+   microbatch 0 reaches it (the last device's B end, plus comm per hop, plus
+   B per device), within memory; a device never runs more of them than the
+   device before it (the later device trims); then B from the last device;
+   (2) every next microbatch: one F on each device that should (with the
+   "B first" switch, a device two F ahead of the next skips its F when the
+   next one's F and B come first or when the wait is within its idle
+   budget), a device only where the next one also does; then B from the
+   last device; before an F or B, W fill the wait for its input (a W that
+   ends before the input arrives), and one more W goes in when the wait is
+   beyond the idle budget (or, by a switch, also within it); W is also
+   forced where an F would go above the memory limit, and device 0 runs its
+   W before its B once its F are done; (3) the rest of the W. Three switches
+   (idle allowed before the first B, B first, the extra W within the
+   budget) give 8 runs; the shortest is kept. */
+typedef struct pp__zl {
+    int d, n, bubble_first, b_first, w_greedy;
+    const double *tm, *sm;       /* stage_time [d*4], stage_memory [d] */
+    double comm, cap, idle_max;
+    double *end;                 /* [3 d n]: end of (kind F/B/W, device, microbatch); -1 = not placed */
+    double *clock, *idle, *mem;  /* [d] */
+    int *f, *b, *w, *req;        /* [d]: placed F, B, W; F to add (microbatch 0) */
+    pp_pass *ord;                /* [3 n d]: device j's order at j * 3n */
+    int *len;                    /* [d] */
+} pp__zl;
+
+static double *pp__zl_end(pp__zl *L, pp_kind k, int j, int i) { return &L->end[((int)k * L->d + j) * L->n + i]; }
+
+/* Device j's next pass of kind k (F, B or W); 0 where it is not legal. */
+static int pp__zl_put(pp__zl *L, int j, pp_kind k) {
+    int *c = k == PP_F ? L->f : k == PP_B ? L->b : L->w, i = c[j];
+    double t = L->tm[j * 4 + (int)k], no_wait = L->clock[j] + t, e = no_wait, in = 0;
+    pp_pass *p;
+    if (i >= L->n || (k == PP_W && i >= L->b[j]) || (k == PP_F && L->mem[j] + L->sm[j] > L->cap + PP__EPS)) return 0;
+    if (k == PP_F && j > 0) in = *pp__zl_end(L, PP_F, j - 1, i);
+    if (k == PP_B) in = j < L->d - 1 ? *pp__zl_end(L, PP_B, j + 1, i) : *pp__zl_end(L, PP_F, j, i);
+    if (in < 0) return 0;
+    if (k == PP_F ? j > 0 : k == PP_B && j < L->d - 1) { if (in + L->comm + t > e) e = in + L->comm + t; }
+    if (L->f[j] > 0) { L->idle[j] += e - no_wait; L->idle_max = pp__max(L->idle_max, L->idle[j]); }
+    *pp__zl_end(L, k, j, i) = e;
+    L->clock[j] = e;
+    L->mem[j] += k == PP_F ? L->sm[j] : k == PP_W ? -L->sm[j] : 0;
+    p = &L->ord[(size_t)j * 3 * L->n + L->len[j]++];
+    p->device = j; p->stage = j; p->microbatch = i; p->kind = k; p->start = e - t; p->end = e;
+    c[j]++;
+    return 1;
+}
+
+/* Before device j's F or B whose input ends at in (+ comm): W passes that
+   end before it arrives, and one more where the wait stays (beyond the idle
+   budget, or within it when w_greedy). */
+static void pp__zl_fill(pp__zl *L, int j, double in) {
+    double wt = L->tm[j * 4 + PP_W];
+    while (L->w[j] < L->b[j] && L->clock[j] + wt <= in + L->comm) pp__zl_put(L, j, PP_W);
+    if (L->w[j] < L->b[j] && L->clock[j] < in + L->comm &&
+        (L->w_greedy || in + L->comm - L->clock[j] > L->idle_max - L->idle[j]))
+        pp__zl_put(L, j, PP_W);
+}
+
+static int pp__zl_run(pp__zl *L) {
+    int d = L->d, n = L->n, i, j;
+    for (j = 0; j < d; j++) { L->clock[j] = L->idle[j] = L->mem[j] = 0; L->f[j] = L->b[j] = L->w[j] = L->req[j] = L->len[j] = 0; }
+    for (j = 0; j < 3 * d * n; j++) L->end[j] = -1;
+    L->idle_max = 0;
+    /* 1: microbatch 0, and the F each device runs before its first B */
+    for (j = 0; j < d; j++) if (!pp__zl_put(L, j, PP_F)) return 0;
+    {
+        double grad = *pp__zl_end(L, PP_F, d - 1, 0) + L->tm[(d - 1) * 4 + PP_B]; /* when device j's B can end */
+        for (j = d - 2; j >= 0; j--) {
+            double mem = L->mem[j], at = L->clock[j], tf = L->tm[j * 4 + PP_F];
+            while (L->f[j] + L->req[j] < n && mem + L->sm[j] <= L->cap + PP__EPS &&
+                   (L->bubble_first ? !(at + tf > grad + L->comm) : !(at >= grad + L->comm))) {
+                mem += L->sm[j]; at += tf; L->req[j]++;
+            }
+            grad = pp__max(at, grad + L->comm) + L->tm[j * 4 + PP_B];
+        }
+        for (j = 1; j < d; j++)
+            while (L->req[j] > 0 && L->req[j] >= L->req[j - 1] && L->f[j] + L->req[j] < n) L->req[j]--;
+        for (j = 0; j < d; j++) for (i = 0; i < L->req[j]; i++) if (!pp__zl_put(L, j, PP_F)) return 0;
+        for (j = d - 1; j >= 0; j--) if (!pp__zl_put(L, j, PP_B)) return 0;
+    }
+    /* 2: the next microbatches */
+    for (i = 1; i < n; i++) {
+        for (j = 0; j < d; j++) {
+            L->req[j] = 0;
+            if (L->f[j] >= n) continue;
+            if (L->b_first && j + 1 < d && L->f[j] >= L->f[j + 1] + 2) {
+                double next = L->clock[j + 1] + L->tm[(j + 1) * 4 + PP_F] + L->tm[(j + 1) * 4 + PP_B] + L->comm;
+                double mem = L->mem[j] + L->sm[j], wc = 0;
+                int k = 0;
+                if (L->clock[j] >= next) continue;
+                while (mem > L->cap + PP__EPS && L->w[j] + k < L->b[j]) { wc += L->tm[j * 4 + PP_W]; mem -= L->sm[j]; k++; }
+                if (L->clock[j] + L->tm[j * 4 + PP_F] + wc <= next) { L->req[j] = 1; continue; }
+                if (next - L->clock[j] <= L->idle_max - L->idle[j]) continue;
+            }
+            L->req[j] = 1;
+        }
+        for (j = d - 2; j >= 0; j--) if (L->req[j + 1] < L->req[j]) L->req[j] = L->req[j + 1];
+        for (j = 0; j < d; j++) {
+            if (!L->req[j]) continue;
+            while (L->mem[j] + L->sm[j] > L->cap + PP__EPS) if (!pp__zl_put(L, j, PP_W)) return 0;
+            if (j > 0) {
+                double in = *pp__zl_end(L, PP_F, j - 1, L->f[j]);
+                if (in < 0) return 0;
+                pp__zl_fill(L, j, in);
+            }
+            if (!pp__zl_put(L, j, PP_F)) return 0;
+        }
+        for (j = d - 1; j >= 0; j--) {
+            if (L->b[j] != i) return 0;
+            if (j + 1 < d) pp__zl_fill(L, j, *pp__zl_end(L, PP_B, j + 1, i));
+            if (j == 0 && L->f[j] == n) while (pp__zl_put(L, j, PP_W)) {}
+            if (!pp__zl_put(L, j, PP_B)) return 0;
+        }
+    }
+    /* 3: the rest of the W */
+    for (j = 0; j < d; j++) while (pp__zl_put(L, j, PP_W)) {}
+    for (j = 0; j < d; j++) if (L->len[j] != 3 * n) return 0;
+    return 1;
+}
+
+/* The shortest of the 8 runs within limit (units, every device) as a
+   squeezed schedule in *out; NULL where none finishes or none is shorter
+   than beat. */
+static pp_status pp__zb_list(const pp__req *q, double limit, double beat, pp_schedule **out, char *err) {
+    int d = q->d, n = q->n, v;
+    size_t P = (size_t)3 * d * n, words;
+    pp__zl L;
+    pp_pass *best;
+    double best_mk = -1;
+    char *mem;
+    pp_status st = PP_OK;
+    *out = NULL;
+    memset(&L, 0, sizeof L);
+    L.d = d; L.n = n; L.tm = q->shape.stage_time; L.sm = q->shape.stage_memory; L.comm = q->c.times.comm; L.cap = limit;
+    words = pp__size(P, 2 * sizeof(pp_pass));
+    mem = words ? (char *)pp__malloc(&q->c.al, pp__size(1, words + pp__size((size_t)d * (3u * n + 3u), sizeof(double)) +
+                                                          pp__size((size_t)d, 6 * sizeof(int))))
+                : NULL;
+    if (!mem) { pp__err(err, "out of memory building zb-auto"); return PP_ERR_OUT_OF_MEMORY; }
+    L.ord = (pp_pass *)mem;
+    best = L.ord + P;
+    L.end = (double *)(best + P);
+    L.clock = L.end + P; L.idle = L.clock + d; L.mem = L.idle + d;
+    L.f = (int *)(L.mem + d); L.b = L.f + d; L.w = L.b + d; L.req = L.w + d; L.len = L.req + d;
+    for (v = 0; v < 8; v++) {
+        double mk = 0;
+        int j;
+        L.bubble_first = !(v & 4); L.b_first = !(v & 2); L.w_greedy = !(v & 1);
+        if (!pp__zl_run(&L)) continue;
+        for (j = 0; j < d; j++) mk = pp__max(mk, L.clock[j]);
+        if (best_mk < 0 || mk < best_mk - PP__EPS * (1 + mk)) { best_mk = mk; memcpy(best, L.ord, P * sizeof *best); }
+    }
+    if (best_mk >= 0 && best_mk < beat - PP__EPS * (1 + beat)) {
+        pp_order O;
+        memset(&O, 0, sizeof O);
+        O.name = q->info->name; O.devices = d; O.stages = d; O.microbatches = n;
+        O.passes = best; O.count = (int)P;
+        st = pp__from_order(&O, &q->c, 1, out, err);
+    }
+    pp__mfree(&q->c.al, mem);
     return st;
 }
 
@@ -4677,6 +4894,18 @@ static pp_status pp__zb_auto(const pp__req *q, pp_schedule **out, char *err) {
     }
     if (st == PP_OK) st = pp__auto_finish(&A, pp__zbauto_fixed, 3, out, err);
     pp__auto_release(&A);
+    /* the list-built candidate, reordered (as the blocks: up to 2d + 6
+       microbatches); only where a block fits, so the limits zb-auto takes
+       stay those of its blocks (the list would also build below d units) */
+    if (st == PP_OK && q->c.reorder && *out) {
+        pp_schedule *g = NULL;
+        int small = q->n <= 2 * d + 6;
+        st = pp__zb_list(q, limit, small ? 1e300 : (*out)->makespan, &g, err);
+        if (st == PP_OK && g && small) st = pp__reorder(g, PP__RV_ALL, limit, err);
+        if (st == PP_OK && g && pp__auto_better(g, *out)) { pp_sched_free(*out); *out = g; g = NULL; }
+        pp_sched_free(g);
+        if (st != PP_OK) { pp_sched_free(*out); *out = NULL; }
+    }
     if (st == PP_OK && !*out) {
         pp__err(err, "zb-auto: no schedule fits mem_limit %g units for d=%d; the smallest that works is %g", limit, d,
                 A.min_mem);
@@ -4958,6 +5187,236 @@ static pp_status pp__dualpipe(const pp__cfg *cfg, int d, int n, int dual, pp_sch
     return st;
 }
 
+/* ---- v-zb built pass by pass: a list-built warm-up and steady phase ---- */
+
+/* V-ZB's block, repeated and squeezed, lays its warm-up on the unit grid:
+   with comm, or at n = d where the warm-up and cool-down are the whole
+   schedule, each device waits wherever a chunk's input is late. The Zero
+   Bubble authors' V-ZB generator (sail-sg's zbv.py) builds the order pass by
+   pass on the real times instead. The facts we take from it, in our own
+   code: (1) every device runs F of chunk 0 for microbatch 0; then, from the
+   last device down, device i runs extra F of chunk 0 (with devices 0..i
+   keeping pace) while they end before chunk 1's input reaches it (its
+   producer's end + comm) and while 2 + 2i more F still fit its memory, then
+   its first F of chunk 1; (2) devices i >= 1 catch up with device i-1 in
+   F passes, chunk by chunk from the last device; (3) 2n rounds, each one B
+   per device (chunk 1's B where its input is there, the devices in V order)
+   and then one F per device, where a W fills the wait for an input that
+   arrives at least a W later, and one more W goes in when the wait is
+   longer than the device's idle budget (the largest idle of any device,
+   minus its own); (4) the rest of the W. It is run four times (one extra
+   W before a chunk-0 B, before an F: on or off), and each run again with
+   the idle of the previous run as a per-device budget while that lowers
+   the largest idle. Every run is timed as it is built (the times are a
+   squeeze of the order); pp__vzb_list keeps the shortest. */
+enum { PP__VL_F0, PP__VL_F1, PP__VL_B1, PP__VL_B0 }; /* a device's four passes of a microbatch, in V order */
+
+typedef struct pp__vl {
+    int d, n, fill_f, fill_b;
+    const double *tm, *sm, *cap; /* stage_time [S*4], stage_memory [S], cap [d] in units */
+    double comm, budget_max, idle_max; /* idle_max: the largest of idle, kept as it grows */
+    const double *budget;        /* [d] idle of the previous run, or NULL */
+    double *end;                 /* [4 d n]: end of pass (q, device, microbatch); -1 = not placed */
+    double *clock, *idle, *mem;  /* [d] */
+    int *cnt;                    /* [5 d]: F0, F1, B1, B0, W placed per device */
+    int *wq, *wh, *wt;           /* [2 n d] per device, pending W as q * n + microbatch; head, tail [d] */
+    pp_pass *ord;                /* [6 n d]: device r's order at r * 6n */
+    int *len, *bq;               /* [d] each: order length; a round's B, device r as r (chunk 0) or -1-r (chunk 1) */
+} pp__vl;
+
+static int pp__vl_stage(int d, int r, int q) { return q == PP__VL_F0 || q == PP__VL_B0 ? r : 2 * d - 1 - r; }
+static int pp__vl_id(const pp__vl *L, int q, int r, int j) { return (q * L->d + r) * L->n + j; }
+
+/* The input of (q, r, j) on another device: its id, or -1 where the input
+   is on r itself (the turns) or there is none. */
+static int pp__vl_input(const pp__vl *L, int q, int r, int j) {
+    int d = L->d;
+    if ((q == PP__VL_F0 || q == PP__VL_B1) && r > 0) return pp__vl_id(L, q, r - 1, j);
+    if ((q == PP__VL_F1 || q == PP__VL_B0) && r < d - 1) return pp__vl_id(L, q, r + 1, j);
+    return -1;
+}
+
+static double pp__vl_budget(const pp__vl *L, int r) {
+    return L->budget ? pp__max(L->idle_max, L->budget_max - L->budget[r]) : L->idle_max;
+}
+
+/* Device r's next pass of kind q; 0 where its input is not placed yet, its
+   microbatches are used up or its F would go above the cap. */
+static int pp__vl_put(pp__vl *L, int r, int q) {
+    int d = L->d, j = L->cnt[r * 5 + q], st = pp__vl_stage(d, r, q), in = pp__vl_input(L, q, r, j);
+    pp_kind k = q <= PP__VL_F1 ? PP_F : PP_B;
+    double t = L->tm[st * 4 + (int)k], no_wait = L->clock[r] + t, e = no_wait;
+    pp_pass *p;
+    if (j >= L->n) return 0;
+    if (k == PP_F && L->mem[r] + L->sm[st] > L->cap[r] + PP__EPS) return 0;
+    if (q != PP__VL_F0 && L->end[pp__vl_id(L, q - 1, r, j)] < 0 && in < 0) return 0; /* a turn before its first half */
+    if (in >= 0) {
+        if (L->end[in] < 0) return 0;
+        if (L->end[in] + L->comm + t > e) e = L->end[in] + L->comm + t;
+    }
+    if (L->cnt[r * 5] > 0) { L->idle[r] += e - no_wait; L->idle_max = pp__max(L->idle_max, L->idle[r]); }
+    L->end[pp__vl_id(L, q, r, j)] = e;
+    L->clock[r] = e;
+    if (k == PP_F) L->mem[r] += L->sm[st];
+    else L->wq[r * 2 * L->n + L->wt[r]++] = q * L->n + j;
+    p = &L->ord[(size_t)r * 6 * L->n + L->len[r]++];
+    p->device = r; p->stage = st; p->microbatch = j; p->kind = k; p->start = e - t; p->end = e;
+    L->cnt[r * 5 + q]++;
+    return 1;
+}
+
+/* Device r's oldest pending W; 0 where none is pending. */
+static int pp__vl_put_w(pp__vl *L, int r) {
+    int x, st;
+    pp_pass *p;
+    if (L->wh[r] == L->wt[r]) return 0;
+    x = L->wq[r * 2 * L->n + L->wh[r]++];
+    st = pp__vl_stage(L->d, r, x / L->n);
+    p = &L->ord[(size_t)r * 6 * L->n + L->len[r]++];
+    p->device = r; p->stage = st; p->microbatch = x % L->n; p->kind = PP_W;
+    p->start = L->clock[r]; p->end = L->clock[r] += L->tm[st * 4 + PP_W];
+    L->mem[r] -= L->sm[st];
+    L->cnt[r * 5 + 4]++;
+    return 1;
+}
+
+/* Before device r's pass of kind q: W passes into the wait for its input
+   (id in, -1 none), and one more where the wait is above r's idle budget
+   and extra (the variant's switch for this kind of pass) allows it. */
+static void pp__vl_fill(pp__vl *L, int r, int in, int extra) {
+    while (in >= 0 && L->wh[r] < L->wt[r]) {
+        int x = L->wq[r * 2 * L->n + L->wh[r]];
+        double w = L->tm[pp__vl_stage(L->d, r, x / L->n) * 4 + PP_W];
+        if (!(L->end[in] + L->comm >= L->clock[r] + w)) break;
+        pp__vl_put_w(L, r);
+    }
+    if (extra && in >= 0 && L->wh[r] < L->wt[r] &&
+        L->end[in] + L->comm - L->clock[r] > pp__vl_budget(L, r) - L->idle[r])
+        pp__vl_put_w(L, r);
+}
+
+/* One run (steps 1-4 above); 0 where a step finds no legal pass. */
+static int pp__vl_run(pp__vl *L) {
+    int d = L->d, n = L->n, r, j, round, alt = 0;
+    for (r = 0; r < d; r++) { L->clock[r] = L->idle[r] = L->mem[r] = 0; L->wh[r] = L->wt[r] = L->len[r] = 0; }
+    for (r = 0; r < 5 * d; r++) L->cnt[r] = 0;
+    L->idle_max = 0;
+    for (r = 0; r < 4 * d * n; r++) L->end[r] = -1;
+    /* 1: the warm-up, comm counted in when chunk 1's input arrives */
+    for (r = 0; r < d; r++) if (!pp__vl_put(L, r, PP__VL_F0)) return 0;
+    for (r = d - 1; r >= 0; r--) {
+        if (r < d - 1) {
+            int st = pp__vl_stage(d, r, PP__VL_F0);
+            double arrive = L->end[pp__vl_id(L, PP__VL_F1, r + 1, 0)] + L->comm;
+            while (L->mem[r] + L->sm[st] * (2 + 2 * r) <= L->cap[r] + PP__EPS &&
+                   L->clock[r] + L->tm[st * 4 + PP_F] <= arrive && L->cnt[r * 5 + PP__VL_F0] < n)
+                for (j = 0; j <= r; j++) if (!pp__vl_put(L, j, PP__VL_F0)) return 0;
+        }
+        if (!pp__vl_put(L, r, PP__VL_F1)) return 0;
+    }
+    /* 2: each device catches up with the one before it in F passes */
+    for (r = 1; r < d; r++) {
+        const int *a = &L->cnt[r * 5], *b = &L->cnt[(r - 1) * 5];
+        while (a[0] + a[1] < b[0] + b[1] || (a[1] <= b[1] && b[1] < n)) {
+            for (j = d - 1; j >= r; j--)
+                if (L->cnt[j * 5 + alt] < n && !pp__vl_put(L, j, alt)) return 0;
+            alt = 1 - alt;
+        }
+    }
+    /* 3: 2n rounds of one B, then one F, per device */
+    for (round = 0; round < 2 * n; round++) {
+        int i, nb = 0;
+        /* B: chunk 0's B (q B0) where its input is there, from the last
+           device down, then chunk 1's B (q B1) on the others in device
+           order; which one each device runs is decided before any runs */
+        for (i = 0; i < 2; i++)
+            for (r = i ? 0 : d - 1; i ? r < d : r >= 0; r += i ? 1 : -1) {
+                const int *c = &L->cnt[r * 5];
+                int b0 = c[PP__VL_B0] < c[PP__VL_B1] &&
+                         (r == d - 1 || c[PP__VL_B1] >= n || L->end[pp__vl_id(L, PP__VL_B0, r + 1, c[PP__VL_B0])] >= 0);
+                if (b0 == !i) L->bq[nb++] = b0 ? r : -1 - r;
+            }
+        for (i = 0; i < nb; i++) {
+            int b0 = L->bq[i] >= 0, qq = b0 ? PP__VL_B0 : PP__VL_B1;
+            r = b0 ? L->bq[i] : -1 - L->bq[i];
+            pp__vl_fill(L, r, pp__vl_input(L, qq, r, L->cnt[r * 5 + qq]), b0 || L->fill_b);
+            if (!pp__vl_put(L, r, qq)) return 0;
+        }
+        /* F: chunk 1's where its input is there, else chunk 0's where its input is there */
+        for (r = 0; r < d; r++) {
+            const int *c = &L->cnt[r * 5];
+            int qq = -1, in;
+            if (c[PP__VL_F1] >= n) continue;
+            if (c[PP__VL_F1] >= c[PP__VL_F0]) qq = PP__VL_F0;
+            else if (r == d - 1 || L->end[pp__vl_id(L, PP__VL_F1, r + 1, c[PP__VL_F1])] >= 0) qq = PP__VL_F1;
+            else if (c[PP__VL_F0] < n && (r == 0 || L->end[pp__vl_id(L, PP__VL_F0, r - 1, c[PP__VL_F0])] >= 0)) qq = PP__VL_F0;
+            if (qq < 0) continue;
+            in = pp__vl_stage(d, r, qq);
+            while (L->mem[r] + L->sm[in] > L->cap[r] + PP__EPS) if (!pp__vl_put_w(L, r)) return 0;
+            pp__vl_fill(L, r, pp__vl_input(L, qq, r, c[qq]), L->fill_f);
+            if (!pp__vl_put(L, r, qq)) return 0;
+        }
+    }
+    /* 4: the rest of the W */
+    for (r = 0; r < d; r++) while (pp__vl_put_w(L, r)) {}
+    for (r = 0; r < d; r++) if (L->len[r] != 6 * n) return 0;
+    return 1;
+}
+
+/* The shortest order of the runs, within cap ([d], units), as a squeezed
+   schedule in *out; NULL where no run finishes or none is shorter than
+   beat (its makespan is known before the schedule is built). */
+static pp_status pp__vzb_list(const pp__req *q, const double *cap, double beat, pp_schedule **out, char *err) {
+    int d = q->d, n = q->n, r, fb, ff, it, *sd;
+    size_t P = (size_t)6 * d * n, words;
+    pp__vl L;
+    pp_pass *best;
+    double best_mk = -1, *bud;
+    char *mem;
+    pp_status st = PP_OK;
+    *out = NULL;
+    memset(&L, 0, sizeof L);
+    L.d = d; L.n = n; L.tm = q->shape.stage_time; L.sm = q->shape.stage_memory; L.cap = cap; L.comm = q->c.times.comm;
+    /* one allocation: passes (two orders), doubles, ints */
+    words = pp__size(P, 2 * sizeof(pp_pass));
+    mem = words ? (char *)pp__malloc(&q->c.al, pp__size(1, words + pp__size((size_t)d * (4u * n + 5u), sizeof(double)) +
+                                                          pp__size((size_t)d * (2u * n + 12u), sizeof(int))))
+                : NULL;
+    if (!mem) { pp__err(err, "out of memory building v-zb"); return PP_ERR_OUT_OF_MEMORY; }
+    L.ord = (pp_pass *)mem;
+    best = L.ord + P;
+    L.end = (double *)(best + P);
+    L.clock = L.end + (size_t)4 * d * n; L.idle = L.clock + d; L.mem = L.idle + d; bud = L.mem + d;
+    L.cnt = (int *)(bud + 2 * (size_t)d);
+    L.wq = L.cnt + 5 * (size_t)d; L.wh = L.wq + (size_t)2 * n * d; L.wt = L.wh + d; L.len = L.wt + d; L.bq = L.len + d;
+    sd = L.bq + d;
+    for (fb = 1; fb >= 0; fb--)
+        for (ff = 1; ff >= 0; ff--) {
+            double last = -1;
+            L.fill_b = fb; L.fill_f = ff; L.budget = NULL;
+            /* again with the idle of the run before as the budget, while the largest idle drops */
+            for (it = 0; it < 64; it++) {
+                double mk = 0, top = 0;
+                if (!pp__vl_run(&L)) break;
+                for (r = 0; r < d; r++) { mk = pp__max(mk, L.clock[r]); top = pp__max(top, L.idle[r]); }
+                if (best_mk < 0 || mk < best_mk - PP__EPS * (1 + mk)) { best_mk = mk; memcpy(best, L.ord, P * sizeof *best); }
+                if (L.budget && !(top < last)) break;
+                memcpy(bud, L.idle, (size_t)d * sizeof *bud);
+                L.budget = bud; L.budget_max = last = top;
+            }
+        }
+    if (best_mk >= 0 && best_mk < beat - PP__EPS * (1 + beat)) {
+        pp_order O;
+        for (r = 0; r < 2 * d; r++) sd[r] = r < d ? r : 2 * d - 1 - r;
+        memset(&O, 0, sizeof O);
+        O.name = q->info->name; O.devices = d; O.stages = 2 * d; O.microbatches = n;
+        O.stage_device = sd; O.passes = best; O.count = (int)P;
+        st = pp__from_order(&O, &q->c, 1, out, err);
+    }
+    pp__mfree(&q->c.al, mem);
+    return st;
+}
+
 /* ---- the built-in schedules --------------------------------------------- */
 
 static const pp_sched_info pp__infos[PP_SCHED_COUNT] = {
@@ -5054,9 +5513,29 @@ static pp_status pp__build_v_half(const pp__req *q, pp_block **blk, pp_schedule 
     (void)s;
     return pp__build_vshape(q, 2, 1, 1, 2, blk, err);
 }
+/* V-ZB: its block, repeated, squeezed and reordered, or the list-built
+   order of pp__vzb_list under the block's Eq. 1 bound (the memory V-ZB
+   promises, d units), reordered within it, where that is shorter. */
 static pp_status pp__build_v_zb(const pp__req *q, pp_block **blk, pp_schedule **s, char *err) {
-    (void)s;
-    return pp__build_vshape(q, 4, 2, 2, 4, blk, err);
+    pp_block *b = NULL;
+    pp_schedule *g = NULL;
+    pp_status st = pp__build_vshape(q, 4, 2, 2, 4, &b, err);
+    if (st != PP_OK || !q->c.reorder) { *blk = b; return st; } /* no_reorder: the block alone */
+    st = pp__block_schedule(b, q->n, &q->c, 0, PP__RV_ALL, 0, NULL, s, err);
+    pp_block_free(b);
+    /* reordered only up to 2d + 6 microbatches (beyond, the block's schedule
+       is reordered at 2d + 4 and extended; reordering at full n is slow),
+       so beyond only an order shorter before reordering can win */
+    if (st == PP_OK) st = pp__vzb_list(q, (*s)->peak_bound, q->n <= 2 * q->d + 6 ? 1e300 : (*s)->makespan, &g, err);
+    if (st == PP_OK && g) {
+        g->interval = (*s)->interval;
+        memcpy(g->peak_bound, (*s)->peak_bound, (size_t)q->d * sizeof *g->peak_bound);
+        if (q->n <= 2 * q->d + 6) st = pp__reorder(g, PP__RV_ALL, 0, err);
+        if (st == PP_OK && g->makespan < (*s)->makespan - PP__EPS * (1 + g->makespan)) { pp_sched_free(*s); *s = g; g = NULL; }
+    }
+    pp_sched_free(g);
+    if (st != PP_OK) { pp_sched_free(*s); *s = NULL; }
+    return st;
 }
 
 static pp_status pp__build_v_auto(const pp__req *q, pp_block **blk, pp_schedule **s, char *err) {
@@ -5256,21 +5735,34 @@ static pp_status pp__req_resolve(const pp_config *cfg, pp__req *q, char *err) {
    the caps its reorder keeps (pp__reorder_caps of its block repeated at n,
    or of s). Every order pp__build returns for q fits them. */
 static pp_status pp__build_caps(const pp__req *q, const pp_block *blk, const pp_schedule *s, double *cap, char *err) {
-    pp_schedule *g = NULL;
+    pp_schedule *g = NULL, *g2 = NULL;
+    pp_block *b2 = NULL;
+    pp_status st = PP_OK;
     int i;
     if (q->info->adaptive) {
         for (i = 0; i < q->d; i++) cap[i] = q->limit;
         return PP_OK;
     }
-    if (blk) {
-        pp_status st = pp__repeat(blk, q->n, NULL, &q->c, q->info->recompute, &g, err);
+    if (!blk && !q->info->published && q->c.reorder) {
+        /* a fixed builder that returned a finished schedule (v-zb): its caps
+           are those of what it builds without reordering, its block */
+        pp__req r = *q;
+        r.c.reorder = 0;
+        st = pp__builders[q->info->id](&r, &b2, &g2, err);
         if (st != PP_OK) return st;
-        s = g;
+        blk = b2;
+        if (g2) s = g2;
     }
-    if (q->info->published) memcpy(cap, s->peak_memory, (size_t)q->d * sizeof(double));
-    else pp__reorder_caps(s, 0, cap);
+    if (blk) {
+        st = pp__repeat(blk, q->n, NULL, &q->c, q->info->recompute, &g, err);
+        if (st == PP_OK) s = g;
+    }
+    if (st == PP_OK && q->info->published) memcpy(cap, s->peak_memory, (size_t)q->d * sizeof(double));
+    else if (st == PP_OK) pp__reorder_caps(s, 0, cap);
     pp_sched_free(g);
-    return PP_OK;
+    pp_sched_free(g2);
+    pp_block_free(b2);
+    return st;
 }
 
 /* What a candidate of the guarantee must do to be built: caps at most cap
@@ -5325,9 +5817,8 @@ static pp_status pp__build_fit(const pp__req *q, const pp__fit *fit, double *cap
     if (blk) {
         st = pp__block_schedule(blk, q->n, &q->c, in->recompute, reorder ? PP__RV_ALL : 0u, 0, NULL, &s, err);
         pp_block_free(blk);
-    } else if (reorder) {
-        st = pp_reorder(s, err);
-    }
+        if (st != PP_OK) { pp__mfree(&q->c.al, caps); return st; }
+    } /* a builder that returns a schedule has reordered it where it should be (v-zb) */
     if (st == PP_OK && local && s->makespan > pp__device_bound(s) * (1 + PP__EPS) + PP__EPS)
         st = pp__local_search(s, caps, err); /* (not when no order can be shorter) */
     if (st == PP_OK) {

@@ -11,17 +11,14 @@
 
    Build and run:  make hash   (or cc -std=c99 -O2 tests/sched_hash.c -lm)
    Prints one line per schedule (builds, failures, its own hash) and the
-   total hash last. -v also prints one line per build. -m prints one line
-   per build with its makespan and largest peak instead (no hashes), so two
-   headers can be compared build by build: compile this file once more with
-   -DPP_SCHED_HASH_HEADER='"old.h"' (e.g. git show main:pp_sched.h > old.h)
-   and diff the two -m outputs (tests/makespan_diff.sh does both). */
+   total hash last. -v also prints one line per build: its hash, makespan,
+   largest device peak and the memory the schedule promises (an adaptive
+   schedule's limit, else the largest Eq. 1 bound, -1 where it has none);
+   bench/hash_diff.sh compares two headers' builds with it. -x adds three
+   time settings to the grid (Table 5's, with and without comm; B = 2F with
+   comm 0.05): a different hash, for comparing two headers only. */
 #define PP_SCHED_IMPLEMENTATION
-#ifdef PP_SCHED_HASH_HEADER
-#include PP_SCHED_HASH_HEADER
-#else
 #include "../pp_sched.h"
-#endif
 
 #include <stdint.h>
 #include <stdio.h>
@@ -60,11 +57,19 @@ int main(int argc, char **argv) {
         {1, 2, 1, 0},       /* B = 2F */
         {1, 2, 0, 0.1},     /* W = 0 */
     };
+    /* -x only (not in the hash make hash prints): Table 5's times, with and without comm, and B = 2F with a
+       small comm, where the list-built V-ZB and zb-auto candidates differ from the blocks */
+    static const pp_times extra[] = {{12.96, 13.22, 9.76, 0}, {12.96, 13.22, 9.76, 0.6}, {1, 2, 1, 0.05}};
     static const double limit_frac[] = {0, 0.5, 0.75, 1.5}; /* x d; 0 = the default */
-    int verbose = argc > 1 && strcmp(argv[1], "-v") == 0, spans = argc > 1 && strcmp(argv[1], "-m") == 0;
+    int a, verbose = 0, nextra = 0, nt = (int)(sizeof times / sizeof times[0]);
     uint64_t total = 14695981039346656037ull;
     int id, count = pp_sched_count(), builds_all = 0;
     pp_times stt[16];
+    for (a = 1; a < argc; a++) {
+        if (strcmp(argv[a], "-v") == 0) verbose = 1;
+        else if (strcmp(argv[a], "-x") == 0) nextra = (int)(sizeof extra / sizeof extra[0]);
+        else { fprintf(stderr, "usage: sched_hash [-v] [-x]\n"); return 2; }
+    }
     {
         int s;
         for (s = 0; s < 16; s++) stt[s].f = 1 + 0.1 * (s % 5), stt[s].b = 2 - 0.15 * (s % 3), stt[s].w = 0.5 + 0.05 * s, stt[s].comm = 0;
@@ -76,7 +81,7 @@ int main(int argc, char **argv) {
         int adaptive = info->takes_limit;
         for (di = 0; di < (int)(sizeof ds / sizeof ds[0]); di++)
         for (ni = 0; ni < 6; ni++)
-        for (ti = 0; ti <= (int)(sizeof times / sizeof times[0]); ti++)
+        for (ti = 0; ti <= nt + nextra; ti++)
         for (li = 0; li < (adaptive ? (int)(sizeof limit_frac / sizeof limit_frac[0]) : 1); li++)
         for (ro = 0; ro < 2; ro++) {
             int d = ds[di], ns[6], n;
@@ -92,7 +97,8 @@ int main(int argc, char **argv) {
             cfg.devices = d;
             cfg.microbatches = n;
             cfg.no_reorder = ro;
-            if (ti < (int)(sizeof times / sizeof times[0])) cfg.times = times[ti];
+            if (ti < nt) cfg.times = times[ti];
+            else if (ti > nt) cfg.times = extra[ti - nt - 1];
             else cfg.times = times[2], cfg.stage_times = stt; /* per stage, with comm */
             cfg.mem_limit = limit_frac[li] * d;
             st = pp_sched_build(&cfg, &s, err);
@@ -100,25 +106,26 @@ int main(int argc, char **argv) {
             hash_schedule(&h, st, s);
             builds++;
             if (st != PP_OK) fails++;
-            if (spans) {
-                double peak = 0;
-                int i;
-                for (i = 0; st == PP_OK && i < s->devices; i++) if (s->peak_memory[i] > peak) peak = s->peak_memory[i];
-                printf("%s d=%d n=%d times#%d limit %g reorder %d: %s %.9g %.9g\n", info->name, d, n, ti, cfg.mem_limit,
-                       !ro, pp_status_string(st), st == PP_OK ? s->makespan : 0.0, peak);
-            }
             if (verbose) {
                 uint64_t one = 14695981039346656037ull;
+                double peak = 0, promise = -1;
+                int i;
                 hash_schedule(&one, st, s);
-                printf("  %s d=%d n=%d times#%d limit %g reorder %d: %s %016llx\n", info->name, d, n, ti, cfg.mem_limit,
-                       !ro, pp_status_string(st), (unsigned long long)one);
+                for (i = 0; st == PP_OK && i < s->devices; i++) {
+                    peak = peak > s->peak_memory[i] ? peak : s->peak_memory[i];
+                    promise = promise > s->peak_bound[i] ? promise : s->peak_bound[i];
+                }
+                if (st == PP_OK && s->mem_limit > 0) promise = s->mem_limit;
+                printf("  %s d=%d n=%d times#%d limit %g reorder %d: %s %016llx makespan %.17g peak %.17g promise %.17g\n",
+                       info->name, d, n, ti, cfg.mem_limit, !ro, pp_status_string(st), (unsigned long long)one,
+                       st == PP_OK ? s->makespan : -1, peak, promise);
             }
             pp_sched_free(s);
         }
-        if (!spans) printf("%-20s %5d builds %5d refused  %016llx\n", info->name, builds, fails, (unsigned long long)h);
+        printf("%-20s %5d builds %5d refused  %016llx\n", info->name, builds, fails, (unsigned long long)h);
         fnv(&total, &h, sizeof h);
         builds_all += builds;
     }
-    if (!spans) printf("all %d schedules, %d builds: %016llx\n", count, builds_all, (unsigned long long)total);
+    printf("all %d schedules, %d builds: %016llx\n", count, builds_all, (unsigned long long)total);
     return 0;
 }
