@@ -5790,9 +5790,15 @@ static pp_status pp__build_fit(const pp__req *q, const pp__fit *fit, double *cap
     pp_status st;
     int reorder, local, i;
     double *caps = NULL;
+    /* v-zb's builder returns a finished (reordered) schedule: its caps come
+       from its block (pp__build_caps), so check those before building it */
+    int late = (fit || cap) && q->c.reorder && !in->published && !in->adaptive &&
+               pp__builders[in->id] == pp__build_v_zb;
     *out = NULL;
-    st = pp__builders[in->id](q, &blk, &s, err);
-    if (st != PP_OK) return st;
+    if (!late) {
+        st = pp__builders[in->id](q, &blk, &s, err);
+        if (st != PP_OK) return st;
+    }
     /* the published schedules are defined by their order: they are not
        reordered; the adaptive ones reorder their candidates themselves */
     reorder = q->c.reorder && !in->published && !in->adaptive;
@@ -5813,6 +5819,10 @@ static pp_status pp__build_fit(const pp__req *q, const pp__fit *fit, double *cap
             pp_block_free(blk); pp_sched_free(s); pp__mfree(&q->c.al, caps);
             return st;
         }
+    }
+    if (late) {
+        st = pp__builders[in->id](q, &blk, &s, err);
+        if (st != PP_OK) { pp__mfree(&q->c.al, caps); return st; }
     }
     if (blk) {
         st = pp__block_schedule(blk, q->n, &q->c, in->recompute, reorder ? PP__RV_ALL : 0u, 0, NULL, &s, err);
