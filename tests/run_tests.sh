@@ -63,6 +63,7 @@ program test_bounds    # Appendix E.2's bound for any F, B, W, comm: never above
 program test_gpt_ref   # the reference model's backwards against finite differences
 program test_runtime -lpthread   # pipelined gradients = one-device gradients, every schedule
 program test_limits    # pp_sched_build's one validation: every range, issue 14's reproducers, the clamp
+program test_guarantee # issue 17's guarantee: never longer than its unit-time order or a fitting schedule of its family
 
 # examples/train_cpu.c: --check compares one pipelined step with one device, then a few steps train.
 step "train_cpu --check (v-half d=4 n=8, 1f1b-r d=3 n=5, 5 steps each); bad -d exits 2" sh -c "$CC $CFLAGS '$here/../examples/train_cpu.c' -o '$out/train_cpu' -lpthread -lm && '$out/train_cpu' -s v-half -d 4 -n 8 --steps 5 --channels 16 --seq 8 --check --data '$here/../data/pipeline.txt' && '$out/train_cpu' -s 1f1b-r -d 3 -n 5 --steps 5 --channels 16 --seq 8 --check --data '$here/../data/pipeline.txt' && { '$out/train_cpu' -d 0 2>/dev/null; test \$? -eq 2; }"
