@@ -176,24 +176,35 @@ bench-cuda-kernels: bench/bench_cuda
 # ---- the CUDA emulator: make test-emu | make test-emu-full | make mutants ----
 # tests/cuda_emu runs the real kernels and pp_cuda.cu on the CPU (g++, no
 # GPU) with checkers for races, bounds and barriers; make test runs the
-# quick set. test-emu-full: the whole executor grid (n up to 4d, 2 layers
-# per stage, 30 training steps) in two stream orders, the stage tests with
-# the other matmul and attention engines, the checker self-test on the
-# ucontext fibers. mutants: planted bugs in
-# copies of pp_cuda_gpt.cuh, every one must be caught (needs python3).
+# quick set. test-emu-full is long (about 47 min of CPU; measured 2026-11-24
+# part by part, seed 2's grid not yet to its end): its parts are targets of their own, and make -j2
+# test-emu-full runs two at once (CPU times on this 2-core machine):
+#   emu-build         the emulated programs (tests/cuda_emu/build.sh): 25 s
+#   emu-full-grid1    the executor test on the whole grid (every schedule, d 2..4,
+#   emu-full-grid2    n up to 4d, 2 layers per stage; 30 AdamW steps on d=4) in
+#                     stream order seed 1 / 2: 20 min each (seed 1 measured; its 176 runs 18 min)
+#   emu-full-train    train_gpt v-half d=4 n=8, 20 steps, C=32 T=32 B=2: 4.7 min
+#   emu-full-engines  the stage tests with the other matmul and attention engines
+#                     (WMMA, tensor cores) and the checker self-test on ucontext
+#                     fibers, each built apart: 40 s
+# mutants: planted bugs in copies of pp_cuda_gpt.cuh, every one must be
+# caught (needs python3).
 EMU_OUT ?= emu-out
-.PHONY: test-emu test-emu-full mutants bench-emu
-test-emu:
+EMU_FULL = emu-full-grid1 emu-full-grid2 emu-full-train emu-full-engines
+.PHONY: test-emu test-emu-full emu-build $(EMU_FULL) mutants bench-emu
+emu-build:
 	sh tests/cuda_emu/build.sh $(EMU_OUT)
+test-emu: emu-build
 	$(EMU_OUT)/test_emu
 	$(EMU_OUT)/test_cuda_kernels
 	PP_TEST_TINY=1 PP_TEST_QUICK=1 $(EMU_OUT)/test_cuda_pipeline
 	$(EMU_OUT)/train_gpt -s v-half -d 2 -n 4 --steps 8 --layers-per-stage 1 --channels 16 --seq 16 --batch 1 --heads 2 --lr 0.01
-test-emu-full:
-	sh tests/cuda_emu/build.sh $(EMU_OUT)
-	PP_TEST_TINY=1 PP_EMU_SEED=1 $(EMU_OUT)/test_cuda_pipeline
-	PP_TEST_TINY=1 PP_EMU_SEED=2 $(EMU_OUT)/test_cuda_pipeline
+test-emu-full: $(EMU_FULL)
+emu-full-grid1 emu-full-grid2: emu-build
+	PP_TEST_TINY=1 PP_EMU_SEED=$(@:emu-full-grid%=%) $(EMU_OUT)/test_cuda_pipeline
+emu-full-train: emu-build
 	$(EMU_OUT)/train_gpt -s v-half -d 4 -n 8 --steps 20 --channels 32 --seq 32 --batch 2 --heads 2
+emu-full-engines:
 	EMU_DEFS="-DPP__MM_ENGINE=0 -DPP__ATT_ENGINE=1" sh tests/cuda_emu/build.sh $(EMU_OUT)/engines "" kernels
 	$(EMU_OUT)/engines/test_cuda_kernels
 	EMU_DEFS=-DPP_EMU_UCONTEXT sh tests/cuda_emu/build.sh $(EMU_OUT)/ucontext "" self

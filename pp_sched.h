@@ -1,4 +1,4 @@
-/* pp_sched.h - v0.4.0 - pipeline-parallel schedules with controllable memory - MIT licence (see end of file)
+/* pp_sched.h - v0.5.0 - pipeline-parallel schedules with controllable memory - MIT licence (see end of file)
 
    Builds, checks and measures pipeline-parallel training schedules the way
    "Pipeline Parallelism with Controllable Memory" (Qi, Wan, Amar, Lin) does:
@@ -26,13 +26,15 @@ CONTENTS
    The implementation's sections, in file order (marked "---- name ----"):
    small helpers; the schedule object; metrics; squeeze (and the one
    dependency rule, pp__input); validation; building blocks; reorder
-   (Appendix C, its variants as a table); reusing reorders; extending by the
+   (Appendix C, its variants as a table); a bounded local search; reusing
+   reorders; extending by the
    stable phase; any per-device order; built-in building blocks; the build
    request (pp_config resolved once, the shape); adaptive schedules
    (Appendix A); v-auto's cell grid; the two adaptive searches (and
    zb-auto's list-built order); published orders (interleaved, looped BFS,
    DualPipe); v-zb built pass by pass; the built-in schedules (the
-   table's builders, pp_sched_build); bounds and bubble growth; lowering;
+   table's builders, the guarantee, pp_sched_build); bounds and bubble
+   growth; lowering;
    printers; export and import. The planner is in pp_plan.h.
 
 QUICK START
@@ -304,12 +306,72 @@ DECISIONS (where the paper is ambiguous, what this file does)
      run in several variants (warm-up gap filling then cool-down W refill;
      an event-driven list schedule; a sweep over passes in time order, on
      the unit grid and on real times, moving warm-up and cool-down passes
-     or every pass) and the shortest result is kept;
-     nothing longer than the squeezed input is ever returned.
+     or every pass) and the shortest result is kept. Monotone: the order
+     after every step of every variant is a candidate (a variant never
+     ends longer than a step before it), so nothing longer than the
+     squeezed input is ever returned. The next step goes on from the step's
+     own order, not from the best so far: restarting from the best made 76
+     of make hash's 9528 builds longer (a W refill can lengthen an order
+     whose gaps the second step then fills).
+   - Local search (pp__local_search): every reordered build (and every
+     adaptive one) ends with swaps of two neighbours on a device where the
+     later waits for the earlier on the critical path, kept when the
+     makespan drops, within the caps above (an adaptive schedule's:
+     mem_limit) and the dependency rule. Budget: PP__LOCAL_WORK = 24
+     trials (one squeeze each) scaled by min(n, 2d+4)/n, the share of the
+     schedule the reorder runs on, so it costs at most about as much as the
+     reorder (11 variants of 2 to 4 steps, each a squeeze or more).
+   - The guarantee (pp__guarantee, the end of pp_sched_build): a built-in
+     or adaptive schedule s is never longer than
+     (a) its own order built at unit times (comm 0, no stage_times) and
+         squeezed at the user's times;
+     (b) what any fixed (not adaptive) schedule x of its family builds at
+         the user's times, when x's memory caps fit s's.
+     Family: same placement, chunks, recompute and copies (PP_SCHED_LIST);
+     x split when s is split or not; x unsplit only when s is unsplit too
+     (an unsplit order runs in a split schedule with each W right after its
+     B, which frees the same memory at the same point and can only start
+     the next B sooner; a split order cannot be merged back in general).
+     Memory limit: per device, the caps reorder keeps (above: each device's
+     squeezed peak, or its Eq. 1 bound up to the largest device's peak,
+     worked out from the block repeated at n); of a published order its own
+     peak; of an adaptive schedule mem_limit on every device. So a fixed
+     schedule keeps its memory promise (the reorder's contract and Eq. 1)
+     whatever it takes; "fits" is x's caps <= s's caps on every device, not
+     x's peak as built (that would need x built before we know whether to
+     build it, and would let s take an order that lifts a device above its
+     own Eq. 1 bound). s takes the shortest of its own order, (a), and each
+     fitting x's order built at the user's times and (unless published) at
+     unit times, each timed again at the user's times: so for every x
+     that fits, s is no longer than x as pp_sched_build returns it (x's own
+     choice is one of those orders, and fitting is transitive). A
+     candidate must fit s's caps as timed, too. When the times are unit,
+     (a) and the unit-time builds are the same orders: skipped. A block
+     that depends on the times (interleaved-1f1b-m picks its gap with
+     them) has caps at the user's times; its order from (a) fits its caps
+     at unit times.
+     Not covered, by decision: published orders (gpipe, 1f1b, eager-1f1b,
+     interleaved-1f1b, 1f1b-r, looped-bfs, dualpipe-v, dualpipe) keep their
+     order, which defines them (their (a) holds anyway: their order does not
+     depend on the times); no_reorder builds keep their block's order; and
+     adaptive schedules are not candidates of (b): building v-auto's or
+     zb-auto's search inside every fixed build would cost that search each
+     time (about 100x a fixed build), and an adaptive schedule at a higher
+     limit is checked against a lower one by tests on a grid instead (not
+     by construction). Builds inside the guarantee skip it (no recursion).
+     Cost: each fitting family member built once or twice more, except
+     where a lower bound shows it cannot be shorter (every device's work
+     after the forward path to its first stage and, unsplit, before the
+     backward path below it; the path; Appendix E.2 at the candidate's
+     caps on V placement): at unit times and large n most candidates stop
+     there (at d = 128, n = 1024, interleaved-1f1b-u and zb-h1 are at that
+     bound), and so does the local search.
+     tests/test_guarantee.c checks (a) and (b) through the public API.
    - gpipe, 1f1b, eager-1f1b, interleaved-1f1b and 1f1b-r are defined by
      their published order and are not reordered (with t_comm > 0, moving
      passes could shorten them, but then they would not be those
-     schedules); every other built-in is reordered unless no_reorder.
+     schedules); every other built-in is reordered unless no_reorder, and
+     then held to the guarantee below.
 
    - v-auto (Appendix A) runs two families of candidates and keeps the
      shorter schedule (at equal makespan the smaller peak); V-Min, V-Half
@@ -644,12 +706,20 @@ REVISION HISTORY (oldest first)
           sends; pp_schedule.recompute); pp_cuda_config and
           cpu_pipeline_step take the program only; ref/ holds the
           reference model and the CPU runtime.
+   0.5.0  the guarantee (issue 17, DECISIONS): no built-in or adaptive
+          schedule is longer than its own order built at unit times, nor
+          than a fixed schedule of its family whose memory caps fit;
+          every step of a reorder variant is a candidate (monotone); a
+          bounded local search ends every reordered build. Schedules
+          change: of make hash's grid with -x (14292 builds, bench/
+          hash_diff.sh) 631 shorter, 133 another order of the same
+          makespan, none longer, no peak above its promise.
 */
 #ifndef PP_SCHED_H
 #define PP_SCHED_H
 
 #define PP_SCHED_VERSION_MAJOR 0
-#define PP_SCHED_VERSION_MINOR 4
+#define PP_SCHED_VERSION_MINOR 5
 #define PP_SCHED_VERSION_PATCH 0
 
 #include <stddef.h>
@@ -2665,8 +2735,49 @@ static void pp__cache_free(void *p, void *user) {
 
 static pp_status pp__reorder_run(pp_schedule *s, unsigned mask, double limit, char *err);
 
+/* The memory cap of each device (cap[d]) when s, squeezed or on the grid,
+   is reordered. "Without changing peak memory": no device goes above the
+   schedule's peak, nor above what Eq. 1 promises for it when the schedule
+   has a block; limit > 0 (an adaptive schedule's): every device up to it. */
+static void pp__reorder_caps(const pp_schedule *s, double limit, double *cap) {
+    int i, d = s->devices;
+    double top = 0;
+    for (i = 0; i < d; i++) top = pp__max(top, s->peak_memory[i]);
+    for (i = 0; i < d; i++)
+        cap[i] = limit > 0 ? pp__max(limit, s->peak_memory[i])
+                 : s->peak_bound[i] >= 0 ? pp__max(s->peak_memory[i], s->peak_bound[i] < top ? s->peak_bound[i] : top)
+                                         : top;
+}
+
+/* A step of a reorder variant ended (status st): its order is a candidate,
+   kept (in vbest, its makespan in *mk) when it is shorter than the best the
+   variant has seen and lifts no device above cap. The next step goes on
+   from the step's own order (some steps prepare the next: the W refill's
+   result can be longer until the second step fills its gaps), so a
+   variant's result, its best step, never ends longer than a step before
+   it. A step that found no way (PP_ERR_DEADLOCK) leaves the best so far
+   for the next. Returns the status to go on with. */
+static pp_status pp__reorder_keep(pp_schedule *s, pp_status st, const double *cap, pp_pass *vbest, double *mk) {
+    int i, P = s->num_passes;
+    if (st == PP_ERR_DEADLOCK) {
+        memcpy(s->passes, vbest, (size_t)P * sizeof(pp_pass));
+        return PP_OK;
+    }
+    if (st != PP_OK) return st;
+    pp__metrics(s);
+    for (i = 0; i < s->devices; i++) if (s->peak_memory[i] > cap[i] + 1e-9) break;
+    if (i == s->devices && s->makespan < *mk - PP__EPS * (1 + *mk)) {
+        *mk = s->makespan;
+        memcpy(vbest, s->passes, (size_t)P * sizeof(pp_pass));
+    }
+    return PP_OK;
+}
+
 /* mask: bit PP__RV_x runs variant x. limit > 0: every device may go up to
-   limit (the adaptive schedules' memory limit) instead of the usual cap. */
+   limit (the adaptive schedules' memory limit) instead of the usual cap.
+   Every step of a variant is a candidate (pp__reorder_keep), and the
+   shortest candidate of all variants wins: monotone, never longer than the
+   squeezed input or any step's order, never above a device's cap. */
 static pp_status pp__reorder(pp_schedule *s, unsigned mask, double limit, char *err) {
     pp__cache c;
     pp_status st;
@@ -2686,8 +2797,8 @@ static pp_status pp__reorder(pp_schedule *s, unsigned mask, double limit, char *
 static pp_status pp__reorder_run(pp_schedule *s, unsigned mask, double limit, char *err) {
     int d, S, n, P, i, variant;
     size_t keys;
-    double *endk, *cap, best_mk, warm_end;
-    pp_pass *saved, *best, *pre;
+    double *endk, *cap, best_mk, warm_end, in_mk, pre_mk = 0;
+    pp_pass *saved, *best, *pre, *vbest;
     pp_allocator *al;
     pp_status st = PP_OK, pre_st = PP_OK;
     int pre_first = 0;
@@ -2704,64 +2815,156 @@ static pp_status pp__reorder_run(pp_schedule *s, unsigned mask, double limit, ch
     saved = (pp_pass *)pp__malloc(al, pp__size((size_t)P, sizeof(pp_pass)));
     best = (pp_pass *)pp__malloc(al, pp__size((size_t)P, sizeof(pp_pass)));
     pre = (pp_pass *)pp__malloc(al, pp__size((size_t)P, sizeof(pp_pass)));
-    if (!endk || !cap || !saved || !best || !pre) {
+    vbest = (pp_pass *)pp__malloc(al, pp__size((size_t)P, sizeof(pp_pass)));
+    if (!endk || !cap || !saved || !best || !pre || !vbest) {
         pp__mfree(al, endk); pp__mfree(al, cap); pp__mfree(al, saved); pp__mfree(al, best); pp__mfree(al, pre);
+        pp__mfree(al, vbest);
         pp__err(err, "out of memory in reorder");
         return PP_ERR_OUT_OF_MEMORY;
     }
     memcpy(saved, s->passes, (size_t)P * sizeof(pp_pass));
     memcpy(best, s->passes, (size_t)P * sizeof(pp_pass));
-    best_mk = s->makespan;
-    /* "without changing peak memory": no device goes above the schedule's
-       peak, nor above what Eq. 1 promises for it when the schedule has a block */
-    cap[0] = 0;
-    for (i = 0; i < d; i++) cap[0] = pp__max(cap[0], s->peak_memory[i]);
-    for (i = d - 1; i >= 0; i--)
-        cap[i] = limit > 0 ? pp__max(limit, s->peak_memory[i])
-                 : s->peak_bound[i] >= 0 ? pp__max(s->peak_memory[i], s->peak_bound[i] < cap[0] ? s->peak_bound[i] : cap[0])
-                                         : cap[0];
+    best_mk = in_mk = s->makespan;
+    pp__reorder_caps(s, limit, cap);
     for (i = 0; i < P; i++) {
         const pp_pass *p = &s->passes[i];
         endk[pp__key(S, n, p->kind, p->stage, p->microbatch)] = p->end;
     }
     warm_end = endk[pp__key(S, n, s->split_backward ? PP_B : PP_BW, 0, 0)];
-    for (variant = 0; variant < PP__RV_COUNT; variant++) {
+    for (variant = 0; variant < PP__RV_COUNT && st == PP_OK; variant++) {
         /* variants with one first step share it: the second starts from the
            first's result, kept in pre (endk is rewritten before it is read) */
         const struct pp__reorder_variant *rv = &pp__reorder_variants[variant];
         int f = rv->first;
+        double mk = in_mk;
         if (!(mask >> variant & 1u)) continue;
         if (f && f == pre_first) {
             st = pre_st;
-            if (st == PP_OK) memcpy(s->passes, pre, (size_t)P * sizeof(pp_pass));
+            if (st != PP_OK) break;
+            memcpy(s->passes, pre, (size_t)P * sizeof(pp_pass));
+            /* the first step's best: its own order when it was shorter than the input */
+            memcpy(vbest, pre_mk < in_mk ? pre : saved, (size_t)P * sizeof(pp_pass));
+            mk = pre_mk;
         } else {
             memcpy(s->passes, saved, (size_t)P * sizeof(pp_pass));
-            st = f == PP__RS_GAP_FILL ? pp__gap_fill_rounds(s, cap, endk, 0, 0, err)
-                 : f ? pp__sweep_reorder(s, cap, pp__sweep_flags(f), err) : PP_OK;
+            memcpy(vbest, saved, (size_t)P * sizeof(pp_pass));
             if (f) {
+                st = f == PP__RS_GAP_FILL ? pp__gap_fill_rounds(s, cap, endk, 0, 0, err)
+                                          : pp__sweep_reorder(s, cap, pp__sweep_flags(f), err);
+                st = pp__reorder_keep(s, st, cap, vbest, &mk);
                 pre_first = f;
                 pre_st = st;
+                pre_mk = mk;
                 if (st == PP_OK) memcpy(pre, s->passes, (size_t)P * sizeof(pp_pass));
             }
         }
-        if (st == PP_OK && rv->wfill >= 0) st = pp__wfill(s, endk, cap, rv->wfill, err); /* it squeezes last */
-        if (st == PP_OK && rv->then == PP__RT_GAPS) st = pp__gap_fill_rounds(s, cap, endk, 1, 1, err);
-        if (st == PP_OK && rv->then == PP__RT_LIST) st = pp__list_reorder(s, cap, warm_end, err);
-        if (st == PP_OK && rv->then == PP__RT_SWEEP) st = pp__sweep_reorder(s, cap, pp__sweep_flags(f), err);
-        if (st == PP_OK && rv->then == PP__RT_SWEEP_ALL_REAL)
-            st = pp__sweep_reorder(s, cap, pp__sweep_flags(PP__RS_SWEEP_ALL_REAL), err);
-        if (st == PP_ERR_DEADLOCK) { st = PP_OK; continue; } /* this variant found no way; others may */
-        if (st != PP_OK) break;
-        pp__metrics(s);
-        for (i = 0; i < d; i++) if (s->peak_memory[i] > cap[i] + 1e-9) break;
-        if (i == d && s->makespan < best_mk - PP__EPS * (1 + best_mk)) {
-            best_mk = s->makespan;
-            memcpy(best, s->passes, (size_t)P * sizeof(pp_pass));
+        if (st == PP_OK && rv->wfill >= 0)
+            st = pp__reorder_keep(s, pp__wfill(s, endk, cap, rv->wfill, err), cap, vbest, &mk); /* it squeezes last */
+        if (st == PP_OK && rv->then != PP__RT_NONE) {
+            pp_status t = PP_OK;
+            if (rv->then == PP__RT_GAPS) t = pp__gap_fill_rounds(s, cap, endk, 1, 1, err);
+            if (rv->then == PP__RT_LIST) t = pp__list_reorder(s, cap, warm_end, err);
+            if (rv->then == PP__RT_SWEEP) t = pp__sweep_reorder(s, cap, pp__sweep_flags(f), err);
+            if (rv->then == PP__RT_SWEEP_ALL_REAL) t = pp__sweep_reorder(s, cap, pp__sweep_flags(PP__RS_SWEEP_ALL_REAL), err);
+            st = pp__reorder_keep(s, t, cap, vbest, &mk);
+        }
+        if (st == PP_OK && mk < best_mk - PP__EPS * (1 + best_mk)) {
+            best_mk = mk;
+            memcpy(best, vbest, (size_t)P * sizeof(pp_pass));
         }
     }
     memcpy(s->passes, best, (size_t)P * sizeof(pp_pass));
     pp__metrics(s);
     pp__mfree(al, endk); pp__mfree(al, cap); pp__mfree(al, saved); pp__mfree(al, best); pp__mfree(al, pre);
+    pp__mfree(al, vbest);
+    return st;
+}
+
+/* ---- a bounded local search that can only improve ---------------------- */
+
+/* The last step of every reordered build (pp__build): swap two neighbours
+   on a device where the later one waits for the earlier on the critical
+   path (it starts the moment its device's previous pass ends, not when its
+   input arrives), keep the swap when the makespan drops, and look again.
+   A swap keeps the dependency rule (a pass never goes before its own
+   input: pp__input) and the memory caps (cap[d]: the reorder's, or an
+   adaptive schedule's mem_limit); it stops when no swap on the critical
+   path helps or after PP__LOCAL_WORK trials (each one squeeze of the whole
+   schedule), scaled by min(n, 2d+4)/n, the share of the schedule the
+   reorder itself runs on (pp__block_schedule): so it costs at most about
+   what the reorder does (a reorder runs 11 variants of 2 to 4 steps, each
+   a squeeze or more). Deterministic: candidates are tried from the end of
+   the critical path back, the first that helps is kept. */
+enum { PP__LOCAL_WORK = 24 };
+
+static pp_status pp__local_search(pp_schedule *s, const double *cap, char *err) {
+    int d = s->devices, S = s->stages, n = s->microbatches, P = s->num_passes, half = pp__dep_half(s);
+    int small = 2 * d + 4 < n ? 2 * d + 4 : n, trials = (int)((long long)PP__LOCAL_WORK * small / n), i;
+    pp_allocator *al = &s->allocator;
+    size_t keys = (size_t)4 * S * n;
+    int *pos = (int *)pp__malloc(al, pp__size(keys, sizeof(int)));
+    int *tab = (int *)pp__malloc(al, pp__size((size_t)S, 16u * sizeof(int)));
+    int *cand = (int *)pp__malloc(al, pp__size((size_t)P, sizeof(int)));
+    pp_pass *keep = (pp_pass *)pp__malloc(al, pp__size((size_t)P, sizeof(pp_pass)));
+    pp_status st = PP_OK;
+    if (trials < 2) trials = 2;
+    if (!pos || !tab || !cand || !keep) {
+        pp__err(err, "out of memory in the local search");
+        st = PP_ERR_OUT_OF_MEMORY;
+        goto cleanup;
+    }
+    pp__dep_table(s, tab);
+    while (trials > 0) {
+        int nc = 0, cur = 0, k, improved = 0;
+        for (i = 0; i < P; i++) {
+            const pp_pass *p = &s->passes[i];
+            pos[pp__key(S, n, p->kind, p->stage, p->microbatch)] = i;
+            if (p->end > s->passes[cur].end) cur = i;
+        }
+        /* the critical path back from the pass that ends last: follow the
+           input where it binds, else the device's previous pass (a swap
+           candidate) */
+        for (;;) {
+            const pp_pass *p = &s->passes[cur];
+            int dev = p->device, ds, in = pp__dep_key(tab, S, half, p, &ds);
+            double tol = PP__EPS * (1 + p->start);
+            if (in >= 0) {
+                const pp_pass *x = &s->passes[pos[in]];
+                if (x->end + (s->stage_device[ds] != dev ? s->times.comm : 0) >= p->start - tol) { cur = pos[in]; continue; }
+            }
+            if (cur > s->device_start[dev] && s->passes[cur - 1].end >= p->start - tol) {
+                if (!(in >= 0 && pos[in] == cur - 1)) cand[nc++] = cur;
+                cur--;
+                continue;
+            }
+            break;
+        }
+        memcpy(keep, s->passes, (size_t)P * sizeof(pp_pass));
+        for (k = 0; k < nc && trials > 0 && !improved; k++) {
+            int j = cand[k], dev = s->passes[j].device, a = s->device_start[dev];
+            double mk = s->makespan;
+            pp_pass t = s->passes[j];
+            s->passes[j] = s->passes[j - 1];
+            s->passes[j - 1] = t;
+            if (pp__device_peak(s, s->passes + a, s->device_start[dev + 1] - a) > cap[dev] + 1e-9) {
+                memcpy(s->passes, keep, (size_t)P * sizeof(pp_pass));
+                continue;
+            }
+            trials--;
+            st = pp__squeeze(s, NULL, err);
+            if (st == PP_ERR_OUT_OF_MEMORY) goto cleanup;
+            if (st == PP_OK) {
+                pp__metrics(s);
+                if (s->makespan < mk - PP__EPS * (1 + mk)) { improved = 1; break; }
+            }
+            st = PP_OK;
+            memcpy(s->passes, keep, (size_t)P * sizeof(pp_pass));
+            pp__metrics(s);
+        }
+        if (!improved) break;
+    }
+cleanup:
+    pp__mfree(al, pos); pp__mfree(al, tab); pp__mfree(al, cand); pp__mfree(al, keep);
     return st;
 }
 
@@ -3286,7 +3489,13 @@ static pp_status pp__zbmin_block(int d, const pp_allocator *al, pp_block **out, 
                             b->w[i * 2 + j] = x;
                         }
                     }
-                    if (pp_block_check(b, NULL) != PP_OK) continue;
+                    st = pp_block_check(b, NULL);
+                    if (st == PP_ERR_OUT_OF_MEMORY) {
+                        pp_block_free(b); pp_block_free(best);
+                        pp__err(err, "out of memory building zb-min's block");
+                        return st;
+                    }
+                    if (st != PP_OK) continue;
                     pk = pp__zbmin_peak(b);
                     if (!best || pk < best_peak || (pk == best_peak && c + t0 + t1 < best_sum)) {
                         pp_block_free(best);
@@ -4639,6 +4848,11 @@ static pp_status pp__vgrid_search(const pp__req *q, pp_schedule **out, char *err
 
 /* ---- v-auto and zb-auto: the two adaptive searches ------------------- */
 
+/* The fixed schedules each search builds as candidates too (at the
+   caller's times, pp__build_id; taken when their peak fits the limit): the
+   guarantee need not build them again. */
+static const pp_sched_id pp__vauto_fixed[3] = {PP_SCHED_V_MIN, PP_SCHED_V_HALF, PP_SCHED_V_ZB};
+static const pp_sched_id pp__zbauto_fixed[3] = {PP_SCHED_ZB_H1, PP_SCHED_ZB_H2, PP_SCHED_1F1B};
 static pp_status pp__vzb_list(const pp__req *q, const double *cap, double beat, pp_schedule **out, char *err);
 
 /* A block of v-auto's search, by the parameters that build it (pass 1
@@ -4649,7 +4863,6 @@ typedef struct pp__vrec { int K; unsigned char x0, x1, y0, y1, t, extra; } pp__v
    B of chunk 1) from 1 to 4 cells, delta1 (F of chunk 1, B of chunk 0) from
    1 to 3 cells, on each side of K; turns by pp__v_turns; W greedy. */
 static pp_status pp__v_auto(const pp__req *q, pp_schedule **out, char *err) {
-    static const pp_sched_id fixed[] = {PP_SCHED_V_MIN, PP_SCHED_V_HALF, PP_SCHED_V_ZB};
     int d = q->d;
     double limit = q->limit;
     pp__auto A;
@@ -4718,7 +4931,7 @@ static pp_status pp__v_auto(const pp__req *q, pp_schedule **out, char *err) {
         if (st == PP_OK) st = pp__auto_consider(&A, blk, err);
     }
     pp__mfree(&A.al, rec);
-    if (st == PP_OK) st = pp__auto_finish(&A, fixed, 3, out, err);
+    if (st == PP_OK) st = pp__auto_finish(&A, pp__vauto_fixed, 3, out, err);
     pp__auto_release(&A);
     if (st == PP_OK && q->c.reorder) {
         pp_schedule *g = NULL;
@@ -4921,7 +5134,6 @@ static pp_status pp__zb_list(const pp__req *q, double limit, double beat, pp_sch
    free in the repeat at or after max(its B + 1, its F + wlife - 1), wlife
    the lifespan that stage 0 gets (0 = W right after B). */
 static pp_status pp__zb_auto(const pp__req *q, pp_schedule **out, char *err) {
-    static const pp_sched_id fixed[] = {PP_SCHED_ZB_H1, PP_SCHED_ZB_H2, PP_SCHED_1F1B};
     int d = q->d;
     double limit = q->limit;
     pp__auto A;
@@ -4957,7 +5169,7 @@ static pp_status pp__zb_auto(const pp__req *q, pp_schedule **out, char *err) {
         }
         st = pp__auto_consider(&A, blk, err);
     }
-    if (st == PP_OK) st = pp__auto_finish(&A, fixed, 3, out, err);
+    if (st == PP_OK) st = pp__auto_finish(&A, pp__zbauto_fixed, 3, out, err);
     pp__auto_release(&A);
     /* the list-built candidate, reordered (as the blocks: up to 2d + 6
        microbatches); only where a block fits, so the limits zb-auto takes
@@ -5794,25 +6006,108 @@ static pp_status pp__req_resolve(const pp_config *cfg, pp__req *q, char *err) {
     return st;
 }
 
+/* The memory caps of q's schedule (cap[d]), from what its builder
+   returned (blk, or the schedule s before any reorder): an adaptive
+   schedule's limit; a published order's own peak (it is never moved); else
+   the caps its reorder keeps (pp__reorder_caps of its block repeated at n,
+   or of s). Every order pp__build returns for q fits them. */
+static pp_status pp__build_caps(const pp__req *q, const pp_block *blk, const pp_schedule *s, double *cap, char *err) {
+    pp_schedule *g = NULL, *g2 = NULL;
+    pp_block *b2 = NULL;
+    pp_status st = PP_OK;
+    int i;
+    if (q->info->adaptive) {
+        for (i = 0; i < q->d; i++) cap[i] = q->limit;
+        return PP_OK;
+    }
+    if (!blk && !q->info->published && q->c.reorder) {
+        /* a fixed builder that returned a finished schedule (v-zb): its caps
+           are those of what it builds without reordering, its block */
+        pp__req r = *q;
+        r.c.reorder = 0;
+        st = pp__builders[q->info->id](&r, &b2, &g2, err);
+        if (st != PP_OK) return st;
+        blk = b2;
+        if (g2) s = g2;
+    }
+    if (blk) {
+        st = pp__repeat(blk, q->n, NULL, &q->c, q->info->recompute, &g, err);
+        if (st == PP_OK) s = g;
+    }
+    if (st == PP_OK && q->info->published) memcpy(cap, s->peak_memory, (size_t)q->d * sizeof(double));
+    else if (st == PP_OK) pp__reorder_caps(s, 0, cap);
+    pp_sched_free(g);
+    pp_sched_free(g2);
+    pp_block_free(b2);
+    return st;
+}
+
+/* What a candidate of the guarantee must do to be built: caps at most cap
+   on every device (cap may be NULL: any), and the lower bound on the
+   makespan of any order of s's with peak at most those caps (work and path,
+   lb0, and Appendix E.2's, which falls as the peak rises) below mk, the
+   best so far: a candidate that cannot be shorter is not built. */
+typedef struct pp__fit {
+    const double *cap;
+    const pp_schedule *s;
+    double lb0, mk;
+} pp__fit;
+
+static double pp__vbound(const pp_schedule *s, double peak);
+static double pp__device_bound(const pp_schedule *s);
+
 /* Builds q's schedule: its builder, then (a block) the repeat, squeeze and
-   reorder, then validation. */
-static pp_status pp__build(const pp__req *q, pp_schedule **out, char *err) {
+   reorder, the local search, then validation. cap[d] (may be NULL) gets
+   its memory caps (pp__build_caps); with fit (may be NULL) a schedule that
+   does not fit (pp__fit) is not built: *out = NULL, PP_OK. */
+static pp_status pp__build_fit(const pp__req *q, const pp__fit *fit, double *cap, pp_schedule **out, char *err) {
     const pp_sched_info *in = q->info;
     pp_block *blk = NULL;
     pp_schedule *s = NULL;
     pp_status st;
-    int reorder;
+    int reorder, local, i;
+    double *caps = NULL;
+    /* v-zb's builder returns a finished (reordered) schedule: its caps come
+       from its block (pp__build_caps), so check those before building it */
+    int late = (fit || cap) && q->c.reorder && !in->published && !in->adaptive &&
+               pp__builders[in->id] == pp__build_v_zb;
     *out = NULL;
-    st = pp__builders[in->id](q, &blk, &s, err);
-    if (st != PP_OK) return st;
+    if (!late) {
+        st = pp__builders[in->id](q, &blk, &s, err);
+        if (st != PP_OK) return st;
+    }
     /* the published schedules are defined by their order: they are not
        reordered; the adaptive ones reorder their candidates themselves */
     reorder = q->c.reorder && !in->published && !in->adaptive;
+    local = q->c.reorder && !in->published;
+    if (fit || cap || local) {
+        caps = (double *)pp__malloc(&q->c.al, pp__size((size_t)q->d, sizeof(double)));
+        st = caps ? pp__build_caps(q, blk, s, caps, err) : PP_ERR_OUT_OF_MEMORY;
+        if (!caps) pp__err(err, "out of memory building %s", in->name);
+        double top = 0;
+        for (i = 0; st == PP_OK && fit && i < q->d; i++) {
+            if (fit->cap && caps[i] > fit->cap[i] + 1e-9) break;
+            top = pp__max(top, caps[i]);
+        }
+        if (st == PP_OK && fit && i == q->d && fit->s &&
+            pp__max(fit->lb0, pp__vbound(fit->s, top)) >= fit->mk - PP__EPS * (1 + fit->mk))
+            i = -1; /* cannot be shorter */
+        if (st != PP_OK || (fit && i < q->d)) {
+            pp_block_free(blk); pp_sched_free(s); pp__mfree(&q->c.al, caps);
+            return st;
+        }
+    }
+    if (late) {
+        st = pp__builders[in->id](q, &blk, &s, err);
+        if (st != PP_OK) { pp__mfree(&q->c.al, caps); return st; }
+    }
     if (blk) {
         st = pp__block_schedule(blk, q->n, &q->c, in->recompute, reorder ? PP__RV_ALL : 0u, 0, NULL, &s, err);
         pp_block_free(blk);
-        if (st != PP_OK) return st;
+        if (st != PP_OK) { pp__mfree(&q->c.al, caps); return st; }
     } /* a builder that returns a schedule has reordered it where it should be (v-zb) */
+    if (st == PP_OK && local && s->makespan > pp__device_bound(s) * (1 + PP__EPS) + PP__EPS)
+        st = pp__local_search(s, caps, err); /* (not when no order can be shorter) */
     if (st == PP_OK) {
         char verr[PP_ERR_LEN];
         pp_status vst = pp_sched_validate(s, verr);
@@ -5824,6 +6119,8 @@ static pp_status pp__build(const pp__req *q, pp_schedule **out, char *err) {
             st = PP_ERR_INVALID_SCHEDULE;
         }
     }
+    if (st == PP_OK && cap) memcpy(cap, caps, (size_t)q->d * sizeof(double));
+    pp__mfree(&q->c.al, caps);
     if (st != PP_OK) { pp_sched_free(s); return st; }
     strncpy(s->name, in->name, sizeof s->name - 1);
     s->mem_limit = q->limit;
@@ -5832,35 +6129,203 @@ static pp_status pp__build(const pp__req *q, pp_schedule **out, char *err) {
     return PP_OK;
 }
 
+static pp_status pp__build(const pp__req *q, pp_schedule **out, char *err) { return pp__build_fit(q, NULL, NULL, out, err); }
+
+/* The request for schedule id at q's devices, microbatches and config
+   (unit = 1: at unit times instead, comm 0, no stage_times), under memory
+   limit `limit` (ignored by the fixed schedules). */
+static pp_status pp__req_like(const pp__req *q, pp_sched_id id, int unit, double limit, pp__req *r, char *err) {
+    pp_status st;
+    memset(r, 0, sizeof *r);
+    r->c = q->c;
+    if (unit) {
+        r->c.times.f = r->c.times.b = r->c.times.w = 1;
+        r->c.times.comm = 0;
+        r->c.stage_times = NULL;
+    }
+    r->info = &pp__infos[id];
+    r->d = q->d;
+    r->n = q->n;
+    r->v = r->info->any_chunks ? q->v : r->info->chunks;
+    r->limit = limit;
+    if (r->info->placement == PP_PLACE_VSHAPE && r->d < 2) { pp__err(err, "%s needs devices >= 2", r->info->name); return PP_ERR_INVALID_ARG; }
+    st = pp__req_shape(r, err);
+    if (st != PP_OK) return st;
+    st = pp__check_work(r->shape.stage_time, r->S, r->n, r->info->split_backward, r->c.times.comm, err);
+    if (st != PP_OK) pp__req_free(r);
+    return st;
+}
+
 static pp_status pp__build_id(const pp__req *q, pp_sched_id id, pp_schedule **out, char *err) {
     pp__req r;
     pp_status st;
     *out = NULL;
-    memset(&r, 0, sizeof r);
-    r.c = q->c;
-    r.info = &pp__infos[id];
-    r.d = q->d;
-    r.n = q->n;
-    r.v = r.info->chunks;
-    r.limit = pp__limit_of(r.info, 0, q->d);
-    if (r.info->placement == PP_PLACE_VSHAPE && r.d < 2) { pp__err(err, "%s needs devices >= 2", r.info->name); return PP_ERR_INVALID_ARG; }
-    st = pp__req_shape(&r, err);
+    st = pp__req_like(q, id, 0, pp__limit_of(&pp__infos[id], 0, q->d), &r, err);
     if (st != PP_OK) return st;
     st = pp__build(&r, out, err);
     pp__req_free(&r);
     return st;
 }
 
+/* A lower bound on the makespan of any order of s's passes (one route):
+   each device's work, after the earliest its first pass can start (an F:
+   the forward path to its first stage) and before the least its last pass
+   leaves to do (split: 0, a W may end it; else the backward path below its
+   stage). At unit times it is the makespan of 1F1B, ZB-H1 and interleaved
+   1F1B at large n, so candidates that cannot be shorter are not built. */
+static double pp__device_bound(const pp_schedule *s) {
+    int d = s->devices, S = s->stages, i, st;
+    double best = 0, fpath = 0, bpath = 0;
+    double *head, *tail;
+    if (pp__copies(s->copies) != 1) return 0;
+    head = (double *)pp__malloc(&s->allocator, pp__size((size_t)d, 2u * sizeof(double)));
+    if (!head) return 0;
+    tail = head + d;
+    for (i = 0; i < d; i++) head[i] = tail[i] = -1;
+    for (st = 0; st < S; st++) {
+        int dev = s->stage_device[st];
+        if (st > 0) {
+            int cross = s->stage_device[st - 1] != dev;
+            fpath += s->stage_time[(st - 1) * 4 + PP_F] + (cross ? s->times.comm : 0);
+            bpath += s->stage_time[(st - 1) * 4 + (s->split_backward ? PP_B : PP_BW)] + (cross ? s->times.comm : 0);
+        }
+        if (head[dev] < 0 || fpath < head[dev]) head[dev] = fpath;
+        if (tail[dev] < 0 || bpath < tail[dev]) tail[dev] = s->split_backward ? 0 : bpath;
+    }
+    for (i = 0; i < d; i++) {
+        double w = 0;
+        int k;
+        for (k = s->device_start[i]; k < s->device_start[i + 1]; k++) w += pp__dur(s, &s->passes[k]);
+        best = pp__max(best, pp__max(head[i], 0) + w + pp__max(tail[i], 0));
+    }
+    pp__mfree(&s->allocator, head);
+    return best;
+}
+
+/* 1 when the adaptive search that builds `in` already took schedule y, as
+   built at the caller's times, wherever its peak fits the limit (which its
+   caps fitting the limit implies), and the local search after it only
+   shortens: the guarantee need not build it again at those times. */
+static int pp__search_built(const pp_sched_info *in, pp_sched_id y) {
+    const pp_sched_id *f = pp__builders[in->id] == pp__build_v_auto ? pp__vauto_fixed
+                           : pp__builders[in->id] == pp__build_zb_auto ? pp__zbauto_fixed : NULL;
+    int k;
+    for (k = 0; f && k < 3; k++) if (f[k] == y) return 1;
+    return 0;
+}
+
+/* The guarantee (DECISIONS): s, built for q, takes the shortest of its own
+   order and the candidates below, each timed again at q's times (the order
+   of a schedule without B/W split runs in a split one with each W right
+   after its B):
+   (a) its own order built at unit times;
+   (b) the orders of every fixed (not adaptive) schedule of its family (same
+       placement, chunks, recompute and copies; split, or unsplit when s is)
+       whose memory caps (pp__build_caps) fit s's caps, device by device,
+       built at q's times and (unless published) at unit times.
+   Candidates of (b) must also fit s's caps as timed. Published orders and
+   no_reorder builds keep their order. cap: s's caps (pp__build_caps). */
+static pp_status pp__guarantee(const pp__req *q, const double *cap, pp_schedule *s, char *err) {
+    const pp_sched_info *in = q->info;
+    int unit, P = s->num_passes, id, k, d = q->d;
+    double best_mk = s->makespan;
+    pp_allocator *al = &s->allocator;
+    pp_pass *best, *tmp;
+    pp_status st = PP_OK;
+    pp_bounds lb;
+    pp__fit fit;
+    if (in->published || !q->c.reorder) return PP_OK;
+    pp_sched_bounds(s, &lb);
+    fit.s = s;
+    fit.lb0 = pp__max(pp__device_bound(s), lb.path);
+    if (best_mk <= fit.lb0 * (1 + PP__EPS) + PP__EPS) return PP_OK; /* nothing is shorter */
+    unit = !q->c.stage_times && q->c.times.f == 1 && q->c.times.b == 1 && q->c.times.w == 1 && q->c.times.comm == 0;
+    best = (pp_pass *)pp__malloc(al, pp__size((size_t)P, sizeof(pp_pass)));
+    tmp = (pp_pass *)pp__malloc(al, pp__size((size_t)P, sizeof(pp_pass)));
+    if (!best || !tmp) {
+        pp__mfree(al, best); pp__mfree(al, tmp);
+        pp__err(err, "out of memory building %s", in->name);
+        return PP_ERR_OUT_OF_MEMORY;
+    }
+    memcpy(best, s->passes, (size_t)P * sizeof(pp_pass));
+    for (id = -1; id < PP_SCHED_COUNT && st == PP_OK; id++) {
+        /* id -1: s's own order at unit times (a); then each schedule of (b) at q's times and at unit times */
+        const pp_sched_info *y = &pp__infos[id < 0 ? (int)in->id : id];
+        int pass;
+        if (id >= 0 && (id == (int)in->id || y->adaptive || y->placement != in->placement ||
+                        y->recompute != in->recompute || y->copies != in->copies ||
+                        (y->split_backward && !in->split_backward) || (y->any_chunks ? q->v : y->chunks) != q->v))
+            continue;
+        for (pass = id < 0 ? 1 : 0; pass < 2 && st == PP_OK; pass++) {
+            pp__req r;
+            pp_schedule *c = NULL;
+            char cerr[PP_ERR_LEN];
+            if (pass == 1 && (unit || y->published)) break; /* the same order as pass 0 */
+            if (pass == 0 && id >= 0 && pp__search_built(in, y->id)) continue;
+            st = pp__req_like(q, y->id, pass, id < 0 ? q->limit : pp__limit_of(y, 0, d), &r, cerr);
+            if (st == PP_OK) {
+                fit.cap = id < 0 ? NULL : cap;
+                fit.mk = best_mk;
+                st = pp__build_fit(&r, &fit, NULL, &c, cerr);
+                pp__req_free(&r);
+            }
+            if (st != PP_OK || !c) {
+                /* a candidate that cannot be built here (interleaved-1f1b at n % d != 0, dualpipe-v at n < 2d) */
+                if (st == PP_ERR_OUT_OF_MEMORY) pp__err(err, "%s", cerr);
+                else st = PP_OK;
+                pp_sched_free(c);
+                continue;
+            }
+            /* c's order in s's layout (BW -> B, W), timed at q's times */
+            for (k = 0; k < d; k++) {
+                int i, w = s->device_start[k];
+                for (i = c->device_start[k]; i < c->device_start[k + 1]; i++) {
+                    tmp[w] = c->passes[i];
+                    if (tmp[w].kind == PP_BW && s->split_backward) {
+                        tmp[w].kind = PP_B;
+                        tmp[++w] = c->passes[i];
+                        tmp[w].kind = PP_W;
+                    }
+                    w++;
+                }
+                PP_ASSERT(w == s->device_start[k + 1]);
+            }
+            pp_sched_free(c);
+            memcpy(s->passes, tmp, (size_t)P * sizeof(pp_pass));
+            st = pp__squeeze(s, NULL, err);
+            if (st == PP_OK) {
+                pp__metrics(s);
+                for (k = 0; id >= 0 && k < d; k++) if (s->peak_memory[k] > cap[k] + 1e-9) break;
+                if ((id < 0 || k == d) && s->makespan < best_mk - PP__EPS * (1 + best_mk)) {
+                    best_mk = s->makespan;
+                    memcpy(best, s->passes, (size_t)P * sizeof(pp_pass));
+                }
+            }
+        }
+    }
+    memcpy(s->passes, best, (size_t)P * sizeof(pp_pass));
+    pp__metrics(s);
+    pp__mfree(al, best); pp__mfree(al, tmp);
+    return st;
+}
+
 PP__DEF pp_status pp_sched_build(const pp_config *cfg, pp_schedule **out, char *err) {
     pp__req q;
     pp_status st;
+    double *cap = NULL;
     if (err) err[0] = 0;
     if (!out) { pp__err(err, "pp_sched_build: out must not be NULL"); return PP_ERR_INVALID_ARG; }
     *out = NULL;
     if (!cfg) { pp__err(err, "pp_sched_build: cfg must not be NULL"); return PP_ERR_INVALID_ARG; }
     st = pp__req_resolve(cfg, &q, err);
     if (st != PP_OK) return st;
-    st = pp__build(&q, out, err);
+    cap = (double *)pp__malloc(&q.c.al, pp__size((size_t)q.d, sizeof(double)));
+    if (!cap) { pp__err(err, "out of memory building %s", q.info->name); st = PP_ERR_OUT_OF_MEMORY; }
+    if (st == PP_OK) st = pp__build_fit(&q, NULL, cap, out, err);
+    if (st == PP_OK) st = pp__guarantee(&q, cap, *out, err);
+    if (st != PP_OK) { pp_sched_free(*out); *out = NULL; }
+    else if (err) err[0] = 0; /* a candidate or a reorder step that found no way may have written there */
+    pp__mfree(&q.c.al, cap);
     pp__req_free(&q);
     return st;
 }

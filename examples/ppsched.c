@@ -15,7 +15,9 @@
             ./ppsched gallery -d 4 -n 8 -o gallery
             ./ppsched plan --model llama3-70b --gpu h100-80g --gpus 64 --global-batch 512
 
-   Prints:  --list: one line per built-in schedule, name and description.
+   Prints:  --list: one line per built-in schedule: its name, its facts
+            (placement, chunks per device, passes, what sets its memory or
+            order; read from pp_sched_info) and its description.
             Otherwise the schedule's timeline (one row per device, as in the
             paper's figures, coloured when stdout is a terminal) or one JSON
             object (see README.md for its keys), a PyTorch schedule CSV (and,
@@ -90,7 +92,7 @@ static const char *usage_text =
     "                           once, with the limits its peak is above marked\n"
     "      --no-color           no ANSI colours (default: colour when stdout is a\n"
     "                           terminal and NO_COLOR is not set)\n"
-    "      --list               list the built-in schedules and exit\n"
+    "      --list               list the built-in schedules with their facts and exit\n"
     "  -h, --help               show this help and exit\n"
     "\n"
     "analyze reads a PyTorch schedule CSV (one row per rank, cells like 3F1, 3I1,\n"
@@ -413,15 +415,44 @@ static int parse_args(int argc, char **argv, args *A, char *msg, size_t len) {
     return check_args(A, msg, len);
 }
 
+/* One schedule's facts from its pp_sched_info, in --list's columns:
+   placement, chunks per device (v), its passes (F,B,W: B and W split), and
+   what else sets its memory or its order. */
+enum { FACT_COLUMNS = 4 };
+static void schedule_facts(const pp_sched_info *in, char col[FACT_COLUMNS][48]) {
+    size_t at = 0, len = sizeof col[3];
+    snprintf(col[0], sizeof col[0], "%s", pp_placement_name(in->placement));
+    snprintf(col[1], sizeof col[1], "v%s%d", in->any_chunks ? ">=" : "=", in->chunks);
+    snprintf(col[2], sizeof col[2], "%s", in->split_backward ? "F,B,W" : "F,BW");
+    col[3][0] = 0;
+#define FACT(...) (at += (size_t)snprintf(col[3] + at, at < len ? len - at : 0, __VA_ARGS__))
+    if (in->recompute) FACT("%srecompute", at ? ", " : "");
+    if (in->copies > 1) FACT("%s%d copies", at ? ", " : "", in->copies);
+    if (in->adaptive && in->takes_limit) FACT("%sadaptive", at ? ", " : "");
+    else if (in->adaptive && in->fixed_limit == 1) FACT("%sadaptive at limit d", at ? ", " : "");
+    else if (in->adaptive) FACT("%sadaptive at limit %gd", at ? ", " : "", in->fixed_limit);
+    if (in->published) FACT("%sas published", at ? ", " : "");
+#undef FACT
+}
+
+/* one line per schedule: name, facts, description (the name stays the
+   first word: scripts read it with awk '{ print $1 }') */
 static void list_schedules(void) {
-    int i, width = 0;
+    int i, k, name_w = 0, w[FACT_COLUMNS] = {0};
+    char col[FACT_COLUMNS][48];
     for (i = 0; i < pp_sched_count(); i++) {
-        int len = (int)strlen(pp_sched_info_at(i)->name);
-        if (len > width) width = len;
+        const pp_sched_info *info = pp_sched_info_at(i);
+        schedule_facts(info, col);
+        if ((int)strlen(info->name) > name_w) name_w = (int)strlen(info->name);
+        for (k = 0; k < FACT_COLUMNS; k++)
+            if ((int)strlen(col[k]) > w[k]) w[k] = (int)strlen(col[k]);
     }
     for (i = 0; i < pp_sched_count(); i++) {
         const pp_sched_info *info = pp_sched_info_at(i);
-        printf("%-*s  %s\n", width, info->name, info->description);
+        schedule_facts(info, col);
+        printf("%-*s", name_w, info->name);
+        for (k = 0; k < FACT_COLUMNS; k++) printf("  %-*s", w[k], col[k]);
+        printf("  %s\n", info->description);
     }
 }
 

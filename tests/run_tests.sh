@@ -63,6 +63,7 @@ program test_bounds    # Appendix E.2's bound for any F, B, W, comm: never above
 program test_gpt_ref   # the reference model's backwards against finite differences
 program test_runtime -lpthread   # pipelined gradients = one-device gradients, every schedule
 program test_limits    # pp_sched_build's one validation: every range, issue 14's reproducers, the clamp
+program test_guarantee # issue 17's guarantee: never longer than its unit-time order or a fitting schedule of its family
 
 # examples/train_cpu.c: --check compares one pipelined step with one device, then a few steps train.
 step "train_cpu --check (v-half d=4 n=8, 1f1b-r d=3 n=5, 5 steps each); bad -d exits 2" sh -c "$CC $CFLAGS '$here/../examples/train_cpu.c' -o '$out/train_cpu' -lpthread -lm && '$out/train_cpu' -s v-half -d 4 -n 8 --steps 5 --channels 16 --seq 8 --check --data '$here/../data/pipeline.txt' && '$out/train_cpu' -s 1f1b-r -d 3 -n 5 --steps 5 --channels 16 --seq 8 --check --data '$here/../data/pipeline.txt' && { '$out/train_cpu' -d 0 2>/dev/null; test \$? -eq 2; }"
@@ -111,6 +112,14 @@ if $CC $CFLAGS -O0 "$here/../examples/ppsched.c" -o "$out/ppsched" -lm >"$out/lo
         '$pp' gallery -d 4 -n 8 -o '$out/gallery' >/dev/null &&
         [ \$(ls '$out/gallery'/*.svg | wc -l) -eq \$('$pp' --list | wc -l) ] &&
         grep -q '<img src=\"v-half.svg\"' '$out/gallery/index.html'"
+    # the facts as the papers define them (not read from PP_SCHED_LIST)
+    step "--list: one line per schedule, its name first, then its facts (placement, v, passes, memory or order)" sh -c "
+        '$pp' --list >'$out/list.txt' && [ \$(wc -l <'$out/list.txt') -eq \$(awk '{ print \$1 }' '$out/list.txt' | sort -u | wc -l) ] &&
+        for want in '1f1b +sequential +v=1 +F,BW +as published ' 'v-half +v-shape +v=2 +F,B,W ' 'zb-h1 +sequential +v=1 +F,B,W ' \
+            'interleaved-1f1b +looped +v>=2 +F,BW +as published ' '1f1b-r +sequential +v=1 +F,BW +recompute' \
+            'dualpipe +v-shape +v=2 +F,B,W +2 copies' 'zb-2p +sequential +v=1 +F,B,W +adaptive at limit 2d ' 'v-auto +v-shape +v=2 +F,B,W +adaptive '; do
+            grep -qE \"^\$want\" '$out/list.txt' || { echo \"no line matches: \$want\"; cat '$out/list.txt'; exit 1; }
+        done; echo \"\$(wc -l <'$out/list.txt') schedules\""
     step "analyze: a bad CSV exits 1 with row and column" sh -c "
         printf '0F0,0W0,0I0\\n' >'$out/bad.csv';
         '$pp' analyze '$out/bad.csv' 2>'$out/bad.err'; rc=\$?;

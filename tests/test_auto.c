@@ -310,7 +310,10 @@ int main(void) {
     /* bubble growth (Appendix E.1): at unit times V-Half, V-ZB, 1F1B are
        O(p); V-Min with t_F > t_B (Figure 5's repeating bubble) is O(n); and
        for V-Half the measured class agrees with the paper's condition
-       T_W + 2T_B >= 2T_F and T_W + 2T_F >= 2T_B over a grid of times */
+       T_W + 2T_B >= 2T_F and T_W + 2T_F >= 2T_B over a grid of times. The
+       condition is about V-Half's block repeated, so that is measured
+       (no_reorder): since 0.5.0 a built v-half may take a shorter order
+       (the guarantee, DECISIONS), and at 1,2,0.5 its bubble no longer grows */
     {
         const char *op[3] = {"v-half", "v-zb", "1f1b"};
         for (k = 0; k < 3; k++) {
@@ -335,7 +338,7 @@ int main(void) {
                 int grows = -1;
                 memset(&c, 0, sizeof c);
                 c.schedule = "v-half"; c.devices = 4; c.microbatches = 8;
-                c.times.f = f[i]; c.times.b = b[i]; c.times.w = w[i];
+                c.times.f = f[i]; c.times.b = b[i]; c.times.w = w[i]; c.no_reorder = 1;
                 CHECK(pp_sched_bubble_growth(&c, &grows, err) == PP_OK && grows == !pp_vhalf_o_p(c.times),
                       "v-half times (%g,%g,%g): measured %s, the E.1 condition says %s", f[i], b[i], w[i],
                       grows ? "O(n)" : "O(p)", pp_vhalf_o_p(c.times) ? "O(p)" : "O(n)");

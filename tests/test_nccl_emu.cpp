@@ -16,7 +16,11 @@
    - errors: a receive of the wrong size fails with both sizes, a rank's
      abort fails its peers' next operation with its reason, bad calls are
      ncclInvalidArgument / ncclInvalidUsage, a bad call inside a group runs
-     nothing of the group.
+     nothing of the group;
+   - a timeout names the rank the waits end at: in a chain 0 -> 1 -> 2
+     where rank 2 stopped, rank 0's clock, which fires first, names rank 2
+     (not rank 1, which only waits); ranks that wait on each other are
+     named a deadlock.
    Build (tests/nccl_procs.sh does): c++ -std=c++11 -Itests/cuda_mock -x c++ tests/test_nccl_emu.cpp
    Prints one line per group and "N passed, N failed". */
 #include <cuda_runtime.h>
@@ -144,8 +148,38 @@ static void rendezvous(ncclComm_t c, cudaStream_t s, int r) {
     ncclRecv(b, 1, ncclFloat, 1 - r, c, s);
     expect(!sync_ok(s), "rank %d: rendezvous: send then receive, ungrouped on both ranks, does not complete", r);
     expect(ncclCommGetAsyncError(c, &e) == ncclSuccess && e == ncclRemoteError &&
-               strstr(ncclGetLastError(c), "in ncclSend for rank(s) ") && strstr(ncclGetLastError(c), "PP_EMU_NCCL_TIMEOUT"),
-           "rank %d: rendezvous: it times out in ncclSend: %s", r, ncclGetLastError(c));
+               strstr(ncclGetLastError(c), "in ncclSend for rank(s) ") && strstr(ncclGetLastError(c), "PP_EMU_NCCL_TIMEOUT") &&
+               strstr(ncclGetLastError(c), "ranks 0 1 wait on each other: a deadlock"),
+           "rank %d: rendezvous: it times out in ncclSend, naming the deadlock of ranks 0 and 1: %s", r, ncclGetLastError(c));
+}
+
+/* a chain of waits: rank 0 waits on rank 1 from the start, rank 1 on rank 2
+   from 0.5 s on, and rank 2 waits on rank 0 for 0.6 s, then stops (it
+   neither answers nor sends anything, its connections open, its last
+   notice saying it waits on rank 0). Rank 0's clock fires first, while its
+   peer only waits: it must follow the chain to rank 2 (not blame rank 1,
+   and not call the cycle 0 -> 1 -> 2 -> 0 a deadlock, since rank 2 went
+   silent); rank 1 names rank 2 too, by its own clock or by rank 0's abort. */
+static void chain(ncclComm_t c, cudaStream_t s, int r) {
+    float *a = NULL;
+    ncclResult_t e = ncclSuccess;
+    double t0 = pp__emu_now();
+    cudaMalloc((void **)&a, sizeof(float));
+    if (r == 1) pp__emu_sleep_ms(500);
+    ncclRecv(a, 1, ncclFloat, (r + 1) % RANKS, c, s);
+    if (r == 2) {
+        while (pp__emu_now() - t0 < 0.6) {
+            expect(cudaStreamQuery(s) == cudaErrorNotReady, "rank 2: its receive from rank 0 waits");
+            pp__emu_sleep_ms(50);
+        }
+        while (pp__emu_now() - t0 < 4) pp__emu_sleep_ms(10);
+        return;
+    }
+    expect(!sync_ok(s), "rank %d: its receive fails", r);
+    expect(ncclCommGetAsyncError(c, &e) == ncclSuccess && e == ncclRemoteError &&
+               strstr(ncclGetLastError(c), "rank(s) 2, which neither answered nor left") &&
+               (r != 0 || strstr(ncclGetLastError(c), "the waits (0 -> 1 -> 2) end at rank(s) 2")),
+           "rank %d: it names rank 2%s: %s", r, r == 0 ? " at the end of the chain 0 -> 1 -> 2" : "", ncclGetLastError(c));
 }
 
 /* bad calls fail at once, a bad call in a group runs none of it; a receive
@@ -179,8 +213,10 @@ static void errors(ncclComm_t c, cudaStream_t s, int r) {
     /* ranks 0 and 2: an all-reduce that rank 1 never joins fails with its reason */
     ncclAllReduce(b, b, 1, ncclFloat, ncclSum, c, s);
     expect(!sync_ok(s), "rank %d: the all-reduce after rank 1's abort fails", r);
+    /* from rank 1's own abort, or from the other's, which passes rank 1 on */
     expect(ncclCommGetAsyncError(c, &a) == ncclSuccess && a == ncclRemoteError &&
-               strstr(ncclGetLastError(c), "rank 1 aborted") && strstr(ncclGetLastError(c), "4 bytes"),
+               (strstr(ncclGetLastError(c), "rank 1 aborted") || strstr(ncclGetLastError(c), "because of rank 1:")) &&
+               strstr(ncclGetLastError(c), "4 bytes"),
            "rank %d: a remote error naming rank 1 and its reason: %s", r, ncclGetLastError(c));
 }
 
@@ -198,7 +234,8 @@ static int child(int which, int r, ncclUniqueId id) {
     if (which == 1) allreduce(c, s, r);
     if (which == 2) errors(c, s, r);
     if (which == 3) rendezvous(c, s, r);
-    if (which == 2 || (which == 3 && r < 2)) ncclCommAbort(c); /* failed: abort; rank 2 of 3 waits in destroy */
+    if (which == 4) chain(c, s, r);
+    if (which == 2 || (which == 3 && r < 2) || which == 4) ncclCommAbort(c); /* failed: abort; rank 2 of 3 waits in destroy */
     else expect(ncclCommDestroy(c) == ncclSuccess, "rank %d: destroy", r);
     cudaStreamDestroy(s);
     return 0;
@@ -263,7 +300,9 @@ int main(void) {
     scenario(2, "emulated NCCL, 3 processes: bad calls refused, a bad group runs nothing, a wrong-size receive fails with both sizes, an abort reaches the others with its reason");
     setenv("PP_EMU_NCCL_RENDEZVOUS", "1", 1);
     setenv("PP_EMU_NCCL_TIMEOUT", "2", 1);
-    scenario(3, "emulated NCCL, 3 processes, PP_EMU_NCCL_RENDEZVOUS=1: a grouped exchange completes, the same calls ungrouped wait for each other and time out (PP_EMU_NCCL_TIMEOUT=2)");
+    scenario(3, "emulated NCCL, 3 processes, PP_EMU_NCCL_RENDEZVOUS=1: a grouped exchange completes, the same calls ungrouped wait for each other, time out (PP_EMU_NCCL_TIMEOUT=2) and are named a deadlock");
+    unsetenv("PP_EMU_NCCL_RENDEZVOUS");
+    scenario(4, "emulated NCCL, 3 processes: a chain of waits 0 -> 1 -> 2 where rank 2 stops while waiting; the first clock to fire (rank 0's) names rank 2, not the waiter rank 1 (PP_EMU_NCCL_TIMEOUT=2)");
     printf("%d passed, %d failed\n", g_groups_passed, g_groups_failed);
     return g_groups_failed ? 1 : 0;
 }

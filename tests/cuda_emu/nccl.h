@@ -41,7 +41,15 @@
    the error and ncclGetLastError says which rank and why. The timeout is
    the last resort for a peer that neither answers nor dies (or never
    connects to the bootstrap): PP_EMU_NCCL_TIMEOUT seconds of waiting in one
-   operation, default 300.
+   operation, default 300. It names the root, not the nearest waiter: a
+   rank that has waited a while tells its peers whom it waits on (and
+   repeats it while it waits), so a rank whose clock fires follows the
+   chain of waits to the rank that neither answered nor sent anything, or
+   names a deadlock when the waits go round. An abort carries the rank the
+   failure started at and its first message, so a rank that takes the
+   abort names that root, not the rank that passed the abort on. (Real
+   NCCL names no root; the emulation does so its tests can say which rank
+   hung.)
 
    Test hooks (failure injection, read by the rank they name):
      PP_EMU_NCCL_FAIL_RANK=r PP_EMU_NCCL_FAIL_AT=init  rank r's ncclCommInitRank fails before it contacts anyone
@@ -104,7 +112,7 @@ typedef enum {
 
 /* ---- private: time, errors, injection ---- */
 
-enum { PP__EMU_P2P = 1, PP__EMU_COLL = 2, PP__EMU_ABORT = 3, PP__EMU_BYE = 4, PP__EMU_READY = 5 };
+enum { PP__EMU_P2P = 1, PP__EMU_COLL = 2, PP__EMU_ABORT = 3, PP__EMU_BYE = 4, PP__EMU_READY = 5, PP__EMU_WAITING = 6 };
 enum { PP__EMU_SEND, PP__EMU_RECV, PP__EMU_ALLREDUCE };
 #define PP__EMU_MAGIC 0x50504e43u /* every header on the wire starts with it */
 
@@ -117,6 +125,8 @@ typedef struct {
     int bye; /* it said goodbye (ncclCommDestroy): its end of file is no failure */
     long ready_in, ready_used; /* rendezvous: its receives posted for my sends, and those my sends took */
     pp__emu_queue p2p, coll; /* messages received, not yet matched */
+    pp__emu_msg *waits; /* its last "waiting on" notice: nranks flags; NULL: it waits on nobody */
+    double heard;       /* when its last bytes arrived */
     pp__emu_hdr hdr;         /* the message being read */
     size_t hdr_got, cur_got;
     pp__emu_msg *cur;
@@ -133,7 +143,12 @@ struct ncclComm {
     int rendezvous; /* PP_EMU_NCCL_RENDEZVOUS=1: a send completes when its receive is posted */
     ncclResult_t async;
     char last[512];
+    int root;        /* the rank the failure started at (-1: none, e.g. a deadlock or a usage error) */
+    char cause[512]; /* the message where it started (ours, or the one an abort brought) */
     double timeout;
+    int *want;            /* [nranks]: how many of our waiting batches wait on each rank */
+    unsigned char *said;  /* [nranks]: the "waiting on" flags we last told our peers */
+    double said_at;
 };
 
 typedef struct {
@@ -152,6 +167,7 @@ typedef struct { /* one stream operation: a group's ops on one communicator and 
     int n, started;
     double t0;
     pp__emu_op *ops;
+    unsigned char *mine; /* [2 nranks]: the ranks its "waiting on" share names, then scratch */
 } pp__emu_batch;
 
 /* functions that move the user's device bytes (see the top) */
@@ -202,14 +218,17 @@ static inline ncclResult_t pp__emu_err(ncclComm_t c, ncclResult_t r, const char 
     if (c) snprintf(c->last, sizeof c->last, "%s", pp__emu_last);
     return r;
 }
-/* the communicator fails: the first reason is kept */
-static inline void pp__emu_fail(ncclComm_t c, ncclResult_t r, const char *fmt, ...) {
+/* the communicator fails, because of rank root (-1: of no rank): the first
+   reason is kept, and is the cause an abort of ours tells the peers */
+static inline void pp__emu_fail(ncclComm_t c, int root, ncclResult_t r, const char *fmt, ...) {
     va_list ap;
     if (c->async != ncclSuccess) return;
     c->async = r;
+    c->root = root;
     va_start(ap, fmt);
     vsnprintf(c->last, sizeof c->last, fmt, ap);
     va_end(ap);
+    snprintf(c->cause, sizeof c->cause, "%s", c->last);
     snprintf(pp__emu_last, sizeof pp__emu_last, "%s", c->last);
 }
 
@@ -463,7 +482,7 @@ static inline void pp__emu_lost(ncclComm_t c, int j, int err) {
     pp__emu_peer *p = &c->peer[j];
     pp__emu_close_peer(p);
     if (!p->bye && !c->closed)
-        pp__emu_fail(c, ncclRemoteError, "rank %d: rank %d closed its connection without ncclCommDestroy or "
+        pp__emu_fail(c, j, ncclRemoteError, "rank %d: rank %d closed its connection without ncclCommDestroy or "
                      "ncclCommAbort (%s): that process died or exited", c->rank, j,
                      err ? strerror(err) : "end of file");
 }
@@ -471,9 +490,29 @@ static inline void pp__emu_lost(ncclComm_t c, int j, int err) {
 static inline void pp__emu_deliver(ncclComm_t c, int j, uint32_t type, pp__emu_msg *m) {
     if (type == PP__EMU_P2P) { pp__emu_push(&c->peer[j].p2p, m); return; }
     if (type == PP__EMU_COLL) { pp__emu_push(&c->peer[j].coll, m); return; }
-    if (type == PP__EMU_ABORT && !c->closed)
-        pp__emu_fail(c, ncclRemoteError, "rank %d: rank %d aborted the communicator: %.*s", c->rank, j,
-                     (int)(m->len < 400 ? m->len : 400), m->data);
+    if (type == PP__EMU_WAITING) { /* a notice replaces the last; an empty one: it waits no more */
+        free(c->peer[j].waits);
+        c->peer[j].waits = m->len == (size_t)c->nranks ? m : NULL;
+        if (!c->peer[j].waits) free(m);
+        return;
+    }
+    if (type == PP__EMU_ABORT && !c->closed && c->async == ncclSuccess) {
+        /* int32 root, then the cause: we fail because of the root, not of
+           the rank that passed the abort on (no root: the aborter is it) */
+        int32_t root = -1;
+        int k = m->len > sizeof root ? (int)(m->len - sizeof root) : 0;
+        if (m->len >= sizeof root) memcpy(&root, m->data, sizeof root);
+        if (root < 0 || root >= c->nranks) root = j;
+        if (k > (int)sizeof c->cause - 1) k = (int)sizeof c->cause - 1;
+        if (root != j)
+            pp__emu_fail(c, root, ncclRemoteError, "rank %d: rank %d aborted the communicator because of rank %d: %.*s",
+                         c->rank, j, (int)root, k, m->data + sizeof root);
+        else
+            pp__emu_fail(c, j, ncclRemoteError, "rank %d: rank %d aborted the communicator: %.*s", c->rank, j, k,
+                         m->data + sizeof root);
+        memcpy(c->cause, m->data + sizeof root, (size_t)k);
+        c->cause[k] = 0;
+    }
     if (type == PP__EMU_BYE) c->peer[j].bye = 1;
     if (type == PP__EMU_READY) c->peer[j].ready_in++;
     free(m);
@@ -501,12 +540,13 @@ static inline void pp__emu_progress(ncclComm_t c) {
                 pp__emu_lost(c, j, errno);
                 break;
             }
+            if (k > 0) p->heard = pp__emu_now();
             if (header) {
                 p->hdr_got += (size_t)k;
                 if (p->hdr_got < sizeof p->hdr) continue;
                 if (p->hdr.magic != PP__EMU_MAGIC || !(p->cur = pp__emu_new_msg((size_t)p->hdr.len))) {
                     pp__emu_close_peer(p);
-                    pp__emu_fail(c, ncclInternalError, "rank %d: a corrupt message (or no memory for %llu bytes) from rank %d",
+                    pp__emu_fail(c, j, ncclInternalError, "rank %d: a corrupt message (or no memory for %llu bytes) from rank %d",
                                  c->rank, (unsigned long long)p->hdr.len, j);
                     break;
                 }
@@ -591,8 +631,11 @@ static inline void pp__emu_unref(ncclComm_t c) {
         pp__emu_free_queue(&c->peer[j].p2p);
         pp__emu_free_queue(&c->peer[j].coll);
         free(c->peer[j].out);
+        free(c->peer[j].waits);
     }
     free(c->peer);
+    free(c->want);
+    free(c->said);
     pthread_mutex_destroy(&c->mu);
     free(c);
 }
@@ -605,6 +648,7 @@ static inline void pp__emu_free_batch(pp__emu_batch *b) {
             free(b->ops[i].got);
         }
     free(b->ops);
+    free(b->mine);
     pp__emu_unref(b->comm);
     free(b);
 }
@@ -616,12 +660,12 @@ static inline int pp__emu_take(ncclComm_t c, pp__emu_op *op, int j, pp__emu_msg 
     pp__emu_msg *m = pp__emu_pop(q);
     if (!m) {
         if (j != c->rank && c->peer[j].fd < 0)
-            pp__emu_fail(c, ncclRemoteError, "rank %d: %s waits for %zu bytes from rank %d, which has left the "
+            pp__emu_fail(c, j, ncclRemoteError, "rank %d: %s waits for %zu bytes from rank %d, which has left the "
                          "communicator", c->rank, pp__emu_op_name(op->kind), op->bytes, j);
         return c->async == ncclSuccess ? 0 : -1;
     }
     if (m->len != op->bytes) {
-        pp__emu_fail(c, ncclInvalidUsage, "rank %d: %s of %zu bytes met rank %d's %s of %zu bytes (they pair in the "
+        pp__emu_fail(c, -1, ncclInvalidUsage, "rank %d: %s of %zu bytes met rank %d's %s of %zu bytes (they pair in the "
                      "order they are posted)", c->rank, pp__emu_op_name(op->kind), op->bytes, j,
                      op->kind == PP__EMU_RECV ? "ncclSend" : "ncclAllReduce", m->len);
         free(m);
@@ -629,6 +673,142 @@ static inline int pp__emu_take(ncclComm_t c, pp__emu_op *op, int j, pp__emu_msg 
     }
     *out = m;
     return 1;
+}
+
+/* ---- private: who waits on whom ----
+   A rank whose clock runs out while it waits on a peer that itself waits
+   must not blame that peer: in a chain of waits the clocks fire in any
+   order, and the first to fire may be far from the rank that hung. So a
+   batch that has waited one beat (a short wait says nothing) tells every
+   peer which ranks it waits on, again every beat while it waits (a notice
+   that stops coming means its rank stopped too), and that it waits no more
+   when it ends. At its timeout a rank follows these notices from the ranks
+   it waits on to the ranks where the waits end: those that wait on nobody,
+   or went silent. They are the root it names and its abort carries (an
+   abort's receivers name that root, not the rank that passed it on); a
+   chain that comes back on itself is a deadlock, and is named one. */
+
+static inline double pp__emu_beat(ncclComm_t c) { return c->timeout / 8 < 0.5 ? c->timeout / 8 : 0.5; }
+
+/* the ranks batch b waits on now, as flags on[nranks]: its receives, its
+   rendezvous sends and the all-reduce inputs not yet in (itself included
+   when it waits on itself); 1 when it waits on another rank */
+static inline int pp__emu_wait_set(const pp__emu_batch *b, unsigned char *on) {
+    ncclComm_t c = b->comm;
+    int i, j, other = 0;
+    memset(on, 0, (size_t)c->nranks);
+    for (i = 0; i < b->n; i++) {
+        const pp__emu_op *op = &b->ops[i];
+        if (op->done) continue;
+        if (op->kind != PP__EMU_ALLREDUCE) on[op->peer] = 1;
+        else
+            for (j = 0; j < c->nranks; j++) on[j] |= !op->got || !op->got[j];
+    }
+    for (j = 0; j < c->nranks; j++) other |= on[j] && j != c->rank;
+    return other;
+}
+
+/* updates b's share of this rank's notice (ended: b waits no more) and
+   sends the notice when it changed, or a beat after the last (mutex held) */
+static inline void pp__emu_announce(pp__emu_batch *b, int ended) {
+    ncclComm_t c = b->comm;
+    int n = c->nranks, j, changed = 0, any = 0;
+    double now = pp__emu_now();
+    unsigned char *cur;
+    if (!b->mine && (ended || now - b->t0 < pp__emu_beat(c) || !(b->mine = (unsigned char *)calloc(2 * (size_t)n, 1))))
+        return;
+    cur = b->mine + n;
+    if (ended) memset(cur, 0, (size_t)n);
+    else pp__emu_wait_set(b, cur);
+    cur[c->rank] = 0;
+    for (j = 0; j < n; j++) {
+        if (cur[j] != b->mine[j]) {
+            c->want[j] += cur[j] ? 1 : -1;
+            b->mine[j] = cur[j];
+        }
+        if ((c->want[j] > 0) != c->said[j]) {
+            c->said[j] = c->want[j] > 0;
+            changed = 1;
+        }
+        any |= c->said[j];
+    }
+    if (!changed && !(any && now - c->said_at >= pp__emu_beat(c))) return;
+    c->said_at = now;
+    for (j = 0; j < n; j++)
+        if (j != c->rank && c->peer[j].fd >= 0)
+            (void)pp__emu_out(&c->peer[j], PP__EMU_WAITING, any ? c->said : NULL, any ? (size_t)n : 0);
+    pp__emu_progress(c);
+}
+
+/* " a b c": the flagged ranks */
+static inline void pp__emu_list(char *s, size_t cap, const unsigned char *flag, int n) {
+    size_t k = 0;
+    int j;
+    s[0] = 0;
+    for (j = 0; j < n && k + 16 < cap; j++)
+        if (flag[j]) k += (size_t)snprintf(s + k, cap - k, " %d", j);
+}
+
+/* batch b waited c->timeout: the communicator fails, naming where the
+   waits end (breadth first over the peers' notices; mutex held) */
+static inline void pp__emu_timed_out(pp__emu_batch *b) {
+    ncclComm_t c = b->comm;
+    int n = c->nranks, i, j, head = 0, tail = 0, direct, direct_ends = 0, root = -1, far = -1;
+    int *from = (int *)malloc(sizeof(int) * 2 * (size_t)n), *queue = from ? from + n : NULL;
+    unsigned char *on = (unsigned char *)calloc(2 * (size_t)n, 1), *end = on ? on + n : NULL;
+    const char *what = "?";
+    char who[160] = "", ends[160] = "", path[160] = "";
+    double now = pp__emu_now();
+    for (i = 0; i < b->n; i++)
+        if (!b->ops[i].done) { what = pp__emu_op_name(b->ops[i].kind); break; }
+    if (!from || !on) { /* no memory to follow the chain: the plain message */
+        pp__emu_fail(c, -1, ncclRemoteError, "rank %d: waited %.0f s (PP_EMU_NCCL_TIMEOUT) in %s", c->rank, c->timeout, what);
+        free(from);
+        free(on);
+        return;
+    }
+    pp__emu_wait_set(b, on);
+    pp__emu_list(who, sizeof who, on, n);
+    for (j = 0; j < n; j++) from[j] = -1; /* not reached */
+    from[c->rank] = c->rank;
+    for (j = 0; j < n; j++)
+        if (on[j] && j != c->rank) { from[j] = c->rank; queue[tail++] = j; }
+    direct = tail;
+    while (head < tail) {
+        pp__emu_peer *p = &c->peer[j = queue[head++]];
+        int k;
+        if (!p->waits || now - p->heard > c->timeout / 2) { /* waits on nobody, or stopped talking */
+            end[j] = 1;
+            if (root < 0) root = j;
+            if (head <= direct) direct_ends++;
+            else if (far < 0) far = j;
+            continue;
+        }
+        for (k = 0; k < n; k++)
+            if (p->waits->data[k] && from[k] < 0) { from[k] = j; queue[tail++] = k; }
+    }
+    pp__emu_list(ends, sizeof ends, end, n);
+    if (direct == 0 || direct_ends == direct) { /* it waits on itself, or on ranks that wait on nobody */
+        pp__emu_fail(c, root, ncclRemoteError, "rank %d: waited %.0f s (PP_EMU_NCCL_TIMEOUT) in %s for rank(s)%s, "
+                     "which neither answered nor left", c->rank, c->timeout, what, who);
+    } else if (root >= 0) { /* the path to the farthest end: "1 -> 2 -> 3" */
+        int hop[64], h = 0;
+        size_t k = 0;
+        for (j = far >= 0 ? far : root; j != c->rank && h < 64; j = from[j]) hop[h++] = j;
+        k = (size_t)snprintf(path, sizeof path, "%d", c->rank);
+        while (h > 0 && k + 16 < sizeof path) k += (size_t)snprintf(path + k, sizeof path - k, " -> %d", hop[--h]);
+        pp__emu_fail(c, root, ncclRemoteError, "rank %d: waited %.0f s (PP_EMU_NCCL_TIMEOUT) in %s for rank(s)%s, "
+                     "which wait in turn: the waits (%s) end at rank(s)%s, which neither answered nor left", c->rank,
+                     c->timeout, what, who, path, ends);
+    } else { /* every chain comes back: the reached ranks wait on each other */
+        for (j = 0; j < n; j++) on[j] = from[j] >= 0;
+        pp__emu_list(ends, sizeof ends, on, n);
+        pp__emu_fail(c, -1, ncclRemoteError, "rank %d: waited %.0f s (PP_EMU_NCCL_TIMEOUT) in %s for rank(s)%s, and "
+                     "ranks%s wait on each other: a deadlock%s", c->rank, c->timeout, what, who, ends,
+                     c->rendezvous ? " (PP_EMU_NCCL_RENDEZVOUS=1: a send waits until its receive is posted)" : "");
+    }
+    free(from);
+    free(on);
 }
 
 /* starts the batch's sends (first call), then completes what has arrived:
@@ -640,45 +820,45 @@ PP__EMU_MOVES_BYTES static inline int pp__emu_run(pp__emu_batch *b) {
         b->started = 1;
         b->t0 = pp__emu_now();
         if (c->closed && c->async == ncclSuccess)
-            pp__emu_fail(c, ncclInvalidUsage, "rank %d: an operation ran after its communicator was destroyed", c->rank);
+            pp__emu_fail(c, c->rank, ncclInvalidUsage, "rank %d: an operation ran after its communicator was destroyed", c->rank);
         for (i = 0; i < b->n && c->async == ncclSuccess; i++) {
             pp__emu_op *op = &b->ops[i];
             if (pp__emu_inject(c->rank, ++pp__emu_nth)) {
-                pp__emu_fail(c, ncclSystemError, "rank %d: injected failure of its NCCL op %ld, an %s (PP_EMU_NCCL_FAIL_AT)",
+                pp__emu_fail(c, c->rank, ncclSystemError, "rank %d: injected failure of its NCCL op %ld, an %s (PP_EMU_NCCL_FAIL_AT)",
                              c->rank, pp__emu_nth, pp__emu_op_name(op->kind));
                 break;
             }
             if (op->kind == PP__EMU_SEND) {
                 if (op->peer == c->rank) {
                     pp__emu_msg *m = pp__emu_new_msg(op->bytes);
-                    if (!m) { pp__emu_fail(c, ncclSystemError, "rank %d: out of host memory", c->rank); break; }
+                    if (!m) { pp__emu_fail(c, c->rank, ncclSystemError, "rank %d: out of host memory", c->rank); break; }
                     memcpy(m->data, op->sbuf, op->bytes);
                     pp__emu_push(&c->peer[c->rank].p2p, m);
                 } else if (c->peer[op->peer].fd < 0) {
-                    pp__emu_fail(c, ncclRemoteError, "rank %d: ncclSend to rank %d, which has left the communicator",
+                    pp__emu_fail(c, op->peer, ncclRemoteError, "rank %d: ncclSend to rank %d, which has left the communicator",
                                  c->rank, op->peer);
                 } else if (pp__emu_out(&c->peer[op->peer], PP__EMU_P2P, op->sbuf, op->bytes) != 0) {
-                    pp__emu_fail(c, ncclSystemError, "rank %d: out of host memory", c->rank);
+                    pp__emu_fail(c, c->rank, ncclSystemError, "rank %d: out of host memory", c->rank);
                 }
                 op->done = !c->rendezvous;
             } else if (op->kind == PP__EMU_RECV && c->rendezvous) { /* posted: the sender may complete */
                 if (op->peer == c->rank) c->peer[c->rank].ready_in++;
                 else if (c->peer[op->peer].fd >= 0 && pp__emu_out(&c->peer[op->peer], PP__EMU_READY, NULL, 0) != 0)
-                    pp__emu_fail(c, ncclSystemError, "rank %d: out of host memory", c->rank);
+                    pp__emu_fail(c, c->rank, ncclSystemError, "rank %d: out of host memory", c->rank);
             } else if (op->kind == PP__EMU_ALLREDUCE) {
                 pp__emu_msg *mine = pp__emu_new_msg(op->bytes);
                 op->got = (pp__emu_msg **)calloc((size_t)c->nranks, sizeof(pp__emu_msg *));
-                if (!mine || !op->got) { free(mine); pp__emu_fail(c, ncclSystemError, "rank %d: out of host memory", c->rank); break; }
+                if (!mine || !op->got) { free(mine); pp__emu_fail(c, c->rank, ncclSystemError, "rank %d: out of host memory", c->rank); break; }
                 memcpy(mine->data, op->sbuf, op->bytes);
                 op->got[c->rank] = mine;
                 for (j = 0; j < c->nranks; j++)
                     if (j != c->rank && c->peer[j].fd >= 0 && pp__emu_out(&c->peer[j], PP__EMU_COLL, op->sbuf, op->bytes) != 0)
-                        pp__emu_fail(c, ncclSystemError, "rank %d: out of host memory", c->rank);
+                        pp__emu_fail(c, c->rank, ncclSystemError, "rank %d: out of host memory", c->rank);
             }
         }
     }
     if (c->async == ncclSuccess && c->closed)
-        pp__emu_fail(c, ncclInvalidUsage, "rank %d: the communicator was destroyed with operations pending", c->rank);
+        pp__emu_fail(c, c->rank, ncclInvalidUsage, "rank %d: the communicator was destroyed with operations pending", c->rank);
     if (c->async != ncclSuccess) return -1;
     pp__emu_progress(c);
     for (i = 0; i < b->n; i++) {
@@ -690,7 +870,7 @@ PP__EMU_MOVES_BYTES static inline int pp__emu_run(pp__emu_batch *b) {
                 p->ready_used++;
                 op->done = 1;
             } else if (op->peer != c->rank && p->fd < 0) {
-                pp__emu_fail(c, ncclRemoteError, "rank %d: ncclSend to rank %d, which left before posting its receive",
+                pp__emu_fail(c, op->peer, ncclRemoteError, "rank %d: ncclSend to rank %d, which left before posting its receive",
                              c->rank, op->peer);
                 return -1;
             }
@@ -723,22 +903,9 @@ PP__EMU_MOVES_BYTES static inline int pp__emu_run(pp__emu_batch *b) {
         all &= op->done;
     }
     if (all) return 1;
+    pp__emu_announce(b, 0);
     if (pp__emu_now() - b->t0 > c->timeout) {
-        char who[256] = "";
-        size_t k = 0;
-        const char *what = NULL;
-        for (i = 0; i < b->n; i++) {
-            pp__emu_op *op = &b->ops[i];
-            if (op->done || k > sizeof who - 16) continue;
-            if (!what) what = pp__emu_op_name(op->kind);
-            if (op->kind != PP__EMU_ALLREDUCE) k += (size_t)snprintf(who + k, sizeof who - k, " %d", op->peer);
-            else
-                for (j = 0; j < c->nranks && k < sizeof who - 16; j++)
-                    if (!op->got[j]) k += (size_t)snprintf(who + k, sizeof who - k, " %d", j);
-        }
-        pp__emu_fail(c, ncclRemoteError, "rank %d: waited %.0f s (PP_EMU_NCCL_TIMEOUT) in %s for rank(s)%s, which "
-                     "neither answered nor left%s", c->rank, c->timeout, what ? what : "?", who,
-                     c->rendezvous ? " (PP_EMU_NCCL_RENDEZVOUS: or the ranks wait for each other)" : "");
+        pp__emu_timed_out(b);
         return -1;
     }
     return 0;
@@ -750,6 +917,9 @@ static inline int pp__emu_poll(void *user) {
     int r;
     pthread_mutex_lock(&b->comm->mu);
     r = pp__emu_run(b);
+    /* a failed batch leaves its notice standing: its rank still waits on
+       the ranks it named until its abort says why */
+    if (r > 0) pp__emu_announce(b, 1);
     pthread_mutex_unlock(&b->comm->mu);
     if (r != 0) pp__emu_free_batch(b);
     return r;
@@ -941,14 +1111,22 @@ static inline ncclResult_t ncclCommInitRank(ncclComm_t *out, int nranks, ncclUni
         }
     }
     c = (ncclComm_t)calloc(1, sizeof *c);
-    if (c) c->peer = (pp__emu_peer *)calloc((size_t)nranks, sizeof(pp__emu_peer));
+    if (c) {
+        c->peer = (pp__emu_peer *)calloc((size_t)nranks, sizeof(pp__emu_peer));
+        c->want = (int *)calloc((size_t)nranks, sizeof(int));
+        c->said = (unsigned char *)calloc((size_t)nranks, 1);
+    }
     ports = (uint16_t *)malloc(sizeof(uint16_t) * (size_t)nranks);
-    if (!c || !c->peer || !ports) { r = pp__emu_err(NULL, ncclSystemError, "rank %d: out of host memory", rank); goto fail; }
+    if (!c || !c->peer || !c->want || !c->said || !ports) {
+        r = pp__emu_err(NULL, ncclSystemError, "rank %d: out of host memory", rank);
+        goto fail;
+    }
     c->rank = rank;
     c->nranks = nranks;
     c->timeout = timeout;
     c->rendezvous = getenv("PP_EMU_NCCL_RENDEZVOUS") && atoi(getenv("PP_EMU_NCCL_RENDEZVOUS")) != 0;
     c->refs = 1;
+    c->root = -1;
     pthread_mutex_init(&c->mu, NULL);
     for (i = 0; i < nranks; i++) c->peer[i].fd = -1;
     if (cudaGetDevice(&c->cuda_device) != cudaSuccess) c->cuda_device = 0;
@@ -1028,8 +1206,10 @@ static inline ncclResult_t ncclCommInitRank(ncclComm_t *out, int nranks, ncclUni
         c->peer[g.rank].fd = fd;
     }
     close(me);
-    for (i = 0; i < nranks; i++)
+    for (i = 0; i < nranks; i++) {
         if (c->peer[i].fd >= 0) pp__emu_nonblock(c->peer[i].fd);
+        c->peer[i].heard = pp__emu_now();
+    }
     free(ports);
     *out = c;
     return ncclSuccess;
@@ -1044,6 +1224,8 @@ fail:
             c->refs = 1;
             pp__emu_unref(c);
         } else {
+            free(c->want);
+            free(c->said);
             free(c);
         }
     }
@@ -1138,20 +1320,26 @@ static inline ncclResult_t ncclCommDestroy(ncclComm_t c) {
     return ncclSuccess;
 }
 
-/* tells every peer why (its ncclGetLastError shows it) and closes at once */
+/* tells every peer why (its ncclGetLastError shows it): the rank the
+   failure started at (int32), then the message where it started; closes at once */
 static inline ncclResult_t ncclCommAbort(ncclComm_t c) {
-    char why[512];
+    char why[sizeof(int32_t) + sizeof c->cause];
+    int32_t root;
+    size_t len;
     int j;
     if (!c) return ncclSuccess;
     pthread_mutex_lock(&c->mu);
-    if (c->async != ncclSuccess) snprintf(why, sizeof why, "%s", c->last);
-    else snprintf(why, sizeof why, "rank %d called ncclCommAbort", c->rank);
+    root = c->async != ncclSuccess ? c->root : c->rank;
+    if (c->async != ncclSuccess) snprintf(why + sizeof root, sizeof why - sizeof root, "%s", c->cause);
+    else snprintf(why + sizeof root, sizeof why - sizeof root, "rank %d called ncclCommAbort", c->rank);
+    memcpy(why, &root, sizeof root);
+    len = sizeof root + strlen(why + sizeof root);
     c->closed = 1;
     for (j = 0; j < c->nranks; j++) {
         pp__emu_peer *p = &c->peer[j];
         char sink[4096];
         if (p->fd < 0) continue;
-        (void)pp__emu_out(p, PP__EMU_ABORT, why, strlen(why));
+        (void)pp__emu_out(p, PP__EMU_ABORT, why, len);
         (void)send(p->fd, p->out + p->out_off, p->out_len - p->out_off, MSG_NOSIGNAL | MSG_DONTWAIT);
         /* unread input would make close() reset the connection, and the
            reason might not arrive */
