@@ -358,7 +358,11 @@ DECISIONS (where the paper is ambiguous, what this file does)
      zb-auto's search inside every fixed build would cost that search each
      time (about 100x a fixed build), and an adaptive schedule at a higher
      limit is checked against a lower one by tests on a grid instead (not
-     by construction). Builds inside the guarantee skip it (no recursion).
+     by construction). Builds inside the guarantee skip it (no recursion),
+     and so does a build with pp_config.no_guarantee = 1: for a caller that
+     builds many schedules to rank them (pp_plan), where the comparison
+     builds would cost 2 to 3 times the build at non-unit times; such a
+     build is never shorter than the guaranteed one (tests).
      Cost: each fitting family member built once or twice more, except
      where a lower bound shows it cannot be shorter (every device's work
      after the forward path to its first stage and, unsplit, before the
@@ -714,6 +718,8 @@ REVISION HISTORY (oldest first)
           change: of make hash's grid with -x (14292 builds, bench/
           hash_diff.sh) 631 shorter, 133 another order of the same
           makespan, none longer, no peak above its promise.
+          pp_config.no_guarantee (new field) skips the guarantee's
+          comparison builds; pp_plan ranks its candidates with it.
 */
 #ifndef PP_SCHED_H
 #define PP_SCHED_H
@@ -790,6 +796,9 @@ typedef struct pp_config {
     double recompute_input;      /* 1f1b-r: activation kept per stage, fraction of a
                                     chunk's activation (default 0) */
     int no_reorder;              /* 1 = skip the Appendix C reordering */
+    int no_guarantee;            /* 1 = skip the guarantee's comparison builds
+                                    (DECISIONS): for callers that build many
+                                    schedules to rank them (pp_plan) */
     double mem_limit;            /* v-auto, zb-auto: activation memory limit per device,
                                     in units; 0 = d (1F1B's peak) */
     pp_allocator allocator;      /* zero = malloc/free */
@@ -1277,6 +1286,7 @@ typedef struct pp__cfg {
     const pp_times *stage_times; /* [S] or NULL: times / v; checked where S is known */
     double recompute_input;      /* checked: 0, or 1e-6 .. 1 */
     int reorder;                 /* 0: no_reorder */
+    int guarantee;               /* 0: no_guarantee */
     pp_allocator al;             /* malloc/free when zero */
 } pp__cfg;
 
@@ -1293,6 +1303,7 @@ static pp_status pp__cfg_resolve(const pp_config *cfg, pp__cfg *c, char *err) {
     c->stage_times = cfg->stage_times;
     c->recompute_input = cfg->recompute_input;
     c->reorder = !cfg->no_reorder;
+    c->guarantee = !cfg->no_guarantee;
     c->al = pp__allocator(&cfg->allocator);
     return pp__resolve_times(&cfg->times, &c->times, err);
 }
@@ -6234,7 +6245,7 @@ static pp_status pp__guarantee(const pp__req *q, const double *cap, pp_schedule 
     pp_status st = PP_OK;
     pp_bounds lb;
     pp__fit fit;
-    if (in->published || !q->c.reorder) return PP_OK;
+    if (in->published || !q->c.reorder || !q->c.guarantee) return PP_OK;
     pp_sched_bounds(s, &lb);
     fit.s = s;
     fit.lb0 = pp__max(pp__device_bound(s), lb.path);
