@@ -4862,8 +4862,9 @@ static pp_status pp__vgrid_search(const pp__req *q, pp_schedule **out, char *err
 /* The fixed schedules each search builds as candidates too (at the
    caller's times, pp__build_id; taken when their peak fits the limit): the
    guarantee need not build them again. */
-static const pp_sched_id pp__vauto_fixed[3] = {PP_SCHED_V_MIN, PP_SCHED_V_HALF, PP_SCHED_V_ZB};
-static const pp_sched_id pp__zbauto_fixed[3] = {PP_SCHED_ZB_H1, PP_SCHED_ZB_H2, PP_SCHED_1F1B};
+enum { PP__AUTO_FIXED = 3 }; /* how many each search takes */
+static const pp_sched_id pp__vauto_fixed[PP__AUTO_FIXED] = {PP_SCHED_V_MIN, PP_SCHED_V_HALF, PP_SCHED_V_ZB};
+static const pp_sched_id pp__zbauto_fixed[PP__AUTO_FIXED] = {PP_SCHED_ZB_H1, PP_SCHED_ZB_H2, PP_SCHED_1F1B};
 static pp_status pp__vzb_list(const pp__req *q, const double *cap, double beat, pp_schedule **out, char *err);
 
 /* A block of v-auto's search, by the parameters that build it (pass 1
@@ -4942,7 +4943,7 @@ static pp_status pp__v_auto(const pp__req *q, pp_schedule **out, char *err) {
         if (st == PP_OK) st = pp__auto_consider(&A, blk, err);
     }
     pp__mfree(&A.al, rec);
-    if (st == PP_OK) st = pp__auto_finish(&A, pp__vauto_fixed, 3, out, err);
+    if (st == PP_OK) st = pp__auto_finish(&A, pp__vauto_fixed, PP__AUTO_FIXED, out, err);
     pp__auto_release(&A);
     if (st == PP_OK && q->c.reorder) {
         pp_schedule *g = NULL;
@@ -5180,7 +5181,7 @@ static pp_status pp__zb_auto(const pp__req *q, pp_schedule **out, char *err) {
         }
         st = pp__auto_consider(&A, blk, err);
     }
-    if (st == PP_OK) st = pp__auto_finish(&A, pp__zbauto_fixed, 3, out, err);
+    if (st == PP_OK) st = pp__auto_finish(&A, pp__zbauto_fixed, PP__AUTO_FIXED, out, err);
     pp__auto_release(&A);
     /* the list-built candidate, reordered (as the blocks: up to 2d + 6
        microbatches); only where a block fits, so the limits zb-auto takes
@@ -6221,7 +6222,7 @@ static int pp__search_built(const pp_sched_info *in, pp_sched_id y) {
     const pp_sched_id *f = pp__builders[in->id] == pp__build_v_auto ? pp__vauto_fixed
                            : pp__builders[in->id] == pp__build_zb_auto ? pp__zbauto_fixed : NULL;
     int k;
-    for (k = 0; f && k < 3; k++) if (f[k] == y) return 1;
+    for (k = 0; f && k < PP__AUTO_FIXED; k++) if (f[k] == y) return 1;
     return 0;
 }
 
