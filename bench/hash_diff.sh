@@ -15,13 +15,12 @@ base=${1:-main}
 root=$(cd "$(dirname "$0")/.." && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-mkdir -p "$tmp/base/tests" "$tmp/new/tests"
-git -C "$root" show "$base:pp_sched.h" > "$tmp/base/pp_sched.h"
-cp "$root/pp_sched.h" "$tmp/new/pp_sched.h"
+git -C "$root" show "$base:pp_sched.h" > "$tmp/base.h"
+cp "$root/pp_sched.h" "$tmp/new.h"
 for side in base new; do
-    cp "$root/tests/sched_hash.c" "$tmp/$side/tests/"
-    ${CC:-cc} -std=c99 -O2 -o "$tmp/$side/h" "$tmp/$side/tests/sched_hash.c" -lm
-    "$tmp/$side/h" -v -x | grep '^  ' > "$tmp/$side.txt" &
+    # the same sched_hash.c against each header (its PP_SCHED_HEADER switch)
+    ${CC:-cc} -std=c99 -O2 -DPP_SCHED_HEADER="\"$tmp/$side.h\"" -o "$tmp/$side" "$root/tests/sched_hash.c" -lm
+    "$tmp/$side" -v -x | grep '^  ' > "$tmp/$side.txt" &
 done
 wait
 echo "hash_diff: $base -> working tree"
