@@ -870,6 +870,77 @@ int main(void) {
     group_next("reorder-memo", "a memo hit = reordering again, bit for bit (V-Min, V-Half, V-ZB, 1F1B-V, d=2..6, 3 times, "
                "3 limits, 2 masks); another mask, limit or shape is not taken for the same");
 
+    /* The local search alone (pp__local_search), from orders that leave it
+       work: every built-in as its block order (no_reorder), d = 2..6, n = d
+       and 2d + 1, three time settings with comm, capped at the input's
+       largest device peak and one unit above it. It may only shorten, never
+       lifts a device above its cap (checked by own_check's memory, not the
+       header's), keeps every pass legal, and gives the same order twice. */
+    {
+        const pp_times lt[3] = {{1, 2, 1, 0.1}, {12.96, 13.22, 9.76, 0.6}, {1, 1, 0, 0.1}};
+        int i, ni, ci, runs = 0, shorter = 0;
+        char sum[256];
+        for (i = 0; i < pp_sched_count(); i++)
+            for (d = 2; d <= 6; d++)
+                for (ni = 0; ni < 2; ni++)
+                    for (ti = 0; ti < 3; ti++)
+                        for (ci = 0; ci < 2; ci++) {
+                            pp_config c;
+                            pp_schedule *s[2] = {NULL, NULL};
+                            double cap[8], before, top;
+                            char what[128];
+                            int j;
+                            memset(&c, 0, sizeof c);
+                            c.schedule = pp_sched_info_at(i)->name; c.devices = d; c.microbatches = ni ? 2 * d + 1 : d;
+                            c.times = lt[ti]; c.no_reorder = 1;
+                            if (pp_sched_build(&c, &s[0], err) != PP_OK) continue; /* some refuse some n */
+                            snprintf(what, sizeof what, "%s d=%d n=%d times#%d cap +%d", c.schedule, d, c.microbatches, ti, ci);
+                            if (!CHECK(pp_sched_build(&c, &s[1], err) == PP_OK && pp_squeeze(s[0], err) == PP_OK &&
+                                           pp_squeeze(s[1], err) == PP_OK, "%s: %s", what, err)) {
+                                pp_sched_free(s[0]); pp_sched_free(s[1]);
+                                continue;
+                            }
+                            before = s[0]->makespan;
+                            top = own_check(s[0], what) + ci;
+                            for (j = 0; j < d; j++) cap[j] = top;
+                            for (j = 0; j < 2; j++) CHECK(pp__local_search(s[j], cap, err) == PP_OK, "%s: %s", what, err);
+                            CHECK(s[0]->makespan <= before * (1 + 1e-12), "%s: %.10g after the local search, %.10g before", what,
+                                  s[0]->makespan, before);
+                            CHECK(own_check(s[0], what) <= top + 1e-9, "%s: a device above the cap %g", what, top);
+                            CHECK(!memcmp(s[0]->passes, s[1]->passes, (size_t)s[0]->num_passes * sizeof(pp_pass)),
+                                  "%s: two runs differ", what);
+                            runs++;
+                            shorter += s[0]->makespan < before * (1 - 1e-9);
+                            pp_sched_free(s[0]); pp_sched_free(s[1]);
+                        }
+        CHECK(runs > 1000 && shorter > runs / 4, "%d runs, %d shorter", runs, shorter);
+        snprintf(sum, sizeof sum, "every built-in's block order, d=2..6, n d and 2d+1, 3 times with comm, 2 caps: never "
+                 "longer (%d of %d shorter), never above the cap, legal, deterministic", shorter, runs);
+        group_next("local-search", sum);
+    }
+
+    /* Issue 17's target: within 1% of a proven optimum. 35.90 is CP-SAT's
+       (bench/optimal.py, make optimal: status OPTIMAL, README table "B = 2F
+       + comm") for V-ZB's placement and passes at d=4 n=8, times 1,2,1 comm
+       0.1, every device capped at 4 units; an exact solver's figure, not
+       ours. Adjacent swaps stop at 36.30 (1.11%); the local search's moves
+       into idle gaps reach 36.20. */
+    {
+        const pp_times bt = {1, 2, 1, 0.1};
+        const double optimum = 35.90;
+        int li;
+        for (li = 0; li < 2; li++) {
+            pp_schedule *s = build(li ? "v-auto" : "v-zb", 4, 8, bt, li ? 4 : 0, err);
+            if (!CHECK(s != NULL, "%s: %s", li ? "v-auto" : "v-zb", err)) continue;
+            CHECK(s->makespan <= 1.01 * optimum, "%s d=4 n=8 times 1,2,1,0.1%s: %.10g, more than 1%% above the proven %.2f",
+                  s->name, li ? " limit 4" : "", s->makespan, optimum);
+            CHECK(own_check(s, s->name) <= 4 + 1e-9, "%s: peak above 4", s->name);
+            pp_sched_free(s);
+        }
+        group_next("local-search-optimum", "v-zb and v-auto (limit 4), d=4 n=8, times 1,2,1,0.1: within 1% of CP-SAT's "
+                   "proven 35.90");
+    }
+
     printf("test_auto: %d groups passed, %d failed\n", g_groups_passed, g_groups_failed);
     return g_groups_failed ? 1 : 0;
 }
