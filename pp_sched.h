@@ -2933,20 +2933,63 @@ static pp_status pp__reorder_run(pp_schedule *s, unsigned mask, double limit, ch
    of 2 to 4 steps, each a squeeze or more). Deterministic: candidates are
    tried from the end of the critical path back, swaps before moves,
    nearer gaps first; the first that helps is kept. */
-enum { PP__LOCAL_WORK = 24, PP__LOCAL_GAPS = 2 };
+enum { PP__LOCAL_WORK = 24, PP__LOCAL_GAPS = 2, PP__LOCAL_PHASES = 3 };
 
-/* passes[from] to position to of the same device (to < from), the passes
-   between one later; returns 0 (order restored) when its device's memory
-   would go above cap */
+/* passes[from] to position to of the same device, the passes between one
+   place over; returns 0 (order restored) when its device's memory would go
+   above cap */
 static int pp__local_move(pp_schedule *s, int from, int to, const double *cap) {
     pp_pass t = s->passes[from];
-    int dev = t.device, a = s->device_start[dev];
-    memmove(s->passes + to + 1, s->passes + to, (size_t)(from - to) * sizeof(pp_pass));
+    int dev = t.device, a = s->device_start[dev], lo = from < to ? from : to, hi = from < to ? to : from;
+    if (from < to) memmove(s->passes + from, s->passes + from + 1, (size_t)(to - from) * sizeof(pp_pass));
+    else memmove(s->passes + to + 1, s->passes + to, (size_t)(from - to) * sizeof(pp_pass));
     s->passes[to] = t;
     if (pp__device_peak(s, s->passes + a, s->device_start[dev + 1] - a) <= cap[dev] + 1e-9) return 1;
-    memmove(s->passes + to, s->passes + to + 1, (size_t)(from - to) * sizeof(pp_pass));
+    t = s->passes[to];
+    if (from < to) memmove(s->passes + lo + 1, s->passes + lo, (size_t)(hi - lo) * sizeof(pp_pass));
+    else memmove(s->passes + lo, s->passes + lo + 1, (size_t)(hi - lo) * sizeof(pp_pass));
     s->passes[from] = t;
     return 0;
+}
+
+/* 1 when position i of its device starts after the device was idle */
+static int pp__local_gap(const pp_schedule *s, int i) {
+    const pp_pass *p = &s->passes[i];
+    return i > s->device_start[p->device] ? p->start > s->passes[i - 1].end + PP__EPS * (1 + p->start) : p->start > PP__EPS;
+}
+
+/* The moves of phase ph for candidate j (it waits for j - 1 on the
+   critical path) into from[] / to[] (at most PP__LOCAL_GAPS); returns how
+   many. 0: the swap (none when j is a W and j - 1 starts without a gap
+   before it: the W, which nothing waits for, would only take j - 1's
+   place); 1: j to just before one of the nearest passes before j - 1
+   that start after a gap, not before its input; 2: j - 1 to just before
+   one of the nearest passes after j that start after a gap, or to the
+   device's end, not after a pass that needs it. */
+static int pp__local_moves(const pp_schedule *s, const int *tab, const int *pos, int j, int ph, int *from, int *to) {
+    int S = s->stages, n = s->microbatches, half = pp__dep_half(s), dev = s->passes[j].device, m = 0, i, ds;
+    int a = s->device_start[dev], e = s->device_start[dev + 1];
+    if (ph == 0) {
+        if (s->passes[j].kind == PP_W && !pp__local_gap(s, j - 1)) return 0;
+        from[0] = j; to[0] = j - 1;
+        return 1;
+    }
+    if (ph == 1) {
+        int in = pp__dep_key(tab, S, half, &s->passes[j], &ds), lo = a;
+        if (in >= 0 && s->stage_device[ds] == dev) lo = pos[in] + 1;
+        for (i = j - 2; i >= lo && m < PP__LOCAL_GAPS; i--)
+            if (pp__local_gap(s, i)) { from[m] = j; to[m++] = i; }
+        return m;
+    }
+    {
+        const pp_pass *b = &s->passes[j - 1];
+        int kb = pp__key(S, n, b->kind, b->stage, b->microbatch);
+        for (i = j + 1; i <= e && m < PP__LOCAL_GAPS; i++) {
+            if (i == e || pp__local_gap(s, i)) { from[m] = j - 1; to[m++] = i - 1; }
+            if (i < e && pp__dep_key(tab, S, half, &s->passes[i], &ds) == kb) break;
+        }
+        return m;
+    }
 }
 
 static pp_status pp__local_search(pp_schedule *s, const double *cap, char *err) {
@@ -2992,21 +3035,12 @@ static pp_status pp__local_search(pp_schedule *s, const double *cap, char *err) 
             break;
         }
         memcpy(keep, s->passes, (size_t)P * sizeof(pp_pass));
-        for (phase = 0; phase < 2 && !improved; phase++)
+        for (phase = 0; phase < PP__LOCAL_PHASES && !improved; phase++)
             for (k = 0; k < nc && trials > 0 && !improved; k++) {
-                int j = cand[k], dev = s->passes[j].device, a = s->device_start[dev], lo = a, gaps = 0, to, ds;
-                int in = pp__dep_key(tab, S, half, &s->passes[j], &ds);
-                if (in >= 0 && s->stage_device[ds] == dev) lo = pos[in] + 1;
-                /* phase 0: to = j - 1 (the swap); phase 1: the gaps before j - 1 */
-                for (to = j - 1; to >= lo && trials > 0 && gaps < (phase ? PP__LOCAL_GAPS : 1); to--) {
+                int from[PP__LOCAL_GAPS], to[PP__LOCAL_GAPS], m = pp__local_moves(s, tab, pos, cand[k], phase, from, to), x;
+                for (x = 0; x < m && trials > 0; x++) {
                     double mk = s->makespan;
-                    int gap = to > a ? keep[to].start > keep[to - 1].end + PP__EPS * (1 + keep[to].start)
-                                     : keep[to].start > PP__EPS;
-                    if (phase && (to == j - 1 || !gap)) continue;
-                    gaps++;
-                    /* a W (nothing waits for it) gains only by filling a gap */
-                    if (!gap && keep[j].kind == PP_W) continue;
-                    if (!pp__local_move(s, j, to, cap)) continue;
+                    if (!pp__local_move(s, from[x], to[x], cap)) continue;
                     trials--;
                     st = pp__squeeze(s, NULL, err);
                     if (st == PP_ERR_OUT_OF_MEMORY) goto cleanup;
