@@ -3674,7 +3674,23 @@ static pp_status pp__req_shape(pp__req *q, char *err) {
 
 /* A built-in schedule by id, under q's config (the adaptive searches
    compare with the fixed schedules of their family this way). */
-static pp_status pp__build_id(const pp__req *q, pp_sched_id id, pp_schedule **out, char *err);
+/* What a candidate (of the guarantee, of an adaptive search) must do to be
+   built: caps at most cap on every device (cap may be NULL: any), and the
+   lower bound on the makespan of any order of s's with peak at most those
+   caps (work and path, lb0, and Appendix E.2's, which falls as the peak
+   rises) below mk, the best so far: a candidate that cannot be shorter is
+   not built; with ties, one that cannot be as short (an adaptive search
+   keeps the smaller peak at the same makespan). */
+typedef struct pp__fit {
+    const double *cap;
+    const pp_schedule *s;
+    double lb0, mk;
+    int ties;
+} pp__fit;
+
+static pp_status pp__build_id(const pp__req *q, pp_sched_id id, const pp__fit *fit, pp_schedule **out, char *err);
+static double pp__order_bound(const pp_schedule *s);
+static int pp__at_bound(const pp_schedule *s, double lb);
 
 /* ---- adaptive schedules under a memory limit (Appendix A) -------------- */
 
@@ -3982,6 +3998,7 @@ static pp_status pp__auto_finish(pp__auto *A, const pp_sched_id *fixed, int nfix
     pp_status st = PP_OK;
     int k, l, nf = 0;
     double frontier = 1e300;
+    pp__fit fit;
     int nx = 0;
     pp_block *fb[PP__AUTO_BUILD + PP__AUTO_BUILDX]; /* finalists: the best PP__AUTO_BUILD by their small-n estimate, */
     double fmk[PP__AUTO_BUILD + PP__AUTO_BUILDX];   /* then the best PP__AUTO_BUILDX of the wider turns */
@@ -4030,12 +4047,16 @@ static pp_status pp__auto_finish(pp__auto *A, const pp_sched_id *fixed, int nfix
         pp_sched_free(s);
     }
     /* the fixed blocks of the same family, where they fit: the adaptive
-       schedule is never longer than them */
+       schedule is never longer than them. One that cannot be as short as
+       the best so far (its memory caps and the bounds, pp__fit with ties)
+       is not built: it could neither be shorter nor tie with a smaller peak */
+    memset(&fit, 0, sizeof fit);
+    if (best) { fit.s = best; fit.lb0 = pp__order_bound(best); fit.mk = best->makespan; fit.ties = 1; }
     for (k = 0; k < nfixed && st == PP_OK; k++) {
         pp_schedule *s = NULL;
         int i;
         double mem = 0;
-        if (pp__build_id(A->q, fixed[k], &s, NULL) != PP_OK) continue;
+        if (pp__build_id(A->q, fixed[k], best ? &fit : NULL, &s, NULL) != PP_OK || !s) continue;
         for (i = 0; i < s->devices; i++) mem = pp__max(mem, s->peak_memory[i]);
         if (A->min_mem < 0 || mem < A->min_mem) A->min_mem = mem;
         if (mem <= A->limit + 1e-9 && pp__auto_better(s, best)) { pp_sched_free(best); best = s; s = NULL; }
@@ -6054,17 +6075,6 @@ static pp_status pp__build_caps(const pp__req *q, const pp_block *blk, const pp_
     return st;
 }
 
-/* What a candidate of the guarantee must do to be built: caps at most cap
-   on every device (cap may be NULL: any), and the lower bound on the
-   makespan of any order of s's with peak at most those caps (work and path,
-   lb0, and Appendix E.2's, which falls as the peak rises) below mk, the
-   best so far: a candidate that cannot be shorter is not built. */
-typedef struct pp__fit {
-    const double *cap;
-    const pp_schedule *s;
-    double lb0, mk;
-} pp__fit;
-
 static double pp__vbound(const pp_schedule *s, double peak);
 static double pp__device_bound(const pp_schedule *s);
 
@@ -6102,8 +6112,8 @@ static pp_status pp__build_fit(const pp__req *q, const pp__fit *fit, double *cap
             top = pp__max(top, caps[i]);
         }
         if (st == PP_OK && fit && i == q->d && fit->s &&
-            pp__max(fit->lb0, pp__vbound(fit->s, top)) >= fit->mk - PP__EPS * (1 + fit->mk))
-            i = -1; /* cannot be shorter */
+            pp__max(fit->lb0, pp__vbound(fit->s, top)) >= fit->mk + (fit->ties ? 1 : -1) * PP__EPS * (1 + fit->mk))
+            i = -1; /* cannot be shorter (with ties: as short) */
         if (st != PP_OK || (fit && i < q->d)) {
             pp_block_free(blk); pp_sched_free(s); pp__mfree(&q->c.al, caps);
             return st;
@@ -6118,7 +6128,7 @@ static pp_status pp__build_fit(const pp__req *q, const pp__fit *fit, double *cap
         pp_block_free(blk);
         if (st != PP_OK) { pp__mfree(&q->c.al, caps); return st; }
     } /* a builder that returns a schedule has reordered it where it should be (v-zb) */
-    if (st == PP_OK && local && s->makespan > pp__device_bound(s) * (1 + PP__EPS) + PP__EPS)
+    if (st == PP_OK && local && !pp__at_bound(s, pp__order_bound(s)))
         st = pp__local_search(s, caps, err); /* (not when no order can be shorter) */
     if (st == PP_OK) {
         char verr[PP_ERR_LEN];
@@ -6140,8 +6150,6 @@ static pp_status pp__build_fit(const pp__req *q, const pp__fit *fit, double *cap
     *out = s;
     return PP_OK;
 }
-
-static pp_status pp__build(const pp__req *q, pp_schedule **out, char *err) { return pp__build_fit(q, NULL, NULL, out, err); }
 
 /* The request for schedule id at q's devices, microbatches and config
    (unit = 1: at unit times instead, comm 0, no stage_times), under memory
@@ -6168,13 +6176,15 @@ static pp_status pp__req_like(const pp__req *q, pp_sched_id id, int unit, double
     return st;
 }
 
-static pp_status pp__build_id(const pp__req *q, pp_sched_id id, pp_schedule **out, char *err) {
+/* q's build of schedule id (see pp__fit: *out NULL when fit says it
+   cannot be built) */
+static pp_status pp__build_id(const pp__req *q, pp_sched_id id, const pp__fit *fit, pp_schedule **out, char *err) {
     pp__req r;
     pp_status st;
     *out = NULL;
     st = pp__req_like(q, id, 0, pp__limit_of(&pp__infos[id], 0, q->d), &r, err);
     if (st != PP_OK) return st;
-    st = pp__build(&r, out, err);
+    st = pp__build_fit(&r, fit, NULL, out, err);
     pp__req_free(&r);
     return st;
 }
@@ -6214,6 +6224,19 @@ static double pp__device_bound(const pp_schedule *s) {
     return best;
 }
 
+/* The lower bound every order of s's passes obeys, whatever its memory:
+   pp__device_bound or the critical path (pp_sched_bounds' path), the
+   larger. A schedule that reaches it cannot be shortened by any order, so
+   the local search, the guarantee and the adaptive searches stop there
+   (pp__at_bound). */
+static double pp__order_bound(const pp_schedule *s) {
+    pp_bounds b;
+    pp_sched_bounds(s, &b);
+    return pp__max(pp__device_bound(s), b.path);
+}
+
+static int pp__at_bound(const pp_schedule *s, double lb) { return s->makespan <= lb * (1 + PP__EPS) + PP__EPS; }
+
 /* 1 when the adaptive search that builds `in` already took schedule y, as
    built at the caller's times, wherever its peak fits the limit (which its
    caps fitting the limit implies), and the local search after it only
@@ -6244,13 +6267,12 @@ static pp_status pp__guarantee(const pp__req *q, const double *cap, pp_schedule 
     pp_allocator *al = &s->allocator;
     pp_pass *best, *tmp;
     pp_status st = PP_OK;
-    pp_bounds lb;
     pp__fit fit;
     if (in->published || !q->c.reorder || !q->c.guarantee) return PP_OK;
-    pp_sched_bounds(s, &lb);
+    memset(&fit, 0, sizeof fit);
     fit.s = s;
-    fit.lb0 = pp__max(pp__device_bound(s), lb.path);
-    if (best_mk <= fit.lb0 * (1 + PP__EPS) + PP__EPS) return PP_OK; /* nothing is shorter */
+    fit.lb0 = pp__order_bound(s);
+    if (pp__at_bound(s, fit.lb0)) return PP_OK; /* nothing is shorter */
     unit = !q->c.stage_times && q->c.times.f == 1 && q->c.times.b == 1 && q->c.times.w == 1 && q->c.times.comm == 0;
     best = (pp_pass *)pp__malloc(al, pp__size((size_t)P, sizeof(pp_pass)));
     tmp = (pp_pass *)pp__malloc(al, pp__size((size_t)P, sizeof(pp_pass)));
