@@ -3679,8 +3679,8 @@ static pp_status pp__req_shape(pp__req *q, char *err) {
    lower bound on the makespan of any order of s's with peak at most those
    caps (work and path, lb0, and Appendix E.2's, which falls as the peak
    rises) below mk, the best so far: a candidate that cannot be shorter is
-   not built; with ties, one that cannot be as short (an adaptive search
-   keeps the smaller peak at the same makespan). */
+   not built; with ties (an adaptive search, where s is the best so far and
+   mk its makespan), one that cannot win over s (pp__may_beat). */
 typedef struct pp__fit {
     const double *cap;
     const pp_schedule *s;
@@ -3691,6 +3691,7 @@ typedef struct pp__fit {
 static pp_status pp__build_id(const pp__req *q, pp_sched_id id, const pp__fit *fit, pp_schedule **out, char *err);
 static double pp__order_bound(const pp_schedule *s);
 static int pp__at_bound(const pp_schedule *s, double lb);
+static int pp__may_beat(const pp_schedule *best, double lb0, double peak);
 
 /* ---- adaptive schedules under a memory limit (Appendix A) -------------- */
 
@@ -4051,11 +4052,12 @@ static pp_status pp__auto_finish(pp__auto *A, const pp_sched_id *fixed, int nfix
        the best so far (its memory caps and the bounds, pp__fit with ties)
        is not built: it could neither be shorter nor tie with a smaller peak */
     memset(&fit, 0, sizeof fit);
-    if (best) { fit.s = best; fit.lb0 = pp__order_bound(best); fit.mk = best->makespan; fit.ties = 1; }
+    fit.ties = 1;
     for (k = 0; k < nfixed && st == PP_OK; k++) {
         pp_schedule *s = NULL;
         int i;
         double mem = 0;
+        if (best) { fit.s = best; fit.lb0 = pp__order_bound(best); fit.mk = best->makespan; }
         if (pp__build_id(A->q, fixed[k], best ? &fit : NULL, &s, NULL) != PP_OK || !s) continue;
         for (i = 0; i < s->devices; i++) mem = pp__max(mem, s->peak_memory[i]);
         if (A->min_mem < 0 || mem < A->min_mem) A->min_mem = mem;
@@ -4770,16 +4772,18 @@ static pp_status pp__vgrid_build(pp__vgrid *G, const pp__cfg *cfg, const pp__vgr
 /* The shortest schedule of the grid family within limit (NULL in *out if
    none). Every block is ranked by its grid's time at n, or at
    pp__vgrid_n(d) for larger n; the best PP__VGRID_TOP are built at n as
-   schedules and reordered with every variant (pp__reorder, up to the
-   limit). */
-static pp_status pp__vgrid_search(const pp__req *q, pp_schedule **out, char *err) {
+   schedules and reordered with every variant (pp__reorder, within their
+   own peak), except those that cannot win over beat (may be NULL), the
+   best of the other family, or over the best of their own so far
+   (pp__may_beat). */
+static pp_status pp__vgrid_search(const pp__req *q, const pp_schedule *beat, pp_schedule **out, char *err) {
     const pp__cfg *cfg = &q->c;
     int d = q->d, n = q->n;
     double limit = q->limit;
     pp__vgrid G, G2;
     pp__memo memo;
     pp__vgrid_cand top[PP__VGRID_TOP], c;
-    double *end = NULL, *free_at = NULL, comm = q->c.times.comm;
+    double *end = NULL, *free_at = NULL, comm = q->c.times.comm, lb0 = -1;
     const double *tm = q->shape.stage_time; /* as every V schedule of this d and config gets them */
     int maxmem = (int)(2 * limit + 1e-9), n1 = n < pp__vgrid_n(d) ? n : pp__vgrid_n(d), ntop = 0, fi, bi, bbi, k;
     int gcap = maxmem < 2 * d ? maxmem : 2 * d; /* the peak a grid may reach */
@@ -4855,7 +4859,14 @@ static pp_status pp__vgrid_search(const pp__req *q, pp_schedule **out, char *err
        finalists): the memo gives its reorder without running it again */
     for (k = 0; k < ntop && st == PP_OK; k++) {
         pp_schedule *s = NULL, *e = NULL;
+        const pp_schedule *ref = *out && (!beat || pp__auto_better(*out, beat)) ? *out : beat;
         st = pp__vgrid_build(&G, cfg, &top[k], maxmem, &s);
+        if (st == PP_OK && s && ref) { /* one that cannot win over the best so far is not reordered */
+            double peak = 0;
+            for (i = 0; i < d; i++) peak = pp__max(peak, s->peak_memory[i]);
+            if (lb0 < 0) lb0 = pp__order_bound(ref);
+            if (!pp__may_beat(ref, lb0, peak)) { pp_sched_free(s); continue; }
+        }
         if (n1 != n) {
             if (st == PP_OK && s) st = pp__reorder_memo(s, PP__RV_ALL, 0, &memo, err);
             if (st == PP_OK && s) st = pp__extend_exact(s, n, &e, err);
@@ -4968,7 +4979,7 @@ static pp_status pp__v_auto(const pp__req *q, pp_schedule **out, char *err) {
     pp__auto_release(&A);
     if (st == PP_OK && q->c.reorder) {
         pp_schedule *g = NULL;
-        st = pp__vgrid_search(q, &g, err);
+        st = pp__vgrid_search(q, *out, &g, err);
         if (st == PP_OK && g && pp__auto_better(g, *out)) { pp_sched_free(*out); *out = g; g = NULL; }
         pp_sched_free(g);
         if (st != PP_OK) { pp_sched_free(*out); *out = NULL; }
@@ -6112,8 +6123,9 @@ static pp_status pp__build_fit(const pp__req *q, const pp__fit *fit, double *cap
             top = pp__max(top, caps[i]);
         }
         if (st == PP_OK && fit && i == q->d && fit->s &&
-            pp__max(fit->lb0, pp__vbound(fit->s, top)) >= fit->mk + (fit->ties ? 1 : -1) * PP__EPS * (1 + fit->mk))
-            i = -1; /* cannot be shorter (with ties: as short) */
+            (fit->ties ? !pp__may_beat(fit->s, fit->lb0, top)
+                       : pp__max(fit->lb0, pp__vbound(fit->s, top)) >= fit->mk - PP__EPS * (1 + fit->mk)))
+            i = -1; /* cannot be shorter (with ties: cannot win, pp__may_beat) */
         if (st != PP_OK || (fit && i < q->d)) {
             pp_block_free(blk); pp_sched_free(s); pp__mfree(&q->c.al, caps);
             return st;
@@ -6236,6 +6248,24 @@ static double pp__order_bound(const pp_schedule *s) {
 }
 
 static int pp__at_bound(const pp_schedule *s, double lb) { return s->makespan <= lb * (1 + PP__EPS) + PP__EPS; }
+
+/* Whether a candidate of best's passes (same devices, stages, times) whose
+   peak is at most `peak` may still win over best in an adaptive search
+   (pp__auto_better: shorter, or as short with a smaller peak). lb0:
+   pp__order_bound(best). Where the bounds (lb0, Appendix E.2 at that peak)
+   say it cannot be as short, it cannot win. Where they say it can at most
+   be as short, it must have a smaller peak, and `peak` is taken as the
+   peak it ends with: a candidate whose memory before its reordering is not
+   below best's peak is not built (reordering keeps each device under a cap
+   and never seeks a smaller peak; see DECISIONS). */
+static int pp__may_beat(const pp_schedule *best, double lb0, double peak) {
+    double mk = best->makespan, tol = PP__EPS * (1 + mk), lb = pp__max(lb0, pp__vbound(best, peak)), top = 0;
+    int i;
+    if (lb > mk + tol) return 0;
+    if (lb < mk - tol) return 1;
+    for (i = 0; i < best->devices; i++) top = pp__max(top, best->peak_memory[i]);
+    return peak < top - 1e-9;
+}
 
 /* 1 when the adaptive search that builds `in` already took schedule y, as
    built at the caller's times, wherever its peak fits the limit (which its
