@@ -2745,6 +2745,9 @@ static void pp__cache_free(void *p, void *user) {
 }
 
 static pp_status pp__reorder_run(pp_schedule *s, unsigned mask, double limit, char *err);
+static double pp__order_bound(const pp_schedule *s);
+static int pp__at_bound(double mk, double lb);
+static int pp__may_beat(const pp_schedule *best, double lb0, double peak);
 
 /* The memory cap of each device (cap[d]) when s, squeezed or on the grid,
    is reordered. "Without changing peak memory": no device goes above the
@@ -2808,7 +2811,7 @@ static pp_status pp__reorder(pp_schedule *s, unsigned mask, double limit, char *
 static pp_status pp__reorder_run(pp_schedule *s, unsigned mask, double limit, char *err) {
     int d, S, n, P, i, variant;
     size_t keys;
-    double *endk, *cap, best_mk, warm_end, in_mk, pre_mk = 0;
+    double *endk, *cap, best_mk, warm_end, in_mk, pre_mk = 0, lb;
     pp_pass *saved, *best, *pre, *vbest;
     pp_allocator *al;
     pp_status st = PP_OK, pre_st = PP_OK;
@@ -2836,13 +2839,15 @@ static pp_status pp__reorder_run(pp_schedule *s, unsigned mask, double limit, ch
     memcpy(saved, s->passes, (size_t)P * sizeof(pp_pass));
     memcpy(best, s->passes, (size_t)P * sizeof(pp_pass));
     best_mk = in_mk = s->makespan;
+    lb = pp__order_bound(s);
     pp__reorder_caps(s, limit, cap);
     for (i = 0; i < P; i++) {
         const pp_pass *p = &s->passes[i];
         endk[pp__key(S, n, p->kind, p->stage, p->microbatch)] = p->end;
     }
     warm_end = endk[pp__key(S, n, s->split_backward ? PP_B : PP_BW, 0, 0)];
-    for (variant = 0; variant < PP__RV_COUNT && st == PP_OK; variant++) {
+    /* a variant keeps only a shorter order: none is shorter than the bound */
+    for (variant = 0; variant < PP__RV_COUNT && st == PP_OK && !pp__at_bound(best_mk, lb); variant++) {
         /* variants with one first step share it: the second starts from the
            first's result, kept in pre (endk is rewritten before it is read) */
         const struct pp__reorder_variant *rv = &pp__reorder_variants[variant];
@@ -3689,9 +3694,6 @@ typedef struct pp__fit {
 } pp__fit;
 
 static pp_status pp__build_id(const pp__req *q, pp_sched_id id, const pp__fit *fit, pp_schedule **out, char *err);
-static double pp__order_bound(const pp_schedule *s);
-static int pp__at_bound(const pp_schedule *s, double lb);
-static int pp__may_beat(const pp_schedule *best, double lb0, double peak);
 
 /* ---- adaptive schedules under a memory limit (Appendix A) -------------- */
 
@@ -6140,7 +6142,7 @@ static pp_status pp__build_fit(const pp__req *q, const pp__fit *fit, double *cap
         pp_block_free(blk);
         if (st != PP_OK) { pp__mfree(&q->c.al, caps); return st; }
     } /* a builder that returns a schedule has reordered it where it should be (v-zb) */
-    if (st == PP_OK && local && !pp__at_bound(s, pp__order_bound(s)))
+    if (st == PP_OK && local && !pp__at_bound(s->makespan, pp__order_bound(s)))
         st = pp__local_search(s, caps, err); /* (not when no order can be shorter) */
     if (st == PP_OK) {
         char verr[PP_ERR_LEN];
@@ -6247,7 +6249,7 @@ static double pp__order_bound(const pp_schedule *s) {
     return pp__max(pp__device_bound(s), b.path);
 }
 
-static int pp__at_bound(const pp_schedule *s, double lb) { return s->makespan <= lb * (1 + PP__EPS) + PP__EPS; }
+static int pp__at_bound(double mk, double lb) { return mk <= lb * (1 + PP__EPS) + PP__EPS; }
 
 /* Whether a candidate of best's passes (same devices, stages, times) whose
    peak is at most `peak` may still win over best in an adaptive search
@@ -6302,7 +6304,7 @@ static pp_status pp__guarantee(const pp__req *q, const double *cap, pp_schedule 
     memset(&fit, 0, sizeof fit);
     fit.s = s;
     fit.lb0 = pp__order_bound(s);
-    if (pp__at_bound(s, fit.lb0)) return PP_OK; /* nothing is shorter */
+    if (pp__at_bound(s->makespan, fit.lb0)) return PP_OK; /* nothing is shorter */
     unit = !q->c.stage_times && q->c.times.f == 1 && q->c.times.b == 1 && q->c.times.w == 1 && q->c.times.comm == 0;
     best = (pp_pass *)pp__malloc(al, pp__size((size_t)P, sizeof(pp_pass)));
     tmp = (pp_pass *)pp__malloc(al, pp__size((size_t)P, sizeof(pp_pass)));
