@@ -4986,7 +4986,9 @@ static pp_status pp__v_auto(const pp__req *q, pp_schedule **out, char *err) {
         pp_sched_free(g);
         if (st != PP_OK) { pp_sched_free(*out); *out = NULL; }
     }
-    if (st == PP_OK && q->c.reorder && *out) { /* V-ZB's list-built order at the limit (pp__vzb_list) */
+    /* V-ZB's list-built order at the limit (pp__vzb_list); above 2d + 6
+       microbatches it is kept only when shorter, so not built where nothing is */
+    if (st == PP_OK && q->c.reorder && *out && (q->n <= 2 * d + 6 || !pp__at_bound((*out)->makespan, pp__order_bound(*out)))) {
         pp_schedule *g = NULL;
         double *cap = (double *)pp__malloc(&q->c.al, pp__size((size_t)d, sizeof(double)));
         int i, small = q->n <= 2 * d + 6;
@@ -5219,8 +5221,10 @@ static pp_status pp__zb_auto(const pp__req *q, pp_schedule **out, char *err) {
     pp__auto_release(&A);
     /* the list-built candidate, reordered (as the blocks: up to 2d + 6
        microbatches); only where a block fits, so the limits zb-auto takes
-       stay those of its blocks (the list would also build below d units) */
-    if (st == PP_OK && q->c.reorder && *out) {
+       stay those of its blocks (the list would also build below d units);
+       above 2d + 6 microbatches it is kept only when shorter, so not built
+       where nothing is */
+    if (st == PP_OK && q->c.reorder && *out && (q->n <= 2 * d + 6 || !pp__at_bound((*out)->makespan, pp__order_bound(*out)))) {
         pp_schedule *g = NULL;
         int small = q->n <= 2 * d + 6;
         st = pp__zb_list(q, limit, small ? 1e300 : (*out)->makespan, &g, err);
