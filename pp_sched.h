@@ -3742,6 +3742,7 @@ typedef struct pp__auto {
     int ntop, nlev;          /* blocks kept per level (<= PP__AUTO_TOP), levels ranked */
     int nl, extra;           /* levels [nl, 2 nl): the same for blocks with wider turns (extra = 1), ranked apart */
     double limit, min_mem;   /* min_mem: least peak of any legal candidate seen */
+    double lb_eval;          /* pp__order_bound at n_eval microbatches (the same for every block), -1 = not yet */
     int *count;              /* [levels] */
     unsigned long *seen;     /* [PP__AUTO_SEEN]: hashes of the blocks already tried, 0 = empty */
     pp_block **top;          /* [levels * PP__AUTO_TOP] */
@@ -3763,7 +3764,7 @@ static pp_status pp__auto_init(pp__auto *A, const pp__req *q, int ntop, int nlev
     int d = q->d, n = q->n;
     double limit = q->limit;
     memset(A, 0, sizeof *A);
-    A->q = q; A->al = q->c.al; A->n = n; A->limit = limit; A->min_mem = -1;
+    A->q = q; A->al = q->c.al; A->n = n; A->limit = limit; A->min_mem = -1; A->lb_eval = -1;
     pp__memo_init(&A->memo, &A->al);
     A->ntop = ntop < PP__AUTO_TOP ? ntop : PP__AUTO_TOP; A->nlev = nlev;
     A->n_eval = n < pp__auto_neval(d) ? n : pp__auto_neval(d);
@@ -3922,6 +3923,21 @@ static pp_status pp__auto_consider(pp__auto *A, pp_block *blk, char *err) {
     if (A->min_mem < 0 || mem < A->min_mem) A->min_mem = mem;
     if (mem > A->limit + 1e-9) { pp_block_free(blk); return PP_OK; }
     if (A->pass == 0) { A->count[lev] = 1; A->kept = 1; pp_block_free(blk); return PP_OK; }
+    cnt = &A->count[lev];
+    tb = &A->top[lev * PP__AUTO_TOP];
+    tm = &A->top_mk[lev * PP__AUTO_TOP];
+    if (A->lb_eval < 0) { /* every block has the same passes at n_eval, so the same bound */
+        st = pp__repeat(blk, A->n_eval, NULL, &A->q->c, 0, &s, err);
+        if (st == PP_OK) st = pp_squeeze(s, err);
+        if (st == PP_OK) A->lb_eval = pp__order_bound(s);
+        pp_sched_free(s);
+        s = NULL;
+        if (st != PP_OK) { pp_block_free(blk); return st; }
+    }
+    /* a full level whose last is at that bound keeps no more: a block goes
+       in only when shorter (with 1e-9 of slack, less the rounding of sums
+       of up to about 1e4 passes) */
+    if (*cnt == top && tm[top - 1] <= A->lb_eval + 0.5e-9 - 1e-12 * A->lb_eval) { pp_block_free(blk); return PP_OK; }
     if (blk->microbatches == 1) {
         st = pp__auto_eval_init(A, blk, err);
         if (st != PP_OK) { pp_block_free(blk); return st; }
@@ -3933,9 +3949,6 @@ static pp_status pp__auto_consider(pp__auto *A, pp_block *blk, char *err) {
         mk = s->makespan;
         pp_sched_free(s);
     }
-    cnt = &A->count[lev];
-    tb = &A->top[lev * PP__AUTO_TOP];
-    tm = &A->top_mk[lev * PP__AUTO_TOP];
     for (k = 0; k < *cnt; k++)
         if (mk < tm[k] - 1e-9) break;
     if (k == top) { pp_block_free(blk); return PP_OK; }
