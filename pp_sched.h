@@ -3231,6 +3231,12 @@ static pp_status pp__extend_exact(const pp_schedule *s, int n, pp_schedule **out
     return PP_OK;
 }
 
+/* The microbatches a long schedule is reordered at (then extended by its
+   stable phase, pp__block_schedule), and whether n is small enough to be
+   reordered whole (n <= 2d + 6). */
+static int pp__reorder_n(int d) { return 2 * d + 4; }
+static int pp__small_n(int d, int n) { return n <= pp__reorder_n(d) + 2; }
+
 /* A block repeated n times, squeezed and, when mask is not 0, reordered
    with those variants (limit as in pp__reorder). For n above 2d+6 the
    reordering runs at 2d+4 microbatches and pp__extend adds the rest, kept
@@ -3242,9 +3248,9 @@ static pp_status pp__block_schedule(const pp_block *blk, int n, const pp__cfg *c
                                     double limit, pp__memo *memo, pp_schedule **out, char *err) {
     pp_schedule *s = NULL, *e = NULL;
     pp_status st;
-    int ns = 2 * blk->devices + 4;
+    int ns = pp__reorder_n(blk->devices);
     *out = NULL;
-    if (mask && n > ns + 2) {
+    if (mask && !pp__small_n(blk->devices, n)) {
         st = pp__repeat(blk, ns, NULL, c, recompute, &s, err);
         if (st == PP_OK) st = pp_squeeze(s, err);
         if (st == PP_OK) st = pp__reorder_memo(s, mask, limit, memo, err);
@@ -4054,9 +4060,12 @@ static pp_status pp__auto_finish(pp__auto *A, const pp_sched_id *fixed, int nfix
     }
     for (k = 0; k < nx; k++) fb[nf + k] = fb[PP__AUTO_BUILD + k];
     nf += nx;
-    /* stage 3: the finalists at the real n, every reorder variant */
+    /* stage 3: the finalists at the real n, every reorder variant; above
+       pp__small_n, none after one at the order bound (DECISIONS: the search
+       stops at the bound) */
     for (k = 0; k < nf && st == PP_OK; k++) {
         pp_schedule *s = NULL;
+        if (best && !pp__small_n(A->q->d, A->n) && pp__at_bound(best->makespan, pp__order_bound(best))) break;
         st = pp__block_schedule(fb[k], A->n, &A->q->c, 0, A->q->c.reorder ? PP__RV_ALL : 0u, A->limit, &A->memo, &s,
                                 err);
         if (st == PP_OK && pp__auto_better(s, best)) { pp_sched_free(best); best = s; s = NULL; }
@@ -4992,7 +5001,10 @@ static pp_status pp__v_auto(const pp__req *q, pp_schedule **out, char *err) {
     pp__mfree(&A.al, rec);
     if (st == PP_OK) st = pp__auto_finish(&A, pp__vauto_fixed, PP__AUTO_FIXED, out, err);
     pp__auto_release(&A);
-    if (st == PP_OK && q->c.reorder) {
+    /* the grid family, except above pp__small_n where the blocks' best is at
+       the order bound (DECISIONS: the search stops at the bound) */
+    if (st == PP_OK && q->c.reorder &&
+        (pp__small_n(d, q->n) || !*out || !pp__at_bound((*out)->makespan, pp__order_bound(*out)))) {
         pp_schedule *g = NULL;
         st = pp__vgrid_search(q, *out, &g, err);
         if (st == PP_OK && g && pp__auto_better(g, *out)) { pp_sched_free(*out); *out = g; g = NULL; }
@@ -5001,10 +5013,10 @@ static pp_status pp__v_auto(const pp__req *q, pp_schedule **out, char *err) {
     }
     /* V-ZB's list-built order at the limit (pp__vzb_list); above 2d + 6
        microbatches it is kept only when shorter, so not built where nothing is */
-    if (st == PP_OK && q->c.reorder && *out && (q->n <= 2 * d + 6 || !pp__at_bound((*out)->makespan, pp__order_bound(*out)))) {
+    if (st == PP_OK && q->c.reorder && *out && (pp__small_n(d, q->n) || !pp__at_bound((*out)->makespan, pp__order_bound(*out)))) {
         pp_schedule *g = NULL;
         double *cap = (double *)pp__malloc(&q->c.al, pp__size((size_t)d, sizeof(double)));
-        int i, small = q->n <= 2 * d + 6;
+        int i, small = pp__small_n(d, q->n);
         if (!cap) { pp_sched_free(*out); *out = NULL; pp__err(err, "out of memory in v-auto"); return PP_ERR_OUT_OF_MEMORY; }
         for (i = 0; i < d; i++) cap[i] = limit;
         st = pp__vzb_list(q, cap, small ? 1e300 : (*out)->makespan, &g, err);
@@ -5237,9 +5249,9 @@ static pp_status pp__zb_auto(const pp__req *q, pp_schedule **out, char *err) {
        stay those of its blocks (the list would also build below d units);
        above 2d + 6 microbatches it is kept only when shorter, so not built
        where nothing is */
-    if (st == PP_OK && q->c.reorder && *out && (q->n <= 2 * d + 6 || !pp__at_bound((*out)->makespan, pp__order_bound(*out)))) {
+    if (st == PP_OK && q->c.reorder && *out && (pp__small_n(d, q->n) || !pp__at_bound((*out)->makespan, pp__order_bound(*out)))) {
         pp_schedule *g = NULL;
-        int small = q->n <= 2 * d + 6;
+        int small = pp__small_n(d, q->n);
         st = pp__zb_list(q, limit, small ? 1e300 : (*out)->makespan, &g, err);
         if (st == PP_OK && g && small) st = pp__reorder(g, PP__RV_ALL, limit, err);
         if (st == PP_OK && g && pp__auto_better(g, *out)) { pp_sched_free(*out); *out = g; g = NULL; }
@@ -5866,11 +5878,11 @@ static pp_status pp__build_v_zb(const pp__req *q, pp_block **blk, pp_schedule **
     /* reordered only up to 2d + 6 microbatches (beyond, the block's schedule
        is reordered at 2d + 4 and extended; reordering at full n is slow),
        so beyond only an order shorter before reordering can win */
-    if (st == PP_OK) st = pp__vzb_list(q, (*s)->peak_bound, q->n <= 2 * q->d + 6 ? 1e300 : (*s)->makespan, &g, err);
+    if (st == PP_OK) st = pp__vzb_list(q, (*s)->peak_bound, pp__small_n(q->d, q->n) ? 1e300 : (*s)->makespan, &g, err);
     if (st == PP_OK && g) {
         g->interval = (*s)->interval;
         memcpy(g->peak_bound, (*s)->peak_bound, (size_t)q->d * sizeof *g->peak_bound);
-        if (q->n <= 2 * q->d + 6) st = pp__reorder(g, PP__RV_ALL, 0, err);
+        if (pp__small_n(q->d, q->n)) st = pp__reorder(g, PP__RV_ALL, 0, err);
         if (st == PP_OK && g->makespan < (*s)->makespan - PP__EPS * (1 + g->makespan)) { pp_sched_free(*s); *s = g; g = NULL; }
     }
     pp_sched_free(g);

@@ -4,7 +4,8 @@
 # Usage: sh bench/hash_diff.sh [BASE]   (BASE: a git revision, default main)
 #
 # Builds tests/sched_hash.c (make hash's grid: every built-in schedule, d,
-# n, six time settings and -x's three more, limits, reorder on and off) against BASE's
+# n, six time settings and -x's three more, limits, reorder on and off; -l: the
+# adaptive searches at n = 4d and 8d) against BASE's
 # pp_sched.h and against the working tree's, runs both with -v and compares
 # build by build: how many builds changed, and of those, how many got longer
 # or shorter, which changed status, and any whose largest device peak is above
@@ -21,7 +22,7 @@ cp "$root/pp_sched.h" "$tmp/new.h"
 for side in base new; do
     # the same sched_hash.c against each header (its PP_SCHED_HEADER switch)
     ${CC:-cc} -std=c99 -O2 -DPP_SCHED_HEADER="\"$tmp/$side.h\"" -o "$tmp/$side" "$root/tests/sched_hash.c" -lm
-    "$tmp/$side" -v -x | grep '^  ' > "$tmp/$side.txt" &
+    "$tmp/$side" -v -x -l | grep '^  ' > "$tmp/$side.txt" &
 done
 wait
 echo "hash_diff: $base -> working tree"
