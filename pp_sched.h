@@ -1,4 +1,4 @@
-/* pp_sched.h - v0.5.0 - pipeline-parallel schedules with controllable memory - MIT licence (see end of file)
+/* pp_sched.h - v0.5.1 - pipeline-parallel schedules with controllable memory - MIT licence (see end of file)
 
    Builds, checks and measures pipeline-parallel training schedules the way
    "Pipeline Parallelism with Controllable Memory" (Qi, Wan, Amar, Lin) does:
@@ -370,6 +370,44 @@ DECISIONS (where the paper is ambiguous, what this file does)
      caps on V placement): at unit times and large n most candidates stop
      there (at d = 128, n = 1024, interleaved-1f1b-u and zb-h1 are at that
      bound), and so does the local search.
+   - Stopping at the order bound (0.5.1). pp__order_bound is a lower bound
+     on the makespan of any order of a schedule's passes, whatever its
+     memory: each device's work after the forward path to its first stage
+     (and, unsplit, before the backward path below its stage), or the
+     critical path, the larger. A schedule that reaches it cannot be
+     shortened, so the work that could only shorten it stops there:
+     - a reorder runs no more variants (a variant's result replaces the
+       best only when shorter), the local search and the guarantee do not
+       start: the same schedules, exactly;
+     - an adaptive search ranks at 2d microbatches: a level whose kept
+       blocks are all at the bound there takes no more (a block goes in
+       only when shorter), and is not timed: the same schedules;
+     - an adaptive search prefers the shorter, and at the same makespan the
+       smaller peak (pp__auto_better), so a candidate is skipped only where
+       it cannot win (pp__may_beat): where the bounds at its memory (its
+       caps, or a grid block's laid peak; Appendix E.2 falls as the peak
+       rises) show it cannot be as short, or where it could at most tie and
+       its memory before reordering is not below the best's peak. The
+       first is exact. The second takes the memory before reordering as
+       the peak a candidate ends with: reordering keeps every device under
+       a cap and never seeks a smaller peak, and on every grid block of
+       our grids the grid's peak is its laid peak;
+     - above 2d + 6 microbatches (pp__small_n), where each block finalist
+       costs a reorder at 2d + 4 and its extension, once the best is at the
+       bound no more block finalists are built, v-auto's grid family is
+       not run, and the list-built candidates (kept there only when
+       shorter) are not built. No schedule can be shorter; one could have
+       tied with a smaller peak, which we give up there for the time (at
+       d = 16, n = 128, unit times, the grid family was 2/3 of v-auto's).
+     Measured: bench/hash_diff.sh with -x and -l (make hash's grid, three
+     more time settings, and the adaptive schedules at n = 4d and 8d for d
+     4..16 under five time settings and five limits: 14892 builds) and
+     make hash-big (d = 128, n = 1024, and d = 16 and 32 at n = 8d) find no
+     build changed by any of these, pass for pass. Speed (CPU, unit times):
+     v-auto at d = 128, n = 1024 5.6 s -> 0.95 s, at d = 16, n = 128 100
+     -> 36 ms; zb-2p at d = 128 1.8 -> 0.8 s. With uneven times and comm
+     the bound is rarely reached: v-auto at d = 16, n = 128 with Table 5
+     times and comm 0.6 went from 0.24 s to 0.18 s.
      tests/test_guarantee.c checks (a) and (b) through the public API.
    - gpipe, 1f1b, eager-1f1b, interleaved-1f1b and 1f1b-r are defined by
      their published order and are not reordered (with t_comm > 0, moving
@@ -720,13 +758,19 @@ REVISION HISTORY (oldest first)
           makespan, none longer, no peak above its promise.
           pp_config.no_guarantee (new field) skips the guarantee's
           comparison builds; pp_plan ranks its candidates with it.
+   0.5.1  stopping at the order bound (DECISIONS), same schedules on every
+          grid we have (hash_diff -x -l, hash-big): reorder, the adaptive
+          searches' ranking, their fixed candidates and grid finalists, and
+          above 2d + 6 microbatches their remaining candidates. v-auto at
+          d = 128, n = 1024 5.6 s -> 0.95 s of CPU, at d = 16, n = 128
+          100 -> 36 ms.
 */
 #ifndef PP_SCHED_H
 #define PP_SCHED_H
 
 #define PP_SCHED_VERSION_MAJOR 0
 #define PP_SCHED_VERSION_MINOR 5
-#define PP_SCHED_VERSION_PATCH 0
+#define PP_SCHED_VERSION_PATCH 1
 
 #include <stddef.h>
 #ifndef PP_SCHED_NO_STDIO
