@@ -1,4 +1,4 @@
-/* pp_sched.h - v0.5.1 - pipeline-parallel schedules with controllable memory - MIT licence (see end of file)
+/* pp_sched.h - v0.5.2 - pipeline-parallel schedules with controllable memory - MIT licence (see end of file)
 
    Builds, checks and measures pipeline-parallel training schedules the way
    "Pipeline Parallelism with Controllable Memory" (Qi, Wan, Amar, Lin) does:
@@ -381,6 +381,44 @@ DECISIONS (where the paper is ambiguous, what this file does)
      caps on V placement): at unit times and large n most candidates stop
      there (at d = 128, n = 1024, interleaved-1f1b-u and zb-h1 are at that
      bound), and so does the local search.
+   - Stopping at the order bound (0.5.1). pp__order_bound is a lower bound
+     on the makespan of any order of a schedule's passes, whatever its
+     memory: each device's work after the forward path to its first stage
+     (and, unsplit, before the backward path below its stage), or the
+     critical path, the larger. A schedule that reaches it cannot be
+     shortened, so the work that could only shorten it stops there:
+     - a reorder runs no more variants (a variant's result replaces the
+       best only when shorter), the local search and the guarantee do not
+       start: the same schedules, exactly;
+     - an adaptive search ranks at 2d microbatches: a level whose kept
+       blocks are all at the bound there takes no more (a block goes in
+       only when shorter), and is not timed: the same schedules;
+     - an adaptive search prefers the shorter, and at the same makespan the
+       smaller peak (pp__auto_better), so a candidate is skipped only where
+       it cannot win (pp__may_beat): where the bounds at its memory (its
+       caps, or a grid block's laid peak; Appendix E.2 falls as the peak
+       rises) show it cannot be as short, or where it could at most tie and
+       its memory before reordering is not below the best's peak. The
+       first is exact. The second takes the memory before reordering as
+       the peak a candidate ends with: reordering keeps every device under
+       a cap and never seeks a smaller peak, and on every grid block of
+       our grids the grid's peak is its laid peak;
+     - above 2d + 6 microbatches (pp__small_n), where each block finalist
+       costs a reorder at 2d + 4 and its extension, once the best is at the
+       bound no more block finalists are built, v-auto's grid family is
+       not run, and the list-built candidates (kept there only when
+       shorter) are not built. No schedule can be shorter; one could have
+       tied with a smaller peak, which we give up there for the time (at
+       d = 16, n = 128, unit times, the grid family was 2/3 of v-auto's).
+     Measured: bench/hash_diff.sh with -x and -l (make hash's grid, three
+     more time settings, and the adaptive schedules at n = 4d and 8d for d
+     4..16 under five time settings and five limits: 14892 builds) and
+     make hash-big (d = 128, n = 1024, and d = 16 and 32 at n = 8d) find no
+     build changed by any of these, pass for pass. Speed (CPU, unit times):
+     v-auto at d = 128, n = 1024 5.6 s -> 0.95 s, at d = 16, n = 128 100
+     -> 36 ms; zb-2p at d = 128 1.8 -> 0.8 s. With uneven times and comm
+     the bound is rarely reached: v-auto at d = 16, n = 128 with Table 5
+     times and comm 0.6 went from 0.24 s to 0.18 s.
      tests/test_guarantee.c checks (a) and (b) through the public API.
    - gpipe, 1f1b, eager-1f1b, interleaved-1f1b and 1f1b-r are defined by
      their published order and are not reordered (with t_comm > 0, moving
@@ -731,7 +769,13 @@ REVISION HISTORY (oldest first)
           makespan, none longer, no peak above its promise.
           pp_config.no_guarantee (new field) skips the guarantee's
           comparison builds; pp_plan ranks its candidates with it.
-   0.5.1  the local search also moves a critical-path pass earlier into
+   0.5.1  stopping at the order bound (DECISIONS), same schedules on every
+          grid we have (hash_diff -x -l, hash-big): reorder, the adaptive
+          searches' ranking, their fixed candidates and grid finalists, and
+          above 2d + 6 microbatches their remaining candidates. v-auto at
+          d = 128, n = 1024 5.6 s -> 0.95 s of CPU, at d = 16, n = 128
+          100 -> 36 ms.
+   0.5.2  the local search also moves a critical-path pass earlier into
           an idle gap on its device when no swap helps (issue 17: v-zb
           and v-auto at limit d, d=4 n=8, B = 2F with comm, 36.3 -> 36.2,
           within 1% of the proven 35.9). Schedules change: of make hash's
@@ -743,7 +787,7 @@ REVISION HISTORY (oldest first)
 
 #define PP_SCHED_VERSION_MAJOR 0
 #define PP_SCHED_VERSION_MINOR 5
-#define PP_SCHED_VERSION_PATCH 1
+#define PP_SCHED_VERSION_PATCH 2
 
 #include <stddef.h>
 #ifndef PP_SCHED_NO_STDIO
@@ -2762,6 +2806,9 @@ static void pp__cache_free(void *p, void *user) {
 }
 
 static pp_status pp__reorder_run(pp_schedule *s, unsigned mask, double limit, char *err);
+static double pp__order_bound(const pp_schedule *s);
+static int pp__at_bound(double mk, double lb);
+static int pp__may_beat(const pp_schedule *best, double lb0, double peak);
 
 /* The memory cap of each device (cap[d]) when s, squeezed or on the grid,
    is reordered. "Without changing peak memory": no device goes above the
@@ -2825,7 +2872,7 @@ static pp_status pp__reorder(pp_schedule *s, unsigned mask, double limit, char *
 static pp_status pp__reorder_run(pp_schedule *s, unsigned mask, double limit, char *err) {
     int d, S, n, P, i, variant;
     size_t keys;
-    double *endk, *cap, best_mk, warm_end, in_mk, pre_mk = 0;
+    double *endk, *cap, best_mk, warm_end, in_mk, pre_mk = 0, lb;
     pp_pass *saved, *best, *pre, *vbest;
     pp_allocator *al;
     pp_status st = PP_OK, pre_st = PP_OK;
@@ -2853,13 +2900,15 @@ static pp_status pp__reorder_run(pp_schedule *s, unsigned mask, double limit, ch
     memcpy(saved, s->passes, (size_t)P * sizeof(pp_pass));
     memcpy(best, s->passes, (size_t)P * sizeof(pp_pass));
     best_mk = in_mk = s->makespan;
+    lb = pp__order_bound(s);
     pp__reorder_caps(s, limit, cap);
     for (i = 0; i < P; i++) {
         const pp_pass *p = &s->passes[i];
         endk[pp__key(S, n, p->kind, p->stage, p->microbatch)] = p->end;
     }
     warm_end = endk[pp__key(S, n, s->split_backward ? PP_B : PP_BW, 0, 0)];
-    for (variant = 0; variant < PP__RV_COUNT && st == PP_OK; variant++) {
+    /* a variant keeps only a shorter order: none is shorter than the bound */
+    for (variant = 0; variant < PP__RV_COUNT && st == PP_OK && !pp__at_bound(best_mk, lb); variant++) {
         /* variants with one first step share it: the second starts from the
            first's result, kept in pre (endk is rewritten before it is read) */
         const struct pp__reorder_variant *rv = &pp__reorder_variants[variant];
@@ -3307,6 +3356,12 @@ static pp_status pp__extend_exact(const pp_schedule *s, int n, pp_schedule **out
     return PP_OK;
 }
 
+/* The microbatches a long schedule is reordered at (then extended by its
+   stable phase, pp__block_schedule), and whether n is small enough to be
+   reordered whole (n <= 2d + 6). */
+static int pp__reorder_n(int d) { return 2 * d + 4; }
+static int pp__small_n(int d, int n) { return n <= pp__reorder_n(d) + 2; }
+
 /* A block repeated n times, squeezed and, when mask is not 0, reordered
    with those variants (limit as in pp__reorder). For n above 2d+6 the
    reordering runs at 2d+4 microbatches and pp__extend adds the rest, kept
@@ -3318,9 +3373,9 @@ static pp_status pp__block_schedule(const pp_block *blk, int n, const pp__cfg *c
                                     double limit, pp__memo *memo, pp_schedule **out, char *err) {
     pp_schedule *s = NULL, *e = NULL;
     pp_status st;
-    int ns = 2 * blk->devices + 4;
+    int ns = pp__reorder_n(blk->devices);
     *out = NULL;
-    if (mask && n > ns + 2) {
+    if (mask && !pp__small_n(blk->devices, n)) {
         st = pp__repeat(blk, ns, NULL, c, recompute, &s, err);
         if (st == PP_OK) st = pp_squeeze(s, err);
         if (st == PP_OK) st = pp__reorder_memo(s, mask, limit, memo, err);
@@ -3755,7 +3810,21 @@ static pp_status pp__req_shape(pp__req *q, char *err) {
 
 /* A built-in schedule by id, under q's config (the adaptive searches
    compare with the fixed schedules of their family this way). */
-static pp_status pp__build_id(const pp__req *q, pp_sched_id id, pp_schedule **out, char *err);
+/* What a candidate (of the guarantee, of an adaptive search) must do to be
+   built: caps at most cap on every device (cap may be NULL: any), and the
+   lower bound on the makespan of any order of s's with peak at most those
+   caps (work and path, lb0, and Appendix E.2's, which falls as the peak
+   rises) below mk, the best so far: a candidate that cannot be shorter is
+   not built; with ties (an adaptive search, where s is the best so far and
+   mk its makespan), one that cannot win over s (pp__may_beat). */
+typedef struct pp__fit {
+    const double *cap;
+    const pp_schedule *s;
+    double lb0, mk;
+    int ties;
+} pp__fit;
+
+static pp_status pp__build_id(const pp__req *q, pp_sched_id id, const pp__fit *fit, pp_schedule **out, char *err);
 
 /* ---- adaptive schedules under a memory limit (Appendix A) -------------- */
 
@@ -3804,6 +3873,7 @@ typedef struct pp__auto {
     int ntop, nlev;          /* blocks kept per level (<= PP__AUTO_TOP), levels ranked */
     int nl, extra;           /* levels [nl, 2 nl): the same for blocks with wider turns (extra = 1), ranked apart */
     double limit, min_mem;   /* min_mem: least peak of any legal candidate seen */
+    double lb_eval;          /* pp__order_bound at n_eval microbatches (the same for every block), -1 = not yet */
     int *count;              /* [levels] */
     unsigned long *seen;     /* [PP__AUTO_SEEN]: hashes of the blocks already tried, 0 = empty */
     pp_block **top;          /* [levels * PP__AUTO_TOP] */
@@ -3825,7 +3895,7 @@ static pp_status pp__auto_init(pp__auto *A, const pp__req *q, int ntop, int nlev
     int d = q->d, n = q->n;
     double limit = q->limit;
     memset(A, 0, sizeof *A);
-    A->q = q; A->al = q->c.al; A->n = n; A->limit = limit; A->min_mem = -1;
+    A->q = q; A->al = q->c.al; A->n = n; A->limit = limit; A->min_mem = -1; A->lb_eval = -1;
     pp__memo_init(&A->memo, &A->al);
     A->ntop = ntop < PP__AUTO_TOP ? ntop : PP__AUTO_TOP; A->nlev = nlev;
     A->n_eval = n < pp__auto_neval(d) ? n : pp__auto_neval(d);
@@ -3984,6 +4054,21 @@ static pp_status pp__auto_consider(pp__auto *A, pp_block *blk, char *err) {
     if (A->min_mem < 0 || mem < A->min_mem) A->min_mem = mem;
     if (mem > A->limit + 1e-9) { pp_block_free(blk); return PP_OK; }
     if (A->pass == 0) { A->count[lev] = 1; A->kept = 1; pp_block_free(blk); return PP_OK; }
+    cnt = &A->count[lev];
+    tb = &A->top[lev * PP__AUTO_TOP];
+    tm = &A->top_mk[lev * PP__AUTO_TOP];
+    if (A->lb_eval < 0) { /* every block has the same passes at n_eval, so the same bound */
+        st = pp__repeat(blk, A->n_eval, NULL, &A->q->c, 0, &s, err);
+        if (st == PP_OK) st = pp_squeeze(s, err);
+        if (st == PP_OK) A->lb_eval = pp__order_bound(s);
+        pp_sched_free(s);
+        s = NULL;
+        if (st != PP_OK) { pp_block_free(blk); return st; }
+    }
+    /* a full level whose last is at that bound keeps no more: a block goes
+       in only when shorter (with 1e-9 of slack, less the rounding of sums
+       of up to about 1e4 passes) */
+    if (*cnt == top && tm[top - 1] <= A->lb_eval + 0.5e-9 - 1e-12 * A->lb_eval) { pp_block_free(blk); return PP_OK; }
     if (blk->microbatches == 1) {
         st = pp__auto_eval_init(A, blk, err);
         if (st != PP_OK) { pp_block_free(blk); return st; }
@@ -3995,9 +4080,6 @@ static pp_status pp__auto_consider(pp__auto *A, pp_block *blk, char *err) {
         mk = s->makespan;
         pp_sched_free(s);
     }
-    cnt = &A->count[lev];
-    tb = &A->top[lev * PP__AUTO_TOP];
-    tm = &A->top_mk[lev * PP__AUTO_TOP];
     for (k = 0; k < *cnt; k++)
         if (mk < tm[k] - 1e-9) break;
     if (k == top) { pp_block_free(blk); return PP_OK; }
@@ -4063,6 +4145,7 @@ static pp_status pp__auto_finish(pp__auto *A, const pp_sched_id *fixed, int nfix
     pp_status st = PP_OK;
     int k, l, nf = 0;
     double frontier = 1e300;
+    pp__fit fit;
     int nx = 0;
     pp_block *fb[PP__AUTO_BUILD + PP__AUTO_BUILDX]; /* finalists: the best PP__AUTO_BUILD by their small-n estimate, */
     double fmk[PP__AUTO_BUILD + PP__AUTO_BUILDX];   /* then the best PP__AUTO_BUILDX of the wider turns */
@@ -4102,21 +4185,29 @@ static pp_status pp__auto_finish(pp__auto *A, const pp_sched_id *fixed, int nfix
     }
     for (k = 0; k < nx; k++) fb[nf + k] = fb[PP__AUTO_BUILD + k];
     nf += nx;
-    /* stage 3: the finalists at the real n, every reorder variant */
+    /* stage 3: the finalists at the real n, every reorder variant; above
+       pp__small_n, none after one at the order bound (DECISIONS: the search
+       stops at the bound) */
     for (k = 0; k < nf && st == PP_OK; k++) {
         pp_schedule *s = NULL;
+        if (best && !pp__small_n(A->q->d, A->n) && pp__at_bound(best->makespan, pp__order_bound(best))) break;
         st = pp__block_schedule(fb[k], A->n, &A->q->c, 0, A->q->c.reorder ? PP__RV_ALL : 0u, A->limit, &A->memo, &s,
                                 err);
         if (st == PP_OK && pp__auto_better(s, best)) { pp_sched_free(best); best = s; s = NULL; }
         pp_sched_free(s);
     }
     /* the fixed blocks of the same family, where they fit: the adaptive
-       schedule is never longer than them */
+       schedule is never longer than them. One that cannot be as short as
+       the best so far (its memory caps and the bounds, pp__fit with ties)
+       is not built: it could neither be shorter nor tie with a smaller peak */
+    memset(&fit, 0, sizeof fit);
+    fit.ties = 1;
     for (k = 0; k < nfixed && st == PP_OK; k++) {
         pp_schedule *s = NULL;
         int i;
         double mem = 0;
-        if (pp__build_id(A->q, fixed[k], &s, NULL) != PP_OK) continue;
+        if (best) { fit.s = best; fit.lb0 = pp__order_bound(best); fit.mk = best->makespan; }
+        if (pp__build_id(A->q, fixed[k], best ? &fit : NULL, &s, NULL) != PP_OK || !s) continue;
         for (i = 0; i < s->devices; i++) mem = pp__max(mem, s->peak_memory[i]);
         if (A->min_mem < 0 || mem < A->min_mem) A->min_mem = mem;
         if (mem <= A->limit + 1e-9 && pp__auto_better(s, best)) { pp_sched_free(best); best = s; s = NULL; }
@@ -4830,16 +4921,18 @@ static pp_status pp__vgrid_build(pp__vgrid *G, const pp__cfg *cfg, const pp__vgr
 /* The shortest schedule of the grid family within limit (NULL in *out if
    none). Every block is ranked by its grid's time at n, or at
    pp__vgrid_n(d) for larger n; the best PP__VGRID_TOP are built at n as
-   schedules and reordered with every variant (pp__reorder, up to the
-   limit). */
-static pp_status pp__vgrid_search(const pp__req *q, pp_schedule **out, char *err) {
+   schedules and reordered with every variant (pp__reorder, within their
+   own peak), except those that cannot win over beat (may be NULL), the
+   best of the other family, or over the best of their own so far
+   (pp__may_beat). */
+static pp_status pp__vgrid_search(const pp__req *q, const pp_schedule *beat, pp_schedule **out, char *err) {
     const pp__cfg *cfg = &q->c;
     int d = q->d, n = q->n;
     double limit = q->limit;
     pp__vgrid G, G2;
     pp__memo memo;
     pp__vgrid_cand top[PP__VGRID_TOP], c;
-    double *end = NULL, *free_at = NULL, comm = q->c.times.comm;
+    double *end = NULL, *free_at = NULL, comm = q->c.times.comm, lb0 = -1;
     const double *tm = q->shape.stage_time; /* as every V schedule of this d and config gets them */
     int maxmem = (int)(2 * limit + 1e-9), n1 = n < pp__vgrid_n(d) ? n : pp__vgrid_n(d), ntop = 0, fi, bi, bbi, k;
     int gcap = maxmem < 2 * d ? maxmem : 2 * d; /* the peak a grid may reach */
@@ -4915,7 +5008,14 @@ static pp_status pp__vgrid_search(const pp__req *q, pp_schedule **out, char *err
        finalists): the memo gives its reorder without running it again */
     for (k = 0; k < ntop && st == PP_OK; k++) {
         pp_schedule *s = NULL, *e = NULL;
+        const pp_schedule *ref = *out && (!beat || pp__auto_better(*out, beat)) ? *out : beat;
         st = pp__vgrid_build(&G, cfg, &top[k], maxmem, &s);
+        if (st == PP_OK && s && ref) { /* one that cannot win over the best so far is not reordered */
+            double peak = 0;
+            for (i = 0; i < d; i++) peak = pp__max(peak, s->peak_memory[i]);
+            if (lb0 < 0) lb0 = pp__order_bound(ref);
+            if (!pp__may_beat(ref, lb0, peak)) { pp_sched_free(s); continue; }
+        }
         if (n1 != n) {
             if (st == PP_OK && s) st = pp__reorder_memo(s, PP__RV_ALL, 0, &memo, err);
             if (st == PP_OK && s) st = pp__extend_exact(s, n, &e, err);
@@ -5026,17 +5126,22 @@ static pp_status pp__v_auto(const pp__req *q, pp_schedule **out, char *err) {
     pp__mfree(&A.al, rec);
     if (st == PP_OK) st = pp__auto_finish(&A, pp__vauto_fixed, PP__AUTO_FIXED, out, err);
     pp__auto_release(&A);
-    if (st == PP_OK && q->c.reorder) {
+    /* the grid family, except above pp__small_n where the blocks' best is at
+       the order bound (DECISIONS: the search stops at the bound) */
+    if (st == PP_OK && q->c.reorder &&
+        (pp__small_n(d, q->n) || !*out || !pp__at_bound((*out)->makespan, pp__order_bound(*out)))) {
         pp_schedule *g = NULL;
-        st = pp__vgrid_search(q, &g, err);
+        st = pp__vgrid_search(q, *out, &g, err);
         if (st == PP_OK && g && pp__auto_better(g, *out)) { pp_sched_free(*out); *out = g; g = NULL; }
         pp_sched_free(g);
         if (st != PP_OK) { pp_sched_free(*out); *out = NULL; }
     }
-    if (st == PP_OK && q->c.reorder && *out) { /* V-ZB's list-built order at the limit (pp__vzb_list) */
+    /* V-ZB's list-built order at the limit (pp__vzb_list); above 2d + 6
+       microbatches it is kept only when shorter, so not built where nothing is */
+    if (st == PP_OK && q->c.reorder && *out && (pp__small_n(d, q->n) || !pp__at_bound((*out)->makespan, pp__order_bound(*out)))) {
         pp_schedule *g = NULL;
         double *cap = (double *)pp__malloc(&q->c.al, pp__size((size_t)d, sizeof(double)));
-        int i, small = q->n <= 2 * d + 6;
+        int i, small = pp__small_n(d, q->n);
         if (!cap) { pp_sched_free(*out); *out = NULL; pp__err(err, "out of memory in v-auto"); return PP_ERR_OUT_OF_MEMORY; }
         for (i = 0; i < d; i++) cap[i] = limit;
         st = pp__vzb_list(q, cap, small ? 1e300 : (*out)->makespan, &g, err);
@@ -5266,10 +5371,12 @@ static pp_status pp__zb_auto(const pp__req *q, pp_schedule **out, char *err) {
     pp__auto_release(&A);
     /* the list-built candidate, reordered (as the blocks: up to 2d + 6
        microbatches); only where a block fits, so the limits zb-auto takes
-       stay those of its blocks (the list would also build below d units) */
-    if (st == PP_OK && q->c.reorder && *out) {
+       stay those of its blocks (the list would also build below d units);
+       above 2d + 6 microbatches it is kept only when shorter, so not built
+       where nothing is */
+    if (st == PP_OK && q->c.reorder && *out && (pp__small_n(d, q->n) || !pp__at_bound((*out)->makespan, pp__order_bound(*out)))) {
         pp_schedule *g = NULL;
-        int small = q->n <= 2 * d + 6;
+        int small = pp__small_n(d, q->n);
         st = pp__zb_list(q, limit, small ? 1e300 : (*out)->makespan, &g, err);
         if (st == PP_OK && g && small) st = pp__reorder(g, PP__RV_ALL, limit, err);
         if (st == PP_OK && g && pp__auto_better(g, *out)) { pp_sched_free(*out); *out = g; g = NULL; }
@@ -5896,11 +6003,11 @@ static pp_status pp__build_v_zb(const pp__req *q, pp_block **blk, pp_schedule **
     /* reordered only up to 2d + 6 microbatches (beyond, the block's schedule
        is reordered at 2d + 4 and extended; reordering at full n is slow),
        so beyond only an order shorter before reordering can win */
-    if (st == PP_OK) st = pp__vzb_list(q, (*s)->peak_bound, q->n <= 2 * q->d + 6 ? 1e300 : (*s)->makespan, &g, err);
+    if (st == PP_OK) st = pp__vzb_list(q, (*s)->peak_bound, pp__small_n(q->d, q->n) ? 1e300 : (*s)->makespan, &g, err);
     if (st == PP_OK && g) {
         g->interval = (*s)->interval;
         memcpy(g->peak_bound, (*s)->peak_bound, (size_t)q->d * sizeof *g->peak_bound);
-        if (q->n <= 2 * q->d + 6) st = pp__reorder(g, PP__RV_ALL, 0, err);
+        if (pp__small_n(q->d, q->n)) st = pp__reorder(g, PP__RV_ALL, 0, err);
         if (st == PP_OK && g->makespan < (*s)->makespan - PP__EPS * (1 + g->makespan)) { pp_sched_free(*s); *s = g; g = NULL; }
     }
     pp_sched_free(g);
@@ -6135,17 +6242,6 @@ static pp_status pp__build_caps(const pp__req *q, const pp_block *blk, const pp_
     return st;
 }
 
-/* What a candidate of the guarantee must do to be built: caps at most cap
-   on every device (cap may be NULL: any), and the lower bound on the
-   makespan of any order of s's with peak at most those caps (work and path,
-   lb0, and Appendix E.2's, which falls as the peak rises) below mk, the
-   best so far: a candidate that cannot be shorter is not built. */
-typedef struct pp__fit {
-    const double *cap;
-    const pp_schedule *s;
-    double lb0, mk;
-} pp__fit;
-
 static double pp__vbound(const pp_schedule *s, double peak);
 static double pp__device_bound(const pp_schedule *s);
 
@@ -6183,8 +6279,9 @@ static pp_status pp__build_fit(const pp__req *q, const pp__fit *fit, double *cap
             top = pp__max(top, caps[i]);
         }
         if (st == PP_OK && fit && i == q->d && fit->s &&
-            pp__max(fit->lb0, pp__vbound(fit->s, top)) >= fit->mk - PP__EPS * (1 + fit->mk))
-            i = -1; /* cannot be shorter */
+            (fit->ties ? !pp__may_beat(fit->s, fit->lb0, top)
+                       : pp__max(fit->lb0, pp__vbound(fit->s, top)) >= fit->mk - PP__EPS * (1 + fit->mk)))
+            i = -1; /* cannot be shorter (with ties: cannot win, pp__may_beat) */
         if (st != PP_OK || (fit && i < q->d)) {
             pp_block_free(blk); pp_sched_free(s); pp__mfree(&q->c.al, caps);
             return st;
@@ -6199,7 +6296,7 @@ static pp_status pp__build_fit(const pp__req *q, const pp__fit *fit, double *cap
         pp_block_free(blk);
         if (st != PP_OK) { pp__mfree(&q->c.al, caps); return st; }
     } /* a builder that returns a schedule has reordered it where it should be (v-zb) */
-    if (st == PP_OK && local && s->makespan > pp__device_bound(s) * (1 + PP__EPS) + PP__EPS)
+    if (st == PP_OK && local && !pp__at_bound(s->makespan, pp__order_bound(s)))
         st = pp__local_search(s, caps, err); /* (not when no order can be shorter) */
     if (st == PP_OK) {
         char verr[PP_ERR_LEN];
@@ -6221,8 +6318,6 @@ static pp_status pp__build_fit(const pp__req *q, const pp__fit *fit, double *cap
     *out = s;
     return PP_OK;
 }
-
-static pp_status pp__build(const pp__req *q, pp_schedule **out, char *err) { return pp__build_fit(q, NULL, NULL, out, err); }
 
 /* The request for schedule id at q's devices, microbatches and config
    (unit = 1: at unit times instead, comm 0, no stage_times), under memory
@@ -6249,13 +6344,15 @@ static pp_status pp__req_like(const pp__req *q, pp_sched_id id, int unit, double
     return st;
 }
 
-static pp_status pp__build_id(const pp__req *q, pp_sched_id id, pp_schedule **out, char *err) {
+/* q's build of schedule id (see pp__fit: *out NULL when fit says it
+   cannot be built) */
+static pp_status pp__build_id(const pp__req *q, pp_sched_id id, const pp__fit *fit, pp_schedule **out, char *err) {
     pp__req r;
     pp_status st;
     *out = NULL;
     st = pp__req_like(q, id, 0, pp__limit_of(&pp__infos[id], 0, q->d), &r, err);
     if (st != PP_OK) return st;
-    st = pp__build(&r, out, err);
+    st = pp__build_fit(&r, fit, NULL, out, err);
     pp__req_free(&r);
     return st;
 }
@@ -6295,6 +6392,37 @@ static double pp__device_bound(const pp_schedule *s) {
     return best;
 }
 
+/* The lower bound every order of s's passes obeys, whatever its memory:
+   pp__device_bound or the critical path (pp_sched_bounds' path), the
+   larger. A schedule that reaches it cannot be shortened by any order, so
+   the local search, the guarantee and the adaptive searches stop there
+   (pp__at_bound). */
+static double pp__order_bound(const pp_schedule *s) {
+    pp_bounds b;
+    pp_sched_bounds(s, &b);
+    return pp__max(pp__device_bound(s), b.path);
+}
+
+static int pp__at_bound(double mk, double lb) { return mk <= lb * (1 + PP__EPS) + PP__EPS; }
+
+/* Whether a candidate of best's passes (same devices, stages, times) whose
+   peak is at most `peak` may still win over best in an adaptive search
+   (pp__auto_better: shorter, or as short with a smaller peak). lb0:
+   pp__order_bound(best). Where the bounds (lb0, Appendix E.2 at that peak)
+   say it cannot be as short, it cannot win. Where they say it can at most
+   be as short, it must have a smaller peak, and `peak` is taken as the
+   peak it ends with: a candidate whose memory before its reordering is not
+   below best's peak is not built (reordering keeps each device under a cap
+   and never seeks a smaller peak; see DECISIONS). */
+static int pp__may_beat(const pp_schedule *best, double lb0, double peak) {
+    double mk = best->makespan, tol = PP__EPS * (1 + mk), lb = pp__max(lb0, pp__vbound(best, peak)), top = 0;
+    int i;
+    if (lb > mk + tol) return 0;
+    if (lb < mk - tol) return 1;
+    for (i = 0; i < best->devices; i++) top = pp__max(top, best->peak_memory[i]);
+    return peak < top - 1e-9;
+}
+
 /* 1 when the adaptive search that builds `in` already took schedule y, as
    built at the caller's times, wherever its peak fits the limit (which its
    caps fitting the limit implies), and the local search after it only
@@ -6325,13 +6453,12 @@ static pp_status pp__guarantee(const pp__req *q, const double *cap, pp_schedule 
     pp_allocator *al = &s->allocator;
     pp_pass *best, *tmp;
     pp_status st = PP_OK;
-    pp_bounds lb;
     pp__fit fit;
     if (in->published || !q->c.reorder || !q->c.guarantee) return PP_OK;
-    pp_sched_bounds(s, &lb);
+    memset(&fit, 0, sizeof fit);
     fit.s = s;
-    fit.lb0 = pp__max(pp__device_bound(s), lb.path);
-    if (best_mk <= fit.lb0 * (1 + PP__EPS) + PP__EPS) return PP_OK; /* nothing is shorter */
+    fit.lb0 = pp__order_bound(s);
+    if (pp__at_bound(s->makespan, fit.lb0)) return PP_OK; /* nothing is shorter */
     unit = !q->c.stage_times && q->c.times.f == 1 && q->c.times.b == 1 && q->c.times.w == 1 && q->c.times.comm == 0;
     best = (pp_pass *)pp__malloc(al, pp__size((size_t)P, sizeof(pp_pass)));
     tmp = (pp_pass *)pp__malloc(al, pp__size((size_t)P, sizeof(pp_pass)));

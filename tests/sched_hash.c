@@ -16,7 +16,9 @@
    schedule's limit, else the largest Eq. 1 bound, -1 where it has none);
    bench/hash_diff.sh compares two headers' builds with it. -x adds three
    time settings to the grid (Table 5's, with and without comm; B = 2F with
-   comm 0.05): a different hash, for comparing two headers only.
+   comm 0.05), -l the adaptive schedules at n = 4d and 8d (d 4..16, five
+   time settings, five limits): a different hash, for comparing two
+   headers only.
 
    `make hash-big` (sched_hash big) covers the sizes the grid does not: every
    built-in at d = 128, n = 1024 (unit times), and at d = 16, n = 128 and
@@ -109,6 +111,46 @@ static int big(void) {
     return 0;
 }
 
+/* One build of the grid into h (and a line with -v): 1 when refused. ti: the
+   times' label (100 + k: -l's times #Lk) */
+static int grid_one(uint64_t *h, int verbose, const pp_sched_info *info, int d, int n, int ti, const pp_times *t,
+                    const pp_times *stt, double limit, int li, int ro) {
+    pp_config cfg;
+    pp_schedule *s = NULL;
+    pp_status st;
+    char err[PP_ERR_LEN];
+    memset(&cfg, 0, sizeof cfg);
+    cfg.schedule = info->name;
+    cfg.devices = d;
+    cfg.microbatches = n;
+    cfg.no_reorder = ro;
+    cfg.times = *t;
+    cfg.stage_times = stt;
+    cfg.mem_limit = limit;
+    st = pp_sched_build(&cfg, &s, err);
+    fnv_int(h, d), fnv_int(h, n), fnv_int(h, ti), fnv_int(h, li), fnv_int(h, ro);
+    hash_schedule(h, st, s);
+    if (verbose) {
+        uint64_t one = 14695981039346656037ull;
+        double peak = 0, promise = -1;
+        int i;
+        char label[16];
+        hash_schedule(&one, st, s);
+        for (i = 0; st == PP_OK && i < s->devices; i++) {
+            peak = peak > s->peak_memory[i] ? peak : s->peak_memory[i];
+            promise = promise > s->peak_bound[i] ? promise : s->peak_bound[i];
+        }
+        if (st == PP_OK && s->mem_limit > 0) promise = s->mem_limit;
+        if (ti >= 100) snprintf(label, sizeof label, "L%d", ti - 100);
+        else snprintf(label, sizeof label, "%d", ti);
+        printf("  %s d=%d n=%d times#%s limit %g reorder %d: %s %016llx makespan %.17g peak %.17g promise %.17g\n",
+               info->name, d, n, label, limit, !ro, pp_status_string(st), (unsigned long long)one,
+               st == PP_OK ? s->makespan : -1, peak, promise);
+    }
+    pp_sched_free(s);
+    return st != PP_OK;
+}
+
 int main(int argc, char **argv) {
     static const int ds[] = {2, 3, 4, 5, 8};
     static const pp_times times[] = {
@@ -122,7 +164,11 @@ int main(int argc, char **argv) {
        small comm, where the list-built V-ZB and zb-auto candidates differ from the blocks */
     static const pp_times extra[] = {{12.96, 13.22, 9.76, 0}, {12.96, 13.22, 9.76, 0.6}, {1, 2, 1, 0.05}};
     static const double limit_frac[] = {0, 0.5, 0.75, 1.5}; /* x d; 0 = the default */
-    int a, verbose = 0, nextra = 0, nt = (int)(sizeof times / sizeof times[0]);
+    /* -l only: unit, B = 2F, W = 0 with comm, uneven, Table 5 with comm */
+    static const pp_times ltimes[] = {{1, 1, 1, 0}, {1, 2, 1, 0}, {1, 2, 0, 0.1}, {1.3, 2.1, 0.7, 0}, {12.96, 13.22, 9.76, 0.6}};
+    static const int lds[] = {4, 6, 8, 12, 16};
+    static const double llimit_frac[] = {0, 0.5, 0.75, 1.5, 2};
+    int a, verbose = 0, nextra = 0, large = 0, nt = (int)(sizeof times / sizeof times[0]);
     uint64_t total = 14695981039346656037ull;
     int id, count = pp_sched_count(), builds_all = 0;
     pp_times stt[16];
@@ -130,7 +176,8 @@ int main(int argc, char **argv) {
     for (a = 1; a < argc; a++) {
         if (strcmp(argv[a], "-v") == 0) verbose = 1;
         else if (strcmp(argv[a], "-x") == 0) nextra = (int)(sizeof extra / sizeof extra[0]);
-        else { fprintf(stderr, "usage: sched_hash [-v] [-x] | sched_hash big\n"); return 2; }
+        else if (strcmp(argv[a], "-l") == 0) large = 1;
+        else { fprintf(stderr, "usage: sched_hash [-v] [-x] [-l] | sched_hash big\n"); return 2; }
     }
     {
         int s;
@@ -147,42 +194,23 @@ int main(int argc, char **argv) {
         for (li = 0; li < (adaptive ? (int)(sizeof limit_frac / sizeof limit_frac[0]) : 1); li++)
         for (ro = 0; ro < 2; ro++) {
             int d = ds[di], ns[6], n;
-            pp_config cfg;
-            pp_schedule *s = NULL;
-            pp_status st;
-            char err[PP_ERR_LEN];
             ns[0] = 1, ns[1] = 3, ns[2] = d, ns[3] = 2 * d, ns[4] = 3 * d + 1, ns[5] = 4 * d;
             n = ns[ni];
             if (adaptive && d == 8 && n > 2 * d) continue; /* keep the run short */
-            memset(&cfg, 0, sizeof cfg);
-            cfg.schedule = info->name;
-            cfg.devices = d;
-            cfg.microbatches = n;
-            cfg.no_reorder = ro;
-            if (ti < nt) cfg.times = times[ti];
-            else if (ti > nt) cfg.times = extra[ti - nt - 1];
-            else cfg.times = times[2], cfg.stage_times = stt; /* per stage, with comm */
-            cfg.mem_limit = limit_frac[li] * d;
-            st = pp_sched_build(&cfg, &s, err);
-            fnv_int(&h, d), fnv_int(&h, n), fnv_int(&h, ti), fnv_int(&h, li), fnv_int(&h, ro);
-            hash_schedule(&h, st, s);
             builds++;
-            if (st != PP_OK) fails++;
-            if (verbose) {
-                uint64_t one = 14695981039346656037ull;
-                double peak = 0, promise = -1;
-                int i;
-                hash_schedule(&one, st, s);
-                for (i = 0; st == PP_OK && i < s->devices; i++) {
-                    peak = peak > s->peak_memory[i] ? peak : s->peak_memory[i];
-                    promise = promise > s->peak_bound[i] ? promise : s->peak_bound[i];
-                }
-                if (st == PP_OK && s->mem_limit > 0) promise = s->mem_limit;
-                printf("  %s d=%d n=%d times#%d limit %g reorder %d: %s %016llx makespan %.17g peak %.17g promise %.17g\n",
-                       info->name, d, n, ti, cfg.mem_limit, !ro, pp_status_string(st), (unsigned long long)one,
-                       st == PP_OK ? s->makespan : -1, peak, promise);
-            }
-            pp_sched_free(s);
+            fails += grid_one(&h, verbose, info, d, n, ti, ti < nt ? &times[ti] : ti > nt ? &extra[ti - nt - 1] : &times[2],
+                              ti == nt ? stt : NULL, limit_frac[li] * d, li, ro);
+        }
+        /* -l: the adaptive searches at n = 4d and 8d (above 2d + 6, where they
+           reorder at 2d + 4 and extend, and stop at the order bound), times
+           "#L0".."#L4" */
+        for (di = 0; di < (int)(sizeof lds / sizeof lds[0]) && large && info->adaptive; di++)
+        for (ni = 4; ni <= 8; ni += 4)
+        for (ti = 0; ti < (int)(sizeof ltimes / sizeof ltimes[0]); ti++)
+        for (li = 0; li < (adaptive ? (int)(sizeof llimit_frac / sizeof llimit_frac[0]) : 1); li++) {
+            builds++;
+            fails += grid_one(&h, verbose, info, lds[di], ni * lds[di], 100 + ti, &ltimes[ti], NULL,
+                              llimit_frac[li] * lds[di], li, 0);
         }
         printf("%-20s %5d builds %5d refused  %016llx\n", info->name, builds, fails, (unsigned long long)h);
         fnv(&total, &h, sizeof h);
