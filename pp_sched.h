@@ -3044,6 +3044,7 @@ static int pp__local_moves(const pp_schedule *s, const int *tab, const int *pos,
 static pp_status pp__local_search(pp_schedule *s, const double *cap, char *err) {
     int d = s->devices, S = s->stages, n = s->microbatches, P = s->num_passes, half = pp__dep_half(s);
     int small = 2 * d + 4 < n ? 2 * d + 4 : n, trials = (int)((long long)PP__LOCAL_WORK * small / n), i;
+    double lb = pp__order_bound(s);
     pp_allocator *al = &s->allocator;
     size_t keys = (size_t)4 * S * n;
     int *pos = (int *)pp__malloc(al, pp__size(keys, sizeof(int)));
@@ -3058,7 +3059,7 @@ static pp_status pp__local_search(pp_schedule *s, const double *cap, char *err) 
         goto cleanup;
     }
     pp__dep_table(s, tab);
-    while (trials > 0) {
+    while (trials > 0 && !pp__at_bound(s->makespan, lb)) { /* (no order is shorter than lb) */
         int nc = 0, cur = 0, k, improved = 0, phase;
         for (i = 0; i < P; i++) {
             const pp_pass *p = &s->passes[i];
