@@ -314,24 +314,33 @@ DECISIONS (where the paper is ambiguous, what this file does)
      of make hash's 9528 builds longer (a W refill can lengthen an order
      whose gaps the second step then fills).
    - Local search (pp__local_search): every reordered build (and every
-     adaptive one) ends with moves of a pass on the critical path that
-     waits for its device's previous pass, kept when the makespan drops,
-     within the caps above (an adaptive schedule's: mem_limit) and the
-     dependency rule: first swaps with that previous pass; only when no
-     swap on the path helps, a move earlier on its device to just before
-     one of the 2 nearest passes that start after an idle gap (never before
-     its own input). Adjacent swaps alone miss orders that fill a gap two
-     or more passes back (each swap on the way lengthens the path): v-zb
-     at d=4 n=8, B = 2F with comm, stayed 1.1% above CP-SAT's proven
-     optimum, now 0.84%. A swap that moves a W (nothing waits for it) onto
-     a pass with no gap before it cannot help and is not tried. Moves of a
-     pass later, or of two passes at once, are not tried: from v-zb's
-     36.2 there no single move of one pass anywhere on its device helps,
-     and the optimum's order differs in the cool-down of three devices.
-     Budget: PP__LOCAL_WORK = 24 trials (one squeeze each), swaps and
+     adaptive one) ends with moves around a pass on the critical path
+     that waits for its device's previous pass, kept when the makespan
+     drops, within the caps above (an adaptive schedule's: mem_limit) and
+     the dependency rule. Three moves, each tried on the whole path
+     before the next: swap the pass with that previous pass; move the pass
+     earlier, to just before one of the 2 nearest passes on its device
+     that start after an idle gap (never before its own input); move the
+     previous pass later, to just before one of the 2 nearest idle gaps
+     after the pass or to the device's end (never after a pass that needs
+     it). Swaps alone miss orders that fill a gap two or more passes away
+     (each swap on the way lengthens the path): v-zb at d=4 n=8, B = 2F
+     with comm, stayed 1.1% above CP-SAT's proven optimum, now 0.84%. The
+     swaps go first because they are what most builds gain from: trying
+     the three moves pass by pass instead made 84 of hash_diff's builds
+     longer than swaps alone (same budget); 4 gaps instead of 2 made 8
+     longer, 1 shorter. A swap that moves a W (nothing waits for it) onto
+     a pass with no gap before it cannot help and is not tried. Not
+     tried, two moves at once: from v-zb's 36.2 there no pass moved anywhere on its device,
+     nor any pair of moves in the last 24 passes of each device, is
+     shorter; the optimum's order differs in the cool-down of three
+     devices. Budget: PP__LOCAL_WORK = 24 trials (one squeeze each), all
      moves together, scaled by min(n, 2d+4)/n, the share of the schedule
      the reorder runs on, so it costs at most about as much as the reorder
-     (11 variants of 2 to 4 steps, each a squeeze or more).
+     (11 variants of 2 to 4 steps, each a squeeze or more); it stops at
+     the order bound (pp__at_bound). Twice the budget would shorten 157
+     more of hash_diff's 14892 builds (none longer), at up to twice the
+     search's cost.
    - The guarantee (pp__guarantee, the end of pp_sched_build): a built-in
      or adaptive schedule s is never longer than
      (a) its own order built at unit times (comm 0, no stage_times) and
@@ -775,12 +784,13 @@ REVISION HISTORY (oldest first)
           above 2d + 6 microbatches their remaining candidates. v-auto at
           d = 128, n = 1024 5.6 s -> 0.95 s of CPU, at d = 16, n = 128
           100 -> 36 ms.
-   0.5.2  the local search also moves a critical-path pass earlier into
-          an idle gap on its device when no swap helps (issue 17: v-zb
-          and v-auto at limit d, d=4 n=8, B = 2F with comm, 36.3 -> 36.2,
-          within 1% of the proven 35.9). Schedules change: of make hash's
-          grid with -x 148 of 14292 builds, 119 shorter, 29 another order
-          of the same makespan, none longer, no peak above its promise.
+   0.5.2  the local search, when no swap on the critical path helps,
+          moves a pass earlier into an idle gap on its device, or the pass
+          it waits for later into one (issue 17: v-zb and v-auto at limit
+          d, d=4 n=8, B = 2F with comm, 36.3 -> 36.2, within 1% of the
+          proven 35.9). Schedules change: of hash_diff's grid (-x -l,
+          14892 builds) 236 changed, 189 shorter, 47 another order of the
+          same makespan, none longer, no peak above its promise.
 */
 #ifndef PP_SCHED_H
 #define PP_SCHED_H
@@ -2961,27 +2971,27 @@ static pp_status pp__reorder_run(pp_schedule *s, unsigned mask, double limit, ch
 
 /* The last step of every reordered build (pp__build): walk the critical
    path back from the pass that ends last and collect the passes that wait
-   for their device's previous pass rather than for their input. Two moves
-   of such a pass, each kept when the makespan drops:
-     - swap it with its device's previous pass;
-     - only when no swap on the path helps: move it earlier on its device,
-       to just before one of the PP__LOCAL_GAPS nearest passes that start
-       after their device was idle (it runs in that idle gap, or the passes
-       it now precedes slide into it), never before its own input.
-   A single swap cannot fill a gap two or more passes back: each swap alone
-   delays the pass it overtakes on the path (issue 17: v-zb, d=4 n=8, times
-   1,2,1,0.1 gains 36.3 -> 36.2 from one such move, within 1% of the proven
-   35.9). Every move keeps the dependency rule (a pass never goes before
-   its own input on its device: pp__input; an order that deadlocks through
-   other devices is refused by the squeeze) and the memory caps (cap[d]:
-   the reorder's, or an adaptive schedule's mem_limit). It stops when no
-   move on the critical path helps or after PP__LOCAL_WORK trials (each one
-   squeeze of the whole schedule), scaled by min(n, 2d+4)/n, the share of
-   the schedule the reorder itself runs on (pp__block_schedule): so it
-   costs at most about what the reorder does (a reorder runs 11 variants
-   of 2 to 4 steps, each a squeeze or more). Deterministic: candidates are
-   tried from the end of the critical path back, swaps before moves,
-   nearer gaps first; the first that helps is kept. */
+   for their device's previous pass rather than for their input. Moves
+   around such a pass j (pp__local_moves), each kept when the makespan
+   drops: 0, swap j with j - 1; 1, move j earlier into one of the
+   PP__LOCAL_GAPS nearest idle gaps before it (it runs in the gap, or the
+   passes it now precedes slide into it); 2, move j - 1 later into one of
+   the nearest idle gaps after j, or to its device's end. Each kind is
+   tried on the whole path before the next: a single swap cannot fill a
+   gap two or more passes away, since each swap alone delays the pass it
+   overtakes (issue 17: v-zb, d=4 n=8, times 1,2,1,0.1 gains 36.3 -> 36.2
+   from one move of kind 1, within 1% of the proven 35.9). Every move keeps
+   the dependency rule (never before its own input, never after a pass
+   that needs it, on its device: pp__input; an order that deadlocks
+   through other devices is refused by the squeeze) and the memory caps
+   (cap[d]: the reorder's, or an adaptive schedule's mem_limit). It stops
+   when no move on the critical path helps, at the order bound, or after
+   PP__LOCAL_WORK trials (each one squeeze of the whole schedule), scaled
+   by min(n, 2d+4)/n, the share of the schedule the reorder itself runs on
+   (pp__block_schedule): so it costs at most about what the reorder does
+   (a reorder runs 11 variants of 2 to 4 steps, each a squeeze or more).
+   Deterministic: candidates are tried from the end of the critical path
+   back, nearer gaps first; the first that helps is kept. */
 enum { PP__LOCAL_WORK = 24, PP__LOCAL_GAPS = 2, PP__LOCAL_PHASES = 3 };
 
 /* passes[from] to position to of the same device, the passes between one
