@@ -940,6 +940,44 @@ int main(void) {
         group_next("local-search-optimum", "v-zb and v-auto (limit 4), d=4 n=8, times 1,2,1,0.1: within 1% of CP-SAT's "
                    "proven 35.90");
     }
+    /* The order bound, and the searches that stop at it (DECISIONS,
+       "Stopping at the order bound"). At unit times (F = B = W = 1 for a
+       device's share, so 1/v per stage) and split backward, no order is
+       shorter than the last device's work (3n) after the forward path to its
+       first stage: (d-1)/2 on V placement (stage d-1 of 2d half stages),
+       d-1 on sequential placement. At n = 8d V-ZB and ZB-H1 reach it with a
+       peak of d, so v-auto and zb-auto reach it too, at every limit from d
+       up, and the peak they keep at that makespan is no more than d (at
+       the same makespan the smaller peak wins): a search that stopped
+       before taking the fixed schedules, or skipped one that could tie
+       with a smaller peak, fails here. */
+    {
+        static const int ds[] = {4, 6, 8, 12, 16};
+        const pp_times unit = {1, 1, 1, 0};
+        size_t di;
+        for (di = 0; di < sizeof ds / sizeof ds[0]; di++) {
+            int dd = ds[di], n = 8 * dd, li;
+            for (k = 0; k < 4; k++) {
+                static const char *names[4] = {"v-zb", "zb-h1", "v-auto", "zb-auto"};
+                int v = k % 2 == 0;
+                double want = 3.0 * n + (v ? (dd - 1) / 2.0 : dd - 1);
+                for (li = 0; li < (k < 2 ? 1 : 2); li++) {
+                    double lim = k < 2 ? 0 : li == 0 ? dd : v ? 1.5 * dd : 2.0 * dd;
+                    pp_schedule *a = build(names[k], dd, n, unit, lim, err);
+                    if (!CHECK(a != NULL, "%s d=%d n=%d limit %g: %s", names[k], dd, n, lim, err)) continue;
+                    CHECK(fabs(pp__order_bound(a) - want) < 1e-9, "%s d=%d n=%d: order bound %.17g, want %g", names[k], dd, n,
+                          pp__order_bound(a), want);
+                    CHECK(fabs(a->makespan - want) < 1e-9, "%s d=%d n=%d limit %g: makespan %.17g, the bound is %g", names[k],
+                          dd, n, lim, a->makespan, want);
+                    CHECK(own_check(a, names[k]) <= dd + 1e-9, "%s d=%d n=%d limit %g: peak %g above d at the bound", names[k],
+                          dd, n, lim, own_check(a, names[k]));
+                    pp_sched_free(a);
+                }
+            }
+        }
+    }
+    group_next("at-bound", "the order bound is the last device's work after its forward path (unit times, d 4..16, n 8d); "
+               "v-zb, zb-h1, and v-auto, zb-auto at limits d and above reach it with a peak of at most d");
 
     printf("test_auto: %d groups passed, %d failed\n", g_groups_passed, g_groups_failed);
     return g_groups_failed ? 1 : 0;
