@@ -2822,7 +2822,7 @@ static void pp__cache_free(void *p, void *user) {
     c->base.free(raw, c->base.user);
 }
 
-static pp_status pp__reorder_run(pp_schedule *s, unsigned mask, double limit, char *err);
+static pp_status pp__reorder_run(pp_schedule *s, unsigned mask, double limit, double enough, char *err);
 static double pp__order_bound(const pp_schedule *s);
 static int pp__at_bound(double mk, double lb);
 static int pp__may_beat(const pp_schedule *best, double lb0, double peak);
@@ -2869,8 +2869,10 @@ static pp_status pp__reorder_keep(pp_schedule *s, pp_status st, const double *ca
    limit (the adaptive schedules' memory limit) instead of the usual cap.
    Every step of a variant is a candidate (pp__reorder_keep), and the
    shortest candidate of all variants wins: monotone, never longer than the
-   squeezed input or any step's order, never above a device's cap. */
-static pp_status pp__reorder(pp_schedule *s, unsigned mask, double limit, char *err) {
+   squeezed input or any step's order, never above a device's cap. No more
+   variants run once the best is at the order bound, or (enough > 0, for a
+   caller that only asks whether a makespan is reached) at most enough. */
+static pp_status pp__reorder_to(pp_schedule *s, unsigned mask, double limit, double enough, char *err) {
     pp__cache c;
     pp_status st;
     int i;
@@ -2880,13 +2882,17 @@ static pp_status pp__reorder(pp_schedule *s, unsigned mask, double limit, char *
     s->allocator.alloc = pp__cache_alloc;
     s->allocator.free = pp__cache_free;
     s->allocator.user = &c;
-    st = pp__reorder_run(s, mask, limit, err);
+    st = pp__reorder_run(s, mask, limit, enough, err);
     s->allocator = c.base;
     for (i = 0; i < c.n; i++) c.base.free(c.blk[i], c.base.user);
     return st;
 }
 
-static pp_status pp__reorder_run(pp_schedule *s, unsigned mask, double limit, char *err) {
+static pp_status pp__reorder(pp_schedule *s, unsigned mask, double limit, char *err) {
+    return pp__reorder_to(s, mask, limit, 0, err);
+}
+
+static pp_status pp__reorder_run(pp_schedule *s, unsigned mask, double limit, double enough, char *err) {
     int d, S, n, P, i, variant;
     size_t keys;
     double *endk, *cap, best_mk, warm_end, in_mk, pre_mk = 0, lb;
@@ -2917,14 +2923,15 @@ static pp_status pp__reorder_run(pp_schedule *s, unsigned mask, double limit, ch
     memcpy(saved, s->passes, (size_t)P * sizeof(pp_pass));
     memcpy(best, s->passes, (size_t)P * sizeof(pp_pass));
     best_mk = in_mk = s->makespan;
-    lb = pp__order_bound(s);
+    lb = pp__max(pp__order_bound(s), enough);
     pp__reorder_caps(s, limit, cap);
     for (i = 0; i < P; i++) {
         const pp_pass *p = &s->passes[i];
         endk[pp__key(S, n, p->kind, p->stage, p->microbatch)] = p->end;
     }
     warm_end = endk[pp__key(S, n, s->split_backward ? PP_B : PP_BW, 0, 0)];
-    /* a variant keeps only a shorter order: none is shorter than the bound */
+    /* a variant keeps only a shorter order: none is shorter than the bound
+       (nor needs to be shorter than enough) */
     for (variant = 0; variant < PP__RV_COUNT && st == PP_OK && !pp__at_bound(best_mk, lb); variant++) {
         /* variants with one first step share it: the second starts from the
            first's result, kept in pre (endk is rewritten before it is read) */
@@ -5474,7 +5481,9 @@ static pp_status pp__interleaved_lowmem_block(const pp__cfg *cfg, int d, const p
         st = pp__linear_block(d, 2, 0, &L, al, &b, err);
         if (st == PP_OK) st = pp__repeat(b, n0, NULL, cfg, 0, &s, err);
         if (st == PP_OK) st = pp_squeeze(s, err);
-        if (st == PP_OK) st = pp__reorder(s, PP__RV_RANK, 0, err); /* v-auto's four ranking variants */
+        /* v-auto's four ranking variants, until one reaches the target: a
+           block that reaches it is taken whatever the rest would give */
+        if (st == PP_OK) st = pp__reorder_to(s, PP__RV_RANK, 0, target, err);
         if (st != PP_OK) { pp_sched_free(s); pp_block_free(b); pp_block_free(best); return st; }
         if (best && s->makespan >= best_mk - PP__EPS * (1 + best_mk)) {
             pp_sched_free(s);
