@@ -1889,35 +1889,32 @@ PP__DEF pp_status pp_block_check(const pp_block *b, char *err) {
     return st;
 }
 
+/* Eq. 1's term for entry i of the block (stage i / microbatches): ceil(l/T)
+   m(s), l the activation's life in cells, m(s) the stage's memory. */
+static double pp__block_term(const pp_block *b, int i, const double *stage_memory) {
+    int s = i / b->microbatches, T = b->interval, last, l;
+    last = b->split_backward ? (b->w[i] + 1 > b->b[i] + 1 ? b->w[i] + 1 : b->b[i] + 1) : b->b[i] + pp__block_cells(b, PP_BW);
+    l = last - b->f[i];
+    return (double)((l + T - 1) / T) * (stage_memory ? stage_memory[s] : 1.0 / b->chunks);
+}
+
 /* Eq. 1 with per-stage memory m(s): sum over stages on the device of
    ceil(l/T) m(s), for every device at once (one pass over the block, each
    device's terms added in stage order): out[d]. */
 static void pp__block_bounds(const pp_block *b, const double *stage_memory, double *out) {
-    int i, mb = b->microbatches, T = b->interval;
-    for (i = 0; i < b->devices; i++) out[i] = T < 1 ? -1 : 0;
-    if (T < 1) return;
-    for (i = 0; i < b->stages * mb; i++) {
-        int s = i / mb, last, l;
-        last = b->split_backward ? (b->w[i] + 1 > b->b[i] + 1 ? b->w[i] + 1 : b->b[i] + 1)
-                                 : b->b[i] + pp__block_cells(b, PP_BW);
-        l = last - b->f[i];
-        out[b->stage_device[s]] += (double)((l + T - 1) / T) * (stage_memory ? stage_memory[s] : 1.0 / b->chunks);
-    }
+    int i, mb = b->microbatches;
+    for (i = 0; i < b->devices; i++) out[i] = b->interval < 1 ? -1 : 0;
+    if (b->interval < 1) return;
+    for (i = 0; i < b->stages * mb; i++) out[b->stage_device[i / mb]] += pp__block_term(b, i, stage_memory);
 }
 
 /* The same for one device. */
 static double pp__block_bound(const pp_block *b, int device, const double *stage_memory) {
-    int i, mb = b->microbatches, T = b->interval;
+    int i, mb = b->microbatches;
     double sum = 0;
-    if (T < 1) return -1;
-    for (i = 0; i < b->stages * mb; i++) {
-        int s = i / mb, last, l;
-        if (b->stage_device[s] != device) continue;
-        last = b->split_backward ? (b->w[i] + 1 > b->b[i] + 1 ? b->w[i] + 1 : b->b[i] + 1)
-                                 : b->b[i] + pp__block_cells(b, PP_BW);
-        l = last - b->f[i];
-        sum += (double)((l + T - 1) / T) * (stage_memory ? stage_memory[s] : 1.0 / b->chunks);
-    }
+    if (b->interval < 1) return -1;
+    for (i = 0; i < b->stages * mb; i++)
+        if (b->stage_device[i / mb] == device) sum += pp__block_term(b, i, stage_memory);
     return sum;
 }
 
@@ -2390,7 +2387,6 @@ static pp_status pp__list_reorder(pp_schedule *s, const double *cap, double warm
     size_t keys = (size_t)4 * S * n;
     pp_pass *out = (pp_pass *)pp__malloc(al, pp__size((size_t)P, sizeof(pp_pass)));
     unsigned char *taken = (unsigned char *)pp__malloc(al, (size_t)P);
-    unsigned char *done = (unsigned char *)pp__malloc(al, keys);
     double *endk = (double *)pp__malloc(al, pp__size(keys, sizeof(double)));
     double *free_at = (double *)pp__malloc(al, pp__size((size_t)d, sizeof(double)));
     double *mem = (double *)pp__malloc(al, pp__size((size_t)d, sizeof(double)));
@@ -2409,14 +2405,13 @@ static pp_status pp__list_reorder(pp_schedule *s, const double *cap, double warm
     pp_status st = PP_OK;
     while (K < d) K *= 2;
     win = (int *)pp__malloc(al, pp__size(2u * (size_t)K, sizeof(int)));
-    if (!out || !taken || !done || !endk || !free_at || !mem || !head || !fill || !fleft || !tab || !win || !ready ||
+    if (!out || !taken || !endk || !free_at || !mem || !head || !fill || !fleft || !tab || !win || !ready ||
         !dstart || !dlist) {
         pp__err(err, "out of memory in reorder");
         st = PP_ERR_OUT_OF_MEMORY;
         goto cleanup;
     }
     memset(taken, 0, (size_t)P);
-    memset(done, 0, keys);
     pp__dep_table(s, tab);
     memset(ready, 0, words * sizeof(unsigned long long));
     memset(dstart, 0, (keys + 1) * sizeof(int));
@@ -2490,7 +2485,6 @@ static pp_status pp__list_reorder(pp_schedule *s, const double *cap, double warm
             p.start = r;
             p.end = r + pp__dur(s, &p);
             k = pp__key(S, n, p.kind, p.stage, p.microbatch);
-            done[k] = 1;
             endk[k] = p.end;
             for (i = dstart[k]; i < dstart[k + 1]; i++) ready[dlist[i] >> 6] |= 1ull << (dlist[i] & 63);
             ready[pick >> 6] &= ~(1ull << (pick & 63));
@@ -2507,7 +2501,7 @@ static pp_status pp__list_reorder(pp_schedule *s, const double *cap, double warm
     memcpy(s->passes, out, (size_t)P * sizeof(pp_pass));
     st = pp__squeeze(s, NULL, err);
 cleanup:
-    pp__mfree(al, out); pp__mfree(al, taken); pp__mfree(al, done); pp__mfree(al, endk);
+    pp__mfree(al, out); pp__mfree(al, taken); pp__mfree(al, endk);
     pp__mfree(al, free_at); pp__mfree(al, mem); pp__mfree(al, head); pp__mfree(al, fill); pp__mfree(al, fleft);
     pp__mfree(al, tab); pp__mfree(al, win); pp__mfree(al, ready); pp__mfree(al, dstart); pp__mfree(al, dlist);
     return st;
