@@ -2819,6 +2819,12 @@ static void pp__cache_free(void *p, void *user) {
 static pp_status pp__reorder_run(pp_schedule *s, unsigned mask, double limit, double enough, char *err);
 static double pp__order_bound(const pp_schedule *s);
 static int pp__at_bound(double mk, double lb);
+
+/* The microbatches a long schedule is reordered at (then extended by its
+   stable phase, pp__block_schedule), and whether n is small enough to be
+   reordered whole (n <= 2d + 6). */
+static int pp__reorder_n(int d) { return 2 * d + 4; }
+static int pp__small_n(int d, int n) { return n <= pp__reorder_n(d) + 2; }
 static int pp__may_beat(const pp_schedule *best, double lb0, double peak);
 
 /* The memory cap of each device (cap[d]) when s, squeezed or on the grid,
@@ -3061,15 +3067,18 @@ static int pp__local_moves(const pp_schedule *s, const int *tab, const int *pos,
 
 static pp_status pp__local_search(pp_schedule *s, const double *cap, char *err) {
     int d = s->devices, S = s->stages, n = s->microbatches, P = s->num_passes, half = pp__dep_half(s);
-    int small = 2 * d + 4 < n ? 2 * d + 4 : n, trials = (int)((long long)PP__LOCAL_WORK * small / n), i;
+    int small = n < pp__reorder_n(d) ? n : pp__reorder_n(d), trials = (int)((long long)PP__LOCAL_WORK * small / n), i;
     double lb = pp__order_bound(s);
     pp_allocator *al = &s->allocator;
     size_t keys = (size_t)4 * S * n;
-    int *pos = (int *)pp__malloc(al, pp__size(keys, sizeof(int)));
-    int *tab = (int *)pp__malloc(al, pp__size((size_t)S, 16u * sizeof(int)));
-    int *cand = (int *)pp__malloc(al, pp__size((size_t)P, sizeof(int)));
-    pp_pass *keep = (pp_pass *)pp__malloc(al, pp__size((size_t)P, sizeof(pp_pass)));
+    int *pos, *tab, *cand;
+    pp_pass *keep;
     pp_status st = PP_OK;
+    if (pp__at_bound(s->makespan, lb)) return PP_OK; /* no order is shorter */
+    pos = (int *)pp__malloc(al, pp__size(keys, sizeof(int)));
+    tab = (int *)pp__malloc(al, pp__size((size_t)S, 16u * sizeof(int)));
+    cand = (int *)pp__malloc(al, pp__size((size_t)P, sizeof(int)));
+    keep = (pp_pass *)pp__malloc(al, pp__size((size_t)P, sizeof(pp_pass)));
     if (trials < 2) trials = 2;
     if (!pos || !tab || !cand || !keep) {
         pp__err(err, "out of memory in the local search");
@@ -3374,12 +3383,6 @@ static pp_status pp__extend_exact(const pp_schedule *s, int n, pp_schedule **out
     else pp_sched_free(e);
     return PP_OK;
 }
-
-/* The microbatches a long schedule is reordered at (then extended by its
-   stable phase, pp__block_schedule), and whether n is small enough to be
-   reordered whole (n <= 2d + 6). */
-static int pp__reorder_n(int d) { return 2 * d + 4; }
-static int pp__small_n(int d, int n) { return n <= pp__reorder_n(d) + 2; }
 
 /* A block repeated n times, squeezed and, when mask is not 0, reordered
    with those variants (limit as in pp__reorder). For n above 2d+6 the
@@ -3893,6 +3896,7 @@ typedef struct pp__auto {
     int nl, extra;           /* levels [nl, 2 nl): the same for blocks with wider turns (extra = 1), ranked apart */
     double limit, min_mem;   /* min_mem: least peak of any legal candidate seen */
     double lb_eval;          /* pp__order_bound at n_eval microbatches (the same for every block), -1 = not yet */
+    double lb_n;             /* the same at n, from the first schedule of the search's passes pp__auto_finish builds */
     int *count;              /* [levels] */
     unsigned long *seen;     /* [PP__AUTO_SEEN]: hashes of the blocks already tried, 0 = empty */
     pp_block **top;          /* [levels * PP__AUTO_TOP] */
@@ -3914,7 +3918,7 @@ static pp_status pp__auto_init(pp__auto *A, const pp__req *q, int ntop, int nlev
     int d = q->d, n = q->n;
     double limit = q->limit;
     memset(A, 0, sizeof *A);
-    A->q = q; A->al = q->c.al; A->n = n; A->limit = limit; A->min_mem = -1; A->lb_eval = -1;
+    A->q = q; A->al = q->c.al; A->n = n; A->limit = limit; A->min_mem = -1; A->lb_eval = A->lb_n = -1;
     pp__memo_init(&A->memo, &A->al);
     A->ntop = ntop < PP__AUTO_TOP ? ntop : PP__AUTO_TOP; A->nlev = nlev;
     A->n_eval = n < pp__auto_neval(d) ? n : pp__auto_neval(d);
@@ -4209,9 +4213,10 @@ static pp_status pp__auto_finish(pp__auto *A, const pp_sched_id *fixed, int nfix
        stops at the bound) */
     for (k = 0; k < nf && st == PP_OK; k++) {
         pp_schedule *s = NULL;
-        if (best && !pp__small_n(A->q->d, A->n) && pp__at_bound(best->makespan, pp__order_bound(best))) break;
+        if (best && !pp__small_n(A->q->d, A->n) && pp__at_bound(best->makespan, A->lb_n)) break;
         st = pp__block_schedule(fb[k], A->n, &A->q->c, 0, A->q->c.reorder ? PP__RV_ALL : 0u, A->limit, &A->memo, &s,
                                 err);
+        if (st == PP_OK && A->lb_n < 0) A->lb_n = pp__order_bound(s);
         if (st == PP_OK && pp__auto_better(s, best)) { pp_sched_free(best); best = s; s = NULL; }
         pp_sched_free(s);
     }
@@ -4225,8 +4230,9 @@ static pp_status pp__auto_finish(pp__auto *A, const pp_sched_id *fixed, int nfix
         pp_schedule *s = NULL;
         int i;
         double mem = 0;
-        if (best) { fit.s = best; fit.lb0 = pp__order_bound(best); fit.mk = best->makespan; }
+        if (best) { fit.s = best; fit.lb0 = pp__max(A->lb_n, 0); fit.mk = best->makespan; }
         if (pp__build_id(A->q, fixed[k], best ? &fit : NULL, &s, NULL) != PP_OK || !s) continue;
+        if (A->lb_n < 0 && s->split_backward == A->q->shape.split) A->lb_n = pp__order_bound(s); /* (1f1b: not split) */
         for (i = 0; i < s->devices; i++) mem = pp__max(mem, s->peak_memory[i]);
         if (A->min_mem < 0 || mem < A->min_mem) A->min_mem = mem;
         if (mem <= A->limit + 1e-9 && pp__auto_better(s, best)) { pp_sched_free(best); best = s; s = NULL; }
@@ -4943,15 +4949,15 @@ static pp_status pp__vgrid_build(pp__vgrid *G, const pp__cfg *cfg, const pp__vgr
    schedules and reordered with every variant (pp__reorder, within their
    own peak), except those that cannot win over beat (may be NULL), the
    best of the other family, or over the best of their own so far
-   (pp__may_beat). */
-static pp_status pp__vgrid_search(const pp__req *q, const pp_schedule *beat, pp_schedule **out, char *err) {
+   (pp__may_beat; lb0: pp__order_bound at n, -1 = not known yet). */
+static pp_status pp__vgrid_search(const pp__req *q, const pp_schedule *beat, double lb0, pp_schedule **out, char *err) {
     const pp__cfg *cfg = &q->c;
     int d = q->d, n = q->n;
     double limit = q->limit;
     pp__vgrid G, G2;
     pp__memo memo;
     pp__vgrid_cand top[PP__VGRID_TOP], c;
-    double *end = NULL, *free_at = NULL, comm = q->c.times.comm, lb0 = -1;
+    double *end = NULL, *free_at = NULL, comm = q->c.times.comm;
     const double *tm = q->shape.stage_time; /* as every V schedule of this d and config gets them */
     int maxmem = (int)(2 * limit + 1e-9), n1 = n < pp__vgrid_n(d) ? n : pp__vgrid_n(d), ntop = 0, fi, bi, bbi, k;
     int gcap = maxmem < 2 * d ? maxmem : 2 * d; /* the peak a grid may reach */
@@ -5081,6 +5087,7 @@ static pp_status pp__v_auto(const pp__req *q, pp_schedule **out, char *err) {
     pp__vblock V;
     pp_status st;
     int K, x0, x1, y0, y1, nrec = 0, caprec = 0, r;
+    double lb; /* pp__order_bound at n (A.lb_n), -1 if nothing was built */
     pp__vrec *rec = NULL; /* pass 0's blocks that fit the limit and repeat without collision, in order */
     *out = NULL;
     /* with the grid family beside it (not with no_reorder) a narrower block search is enough */
@@ -5144,20 +5151,21 @@ static pp_status pp__v_auto(const pp__req *q, pp_schedule **out, char *err) {
     }
     pp__mfree(&A.al, rec);
     if (st == PP_OK) st = pp__auto_finish(&A, pp__vauto_fixed, PP__AUTO_FIXED, out, err);
+    lb = A.lb_n;
     pp__auto_release(&A);
     /* the grid family, except above pp__small_n where the blocks' best is at
        the order bound (DECISIONS: the search stops at the bound) */
     if (st == PP_OK && q->c.reorder &&
-        (pp__small_n(d, q->n) || !*out || !pp__at_bound((*out)->makespan, pp__order_bound(*out)))) {
+        (pp__small_n(d, q->n) || !*out || !pp__at_bound((*out)->makespan, lb))) {
         pp_schedule *g = NULL;
-        st = pp__vgrid_search(q, *out, &g, err);
+        st = pp__vgrid_search(q, *out, lb, &g, err);
         if (st == PP_OK && g && pp__auto_better(g, *out)) { pp_sched_free(*out); *out = g; g = NULL; }
         pp_sched_free(g);
         if (st != PP_OK) { pp_sched_free(*out); *out = NULL; }
     }
     /* V-ZB's list-built order at the limit (pp__vzb_list); above 2d + 6
        microbatches it is kept only when shorter, so not built where nothing is */
-    if (st == PP_OK && q->c.reorder && *out && (pp__small_n(d, q->n) || !pp__at_bound((*out)->makespan, pp__order_bound(*out)))) {
+    if (st == PP_OK && q->c.reorder && *out && (pp__small_n(d, q->n) || !pp__at_bound((*out)->makespan, lb))) {
         pp_schedule *g = NULL;
         double *cap = (double *)pp__malloc(&q->c.al, pp__size((size_t)d, sizeof(double)));
         int i, small = pp__small_n(d, q->n);
@@ -5356,6 +5364,7 @@ static pp_status pp__zb_auto(const pp__req *q, pp_schedule **out, char *err) {
     pp__auto A;
     pp_status st;
     int fo, bo, turn, wl;
+    double lb; /* pp__order_bound at n (A.lb_n), -1 if nothing was built */
     *out = NULL;
     st = pp__auto_init(&A, q, PP__AUTO_TOP, PP__AUTO_LEVELS, err);
     if (st != PP_OK) return st;
@@ -5387,13 +5396,14 @@ static pp_status pp__zb_auto(const pp__req *q, pp_schedule **out, char *err) {
         st = pp__auto_consider(&A, blk, err);
     }
     if (st == PP_OK) st = pp__auto_finish(&A, pp__zbauto_fixed, PP__AUTO_FIXED, out, err);
+    lb = A.lb_n;
     pp__auto_release(&A);
     /* the list-built candidate, reordered (as the blocks: up to 2d + 6
        microbatches); only where a block fits, so the limits zb-auto takes
        stay those of its blocks (the list would also build below d units);
        above 2d + 6 microbatches it is kept only when shorter, so not built
        where nothing is */
-    if (st == PP_OK && q->c.reorder && *out && (pp__small_n(d, q->n) || !pp__at_bound((*out)->makespan, pp__order_bound(*out)))) {
+    if (st == PP_OK && q->c.reorder && *out && (pp__small_n(d, q->n) || !pp__at_bound((*out)->makespan, lb))) {
         pp_schedule *g = NULL;
         int small = pp__small_n(d, q->n);
         st = pp__zb_list(q, limit, small ? 1e300 : (*out)->makespan, &g, err);
@@ -6317,8 +6327,7 @@ static pp_status pp__build_fit(const pp__req *q, const pp__fit *fit, double *cap
         pp_block_free(blk);
         if (st != PP_OK) { pp__mfree(&q->c.al, caps); return st; }
     } /* a builder that returns a schedule has reordered it where it should be (v-zb) */
-    if (st == PP_OK && local && !pp__at_bound(s->makespan, pp__order_bound(s)))
-        st = pp__local_search(s, caps, err); /* (not when no order can be shorter) */
+    if (st == PP_OK && local) st = pp__local_search(s, caps, err);
     if (st == PP_OK) {
         char verr[PP_ERR_LEN];
         pp_status vst = pp_sched_validate(s, verr);
@@ -6551,8 +6560,7 @@ static pp_status pp__guarantee(const pp__req *q, const double *cap, pp_schedule 
        on that order, within mem_limit. Not a fixed one: a schedule whose
        family holds it compares with the orders above, not with what a
        further search finds from them (fitting stays transitive) */
-    if (st == PP_OK && in->adaptive && best_mk < own_mk - PP__EPS * (1 + own_mk) && !pp__at_bound(best_mk, fit.lb0))
-        st = pp__local_search(s, cap, err);
+    if (st == PP_OK && in->adaptive && best_mk < own_mk - PP__EPS * (1 + own_mk)) st = pp__local_search(s, cap, err);
     return st;
 }
 
