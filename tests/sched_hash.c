@@ -61,20 +61,27 @@ static void hash_schedule(uint64_t *h, pp_status st, const pp_schedule *s) {
     for (i = 0; i < s->devices; i++) fnv_double(h, s->peak_memory[i]);
 }
 
-/* One build per line: name, d, n, times, limit, status, makespan, hash. */
-static uint64_t big_one(const char *name, int d, int n, const pp_times *t, double limit) {
+/* One build of the grids (t, stt may be NULL: unit times, no per-stage times). */
+static pp_status build_one(const char *name, int d, int n, const pp_times *t, const pp_times *stt, double limit, int ro,
+                           pp_schedule **s) {
     pp_config cfg;
-    pp_schedule *s = NULL;
-    pp_status st;
     char err[PP_ERR_LEN];
-    uint64_t one = 14695981039346656037ull;
     memset(&cfg, 0, sizeof cfg);
     cfg.schedule = name;
     cfg.devices = d;
     cfg.microbatches = n;
+    cfg.no_reorder = ro;
     if (t) cfg.times = *t;
+    cfg.stage_times = stt;
     cfg.mem_limit = limit;
-    st = pp_sched_build(&cfg, &s, err);
+    return pp_sched_build(&cfg, s, err);
+}
+
+/* One build per line: name, d, n, times, limit, status, makespan, hash. */
+static uint64_t big_one(const char *name, int d, int n, const pp_times *t, double limit) {
+    pp_schedule *s = NULL;
+    pp_status st = build_one(name, d, n, t, NULL, limit, 0, &s);
+    uint64_t one = 14695981039346656037ull;
     hash_schedule(&one, st, s);
     printf("%-20s d=%-3d n=%-4d times %g/%g/%g/%g limit %-5g %-12s %-12.10g %016llx\n", name, d, n, t ? t->f : 1,
            t ? t->b : 1, t ? t->w : 1, t ? t->comm : 0, limit, pp_status_string(st), st == PP_OK ? s->makespan : 0,
@@ -115,19 +122,8 @@ static int big(void) {
    times' label (100 + k: -l's times #Lk) */
 static int grid_one(uint64_t *h, int verbose, const pp_sched_info *info, int d, int n, int ti, const pp_times *t,
                     const pp_times *stt, double limit, int li, int ro) {
-    pp_config cfg;
     pp_schedule *s = NULL;
-    pp_status st;
-    char err[PP_ERR_LEN];
-    memset(&cfg, 0, sizeof cfg);
-    cfg.schedule = info->name;
-    cfg.devices = d;
-    cfg.microbatches = n;
-    cfg.no_reorder = ro;
-    cfg.times = *t;
-    cfg.stage_times = stt;
-    cfg.mem_limit = limit;
-    st = pp_sched_build(&cfg, &s, err);
+    pp_status st = build_one(info->name, d, n, t, stt, limit, ro, &s);
     fnv_int(h, d), fnv_int(h, n), fnv_int(h, ti), fnv_int(h, li), fnv_int(h, ro);
     hash_schedule(h, st, s);
     if (verbose) {
