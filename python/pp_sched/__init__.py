@@ -89,7 +89,7 @@ class ScheduleInfo(NamedTuple):
     """One row of the built-in schedules' facts table (PP_SCHED_LIST)."""
     name: str
     description: str
-    placement: str      # "sequential", "looped" or "V-shape"
+    placement: str      # "sequential", "looped" or "v-shape"
     chunks: int         # stages per device when chunks is not given
     any_chunks: bool    # any chunks >= 2 is accepted
     split_backward: bool
