@@ -115,6 +115,29 @@ paper: ppsched
 clean:
 	rm -rf ppsched train_cpu bench/bench fuzz_csv fuzz_build fuzz_cli fuzz_plan fuzz-out fuzz-work fuzz-work-plan tests/sched_hash
 
+# ---- Python: make test-python | make bench-python ----
+# python/.venv (git-ignored, made once) gets torch from PyPI (the plain
+# wheel: on x86_64 Linux it brings the CUDA libraries, about 2.8 GB, and runs
+# on the CPU as well), pytest and setuptools; then the pp_sched package is
+# built and installed from this tree and python/tests run: T0 (the API
+# against ./ppsched, no torch), T1 (torch, mock stages) and T2 (gloo, 2 and
+# 4 processes). The import is from the installed package, not the tree.
+PYTHON  ?= python3
+PY_VENV ?= python/.venv
+PY_DEPS ?= torch pytest setuptools
+$(PY_VENV)/.deps:
+	$(PYTHON) -m venv $(PY_VENV)
+	$(PY_VENV)/bin/pip install --quiet --progress-bar off $(PY_DEPS)
+	touch $@
+python-install: $(PY_VENV)/.deps
+	$(PY_VENV)/bin/pip install --quiet --no-deps --no-build-isolation --force-reinstall .
+test-python: ppsched python-install
+	PP_SCHED_CLI=./ppsched $(PY_VENV)/bin/python -m pytest -p no:cacheprovider -q python/tests
+# v-auto at d = 16, n = 128 through Python next to the C call (bench/bench.c's scale row)
+bench-python: python-install
+	$(PY_VENV)/bin/python python/bench_python.py
+.PHONY: test-python bench-python python-install
+
 # ---- pp_cuda: make train_gpt | make test-cuda | make bench-cuda ----
 # Needs nvcc and NCCL; not part of plain make (make test builds these through
 # tests/run_tests.sh and skips the GPU runs where there is no GPU).
