@@ -36,6 +36,7 @@ test-nccl: ppsched
 
 bench: bench/bench
 	./bench/bench
+	$(MAKE) bench-python
 
 # issue 17's scale table only (the first part of make bench)
 bench-scale: bench/bench
@@ -136,7 +137,12 @@ test-python: ppsched python-install
 	PP_SCHED_CLI=./ppsched $(PY_VENV)/bin/python -m pytest -p no:cacheprovider -q python/tests
 # v-auto at d = 16, n = 128 through Python next to the C call (bench/bench.c's scale row)
 bench-python: python-install
-	$(PY_VENV)/bin/python python/bench_python.py
+	rm -f python/bench_c && $(MAKE) python/bench_c
+	$(PY_VENV)/bin/python python/bench_python.py python/bench_c
+# compiled with the flags CPython builds the extension with (its OPT), so
+# the two sides run the same machine code
+python/bench_c: python/bench_c.c pp_sched.h
+	$(CC) $(CFLAGS) $$($(PY_VENV)/bin/python -c "import sysconfig; print(sysconfig.get_config_var('OPT'))") -I. -o $@ python/bench_c.c $(LDLIBS)
 .PHONY: test-python bench-python python-install
 
 # ---- pp_cuda: make train_gpt | make test-cuda | make bench-cuda ----
