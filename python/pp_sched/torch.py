@@ -142,3 +142,118 @@ def swap(rt: Any, s: Schedule) -> None:
 
 
 __all__ = ["to_pipeline_order", "runtime", "swap", "stage_indices", "Error"]
+
+
+# ---- measuring and re-planning ----
+
+class Profiler:
+    """Times this rank's stages' passes during chosen steps.
+
+    Wraps each stage's forward_one_chunk (F), backward_one_chunk (B, or BW
+    with full_backward) and backward_weight_one_chunk (W). On a CUDA stage
+    it synchronises around the pass (exact, and slower: profile a few steps
+    only); elsewhere it uses time.perf_counter. Call step_begin(step) before
+    each rt.step: only steps in `steps` are recorded. means() gives
+    {stage: (f, b, w)} in seconds; a stage whose backward was never split
+    gets W = 0 and its BW time as B."""
+
+    def __init__(self, rt: Any, steps: Any):
+        import time
+
+        self._clock = time.perf_counter
+        self._steps = set(steps)
+        self._on = False
+        self.samples: dict = {}
+        for st in rt._stages:
+            self._wrap(st)
+
+    def step_begin(self, step: int) -> None:
+        self._on = step in self._steps
+
+    def _sync(self, stage: Any) -> None:
+        dev = getattr(stage, "device", None)
+        if dev is not None and getattr(dev, "type", "") == "cuda":
+            _torch.cuda.synchronize(dev)
+
+    def _wrap(self, stage: Any) -> None:
+        for meth, kind in (("forward_one_chunk", "F"), ("backward_one_chunk", "B"),
+                           ("backward_weight_one_chunk", "W")):
+            orig = getattr(stage, meth)
+
+            def timed(*a: Any, _orig=orig, _kind=kind, _stage=stage, **k: Any) -> Any:
+                if not self._on:
+                    return _orig(*a, **k)
+                self._sync(_stage)
+                t0 = self._clock()
+                out = _orig(*a, **k)
+                self._sync(_stage)
+                kind2 = "BW" if _kind == "B" and k.get("full_backward", True) else _kind
+                self.samples.setdefault((_stage.stage_index, kind2), []).append(self._clock() - t0)
+                return out
+
+            setattr(stage, meth, timed)
+
+    def means(self) -> dict:
+        out: dict = {}
+        stages = {s for s, _ in self.samples}
+        for s in sorted(stages):
+            m = {k: sum(v) / len(v) for (st, k), v in self.samples.items() if st == s}
+            b = m.get("B", m.get("BW", 0.0))
+            out[s] = (m.get("F", 0.0), b, m.get("W", 0.0))
+        return out
+
+
+def gather_times(profile: dict, group: Any = None) -> dict:
+    """Every rank's Profiler.means() merged over the pipeline group:
+    {stage: (f, b, w)} for all stages, the same dict on every rank."""
+    import torch.distributed as dist
+
+    parts: list = [None] * dist.get_world_size(group)
+    dist.all_gather_object(parts, dict(profile), group=group)
+    merged: dict = {}
+    for p in parts:
+        merged.update(p)
+    return merged
+
+
+def reschedule(s: Schedule, stage_times: dict, group: Any = None, *, mem_limit: float | None = None,
+               comm: float = 0.0) -> Schedule:
+    """Builds the schedule to swap in from measured per-stage times.
+
+    stage_times: {stage: (f, b, w)} for every stage (gather_times), and
+    comm, the P2P time of one transfer, in the same unit (seconds). Builds
+    v-auto for a V placement, zb-auto for a sequential one (the adaptive
+    searches, at mem_limit units, default d), with each stage's own times
+    at one scale (the slowest F is 1). With a process group, every rank builds and the hashes
+    of the results are compared: a rank that differs raises pp_sched.Error.
+    The placement is s's, so swap(rt, new) keeps the runtime's P2P set-up."""
+    from . import build
+
+    _check_schedule(s)
+    name = {"v-shape": "v-auto", "sequential": "zb-auto"}.get(s.placement)
+    if name is None:
+        raise _error(f"reschedule re-plans V and sequential placements (v-auto, zb-auto); {s.name} is "
+                     f"{s.placement}", "invalid argument")
+    missing = [i for i in range(s.stages) if i not in stage_times]
+    if missing:
+        raise _error(f"stage_times lacks stages {missing}: gather every rank's profile (gather_times)",
+                     "invalid argument")
+    # the search runs at a common scale: the slowest stage's F is 1
+    scale = max(stage_times[i][0] for i in range(s.stages)) or 1.0
+    rows = [tuple(max(x / scale, 1e-3) if k < 2 else x / scale for k, x in enumerate(stage_times[i][:3]))
+            for i in range(s.stages)]
+    new = build(name, s.devices, s.microbatches, times=(1.0, 1.0, 1.0, float(comm) / scale), stage_times=rows,
+                mem_limit=mem_limit)
+    if group is not False:
+        import torch.distributed as dist
+
+        if dist.is_available() and dist.is_initialized():
+            digests: list = [None] * dist.get_world_size(group)
+            dist.all_gather_object(digests, new.digest(), group=group)
+            if len(set(digests)) != 1:
+                raise _error(f"the ranks built different schedules (hashes {sorted(set(digests))}): "
+                             "give every rank the same stage_times", "invalid schedule")
+    return new
+
+
+__all__ += ["Profiler", "gather_times", "reschedule"]
