@@ -122,8 +122,9 @@ clean:
 # on the CPU as well), numpy (gloo shape exchange), pytest and setuptools;
 # then the pp_sched package is
 # built and installed from this tree and python/tests run: T0 (the API
-# against ./ppsched, no torch), T1 (torch, mock stages) and T2 (gloo, 2 and
-# 4 processes). The import is from the installed package, not the tree.
+# against ./ppsched, no torch), T1 (torch, mock stages), T2 (gloo, 2 and
+# 4 processes) and T3 (gloo, re-planned from measured times). The import is
+# from the installed package, not the tree.
 PYTHON  ?= python3
 PY_VENV ?= python/.venv
 PY_DEPS ?= torch numpy pytest setuptools
