@@ -147,15 +147,17 @@ __all__ = ["to_pipeline_order", "runtime", "swap", "stage_indices", "Error"]
 # ---- measuring and re-planning ----
 
 class Profiler:
-    """Times this rank's stages' passes during chosen steps.
+    """Times this rank's stages' passes during chosen steps, and the
+    activation bytes each forward keeps for its backward.
 
     Wraps each stage's forward_one_chunk (F), backward_one_chunk (B, or BW
     with full_backward) and backward_weight_one_chunk (W). On a CUDA stage
     it synchronises around the pass (exact, and slower: profile a few steps
-    only); elsewhere it uses time.perf_counter. Call step_begin(step) before
-    each rt.step: only steps in `steps` are recorded. means() gives
-    {stage: (f, b, w)} in seconds; a stage whose backward was never split
-    gets W = 0 and its BW time as B."""
+    only); elsewhere it uses time.perf_counter. The bytes of an F are those
+    of the tensors autograd saves for backward during it (a saved-tensors
+    hook; parameters and tensors seen twice are not counted), on any device.
+    Call step_begin(step) before each rt.step: only steps in `steps` are
+    recorded."""
 
     def __init__(self, rt: Any, steps: Any):
         import time
@@ -170,10 +172,28 @@ class Profiler:
     def step_begin(self, step: int) -> None:
         self._on = step in self._steps
 
-    def _sync(self, stage: Any) -> None:
+    @staticmethod
+    def _sync(stage: Any) -> None:
         dev = getattr(stage, "device", None)
         if dev is not None and getattr(dev, "type", "") == "cuda":
             _torch.cuda.synchronize(dev)
+
+    def _forward_bytes(self, stage: Any, call: Any) -> tuple:
+        params = {(p.data_ptr(), p.numel()) for p in stage.submod.parameters()}
+        seen: set = set()
+        total = [0]
+
+        def pack(x: Any) -> Any:
+            if isinstance(x, _torch.Tensor):
+                key = (x.data_ptr(), x.numel())
+                if key not in params and key not in seen:
+                    seen.add(key)
+                    total[0] += x.numel() * x.element_size()
+            return x
+
+        with _torch.autograd.graph.saved_tensors_hooks(pack, lambda x: x):
+            out = call()
+        return out, total[0]
 
     def _wrap(self, stage: Any) -> None:
         for meth, kind in (("forward_one_chunk", "F"), ("backward_one_chunk", "B"),
@@ -185,7 +205,11 @@ class Profiler:
                     return _orig(*a, **k)
                 self._sync(_stage)
                 t0 = self._clock()
-                out = _orig(*a, **k)
+                if _kind == "F":
+                    out, nbytes = self._forward_bytes(_stage, lambda: _orig(*a, **k))
+                    self.samples.setdefault((_stage.stage_index, "bytes"), []).append(nbytes)
+                else:
+                    out = _orig(*a, **k)
                 self._sync(_stage)
                 kind2 = "BW" if _kind == "B" and k.get("full_backward", True) else _kind
                 self.samples.setdefault((_stage.stage_index, kind2), []).append(self._clock() - t0)
@@ -193,35 +217,91 @@ class Profiler:
 
             setattr(stage, meth, timed)
 
+    def _mean(self, stage: int, kind: str) -> float:
+        v = self.samples.get((stage, kind))
+        return sum(v) / len(v) if v else 0.0
+
     def means(self) -> dict:
-        out: dict = {}
-        stages = {s for s, _ in self.samples}
-        for s in sorted(stages):
-            m = {k: sum(v) / len(v) for (st, k), v in self.samples.items() if st == s}
-            b = m.get("B", m.get("BW", 0.0))
-            out[s] = (m.get("F", 0.0), b, m.get("W", 0.0))
-        return out
+        """{stage: (f, b, w)} in seconds, this rank's stages; a stage whose
+        backward was not split gets its BW time as b and w = 0."""
+        stages = sorted({s for s, _ in self.samples})
+        return {s: (self._mean(s, "F"), self._mean(s, "B") or self._mean(s, "BW"), self._mean(s, "W"))
+                for s in stages}
+
+    def activation_bytes(self) -> dict:
+        """{stage: bytes one F keeps for its backward} (mean), this rank's stages."""
+        return {s: self._mean(s, "bytes") for s in sorted({s for s, _ in self.samples})}
 
 
-def gather_times(profile: dict, group: Any = None) -> dict:
-    """Every rank's Profiler.means() merged over the pipeline group:
-    {stage: (f, b, w)} for all stages, the same dict on every rank."""
+def _average(values: list) -> Any:
+    if isinstance(values[0], tuple):
+        return tuple(sum(v[k] for v in values) / len(values) for k in range(len(values[0])))
+    return sum(values) / len(values)
+
+
+def gather_times(profile: dict, group: Any = None, dp_group: Any = None) -> dict:
+    """Every rank's {stage: value} (Profiler.means() or activation_bytes())
+    merged over the pipeline group, the same dict on every rank. With
+    dp_group, each stage's values are first averaged over the data-parallel
+    replicas that hold it (all_gather_object there)."""
     import torch.distributed as dist
 
+    local = dict(profile)
+    if dp_group is not None:
+        reps: list = [None] * dist.get_world_size(dp_group)
+        dist.all_gather_object(reps, local, group=dp_group)
+        local = {s: _average([r[s] for r in reps]) for s in local}
     parts: list = [None] * dist.get_world_size(group)
-    dist.all_gather_object(parts, dict(profile), group=group)
+    dist.all_gather_object(parts, local, group=group)
     merged: dict = {}
     for p in parts:
         merged.update(p)
     return merged
 
 
+def measure_p2p(shape: Any, dtype: Any = None, group: Any = None, *, rounds: int = 10, device: Any = "cpu") -> float:
+    """Seconds one pipeline transfer of a tensor of `shape` takes: every rank
+    sends to the next and receives from the previous (a ring), `rounds`
+    times after one warm-up; the slowest rank's mean, the same on every
+    rank. 0 on a group of one rank."""
+    import time
+
+    import torch.distributed as dist
+
+    world, rank = dist.get_world_size(group), dist.get_rank(group)
+    if world == 1:
+        return 0.0
+    glob = (lambda r: dist.get_global_rank(group, r)) if group is not None else (lambda r: r)
+    send = _torch.ones(tuple(shape), dtype=dtype or _torch.float32, device=device)
+    recv = _torch.empty_like(send)
+    nxt, prv = glob((rank + 1) % world), glob((rank - 1) % world)
+
+    def one_round() -> None:
+        ops = [dist.P2POp(dist.isend, send, nxt, group), dist.P2POp(dist.irecv, recv, prv, group)]
+        for w in dist.batch_isend_irecv(ops):
+            w.wait()
+
+    one_round()
+    dist.barrier(group=group)
+    t0 = time.perf_counter()
+    for _ in range(rounds):
+        one_round()
+    if send.device.type == "cuda":
+        _torch.cuda.synchronize(send.device)
+    took = _torch.tensor([(time.perf_counter() - t0) / rounds], dtype=_torch.float64)
+    dist.all_reduce(took, op=dist.ReduceOp.MAX, group=group)
+    return float(took.item())
+
+
 def reschedule(s: Schedule, stage_times: dict, group: Any = None, *, mem_limit: float | None = None,
-               comm: float = 0.0) -> Schedule:
+               comm: float = 0.0, mem_bytes: float | None = None, activation_bytes: dict | None = None) -> Schedule:
     """Builds the schedule to swap in from measured per-stage times.
 
     stage_times: {stage: (f, b, w)} for every stage (gather_times), and
-    comm, the P2P time of one transfer, in the same unit (seconds). Builds
+    comm, the P2P time of one transfer, in the same unit (seconds). The
+    memory limit is mem_limit units, or mem_bytes bytes of activations per
+    device with activation_bytes = {stage: bytes of one F} (gathered like
+    the times): a unit is then chunks x the largest stage's F bytes. Builds
     v-auto for a V placement, zb-auto for a sequential one (the adaptive
     searches, at mem_limit units, default d), with each stage's own times
     at one scale (the slowest F is 1). With a process group, every rank builds and the hashes
@@ -238,6 +318,17 @@ def reschedule(s: Schedule, stage_times: dict, group: Any = None, *, mem_limit: 
     if missing:
         raise _error(f"stage_times lacks stages {missing}: gather every rank's profile (gather_times)",
                      "invalid argument")
+    if mem_bytes is not None:
+        if mem_limit is not None:
+            raise _error("give mem_limit (units) or mem_bytes (bytes), not both", "invalid argument")
+        if not activation_bytes or any(i not in activation_bytes for i in range(s.stages)):
+            raise _error("mem_bytes needs activation_bytes for every stage (Profiler.activation_bytes(), "
+                         "gathered with gather_times)", "invalid argument")
+        chunk = max(float(activation_bytes[i]) for i in range(s.stages))
+        if chunk <= 0:
+            raise _error("the measured activation bytes are 0: profile steps that run forwards",
+                         "invalid argument")
+        mem_limit = float(mem_bytes) / (chunk * s.chunks)
     # the search runs at a common scale: the slowest stage's F is 1
     scale = max(stage_times[i][0] for i in range(s.stages)) or 1.0
     rows = [tuple(max(x / scale, 1e-3) if k < 2 else x / scale for k, x in enumerate(stage_times[i][:3]))
@@ -256,4 +347,4 @@ def reschedule(s: Schedule, stage_times: dict, group: Any = None, *, mem_limit: 
     return new
 
 
-__all__ += ["Profiler", "gather_times", "reschedule"]
+__all__ += ["Profiler", "gather_times", "measure_p2p", "reschedule"]

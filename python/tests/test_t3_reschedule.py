@@ -11,10 +11,11 @@ import pytest
 torch = pytest.importorskip("torch")
 import torch.distributed as dist  # noqa: E402
 from torch.distributed.pipelining import PipelineStage  # noqa: E402
+from torch.distributed.pipelining import schedules as S  # noqa: E402
 
 import pp_sched as pps  # noqa: E402
 import pp_sched.torch as ppt  # noqa: E402
-from test_t2_gloo import loss_fn, make_blocks, make_data, reference_grads  # noqa: E402
+from test_t2_gloo import MB_ROWS, H, loss_fn, make_blocks, make_data, reference_grads  # noqa: E402
 
 pytestmark = pytest.mark.skipif(not dist.is_available() or not dist.is_gloo_available(), reason="needs gloo")
 
@@ -53,11 +54,27 @@ def _worker(rank, world, store_path, out_dir):
             for i in mine:
                 blocks[i].zero_grad()
         times = ppt.gather_times(prof.means())
-        new = ppt.reschedule(s, times)
+        nbytes = ppt.gather_times(prof.activation_bytes())
+        comm = ppt.measure_p2p((MB_ROWS, H), torch.float64)
+        new = ppt.reschedule(s, times, comm=comm)
+        # a limit in bytes: zb-auto needs d units here (its error says so);
+        # a unit of a sequential schedule is one stage's F bytes
+        chunk = max(nbytes.values())
+        in_bytes = ppt.reschedule(s, times, comm=comm, mem_bytes=4.5 * chunk, activation_bytes=nbytes)
+        try:
+            ppt.reschedule(s, times, comm=comm, mem_bytes=3.9 * chunk, activation_bytes=nbytes)
+            refused = ""
+        except pps.Error as e:
+            refused = str(e)
+        live = S.analyze_pipeline_activation_liveness(
+            ppt.runtime(stages, s.microbatches, loss_fn, in_bytes), pp_rank=rank, stage_indices=mine,
+            granularity="stage_microbatch") if hasattr(S, "analyze_pipeline_activation_liveness") else None
         ppt.swap(rt, new)
         prof.step_begin(2)
         rt.step(*args, **kw)
-        torch.save({"old": s.digest(), "new": new.digest(), "times": times,
+        torch.save({"old": s.digest(), "new": new.digest(), "times": times, "bytes": nbytes, "comm": comm,
+                    "in_bytes": (in_bytes.mem_limit, in_bytes.peak_memory), "refused": refused,
+                    "slots": None if live is None else live.num_slots,
                     "grads": {i: [p.grad.clone() for p in blocks[i].parameters()] for i in mine}},
                    os.path.join(out_dir, f"r{rank}.pt"))
         dist.destroy_process_group()
@@ -90,6 +107,17 @@ def test_reschedule_from_measured_times(tmp_path):
     # one schedule on every rank, and not the one built at unit times
     assert len({r["new"] for r in res}) == 1
     assert res[0]["new"] != res[0]["old"]
+    # activation bytes: Linear keeps its input, GELU its input (the Linear's
+    # output), MB_ROWS x H float64 each; the weights are not activations
+    assert res[0]["bytes"] == {i: 2 * MB_ROWS * H * 8 for i in range(world)}
+    assert len({r["comm"] for r in res}) == 1 and 0 < res[0]["comm"] < 10
+    # the limit in bytes: 4.5 units; 3.9 units is below what zb-auto can do
+    for r in res:
+        assert r["in_bytes"][0] == pytest.approx(4.5)
+        assert max(r["in_bytes"][1]) <= 4.5
+        assert "mem_limit 3.9" in r["refused"] and "smallest that works is 4" in r["refused"]
+        if r["slots"] is not None:  # torch's liveness: slots x one F's bytes within the bytes given
+            assert r["slots"] * 2 * MB_ROWS * H * 8 <= 4.5 * 2 * MB_ROWS * H * 8
     # the step after the swap: the reference gradients
     want = reference_grads(world, 8)
     got = {}
