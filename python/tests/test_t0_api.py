@@ -247,3 +247,34 @@ def test_fuzz_entry_points():
             assert str(e), "an error must say what was wrong"
             calls += 1
     assert calls == 3000
+
+
+def test_plain_values_and_errors():
+    s = pps.build("v-auto", devices=4, microbatches=16, times=(1.0, 1.1, 0.9, 0.05), mem_limit=2.5)
+    assert type(s.makespan) is float and type(s.bubble_rate) is float
+    assert type(s.peak_memory) is tuple and all(type(x) is float for x in s.peak_memory)
+    assert all(type(x) is int for x in s.passes[0][:3]) and s.passes[0].kind == "F"
+    assert issubclass(pps.Error, ValueError)
+    with pytest.raises(pps.Error) as e:
+        pps.build("v-half", devices=1, microbatches=8)
+    assert str(e.value) == "v-half needs devices >= 2, got 1" and e.value.status == "invalid argument"
+    with pytest.raises(pps.Error) as e:
+        pps.build("no-such", 4, 8)
+    assert e.value.status == "unknown schedule" and "v-half" in str(e.value)
+    with pytest.raises(TypeError, match="devices must be an int"):
+        pps.build("v-half", devices=4.0, microbatches=8)
+    with pytest.raises(TypeError):
+        pps.build("v-half", 4, 8, times="1,1,1")
+    with pytest.raises(pps.Error, match="out of range"):
+        pps.build("v-half", 4, 2**40)
+
+
+def test_threads_build_the_same_schedules():
+    """Builds release the GIL and the library has no globals: four threads
+    at once give what one thread gives."""
+    from concurrent.futures import ThreadPoolExecutor
+    jobs = [(name, d, 2 * d + 1) for name in ("v-half", "zb-h1", "v-auto", "zb-auto") for d in (2, 3, 4)]
+    serial = [pps.build(*j, times=TIMES).digest() for j in jobs]
+    with ThreadPoolExecutor(4) as pool:
+        threaded = list(pool.map(lambda j: pps.build(*j, times=TIMES).digest(), jobs * 3))
+    assert threaded == serial * 3
