@@ -11,6 +11,7 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -443,6 +444,20 @@ static PyObject *mod_bubble_growth(PyObject *mod, PyObject *args) {
     cfg.schedule = name;
     cfg.no_reorder = no_reorder;
     cfg.no_guarantee = no_guarantee;
+    /* pp_sched_bubble_growth builds at 3d and 6d microbatches and computes
+       those in int before it checks d: above INT_MAX / 6 devices (far above
+       the library's device limit) ask pp_sched_build for its refusal instead */
+    if (cfg.devices > INT_MAX / 6) {
+        pp_schedule *s = NULL;
+        st = pp_sched_build(&cfg, &s, err);
+        pp_sched_free(s);
+        if (st == PP_OK) {
+            st = PP_ERR_OVERFLOW;
+            snprintf(err, sizeof err, "bubble growth: devices = %d is too large (6 x devices microbatches must fit an int)",
+                     cfg.devices);
+        }
+        return raise_status(st, err);
+    }
     Py_BEGIN_ALLOW_THREADS
     st = pp_sched_bubble_growth(&cfg, &grows, err);
     Py_END_ALLOW_THREADS

@@ -201,7 +201,8 @@ def test_no_leak_10000_builds():
 
 
 def test_fuzz_entry_points():
-    rng = random.Random(1234)
+    # PP_SCHED_FUZZ_SEED picks another sequence (e.g. for a run under ASan)
+    rng = random.Random(int(os.environ.get("PP_SCHED_FUZZ_SEED", "1234")))
     ints = [-(2**31) - 1, -(2**31), -1, 0, 1, 2, 3, 4, 5, 8, 9, 65537, 2**31 - 1, 2**31, 10**30]
     floats = [math.nan, math.inf, -math.inf, 0.0, -0.0, -1.0, 1e-300, 1e-9, 0.5, 1.0, 2.5, 1e15, 1e16, 1e300]
     junk = [None, "x", b"x", [], {}, (1,), object(), True, 1.5j, "v-half\0", "\u00e9" * 40]
@@ -267,6 +268,9 @@ def test_plain_values_and_errors():
         pps.build("v-half", 4, 8, times="1,1,1")
     with pytest.raises(pps.Error, match="out of range"):
         pps.build("v-half", 4, 2**40)
+    # the largest C int of devices: the library's refusal (no overflow on the way)
+    with pytest.raises(pps.Error, match="devices"):
+        pps.bubble_growth("1f1b", 2**31 - 1, 1)
 
 
 def test_threads_build_the_same_schedules():
