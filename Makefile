@@ -119,7 +119,8 @@ clean:
 # ---- Python: make test-python | make bench-python ----
 # python/.venv (git-ignored, made once) gets torch from PyPI (the plain
 # wheel: on x86_64 Linux it brings the CUDA libraries, about 2.8 GB, and runs
-# on the CPU as well), numpy (gloo shape exchange), pytest and setuptools;
+# on the CPU as well), numpy (gloo shape exchange), pytest, setuptools and
+# mypy (stubtest: the .pyi against the module);
 # then the pp_sched package is
 # built and installed from this tree and python/tests run: T0 (the API
 # against ./ppsched, no torch), T1 (torch, mock stages), T2 (gloo, 2 and
@@ -127,7 +128,7 @@ clean:
 # from the installed package, not the tree.
 PYTHON  ?= python3
 PY_VENV ?= python/.venv
-PY_DEPS ?= torch numpy pytest setuptools
+PY_DEPS ?= torch numpy pytest setuptools mypy
 $(PY_VENV)/.deps:
 	$(PYTHON) -m venv $(PY_VENV)
 	$(PY_VENV)/bin/pip install --quiet --progress-bar off $(PY_DEPS)

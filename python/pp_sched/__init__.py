@@ -320,7 +320,7 @@ class Schedule:
                 f"peak={max(self.peak_memory, default=0):g}>")
 
 
-def build(schedule: str = "1f1b", devices: int = 1, microbatches: int = 1, *, chunks: int = 0,
+def build(schedule: str, devices: int, microbatches: int, *, chunks: int = 0,
           times: Any = None, stage_times: Any = None, mem_limit: float | None = None,
           recompute_input: float = 0.0, no_reorder: bool = False, guarantee: bool = True) -> Schedule:
     """Builds a built-in schedule (see schedules()).
@@ -335,7 +335,7 @@ def build(schedule: str = "1f1b", devices: int = 1, microbatches: int = 1, *, ch
                                           recompute_input, no_reorder, guarantee, mem_limit)))
 
 
-def bubble_growth(schedule: str = "1f1b", devices: int = 1, microbatches: int = 1, *, chunks: int = 0,
+def bubble_growth(schedule: str, devices: int, microbatches: int, *, chunks: int = 0,
                   times: Any = None, mem_limit: float | None = None, recompute_input: float = 0.0,
                   no_reorder: bool = False) -> str:
     """'O(p)' when the schedule's bubble grows with d only, 'O(n)' when it

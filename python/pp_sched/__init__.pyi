@@ -6,6 +6,8 @@ __version__: str
 class Error(ValueError):
     status: str
 
+def _error(message: str, status: str = ...) -> Error: ...
+
 _TimesLike = Union["Times", tuple[float, float, float], tuple[float, float, float, float], Mapping[str, float], None]
 
 class Times(NamedTuple):
@@ -77,6 +79,7 @@ class Candidate(NamedTuple):
     pruned: bool
 
 class Schedule:
+    def __init__(self, _sched: Any) -> None: ...  # from build() or from_csv() only
     name: str
     devices: int
     chunks: int
@@ -114,11 +117,11 @@ class Schedule:
     def program_text(self) -> str: ...
     def digest(self) -> str: ...
 
-def build(schedule: str = ..., devices: int = ..., microbatches: int = ..., *, chunks: int = ...,
+def build(schedule: str, devices: int, microbatches: int, *, chunks: int = ...,
           times: _TimesLike = ..., stage_times: Sequence[Sequence[float]] | None = ...,
           mem_limit: float | None = ..., recompute_input: float = ..., no_reorder: bool = ...,
           guarantee: bool = ...) -> Schedule: ...
-def bubble_growth(schedule: str = ..., devices: int = ..., microbatches: int = ..., *, chunks: int = ...,
+def bubble_growth(schedule: str, devices: int, microbatches: int, *, chunks: int = ...,
                   times: _TimesLike = ..., mem_limit: float | None = ..., recompute_input: float = ...,
                   no_reorder: bool = ...) -> str: ...
 def from_csv(text: str | bytes, times: _TimesLike = ..., stage_times: Sequence[Sequence[float]] | None = ...,

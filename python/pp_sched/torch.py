@@ -122,7 +122,7 @@ def runtime(stages: list, n_microbatches: int, loss_fn: Callable | None, s: Sche
     if placed != list(s.stage_device):
         raise _error(f"PyTorch placed the stages on ranks {placed}, the schedule on {list(s.stage_device)}",
                      "invalid schedule")
-    rt._pp_sched_schedule = s
+    setattr(rt, "_pp_sched_schedule", s)  # what swap() compares the next schedule with
     return rt
 
 
@@ -138,7 +138,7 @@ def swap(rt: Any, s: Schedule) -> None:
                      f"{list(s.stage_device)} and {s.microbatches}", "invalid argument")
     _check_stages(rt._stages, rt._n_microbatches, s)
     _load(rt, to_pipeline_order(s))
-    rt._pp_sched_schedule = s
+    setattr(rt, "_pp_sched_schedule", s)
 
 
 __all__ = ["to_pipeline_order", "runtime", "swap", "stage_indices", "Error"]

@@ -282,3 +282,16 @@ def test_threads_build_the_same_schedules():
     with ThreadPoolExecutor(4) as pool:
         threaded = list(pool.map(lambda j: pps.build(*j, times=TIMES).digest(), jobs * 3))
     assert threaded == serial * 3
+
+
+def test_stubs_match_the_module(tmp_path):
+    """__init__.pyi says what the module has (mypy's stubtest; torch's own
+    sources are not analysed)."""
+    pytest.importorskip("mypy")
+    import subprocess
+    import sys
+    cfg = tmp_path / "mypy.ini"
+    cfg.write_text("[mypy]\nfollow_imports = skip\nignore_missing_imports = True\n")
+    out = subprocess.run([sys.executable, "-m", "mypy.stubtest", "pp_sched", "--ignore-missing-stub",
+                          "--mypy-config-file", str(cfg)], capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stdout + out.stderr
