@@ -130,6 +130,7 @@ PYTHON  ?= python3
 PY_VENV ?= python/.venv
 PY_DEPS ?= torch numpy pytest setuptools mypy
 $(PY_VENV)/.deps:
+	rm -rf $(PY_VENV)
 	$(PYTHON) -m venv $(PY_VENV)
 	$(PY_VENV)/bin/pip install --quiet --progress-bar off $(PY_DEPS)
 	touch $@
