@@ -37,7 +37,7 @@ test-nccl: ppsched
 bench: bench/bench
 	./bench/bench
 
-# issue 17's scale table only (the first part of make bench)
+# the build-time scale table only (the first part of make bench)
 bench-scale: bench/bench
 	./bench/bench scale
 

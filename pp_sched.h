@@ -2993,7 +2993,7 @@ static pp_status pp__reorder_run(pp_schedule *s, unsigned mask, double limit, do
    the nearest idle gaps after j, or to its device's end. Each kind is
    tried on the whole path before the next: a single swap cannot fill a
    gap two or more passes away, since each swap alone delays the pass it
-   overtakes (issue 17: v-zb, d=4 n=8, times 1,2,1,0.1 gains 36.3 -> 36.2
+   overtakes (v-zb, d=4 n=8, times 1,2,1,0.1 gains 36.3 -> 36.2
    from one move of kind 1, within 1% of the proven 35.9). Every move keeps
    the dependency rule (never before its own input, never after a pass
    that needs it, on its device: pp__input; an order that deadlocks

@@ -1,6 +1,6 @@
 #!/bin/sh
 # cli_errors.sh - bad arguments to ppsched and train_cpu: every reproducer of
-# issue 14 and every rule of the command line, each checked for its exit
+# the input-limit reproducers and every rule of the command line, each checked for its exit
 # status (2: the arguments must change; 1: a bad input file or a failed run;
 # 0: ok) AND its message. A sanitizer report on stderr fails the check too,
 # so under make asan this is the sanitizers' tour of the bad arguments.
@@ -32,7 +32,7 @@ expect() {
     fi
 }
 
-# ---- the reproducers of issue 14 ----
+# ---- the input-limit reproducers ----
 expect "v-auto --mem-limit 1e9 (was a segfault): clamped to 3d, said so" 0 'memory limit 12 units \(asked 1e\+09, clamped' \
     "$pp" -s v-auto -d 4 -n 8 --mem-limit 1e9 --no-color
 expect "zb-auto --mem-limit 1e9 --format json: mem_limit_clamped" 0 '"mem_limit_asked": 1000000000, "mem_limit_clamped": true' \

@@ -1,4 +1,4 @@
-/* test_guarantee.c - issue 17's guarantee as a property, through the public
+/* test_guarantee.c - the guarantee as a property, through the public
    API only (DECISIONS, "the guarantee"): no built schedule is longer than
      (a) its own order built at unit times and squeezed at the user's times;
      (b) what any fixed schedule of its family (same placement, chunks,
@@ -255,7 +255,7 @@ int main(void) {
     group_end(&gc, "every one-route schedule without recomputation, d=4 n=8: no longer than its unit-time CSV read back at Table 5's times "
                    "with comm");
     /* no_guarantee: the knob pp_plan ranks with. It may only leave a build
-       longer (the guarantee only shortens), and on issue 17's reproducer
+       longer (the guarantee only shortens), and on the guarantee's reproducer
        (v-half d=4 n=8, Table 5 times with comm: equal to its unit-time
        order read back from CSV) it must leave it longer, or the knob would do nothing. */
     {

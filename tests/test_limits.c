@@ -1,5 +1,5 @@
 /* test_limits.c - pp_sched_build's one validation (pp__req_resolve): every
-   range in LIMITS just inside and just outside, the reproducers of issue 14
+   range in LIMITS just inside and just outside, the input-limit reproducers
    at the library level, and the clamp of mem_limit.
 
    Build and run:  cc -std=c99 -O2 tests/test_limits.c -o test_limits -lm && ./test_limits
@@ -63,7 +63,7 @@ static void reproducers(void) {
     pp_config c;
     pp_schedule *s = NULL;
     char err[PP_ERR_LEN];
-    group_begin(&g, "issue 14's reproducers, library level");
+    group_begin(&g, "input-limit reproducers, library level");
     /* v-auto, zb-auto at mem_limit 1e9: was a segfault (levels from 2 x limit overflowed an int) */
     c = make("v-auto", 4, 8);
     c.mem_limit = 1e9;

@@ -1387,7 +1387,7 @@ static void test_printers(void) {
     group_end(&g, "JSON is one object, ASCII has no escapes when color=0");
 }
 
-/* ------------------------------------------------ export and import (issue 4) */
+/* ------------------------------------------------ export and import ---------- */
 
 /* Whole output of a printer as a malloc'd string. */
 static char *capture(const pp_schedule *s, int which, size_t *len) {
