@@ -69,7 +69,7 @@ if ! lint "$tmp/plant" >/dev/null; then
 fi
 
 if lint "$root"; then
-    echo "docs_lint.sh: $(files "$root" | wc -l) files: no issue number, no word of sessions, no absolute path, no version tally"
+    echo "docs_lint.sh: $(files "$root" | wc -l) files speak of the product alone"
 else
     echo "docs_lint.sh: the lines above must speak of the product alone (CHANGELOG.md and DESIGN.md keep versions)"
     exit 1

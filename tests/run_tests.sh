@@ -214,8 +214,8 @@ else
     failed=$((failed + 1))
 fi
 
-# ---- docs: the product speaks of itself alone; every console block of the docs prints what it shows ----
-step "docs_lint: no issue number, no word of sessions, no absolute path, no version tally" sh "$here/docs_lint.sh"
+# ---- docs: no word of how it was made; every console block of the docs prints what it shows ----
+step "docs_lint: the product speaks of itself alone (no issue numbers, no absolute paths, no version tallies)" sh "$here/docs_lint.sh"
 if [ -x "$here/../ppsched" ] && [ -x "$here/../train_cpu" ]; then
     step "doc_examples: the console blocks of README.md and docs/ and the schedules table print what they show" sh "$here/doc_examples.sh"
     tail -n 1 "$out/log" | sed 's/^/    /'

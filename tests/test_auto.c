@@ -313,7 +313,7 @@ int main(void) {
        T_W + 2T_B >= 2T_F and T_W + 2T_F >= 2T_B over a grid of times. The
        condition is about V-Half's block repeated, so that is measured
        (no_reorder): a built v-half may take a shorter order
-       (the guarantee, DECISIONS), and at 1,2,0.5 its bubble no longer grows */
+       (the guarantee, DESIGN.md), and at 1,2,0.5 its bubble no longer grows */
     {
         const char *op[3] = {"v-half", "v-zb", "1f1b"};
         for (k = 0; k < 3; k++) {
@@ -940,7 +940,7 @@ int main(void) {
         group_next("local-search-optimum", "v-zb and v-auto (limit 4), d=4 n=8, times 1,2,1,0.1: within 1% of CP-SAT's "
                    "proven 35.90");
     }
-    /* The order bound, and the searches that stop at it (DECISIONS,
+    /* The order bound, and the searches that stop at it (DESIGN.md,
        "Stopping at the order bound"). At unit times (F = B = W = 1 for a
        device's share, so 1/v per stage) and split backward, no order is
        shorter than the last device's work (3n) after the forward path to its
