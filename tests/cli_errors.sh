@@ -1,6 +1,6 @@
 #!/bin/sh
 # cli_errors.sh - bad arguments to ppsched and train_cpu: every reproducer of
-# the input-limit reproducers and every rule of the command line, each checked for its exit
+# the input limits and every rule of the command line, each checked for its exit
 # status (2: the arguments must change; 1: a bad input file or a failed run;
 # 0: ok) AND its message. A sanitizer report on stderr fails the check too,
 # so under make asan this is the sanitizers' tour of the bad arguments.
