@@ -279,47 +279,36 @@ LIMITS (checked by pp_sched_build before any work; the table with the
 
 RULINGS (where the papers are ambiguous, what this file does; the comment
    above each named function has the reason, DESIGN.md the measurements)
-   - V blocks: F of chunk 0 and B of chunk 1 step by d0, F of chunk 1 and B
-     of chunk 0 by d1 (Section 3.1); the smallest collision-free turns;
-     W in the first free cell after its B. Reproduces Table 8 (pp__v_block).
-   - eager 1F1B, ZB-H1/H2, GPipe: the 1F1B block with F offsets 4, with
-     B/W split, and with the F->B turn 3n-2 (pp__linear_block).
-   - interleaved-1f1b is Megatron's order and needs n % d == 0
-     (pp__interleaved_official); interleaved-1f1b-u repeats a uniform block
-     (Appendix H): Megatron's makespan, any n, 2d-1 units at v = 2
-     (pp__interleaved_uniform_block).
+   - V blocks: chunk offsets d0/d1 as Section 3.1 balances them, the smallest
+     collision-free turns, W in the first free cell; Table 8 (pp__v_block).
+   - eager 1F1B, ZB-H1/H2, GPipe: the 1F1B block with F offsets 4, with B/W
+     split, with the F->B turn 3n-2 (pp__linear_block).
+   - interleaved-1f1b: Megatron's order, n % d == 0 (pp__interleaved_official);
+     -u: uniform block, any n, 2d-1 units at v = 2 (pp__interleaved_uniform_block).
    - zb-min (Fig. 16b, lost): two microbatches per block at T = 6, about
      2(d+1)/3 units (pp__zbmin_block).
    - interleaved-1f1b-m (Fig. 16c, lost): v = 2, T = 6, Megatron's makespan
-     at n >= 2d without comm, at d+1 units for d = 6..13
-     (pp__interleaved_lowmem_block).
-   - Published orders are kept and never reordered: gpipe, 1f1b,
-     eager-1f1b, interleaved-1f1b, 1f1b-r, looped-bfs, dualpipe-v, dualpipe
-     (PP_SCHED_LIST's "as published" column).
-   - dualpipe is two routes (copies = 2) on V placement, DualPipeV's phases
-     folded to d/2 (pp__dualpipe); d+1 units per device, parameters 2x, not
-     counted. Its CSV is refused: PyTorch's format has one route.
-   - Reorder keeps the peak: the largest device's peak never rises, no
-     device goes above its own squeezed peak or Eq. 1 bound; monotone: the
-     order after every step of every variant is a candidate (pp__reorder).
-   - Local search: swaps on the critical path, then moves into the 2
-     nearest idle gaps, within the caps, on a budget (pp__local_search).
-   - The guarantee: a built-in or adaptive schedule is never longer than
-     its own unit-time order at the user's times, nor than a fixed schedule
-     of its family whose memory caps fit its own (pp__guarantee).
-   - Stopping at the order bound: work that could only shorten a schedule
-     stops once no order of its passes is shorter; the same schedules
-     (pp__order_bound, pp__may_beat, pp__small_n).
-   - v-auto: two families, our V blocks (Eq. 3's K split) and the authors'
-     cell grid, re-derived (pp__v_auto, pp__vgrid_search); V-Min, V-Half,
-     V-ZB and V-ZB's list-built order compete; default limit d.
-   - zb-auto: the same search on sequential blocks with B/W split, needs
-     mem_limit >= d; zb.py's greedy order competes (pp__zb_auto,
-     pp__zb_list). zb-1p, zb-2p: zb-auto at d and 2d.
-   - v-zb: V-ZB's block against a list-built order under the block's Eq. 1
-     bound; the shorter is kept, the block at a tie (pp__vzb_list).
-   - Lower bounds: work, path, and Appendix E.2 derived for V placement and
-     any times, used only where 2n > k (pp_sched_bounds).
+     at n >= 2d without comm, about d+1 units (pp__interleaved_lowmem_block).
+   - Published orders (PP_SCHED_LIST's published column) are never
+     reordered: gpipe, 1f1b, eager-1f1b, interleaved-1f1b, 1f1b-r, ...
+   - dualpipe: two routes (copies = 2) on V placement, DualPipeV folded to
+     d/2 (pp__dualpipe); its CSV is refused (PyTorch's has one route).
+   - Reorder: no device above its squeezed peak or Eq. 1 bound, the peak
+     never rises; every step of every variant is a candidate (pp__reorder).
+   - Local search: swaps on the critical path, then moves into the 2 nearest
+     idle gaps, within the caps, on a budget (pp__local_search).
+   - Guarantee: never longer than its own unit-time order, nor than a fixed
+     schedule of its family whose memory caps fit (pp__guarantee).
+   - Work that could only shorten a schedule stops at the order bound; the
+     same schedules (pp__order_bound, pp__may_beat, pp__small_n).
+   - v-auto: our V blocks (Eq. 3's K split) and the authors' cell grid,
+     re-derived; default limit d (pp__v_auto, pp__vgrid_search).
+   - zb-auto: sequential blocks with B/W split, mem_limit >= d, zb.py's greedy
+     order competes (pp__zb_auto, pp__zb_list); zb-1p/2p: limits d and 2d.
+   - v-zb: V-ZB's block against a list-built order within its Eq. 1 bound;
+     the shorter wins, the block at a tie (pp__vzb_list).
+   - Lower bounds: work, path, Appendix E.2 derived for V placement and any
+     times, used where 2n > k (pp_sched_bounds).
    - Bubble growth is measured at 3d and 6d microbatches, not derived
      (pp_sched_bubble_growth).
 
