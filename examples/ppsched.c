@@ -50,6 +50,7 @@
 #include "../pp_sched.h"
 #define PP_PLAN_IMPLEMENTATION
 #include "../pp_plan.h"
+#include "pp_cli.h" /* the option rules and the checked output of every example program */
 
 static const char *usage_text =
     "usage: ppsched -s NAME -d D -n N [options]\n"
@@ -153,8 +154,7 @@ static unsigned sched_facts(const pp_sched_info *in) {
 }
 
 typedef struct option_row {
-    const char *shortname, *longname;
-    int takes_value;
+    pp_cli_opt o;     /* names, takes a value (pp_cli.h reads these) */
     unsigned modes;   /* MODE_* it applies to */
     unsigned needs;   /* build, sweep: the chosen schedule must have one of these FACT_*; 0 = any */
     unsigned formats; /* bit per FMT_* it applies to; 0 = any */
@@ -162,31 +162,31 @@ typedef struct option_row {
 } option_row;
 
 static const option_row opts[OPT_COUNT] = {
-    {"-h", "--help", 0, MODES_ALL, 0, 0, "help"},
-    {NULL, "--list", 0, MODES_ALL, 0, 0, "the list of schedules"},
-    {"-s", "--schedule", 1, MODE_BUILD | MODE_SWEEP, 0, 0,
+    {{"-h", "--help", 0}, MODES_ALL, 0, 0, "help"},
+    {{NULL, "--list", 0}, MODES_ALL, 0, 0, "the list of schedules"},
+    {{"-s", "--schedule", 1}, MODE_BUILD | MODE_SWEEP, 0, 0,
      "the schedule to build; best and gallery build every one and analyze reads it from the file"},
-    {"-d", "--devices", 1, MODES_SCHED, 0, 0, "the device count; analyze reads it from the file"},
-    {"-n", "--microbatches", 1, MODES_SCHED, 0, 0, "the microbatch count; analyze reads it from the file"},
-    {"-v", "--chunks", 1, MODES_SCHED, FACT_ANY_CHUNKS, 0, "the chunk count of the interleaved and looped schedules"},
-    {NULL, "--times", 1, MODES_ALL, 0, 0, "the pass times"},
-    {NULL, "--format", 1, MODE_BUILD | MODE_SWEEP | MODE_BEST | MODE_ANALYZE, 0, 0,
+    {{"-d", "--devices", 1}, MODES_SCHED, 0, 0, "the device count; analyze reads it from the file"},
+    {{"-n", "--microbatches", 1}, MODES_SCHED, 0, 0, "the microbatch count; analyze reads it from the file"},
+    {{"-v", "--chunks", 1}, MODES_SCHED, FACT_ANY_CHUNKS, 0, "the chunk count of the interleaved and looped schedules"},
+    {{NULL, "--times", 1}, MODES_ALL, 0, 0, "the pass times"},
+    {{NULL, "--format", 1}, MODE_BUILD | MODE_SWEEP | MODE_BEST | MODE_ANALYZE, 0, 0,
      "the output format; gallery writes SVG and HTML"},
-    {NULL, "--svg-memory", 0, MODE_BUILD | MODE_ANALYZE, 0, 1u << FMT_SVG, "a memory curve under an SVG timeline"},
-    {"-o", "--output", 1, MODE_GALLERY, 0, 0, "gallery's output directory"},
-    {NULL, "--no-reorder", 0, MODE_BUILD | MODE_SWEEP | MODE_BEST | MODE_GALLERY, FACT_REORDERED, 0,
+    {{NULL, "--svg-memory", 0}, MODE_BUILD | MODE_ANALYZE, 0, 1u << FMT_SVG, "a memory curve under an SVG timeline"},
+    {{"-o", "--output", 1}, MODE_GALLERY, 0, 0, "gallery's output directory"},
+    {{NULL, "--no-reorder", 0}, MODE_BUILD | MODE_SWEEP | MODE_BEST | MODE_GALLERY, FACT_REORDERED, 0,
      "skipping the reordering of the schedules that reorder"},
-    {NULL, "--bubble-growth", 0, MODE_BUILD, FACT_ADAPTIVE, FMTS_TEXT,
+    {{NULL, "--bubble-growth", 0}, MODE_BUILD, FACT_ADAPTIVE, FMTS_TEXT,
      "measuring O(p)/O(n) of the searched schedules, which the others always get"},
-    {NULL, "--mem-limit", 1, MODE_BUILD | MODE_BEST | MODE_GALLERY, FACT_TAKES_LIMIT, 0,
+    {{NULL, "--mem-limit", 1}, MODE_BUILD | MODE_BEST | MODE_GALLERY, FACT_TAKES_LIMIT, 0,
      "the memory limit of v-auto and zb-auto and best's ranking limit; sweep takes --mem-from and --mem-to"},
-    {NULL, "--recompute-input", 1, MODE_BUILD | MODE_SWEEP | MODE_BEST | MODE_GALLERY, FACT_RECOMPUTE, 0,
+    {{NULL, "--recompute-input", 1}, MODE_BUILD | MODE_SWEEP | MODE_BEST | MODE_GALLERY, FACT_RECOMPUTE, 0,
      "the stage input 1f1b-r keeps"},
-    {NULL, "--mem-from", 1, MODE_SWEEP, 0, 0, "sweep's first limit"},
-    {NULL, "--mem-to", 1, MODE_SWEEP, 0, 0, "sweep's last limit"},
-    {NULL, "--mem-step", 1, MODE_SWEEP, 0, 0, "sweep's step"},
+    {{NULL, "--mem-from", 1}, MODE_SWEEP, 0, 0, "sweep's first limit"},
+    {{NULL, "--mem-to", 1}, MODE_SWEEP, 0, 0, "sweep's last limit"},
+    {{NULL, "--mem-step", 1}, MODE_SWEEP, 0, 0, "sweep's step"},
     /* a display preference, like NO_COLOR: accepted with every format */
-    {NULL, "--no-color", 0, MODE_BUILD | MODE_ANALYZE, 0, 0, "the colours of the ascii timeline"},
+    {{NULL, "--no-color", 0}, MODE_BUILD | MODE_ANALYZE, 0, 0, "the colours of the ascii timeline"},
 };
 
 typedef struct args {
@@ -198,38 +198,13 @@ typedef struct args {
     double mem_from, mem_to, mem_step;
 } args;
 
-/* One sentence into msg; returns 2 (bad command line). */
-static int arg_error(char *msg, size_t len, const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, len, fmt, ap);
-    va_end(ap);
-    return 2;
-}
+#define arg_error pp_cli_error /* one sentence into msg; returns 2 (bad command line) */
 
-/* Whole number >= 0 that fits an int, nothing before or after it. */
-static int parse_count(const char *text, int *out) {
-    char *end;
-    long v;
-    if (text[0] < '0' || text[0] > '9') return 0; /* no sign, no space: "-4", " 4" are rejected */
-    errno = 0;
-    v = strtol(text, &end, 10);
-    if (errno != 0 || *end != '\0' || v > INT_MAX) return 0;
-    *out = (int)v;
-    return 1;
-}
+/* Whole number >= 0 that fits an int, nothing before or after it ("-4", " 4" are rejected). */
+static int parse_count(const char *text, int *out) { return pp_cli_int(text, 0, INT_MAX, out); }
 
 /* Finite number >= 0, nothing before or after it. */
-static int parse_real(const char *text, double *out) {
-    char *end;
-    double v;
-    if (!((text[0] >= '0' && text[0] <= '9') || text[0] == '.')) return 0;
-    errno = 0;
-    v = strtod(text, &end);
-    if (errno != 0 || end == text || *end != '\0' || !isfinite(v) || v < 0) return 0;
-    *out = v;
-    return 1;
-}
+static int parse_real(const char *text, double *out) { return pp_cli_real(text, out); }
 
 /* "F,B,W" or "F,B,W,COMM" with F > 0, B > 0 (zero times are the library's
    default, unit times: given on the command line they are an error). */
@@ -258,7 +233,8 @@ static int parse_times(const char *text, pp_times *t) {
 }
 
 /* The value of option k into A; 0 ok, else 2 with a message. */
-static int set_option(args *A, int k, const char *name, const char *value, char *msg, size_t len) {
+static int set_option(void *user, int k, const char *name, const char *value, char *msg, size_t len) {
+    args *A = (args *)user;
     int *ip = NULL;
     double *dp = NULL;
     switch (k) {
@@ -334,15 +310,15 @@ static int check_args(const args *A, char *msg, size_t len) {
         const option_row *o = &opts[k];
         if (!A->given[k]) continue;
         if (!(o->modes & A->mode))
-            return arg_error(msg, len, "%s does not apply to %s: it is for %s", o->longname, mode_name(A->mode), o->what);
+            return arg_error(msg, len, "%s does not apply to %s: it is for %s", o->o.longname, mode_name(A->mode), o->what);
         if (o->needs && info && !(sched_facts(info) & o->needs)) {
             char names[512];
             schedules_with(o->needs, names, sizeof names);
-            return arg_error(msg, len, "%s does not apply to %s: it is for %s; schedules it applies to: %s", o->longname,
+            return arg_error(msg, len, "%s does not apply to %s: it is for %s; schedules it applies to: %s", o->o.longname,
                              info->name, o->what, names);
         }
         if (o->formats && !(o->formats & (1u << A->format)))
-            return arg_error(msg, len, "%s does not apply to --format %s: it is for %s", o->longname,
+            return arg_error(msg, len, "%s does not apply to --format %s: it is for %s", o->o.longname,
                              A->format == FMT_JSON ? "json" : A->format == FMT_CSV ? "csv" : A->format == FMT_SVG ? "svg"
                              : A->format == FMT_TRACE ? "trace" : A->format == FMT_PROGRAM ? "program" : "ascii", o->what);
     }
@@ -367,10 +343,17 @@ static int check_args(const args *A, char *msg, size_t len) {
     return 0;
 }
 
+/* analyze's FILE (or -): the one argument that is not an option */
+static int set_file(void *user, const char *arg, char *msg, size_t len) {
+    args *A = (args *)user;
+    if (A->mode == MODE_ANALYZE && !A->file) { A->file = arg; return 0; }
+    return arg_error(msg, len, "unexpected argument '%.64s'", arg);
+}
+
 /* argv into A: 0 ok, 2 bad command line with a sentence in msg. Prints
    nothing, exits never. */
 static int parse_args(int argc, char **argv, args *A, char *msg, size_t len) {
-    int i, first = 1, k;
+    int first = 1, k;
     memset(A, 0, sizeof *A);
     A->mode = MODE_BUILD;
     A->color = -1;
@@ -382,36 +365,8 @@ static int parse_args(int argc, char **argv, args *A, char *msg, size_t len) {
         for (k = 0; k < 4; k++)
             if (strcmp(argv[1], subs[k].name) == 0) { A->mode = subs[k].mode; first = 2; }
     }
-    for (i = first; i < argc; i++) {
-        const char *arg = argv[i], *value = NULL, *eq = NULL;
-        char flag[64];
-        /* --name=value is the same as --name value */
-        if (strncmp(arg, "--", 2) == 0) eq = strchr(arg, '=');
-        if (eq) {
-            size_t n = (size_t)(eq - arg);
-            if (n >= sizeof flag) return arg_error(msg, len, "unknown option '%.64s'", arg);
-            memcpy(flag, arg, n);
-            flag[n] = '\0';
-            arg = flag;
-            value = eq + 1;
-        }
-        for (k = 0; k < OPT_COUNT; k++)
-            if ((opts[k].shortname && strcmp(arg, opts[k].shortname) == 0) || strcmp(arg, opts[k].longname) == 0) break;
-        if (k == OPT_COUNT) {
-            if (argv[i][0] == '-' && argv[i][1] != '\0') return arg_error(msg, len, "unknown option '%.64s'", argv[i]);
-            if (A->mode == MODE_ANALYZE && !A->file) { A->file = argv[i]; continue; }
-            return arg_error(msg, len, "unexpected argument '%.64s'", argv[i]);
-        }
-        if (opts[k].takes_value && !value) {
-            if (i + 1 >= argc) return arg_error(msg, len, "%s needs a value", arg);
-            value = argv[++i];
-        } else if (!opts[k].takes_value && value) {
-            return arg_error(msg, len, "%s takes no value, got '%.64s'", arg, value);
-        }
-        if (A->given[k]) return arg_error(msg, len, "%s is given twice", opts[k].longname);
-        A->given[k] = i;
-        if (set_option(A, k, arg, value, msg, len)) return 2;
-    }
+    if (pp_cli_parse(argc, argv, first, opts, sizeof opts[0], OPT_COUNT, A->given, set_option, set_file, A, msg, len))
+        return 2;
     return check_args(A, msg, len);
 }
 
