@@ -435,13 +435,14 @@ static int exit_code(pp_status st) { return st == PP_OK ? 0 : pp_status_bad_inpu
 /* ppsched sweep: one line per memory limit. An adaptive schedule is built
    under each limit (the trade-off between activation memory and makespan);
    any other schedule is built once, and a limit its peak is above is
-   marked. */
+   marked. No row that fits: exit 1, saying which limit would. */
 static int run_sweep(pp_config cfg, double from, double to, double step, int json) {
     const pp_sched_info *info = pp_sched_find(cfg.schedule);
     int adaptive = info && info->takes_limit;
-    int first = 1, k, count = (int)((to - from) / step + 1e-9) + 1;
+    int first = 1, k, count = (int)((to - from) / step + 1e-9) + 1, fitting = 0;
+    double fixed_peak = 0;
     pp_schedule *fixed = NULL;
-    char err[PP_ERR_LEN];
+    char err[PP_ERR_LEN], why[PP_ERR_LEN] = "";
     if (!adaptive) { /* one build; its peak against every limit */
         pp_status st = pp_sched_build(&cfg, &fixed, err);
         if (st != PP_OK) { fprintf(stderr, "ppsched: %s\n", err); return exit_code(st); }
@@ -465,12 +466,15 @@ static int run_sweep(pp_config cfg, double from, double to, double step, int jso
                 fprintf(stderr, "ppsched: %s\n", err);
                 return exit_code(st);
             }
+            if (st != PP_OK) memcpy(why, err, sizeof why); /* the last: the nearest limit's reason */
         }
         if (!s) {
             if (json) printf("%s  {\"mem_limit\": %g, \"fits\": false}", first ? "" : ",\n", lim);
             else printf("%-10g %12s %10s %10s\n", lim, "-", "-", "does not fit");
         } else {
             int fits = max_peak(s) <= lim + 1e-9;
+            fitting += fits;
+            fixed_peak = max_peak(s);
             if (json) printf("%s  {\"mem_limit\": %g, \"fits\": %s, \"makespan\": %.12g, \"bubble_rate\": %.12g, \"peak_memory\": %.12g}",
                              first ? "" : ",\n", lim, fits ? "true" : "false", s->makespan, s->bubble_rate, max_peak(s));
             else printf("%-10g %12g %9.2f%% %10g%s\n", lim, s->makespan, 100 * s->bubble_rate, max_peak(s),
@@ -481,7 +485,14 @@ static int run_sweep(pp_config cfg, double from, double to, double step, int jso
     }
     if (json) printf("\n]}\n");
     pp_sched_free(fixed);
-    return 0;
+    if (fitting) return 0;
+    if (adaptive && why[0])
+        fprintf(stderr, "ppsched: sweep: no limit from %g to %g fits; at %g: %s\n", from, from + (count - 1) * step,
+                from + (count - 1) * step, why);
+    else
+        fprintf(stderr, "ppsched: sweep: no limit from %g to %g fits: %s's peak is %g units; sweep up to "
+                        "--mem-to %g or more\n", from, from + (count - 1) * step, cfg.schedule, fixed_peak, fixed_peak);
+    return 1;
 }
 
 /* ppsched best: every built-in schedule on these devices and times, ranked
@@ -543,6 +554,16 @@ static int run_best(pp_config cfg, int json) {
             printf("%-20s %10g %8.2f%% %8g%s\n", rows[i].name, rows[i].mk, 100 * rows[i].bubble, rows[i].peak,
                    rows[i].fits ? "" : "  does not fit");
         }
+    }
+    if (built && !rows[0].fits) { /* sorted: the first row fits if any does */
+        double least = rows[0].peak;
+        const char *who = rows[0].name;
+        for (i = 0; i < nr; i++)
+            if (rows[i].built && rows[i].peak < least) { least = rows[i].peak; who = rows[i].name; }
+        fprintf(stderr, "ppsched: best: no schedule fits --mem-limit %g at d=%d, n=%d; the smallest peak is %s's, %g: "
+                        "--mem-limit %g or more\n", limit, cfg.devices, cfg.microbatches, who, least, least);
+        free(rows);
+        return 1;
     }
     free(rows);
     if (built) return 0;
@@ -647,97 +668,115 @@ static void html_str(FILE *f, const char *x) {
     }
 }
 
-/* One SVG per built-in schedule and an index.html showing them side by side. */
+/* One SVG per built-in schedule and an index.html showing them side by side.
+   Each file is written under a temporary name and renamed (pp_cli.h), the
+   index last, so no file is ever half-written; the index shows only the
+   pictures this run wrote, and a picture of a built-in schedule left in DIR
+   by an earlier run is removed when this run does not write it again (it
+   would show another d, n or times under this run's name). */
 static int gallery(const pp_config *base, const char *dir) {
     char path[4096], err[PP_ERR_LEN];
-    FILE *html;
-    int i, failed = 0, written = 0, bad_input = 0;
+    pp_cli_file html, svg;
+    FILE *h;
+    int i, failed = 0, written = 0, bad_input = 0, nsched = pp_sched_count();
+    unsigned char *wrote = (unsigned char *)calloc((size_t)nsched, 1);
+    if (!wrote) { fprintf(stderr, "ppsched: out of memory\n"); return 1; }
     if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
         fprintf(stderr, "ppsched: cannot create directory '%s': %s\n", dir, strerror(errno));
+        free(wrote);
         return 1;
     }
-    if (snprintf(path, sizeof path, "%s/index.html", dir) >= (int)sizeof path) {
-        fprintf(stderr, "ppsched: directory name too long\n");
+    if (snprintf(path, sizeof path, "%s/index.html", dir) >= (int)sizeof path - 40) {
+        fprintf(stderr, "ppsched: gallery: directory name too long (at most %d bytes)\n", (int)sizeof path - 80);
+        free(wrote);
         return 2;
     }
-    html = fopen(path, "w");
-    if (!html) {
-        fprintf(stderr, "ppsched: cannot write '%s': %s\n", path, strerror(errno));
-        return 1;
-    }
-    fprintf(html, "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>pp_sched gallery d=%d n=%d</title>\n"
-                  "<style>body{font-family:sans-serif;margin:1em}table{border-collapse:collapse}"
-                  "td,th{border:1px solid #ccc;padding:2px 8px;text-align:right}td:first-child{text-align:left}"
-                  ".g{display:grid;grid-template-columns:repeat(auto-fill,minmax(640px,1fr));gap:1em}"
-                  "figure{margin:0;border:1px solid #ddd;padding:4px}img{width:100%%}</style></head><body>\n"
-                  "<h1>pp_sched gallery: d=%d devices, n=%d microbatches, times F=%g B=%g W=%g comm=%g</h1>\n"
-                  "<table><tr><th>schedule</th><th>makespan</th><th>bubble rate</th><th>peak memory (max device)</th>"
-                  "<th>what it is</th></tr>\n",
+    if (pp_cli_create("ppsched", &html, path)) { free(wrote); return 1; }
+    h = html.f;
+    fprintf(h, "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>pp_sched gallery d=%d n=%d</title>\n"
+               "<style>body{font-family:sans-serif;margin:1em}table{border-collapse:collapse}"
+               "td,th{border:1px solid #ccc;padding:2px 8px;text-align:right}td:first-child{text-align:left}"
+               ".g{display:grid;grid-template-columns:repeat(auto-fill,minmax(640px,1fr));gap:1em}"
+               "figure{margin:0;border:1px solid #ddd;padding:4px}img{width:100%%}</style></head><body>\n"
+               "<h1>pp_sched gallery: d=%d devices, n=%d microbatches, times F=%g B=%g W=%g comm=%g</h1>\n"
+               "<table><tr><th>schedule</th><th>makespan</th><th>bubble rate</th><th>peak memory (max device)</th>"
+               "<th>what it is</th></tr>\n",
             base->devices, base->microbatches, base->devices, base->microbatches,
             base->times.f == 0 && base->times.b == 0 && base->times.w == 0 ? 1 : base->times.f,
             base->times.f == 0 && base->times.b == 0 && base->times.w == 0 ? 1 : base->times.b,
             base->times.f == 0 && base->times.b == 0 && base->times.w == 0 ? 1 : base->times.w, base->times.comm);
-    for (i = 0; i < pp_sched_count(); i++) {
+    for (i = 0; i < nsched; i++) {
         const pp_sched_info *info = pp_sched_info_at(i);
         pp_config cfg = *base;
         pp_schedule *s = NULL;
         pp_status st;
         cfg.schedule = info->name;
+        snprintf(path, sizeof path, "%s/%s.svg", dir, info->name);
         st = pp_sched_build(&cfg, &s, err);
         if (st != PP_OK) {
             bad_input += pp_status_bad_input(st);
-            fprintf(html, "<tr><td>%s</td><td colspan=\"3\">not built: ", info->name);
-            html_str(html, err);
-            fprintf(html, "</td><td>");
-            html_str(html, info->description);
-            fprintf(html, "</td></tr>\n");
+            fprintf(h, "<tr><td>%s</td><td colspan=\"3\">not built: ", info->name);
+            html_str(h, err);
+            fprintf(h, "</td><td>");
+            html_str(h, info->description);
+            fprintf(h, "</td></tr>\n");
             fprintf(stderr, "ppsched: gallery: %s: %s\n", info->name, err);
-            continue;
-        }
-        {
+        } else {
             double peak = 0;
             int dev;
-            FILE *svg;
             for (dev = 0; dev < s->devices; dev++) if (s->peak_memory[dev] > peak) peak = s->peak_memory[dev];
-            fprintf(html, "<tr><td><a href=\"#%s\">%s</a></td><td>%g</td><td>%.2f%%</td><td>%g</td><td>", info->name,
+            fprintf(h, "<tr><td><a href=\"#%s\">%s</a></td><td>%g</td><td>%.2f%%</td><td>%g</td><td>", info->name,
                     info->name, s->makespan, 100 * s->bubble_rate, peak);
-            html_str(html, info->description);
-            fprintf(html, "</td></tr>\n");
-            snprintf(path, sizeof path, "%s/%s.svg", dir, info->name);
-            svg = fopen(path, "w");
-            if (!svg) {
-                fprintf(stderr, "ppsched: cannot write '%s': %s\n", path, strerror(errno));
+            html_str(h, info->description);
+            fprintf(h, "</td></tr>\n");
+            if (pp_cli_create("ppsched", &svg, path)) {
                 failed = 1;
-            } else if ((pp_sched_print_svg(svg, s, PP_SVG_MEMORY, err) != PP_OK) + (fclose(svg) != 0)) {
-                fprintf(stderr, "ppsched: cannot write '%s'\n", path);
-                remove(path); /* not half a picture in the index */
+            } else if (pp_sched_print_svg(svg.f, s, PP_SVG_MEMORY, err) != PP_OK) {
+                fprintf(stderr, "ppsched: gallery: %s: %s\n", info->name, err);
+                pp_cli_discard(&svg);
+                failed = 1;
+            } else if (pp_cli_commit("ppsched", &svg)) {
                 failed = 1;
             } else {
+                wrote[i] = 1;
                 written++;
             }
         }
         pp_sched_free(s);
+        /* not written now: an earlier run's picture would show under this run's index */
+        if (!wrote[i] && remove(path) != 0 && errno != ENOENT) {
+            fprintf(stderr, "ppsched: gallery: cannot remove the earlier '%s': %s\n", path, strerror(errno));
+            failed = 1;
+        }
     }
-    fprintf(html, "</table>\n<div class=\"g\">\n");
-    for (i = 0; i < pp_sched_count(); i++) {
+    fprintf(h, "</table>\n<div class=\"g\">\n");
+    for (i = 0; i < nsched; i++) {
         const pp_sched_info *info = pp_sched_info_at(i);
-        snprintf(path, sizeof path, "%s/%s.svg", dir, info->name);
-        if (access(path, F_OK) != 0) continue;
-        fprintf(html, "<figure id=\"%s\"><img src=\"%s.svg\" alt=\"%s\"><figcaption>%s: ", info->name, info->name,
+        if (!wrote[i]) continue;
+        fprintf(h, "<figure id=\"%s\"><img src=\"%s.svg\" alt=\"%s\"><figcaption>%s: ", info->name, info->name,
                 info->name, info->name);
-        html_str(html, info->description);
-        fprintf(html, "</figcaption></figure>\n");
+        html_str(h, info->description);
+        fprintf(h, "</figcaption></figure>\n");
     }
-    fprintf(html, "</div>\n</body></html>\n");
-    if (fclose(html) != 0) failed = 1;
-    if (written == 0) {
+    fprintf(h, "</div>\n</body></html>\n");
+    free(wrote);
+    if (failed || written == 0) { /* no index of a gallery that is not whole, nor an earlier one */
+        snprintf(path, sizeof path, "%s/index.html", dir);
+        pp_cli_discard(&html);
+        if (remove(path) != 0 && errno != ENOENT)
+            fprintf(stderr, "ppsched: gallery: cannot remove the earlier '%s': %s\n", path, strerror(errno));
+        if (failed) {
+            fprintf(stderr, "ppsched: gallery: not every file could be written (above); wrote no index.html\n");
+            return 1;
+        }
         fprintf(stderr, "ppsched: gallery: wrote no SVG to %s (the reasons are above)\n", dir);
-        return failed || bad_input < pp_sched_count() ? 1 : 2;
+        return bad_input < nsched ? 1 : 2;
     }
+    if (pp_cli_commit("ppsched", &html)) return 1;
     printf("ppsched: wrote %d SVG%s and index.html to %s", written, written == 1 ? "" : "s", dir);
-    if (written < pp_sched_count()) printf(" (%d of %d schedules not built, see above)", pp_sched_count() - written, pp_sched_count());
+    if (written < nsched) printf(" (%d of %d schedules not built, see above)", nsched - written, nsched);
     printf("\n");
-    return failed;
+    return 0;
 }
 
 /* ---- ppsched plan: which layout, microbatch size and schedule fit and run fastest ---- */
@@ -965,7 +1004,13 @@ static int plan_main(int argc, char **argv) {
 }
 
 #ifndef PPSCHED_NO_MAIN
+static int run(int argc, char **argv);
 int main(int argc, char **argv) {
+    pp_cli_init();
+    return pp_cli_finish("ppsched", run(argc, argv)); /* a failed write of the output: one line, exit 1 */
+}
+
+static int run(int argc, char **argv) {
     args A;
     pp_schedule *s = NULL;
     pp_status st;
@@ -1035,7 +1080,14 @@ int main(int argc, char **argv) {
             return rc;
         }
     }
-    fflush(stdout);
+    {   /* flushed before the check, so a broken schedule can still be looked at */
+        int e = pp_cli_flushed(stdout);
+        if (e) {
+            pp_sched_free(s);
+            clearerr(stdout); /* said here, with its reason, and not again at exit */
+            return pp_cli_write_error("ppsched", "standard output", e > 0 ? e : 0);
+        }
+    }
 
     /* Printed first so a broken schedule can still be looked at. */
     st = pp_sched_validate(s, err);
@@ -1044,6 +1096,6 @@ int main(int argc, char **argv) {
         fprintf(stderr, "ppsched: schedule does not validate: %s\n", err);
         return 1;
     }
-    return ferror(stdout) ? 1 : 0;
+    return 0; /* main checks that standard output was written */
 }
 #endif
