@@ -729,7 +729,9 @@ static int gallery(const pp_config *base, const char *dir) {
                     info->name, s->makespan, 100 * s->bubble_rate, peak);
             html_str(h, info->description);
             fprintf(h, "</td></tr>\n");
-            if (pp_cli_create("ppsched", &svg, path)) {
+            if (failed) {
+                /* one failed write is said; the rest are not tried (the gallery is not whole) */
+            } else if (pp_cli_create("ppsched", &svg, path)) {
                 failed = 1;
             } else if (pp_sched_print_svg(svg.f, s, PP_SVG_MEMORY, err) != PP_OK) {
                 fprintf(stderr, "ppsched: gallery: %s: %s\n", info->name, err);
