@@ -29,9 +29,11 @@
             cluster: the top K, then each schedule's best or why none fits.
    Exit:    0 ok; 2 the arguments must change (an unknown or inapplicable
             option, a value out of range, a schedule the library refuses to
-            build from them: pp_status_bad_input); 1 a bad input file or a
-            failed run. An argument error prints one line saying what was
-            wrong and what would be right, and a pointer to --help. */
+            build from them: pp_status_bad_input); 1 a bad input file, a
+            failed run, a failed write (one line naming the file or standard
+            output and the reason), or sweep or best where nothing fits. An
+            argument error prints one line saying what was wrong and what
+            would be right, and a pointer to --help. */
 #define _POSIX_C_SOURCE 200809L /* isatty under -std=c99 */
 #include <ctype.h>
 #include <errno.h>
@@ -106,7 +108,8 @@ static const char *usage_text =
     "exit status: 0 ok; 2 the arguments must change (bad or inapplicable option,\n"
     "a value out of range, a schedule that cannot be built from them); 1 a bad\n"
     "input file or a failed run (cannot read or write, a CSV that is not a\n"
-    "schedule, a schedule that does not validate)\n";
+    "schedule, a schedule that does not validate, sweep or best where no limit\n"
+    "or schedule fits)\n";
 
 /* ---- the command line: one table of options, one parser, one check ------
    Every option is a row of opts[]: its names, whether it takes a value, the

@@ -19,9 +19,10 @@
             first run both pipelined and on one device, and the tool prints
             "max relative gradient difference: X" and "loss difference: Y".
    Exit:    0 ok; 2 the arguments must change (a bad option, or a schedule
-            the library refuses for -s, -d, -n); 1 a failure (the data file,
-            deadlock, mismatch, or --check over its tolerance of 1e-5
-            relative). */
+            the library refuses for -s, -d, -n; options follow ppsched's rules,
+            examples/pp_cli.h); 1 a failure (the data file, deadlock,
+            mismatch, --check over its tolerance of 1e-5 relative, or a
+            failed write of the output). */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdio.h>

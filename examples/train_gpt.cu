@@ -26,9 +26,11 @@
             ms. In NCCL mode rank 0 prints, other ranks add their device's
             line.
    Exit:    0 ok; 2 the arguments must change (a bad or inapplicable option,
-            a schedule the library refuses for -s, -d, -n: checked before
-            any device is looked for); 1 a failure (no CUDA device, the data
-            file, a CUDA/NCCL error, not enough memory). */
+            a schedule the library refuses for -s, -d, -n, a --profile
+            re-plan that cannot be built: checked before any device is
+            looked for; options follow ppsched's rules, examples/pp_cli.h);
+            1 a failure (no CUDA device, the data file, a CUDA/NCCL error,
+            not enough memory, a failed write of the output or --loss-log). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
