@@ -116,7 +116,8 @@ static const char *usage_text =
    subcommands it applies to, the facts (pp_sched_info, FACT_*) the chosen
    schedule must have for it to mean something, the output formats it
    applies to, and a phrase that says what it is for. parse_args reads the
-   arguments into an args struct (no printing, no exit: the fuzz target
+   arguments (pp_cli_parse, examples/pp_cli.h: the rules train_cpu and
+   train_gpt follow too) into an args struct (no printing, no exit: the fuzz target
    tests/fuzz_cli.c calls it) and then check_args, the one check, refuses
    every option that does not apply to the subcommand, schedule and format
    chosen, naming the option and why. A new option is a new row and a case
