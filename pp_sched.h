@@ -963,27 +963,84 @@ static pp_status pp__stage_times(const pp__cfg *c, int S, double v, int recomput
    what F > 0, B > 0 forbid. W and comm may be 0, and one below the
    tolerance acts as 0 (the planner gives a zero W 1e-9). */
 #define PP__TIME_RES 1e-8
-static pp_status pp__check_work(const double *stage_time, int S, int n, int split, double comm, char *err) {
-    double total = 0, small = 0, need;
+/* One microbatch's work over the S stages (per) and the shortest F and B
+   (small), as pp__check_work adds them up. */
+static void pp__work_of(const double *stage_time, int S, int split, double comm, double *per, double *small) {
     int s, k;
+    *per = *small = 0;
+    for (s = 0; s < S; s++) {
+        const double *t = stage_time + (size_t)s * 4u;
+        *per += t[PP_F] + t[PP_BW] + 2 * comm;
+        for (k = 0; k < 4; k++) {
+            if (k == PP_W || (k == PP_BW ? split : !split && k == PP_B)) continue;
+            if (*small == 0 || t[k] < *small) *small = t[k];
+        }
+    }
+}
+static int pp__work_fits(const double *stage_time, int S, int n, int split, double comm) {
+    double total = 0, small = 0, per;
+    int s;
+    for (s = 0; s < S; s++) { /* the same sum, in the same order, as pp__check_work */
+        const double *t = stage_time + (size_t)s * 4u;
+        total += (double)n * (t[PP_F] + t[PP_BW] + 2 * comm);
+    }
+    pp__work_of(stage_time, S, split, comm, &per, &small);
+    return total <= PP_TIME_MAX && small >= PP__TIME_RES * (1 + total);
+}
+/* The most microbatches these times allow (0: not even one). */
+static int pp__work_most(const double *stage_time, int S, int split, double comm) {
+    double per, small, most;
+    int n;
+    pp__work_of(stage_time, S, split, comm, &per, &small);
+    most = (small / PP__TIME_RES - 1) / per;
+    if (PP_TIME_MAX / per < most) most = PP_TIME_MAX / per;
+    if (!(most >= 1)) return 0;
+    n = most >= INT_MAX ? INT_MAX : (int)most;
+    while (n > 0 && !pp__work_fits(stage_time, S, n, split, comm)) n = n > 64 ? (int)(n * (1 - 1e-9)) - 1 : n - 1;
+    return n;
+}
+/* What would make n microbatches of these times fit, followed: every time
+   multiplied by one factor, fewer microbatches, or, where neither can, times
+   closer together. */
+static void pp__work_advice(const double *stage_time, int S, int n, int split, double comm, char *buf, size_t len) {
+    double per, small, total, lo, hi;
+    int most = pp__work_most(stage_time, S, split, comm), at = 0;
+    pp__work_of(stage_time, S, split, comm, &per, &small);
+    total = (double)n * per;
+    /* k scales every time: k small >= 1e-8 (1 + k total) and k total <= PP_TIME_MAX */
+    lo = small > PP__TIME_RES * total ? PP__TIME_RES / (small - PP__TIME_RES * total) : -1;
+    hi = PP_TIME_MAX / total;
+    buf[0] = '\0';
+    if (lo > 0 && lo * 1.002 < hi * 0.998) {
+        if (lo > 1) at = snprintf(buf, len, "multiply every time by %.4g or more", lo * 1.002);
+        else at = snprintf(buf, len, "scale every time down: multiply each by %.4g or less", hi * 0.998);
+    }
+    if (most >= 1 && most < n)
+        snprintf(buf + at, len - (size_t)at, "%suse at most %d microbatches", at ? ", or " : "", most);
+    else if (!at)
+        snprintf(buf, len, "at any scale one microbatch's work (%g) is more than 1e8 x the shortest F or B (%g): "
+                           "lengthen the shortest passes or shorten the longest", per, small);
+}
+static pp_status pp__check_work(const double *stage_time, int S, int n, int split, double comm, char *err) {
+    double total = 0, small = 0, need, per;
+    char fix[200];
+    int s;
     for (s = 0; s < S; s++) {
         const double *t = stage_time + (size_t)s * 4u;
         total += (double)n * (t[PP_F] + t[PP_BW] + 2 * comm);
-        for (k = 0; k < 4; k++) {
-            if (k == PP_W || (k == PP_BW ? split : !split && k == PP_B)) continue;
-            if (small == 0 || t[k] < small) small = t[k];
-        }
     }
+    pp__work_of(stage_time, S, split, comm, &per, &small);
     if (!(total <= PP_TIME_MAX)) {
-        pp__err(err, "times too large: the %d stages x %d microbatches add up to %g of work, above %g; scale every "
-                     "time down (the unit is yours)", S, n, total, PP_TIME_MAX);
+        pp__work_advice(stage_time, S, n, split, comm, fix, sizeof fix);
+        pp__err(err, "times too large: the %d stages x %d microbatches add up to %g of work, above %g (the unit is "
+                     "yours); %s", S, n, total, PP_TIME_MAX, fix);
         return PP_ERR_OVERFLOW;
     }
     need = PP__TIME_RES * (1 + total);
     if (small < need) {
+        pp__work_advice(stage_time, S, n, split, comm, fix, sizeof fix);
         pp__err(err, "times too far apart for double precision: the shortest F or B (%g) must be at least %g "
-                     "(1e-8 x (1 + %g, the total work)); make it that long, or scale every time up", small, need,
-                total);
+                     "(1e-8 x (1 + %g, the total work)); %s", small, need, total, fix);
         return PP_ERR_INVALID_ARG;
     }
     return PP_OK;
@@ -5710,7 +5767,7 @@ static double pp__limit_of(const pp_sched_info *in, double mem_limit, int d) {
 static pp_status pp__req_resolve(const pp_config *cfg, pp__req *q, char *err) {
     const pp_sched_info *in;
     const char *name;
-    int d, n, v;
+    int d, n, v, too_many;
     double cells;
     double useful;
     pp_status st;
@@ -5749,11 +5806,7 @@ static pp_status pp__req_resolve(const pp_config *cfg, pp__req *q, char *err) {
                 d, most);
         return PP_ERR_OVERFLOW;
     }
-    if ((long long)d * v * n * 3 > INT_MAX / 4) {
-        pp__err(err, "%s: %d devices x %d chunks x %d microbatches is too many passes (3 d v n must be at most %d); "
-                     "use at most %d microbatches", name, d, v, n, INT_MAX / 4, INT_MAX / 4 / 3 / (d * v));
-        return PP_ERR_OVERFLOW;
-    }
+    too_many = (long long)d * v * n * 3 > INT_MAX / 4; /* said below, once the times are known */
     if (!pp__finite(cfg->mem_limit) || cfg->mem_limit < 0 || (cfg->mem_limit > 0 && cfg->mem_limit < 1e-6)) {
         pp__err(err, "mem_limit must be a finite number of units, 0 (the default, d) or at least 1e-6; got %g",
                 cfg->mem_limit);
@@ -5770,7 +5823,17 @@ static pp_status pp__req_resolve(const pp_config *cfg, pp__req *q, char *err) {
         }
     }
     st = pp__req_shape(q, err);
-    if (st == PP_OK) st = pp__check_work(q->shape.stage_time, q->S, n, in->split_backward, q->c.times.comm, err);
+    if (st == PP_OK && too_many) {
+        /* the advice is a count these times also allow, so that it works */
+        int most = pp__work_most(q->shape.stage_time, q->S, in->split_backward, q->c.times.comm);
+        if (most > INT_MAX / 4 / 3 / (d * v)) most = INT_MAX / 4 / 3 / (d * v);
+        if (most < 1) st = pp__check_work(q->shape.stage_time, q->S, 1, in->split_backward, q->c.times.comm, err);
+        else {
+            pp__err(err, "%s: %d devices x %d chunks x %d microbatches is too many passes (3 d v n must be at most %d); "
+                         "use at most %d microbatches", name, d, v, n, INT_MAX / 4, most);
+            st = PP_ERR_OVERFLOW;
+        }
+    } else if (st == PP_OK) st = pp__check_work(q->shape.stage_time, q->S, n, in->split_backward, q->c.times.comm, err);
     if (st != PP_OK) pp__req_free(q);
     return st;
 }

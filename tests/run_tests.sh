@@ -282,6 +282,11 @@ step "pp_cuda executor on the host emulation (streams as queues run in two rando
     MOCK_CUDA_SEED=1 PP_TEST_TINY=1 '$out/test_cuda_mock' && MOCK_CUDA_SEED=2 PP_TEST_TINY=1 '$out/test_cuda_mock' &&
     '$out/train_gpt_mock' -s 1f1b -d 4 -n 8 --steps 4 --profile-steps 3 --profile --mem-limit 2 --channels 16 --seq 16 --batch 1 --heads 2 --data '$root/data/pipeline.txt' | grep -q 're-planned: v-auto' &&
     { '$out/train_gpt_mock' -d 0 2>/dev/null; test \$? -eq 2; }"
+if [ -x "$out/train_gpt_mock" ]; then
+    step "cli_errors: train_gpt's option rules, its checks before any step, its checked writes (host emulation)" \
+        sh "$here/cli_errors.sh" - - "$out/train_gpt_mock"
+    sed 's/^/    /' "$out/log" | tail -n 1
+fi
 NVCC=${NVCC:-$(command -v nvcc 2>/dev/null || echo /usr/local/cuda/bin/nvcc)}
 NVFLAGS=${NVFLAGS:--O2 -std=c++17 -gencode arch=compute_90a,code=sm_90a -gencode arch=compute_80,code=compute_80 -Xcompiler -Wall,-Wextra -Werror all-warnings}
 NCCL_HOME=${NCCL_HOME:-/usr/local/cuda}
