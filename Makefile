@@ -1,4 +1,4 @@
-# pp_sched: make | make test | make bench | make asan | make fuzz | make golden | make hash | make optimal | make paper | make clean
+# pp_sched: make | make check | make test | make bench | make asan | make fuzz | make golden | make hash | make optimal | make paper | make clean
 # The library is one header (pp_sched.h); everything built here is a tool,
 # a test or a benchmark around it.
 
@@ -38,7 +38,7 @@ bench: bench/bench
 	./bench/bench
 	$(MAKE) bench-python
 
-# issue 17's scale table only (the first part of make bench)
+# the build-time scale table only (the first part of make bench)
 bench-scale: bench/bench
 	./bench/bench scale
 
@@ -147,6 +147,33 @@ bench-python: python-install
 python/bench_c: python/bench_c.c pp_sched.h
 	$(CC) $(CFLAGS) $$($(PY_VENV)/bin/python -c "import sysconfig; print(sysconfig.get_config_var('OPT'))") -I. -o $@ python/bench_c.c $(LDLIBS)
 .PHONY: test-python bench-python python-install
+
+# ---- make check: the C library's own tests and the CLI checks, under a minute ----
+# make -j2 check builds and runs the test programs two at a time. -O1: at -O2
+# compiling the header costs these programs more than running them.
+# make test runs all of this and the rest (planner, runtimes, emulator, docs).
+CHECK_DIR    = check-out
+CHECK_TESTS  = test_sched test_auto test_lower test_bounds test_limits test_guarantee
+CHECK_CFLAGS = -std=c99 -O1 -Wall -Wextra -Wpedantic $(WERROR) $(CFLAGS_EXTRA)
+.PHONY: check check-cli clean-check
+.PRECIOUS: $(CHECK_DIR)/%
+check: $(CHECK_TESTS:%=check-%) check-cli
+	@echo "make check: $(words $(CHECK_TESTS)) library tests and the CLI checks passed"
+$(CHECK_DIR)/%: tests/%.c pp_sched.h tests/group.h
+	@mkdir -p $(CHECK_DIR)
+	$(CC) $(CHECK_CFLAGS) -o $@ $< $(LDLIBS)
+check-%: $(CHECK_DIR)/%
+	./$<
+check-cli: ppsched train_cpu
+	@mkdir -p $(CHECK_DIR)
+	CC="$(CC)" CFLAGS="$(CHECK_CFLAGS)" sh tests/quickstart.sh pp_sched.h $(CHECK_DIR)
+	CC="$(CC)" CFLAGS="$(CHECK_CFLAGS)" sh tests/quickstart.sh pp_sched.h $(CHECK_DIR) "WRITE YOUR OWN BLOCK" LOWERING own_block
+	sh tests/golden.sh check ./ppsched tests/golden
+	sh tests/cli_errors.sh ./ppsched ./train_cpu
+	sh tests/docs_lint.sh
+clean: clean-check
+clean-check:
+	rm -rf $(CHECK_DIR)
 
 # ---- pp_cuda: make train_gpt | make test-cuda | make bench-cuda ----
 # Needs nvcc and NCCL; not part of plain make (make test builds these through

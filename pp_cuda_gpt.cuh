@@ -5,7 +5,7 @@
    and <cuda_bf16.h>); every function is static and every name starts with
    pp__, so nothing leaks into the engine that compiles it. It may be pasted
    into pp_cuda.cu; it does not rely on being its own translation unit.
-   The contract with the executor is /work/cuda_contract.md (types and
+   The contract with the executor is in this file (types and
    functions at the bottom of this file, "stage" section).
 
    Model and split: exactly ref/gpt_ref.h, op for op. gpt_stage_forward,

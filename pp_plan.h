@@ -188,7 +188,7 @@ PLANNING (pp_partition, pp_partition_v, pp_model_stats, pp_plan)
                scaled: the schedule is the same (with tp > 1 the TP
                slowdown makes mbs not proportional, so each mbs is built).
    guarantee   candidates are built with pp_config.no_guarantee = 1 (the
-               header's DECISIONS, "the guarantee"): reordered and locally
+               DESIGN.md, "The guarantee"): reordered and locally
                searched, without the comparison builds that would cost 2 to
                3 times as much at the planner's non-unit stage times (Llama
                3 405B on 16,384 GPUs: 1.6 s instead of 4 s). A step time is

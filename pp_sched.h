@@ -20,9 +20,12 @@ CONTENTS
    WRITE YOUR OWN BLOCK   a building block by hand: fill, repeat, squeeze
    LOWERING               per-device programs a runtime runs alone
    CONFIGURATION MACROS, ERRORS, MEMORY, THREADS, DOES NOT, LIMITS
-   DECISIONS              where the papers are ambiguous, what this file does
-   PYTORCH CSV, PLANNING, PICTURES
-   REVISION HISTORY       oldest first
+   RULINGS                where the papers are ambiguous, what this file does
+   PYTORCH CSV, PICTURES  the export formats
+   RECENT REVISION HISTORY
+   Elsewhere in the repository: README.md (a user's guide), docs/ (one page
+   per subject), DESIGN.md (each ruling with its measurements),
+   CHANGELOG.md (every version, dated). The planner is pp_plan.h.
    The implementation's sections, in file order (marked "---- name ----"):
    small helpers; the schedule object; metrics; squeeze (and the one
    dependency rule, pp__input); validation; building blocks; reorder
@@ -35,7 +38,7 @@ CONTENTS
    DualPipe); v-zb built pass by pass; the built-in schedules (the
    table's builders, the guarantee, pp_sched_build); bounds and bubble
    growth; lowering;
-   printers; export and import. The planner is in pp_plan.h.
+   printers; export and import.
 
 QUICK START
    #include <stdio.h>
@@ -274,454 +277,47 @@ LIMITS (checked by pp_sched_build before any work; the table with the
    The adaptive searches (v-auto, zb-auto) grow fast with d: about 1 s at
    d = 64, n = 128.
 
-DECISIONS (where the paper is ambiguous, what this file does)
-   - Offsets of V blocks: F chunk 0 offsets d0, F chunk 1 offsets d1, B of
-     chunk 1 offsets d0, B of chunk 0 offsets d1 (Section 3.1's balance).
-     The three turn offsets (F0->F1 on the last device, F1->B on device 0,
-     B1->B0 on the last device) are the smallest (by sum, then
-     lexicographic) that repeat without collision; W takes the first cell
-     after its B free in the repeat. This reproduces Table 8 (V-Min needs
-     the F->B turn 3 when d = 0 mod 3, else 1).
-   - eager 1F1B: 1F1B block with F offsets 4 (the smallest larger offset
-     that repeats without collision); warm-up is 2(d-i)-1 forwards.
-   - ZB-H1 / ZB-H2: the 1F1B / eager 1F1B blocks with B and W split,
-     squeezed and reordered.
-   - GPipe: the 1F1B block with the F->B turn 3n-2.
-   - Official interleaved 1F1B: Megatron's per-device order (warm-up
-     2(d-i-1)+(v-1)d forwards, groups of d microbatches), needs n % d == 0.
-   - Interleaved 1F1B with uniform repeat (Appendix H, Fig. 15b; the
-     figure was lost): F steps 1 cell per device, BW steps 3v-1 cells, the
-     F chain waits (3v-1)(d-1) cells where it wraps to the next chunk and
-     the BW chain d-3v+2 more where it wraps back, T = 3v. Found by search
-     over such blocks; its makespan equals Megatron's order at unit times
-     (checked for v = 2..4, d = 1..40, n = d, 2d, 3d) and it takes any n,
-     but it holds more memory (2d-1 units at v = 2 against Megatron's
-     (3d-1)/2): we could not reproduce the paper's "same memory" from the
-     text alone. A uniform-repeat block with Megatron's makespan and LESS
-     memory does exist at v = 2, n >= 2d, no comm: interleaved-1f1b-m.
-   - Reorder keeps "peak memory unchanged" as: the schedule's peak (its
-     largest device) never rises, and no device goes above the larger of
-     its own squeezed peak and its Eq. 1 bound. So simulated peak <= Eq. 1
-     holds on every device after reordering too. Appendix C's two steps are
-     run in several variants (warm-up gap filling then cool-down W refill;
-     an event-driven list schedule; a sweep over passes in time order, on
-     the unit grid and on real times, moving warm-up and cool-down passes
-     or every pass) and the shortest result is kept. Monotone: the order
-     after every step of every variant is a candidate (a variant never
-     ends longer than a step before it), so nothing longer than the
-     squeezed input is ever returned. The next step goes on from the step's
-     own order, not from the best so far: restarting from the best made 76
-     of make hash's 9528 builds longer (a W refill can lengthen an order
-     whose gaps the second step then fills).
-   - Local search (pp__local_search): every reordered build (and every
-     adaptive one) ends with moves around a pass on the critical path
-     that waits for its device's previous pass, kept when the makespan
-     drops, within the caps above (an adaptive schedule's: mem_limit) and
-     the dependency rule. Three moves, each tried on the whole path
-     before the next: swap the pass with that previous pass; move the pass
-     earlier, to just before one of the 2 nearest passes on its device
-     that start after an idle gap (never before its own input); move the
-     previous pass later, to just before one of the 2 nearest idle gaps
-     after the pass or to the device's end (never after a pass that needs
-     it). Swaps alone miss orders that fill a gap two or more passes away
-     (each swap on the way lengthens the path): v-zb at d=4 n=8, B = 2F
-     with comm, stayed 1.1% above CP-SAT's proven optimum, now 0.84%. The
-     swaps go first because they are what most builds gain from: trying
-     the three moves pass by pass instead made 84 of hash_diff's builds
-     longer than swaps alone (same budget); 4 gaps instead of 2 made 8
-     longer, 1 shorter. A swap that moves a W (nothing waits for it) onto
-     a pass with no gap before it cannot help and is not tried. Not
-     tried, two moves at once: from v-zb's 36.2 there no pass moved anywhere on its device,
-     nor any pair of moves in the last 24 passes of each device, is
-     shorter; the optimum's order differs in the cool-down of three
-     devices. Budget: PP__LOCAL_WORK = 24 trials (one squeeze each), all
-     moves together, scaled by min(n, 2d+4)/n, the share of the schedule
-     the reorder runs on, so it costs at most about as much as the reorder
-     (11 variants of 2 to 4 steps, each a squeeze or more); it stops at
-     the order bound (pp__at_bound). Twice the budget would shorten 157
-     more of hash_diff's 14892 builds (none longer), at up to twice the
-     search's cost.
-   - The guarantee (pp__guarantee, the end of pp_sched_build): a built-in
-     or adaptive schedule s is never longer than
-     (a) its own order built at unit times (comm 0, no stage_times) and
-         squeezed at the user's times;
-     (b) what any fixed (not adaptive) schedule x of its family builds at
-         the user's times, when x's memory caps fit s's.
-     Family: same placement, chunks, recompute and copies (PP_SCHED_LIST);
-     x split when s is split or not; x unsplit only when s is unsplit too
-     (an unsplit order runs in a split schedule with each W right after its
-     B, which frees the same memory at the same point and can only start
-     the next B sooner; a split order cannot be merged back in general).
-     Memory limit: per device, the caps reorder keeps (above: each device's
-     squeezed peak, or its Eq. 1 bound up to the largest device's peak,
-     worked out from the block repeated at n); of a published order its own
-     peak; of an adaptive schedule mem_limit on every device. So a fixed
-     schedule keeps its memory promise (the reorder's contract and Eq. 1)
-     whatever it takes; "fits" is x's caps <= s's caps on every device, not
-     x's peak as built (that would need x built before we know whether to
-     build it, and would let s take an order that lifts a device above its
-     own Eq. 1 bound). s takes the shortest of its own order, (a), and each
-     fitting x's order built at the user's times and (unless published) at
-     unit times, each timed again at the user's times: so for every x
-     that fits, s is no longer than x as pp_sched_build returns it (x's own
-     choice is one of those orders, and fitting is transitive). A
-     candidate must fit s's caps as timed, too. Where another order wins
-     for an adaptive s, the local search runs again on it (within
-     mem_limit); not for a fixed s, which may be another's x: its result
-     would then not be among the orders that other schedule compares
-     with (it made 2 of test_guarantee's 3019 family pairs fail). When the times are unit,
-     (a) and the unit-time builds are the same orders: skipped. A block
-     that depends on the times (interleaved-1f1b-m picks its gap with
-     them) has caps at the user's times; its order from (a) fits its caps
-     at unit times.
-     Not covered, by decision: published orders (gpipe, 1f1b, eager-1f1b,
-     interleaved-1f1b, 1f1b-r, looped-bfs, dualpipe-v, dualpipe) keep their
-     order, which defines them (their (a) holds anyway: their order does not
-     depend on the times); no_reorder builds keep their block's order; and
-     adaptive schedules are not candidates of (b): building v-auto's or
-     zb-auto's search inside every fixed build would cost that search each
-     time (about 100x a fixed build), and an adaptive schedule at a higher
-     limit is checked against a lower one by tests on a grid instead (not
-     by construction). Builds inside the guarantee skip it (no recursion),
-     and so does a build with pp_config.no_guarantee = 1: for a caller that
-     builds many schedules to rank them (pp_plan), where the comparison
-     builds would cost 2 to 3 times the build at non-unit times; such a
-     build is never shorter than the guaranteed one (tests).
-     Cost: each fitting family member built once or twice more, except
-     where a lower bound shows it cannot be shorter (every device's work
-     after the forward path to its first stage and, unsplit, before the
-     backward path below it; the path; Appendix E.2 at the candidate's
-     caps on V placement): at unit times and large n most candidates stop
-     there (at d = 128, n = 1024, interleaved-1f1b-u and zb-h1 are at that
-     bound), and so does the local search.
-   - Stopping at the order bound (0.5.1). pp__order_bound is a lower bound
-     on the makespan of any order of a schedule's passes, whatever its
-     memory: each device's work after the forward path to its first stage
-     (and, unsplit, before the backward path below its stage), or the
-     critical path, the larger. A schedule that reaches it cannot be
-     shortened, so the work that could only shorten it stops there:
-     - a reorder runs no more variants (a variant's result replaces the
-       best only when shorter), the local search and the guarantee do not
-       start: the same schedules, exactly;
-     - an adaptive search ranks at 2d microbatches: a level whose kept
-       blocks are all at the bound there takes no more (a block goes in
-       only when shorter), and is not timed: the same schedules;
-     - an adaptive search prefers the shorter, and at the same makespan the
-       smaller peak (pp__auto_better), so a candidate is skipped only where
-       it cannot win (pp__may_beat): where the bounds at its memory (its
-       caps, or a grid block's laid peak; Appendix E.2 falls as the peak
-       rises) show it cannot be as short, or where it could at most tie and
-       its memory before reordering is not below the best's peak. The
-       first is exact. The second takes the memory before reordering as
-       the peak a candidate ends with: reordering keeps every device under
-       a cap and never seeks a smaller peak, and on every grid block of
-       our grids the grid's peak is its laid peak;
-     - above 2d + 6 microbatches (pp__small_n), where each block finalist
-       costs a reorder at 2d + 4 and its extension, once the best is at the
-       bound no more block finalists are built, v-auto's grid family is
-       not run, and the list-built candidates (kept there only when
-       shorter) are not built. No schedule can be shorter; one could have
-       tied with a smaller peak, which we give up there for the time (at
-       d = 16, n = 128, unit times, the grid family was 2/3 of v-auto's).
-     Measured: bench/hash_diff.sh with -x and -l (make hash's grid, three
-     more time settings, and the adaptive schedules at n = 4d and 8d for d
-     4..16 under five time settings and five limits: 14892 builds) and
-     make hash-big (d = 128, n = 1024, and d = 16 and 32 at n = 8d) find no
-     build changed by any of these, pass for pass. Speed (CPU, unit times):
-     v-auto at d = 128, n = 1024 5.6 s -> 0.95 s, at d = 16, n = 128 100
-     -> 36 ms; zb-2p at d = 128 1.8 -> 0.8 s. With uneven times and comm
-     the bound is rarely reached: v-auto at d = 16, n = 128 with Table 5
-     times and comm 0.6 went from 0.24 s to 0.18 s.
-     tests/test_guarantee.c checks (a) and (b) through the public API.
-   - gpipe, 1f1b, eager-1f1b, interleaved-1f1b and 1f1b-r are defined by
-     their published order and are not reordered (with t_comm > 0, moving
-     passes could shorten them, but then they would not be those
-     schedules); every other built-in is reordered unless no_reorder, and
-     then held to the guarantee below.
-
-   - v-auto (Appendix A) runs two families of candidates and keeps the
-     shorter schedule (at equal makespan the smaller peak); V-Min, V-Half
-     and V-ZB themselves are taken too when they fit and are shorter. The
-     default limit is d (1F1B's peak). That a higher limit never gives a
-     longer schedule is not guaranteed by construction; tests check it on
-     a grid (with comm too), and it held on every series we measured.
-     Family 1, ours: V blocks with the K split of Eq. 3, delta0 in 1..4
-     and delta1 in 1..3 cells on each side of K (K = every device up to
-     d = 16, every (d/16)-th beyond), the turns F0->F1, F1->B, B1->B0 in
-     1..6 whose sum is at most 2 above the smallest that repeats without
-     collision (collision depends on the turns mod 6 only), W greedy; the
-     turns 3 or 4 above it are ranked apart (4 per level, their best 2
-     built as well), so they can add a schedule (d=8, n=16, limit 4:
-     796 -> 787.5 at Table 5 times) without pushing others out. Only
-     blocks whose Eq. 1 bound fits mem_limit are kept, grouped by that
-     bound (half-unit levels); only the highest levels that have a block
-     are ranked (reordering may fill every device up to the limit, not
-     only to the block's Eq. 1 bound, so a lower level brings a worse block
-     to the same memory). Per level the best by squeezed makespan at
-     min(n, 2d) (pp__block_makespan: pp_repeat + pp_squeeze's figure, bit
-     for bit, without building the schedule) are reordered at min(n, d+2)
-     with four reorder variants; a
-     level goes on when it beats every lower one there, its best 2 are
-     kept, and the 6 best of all of those are built at n with every
-     variant. How many levels and blocks per level: PP__VAUTO_LEVELS = 3
-     and PP__VAUTO_TOP = 4 next to family 2; 6 and 16 without it
-     (no_reorder). With 4 of 3 nothing got longer on our grids (376
-     configurations, d 4..32, n 2d..8d, limits d/2-1/2..d, three time
-     settings, and the 60 below).
-     Family 2, the cell-grid construction of the paper's authors
-     (sail-sg's v_auto_schedule.py; its 8 steps are written out above
-     pp__vgrid_search): a block from device 0's permutation of F, f, B, b
-     in a 6-cell period and two offsets o0 >= o1 (the first len0 devices
-     step by o0), laid down on a unit grid, squeezed, its warm-up and
-     cool-down rebuilt by rule under the block's peak, free cells filled
-     greedily, then timed with the real F/B/W/comm. We re-derived and
-     wrote it ourselves; no code of theirs is in this file. For n > 2d+4
-     its blocks are ranked by their grid at n = 2d+4 (with 4 rebuilt at n,
-     the same result as ranking at n on 60 configurations, d 4..16, n 4d
-     and 8d); beyond 16 devices every (d/16)-th len0 is tried. The best 8
-     are built at n and reordered with our variants on the real times,
-     which the unit grid cannot see, within their own peak: on 336
-     configurations (d 4..16, n 2d and 4d, limits d/2-1/2..d, three time
-     settings) that shortened 89, by up to 7% (with comm, at limit d/2); 2
-     of 40 at n = 8d. Family 2 wins 184 of those
-     336, family 1 39, so both stay. Without family 2 v-auto was up to
-     3.1% longer than the authors' scheduler at limits d/2 and 2d/3: their
-     warm-up and cool-down, laid out by rule over the whole grid, beat our
-     bubble filling there; their warm-up rule alone, tried as a reorder
-     variant on our blocks, shortened nothing.
-     Against sail-sg's v_auto_schedule.py, run on the same inputs (60
-     configurations: d 4..16, n 2d and 4d, limits d/2, 2d/3, d, unit and
-     Table 5 times): the same in 54, shorter in 6 (by up to 0.17%), never
-     longer; with comm (1.3/1.1/0.7, comm 0.05, d 4..8, 18 configurations)
-     the same in 7 and shorter in 11, by up to 6.1%. tests/test_auto.c
-     checks 48 of the 78 against their figures.
-     Speed, decided so that the schedules stay the same pass for pass: a
-     block schedule at n > 2d+6 is reordered at 2d+4 microbatches and
-     extended to n by repeating its stable phase, kept only when the added
-     microbatches cost exactly the busiest device's work (no bubble in the
-     stable phase, which reordering at n could not shorten) and no peak
-     rises; otherwise (V-Min, 1F1B-V at uneven times: O(n) bubble) the
-     whole n is reordered; the fixed V and ZB blocks take the same path.
-     Family 1 times its candidates without building them, family 2 works
-     out a block's laid peak without the grid and runs only the blocks near
-     the best (PP__VGRID_GAP), and a search keeps the pass orders it
-     reordered (a memo): reordering one order again gives the same result.
-     The reorder steps make the same decisions with less work: the gap
-     fill caches when each pass could end and skips blocks of 64 that
-     cannot fill a bubble, the list schedule keeps a tournament of devices
-     and a bitset of the passes whose input has run, the sweep jumps over
-     runs of passes packed end to start, the W refill skips bubbles its
-     shortest W does not fit, and a reorder reuses its large buffers (each
-     step's comment says why it decides as before; make hash and make
-     hash-big compare every built-in's passes).
-     Timings are in README.md and `make bench`, not here.
-     Where a block fits, V-ZB's list-built order (pp__vzb_list, see v-zb
-     below) at the limit is one more candidate, reordered within it: at
-     limit 2d with comm it reaches orders neither family does (d = 4,
-     n = 8, Table 5 times, comm 0.6: the proven optimum of make optimal).
-   - zb-auto: the same search on sequential blocks with B/W split: F step
-     1..6, B step 1..3, F->B turn 1..6, W in the first free cell at or after
-     the lifespan 3k cells (k = 0..2d+2) from its F; ZB-H1, ZB-H2 and 1F1B
-     are taken when they fit and are shorter. zb-1p and zb-2p are zb-auto at
-     d and 2d: the names of the Zero Bubble paper's schedules, our search.
-     A sequential block cannot go below d units at T = 3, so zb-auto needs
-     mem_limit >= d (zb-min goes to about 2d/3 with two microbatches per
-     block, which zb-auto does not search). Against the Zero Bubble
-     authors' heuristic (sail-sg's zb.py, 8 greedy variants, F +1 and W -1
-     activation, limits d and 2d, d 4..16, n 2d and 4d, unit and Table 5
-     times): the same makespan in 40 of 40 configurations, and in 20 of
-     20 with comm (1.3/1.1/0.7, comm 0.05).
-     Where a block fits, a list-built order competes too (pp__zb_list,
-     above pp__zb_auto: zb.py's greedy rules, taken as facts and written
-     here: how many F each device runs before its first B, from when that
-     B's gradient arrives with comm; then F and B per microbatch, W into
-     the waits, an idle budget per device), its 8 switch settings run and
-     the shortest reordered within the limit (up to 2d + 6 microbatches;
-     beyond, kept only when shorter as it is). It would also build below d
-     units; zb-auto keeps its blocks' range. Against zb.py on
-     bench/compare_ref.py's grid (d 4, 8, 16; n d and 2d; unit, Table 5
-     and B = 2F times; comm 0, 0.05, 0.6; limits d and 2d; their shortest
-     variant): zb-2p was longer in 3 of 54 (0.28% to 0.49%, B = 2F, comm
-     0.05), now in none (shorter in 2); zb-1p never was.
-   - v-zb: V-ZB's block (offsets 4, 2, 2, 4), repeated, squeezed and
-     reordered, against a list-built order (pp__vzb_list: the rules of the
-     Zero Bubble authors' V-ZB generator, sail-sg's zbv.py, taken as facts
-     and written here) within the block's Eq. 1 bound (d units on every
-     device, the memory V-ZB promises), reordered within it; the shorter is
-     kept, the block at a tie. The block lays its warm-up on the unit grid,
-     so where comm delays chunk 1's input (or at n = d, where warm-up and
-     cool-down are the whole schedule) its devices wait; the list order
-     fills that wait with more F of chunk 0, counted with comm. The result
-     keeps the block's interval and Eq. 1 bound as its promise. With
-     no_reorder the block alone; beyond 2d + 6 microbatches the list order
-     is not reordered and wins only when shorter as it is. Against zbv.py
-     (bench/compare_ref.py, the grid above, limit d): v-zb was longer in
-     11 of 54 (by up to 1.9%: d = 8, n = 8, Table 5 times, comm 0.6), now
-     in none (shorter in 23). Table 4's V-ZB at d = 16, n = 16 (make paper)
-     goes from 24.3% to 19.2% under the paper's definition; the paper's
-     18.7% is the order zbv.py keeps (it ranks by the largest device idle),
-     which is longer than ours.
-   - dualpipe-v: DeepSeek's DualPipeV phase by phase (see pp__dualpipe);
-     tests check it is PyTorch's ScheduleDualPipeV order pass for pass. The
-     GPU overlaps each F with the B it is paired with; this model runs them
-     in sequence, so its bubble here is not DualPipe's published
-     (d/2-1)(F&B+B-3W). Memory: 2d+1 chunk activations = d + 1/2 units.
-   - dualpipe (DeepSeek-V3 Section 3.2.1, their dualpipe.py): two routes
-     (routes in CONCEPTS: pp_schedule.copies = 2) rather than a new placement:
-     copy B's stages are stages d..2d-1 on V placement, so every printer,
-     the lowering and the runtime see ordinary stages; only the first and
-     last stage of a microbatch's route change. Order: DualPipeV's eight
-     phases with (d, r, n) -> (d/2, min(r, d-1-r), n/2), the two chunks
-     being the two copies (swapped on devices r >= d/2); tests check that
-     folding, device by device. Needs even d, even n >= 2d (dualpipe.py's
-     asserts). Microbatches 0..n/2-1 enter copy A at device 0, n/2..n-1
-     copy B at device d-1. Not reordered (published order).
-     Memory: d+1 units on every device (tests: d = 2..16, n = 2d and 8d),
-     DeepSeek's Table 2 "PP+1" in the same unit (one microbatch's
-     activation for one stage, 1/PP of the model, 1F1B = PP); parameters
-     2x (two stages of 1/d each), not in peak_memory. Bubble: Table 2's F,
-     B, W are one stage's forward, FULL backward (our t_B + t_W) and
-     weight backward; read so, its 1F1B row (PP-1)(F+B) and ZB1P row
-     (PP-1)(F+B-2W) are exactly our 1f1b's and zb-h1's idle time per device
-     (makespan - n(t_F+t_B+t_W)); tests check both. Its DualPipe row
-     (PP/2-1)(F&B+B-3W) has F&B = an F and a B overlapped on the GPU; we
-     run the pair in sequence (F&B = F+B, so the row reads
-     (d/2-1)(t_F+2t_B-t_W)) and measure (our times t_F,t_B,t_W):
-         t_F,t_B,t_W  d=4  published   d=8  published   d=16 published
-         1,1,1        1    2           3    6           7    14
-         1,2,1        2    4           8    12          20   28
-         1,1,0.5      1.5  2.5         4.5  7.5         10.5 17.5
-         1.3,1.1,0.7  1.7  2.8         5.1  8.4         11.9 19.6
-         2,1,1        2    3           6    9           14   21
-     the same at n = 2d and 8d (O(p)), 0 at d = 2, at or below the formula
-     (tests check these three). Below it not by overlap but by order: the
-     formula is not a bound for sequential pairs in general (with t_W well
-     above t_B it drops below ours: 1000 of 3600 random cases, d up to 24,
-     were above it), and we found no closed form for ours. At d = 8, n = 32: 99
-     (unit) against dualpipe-v's 99.5, at 1/2 unit more activation (d+1
-     against d+1/2).
-     PyTorch's schedule CSV has one route: pp_sched_print_csv refuses a
-     two-copy schedule; pp_sched_from_order and pp_sched_from_csv build
-     one-route schedules only.
-   - zb-min (Appendix I, Fig. 16b; the figure was lost): "zero bubble ...
-     can support a minimum of 2/3 activation memory of 1F1B ... two
-     microbatches are included in a single building block to avoid
-     collision". Our block (see pp__zbmin_block): sequential, B/W split, F
-     and B chains of one cell per stage, T = 6 for two microbatches a and b,
-     b = a shifted by c cells. Why two: with one microbatch at T = 3, device
-     i's F (cell i) and B (cell 2d-2+t-i) meet mod 3 on every third device;
-     at T = 6 an odd 2d-2+t puts every F on cells of one parity and every B
-     on the other, so a pair fits with its two W in the two cells left. Of
-     c in 1..5, turns t0, t1 in 1..5 and both W orders, the least
-     steady-state peak is kept (in practice c = 2, t0 = t1 = 1, or c = 4,
-     t0 = 3, t1 = 1 when d = 0 mod 3). Measured (tests, d = 2..24): peak
-     min(n, ceil(2(d+1)/3)) units, so 2/3 of 1F1B's d as d grows (no gain
-     below d = 5: 1F1B holds d, this ceil(2(d+1)/3)); the stable phase has
-     no bubble at unit times and the makespan is below 1F1B's (d = 8, n =
-     32: 109 against 117; ZB-H1 103 at 1F1B's memory). Like V-Min, whose
-     offsets are as small, its bubble grows with n when F, B, W differ
-     (O(n) at 1.3,1.1,0.7: 130.3 against 1F1B's 120.9 at d = 8, n = 32).
-     It also shows that zb-auto's "not below d units" holds for ONE
-     microbatch per block only; zb-auto does not search two-microbatch
-     blocks (zb-min is separate).
-   - interleaved-1f1b-m (Appendix I, Fig. 16c; the figure was lost): "the
-     same bubble rate as Interleaved 1F1B but lower memory". A linear
-     interleaved block (see pp__interleaved_lowmem_block): v = 2, T = 6, F
-     one cell per stage, BW two cells per stage, turn 1; the F chain waits
-     gf cells where it wraps to chunk 1 and the BW chain gb = 4d-3 where it
-     wraps back to chunk 0. Why those: on device i the two F cells are
-     i and i+d+gf, the BW pairs start at 4d-3+gf-2i (chunk 1) and 2d+gb
-     later (chunk 0); they tile the 6 cells for every i only when
-     d+gf = 3 and 2d+gb = 3 (mod 6) and the turn is 1 (mod 3). gb = 4d-3
-     is the smallest gb = 3-2d (mod 6) that reached Megatron's makespan in a
-     search over gf, gb and the turn (d = 2..14); gf is searched at build
-     time (the first gf = (3-d mod 6) + 6j, j from where F(d) <= 1.9d, that reaches
-     Megatron's makespan at n = 2d, else the shortest; candidates are
-     reordered there with v-auto's four ranking variants (PP__RV_RANK;
-     all eleven took twice as long and, with t_comm > 0, gave up to 1.3%
-     shorter results at d >= 16; identical without comm), the chosen block
-     then with all of them; chunk 1 then starts
-     on device 0 at F(d) = 3, 3, 9, 9, 15, 15, 15, 15, 21, 21, 27, 27 for
-     d = 2..13, about 2.4d beyond: 57 at d = 24, 153 at d = 64). Measured
-     (tests: d = 2..12, n = 2d..8d, unit and 1,2,1 times): Megatron's
-     makespan exactly, below its (3d-1)/2 units on every device: d+1 at d
-     = 6..13 (d = 8: 9 against 11.5; interleaved-1f1b-u 15), about 1.2d at
-     d = 24..64 (28.5 and 76.5 against 35.5 and 95.5), and it takes any n.
-     At n = d it is longer than Megatron (warm-up), with comm its bubble
-     grows with n (d = 8, n = 32, 1.3,1.1,0.7,0.05: 114.65 against 111.55),
-     and at 1.3,1.1,0.7 with d = 3 too: the chains are tight, nothing
-     absorbs slack. A block search over single-microbatch looped blocks
-     whose offsets step by at most 5 extra cells (d = 3, 4, exhaustive)
-     found nothing at Megatron's makespan below Megatron's memory: the
-     gap gb = 4d-3 (more than T) is what it needs.
-   - Lower bounds: the busiest device's work and one microbatch's
-     dependency path (every F, then every B or BW, 2 t_comm per device
-     boundary, plus one W) hold for any times. Appendix E.2's 6n+6d-3k-1
-     chunk passes (k = peak in chunk activations) is stated by the paper
-     for unit times without proof; we derive it (above pp_sched_bounds)
-     from the middle device's warm-up and cool-down idle, for V placement
-     with any F, B, W and comm. It needs 2n > k: below that the paper's
-     figure exceeds real makespans (v-half d=4 n=1) and we use one window.
-   - Bubble growth is measured, not derived: the configuration is built at
-     3d and 6d microbatches; if idle time per device grows by more than 1%
-     of one microbatch's work per added microbatch, it is O(n). For V-Half
-     tests check that this agrees with Appendix E.1's condition. For the
-     adaptive schedules that is two more searches, so ppsched measures it
-     for them only with --bubble-growth.
+RULINGS (where the papers are ambiguous, what this file does; the comment
+   above each named function has the reason, DESIGN.md the measurements)
+   - V blocks: chunk offsets d0/d1 as Section 3.1 balances them, the smallest
+     collision-free turns, W in the first free cell; Table 8 (pp__v_block).
+   - eager 1F1B, ZB-H1/H2, GPipe: the 1F1B block with F offsets 4, with B/W
+     split, with the F->B turn 3n-2 (pp__linear_block).
+   - interleaved-1f1b: Megatron's order, n % d == 0 (pp__interleaved_official);
+     -u: uniform block, any n, 2d-1 units at v = 2 (pp__interleaved_uniform_block).
+   - zb-min (Fig. 16b, lost): two microbatches per block at T = 6, about
+     2(d+1)/3 units (pp__zbmin_block).
+   - interleaved-1f1b-m (Fig. 16c, lost): v = 2, T = 6, Megatron's makespan
+     at n >= 2d without comm, about d+1 units (pp__interleaved_lowmem_block).
+   - Published orders (PP_SCHED_LIST's published column) are never
+     reordered: gpipe, 1f1b, eager-1f1b, interleaved-1f1b, 1f1b-r, ...
+   - dualpipe: two routes (copies = 2) on V placement, DualPipeV folded to
+     d/2 (pp__dualpipe); its CSV is refused (PyTorch's has one route).
+   - Reorder: no device above its squeezed peak or Eq. 1 bound, the peak
+     never rises; every step of every variant is a candidate (pp__reorder).
+   - Local search: swaps on the critical path, then moves into the 2 nearest
+     idle gaps, within the caps, on a budget (pp__local_search).
+   - Guarantee: never longer than its own unit-time order, nor than a fixed
+     schedule of its family whose memory caps fit (pp__guarantee).
+   - Work that could only shorten a schedule stops at the order bound; the
+     same schedules (pp__order_bound, pp__may_beat, pp__small_n).
+   - v-auto: our V blocks (Eq. 3's K split) and the authors' cell grid,
+     re-derived; default limit d (pp__v_auto, pp__vgrid_search).
+   - zb-auto: sequential blocks with B/W split, mem_limit >= d, zb.py's greedy
+     order competes (pp__zb_auto, pp__zb_list); zb-1p/2p: limits d and 2d.
+   - v-zb: V-ZB's block against a list-built order within its Eq. 1 bound;
+     the shorter wins, the block at a tie (pp__vzb_list).
+   - Lower bounds: work, path, Appendix E.2 derived for V placement and any
+     times, used where 2n > k (pp_sched_bounds).
+   - Bubble growth is measured at 3d and 6d microbatches, not derived
+     (pp_sched_bubble_growth).
 
 PYTORCH CSV (pp_sched_print_csv, pp_sched_from_csv)
-   What was checked, in torch/distributed/pipelining/schedules.py (PyTorch
-   main, read 2026-11): PipelineScheduleMulti._load_csv reads the file with
-   csv.reader, row i = rank i (no header, no rank column), each cell through
-   _Action.from_str: stripped; empty = idle (None); else the regex
-   (\d+)(F|I|B|W|UNSHARD|RESHARD|REDUCE_GRAD|SEND_F|RECV_F|SEND_B|RECV_B)(\d*),
-   stage index first (GLOBAL stage, not the rank's chunk), then the action,
-   then the microbatch. _ComputationType: F = FORWARD, I = BACKWARD_INPUT
-   (our B), W = BACKWARD_WEIGHT (our W), B = FULL_BACKWARD (our BW);
-   "(a;b)OVERLAP_F_B" cells hold sub-actions (DualPipeV). _validate_schedule
-   then asks: as many rows as ranks; a stage on one rank only; per stage
-   F = n, I = W, B + I = n; on a row B and I after that microbatch's F, W
-   after its I. PipelineScheduleMulti._step_microbatches walks the columns
-   as time steps and posts a receive in the column where a neighbour rank
-   runs the producing F (or I/B), so the consumer must sit in a LATER column
-   and every rank must still have a column there: the export is
-   time-aligned (each pass one column, after its device's previous pass and
-   after the pass it needs) and every row is padded to the same length.
-   _PipelineScheduleRuntime._load_csv (what torchtitan uses when
-   parallelism.pipeline_parallel_schedule_csv is set, torchtitan/distributed/
-   pipeline_parallel.py build_pipeline_schedule) reads the same compute_only
-   file and adds the sends and receives itself. torchtitan places stages from
-   pipeline_parallel_schedule: ZBVZeroBubble or DualPipeV give V placement
-   (rank r holds stages r and 2d-1-r), any other looped placement (rank r
-   holds r, r+d, ...), 1 stage per rank for single-stage schedules (1F1B,
-   GPipe) and 2 by default for multi-stage ones; pp_sched_torchtitan_schedule
-   returns "1F1B", "Interleaved1F1B" or "ZBVZeroBubble" to match a schedule.
-   Run against torch 2.15.0 (tests/torch_load.py, when torch is importable):
-   every built-in's CSV (d=4, n=8) passes PipelineScheduleMulti._load_csv
-   and _PipelineScheduleRuntime._load_csv, and PyTorch's own comms simulator
-   runs the lowered schedule to the end; PyTorch's own Interleaved1F1B,
-   LoopedBFS, InterleavedZeroBubble, ZBVZeroBubble and DualPipeV dumps are
-   read back (tests/pytorch_dumps): its Interleaved1F1B has the figures of
-   our interleaved-1f1b, its ZBVZeroBubble those of our v-zb.
-   Import is stricter than PyTorch where PyTorch is lenient by accident:
-   from_str's re.match ignores text after the microbatch ("3F1x"), we refuse
-   it; a blank line is a rank with no actions to csv.reader, we refuse it
-   with its row number. We also accept "\r\n" (csv.writer's default), a
-   UTF-8 BOM, spaces and double quotes around a cell, and OVERLAP_F_B cells
-   (read as their actions in order). Our model splits every backward or
-   none: in a file that mixes B with I/W, a B is read as I followed at once
-   by W (same time, same memory). The file holds the pass order only: times
-   come from pp_config (analyze --times); recomputation (1f1b-r) and uneven
-   stages are not in it. Every refusal names the row (1-based, with its
-   rank), the column (1-based) and what was expected; files that deadlock
-   name a stuck cell and what it waits for. Memory used is proportional to
-   the file (a two-cell file naming stage 10^6 and microbatch 10^6 is
-   refused without allocating 10^12 of anything); indices above 1048575,
-   more than 65536 rows, or a file over 1 GiB are refused.
-
-PLANNING
-   Moved to pp_plan.h (its own header on this one's public API): which
-   layout, microbatch size and schedule fit a model on a cluster.
+   The "compute_only" schedule CSV of PyTorch's PipelineScheduleMulti and
+   torchtitan: one row per rank, cells {stage}{F|I|W|B}{microbatch}, time-
+   aligned. What was checked in PyTorch's source, and where the reader is
+   stricter than PyTorch: docs/pytorch-csv.md. Every refusal names the row,
+   the column and what was expected.
 
 PICTURES (pp_sched_print_svg, pp_sched_print_trace)
    SVG: one row per device, x = real time to scale, F blue, B green, W
@@ -736,68 +332,10 @@ PICTURES (pp_sched_print_svg, pp_sched_print_trace)
    args stage, microbatch, chunk; ts/dur in microseconds with one time unit
    of ours = 1000 (1 ms) so chrome://tracing and Perfetto show sane scales.
 
-REVISION HISTORY (oldest first)
-   0.1.0  first release: framework, built-in schedules, printers.
-   0.2.0  adaptive schedules under a memory limit (v-auto, zb-auto, zb-1p,
-          zb-2p), looped-bfs, lower bounds and bubble growth; lowering to
-          per-device programs (SEND/RECV, activation slots), deadlock
-          checker, program printer; PyTorch schedule CSV out and in, SVG
-          pictures, Chrome traces.
-   0.3.0  planning: exact balanced partitions, memory in bytes, roofline
-          pass times with a TP slowdown, memory reserve, pp_plan with
-          work-bound pruning, ppsched plan. dualpipe: two model copies as
-          two routes through the stages (pp_schedule.copies,
-          pp_program.copies); Appendix I's other blocks: zb-min (Fig.
-          16b), interleaved-1f1b-m (Fig. 16c). Faster adaptive searches,
-          same or shorter schedules; long block schedules extended by their
-          stable phase. pp_cuda.h / pp_cuda.cu (the GPU executor) arrive
-          beside this file.
-   0.3.1  v-auto: second candidate family, the authors' cell-grid
-          construction, its best schedules reordered on the real times
-          (never longer than their v_auto_schedule.py on our 78
-          configurations). Appendix E.2's bound derived for any F, B, W
-          and comm (and no longer applied where 2n <= k, where the
-          paper's figure is not a bound).
-   0.3.2  v-auto faster with the same schedules: the grid family runs only
-          blocks whose laid peak is within one cell of the best; family 1
-          times its candidates without building a schedule.
-   0.3.3  reordering cheaper, same schedules: shared first steps of the
-          variants, an event-driven squeeze, a table of inputs, a
-          tournament merge in the sweep, a memo of reorders in a search.
-   0.4.0  one place for each fact, same schedules (make hash): the public
-          schedule table PP_SCHED_LIST (pp_sched_info's facts, pp_sched_id,
-          pp_sched_find); the config resolved once; one dependency rule;
-          programs a runtime runs alone (PP_OP_HANDOFF at the turn of a V,
-          pp_program.stage_device / recompute / name, pp_op.consumer /
-          sends; pp_schedule.recompute); pp_cuda_config and
-          cpu_pipeline_step take the program only; ref/ holds the
-          reference model and the CPU runtime.
-   0.5.0  the guarantee (issue 17, DECISIONS): no built-in or adaptive
-          schedule is longer than its own order built at unit times, nor
-          than a fixed schedule of its family whose memory caps fit;
-          every step of a reorder variant is a candidate (monotone); a
-          bounded local search ends every reordered build. Schedules
-          change: of make hash's grid with -x (14292 builds, bench/
-          hash_diff.sh) 631 shorter, 133 another order of the same
-          makespan, none longer, no peak above its promise.
-          pp_config.no_guarantee (new field) skips the guarantee's
-          comparison builds; pp_plan ranks its candidates with it.
-   0.5.1  stopping at the order bound (DECISIONS), same schedules on every
-          grid we have (hash_diff -x -l, hash-big): reorder, the adaptive
-          searches' ranking, their fixed candidates and grid finalists, and
-          above 2d + 6 microbatches their remaining candidates. v-auto at
-          d = 128, n = 1024 5.6 s -> 0.95 s of CPU, at d = 16, n = 128
-          100 -> 36 ms.
-   0.5.2  the local search, when no swap on the critical path helps,
-          moves a pass earlier into an idle gap on its device, or the pass
-          it waits for later into one (issue 17: v-zb and v-auto at limit
-          d, d=4 n=8, B = 2F with comm, 36.3 -> 36.2, within 1% of the
-          proven 35.9). Schedules change: of hash_diff's grid (-x -l,
-          14892 builds) 236 changed, 189 shorter, 47 another order of the
-          same makespan, none longer, no peak above its promise. An
-          adaptive schedule whose guarantee takes another order runs the
-          local search again on it: 12 more v-auto builds shorter (up to
-          0.84%), none longer.
+RECENT REVISION HISTORY (all versions, dated: CHANGELOG.md)
+   0.5.2  the local search also moves passes into idle gaps on the critical path
+   0.5.1  searches stop at the order bound (same schedules, faster)
+   0.5.0  the guarantee; monotone reorder; a local search ends every reordered build
 */
 #ifndef PP_SCHED_H
 #define PP_SCHED_H
@@ -875,7 +413,7 @@ typedef struct pp_config {
                                     chunk's activation (default 0) */
     int no_reorder;              /* 1 = skip the Appendix C reordering */
     int no_guarantee;            /* 1 = skip the guarantee's comparison builds
-                                    (DECISIONS): for callers that build many
+                                    (DESIGN.md): for callers that build many
                                     schedules to rank them (pp_plan) */
     double mem_limit;            /* v-auto, zb-auto: activation memory limit per device,
                                     in units; 0 = d (1F1B's peak) */
@@ -1425,27 +963,84 @@ static pp_status pp__stage_times(const pp__cfg *c, int S, double v, int recomput
    what F > 0, B > 0 forbid. W and comm may be 0, and one below the
    tolerance acts as 0 (the planner gives a zero W 1e-9). */
 #define PP__TIME_RES 1e-8
-static pp_status pp__check_work(const double *stage_time, int S, int n, int split, double comm, char *err) {
-    double total = 0, small = 0, need;
+/* One microbatch's work over the S stages (per) and the shortest F and B
+   (small), as pp__check_work adds them up. */
+static void pp__work_of(const double *stage_time, int S, int split, double comm, double *per, double *small) {
     int s, k;
+    *per = *small = 0;
+    for (s = 0; s < S; s++) {
+        const double *t = stage_time + (size_t)s * 4u;
+        *per += t[PP_F] + t[PP_BW] + 2 * comm;
+        for (k = 0; k < 4; k++) {
+            if (k == PP_W || (k == PP_BW ? split : !split && k == PP_B)) continue;
+            if (*small == 0 || t[k] < *small) *small = t[k];
+        }
+    }
+}
+static int pp__work_fits(const double *stage_time, int S, int n, int split, double comm) {
+    double total = 0, small = 0, per;
+    int s;
+    for (s = 0; s < S; s++) { /* the same sum, in the same order, as pp__check_work */
+        const double *t = stage_time + (size_t)s * 4u;
+        total += (double)n * (t[PP_F] + t[PP_BW] + 2 * comm);
+    }
+    pp__work_of(stage_time, S, split, comm, &per, &small);
+    return total <= PP_TIME_MAX && small >= PP__TIME_RES * (1 + total);
+}
+/* The most microbatches these times allow (0: not even one). */
+static int pp__work_most(const double *stage_time, int S, int split, double comm) {
+    double per, small, most;
+    int n;
+    pp__work_of(stage_time, S, split, comm, &per, &small);
+    most = (small / PP__TIME_RES - 1) / per;
+    if (PP_TIME_MAX / per < most) most = PP_TIME_MAX / per;
+    if (!(most >= 1)) return 0;
+    n = most >= INT_MAX ? INT_MAX : (int)most;
+    while (n > 0 && !pp__work_fits(stage_time, S, n, split, comm)) n = n > 64 ? (int)(n * (1 - 1e-9)) - 1 : n - 1;
+    return n;
+}
+/* What would make n microbatches of these times fit, followed: every time
+   multiplied by one factor, fewer microbatches, or, where neither can, times
+   closer together. */
+static void pp__work_advice(const double *stage_time, int S, int n, int split, double comm, char *buf, size_t len) {
+    double per, small, total, lo, hi;
+    int most = pp__work_most(stage_time, S, split, comm), at = 0;
+    pp__work_of(stage_time, S, split, comm, &per, &small);
+    total = (double)n * per;
+    /* k scales every time: k small >= 1e-8 (1 + k total) and k total <= PP_TIME_MAX */
+    lo = small > PP__TIME_RES * total ? PP__TIME_RES / (small - PP__TIME_RES * total) : -1;
+    hi = PP_TIME_MAX / total;
+    buf[0] = '\0';
+    if (lo > 0 && lo * 1.002 < hi * 0.998) {
+        if (lo > 1) at = snprintf(buf, len, "multiply every time by %.4g or more", lo * 1.002);
+        else at = snprintf(buf, len, "scale every time down: multiply each by %.4g or less", hi * 0.998);
+    }
+    if (most >= 1 && most < n)
+        snprintf(buf + at, len - (size_t)at, "%suse at most %d microbatches", at ? ", or " : "", most);
+    else if (!at)
+        snprintf(buf, len, "at any scale one microbatch's work (%g) is more than 1e8 x the shortest F or B (%g): "
+                           "lengthen the shortest passes or shorten the longest", per, small);
+}
+static pp_status pp__check_work(const double *stage_time, int S, int n, int split, double comm, char *err) {
+    double total = 0, small = 0, need, per;
+    char fix[200];
+    int s;
     for (s = 0; s < S; s++) {
         const double *t = stage_time + (size_t)s * 4u;
         total += (double)n * (t[PP_F] + t[PP_BW] + 2 * comm);
-        for (k = 0; k < 4; k++) {
-            if (k == PP_W || (k == PP_BW ? split : !split && k == PP_B)) continue;
-            if (small == 0 || t[k] < small) small = t[k];
-        }
     }
+    pp__work_of(stage_time, S, split, comm, &per, &small);
     if (!(total <= PP_TIME_MAX)) {
-        pp__err(err, "times too large: the %d stages x %d microbatches add up to %g of work, above %g; scale every "
-                     "time down (the unit is yours)", S, n, total, PP_TIME_MAX);
+        pp__work_advice(stage_time, S, n, split, comm, fix, sizeof fix);
+        pp__err(err, "times too large: the %d stages x %d microbatches add up to %g of work, above %g (the unit is "
+                     "yours); %s", S, n, total, PP_TIME_MAX, fix);
         return PP_ERR_OVERFLOW;
     }
     need = PP__TIME_RES * (1 + total);
     if (small < need) {
+        pp__work_advice(stage_time, S, n, split, comm, fix, sizeof fix);
         pp__err(err, "times too far apart for double precision: the shortest F or B (%g) must be at least %g "
-                     "(1e-8 x (1 + %g, the total work)); make it that long, or scale every time up", small, need,
-                total);
+                     "(1e-8 x (1 + %g, the total work)); %s", small, need, total, fix);
         return PP_ERR_INVALID_ARG;
     }
     return PP_OK;
@@ -2993,7 +2588,7 @@ static pp_status pp__reorder_run(pp_schedule *s, unsigned mask, double limit, do
    the nearest idle gaps after j, or to its device's end. Each kind is
    tried on the whole path before the next: a single swap cannot fill a
    gap two or more passes away, since each swap alone delays the pass it
-   overtakes (issue 17: v-zb, d=4 n=8, times 1,2,1,0.1 gains 36.3 -> 36.2
+   overtakes (v-zb, d=4 n=8, times 1,2,1,0.1 gains 36.3 -> 36.2
    from one move of kind 1, within 1% of the proven 35.9). Every move keeps
    the dependency rule (never before its own input, never after a pass
    that needs it, on its device: pp__input; an order that deadlocks
@@ -3603,7 +3198,7 @@ static pp_status pp__linear_block(int d, int v, int split, const pp__linear *L, 
    from 0 here): a step of F0 or B1 that leaves device i uses f0/b1 when
    i+1 < K and f0k/b1k otherwise; a step of F1 or B0 that leaves device i
    uses f1/b0 when i < K and f1k/b0k otherwise. K = 0 is the uniform block. */
-/* Appendix I, Figure 16b (the figure was lost; see DECISIONS, zb-min):
+/* Appendix I, Figure 16b (the figure was lost; see DESIGN.md, zb-min):
    sequential placement, B/W split, two microbatches a and b per block,
    T = 6. a: F(i) at i, B(i) at 2d-2+t0-i (F and B chains of one cell per
    stage, the turn t0 on the last device); b: the same shifted by c cells
@@ -3863,7 +3458,7 @@ static pp_status pp__build_id(const pp__req *q, pp_sched_id id, const pp__fit *f
    Only blocks whose Eq. 1 bound fits are used, and reordering never goes
    above the limit, so the simulated peak fits. The numbers are the
    cheapest we found that lose no configuration of our grid to the slower
-   search before them (see DECISIONS). */
+   search before them (see DESIGN.md). */
 enum {
     PP__AUTO_TOP = 16,   /* blocks kept per level */
     PP__AUTO_FINAL = 2,  /* best of a level that go on */
@@ -4209,7 +3804,7 @@ static pp_status pp__auto_finish(pp__auto *A, const pp_sched_id *fixed, int nfix
     for (k = 0; k < nx; k++) fb[nf + k] = fb[PP__AUTO_BUILD + k];
     nf += nx;
     /* stage 3: the finalists at the real n, every reorder variant; above
-       pp__small_n, none after one at the order bound (DECISIONS: the search
+       pp__small_n, none after one at the order bound (DESIGN.md: the search
        stops at the bound) */
     for (k = 0; k < nf && st == PP_OK; k++) {
         pp_schedule *s = NULL;
@@ -5154,7 +4749,7 @@ static pp_status pp__v_auto(const pp__req *q, pp_schedule **out, char *err) {
     lb = A.lb_n;
     pp__auto_release(&A);
     /* the grid family, except above pp__small_n where the blocks' best is at
-       the order bound (DECISIONS: the search stops at the bound) */
+       the order bound (DESIGN.md: the search stops at the bound) */
     if (st == PP_OK && q->c.reorder &&
         (pp__small_n(d, q->n) || !*out || !pp__at_bound((*out)->makespan, lb))) {
         pp_schedule *g = NULL;
@@ -5447,7 +5042,7 @@ static pp_status pp__interleaved_uniform_block(int d, int v, const pp_allocator 
     return PP_OK;
 }
 
-/* Appendix I, Figure 16c (lost; see DECISIONS, interleaved-1f1b-m): the
+/* Appendix I, Figure 16c (lost; see DESIGN.md, interleaved-1f1b-m): the
    linear interleaved block with v = 2, T = 6, one-cell F steps, two-cell
    BW steps, turn 1, the chunk-1 -> chunk-0 wrap of the BW chain waiting
    gb = 4d-3 cells and the chunk-0 -> chunk-1 wrap of the F chain waiting
@@ -5965,7 +5560,7 @@ PP__DEF const pp_sched_info *pp_sched_find(const char *name) {
 /* Every builder gets the request, resolved and checked once
    (pp__req_resolve). It returns either a building block (*blk, which
    pp__build repeats over n) or a finished schedule (*s). */
-/* The one-stage-per-device blocks of Section 2 (offsets: see DECISIONS). */
+/* The one-stage-per-device blocks of Section 2 (offsets: see DESIGN.md). */
 static pp_status pp__build_linear(const pp__req *q, int fo, int turn, int wlife, int recompute, pp_block **blk,
                                   char *err) {
     pp__linear L;
@@ -6172,7 +5767,7 @@ static double pp__limit_of(const pp_sched_info *in, double mem_limit, int d) {
 static pp_status pp__req_resolve(const pp_config *cfg, pp__req *q, char *err) {
     const pp_sched_info *in;
     const char *name;
-    int d, n, v;
+    int d, n, v, too_many;
     double cells;
     double useful;
     pp_status st;
@@ -6211,11 +5806,7 @@ static pp_status pp__req_resolve(const pp_config *cfg, pp__req *q, char *err) {
                 d, most);
         return PP_ERR_OVERFLOW;
     }
-    if ((long long)d * v * n * 3 > INT_MAX / 4) {
-        pp__err(err, "%s: %d devices x %d chunks x %d microbatches is too many passes (3 d v n must be at most %d); "
-                     "use at most %d microbatches", name, d, v, n, INT_MAX / 4, INT_MAX / 4 / 3 / (d * v));
-        return PP_ERR_OVERFLOW;
-    }
+    too_many = (long long)d * v * n * 3 > INT_MAX / 4; /* said below, once the times are known */
     if (!pp__finite(cfg->mem_limit) || cfg->mem_limit < 0 || (cfg->mem_limit > 0 && cfg->mem_limit < 1e-6)) {
         pp__err(err, "mem_limit must be a finite number of units, 0 (the default, d) or at least 1e-6; got %g",
                 cfg->mem_limit);
@@ -6232,7 +5823,17 @@ static pp_status pp__req_resolve(const pp_config *cfg, pp__req *q, char *err) {
         }
     }
     st = pp__req_shape(q, err);
-    if (st == PP_OK) st = pp__check_work(q->shape.stage_time, q->S, n, in->split_backward, q->c.times.comm, err);
+    if (st == PP_OK && too_many) {
+        /* the advice is a count these times also allow, so that it works */
+        int most = pp__work_most(q->shape.stage_time, q->S, in->split_backward, q->c.times.comm);
+        if (most > INT_MAX / 4 / 3 / (d * v)) most = INT_MAX / 4 / 3 / (d * v);
+        if (most < 1) st = pp__check_work(q->shape.stage_time, q->S, 1, in->split_backward, q->c.times.comm, err);
+        else {
+            pp__err(err, "%s: %d devices x %d chunks x %d microbatches is too many passes (3 d v n must be at most %d); "
+                         "use at most %d microbatches", name, d, v, n, INT_MAX / 4, most);
+            st = PP_ERR_OVERFLOW;
+        }
+    } else if (st == PP_OK) st = pp__check_work(q->shape.stage_time, q->S, n, in->split_backward, q->c.times.comm, err);
     if (st != PP_OK) pp__req_free(q);
     return st;
 }
@@ -6443,7 +6044,7 @@ static int pp__at_bound(double mk, double lb) { return mk <= lb * (1 + PP__EPS) 
    be as short, it must have a smaller peak, and `peak` is taken as the
    peak it ends with: a candidate whose memory before its reordering is not
    below best's peak is not built (reordering keeps each device under a cap
-   and never seeks a smaller peak; see DECISIONS). */
+   and never seeks a smaller peak; see DESIGN.md). */
 static int pp__may_beat(const pp_schedule *best, double lb0, double peak) {
     double mk = best->makespan, tol = PP__EPS * (1 + mk), lb = pp__max(lb0, pp__vbound(best, peak)), top = 0;
     int i;
@@ -6465,7 +6066,7 @@ static int pp__search_built(const pp_sched_info *in, pp_sched_id y) {
     return 0;
 }
 
-/* The guarantee (DECISIONS): s, built for q, takes the shortest of its own
+/* The guarantee (DESIGN.md): s, built for q, takes the shortest of its own
    order and the candidates below, each timed again at q's times (the order
    of a schedule without B/W split runs in a split one with each W right
    after its B):

@@ -13,7 +13,7 @@
                    activation for one device's share of the model). A schedule
                    that does not build prints the library's message instead.
                    Always exits 0: it measures, it does not judge.
-                   First, the scale table (issue 17): every built-in at
+                   First, the scale table: every built-in at
                    d = 128, n = 1024 and v-auto at d = 16, n = 128, CPU ms
                    (best of up to 3 builds); `bench/bench scale` prints it
                    alone (make bench-scale). */
@@ -69,9 +69,9 @@ static void adaptive_row(const pp_config *cfg) {
 }
 
 /* pp_plan (pp_plan.h): the paper's 98.5B model (Table 2) on 40 GPUs of 80
-   GiB (issue 7: well under a second each); 1,000 and 10,000 layers on 40
-   GPUs (issue 14: under a second, a few seconds); Llama 3 405B on 16,384
-   H100s and DeepSeek-V3 on 2048 (issue 18: under 2 s). Wall and CPU time:
+   GiB (target: well under a second each); 1,000 and 10,000 layers on 40
+   GPUs (under a second, a few seconds); Llama 3 405B on 16,384
+   H100s and DeepSeek-V3 on 2048 (under 2 s). Wall and CPU time:
    the CPU time is what the targets are about on a shared machine. */
 static void bench_plan(void) {
     static pp_candidate c[20000];
@@ -138,7 +138,7 @@ static double cpu_build(const pp_config *cfg, double *makespan, char *err) {
     return best;
 }
 
-/* Issue 17's targets: every built-in at d = 128, n = 1024 (unit times,
+/* The build-time targets: every built-in at d = 128, n = 1024 (unit times,
    default settings) under 2 s of CPU, v-auto at d = 16, n = 128 under
    50 ms. CPU time: steadier than wall time on a shared machine. */
 static void bench_scale(void) {

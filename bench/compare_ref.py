@@ -1,4 +1,4 @@
-"""compare_ref.py - v-zb and zb-2p/zb-1p against the Zero Bubble authors' generators (issue 17, item 2).
+"""compare_ref.py - v-zb and zb-2p/zb-1p against the Zero Bubble authors' generators.
 
 Usage: python3 bench/compare_ref.py REF_CHECKOUT [--quick]
 

@@ -1,4 +1,4 @@
-"""optimal.py - how far pp_sched's schedules are from the true optimum (issue 17, item 3).
+"""optimal.py - how far pp_sched's schedules are from the true optimum.
 
 An exact model of what pp_sched schedules, solved with OR-tools' CP-SAT. It is
 a measuring tool, not a dependency of the header: make optimal installs

@@ -1,4 +1,4 @@
-"""paper.py - the paper's Table 4 bubble rates and Table 1 memory, next to ours (issue 17, item 4).
+"""paper.py - the paper's Table 4 bubble rates and Table 1 memory, next to ours.
 
 make paper runs it (python3, standard library; it calls ./ppsched --format json).
 
@@ -20,7 +20,7 @@ microbatch size 4 (F 12.96, B 13.22, W 9.76 ms):
      memory row (GB, and its ratio to 1F1B's).
 
 Facts copied from the paper ("Pipeline Parallelism with Controllable Memory",
-Qi, Wan, Amar, Lin; /work/shared/seeds/000_*.txt): Table 4, "Bubble rate (%)"
+Qi, Wan, Amar, Lin): Table 4, "Bubble rate (%)"
 and "Activation memory (GB)" rows, 9.6B model, 16 GPUs, columns #Microbatch
 16 32 64 128 256; Table 5, 9.6B, microbatch size 4; Table 1, peak memory."""
 import os

@@ -29,9 +29,11 @@
             cluster: the top K, then each schedule's best or why none fits.
    Exit:    0 ok; 2 the arguments must change (an unknown or inapplicable
             option, a value out of range, a schedule the library refuses to
-            build from them: pp_status_bad_input); 1 a bad input file or a
-            failed run. An argument error prints one line saying what was
-            wrong and what would be right, and a pointer to --help. */
+            build from them: pp_status_bad_input); 1 a bad input file, a
+            failed run, a failed write (one line naming the file or standard
+            output and the reason), or sweep or best where nothing fits. An
+            argument error prints one line saying what was wrong and what
+            would be right, and a pointer to --help. */
 #define _POSIX_C_SOURCE 200809L /* isatty under -std=c99 */
 #include <ctype.h>
 #include <errno.h>
@@ -50,6 +52,7 @@
 #include "../pp_sched.h"
 #define PP_PLAN_IMPLEMENTATION
 #include "../pp_plan.h"
+#include "pp_cli.h" /* the option rules and the checked output of every example program */
 
 static const char *usage_text =
     "usage: ppsched -s NAME -d D -n N [options]\n"
@@ -105,14 +108,16 @@ static const char *usage_text =
     "exit status: 0 ok; 2 the arguments must change (bad or inapplicable option,\n"
     "a value out of range, a schedule that cannot be built from them); 1 a bad\n"
     "input file or a failed run (cannot read or write, a CSV that is not a\n"
-    "schedule, a schedule that does not validate)\n";
+    "schedule, a schedule that does not validate, sweep or best where no limit\n"
+    "or schedule fits)\n";
 
 /* ---- the command line: one table of options, one parser, one check ------
    Every option is a row of opts[]: its names, whether it takes a value, the
    subcommands it applies to, the facts (pp_sched_info, FACT_*) the chosen
    schedule must have for it to mean something, the output formats it
    applies to, and a phrase that says what it is for. parse_args reads the
-   arguments into an args struct (no printing, no exit: the fuzz target
+   arguments (pp_cli_parse, examples/pp_cli.h: the rules train_cpu and
+   train_gpt follow too) into an args struct (no printing, no exit: the fuzz target
    tests/fuzz_cli.c calls it) and then check_args, the one check, refuses
    every option that does not apply to the subcommand, schedule and format
    chosen, naming the option and why. A new option is a new row and a case
@@ -153,8 +158,7 @@ static unsigned sched_facts(const pp_sched_info *in) {
 }
 
 typedef struct option_row {
-    const char *shortname, *longname;
-    int takes_value;
+    pp_cli_opt o;     /* names, takes a value (pp_cli.h reads these) */
     unsigned modes;   /* MODE_* it applies to */
     unsigned needs;   /* build, sweep: the chosen schedule must have one of these FACT_*; 0 = any */
     unsigned formats; /* bit per FMT_* it applies to; 0 = any */
@@ -162,31 +166,31 @@ typedef struct option_row {
 } option_row;
 
 static const option_row opts[OPT_COUNT] = {
-    {"-h", "--help", 0, MODES_ALL, 0, 0, "help"},
-    {NULL, "--list", 0, MODES_ALL, 0, 0, "the list of schedules"},
-    {"-s", "--schedule", 1, MODE_BUILD | MODE_SWEEP, 0, 0,
+    {{"-h", "--help", 0}, MODES_ALL, 0, 0, "help"},
+    {{NULL, "--list", 0}, MODES_ALL, 0, 0, "the list of schedules"},
+    {{"-s", "--schedule", 1}, MODE_BUILD | MODE_SWEEP, 0, 0,
      "the schedule to build; best and gallery build every one and analyze reads it from the file"},
-    {"-d", "--devices", 1, MODES_SCHED, 0, 0, "the device count; analyze reads it from the file"},
-    {"-n", "--microbatches", 1, MODES_SCHED, 0, 0, "the microbatch count; analyze reads it from the file"},
-    {"-v", "--chunks", 1, MODES_SCHED, FACT_ANY_CHUNKS, 0, "the chunk count of the interleaved and looped schedules"},
-    {NULL, "--times", 1, MODES_ALL, 0, 0, "the pass times"},
-    {NULL, "--format", 1, MODE_BUILD | MODE_SWEEP | MODE_BEST | MODE_ANALYZE, 0, 0,
+    {{"-d", "--devices", 1}, MODES_SCHED, 0, 0, "the device count; analyze reads it from the file"},
+    {{"-n", "--microbatches", 1}, MODES_SCHED, 0, 0, "the microbatch count; analyze reads it from the file"},
+    {{"-v", "--chunks", 1}, MODES_SCHED, FACT_ANY_CHUNKS, 0, "the chunk count of the interleaved and looped schedules"},
+    {{NULL, "--times", 1}, MODES_ALL, 0, 0, "the pass times"},
+    {{NULL, "--format", 1}, MODE_BUILD | MODE_SWEEP | MODE_BEST | MODE_ANALYZE, 0, 0,
      "the output format; gallery writes SVG and HTML"},
-    {NULL, "--svg-memory", 0, MODE_BUILD | MODE_ANALYZE, 0, 1u << FMT_SVG, "a memory curve under an SVG timeline"},
-    {"-o", "--output", 1, MODE_GALLERY, 0, 0, "gallery's output directory"},
-    {NULL, "--no-reorder", 0, MODE_BUILD | MODE_SWEEP | MODE_BEST | MODE_GALLERY, FACT_REORDERED, 0,
+    {{NULL, "--svg-memory", 0}, MODE_BUILD | MODE_ANALYZE, 0, 1u << FMT_SVG, "a memory curve under an SVG timeline"},
+    {{"-o", "--output", 1}, MODE_GALLERY, 0, 0, "gallery's output directory"},
+    {{NULL, "--no-reorder", 0}, MODE_BUILD | MODE_SWEEP | MODE_BEST | MODE_GALLERY, FACT_REORDERED, 0,
      "skipping the reordering of the schedules that reorder"},
-    {NULL, "--bubble-growth", 0, MODE_BUILD, FACT_ADAPTIVE, FMTS_TEXT,
+    {{NULL, "--bubble-growth", 0}, MODE_BUILD, FACT_ADAPTIVE, FMTS_TEXT,
      "measuring O(p)/O(n) of the searched schedules, which the others always get"},
-    {NULL, "--mem-limit", 1, MODE_BUILD | MODE_BEST | MODE_GALLERY, FACT_TAKES_LIMIT, 0,
+    {{NULL, "--mem-limit", 1}, MODE_BUILD | MODE_BEST | MODE_GALLERY, FACT_TAKES_LIMIT, 0,
      "the memory limit of v-auto and zb-auto and best's ranking limit; sweep takes --mem-from and --mem-to"},
-    {NULL, "--recompute-input", 1, MODE_BUILD | MODE_SWEEP | MODE_BEST | MODE_GALLERY, FACT_RECOMPUTE, 0,
+    {{NULL, "--recompute-input", 1}, MODE_BUILD | MODE_SWEEP | MODE_BEST | MODE_GALLERY, FACT_RECOMPUTE, 0,
      "the stage input 1f1b-r keeps"},
-    {NULL, "--mem-from", 1, MODE_SWEEP, 0, 0, "sweep's first limit"},
-    {NULL, "--mem-to", 1, MODE_SWEEP, 0, 0, "sweep's last limit"},
-    {NULL, "--mem-step", 1, MODE_SWEEP, 0, 0, "sweep's step"},
+    {{NULL, "--mem-from", 1}, MODE_SWEEP, 0, 0, "sweep's first limit"},
+    {{NULL, "--mem-to", 1}, MODE_SWEEP, 0, 0, "sweep's last limit"},
+    {{NULL, "--mem-step", 1}, MODE_SWEEP, 0, 0, "sweep's step"},
     /* a display preference, like NO_COLOR: accepted with every format */
-    {NULL, "--no-color", 0, MODE_BUILD | MODE_ANALYZE, 0, 0, "the colours of the ascii timeline"},
+    {{NULL, "--no-color", 0}, MODE_BUILD | MODE_ANALYZE, 0, 0, "the colours of the ascii timeline"},
 };
 
 typedef struct args {
@@ -198,38 +202,13 @@ typedef struct args {
     double mem_from, mem_to, mem_step;
 } args;
 
-/* One sentence into msg; returns 2 (bad command line). */
-static int arg_error(char *msg, size_t len, const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, len, fmt, ap);
-    va_end(ap);
-    return 2;
-}
+#define arg_error pp_cli_error /* one sentence into msg; returns 2 (bad command line) */
 
-/* Whole number >= 0 that fits an int, nothing before or after it. */
-static int parse_count(const char *text, int *out) {
-    char *end;
-    long v;
-    if (text[0] < '0' || text[0] > '9') return 0; /* no sign, no space: "-4", " 4" are rejected */
-    errno = 0;
-    v = strtol(text, &end, 10);
-    if (errno != 0 || *end != '\0' || v > INT_MAX) return 0;
-    *out = (int)v;
-    return 1;
-}
+/* Whole number >= 0 that fits an int, nothing before or after it ("-4", " 4" are rejected). */
+static int parse_count(const char *text, int *out) { return pp_cli_int(text, 0, INT_MAX, out); }
 
 /* Finite number >= 0, nothing before or after it. */
-static int parse_real(const char *text, double *out) {
-    char *end;
-    double v;
-    if (!((text[0] >= '0' && text[0] <= '9') || text[0] == '.')) return 0;
-    errno = 0;
-    v = strtod(text, &end);
-    if (errno != 0 || end == text || *end != '\0' || !isfinite(v) || v < 0) return 0;
-    *out = v;
-    return 1;
-}
+static int parse_real(const char *text, double *out) { return pp_cli_real(text, out); }
 
 /* "F,B,W" or "F,B,W,COMM" with F > 0, B > 0 (zero times are the library's
    default, unit times: given on the command line they are an error). */
@@ -258,7 +237,8 @@ static int parse_times(const char *text, pp_times *t) {
 }
 
 /* The value of option k into A; 0 ok, else 2 with a message. */
-static int set_option(args *A, int k, const char *name, const char *value, char *msg, size_t len) {
+static int set_option(void *user, int k, const char *name, const char *value, char *msg, size_t len) {
+    args *A = (args *)user;
     int *ip = NULL;
     double *dp = NULL;
     switch (k) {
@@ -334,15 +314,15 @@ static int check_args(const args *A, char *msg, size_t len) {
         const option_row *o = &opts[k];
         if (!A->given[k]) continue;
         if (!(o->modes & A->mode))
-            return arg_error(msg, len, "%s does not apply to %s: it is for %s", o->longname, mode_name(A->mode), o->what);
+            return arg_error(msg, len, "%s does not apply to %s: it is for %s", o->o.longname, mode_name(A->mode), o->what);
         if (o->needs && info && !(sched_facts(info) & o->needs)) {
             char names[512];
             schedules_with(o->needs, names, sizeof names);
-            return arg_error(msg, len, "%s does not apply to %s: it is for %s; schedules it applies to: %s", o->longname,
+            return arg_error(msg, len, "%s does not apply to %s: it is for %s; schedules it applies to: %s", o->o.longname,
                              info->name, o->what, names);
         }
         if (o->formats && !(o->formats & (1u << A->format)))
-            return arg_error(msg, len, "%s does not apply to --format %s: it is for %s", o->longname,
+            return arg_error(msg, len, "%s does not apply to --format %s: it is for %s", o->o.longname,
                              A->format == FMT_JSON ? "json" : A->format == FMT_CSV ? "csv" : A->format == FMT_SVG ? "svg"
                              : A->format == FMT_TRACE ? "trace" : A->format == FMT_PROGRAM ? "program" : "ascii", o->what);
     }
@@ -367,10 +347,17 @@ static int check_args(const args *A, char *msg, size_t len) {
     return 0;
 }
 
+/* analyze's FILE (or -): the one argument that is not an option */
+static int set_file(void *user, const char *arg, char *msg, size_t len) {
+    args *A = (args *)user;
+    if (A->mode == MODE_ANALYZE && !A->file) { A->file = arg; return 0; }
+    return arg_error(msg, len, "unexpected argument '%.64s'", arg);
+}
+
 /* argv into A: 0 ok, 2 bad command line with a sentence in msg. Prints
    nothing, exits never. */
 static int parse_args(int argc, char **argv, args *A, char *msg, size_t len) {
-    int i, first = 1, k;
+    int first = 1, k;
     memset(A, 0, sizeof *A);
     A->mode = MODE_BUILD;
     A->color = -1;
@@ -382,36 +369,8 @@ static int parse_args(int argc, char **argv, args *A, char *msg, size_t len) {
         for (k = 0; k < 4; k++)
             if (strcmp(argv[1], subs[k].name) == 0) { A->mode = subs[k].mode; first = 2; }
     }
-    for (i = first; i < argc; i++) {
-        const char *arg = argv[i], *value = NULL, *eq = NULL;
-        char flag[64];
-        /* --name=value is the same as --name value */
-        if (strncmp(arg, "--", 2) == 0) eq = strchr(arg, '=');
-        if (eq) {
-            size_t n = (size_t)(eq - arg);
-            if (n >= sizeof flag) return arg_error(msg, len, "unknown option '%.64s'", arg);
-            memcpy(flag, arg, n);
-            flag[n] = '\0';
-            arg = flag;
-            value = eq + 1;
-        }
-        for (k = 0; k < OPT_COUNT; k++)
-            if ((opts[k].shortname && strcmp(arg, opts[k].shortname) == 0) || strcmp(arg, opts[k].longname) == 0) break;
-        if (k == OPT_COUNT) {
-            if (argv[i][0] == '-' && argv[i][1] != '\0') return arg_error(msg, len, "unknown option '%.64s'", argv[i]);
-            if (A->mode == MODE_ANALYZE && !A->file) { A->file = argv[i]; continue; }
-            return arg_error(msg, len, "unexpected argument '%.64s'", argv[i]);
-        }
-        if (opts[k].takes_value && !value) {
-            if (i + 1 >= argc) return arg_error(msg, len, "%s needs a value", arg);
-            value = argv[++i];
-        } else if (!opts[k].takes_value && value) {
-            return arg_error(msg, len, "%s takes no value, got '%.64s'", arg, value);
-        }
-        if (A->given[k]) return arg_error(msg, len, "%s is given twice", opts[k].longname);
-        A->given[k] = i;
-        if (set_option(A, k, arg, value, msg, len)) return 2;
-    }
+    if (pp_cli_parse(argc, argv, first, opts, sizeof opts[0], OPT_COUNT, A->given, set_option, set_file, A, msg, len))
+        return 2;
     return check_args(A, msg, len);
 }
 
@@ -480,13 +439,14 @@ static int exit_code(pp_status st) { return st == PP_OK ? 0 : pp_status_bad_inpu
 /* ppsched sweep: one line per memory limit. An adaptive schedule is built
    under each limit (the trade-off between activation memory and makespan);
    any other schedule is built once, and a limit its peak is above is
-   marked. */
+   marked. No row that fits: exit 1, saying which limit would. */
 static int run_sweep(pp_config cfg, double from, double to, double step, int json) {
     const pp_sched_info *info = pp_sched_find(cfg.schedule);
     int adaptive = info && info->takes_limit;
-    int first = 1, k, count = (int)((to - from) / step + 1e-9) + 1;
+    int first = 1, k, count = (int)((to - from) / step + 1e-9) + 1, fitting = 0;
+    double fixed_peak = 0;
     pp_schedule *fixed = NULL;
-    char err[PP_ERR_LEN];
+    char err[PP_ERR_LEN], why[PP_ERR_LEN] = "";
     if (!adaptive) { /* one build; its peak against every limit */
         pp_status st = pp_sched_build(&cfg, &fixed, err);
         if (st != PP_OK) { fprintf(stderr, "ppsched: %s\n", err); return exit_code(st); }
@@ -510,12 +470,15 @@ static int run_sweep(pp_config cfg, double from, double to, double step, int jso
                 fprintf(stderr, "ppsched: %s\n", err);
                 return exit_code(st);
             }
+            if (st != PP_OK) memcpy(why, err, sizeof why); /* the last: the nearest limit's reason */
         }
         if (!s) {
             if (json) printf("%s  {\"mem_limit\": %g, \"fits\": false}", first ? "" : ",\n", lim);
             else printf("%-10g %12s %10s %10s\n", lim, "-", "-", "does not fit");
         } else {
             int fits = max_peak(s) <= lim + 1e-9;
+            fitting += fits;
+            fixed_peak = max_peak(s);
             if (json) printf("%s  {\"mem_limit\": %g, \"fits\": %s, \"makespan\": %.12g, \"bubble_rate\": %.12g, \"peak_memory\": %.12g}",
                              first ? "" : ",\n", lim, fits ? "true" : "false", s->makespan, s->bubble_rate, max_peak(s));
             else printf("%-10g %12g %9.2f%% %10g%s\n", lim, s->makespan, 100 * s->bubble_rate, max_peak(s),
@@ -526,7 +489,14 @@ static int run_sweep(pp_config cfg, double from, double to, double step, int jso
     }
     if (json) printf("\n]}\n");
     pp_sched_free(fixed);
-    return 0;
+    if (fitting) return 0;
+    if (adaptive && why[0])
+        fprintf(stderr, "ppsched: sweep: no limit from %g to %g fits; at %g: %s\n", from, from + (count - 1) * step,
+                from + (count - 1) * step, why);
+    else
+        fprintf(stderr, "ppsched: sweep: no limit from %g to %g fits: %s's peak is %g units; sweep up to "
+                        "--mem-to %g or more\n", from, from + (count - 1) * step, cfg.schedule, fixed_peak, fixed_peak);
+    return 1;
 }
 
 /* ppsched best: every built-in schedule on these devices and times, ranked
@@ -588,6 +558,16 @@ static int run_best(pp_config cfg, int json) {
             printf("%-20s %10g %8.2f%% %8g%s\n", rows[i].name, rows[i].mk, 100 * rows[i].bubble, rows[i].peak,
                    rows[i].fits ? "" : "  does not fit");
         }
+    }
+    if (built && !rows[0].fits) { /* sorted: the first row fits if any does */
+        double least = rows[0].peak;
+        const char *who = rows[0].name;
+        for (i = 0; i < nr; i++)
+            if (rows[i].built && rows[i].peak < least) { least = rows[i].peak; who = rows[i].name; }
+        fprintf(stderr, "ppsched: best: no schedule fits --mem-limit %g at d=%d, n=%d; the smallest peak is %s's, %g: "
+                        "--mem-limit %g or more\n", limit, cfg.devices, cfg.microbatches, who, least, least);
+        free(rows);
+        return 1;
     }
     free(rows);
     if (built) return 0;
@@ -692,97 +672,117 @@ static void html_str(FILE *f, const char *x) {
     }
 }
 
-/* One SVG per built-in schedule and an index.html showing them side by side. */
+/* One SVG per built-in schedule and an index.html showing them side by side.
+   Each file is written under a temporary name and renamed (pp_cli.h), the
+   index last, so no file is ever half-written; the index shows only the
+   pictures this run wrote, and a picture of a built-in schedule left in DIR
+   by an earlier run is removed when this run does not write it again (it
+   would show another d, n or times under this run's name). */
 static int gallery(const pp_config *base, const char *dir) {
     char path[4096], err[PP_ERR_LEN];
-    FILE *html;
-    int i, failed = 0, written = 0, bad_input = 0;
+    pp_cli_file html, svg;
+    FILE *h;
+    int i, failed = 0, written = 0, bad_input = 0, nsched = pp_sched_count();
+    unsigned char *wrote = (unsigned char *)calloc((size_t)nsched, 1);
+    if (!wrote) { fprintf(stderr, "ppsched: out of memory\n"); return 1; }
     if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
         fprintf(stderr, "ppsched: cannot create directory '%s': %s\n", dir, strerror(errno));
+        free(wrote);
         return 1;
     }
-    if (snprintf(path, sizeof path, "%s/index.html", dir) >= (int)sizeof path) {
-        fprintf(stderr, "ppsched: directory name too long\n");
+    if (snprintf(path, sizeof path, "%s/index.html", dir) >= (int)sizeof path - 40) {
+        fprintf(stderr, "ppsched: gallery: directory name too long (at most %d bytes)\n", (int)sizeof path - 80);
+        free(wrote);
         return 2;
     }
-    html = fopen(path, "w");
-    if (!html) {
-        fprintf(stderr, "ppsched: cannot write '%s': %s\n", path, strerror(errno));
-        return 1;
-    }
-    fprintf(html, "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>pp_sched gallery d=%d n=%d</title>\n"
-                  "<style>body{font-family:sans-serif;margin:1em}table{border-collapse:collapse}"
-                  "td,th{border:1px solid #ccc;padding:2px 8px;text-align:right}td:first-child{text-align:left}"
-                  ".g{display:grid;grid-template-columns:repeat(auto-fill,minmax(640px,1fr));gap:1em}"
-                  "figure{margin:0;border:1px solid #ddd;padding:4px}img{width:100%%}</style></head><body>\n"
-                  "<h1>pp_sched gallery: d=%d devices, n=%d microbatches, times F=%g B=%g W=%g comm=%g</h1>\n"
-                  "<table><tr><th>schedule</th><th>makespan</th><th>bubble rate</th><th>peak memory (max device)</th>"
-                  "<th>what it is</th></tr>\n",
+    if (pp_cli_create("ppsched", &html, path)) { free(wrote); return 1; }
+    h = html.f;
+    fprintf(h, "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>pp_sched gallery d=%d n=%d</title>\n"
+               "<style>body{font-family:sans-serif;margin:1em}table{border-collapse:collapse}"
+               "td,th{border:1px solid #ccc;padding:2px 8px;text-align:right}td:first-child{text-align:left}"
+               ".g{display:grid;grid-template-columns:repeat(auto-fill,minmax(640px,1fr));gap:1em}"
+               "figure{margin:0;border:1px solid #ddd;padding:4px}img{width:100%%}</style></head><body>\n"
+               "<h1>pp_sched gallery: d=%d devices, n=%d microbatches, times F=%g B=%g W=%g comm=%g</h1>\n"
+               "<table><tr><th>schedule</th><th>makespan</th><th>bubble rate</th><th>peak memory (max device)</th>"
+               "<th>what it is</th></tr>\n",
             base->devices, base->microbatches, base->devices, base->microbatches,
             base->times.f == 0 && base->times.b == 0 && base->times.w == 0 ? 1 : base->times.f,
             base->times.f == 0 && base->times.b == 0 && base->times.w == 0 ? 1 : base->times.b,
             base->times.f == 0 && base->times.b == 0 && base->times.w == 0 ? 1 : base->times.w, base->times.comm);
-    for (i = 0; i < pp_sched_count(); i++) {
+    for (i = 0; i < nsched; i++) {
         const pp_sched_info *info = pp_sched_info_at(i);
         pp_config cfg = *base;
         pp_schedule *s = NULL;
         pp_status st;
         cfg.schedule = info->name;
+        snprintf(path, sizeof path, "%s/%s.svg", dir, info->name);
         st = pp_sched_build(&cfg, &s, err);
         if (st != PP_OK) {
             bad_input += pp_status_bad_input(st);
-            fprintf(html, "<tr><td>%s</td><td colspan=\"3\">not built: ", info->name);
-            html_str(html, err);
-            fprintf(html, "</td><td>");
-            html_str(html, info->description);
-            fprintf(html, "</td></tr>\n");
+            fprintf(h, "<tr><td>%s</td><td colspan=\"3\">not built: ", info->name);
+            html_str(h, err);
+            fprintf(h, "</td><td>");
+            html_str(h, info->description);
+            fprintf(h, "</td></tr>\n");
             fprintf(stderr, "ppsched: gallery: %s: %s\n", info->name, err);
-            continue;
-        }
-        {
+        } else {
             double peak = 0;
             int dev;
-            FILE *svg;
             for (dev = 0; dev < s->devices; dev++) if (s->peak_memory[dev] > peak) peak = s->peak_memory[dev];
-            fprintf(html, "<tr><td><a href=\"#%s\">%s</a></td><td>%g</td><td>%.2f%%</td><td>%g</td><td>", info->name,
+            fprintf(h, "<tr><td><a href=\"#%s\">%s</a></td><td>%g</td><td>%.2f%%</td><td>%g</td><td>", info->name,
                     info->name, s->makespan, 100 * s->bubble_rate, peak);
-            html_str(html, info->description);
-            fprintf(html, "</td></tr>\n");
-            snprintf(path, sizeof path, "%s/%s.svg", dir, info->name);
-            svg = fopen(path, "w");
-            if (!svg) {
-                fprintf(stderr, "ppsched: cannot write '%s': %s\n", path, strerror(errno));
+            html_str(h, info->description);
+            fprintf(h, "</td></tr>\n");
+            if (failed) {
+                /* one failed write is said; the rest are not tried (the gallery is not whole) */
+            } else if (pp_cli_create("ppsched", &svg, path)) {
                 failed = 1;
-            } else if ((pp_sched_print_svg(svg, s, PP_SVG_MEMORY, err) != PP_OK) + (fclose(svg) != 0)) {
-                fprintf(stderr, "ppsched: cannot write '%s'\n", path);
-                remove(path); /* not half a picture in the index */
+            } else if (pp_sched_print_svg(svg.f, s, PP_SVG_MEMORY, err) != PP_OK) {
+                fprintf(stderr, "ppsched: gallery: %s: %s\n", info->name, err);
+                pp_cli_discard(&svg);
+                failed = 1;
+            } else if (pp_cli_commit("ppsched", &svg)) {
                 failed = 1;
             } else {
+                wrote[i] = 1;
                 written++;
             }
         }
         pp_sched_free(s);
+        /* not written now: an earlier run's picture would show under this run's index */
+        if (!wrote[i] && remove(path) != 0 && errno != ENOENT) {
+            fprintf(stderr, "ppsched: gallery: cannot remove the earlier '%s': %s\n", path, strerror(errno));
+            failed = 1;
+        }
     }
-    fprintf(html, "</table>\n<div class=\"g\">\n");
-    for (i = 0; i < pp_sched_count(); i++) {
+    fprintf(h, "</table>\n<div class=\"g\">\n");
+    for (i = 0; i < nsched; i++) {
         const pp_sched_info *info = pp_sched_info_at(i);
-        snprintf(path, sizeof path, "%s/%s.svg", dir, info->name);
-        if (access(path, F_OK) != 0) continue;
-        fprintf(html, "<figure id=\"%s\"><img src=\"%s.svg\" alt=\"%s\"><figcaption>%s: ", info->name, info->name,
+        if (!wrote[i]) continue;
+        fprintf(h, "<figure id=\"%s\"><img src=\"%s.svg\" alt=\"%s\"><figcaption>%s: ", info->name, info->name,
                 info->name, info->name);
-        html_str(html, info->description);
-        fprintf(html, "</figcaption></figure>\n");
+        html_str(h, info->description);
+        fprintf(h, "</figcaption></figure>\n");
     }
-    fprintf(html, "</div>\n</body></html>\n");
-    if (fclose(html) != 0) failed = 1;
-    if (written == 0) {
+    fprintf(h, "</div>\n</body></html>\n");
+    free(wrote);
+    if (failed || written == 0) { /* no index of a gallery that is not whole, nor an earlier one */
+        snprintf(path, sizeof path, "%s/index.html", dir);
+        pp_cli_discard(&html);
+        if (remove(path) != 0 && errno != ENOENT)
+            fprintf(stderr, "ppsched: gallery: cannot remove the earlier '%s': %s\n", path, strerror(errno));
+        if (failed) {
+            fprintf(stderr, "ppsched: gallery: not every file could be written (above); wrote no index.html\n");
+            return 1;
+        }
         fprintf(stderr, "ppsched: gallery: wrote no SVG to %s (the reasons are above)\n", dir);
-        return failed || bad_input < pp_sched_count() ? 1 : 2;
+        return bad_input < nsched ? 1 : 2;
     }
+    if (pp_cli_commit("ppsched", &html)) return 1;
     printf("ppsched: wrote %d SVG%s and index.html to %s", written, written == 1 ? "" : "s", dir);
-    if (written < pp_sched_count()) printf(" (%d of %d schedules not built, see above)", pp_sched_count() - written, pp_sched_count());
+    if (written < nsched) printf(" (%d of %d schedules not built, see above)", nsched - written, nsched);
     printf("\n");
-    return failed;
+    return 0;
 }
 
 /* ---- ppsched plan: which layout, microbatch size and schedule fit and run fastest ---- */
@@ -1010,7 +1010,13 @@ static int plan_main(int argc, char **argv) {
 }
 
 #ifndef PPSCHED_NO_MAIN
+static int run(int argc, char **argv);
 int main(int argc, char **argv) {
+    pp_cli_init();
+    return pp_cli_finish("ppsched", run(argc, argv)); /* a failed write of the output: one line, exit 1 */
+}
+
+static int run(int argc, char **argv) {
     args A;
     pp_schedule *s = NULL;
     pp_status st;
@@ -1080,7 +1086,14 @@ int main(int argc, char **argv) {
             return rc;
         }
     }
-    fflush(stdout);
+    {   /* flushed before the check, so a broken schedule can still be looked at */
+        int e = pp_cli_flushed(stdout);
+        if (e) {
+            pp_sched_free(s);
+            clearerr(stdout); /* said here, with its reason, and not again at exit */
+            return pp_cli_write_error("ppsched", "standard output", e > 0 ? e : 0);
+        }
+    }
 
     /* Printed first so a broken schedule can still be looked at. */
     st = pp_sched_validate(s, err);
@@ -1089,6 +1102,6 @@ int main(int argc, char **argv) {
         fprintf(stderr, "ppsched: schedule does not validate: %s\n", err);
         return 1;
     }
-    return ferror(stdout) ? 1 : 0;
+    return 0; /* main checks that standard output was written */
 }
 #endif

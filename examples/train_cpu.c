@@ -19,9 +19,10 @@
             first run both pipelined and on one device, and the tool prints
             "max relative gradient difference: X" and "loss difference: Y".
    Exit:    0 ok; 2 the arguments must change (a bad option, or a schedule
-            the library refuses for -s, -d, -n); 1 a failure (the data file,
-            deadlock, mismatch, or --check over its tolerance of 1e-5
-            relative). */
+            the library refuses for -s, -d, -n; options follow ppsched's rules,
+            examples/pp_cli.h); 1 a failure (the data file, deadlock,
+            mismatch, --check over its tolerance of 1e-5 relative, or a
+            failed write of the output). */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdio.h>
@@ -33,6 +34,7 @@
 #include "../pp_sched.h"
 #include "../ref/gpt_ref.h"
 #include "../ref/cpu_pipeline.h"
+#include "pp_cli.h" /* ppsched's option rules and checked output */
 
 static const char *usage_text =
     "usage: train_cpu -s NAME -d D -n N [options]\n"
@@ -49,17 +51,51 @@ static const char *usage_text =
     "      --data PATH        text to learn, default data/pipeline.txt\n"
     "  -h, --help             this text\n";
 
-static int usage_error(const char *msg, const char *arg) {
-    fprintf(stderr, "train_cpu: %s%s%s\n\n%s", msg, arg ? ": " : "", arg ? arg : "", usage_text);
-    return 2;
-}
+/* the options (pp_cli.h's rules: a repeat or an unknown name is an error) */
+enum { O_HELP, O_SCHEDULE, O_DEVICES, O_MICROBATCHES, O_STEPS, O_CHECK, O_LR, O_LPS, O_CHANNELS, O_SEQ, O_DATA, O_COUNT };
+static const pp_cli_opt opts[O_COUNT] = {
+    {"-h", "--help", 0}, {"-s", "--schedule", 1}, {"-d", "--devices", 1}, {"-n", "--microbatches", 1},
+    {NULL, "--steps", 1}, {NULL, "--check", 0}, {NULL, "--lr", 1}, {NULL, "--layers-per-stage", 1},
+    {NULL, "--channels", 1}, {NULL, "--seq", 1}, {NULL, "--data", 1},
+};
+typedef struct options {
+    const char *name, *path;
+    int help, d, n, steps, check, lps, C, T;
+    double lr;
+} options;
 
-static int parse_int(const char *s, int lo, int hi, int *out) {
-    char *end;
-    long v = strtol(s, &end, 10);
-    if (*s == '\0' || *end != '\0' || v < lo || v > hi) return 0;
-    *out = (int)v;
-    return 1;
+static int set_option(void *user, int k, const char *name, const char *val, char *msg, size_t len) {
+    options *o = (options *)user;
+    switch (k) {
+    case O_HELP: o->help = 1; break;
+    case O_CHECK: o->check = 1; break;
+    case O_SCHEDULE: o->name = val; break;
+    case O_DATA: o->path = val; break;
+    case O_DEVICES:
+        if (!pp_cli_int(val, 1, CPU_PIPE_MAX_DEVICES, &o->d)) return pp_cli_error(msg, len, "%s needs 1..64, got '%s'", name, val);
+        break;
+    case O_MICROBATCHES:
+        if (!pp_cli_int(val, 1, 100000, &o->n)) return pp_cli_error(msg, len, "%s needs a whole number 1..100000, got '%s'", name, val);
+        break;
+    case O_STEPS:
+        if (!pp_cli_int(val, 0, 100000000, &o->steps)) return pp_cli_error(msg, len, "%s needs a whole number >= 0, got '%s'", name, val);
+        break;
+    case O_LPS:
+        if (!pp_cli_int(val, 1, 64, &o->lps)) return pp_cli_error(msg, len, "%s needs 1..64, got '%s'", name, val);
+        break;
+    case O_CHANNELS:
+        if (!pp_cli_int(val, 4, 1024, &o->C) || o->C % 4)
+            return pp_cli_error(msg, len, "%s needs a multiple of 4 in 4..1024, got '%s'", name, val);
+        break;
+    case O_SEQ:
+        if (!pp_cli_int(val, 1, 1024, &o->T)) return pp_cli_error(msg, len, "%s needs 1..1024, got '%s'", name, val);
+        break;
+    case O_LR:
+        if (!pp_cli_real(val, &o->lr) || !(o->lr > 0 && o->lr < 1))
+            return pp_cli_error(msg, len, "%s needs a number in (0, 1), got '%s'", name, val);
+        break;
+    }
+    return 0;
 }
 
 /* AdamW as in llm.c (no weight decay here) */
@@ -74,10 +110,19 @@ static void adam_update(float *p, const float *g, float *m, float *v, size_t n, 
     }
 }
 
+static int run(int argc, char **argv);
 int main(int argc, char **argv) {
-    const char *name = "v-half", *path = "data/pipeline.txt";
-    int d = 4, n = 8, steps = 300, check = 0, lps = 2, C = 32, T = 16, i, j, step, rc = 0;
-    double lr = 3e-3;
+    pp_cli_init();
+    return pp_cli_finish("train_cpu", run(argc, argv)); /* a failed write of the output: exit 1 */
+}
+
+static int run(int argc, char **argv) {
+    const char *name, *path;
+    int d, n, steps, check, lps, C, T, i, j, step, rc = 0;
+    double lr;
+    options o = {"v-half", "data/pipeline.txt", 0, 4, 8, 300, 0, 2, 32, 16, 3e-3};
+    int given[O_COUNT];
+    char msg[512];
     pp_config cfg;
     pp_schedule *s = NULL;
     pp_program *prog = NULL;
@@ -95,23 +140,13 @@ int main(int argc, char **argv) {
     long kind_count[4] = {0};
     unsigned long long rng = 2026;
 
-    for (i = 1; i < argc; i++) {
-        const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) { fputs(usage_text, stdout); return 0; }
-        if (!strcmp(a, "--check")) { check = 1; continue; }
-        if (!val) return usage_error("option needs a value", a);
-        i++;
-        if (!strcmp(a, "-s") || !strcmp(a, "--schedule")) name = val;
-        else if (!strcmp(a, "-d") || !strcmp(a, "--devices")) { if (!parse_int(val, 1, CPU_PIPE_MAX_DEVICES, &d)) return usage_error("-d needs 1..64", val); }
-        else if (!strcmp(a, "-n") || !strcmp(a, "--microbatches")) { if (!parse_int(val, 1, 100000, &n)) return usage_error("-n needs a whole number >= 1", val); }
-        else if (!strcmp(a, "--steps")) { if (!parse_int(val, 0, 100000000, &steps)) return usage_error("--steps needs a whole number >= 0", val); }
-        else if (!strcmp(a, "--layers-per-stage")) { if (!parse_int(val, 1, 64, &lps)) return usage_error("--layers-per-stage needs 1..64", val); }
-        else if (!strcmp(a, "--channels")) { if (!parse_int(val, 4, 1024, &C) || C % 4) return usage_error("--channels needs a multiple of 4 in 4..1024", val); }
-        else if (!strcmp(a, "--seq")) { if (!parse_int(val, 1, 1024, &T)) return usage_error("--seq needs 1..1024", val); }
-        else if (!strcmp(a, "--data")) path = val;
-        else if (!strcmp(a, "--lr")) { char *e; lr = strtod(val, &e); if (*e || !(lr > 0 && lr < 1)) return usage_error("--lr needs a number in (0, 1)", val); }
-        else return usage_error("unknown option", a);
+    if (pp_cli_parse(argc, argv, 1, opts, sizeof opts[0], O_COUNT, given, set_option, NULL, &o, msg, sizeof msg)) {
+        fprintf(stderr, "train_cpu: %s\n(train_cpu --help lists every option)\n", msg);
+        return 2;
     }
+    if (o.help) { fputs(usage_text, stdout); return 0; }
+    name = o.name; path = o.path; d = o.d; n = o.n; steps = o.steps; check = o.check; lps = o.lps; C = o.C; T = o.T;
+    lr = o.lr;
 
     /* the schedule, its programs, and the proof they finish */
     memset(&cfg, 0, sizeof cfg);

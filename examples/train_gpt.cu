@@ -26,9 +26,11 @@
             ms. In NCCL mode rank 0 prints, other ranks add their device's
             line.
    Exit:    0 ok; 2 the arguments must change (a bad or inapplicable option,
-            a schedule the library refuses for -s, -d, -n: checked before
-            any device is looked for); 1 a failure (no CUDA device, the data
-            file, a CUDA/NCCL error, not enough memory). */
+            a schedule the library refuses for -s, -d, -n, a --profile
+            re-plan that cannot be built: checked before any device is
+            looked for; options follow ppsched's rules, examples/pp_cli.h);
+            1 a failure (no CUDA device, the data file, a CUDA/NCCL error,
+            not enough memory, a failed write of the output or --loss-log). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,6 +41,7 @@
 #include "../pp_sched.h"
 #include "../pp_cuda.h"
 #include "../ref/gpt_ref.h" /* gpt_read_text */
+#include "pp_cli.h"           /* ppsched's option rules and checked output */
 
 static const char *usage_text =
     "usage: train_gpt -s NAME -d D -n N [options]\n"
@@ -64,17 +67,63 @@ static const char *usage_text =
     "                         per-device activation (1F1B peaks at d); default d/2\n"
     "  -h, --help             this text\n";
 
-static int usage_error(const char *msg, const char *arg) {
-    fprintf(stderr, "train_gpt: %s%s%s\n\n%s", msg, arg ? ": " : "", arg ? arg : "", usage_text);
+static int usage_error(const char *msg) {
+    fprintf(stderr, "train_gpt: %s\n(train_gpt --help lists every option)\n", msg);
     return 2;
 }
 
-static int parse_int(const char *s, int lo, int hi, int *out) {
-    char *end;
-    long v = strtol(s, &end, 10);
-    if (*s == '\0' || *end != '\0' || v < lo || v > hi) return 0;
-    *out = (int)v;
-    return 1;
+/* the options (pp_cli.h's rules: a repeat or an unknown name is an error) */
+enum {
+    O_HELP, O_SCHEDULE, O_DEVICES, O_MICROBATCHES, O_STEPS, O_LR, O_LPS, O_CHANNELS, O_HEADS, O_SEQ, O_BATCH, O_DATA,
+    O_LOSS_LOG, O_ONE_GPU, O_NCCL, O_PROFILE, O_PROFILE_STEPS, O_MEM_LIMIT, O_COUNT
+};
+static const pp_cli_opt opts[O_COUNT] = {
+    {"-h", "--help", 0}, {"-s", "--schedule", 1}, {"-d", "--devices", 1}, {"-n", "--microbatches", 1},
+    {NULL, "--steps", 1}, {NULL, "--lr", 1}, {NULL, "--layers-per-stage", 1}, {NULL, "--channels", 1},
+    {NULL, "--heads", 1}, {NULL, "--seq", 1}, {NULL, "--batch", 1}, {NULL, "--data", 1}, {NULL, "--loss-log", 1},
+    {NULL, "--one-gpu", 0}, {NULL, "--nccl", 0}, {NULL, "--profile", 0}, {NULL, "--profile-steps", 1},
+    {NULL, "--mem-limit", 1},
+};
+typedef struct options {
+    const char *name, *path, *loss_log;
+    int help, d, n, steps, lps, C, H, T, B, profile, profile_steps, mode;
+    double lr, mem_limit;
+} options;
+
+static int set_option(void *user, int k, const char *name, const char *val, char *msg, size_t len) {
+    options *o = (options *)user;
+    int *ip = NULL, lo = 1, hi = 0;
+    switch (k) {
+    case O_HELP: o->help = 1; return 0;
+    case O_ONE_GPU: o->mode = PP_CUDA_ONE_GPU; return 0;
+    case O_NCCL: o->mode = PP_CUDA_NCCL; return 0;
+    case O_PROFILE: o->profile = 1; return 0;
+    case O_SCHEDULE: o->name = val; return 0;
+    case O_DATA: o->path = val; return 0;
+    case O_LOSS_LOG: o->loss_log = val; return 0;
+    case O_DEVICES: ip = &o->d; hi = 64; break;
+    case O_MICROBATCHES: ip = &o->n; hi = 100000; break;
+    case O_STEPS: ip = &o->steps; hi = 100000000; break;
+    case O_PROFILE_STEPS: ip = &o->profile_steps; lo = 2; hi = 100000; break;
+    case O_LPS: ip = &o->lps; hi = 64; break;
+    case O_HEADS: ip = &o->H; hi = 256; break;
+    case O_SEQ: ip = &o->T; lo = 2; hi = 8192; break;
+    case O_BATCH: ip = &o->B; hi = 65536; break;
+    case O_CHANNELS:
+        if (!pp_cli_int(val, 8, 8192, &o->C) || o->C % 8)
+            return pp_cli_error(msg, len, "%s needs a multiple of 8 in 8..8192, got '%s'", name, val);
+        return 0;
+    case O_LR:
+        if (!pp_cli_real(val, &o->lr) || !(o->lr > 0 && o->lr < 1))
+            return pp_cli_error(msg, len, "%s needs a number in (0, 1), got '%s'", name, val);
+        return 0;
+    case O_MEM_LIMIT:
+        if (!pp_cli_real(val, &o->mem_limit) || !(o->mem_limit > 0 && o->mem_limit <= 1e9))
+            return pp_cli_error(msg, len, "%s needs a number of units > 0 (at most 1e9), got '%s'", name, val);
+        return 0;
+    }
+    if (ip && !pp_cli_int(val, lo, hi, ip)) return pp_cli_error(msg, len, "%s needs %d..%d, got '%s'", name, lo, hi, val);
+    return 0;
 }
 
 static double now_s(void) {
@@ -237,12 +286,21 @@ static void restage(const pp_times *t, int S, int S2, int layers, pp_times *out)
     }
 }
 
+static int run(int argc, char **argv);
 int main(int argc, char **argv) {
-    const char *name = "v-half", *path = "data/pipeline.txt", *loss_log = NULL;
-    int d = 4, n = 16, steps = 200, lps = 2, C = 128, H = 4, T = 64, B = 4, profile = 0, profile_steps = 10, mode = PP_CUDA_AUTO;
-    int i, rc = 0, vocab = 0, map[256], rank0 = 1, profile_steps_given = 0;
-    double mem_limit = 0;
-    float lr = 1e-3f;
+    pp_cli_init();
+    return pp_cli_finish("train_gpt", run(argc, argv)); /* a failed write of the output: exit 1 */
+}
+
+static int run(int argc, char **argv) {
+    const char *name, *path, *loss_log;
+    int d, n, steps, lps, C, H, T, B, profile, profile_steps, mode;
+    int rc = 0, vocab = 0, map[256], rank0 = 1, given[O_COUNT], replan_stages = 0;
+    double mem_limit;
+    float lr;
+    options o;
+    char msg[512];
+    pp_cli_file loss_file;
     pp_config sc;
     pp_schedule *s = NULL, *s2 = NULL;
     pp_program *prog = NULL, *prog2 = NULL;
@@ -255,33 +313,23 @@ int main(int argc, char **argv) {
     run_result res;
 
     memset(&ro, 0, sizeof ro);
-    for (i = 1; i < argc; i++) {
-        const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) { fputs(usage_text, stdout); return 0; }
-        if (!strcmp(a, "--profile")) { profile = 1; continue; }
-        if (!strcmp(a, "--one-gpu")) { mode = PP_CUDA_ONE_GPU; continue; }
-        if (!strcmp(a, "--nccl")) { mode = PP_CUDA_NCCL; continue; }
-        if (!val) return usage_error("option needs a value", a);
-        i++;
-        if (!strcmp(a, "-s") || !strcmp(a, "--schedule")) name = val;
-        else if (!strcmp(a, "-d") || !strcmp(a, "--devices")) { if (!parse_int(val, 1, 64, &d)) return usage_error("-d needs 1..64", val); }
-        else if (!strcmp(a, "-n") || !strcmp(a, "--microbatches")) { if (!parse_int(val, 1, 100000, &n)) return usage_error("-n needs a whole number >= 1", val); }
-        else if (!strcmp(a, "--steps")) { if (!parse_int(val, 1, 100000000, &steps)) return usage_error("--steps needs a whole number >= 1", val); }
-        else if (!strcmp(a, "--profile-steps")) { if (!parse_int(val, 2, 100000, &profile_steps)) return usage_error("--profile-steps needs a whole number >= 2", val); profile_steps_given = 1; }
-        else if (!strcmp(a, "--layers-per-stage")) { if (!parse_int(val, 1, 64, &lps)) return usage_error("--layers-per-stage needs 1..64", val); }
-        else if (!strcmp(a, "--channels")) { if (!parse_int(val, 8, 8192, &C) || C % 8) return usage_error("--channels needs a multiple of 8 in 8..8192", val); }
-        else if (!strcmp(a, "--heads")) { if (!parse_int(val, 1, 256, &H)) return usage_error("--heads needs 1..256", val); }
-        else if (!strcmp(a, "--seq")) { if (!parse_int(val, 2, 8192, &T)) return usage_error("--seq needs 2..8192", val); }
-        else if (!strcmp(a, "--batch")) { if (!parse_int(val, 1, 65536, &B)) return usage_error("--batch needs 1..65536", val); }
-        else if (!strcmp(a, "--data")) path = val;
-        else if (!strcmp(a, "--loss-log")) loss_log = val;
-        else if (!strcmp(a, "--lr")) { char *e; lr = strtof(val, &e); if (*e || !(lr > 0 && lr < 1)) return usage_error("--lr needs a number in (0, 1)", val); }
-        else if (!strcmp(a, "--mem-limit")) { char *e; mem_limit = strtod(val, &e); if (*e || !(mem_limit > 0 && mem_limit <= 1e9)) return usage_error("--mem-limit needs a number of units > 0", val); }
-        else return usage_error("unknown option", a);
+    memset(&loss_file, 0, sizeof loss_file);
+    memset(&o, 0, sizeof o);
+    o.name = "v-half"; o.path = "data/pipeline.txt"; o.d = 4; o.n = 16; o.steps = 200; o.lps = 2; o.C = 128; o.H = 4;
+    o.T = 64; o.B = 4; o.profile_steps = 10; o.mode = PP_CUDA_AUTO; o.lr = 1e-3;
+    if (pp_cli_parse(argc, argv, 1, opts, sizeof opts[0], O_COUNT, given, set_option, NULL, &o, msg, sizeof msg))
+        return usage_error(msg);
+    if (o.help) { fputs(usage_text, stdout); return 0; }
+    name = o.name; path = o.path; loss_log = o.loss_log; d = o.d; n = o.n; steps = o.steps; lps = o.lps; C = o.C;
+    H = o.H; T = o.T; B = o.B; profile = o.profile; profile_steps = o.profile_steps; mode = o.mode;
+    mem_limit = o.mem_limit; lr = (float)o.lr;
+    /* every check that needs no training runs here, before any device is looked for */
+    if (C % H) {
+        snprintf(msg, sizeof msg, "--heads %d must divide --channels %d", H, C);
+        return usage_error(msg);
     }
-    if (C % H) return usage_error("--heads must divide --channels", NULL);
-    if (!profile && mem_limit > 0) return usage_error("--mem-limit applies only with --profile (the limit of its v-auto re-plan)", NULL);
-    if (!profile && profile_steps_given) return usage_error("--profile-steps applies only with --profile", NULL);
+    if (!profile && given[O_MEM_LIMIT]) return usage_error("--mem-limit applies only with --profile (the limit of its v-auto re-plan)");
+    if (!profile && given[O_PROFILE_STEPS]) return usage_error("--profile-steps applies only with --profile");
     {   /* the schedule before the device: arguments the library refuses exit 2 anywhere */
         pp_config chk;
         pp_schedule *cs = NULL;
@@ -291,9 +339,36 @@ int main(int argc, char **argv) {
         chk.devices = d;
         chk.microbatches = n;
         st = pp_sched_build(&chk, &cs, err);
+        if (st == PP_OK) replan_stages = cs->stages;
         pp_sched_free(cs);
         if (st != PP_OK) { fprintf(stderr, "train_gpt: %s\n", err); return pp_status_bad_input(st) ? 2 : 1; }
     }
+    if (profile) {
+        /* the re-plan after profiling: v-auto's 2d stages need 2d layers, and
+           its memory limit must be one some V schedule fits, whatever times
+           the profile measures (the limit depends on the order, not the times) */
+        pp_config vc;
+        pp_schedule *vs = NULL;
+        pp_status st;
+        if (lps * replan_stages < 2 * d) {
+            snprintf(msg, sizeof msg, "--profile re-plans with v-auto on %d stages: it needs at least %d layers, and %s "
+                                      "has %d x %d (--layers-per-stage at least %d)", 2 * d, 2 * d, name, replan_stages,
+                     lps, (2 * d + replan_stages - 1) / replan_stages);
+            return usage_error(msg);
+        }
+        memset(&vc, 0, sizeof vc);
+        vc.schedule = "v-auto";
+        vc.devices = d;
+        vc.microbatches = n;
+        vc.mem_limit = mem_limit > 0 ? mem_limit : d / 2.0;
+        st = pp_sched_build(&vc, &vs, err);
+        pp_sched_free(vs);
+        if (st != PP_OK) {
+            fprintf(stderr, "train_gpt: --profile%s: %s\n", given[O_MEM_LIMIT] ? "" : " (default --mem-limit d/2)", err);
+            return pp_status_bad_input(st) ? 2 : 1;
+        }
+    }
+
     if (pp_cuda_device_count() <= 0) {
         fprintf(stderr, "train_gpt: no CUDA device (this example needs a GPU; examples/train_cpu.c runs on CPU threads)\n");
         return 1;
@@ -321,10 +396,9 @@ int main(int argc, char **argv) {
     ro.len = len;
     ro.map = map;
     ro.steps = profile ? profile_steps : steps;
-    if (rank0 && loss_log && !(ro.loss_log = fopen(loss_log, "w"))) {
-        fprintf(stderr, "train_gpt: cannot write --loss-log %s\n", loss_log);
-        rc = 1;
-        goto end;
+    if (rank0 && loss_log) { /* written under a temporary name, renamed at the end (pp_cli.h) */
+        if (pp_cli_create("train_gpt", &loss_file, loss_log)) { rc = 1; goto end; }
+        ro.loss_log = loss_file.f;
     }
     if (!train(ctx, s, prog, &m, &ro, &res, err)) { fprintf(stderr, "train_gpt: %s\n", err); rc = 1; goto end; }
     report(ctx, s, &m, &res, rank0);
@@ -389,7 +463,8 @@ int main(int argc, char **argv) {
         free(t);
     }
 end:
-    if (ro.loss_log) fclose(ro.loss_log);
+    /* the losses of the steps that ran, also of a failed run: whole lines, renamed in place */
+    if (loss_file.f && pp_cli_commit("train_gpt", &loss_file) && rc == 0) rc = 1;
     pp_cuda_destroy(ctx);
     pp_program_free(prog);
     pp_program_free(prog2);

@@ -29,11 +29,16 @@
 #ifndef GPT_REF_H
 #define GPT_REF_H
 
+#include <errno.h>
+#include <fcntl.h> /* open, fstat, read: gpt_read_text */
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <unistd.h>
 
 /* every function is static; unused ones are not warned about */
 #if defined(__GNUC__) || defined(__clang__)
@@ -380,24 +385,42 @@ GPT_FN void gpt_crossentropy_backward_input(gpt_real *dlogits, const gpt_real *p
    Returns NULL with a sentence in err (256 bytes) when the file cannot be
    read or holds min_len bytes or fewer. */
 GPT_FN unsigned char *gpt_read_text(const char *path, long min_len, long *len, int map[256], int *vocab, char *err) {
-    FILE *f = fopen(path, "rb");
+    /* the size from fstat, of a regular file only: a directory or a pipe
+       has no size to read it by (ftell gave a directory LONG_MAX) */
+    int fd = open(path, O_RDONLY);
+    struct stat st;
     unsigned char *text;
-    long i, n;
-    if (!f) {
-        snprintf(err, 256, "cannot open %s (run from the repository root, or pass --data)", path);
+    long i, n, got = 0;
+    if (fd < 0) {
+        snprintf(err, 256, "cannot open %s: %s (run from the repository root, or pass --data)", path, strerror(errno));
         return NULL;
     }
-    fseek(f, 0, SEEK_END);
-    n = ftell(f);
-    fseek(f, 0, SEEK_SET);
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        snprintf(err, 256, "%s is not a regular file (--data takes a text file)", path);
+        close(fd);
+        return NULL;
+    }
+    if (st.st_size > (1L << 30)) {
+        snprintf(err, 256, "%s is larger than 1 GiB (%.3g bytes); give a smaller text", path, (double)st.st_size);
+        close(fd);
+        return NULL;
+    }
+    n = (long)st.st_size;
     text = (unsigned char *)malloc((size_t)(n > 0 ? n : 1));
-    if (!text || n <= min_len || fread(text, 1, (size_t)n, f) != (size_t)n) {
-        snprintf(err, 256, "%s must hold more than %ld bytes", path, min_len);
-        fclose(f);
+    while (text && got < n) {
+        ssize_t k = read(fd, text + got, (size_t)(n - got));
+        if (k < 0 && errno == EINTR) continue;
+        if (k <= 0) break;
+        got += (long)k;
+    }
+    close(fd);
+    if (!text || n <= min_len || got != n) {
+        if (!text) snprintf(err, 256, "out of memory reading %s (%ld bytes)", path, n);
+        else if (got != n) snprintf(err, 256, "cannot read %s: %s", path, got < n && errno ? strerror(errno) : "it changed size");
+        else snprintf(err, 256, "%s must hold more than %ld bytes", path, min_len);
         free(text);
         return NULL;
     }
-    fclose(f);
     *vocab = 0;
     for (i = 0; i < 256; i++) map[i] = -1;
     for (i = 0; i < n; i++)

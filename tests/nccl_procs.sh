@@ -14,9 +14,10 @@
 #   - a rank that fails before a step or during one, by an error or by dying
 #     (PP_EMU_NCCL_FAIL_RANK/_AT/_MODE), or that hangs: the other ranks exit 1
 #     with a message naming it (a hung rank too, however the waiters' clocks
-#     fire), within a bound (each process runs under
-#     `timeout`; a rank still waiting there is a failed check). These start the
-#     4 processes from this script with torchrun's variables (RANK,
+#     fire; it stays hung until they have ended), within a bound derived from
+#     a measured run of the same 4 ranks without a failure (each process runs
+#     under `timeout`; a rank still waiting there is a failed check). These
+#     start the 4 processes from this script with torchrun's variables (RANK,
 #     WORLD_SIZE), since mpirun would kill the others itself.
 # First tests/test_nccl_emu.cpp checks the emulated NCCL alone (3 processes).
 # Usage: sh tests/nccl_procs.sh [TRAIN_GPT [EMU_TRAIN_GPT]]   (run by
@@ -33,7 +34,8 @@ trap 'rm -rf "$out"' EXIT INT TERM
 passed=0
 failed=0
 data="$root/data/pipeline.txt"
-model="-d 4 -n 8 --steps 5 --channels 16 --seq 16 --batch 1 --heads 2 --data $data"
+model0="-d 4 -n 8 --channels 16 --seq 16 --batch 1 --heads 2 --data $data" # (an option is given once)
+model="$model0 --steps 5"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl_vader_single_copy_mechanism=none
 unset NCCL_COMM_ID PP_EMU_NCCL_FAIL_RANK PP_EMU_NCCL_FAIL_AT PP_EMU_NCCL_FAIL_MODE PP_EMU_NCCL_TIMEOUT \
     RANK WORLD_SIZE LOCAL_RANK OMPI_COMM_WORLD_RANK OMPI_COMM_WORLD_SIZE PMI_RANK PMI_SIZE SLURM_PROCID SLURM_NTASKS
@@ -115,19 +117,32 @@ equal() {
 }
 
 # ranks FAIL_ENV...: starts ranks 0..3 of v-half (4 steps) with torchrun's
-# variables, each under `timeout 30`; rank r's exit code goes to rc_r, its
-# stderr to err_r, its seconds to t_r
+# variables, each under `timeout $limit`; rank r's exit code goes to rc_r,
+# its stderr to err_r, its seconds to t_r. With hung=R, rank R also gets
+# PP_EMU_NCCL_TIMEOUT=$limit (a hang lasts that long) and is stopped once
+# every other rank has ended: an order, not a race between clocks.
+limit=30
 ranks() {
     port=$(free_port)
     t0=$(date +%s)
+    others=
     for r in 0 1 2 3; do
+        extra=
+        [ "$r" = "${hung:-}" ] && extra="PP_EMU_NCCL_TIMEOUT=$limit"
         (
-            env "$@" NCCL_COMM_ID=127.0.0.1:$port RANK=$r WORLD_SIZE=4 LOCAL_RANK=$r \
-                timeout 30 "$out/train_gpt" -s v-half $model --steps 4 >"$out/out_$r" 2>"$out/err_$r"
+            env "$@" $extra NCCL_COMM_ID=127.0.0.1:$port RANK=$r WORLD_SIZE=4 LOCAL_RANK=$r \
+                timeout $limit "$out/train_gpt" -s v-half $model0 --steps 4 >"$out/out_$r" 2>"$out/err_$r" &
+            echo $! >"$out/pid_$r"
+            wait $!
             echo $? >"$out/rc_$r"
             echo $(($(date +%s) - t0)) >"$out/t_$r"
         ) &
+        [ "$r" = "${hung:-}" ] || others="$others $!"
     done
+    if [ -n "${hung:-}" ]; then
+        wait $others
+        kill "$(cat "$out/pid_$hung")" 2>/dev/null
+    fi
     wait
 }
 
@@ -188,7 +203,7 @@ if command -v mpirun >/dev/null 2>&1; then
     fi
     group "mpirun -np 4, train_gpt --profile: the pass-time all-reduce, then a second communicator at the same NCCL_COMM_ID" sh -c "
         NCCL_COMM_ID=127.0.0.1:$(free_port) timeout 120 mpirun --oversubscribe -np 4 -x NCCL_COMM_ID '$out/train_gpt' -s 1f1b \
-            $model --steps 3 --profile-steps 2 --profile --mem-limit 2 >'$out/prof.out' 2>&1 || { cat '$out/prof.out'; exit 1; }
+            $model0 --steps 3 --profile-steps 2 --profile --mem-limit 2 >'$out/prof.out' 2>&1 || { cat '$out/prof.out'; exit 1; }
         grep 're-planned: v-auto' '$out/prof.out' && [ \$(grep -cE '^rank +[0-3] ' '$out/prof.out') -eq 8 ]"
     group "mpirun -np 4 without NCCL_COMM_ID or MPI: every rank exits 1 saying what to set" sh -c "
         timeout 60 mpirun --oversubscribe -np 4 '$out/train_gpt' -s v-half $model >'$out/noid.out' 2>&1; rc=\$?
@@ -198,32 +213,52 @@ else
     echo "[skip] train_gpt under mpirun: no mpirun here (Debian: apt-get install openmpi-bin libopenmpi-dev; .ci/run installs them)"
 fi
 
+# The bounds below come from this machine: the same 4 ranks without a
+# failure take base seconds; a failing run may take 3 x that, plus twice the
+# emulated NCCL's timeout (tmo, where a test relies on it) and 4 s. Where the
+# machine is 10x slower, so are the bounds.
+clean() {
+    ranks || return 1
+    for r in 0 1 2 3; do
+        [ "$(cat "$out/rc_$r")" -eq 0 ] || { echo "rank $r: exit $(cat "$out/rc_$r")"; cat "$out/err_$r"; return 1; }
+    done
+    base=$(($(cat "$out/t_0" "$out/t_1" "$out/t_2" "$out/t_3" | sort -n | tail -n 1) + 1))
+    echo "$base s (rounded up), so a failing run is given $((3 * base + 2 * tmo + 4)) s, each process $((10 * base + 30)) s"
+}
+base=10
+tmo=3
+group "4 ranks without a failure: every rank exits 0 (their time is the baseline of the bounds below)" clean
+[ "$base" -gt 3 ] && tmo=$base
+limit=$((10 * base + 30))
+bound=$((3 * base + 2 * tmo + 4))
+
 # PP_EMU_NCCL_TIMEOUT stays at its default (300 s) where a failure must be
 # seen by its closed connection or its abort message, not by the timeout
-ranks_init() { ranks PP_EMU_NCCL_FAIL_RANK=3 PP_EMU_NCCL_FAIL_AT=init PP_EMU_NCCL_TIMEOUT=3 && failed 3 1 10 'missing: rank 3'; }
-group "a rank that fails before a step (rank 3's ncclCommInitRank; the bootstrap waits PP_EMU_NCCL_TIMEOUT=3 s)" ranks_init
+ranks_init() { ranks PP_EMU_NCCL_FAIL_RANK=3 PP_EMU_NCCL_FAIL_AT=init PP_EMU_NCCL_TIMEOUT=$tmo && failed 3 1 $bound 'missing: rank 3'; }
+group "a rank that fails before a step (rank 3's ncclCommInitRank; the bootstrap waits PP_EMU_NCCL_TIMEOUT=$tmo s)" ranks_init
 
-ranks_kill0() { ranks PP_EMU_NCCL_FAIL_RANK=2 PP_EMU_NCCL_FAIL_AT=1 PP_EMU_NCCL_FAIL_MODE=kill && failed 2 x 10 'rank 2 closed its connection'; }
+ranks_kill0() { ranks PP_EMU_NCCL_FAIL_RANK=2 PP_EMU_NCCL_FAIL_AT=1 PP_EMU_NCCL_FAIL_MODE=kill && failed 2 x $bound 'rank 2 closed its connection'; }
 group "a rank that dies before a step (rank 2 SIGKILLed at its first NCCL op, pp_cuda_create's all-reduce)" ranks_kill0
 
 # rank 1 runs 65 NCCL ops a step (64 sends and receives, the loss all-reduce) after 1 in create: op 96 is in step 1
 during() { grep -q '^step     0' "$out/out_0" && ! grep -q '^step     3' "$out/out_0"; }
-ranks_err() { ranks PP_EMU_NCCL_FAIL_RANK=1 PP_EMU_NCCL_FAIL_AT=96 && during && failed 1 1 10 'injected failure' 'rank 1'; }
+ranks_err() { ranks PP_EMU_NCCL_FAIL_RANK=1 PP_EMU_NCCL_FAIL_AT=96 && during && failed 1 1 $bound 'injected failure' 'rank 1'; }
 group "a rank whose NCCL op fails during step 1 (rank 1, op 96; it aborts the communicator)" ranks_err
 
-ranks_kill() { ranks PP_EMU_NCCL_FAIL_RANK=3 PP_EMU_NCCL_FAIL_AT=60 PP_EMU_NCCL_FAIL_MODE=kill && during && failed 3 x 10 'rank 3 closed its connection'; }
+ranks_kill() { ranks PP_EMU_NCCL_FAIL_RANK=3 PP_EMU_NCCL_FAIL_AT=60 PP_EMU_NCCL_FAIL_MODE=kill && during && failed 3 x $bound 'rank 3 closed its connection'; }
 group "a rank that dies during step 1 (rank 3 SIGKILLed at op 60)" ranks_kill
 
 # Every other rank must time out (or take a peer's timeout abort) and exit 1
 # in bounded time, naming rank 3. Each waits on its own peer with its own
-# 3 s clock, and on a loaded machine a rank waiting on a waiter may time out
+# clock, and on a loaded machine a rank waiting on a waiter may time out
 # first: the "waiting on" notices (tests/cuda_emu/nccl.h) let it follow the
 # chain of waits to rank 3, and its abort carries rank 3 to the others.
+# Rank 3 stays hung until they have all ended (hung=3; it is stopped then).
 ranks_hang() {
-    ranks PP_EMU_NCCL_FAIL_RANK=3 PP_EMU_NCCL_FAIL_AT=60 PP_EMU_NCCL_FAIL_MODE=hang PP_EMU_NCCL_TIMEOUT=3 && during &&
-        failed 3 3 10 'PP_EMU_NCCL_TIMEOUT' 'rank(s) 3, which neither answered nor left'
+    hung=3 ranks PP_EMU_NCCL_FAIL_RANK=3 PP_EMU_NCCL_FAIL_AT=60 PP_EMU_NCCL_FAIL_MODE=hang PP_EMU_NCCL_TIMEOUT=$tmo && during &&
+        failed 3 x $bound 'PP_EMU_NCCL_TIMEOUT' 'rank(s) 3, which neither answered nor left'
 }
-group "a rank that hangs during step 1 (rank 3 stops at op 60, connections open; the others wait PP_EMU_NCCL_TIMEOUT=3 s)" ranks_hang
+group "a rank that hangs during step 1 (rank 3 stops at op 60, connections open, until the others end; they wait PP_EMU_NCCL_TIMEOUT=$tmo s)" ranks_hang
 
 echo "nccl_procs: $passed passed, $failed failed"
 [ $failed -eq 0 ]

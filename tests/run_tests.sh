@@ -62,8 +62,8 @@ program test_lower     # lowering, slots, deadlock checker
 program test_bounds    # Appendix E.2's bound for any F, B, W, comm: never above a built makespan
 program test_gpt_ref   # the reference model's backwards against finite differences
 program test_runtime -lpthread   # pipelined gradients = one-device gradients, every schedule
-program test_limits    # pp_sched_build's one validation: every range, issue 14's reproducers, the clamp
-program test_guarantee # issue 17's guarantee: never longer than its unit-time order or a fitting schedule of its family
+program test_limits    # pp_sched_build's one validation: every range, the input-limit reproducers, the clamp
+program test_guarantee # the guarantee: never longer than its unit-time order or a fitting schedule of its family
 
 # examples/train_cpu.c: --check compares one pipelined step with one device, then a few steps train.
 step "train_cpu --check (v-half d=4 n=8, 1f1b-r d=3 n=5, 5 steps each); bad -d exits 2" sh -c "$CC $CFLAGS '$here/../examples/train_cpu.c' -o '$out/train_cpu' -lpthread -lm && '$out/train_cpu' -s v-half -d 4 -n 8 --steps 5 --channels 16 --seq 8 --check --data '$here/../data/pipeline.txt' && '$out/train_cpu' -s 1f1b-r -d 3 -n 5 --steps 5 --channels 16 --seq 8 --check --data '$here/../data/pipeline.txt' && { '$out/train_cpu' -d 0 2>/dev/null; test \$? -eq 2; }"
@@ -153,7 +153,7 @@ if $CC $CFLAGS -O0 "$here/../examples/ppsched.c" -o "$out/ppsched" -lm >"$out/lo
     fi
     # bad arguments: exit status and message of each (under make asan, with the sanitizers watching)
     if [ -x "$out/train_cpu" ]; then
-        step "cli_errors: issue 14's reproducers and the option rules, ppsched and train_cpu (exit status and message)" \
+        step "cli_errors: the input-limit reproducers and the option rules, ppsched and train_cpu (exit status and message)" \
             sh "$here/cli_errors.sh" "$pp" "$out/train_cpu"
         sed 's/^/    /' "$out/log" | tail -n 1
     else
@@ -198,7 +198,7 @@ if $CC $CFLAGS -O0 "$here/../examples/ppsched.c" -o "$out/ppsched" -lm >"$out/lo
         bad 'v must be 0 (enumerate) or 2..64' --model llama3-8b --global-batch 64 --gpus 64 --v 1"
     "$pp" plan --model mixtral-8x7b --gpu h100-80g --gpus 64 --global-batch 256 --pp 4 --format json >"$out/plan_moe.json" 2>&1
     if command -v python3 >/dev/null 2>&1; then
-        step "plan --format json parses, with the fields the issues name (model, gpu, cp, ep, v per candidate)" python3 -c "
+        step "plan --format json parses, with the fields the planner promises (model, gpu, cp, ep, v per candidate)" python3 -c "
 import json,sys
 c=json.load(open(sys.argv[1]))['candidates']; k={'schedule','pp','tp','dp','mbs','fits','peak_bytes','step_time','reason'}
 assert c and all(k <= set(x) for x in c); assert any(x['fits'] for x in c)
@@ -213,6 +213,16 @@ else
     sed 's/^/    /' "$out/log" | tail -n 40
     failed=$((failed + 1))
 fi
+
+# ---- docs: no word of how it was made; every console block of the docs prints what it shows ----
+step "docs_lint: the product speaks of itself alone (no issue numbers, no absolute paths, no version tallies)" sh "$here/docs_lint.sh"
+if [ -x "$here/../ppsched" ] && [ -x "$here/../train_cpu" ]; then
+    step "doc_examples: the console blocks of README.md and docs/ and the schedules table print what they show" sh "$here/doc_examples.sh"
+    tail -n 1 "$out/log" | sed 's/^/    /'
+else
+    echo "[skip] doc_examples: run make first (it runs ./ppsched and ./train_cpu)"
+fi
+# ---- end of the docs block ----
 
 # Inputs that once crashed a fuzz target (found by make fuzz), and seeds:
 # each target on its own corpus.
@@ -272,6 +282,11 @@ step "pp_cuda executor on the host emulation (streams as queues run in two rando
     MOCK_CUDA_SEED=1 PP_TEST_TINY=1 '$out/test_cuda_mock' && MOCK_CUDA_SEED=2 PP_TEST_TINY=1 '$out/test_cuda_mock' &&
     '$out/train_gpt_mock' -s 1f1b -d 4 -n 8 --steps 4 --profile-steps 3 --profile --mem-limit 2 --channels 16 --seq 16 --batch 1 --heads 2 --data '$root/data/pipeline.txt' | grep -q 're-planned: v-auto' &&
     { '$out/train_gpt_mock' -d 0 2>/dev/null; test \$? -eq 2; }"
+if [ -x "$out/train_gpt_mock" ]; then
+    step "cli_errors: train_gpt's option rules, its checks before any step, its checked writes (host emulation)" \
+        sh "$here/cli_errors.sh" - - "$out/train_gpt_mock"
+    sed 's/^/    /' "$out/log" | tail -n 1
+fi
 NVCC=${NVCC:-$(command -v nvcc 2>/dev/null || echo /usr/local/cuda/bin/nvcc)}
 NVFLAGS=${NVFLAGS:--O2 -std=c++17 -gencode arch=compute_90a,code=sm_90a -gencode arch=compute_80,code=compute_80 -Xcompiler -Wall,-Wextra -Werror all-warnings}
 NCCL_HOME=${NCCL_HOME:-/usr/local/cuda}

@@ -312,8 +312,8 @@ int main(void) {
        for V-Half the measured class agrees with the paper's condition
        T_W + 2T_B >= 2T_F and T_W + 2T_F >= 2T_B over a grid of times. The
        condition is about V-Half's block repeated, so that is measured
-       (no_reorder): since 0.5.0 a built v-half may take a shorter order
-       (the guarantee, DECISIONS), and at 1,2,0.5 its bubble no longer grows */
+       (no_reorder): a built v-half may take a shorter order
+       (the guarantee, DESIGN.md), and at 1,2,0.5 its bubble no longer grows */
     {
         const char *op[3] = {"v-half", "v-zb", "1f1b"};
         for (k = 0; k < 3; k++) {
@@ -919,7 +919,7 @@ int main(void) {
         group_next("local-search", sum);
     }
 
-    /* Issue 17's target: within 1% of a proven optimum. 35.90 is CP-SAT's
+    /* The target: within 1% of a proven optimum. 35.90 is CP-SAT's
        (bench/optimal.py, make optimal: status OPTIMAL, README table "B = 2F
        + comm") for V-ZB's placement and passes at d=4 n=8, times 1,2,1 comm
        0.1, every device capped at 4 units; an exact solver's figure, not
@@ -940,7 +940,7 @@ int main(void) {
         group_next("local-search-optimum", "v-zb and v-auto (limit 4), d=4 n=8, times 1,2,1,0.1: within 1% of CP-SAT's "
                    "proven 35.90");
     }
-    /* The order bound, and the searches that stop at it (DECISIONS,
+    /* The order bound, and the searches that stop at it (DESIGN.md,
        "Stopping at the order bound"). At unit times (F = B = W = 1 for a
        device's share, so 1/v per stage) and split backward, no order is
        shorter than the last device's work (3n) after the forward path to its

@@ -1,5 +1,5 @@
-/* test_guarantee.c - issue 17's guarantee as a property, through the public
-   API only (DECISIONS, "the guarantee"): no built schedule is longer than
+/* test_guarantee.c - the guarantee as a property, through the public
+   API only (DESIGN.md, "The guarantee"): no built schedule is longer than
      (a) its own order built at unit times and squeezed at the user's times;
      (b) what any fixed schedule of its family (same placement, chunks,
          recompute and copies; split, or unsplit when it is unsplit) builds
@@ -9,7 +9,7 @@
    another schedule's pass array and timed with pp_squeeze (or read back
    from PyTorch CSV with pp_sched_from_csv), never through the code that
    enforces the guarantee. Caps are worked out here from the rule in
-   DECISIONS: from the schedule built without reordering (its peak per
+   DESIGN.md: from the schedule built without reordering (its peak per
    device and Eq. 1 bound), or a published order's own peak.
 
    Grid: every built-in schedule, d = 2..8, n = d, 2d, 2d+1 (odd) and 4d
@@ -54,7 +54,7 @@ static pp_config config(const conf *c, int d, int n) {
     return cfg;
 }
 
-/* The caps rule of DECISIONS, written from the docs: a published order's
+/* The caps rule of DESIGN.md, written from the docs: a published order's
    own peak per device; otherwise, from the schedule built without
    reordering, each device's peak or, if higher, its Eq. 1 bound up to the
    largest device's peak. */
@@ -255,7 +255,7 @@ int main(void) {
     group_end(&gc, "every one-route schedule without recomputation, d=4 n=8: no longer than its unit-time CSV read back at Table 5's times "
                    "with comm");
     /* no_guarantee: the knob pp_plan ranks with. It may only leave a build
-       longer (the guarantee only shortens), and on issue 17's reproducer
+       longer (the guarantee only shortens), and on the guarantee's reproducer
        (v-half d=4 n=8, Table 5 times with comm: equal to its unit-time
        order read back from CSV) it must leave it longer, or the knob would do nothing. */
     {

@@ -1,5 +1,5 @@
 /* test_limits.c - pp_sched_build's one validation (pp__req_resolve): every
-   range in LIMITS just inside and just outside, the reproducers of issue 14
+   range in LIMITS just inside and just outside, the input-limit reproducers
    at the library level, and the clamp of mem_limit.
 
    Build and run:  cc -std=c99 -O2 tests/test_limits.c -o test_limits -lm && ./test_limits
@@ -63,7 +63,7 @@ static void reproducers(void) {
     pp_config c;
     pp_schedule *s = NULL;
     char err[PP_ERR_LEN];
-    group_begin(&g, "issue 14's reproducers, library level");
+    group_begin(&g, "input-limit reproducers, library level");
     /* v-auto, zb-auto at mem_limit 1e9: was a segfault (levels from 2 x limit overflowed an int) */
     c = make("v-auto", 4, 8);
     c.mem_limit = 1e9;
@@ -129,14 +129,23 @@ static void ranges(void) {
     c = make("1f1b", 4, -5); expect(&g, &c, PP_ERR_INVALID_ARG, "n=-5", "microbatches >= 1", NULL);
     c = make("v-half", 1, 8); expect(&g, &c, PP_ERR_INVALID_ARG, "v-half d=1", "devices >= 2", NULL);
     c = make("1f1b", 4, INT_MAX); expect(&g, &c, PP_ERR_OVERFLOW, "n=INT_MAX", "too many passes", "use at most");
-    /* 3 d v n <= INT_MAX/4 = 536870911: d=4 v=1 gives n <= 44739242 */
-    c = make("1f1b", 4, 44739243); expect(&g, &c, PP_ERR_OVERFLOW, "1f1b d=4 n=44739243", "at most 44739242", NULL);
+    /* 3 d v n <= INT_MAX/4 = 536870911: d=4 v=1 gives n <= 44739242; the advice is a count the
+       shortest-pass rule allows too: one microbatch is 4 x (F + BW) = 12 units of work, and
+       1 >= 1e-8 (1 + 12 n) gives n <= (1e8 - 1) / 12 = 8333333 */
+    c = make("1f1b", 4, 44739243); expect(&g, &c, PP_ERR_OVERFLOW, "1f1b d=4 n=44739243", "use at most 8333333 microbatches", NULL);
+    /* followed (at a W that keeps the count small): one microbatch is 4 x (1 + 1 + 1e6) = 4000008
+       units, (1e8 - 1) / 4000008 = 24.99 */
+    c = make("1f1b", 4, 44739243); c.times.f = 1; c.times.b = 1; c.times.w = 1e6;
+    expect(&g, &c, PP_ERR_OVERFLOW, "1f1b d=4 n=44739243 W=1e6", "use at most 24 microbatches", NULL);
+    c.microbatches = 24; expect(&g, &c, PP_OK, "1f1b d=4 n=24 W=1e6 (the advice followed)", NULL, NULL);
+    c.microbatches = 25; expect(&g, &c, PP_ERR_INVALID_ARG, "1f1b d=4 n=25 W=1e6", "use at most 24 microbatches", NULL);
     /* W = 0 keeps the total work (2n) within the shortest-pass rule, so gpipe's own check speaks */
     c = make("gpipe", 1, INT_MAX / 64 + 1); c.times.f = 1; c.times.b = 1;
     expect(&g, &c, PP_ERR_OVERFLOW, "gpipe n=INT_MAX/64+1", "too many", NULL);
     /* at equal times the shortest-pass rule caps the passes near 1e8: 1f1b d=1 n=4e7 has total work 1.2e8 */
     c = make("1f1b", 1, 40000000);
-    expect(&g, &c, PP_ERR_INVALID_ARG, "1f1b d=1 n=4e7 unit times", "must be at least 1.2", "scale every time up");
+    /* no scale helps (the work is 1.2e8 x the shortest pass): n <= (1e8 - 1) / 3 */
+    expect(&g, &c, PP_ERR_INVALID_ARG, "1f1b d=1 n=4e7 unit times", "must be at least 1.2", "use at most 33333333 microbatches");
     c = make("v-half", 4, 8); c.chunks = 3; expect(&g, &c, PP_ERR_INVALID_ARG, "v-half v=3", "chunks = 2", NULL);
     c = make("1f1b", 4, 8); c.chunks = -1; expect(&g, &c, PP_ERR_INVALID_ARG, "v=-1", "chunks must be >= 0", NULL);
     c = make("nope", 4, 8); expect(&g, &c, PP_ERR_UNKNOWN_SCHEDULE, "name nope", "known: gpipe", NULL);
@@ -147,7 +156,7 @@ static void ranges(void) {
     c = make("1f1b", 4, 8); c.times.f = 1; c.times.b = 1; c.times.comm = -0.5;
     expect(&g, &c, PP_ERR_INVALID_ARG, "comm=-0.5", "comm >= 0", NULL);
     c = make("1f1b", 4, 8); c.times.f = 1e15; c.times.b = 1;
-    expect(&g, &c, PP_ERR_OVERFLOW, "F=1e15 (each fits, the total does not)", "above 1e+15", "scale every time down");
+    expect(&g, &c, PP_ERR_OVERFLOW, "F=1e15 (each fits, the total does not)", "above 1e+15", "at any scale");
     /* total work at d=4 n=8, F = W = 1, B tiny: 8 x 4 x (2 + B), about 64; the shortest F or B
        must be >= 1e-8 x (1 + 64) = 6.5e-7 */
     c = make("zb-h1", 4, 8); c.times.f = 1; c.times.b = 7e-7; c.times.w = 1;
@@ -155,7 +164,8 @@ static void ranges(void) {
     c.times.b = 6e-7;
     expect(&g, &c, PP_ERR_INVALID_ARG, "zb-h1 B=6e-7 (below 6.5e-7)", "times too far apart", "must be at least 6.5e-07");
     c.times.b = 1; c.times.f = 6e-7;
-    expect(&g, &c, PP_ERR_INVALID_ARG, "zb-h1 F=6e-7", "must be at least 6.5e-07", "scale every time up");
+    /* one microbatch: 4 x (6e-7 + 1 + 1) = 8.0000024; 6e-7 >= 1e-8 (1 + 8.0000024 n) gives n <= 7 */
+    expect(&g, &c, PP_ERR_INVALID_ARG, "zb-h1 F=6e-7", "must be at least 6.5e-07", "use at most 7 microbatches");
     /* W and comm may be 0, and tiny ones act as 0 (the planner gives a zero W 1e-9) */
     c.times.f = 1; c.times.w = 1e-12; c.times.comm = 1e-12;
     expect(&g, &c, PP_OK, "zb-h1 W=1e-12 comm=1e-12", NULL, NULL);

@@ -25,6 +25,7 @@
    Prints one line per group and "N passed, N failed". */
 #include <cuda_runtime.h>
 #include <nccl.h>
+#include <math.h>
 #include <sys/wait.h>
 #include "group.h"
 
@@ -153,26 +154,46 @@ static void rendezvous(ncclComm_t c, cudaStream_t s, int r) {
            "rank %d: rendezvous: it times out in ncclSend, naming the deadlock of ranks 0 and 1: %s", r, ncclGetLastError(c));
 }
 
-/* a chain of waits: rank 0 waits on rank 1 from the start, rank 1 on rank 2
-   from 0.5 s on, and rank 2 waits on rank 0 for 0.6 s, then stops (it
-   neither answers nor sends anything, its connections open, its last
-   notice saying it waits on rank 0). Rank 0's clock fires first, while its
-   peer only waits: it must follow the chain to rank 2 (not blame rank 1,
-   and not call the cycle 0 -> 1 -> 2 -> 0 a deadlock, since rank 2 went
-   silent); rank 1 names rank 2 too, by its own clock or by rank 0's abort. */
+/* the order of a scenario's steps across its processes, made explicit: rank
+   r reads bytes from g_order[r][0], the others write them to g_order[r][1] */
+static int g_order[RANKS][2];
+static void tell(int r) {
+    char b = 1;
+    if (write(g_order[r][1], &b, 1) != 1) _exit(98);
+}
+static void hear(int r, int count) { /* count bytes to rank r (alarm() ends a lost one) */
+    char b;
+    while (count > 0)
+        if (read(g_order[r][0], &b, 1) == 1) count--;
+        else if (errno != EINTR) _exit(97);
+}
+
+/* a chain of waits 0 -> 1 -> 2, in an order no clock decides: rank 2
+   receives from rank 0, tells its peers it waits (its notice), then stops
+   (it neither answers nor sends anything, its connections open) until the
+   others are done; rank 1 receives from rank 2 and waits, its notice out;
+   only then rank 0 receives from rank 1. Rank 0's clock (timeout T) fires
+   first: rank 1's is 3T and started earlier, and rank 0 only starts after
+   rank 2 has gone silent, so it has been silent for T > T / 2 (the
+   emulation's "stopped talking") while rank 1 has repeated its notice every
+   beat (at most 0.5 s <= T / 4). Rank 0 must follow the chain to rank 2
+   (not blame rank 1, and not call the cycle 0 -> 1 -> 2 -> 0 a deadlock,
+   since rank 2 went silent); rank 1 names rank 2 too, by rank 0's abort. */
 static void chain(ncclComm_t c, cudaStream_t s, int r) {
     float *a = NULL;
     ncclResult_t e = ncclSuccess;
-    double t0 = pp__emu_now();
+    int peer = (r + 1) % RANKS;
     cudaMalloc((void **)&a, sizeof(float));
-    if (r == 1) pp__emu_sleep_ms(500);
-    ncclRecv(a, 1, ncclFloat, (r + 1) % RANKS, c, s);
+    if (r == 0) hear(0, 2); /* rank 2 has gone silent, rank 1 waits on it */
+    ncclRecv(a, 1, ncclFloat, peer, c, s);
+    if (r > 0) {
+        int waits = 1;
+        while (!c->said[peer] && (waits = cudaStreamQuery(s) == cudaErrorNotReady)) pp__emu_sleep_ms(5);
+        expect(waits, "rank %d: its receive from rank %d waits, and it says so to its peers", r, peer);
+        tell(0);
+    }
     if (r == 2) {
-        while (pp__emu_now() - t0 < 0.6) {
-            expect(cudaStreamQuery(s) == cudaErrorNotReady, "rank 2: its receive from rank 0 waits");
-            pp__emu_sleep_ms(50);
-        }
-        while (pp__emu_now() - t0 < 4) pp__emu_sleep_ms(10);
+        hear(2, 2); /* silent until ranks 0 and 1 have checked what they saw */
         return;
     }
     expect(!sync_ok(s), "rank %d: its receive fails", r);
@@ -180,6 +201,7 @@ static void chain(ncclComm_t c, cudaStream_t s, int r) {
                strstr(ncclGetLastError(c), "rank(s) 2, which neither answered nor left") &&
                (r != 0 || strstr(ncclGetLastError(c), "the waits (0 -> 1 -> 2) end at rank(s) 2")),
            "rank %d: it names rank 2%s: %s", r, r == 0 ? " at the end of the chain 0 -> 1 -> 2" : "", ncclGetLastError(c));
+    tell(2);
 }
 
 /* bad calls fail at once, a bad call in a group runs none of it; a receive
@@ -223,8 +245,14 @@ static void errors(ncclComm_t c, cudaStream_t s, int r) {
 static int child(int which, int r, ncclUniqueId id) {
     ncclComm_t c = NULL;
     cudaStream_t s;
-    ncclResult_t e = ncclCommInitRank(&c, RANKS, id, r);
+    ncclResult_t e;
     int n = 0, rank = -1;
+    if (which == 4 && r == 1) { /* the chain: rank 1's clock is 3 x the others' (read at init) */
+        char t[32];
+        snprintf(t, sizeof t, "%g", 3 * atof(getenv("PP_EMU_NCCL_TIMEOUT")));
+        setenv("PP_EMU_NCCL_TIMEOUT", t, 1);
+    }
+    e = ncclCommInitRank(&c, RANKS, id, r);
     expect(e == ncclSuccess, "rank %d: ncclCommInitRank: %s", r, ncclGetLastError(NULL));
     if (e != ncclSuccess) return 1;
     expect(ncclCommCount(c, &n) == ncclSuccess && n == RANKS && ncclCommUserRank(c, &rank) == ncclSuccess && rank == r,
@@ -241,8 +269,9 @@ static int child(int which, int r, ncclUniqueId id) {
     return 0;
 }
 
-/* runs scenario `which` on RANKS forked processes; their findings become checks */
-static void scenario(int which, const char *name) {
+/* runs scenario `which` on RANKS forked processes; their findings become
+   checks; returns its seconds */
+static double scenario(int which, const char *name) {
     group g;
     int fds[2], r, status;
     pid_t pid[RANKS];
@@ -259,9 +288,13 @@ static void scenario(int which, const char *name) {
         setenv("NCCL_COMM_ID", env, 1);
     }
     group_begin(&g, name);
-    if (!check(&g, ncclGetUniqueId(&id) == ncclSuccess && pipe(fds) == 0, "id and pipe: %s", ncclGetLastError(NULL))) {
+    for (r = 0; r < RANKS; r++) g_order[r][0] = g_order[r][1] = -1;
+    for (r = 0; r < RANKS; r++)
+        if (pipe(g_order[r]) != 0) break;
+    if (!check(&g, r == RANKS && ncclGetUniqueId(&id) == ncclSuccess && pipe(fds) == 0, "id and pipes: %s",
+               ncclGetLastError(NULL))) {
         group_end(&g, "no id");
-        return;
+        return 0;
     }
     fflush(stdout);
     for (r = 0; r < RANKS; r++) {
@@ -269,11 +302,16 @@ static void scenario(int which, const char *name) {
         if (pid[r] == 0) {
             close(fds[0]);
             g_pipe = fds[1];
-            alarm(30); /* a hang is a failure, not a stuck test */
+            /* a hang is a failure, not a stuck test; the clocks above scale with this machine, so does this */
+            alarm(30 + 4 * (getenv("PP_EMU_NCCL_TIMEOUT") ? (unsigned)atoi(getenv("PP_EMU_NCCL_TIMEOUT")) : 0u));
             _exit(child(which, r, id));
         }
     }
     close(fds[1]);
+    for (r = 0; r < RANKS; r++) {
+        close(g_order[r][0]);
+        close(g_order[r][1]);
+    }
     for (;;) {
         ssize_t k = read(fds[0], buf + got, sizeof buf - 1 - got);
         if (k <= 0) break;
@@ -291,18 +329,33 @@ static void scenario(int which, const char *name) {
         for (; line; line = strtok(NULL, "\n")) check(&g, strncmp(line, "PASS", 4) == 0, "%s", line + 5);
     }
     group_end(&g, "%d processes, %.2f s", RANKS, pp__emu_now() - t0);
+    return pp__emu_now() - t0;
 }
 
 int main(void) {
+    double base = 0, t;
+    char timeout[32], name[400];
     signal(SIGPIPE, SIG_IGN);
-    scenario(0, "emulated NCCL, 3 processes: a ring group receiving first, two sends to one peer meet their receives in posting order, a send to oneself");
-    scenario(1, "emulated NCCL, 3 processes: all-reduce in rank order (float 1e8 - 1e8 + 1 = 1 on every rank), int32 max, double avg, uint8 min");
-    scenario(2, "emulated NCCL, 3 processes: bad calls refused, a bad group runs nothing, a wrong-size receive fails with both sizes, an abort reaches the others with its reason");
+    t = scenario(0, "emulated NCCL, 3 processes: a ring group receiving first, two sends to one peer meet their receives in posting order, a send to oneself");
+    if (t > base) base = t;
+    t = scenario(1, "emulated NCCL, 3 processes: all-reduce in rank order (float 1e8 - 1e8 + 1 = 1 on every rank), int32 max, double avg, uint8 min");
+    if (t > base) base = t;
+    t = scenario(2, "emulated NCCL, 3 processes: bad calls refused, a bad group runs nothing, a wrong-size receive fails with both sizes, an abort reaches the others with its reason");
+    if (t > base) base = t;
+    /* The timeouts below are a margin over how long this machine took for a
+       whole scenario above (start-up, bootstrap, every call): 50 x that, and
+       at least 2 s (4 s for the chain, whose beat is 0.5 s). Where it takes
+       10x longer, the clocks wait 10x longer. */
+    snprintf(timeout, sizeof timeout, "%.0f", ceil(fmax(2, 50 * base)));
     setenv("PP_EMU_NCCL_RENDEZVOUS", "1", 1);
-    setenv("PP_EMU_NCCL_TIMEOUT", "2", 1);
-    scenario(3, "emulated NCCL, 3 processes, PP_EMU_NCCL_RENDEZVOUS=1: a grouped exchange completes, the same calls ungrouped wait for each other, time out (PP_EMU_NCCL_TIMEOUT=2) and are named a deadlock");
+    setenv("PP_EMU_NCCL_TIMEOUT", timeout, 1);
+    snprintf(name, sizeof name, "emulated NCCL, 3 processes, PP_EMU_NCCL_RENDEZVOUS=1: a grouped exchange completes, the same calls ungrouped wait for each other, time out (PP_EMU_NCCL_TIMEOUT=%s) and are named a deadlock", timeout);
+    scenario(3, name);
     unsetenv("PP_EMU_NCCL_RENDEZVOUS");
-    scenario(4, "emulated NCCL, 3 processes: a chain of waits 0 -> 1 -> 2 where rank 2 stops while waiting; the first clock to fire (rank 0's) names rank 2, not the waiter rank 1 (PP_EMU_NCCL_TIMEOUT=2)");
+    snprintf(timeout, sizeof timeout, "%.0f", ceil(fmax(4, 50 * base)));
+    setenv("PP_EMU_NCCL_TIMEOUT", timeout, 1);
+    snprintf(name, sizeof name, "emulated NCCL, 3 processes: a chain of waits 0 -> 1 -> 2 where rank 2 stops while waiting, set up in that order; rank 0's clock (PP_EMU_NCCL_TIMEOUT=%s, rank 1's 3 x that) names rank 2, not the waiter rank 1", timeout);
+    scenario(4, name);
     printf("%d passed, %d failed\n", g_groups_passed, g_groups_failed);
     return g_groups_failed ? 1 : 0;
 }

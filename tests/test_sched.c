@@ -300,7 +300,7 @@ static int check_schedule(const pp_schedule *s, const pp_config *cfg, const expe
         if (!near(peak[i], s->peak_memory[i])) FAILF("device %d peak_memory %g, our simulation %g", i, s->peak_memory[i], peak[i]);
         if (!near(peak[i], peak2[i])) FAILF("device %d pp_sched_peak_memory %g, our simulation %g", i, peak2[i], peak[i]);
         /* adaptive schedules (mem_limit > 0) may reorder up to their limit,
-           past their block's Eq. 1 bound (docs, DECISIONS): the limit holds */
+           past their block's Eq. 1 bound (DESIGN.md): the limit holds */
         if (s->mem_limit > 0) {
             if (peak[i] > s->mem_limit + 1e-9) FAILF("device %d peak %g above mem_limit %g", i, peak[i], s->mem_limit);
         } else if (s->peak_bound[i] >= 0 && peak[i] > s->peak_bound[i] + 1e-9)
@@ -537,7 +537,7 @@ static void test_grid(void) {
                                 check(&gt, check_tight(q, why, sizeof why), "%s d=%d n=%d times#%d no_reorder: %s", info->name, d, n, ti, why);
                                 nopeak = (double *)malloc(sizeof(double) * (size_t)d);
                                 if (sim_peak(q, nopeak)) {
-                                    /* the contract (docs, DECISIONS): the schedule's peak
+                                    /* the contract (DESIGN.md): the schedule's peak
                                        (largest device) never rises, and a device rises
                                        above its own squeezed peak only up to its Eq. 1
                                        bound from the block */
@@ -1387,7 +1387,7 @@ static void test_printers(void) {
     group_end(&g, "JSON is one object, ASCII has no escapes when color=0");
 }
 
-/* ------------------------------------------------ export and import (issue 4) */
+/* ------------------------------------------------ export and import ---------- */
 
 /* Whole output of a printer as a malloc'd string. */
 static char *capture(const pp_schedule *s, int which, size_t *len) {

@@ -12,7 +12,7 @@ def cli_path() -> str:
     return os.environ.get("PP_SCHED_CLI", str(ROOT / "ppsched"))
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture
 def cli():
     path = cli_path()
     if not os.access(path, os.X_OK):

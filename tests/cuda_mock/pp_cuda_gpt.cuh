@@ -1,4 +1,4 @@
-/* cuda_mock/pp_cuda_gpt.cuh - the contract of /work/cuda_contract.md (the
+/* cuda_mock/pp_cuda_gpt.cuh - the contract of pp_cuda_gpt.cuh (the
    kernels' interface) implemented on the host with ref/gpt_ref.h in float:
    a slot is gpt_ref's activation buffer followed by the output gradient.
    With cuda_mock/cuda_runtime.h it lets pp_cuda.cu run without a GPU; each
