@@ -295,3 +295,26 @@ def test_stubs_match_the_module(tmp_path):
     out = subprocess.run([sys.executable, "-m", "mypy.stubtest", "pp_sched", "--ignore-missing-stub",
                           "--mypy-config-file", str(cfg)], capture_output=True, text=True, timeout=600)
     assert out.returncode == 0, out.stdout + out.stderr
+
+
+def test_docs_show_what_the_example_builds():
+    """The figures in the Python examples of README.md and docs/python.md are
+    the ones the example builds (so they cannot drift)."""
+    import pathlib
+    root = pathlib.Path(__file__).resolve().parents[2]
+    s = pps.build("v-auto", devices=4, microbatches=16, times=(1.0, 1.1, 0.9, 0.05), mem_limit=2.5)
+    for page in ("README.md", "docs/python.md"):
+        path = root / page
+        if not path.exists():
+            pytest.skip(f"{page} is not beside the tests (installed elsewhere)")
+        text = path.read_text()
+        i = text.index('pp_sched.build("v-auto", devices=4, microbatches=16' if page == "README.md"
+                       else 'pps.build("v-auto", devices=4, microbatches=16')
+        block = text[i:text.index("```", i)]
+        assert "%g" % s.makespan in block, page
+        assert "%.4f" % s.bubble_rate in block, page
+        assert str(s.peak_memory) in block, page
+        if page != "README.md":
+            assert "%g" % s.lower_bound in block
+            assert str(s.stage_device) in block and str(s.stage_times[0]) in block
+            assert repr(s.passes[0]) in block
