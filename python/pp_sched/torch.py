@@ -293,6 +293,27 @@ def measure_p2p(shape: Any, dtype: Any = None, group: Any = None, *, rounds: int
     return float(took.item())
 
 
+def free_activation_bytes(mem_fraction: float, device: Any, group: Any = None) -> float:
+    """Bytes a CUDA device can give activations: mem_fraction of its total
+    memory less what is allocated now (call it between steps, when the
+    model, its gradients and the optimizer state are what is allocated);
+    the smallest over the group, so every rank gets the same limit."""
+    import torch.distributed as dist
+
+    if not 0 < mem_fraction <= 1:
+        raise _error(f"mem_fraction = {mem_fraction}: give a fraction in (0, 1], e.g. 0.85", "invalid argument")
+    dev = _torch.device(device)
+    if dev.type != "cuda":
+        raise _error(f"free_activation_bytes reads a CUDA device's memory, got {dev}: give mem_bytes yourself",
+                     "invalid argument")
+    _free, total = _torch.cuda.mem_get_info(dev)
+    budget = _torch.tensor([mem_fraction * total - _torch.cuda.memory_allocated(dev)], dtype=_torch.float64,
+                           device=dev)
+    if dist.is_available() and dist.is_initialized():
+        dist.all_reduce(budget, op=dist.ReduceOp.MIN, group=group)
+    return float(budget.item())
+
+
 def reschedule(s: Schedule, stage_times: dict, group: Any = None, *, mem_limit: float | None = None,
                comm: float = 0.0, mem_bytes: float | None = None, activation_bytes: dict | None = None) -> Schedule:
     """Builds the schedule to swap in from measured per-stage times.
@@ -301,7 +322,8 @@ def reschedule(s: Schedule, stage_times: dict, group: Any = None, *, mem_limit: 
     comm, the P2P time of one transfer, in the same unit (seconds). The
     memory limit is mem_limit units, or mem_bytes bytes of activations per
     device with activation_bytes = {stage: bytes of one F} (gathered like
-    the times): a unit is then chunks x the largest stage's F bytes. Builds
+    the times): a unit is then chunks x the largest stage's F bytes
+    (free_activation_bytes(0.85, device) gives such a budget on a GPU). Builds
     v-auto for a V placement, zb-auto for a sequential one (the adaptive
     searches, at mem_limit units, default d), with each stage's own times
     at one scale (the slowest F is 1). With a process group, every rank builds and the hashes
@@ -347,4 +369,4 @@ def reschedule(s: Schedule, stage_times: dict, group: Any = None, *, mem_limit: 
     return new
 
 
-__all__ += ["Profiler", "gather_times", "measure_p2p", "reschedule"]
+__all__ += ["Profiler", "gather_times", "measure_p2p", "free_activation_bytes", "reschedule"]

@@ -93,3 +93,10 @@ def test_placement_is_checked():
     ppt.swap(rt, pps.build("v-zb", 4, 8))
     with pytest.raises(pps.Error, match="placement"):
         ppt.swap(rt, pps.build("interleaved-1f1b", 4, 8))
+
+
+def test_free_bytes_needs_cuda():
+    with pytest.raises(pps.Error, match="CUDA device"):
+        ppt.free_activation_bytes(0.85, "cpu")
+    with pytest.raises(pps.Error, match="fraction in"):
+        ppt.free_activation_bytes(1.5, "cpu")
