@@ -318,3 +318,13 @@ def test_docs_show_what_the_example_builds():
             assert "%g" % s.lower_bound in block
             assert str(s.stage_device) in block and str(s.stage_times[0]) in block
             assert repr(s.passes[0]) in block
+
+
+def test_package_version_is_the_headers():
+    """pyproject.toml's version is pp_sched.h's (PP_SCHED_VERSION_*)."""
+    import pathlib
+    tomllib = pytest.importorskip("tomllib")
+    path = pathlib.Path(__file__).resolve().parents[2] / "pyproject.toml"
+    if not path.exists():
+        pytest.skip("pyproject.toml is not beside the tests")
+    assert tomllib.loads(path.read_text())["project"]["version"] == pps.__version__
