@@ -16,6 +16,9 @@
 # ppsched --format json and compared cell by cell too.
 # Needs python3 and a built ./ppsched and ./train_cpu (make).
 here=$(cd "$(dirname "$0")" && pwd)
+# a page's "$ make ..." must print what it prints outside make test (no
+# "Entering directory" lines from a parent make's variables)
+unset MAKELEVEL MAKEFLAGS MFLAGS
 root=$(cd "$here/.." && pwd)
 command -v python3 >/dev/null 2>&1 || { echo "doc_examples.sh: [skip] no python3"; exit 0; }
 exec python3 - "$root" "$@" <<'EOF'
