@@ -10,7 +10,9 @@
 # translation units holding kernels are rewritten by rewrite.py (lines kept)
 # and compiled by g++ with -fsanitize=thread's hooks only (no TSan runtime:
 # pp_emu.cpp defines the hooks); pp_emu.cpp is compiled plainly.
-# Env: EMU_CXX (g++), EMU_OPT (-O2), PYTHON (python3), EMU_DEFS (extra -D).
+# Env: EMU_CXX (g++), EMU_OPT (-O2), PYTHON (python3), EMU_DEFS (extra -D),
+#      EMU_PP_CUDA (the executor to use, default pp_cuda.cu; make mutants
+#      passes a mutated copy).
 set -e
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -31,7 +33,7 @@ san="-fsanitize=thread --param tsan-instrument-func-entry-exit=0"
 flags="-std=c++17 $OPT -g -Wall -Wextra -Wno-unknown-pragmas $EMU_DEFS"
 "$PY" "$here/rewrite.py" "$cuh" "$out/src/pp_cuda_gpt.cuh" \
     "$root/tests/test_cuda_kernels.cu" "$out/src/tests/test_cuda_kernels.cpp" \
-    "$root/pp_cuda.cu" "$out/src/pp_cuda.cpp" \
+    "${EMU_PP_CUDA:-$root/pp_cuda.cu}" "$out/src/pp_cuda.cpp" \
     "$root/bench/bench_emu.cu" "$out/src/bench/bench_emu.cpp" \
     "$here/test_emu.cu" "$out/src/tests/test_emu.cpp"
 $CXX $flags $inc -c "$here/pp_emu.cpp" -o "$out/pp_emu.o" &
