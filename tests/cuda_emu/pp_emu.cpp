@@ -535,9 +535,10 @@ static void stream_check(granule &g, bool wr, size_t byte, const alloc_rec *r, w
     else if (wr && !before_op(g.sr)) { other = g.sr; kind = "write after read"; }
     else if (wr && !before_op(g.sr2)) { other = g.sr2; kind = "write after read"; }
     if (other && first_time(F_STREAM_RACE, (uint64_t)w, (uint64_t)g_op_descs[other].where ^ ((uint64_t)g_op_descs[other].name << 1)))
-        report_text(F_STREAM_RACE, "cross-stream race, %s (byte %zu of a %zu-byte allocation made at %s): %s (at %s) is not "
+        report_text(F_STREAM_RACE, "cross-stream race, %s (byte %zu of a %zu-byte allocation made at %s): %s%s%s is not "
                     "ordered after %s: no event wait or synchronisation between them, so the streams may run them in either order",
-                    kind, byte, r->size, W(r->made).c_str(), op_str(g_op_tag).c_str(), W(w).c_str(), op_str(other).c_str());
+                    kind, byte, r->size, W(r->made).c_str(), op_str(g_op_tag).c_str(), g_launch ? ", the access at " : "",
+                    g_launch ? W(w).c_str() : "", op_str(other).c_str());
     if (wr) {
         g.sw = g_op_tag;
         g.sr = g.sr2 = 0;
