@@ -17,8 +17,17 @@
      threads or blocks of one launch (per 2-byte granule; atomics exempt),
      kernel accesses to memory that is not device, shared or local memory;
      host code dereferencing device memory (in the instrumented unit);
+   - across streams: operations of different streams (kernels, copies,
+     memsets, the emulated NCCL's buffers) on one granule with no event
+     wait or synchronisation between them (vector clocks, "stream order"
+     below), whatever order the streams ran in;
+   - loads, stores and cp.async not aligned to their width; indexes outside
+     an array of known size, local arrays included (-fsanitize=bounds);
    - barrier divergence (threads at different __syncthreads, or exited while
      others wait) and deadlock (who waits where).
+   PP_EMU_PROFILE=path writes per-kernel and per-line counters at exit
+   (bank conflicts, sectors per request, tensor FLOPs, bytes: make
+   kernel-report).
    A finding is printed once per pair of source lines; at exit the number of
    findings is printed and the process exits 1 if there was any. */
 #include <cuda_runtime.h>
