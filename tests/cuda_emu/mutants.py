@@ -115,7 +115,8 @@ def run_exec_mutant(i, name, old, new, src, out):
             m = re.search(r'(\d+) passed, (\d+) failed', r.stdout)
             failed.append('%s: %s' % (tag, ('%s of %d groups fail' % (m.group(2), int(m.group(1)) + int(m.group(2))))
                                       if m else 'no summary (run stopped)'))
-        for x in re.findall(r'least of the runs ([0-9.e+-]+)\)', r.stdout):
+        ran = re.search(r'(\d+) runs \(', r.stdout)
+        for x in re.findall(r'least of the runs ([0-9.e+-]+)\)', r.stdout) if ran and int(ran.group(1)) > 0 else []:
             least = float(x) if least is None else min(least, float(x))
         s = re.search(r'pp_emu: (\d+) findings: (.*); the run fails', r.stderr)
         if s:
