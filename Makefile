@@ -247,11 +247,15 @@ bench-cuda-kernels: bench/bench_cuda
 #   emu-full-engines  the stage tests with the other matmul and attention engines
 #                     (WMMA, tensor cores) and the checker self-test on ucontext
 #                     fibers, each built apart: 40 s
-# mutants: planted bugs in copies of pp_cuda_gpt.cuh, every one must be
-# caught (needs python3).
+# mutants: planted bugs in copies of pp_cuda_gpt.cuh (through the kernel
+# test) and of pp_cuda.cu (through the executor test on the host emulation
+# and the emulator), every one must be caught (needs python3).
+# kernel-report: ptxas registers, spills, shared memory and occupancy
+# (sm_80, sm_90a; needs nvcc), the emulator's bank-conflict, sector and
+# byte counters per kernel and source line, and a roofline estimate.
 EMU_OUT ?= emu-out
 EMU_FULL = emu-full-grid1 emu-full-grid2 emu-full-train emu-full-engines
-.PHONY: test-emu test-emu-full emu-build $(EMU_FULL) mutants bench-emu
+.PHONY: test-emu test-emu-full emu-build $(EMU_FULL) mutants bench-emu kernel-report
 emu-build:
 	sh tests/cuda_emu/build.sh $(EMU_OUT)
 test-emu: emu-build
@@ -271,6 +275,8 @@ emu-full-engines:
 	$(EMU_OUT)/ucontext/test_emu
 mutants:
 	python3 tests/cuda_emu/mutants.py $(EMU_OUT)/mutants
+kernel-report:
+	python3 tests/cuda_emu/kernel_report.py $(EMU_OUT)/kernel-report
 # the emulator's speed: CPU seconds of the 128^3 matmul and friends, checkers on and off
 bench-emu:
 	sh tests/cuda_emu/build.sh $(EMU_OUT) "" bench

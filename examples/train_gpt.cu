@@ -30,7 +30,9 @@
             re-plan that cannot be built: checked before any device is
             looked for; options follow ppsched's rules, examples/pp_cli.h);
             1 a failure (no CUDA device, the data file, a CUDA/NCCL error,
-            not enough memory, a failed write of the output or --loss-log). */
+            not enough memory, a failed write of the output or --loss-log, a
+            loss or gradient that is not finite: the step and the tensor are
+            named). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -168,16 +170,42 @@ static int build(pp_config *sc, pp_schedule **s, pp_program **prog, char *err) {
     return 1;
 }
 
+/* 0 with a message naming the step and the tensor when the loss or a
+   gradient (gpt_ref.h's layout) is NaN or infinite: training on would only
+   carry it into every weight */
+static int finite_step(pp_cuda *ctx, const pp_cuda_model *m, int step, float loss, float *grads, char *err) {
+    gpt_config c;
+    size_t sizes[GPT_NUM_TENSORS], off = 0, i;
+    int t;
+    if (!isfinite(loss)) {
+        snprintf(err, PP_CUDA_ERR_LEN, "step %d: the loss is %g", step, loss);
+        return 0;
+    }
+    if (pp_cuda_get_grads(ctx, grads, err) != PP_CUDA_OK) return 0;
+    c.vocab = m->vocab; c.seq = m->seq; c.channels = m->channels; c.heads = m->heads; c.layers = m->layers;
+    c.batch = m->batch;
+    gpt_param_sizes(&c, sizes);
+    for (t = 0; t < GPT_NUM_TENSORS; off += sizes[t], t++)
+        for (i = 0; i < sizes[t]; i++)
+            if (!isfinite(grads[off + i])) {
+                snprintf(err, PP_CUDA_ERR_LEN, "step %d: the gradient of %s is %g at element %zu of %zu (loss %g)", step,
+                         gpt_tensor_names[t], grads[off + i], i, sizes[t], loss);
+                return 0;
+            }
+    return 1;
+}
+
 /* trains `steps` steps of schedule s; prints as it goes (rank 0) */
 static int train(pp_cuda *ctx, const pp_schedule *s, const pp_program *prog, const pp_cuda_model *m, const run_opts *o,
                  run_result *res, char *err) {
     int n = s->microbatches, T = m->seq, B = m->batch, step, i, j, d = s->devices, measured = 0;
     size_t N = (size_t)n * B * T;
     int *tok = (int *)malloc(sizeof(int) * N), *tgt = (int *)malloc(sizeof(int) * N);
+    float *grads = (float *)malloc(sizeof(float) * pp_cuda_num_params(ctx));
     unsigned long long rng = 2026;
     double host = 0, gpu = 0, busy = 0;
     float loss = 0;
-    if (!tok || !tgt) { free(tok); free(tgt); snprintf(err, PP_CUDA_ERR_LEN, "out of host memory"); return 0; }
+    if (!tok || !tgt || !grads) { free(tok); free(tgt); free(grads); snprintf(err, PP_CUDA_ERR_LEN, "out of host memory"); return 0; }
     for (step = 0; step < o->steps; step++) {
         double t0;
         /* every rank draws the same microbatches: random windows of T+1 bytes */
@@ -198,13 +226,14 @@ static int train(pp_cuda *ctx, const pp_schedule *s, const pp_program *prog, con
                 if (pp_cuda_device_info(ctx, i, &info) == PP_CUDA_OK && info.local) busy += info.busy_ms;
             measured++;
         }
-        if (pp_cuda_update(ctx, err) != PP_CUDA_OK) break;
+        if (!finite_step(ctx, m, step, loss, grads, err) || pp_cuda_update(ctx, err) != PP_CUDA_OK) break;
         if (o->rank0 && o->loss_log) fprintf(o->loss_log, "%d %.9g\n", step, loss);
         if (o->rank0 && (step % (o->steps / 10 > 0 ? o->steps / 10 : 1) == 0 || step == o->steps - 1))
             printf("step %5d  loss %.4f\n", step, loss);
     }
     free(tok);
     free(tgt);
+    free(grads);
     if (step < o->steps) return 0;
     res->step_s = measured ? host / measured : 0;
     /* this process's devices only; in NCCL mode one of d */

@@ -275,13 +275,15 @@ step "pp_cuda.h alone: C99 -Wall -Wextra -Wpedantic -Werror, and as C++" sh -c "
     $CC -std=c99 -Wall -Wextra -Wpedantic -Werror -I'$root' -c '$out/cuda_h.c' -o '$out/cuda_h.o' &&
     $CXX -x c++ -Wall -Wextra -Wpedantic -Werror -I'$root' -c '$out/cuda_h.c' -o '$out/cuda_hpp.o'"
 mock="$CXX -std=c++11 -O1 -Wall -Wextra $CFLAGS_EXTRA -DPP_CUDA_HOST_EMULATION -I'$here/cuda_mock' -x c++"
-step "pp_cuda executor on the host emulation (streams as queues run in two random orders): every schedule pipelined = one device, slots, memory plan, deadlock report; train_gpt --profile" sh -c "
+step "pp_cuda executor on the host emulation (streams as queues run in two random orders): every schedule pipelined = one device, slots, memory plan, deadlock report; train_gpt --profile, and exit 1 naming the step and tensor of a NaN gradient" sh -c "
     $mock -c '$root/pp_cuda.cu' -o '$out/pp_cuda_mock.o' &&
     $mock '$here/test_cuda_pipeline.cu' -x none '$out/pp_cuda_mock.o' -o '$out/test_cuda_mock' &&
     $mock '$root/examples/train_gpt.cu' -x none '$out/pp_cuda_mock.o' -o '$out/train_gpt_mock' &&
     MOCK_CUDA_SEED=1 PP_TEST_TINY=1 '$out/test_cuda_mock' && MOCK_CUDA_SEED=2 PP_TEST_TINY=1 '$out/test_cuda_mock' &&
     '$out/train_gpt_mock' -s 1f1b -d 4 -n 8 --steps 4 --profile-steps 3 --profile --mem-limit 2 --channels 16 --seq 16 --batch 1 --heads 2 --data '$root/data/pipeline.txt' | grep -q 're-planned: v-auto' &&
-    { '$out/train_gpt_mock' -d 0 2>/dev/null; test \$? -eq 2; }"
+    { '$out/train_gpt_mock' -d 0 2>/dev/null; test \$? -eq 2; } &&
+    { MOCK_CUDA_NAN_W=9 '$out/train_gpt_mock' -s 1f1b -d 2 -n 4 --steps 4 --channels 16 --seq 16 --batch 1 --heads 2 --data '$root/data/pipeline.txt' >/dev/null 2>'$out/nan.err';
+      test \$? -eq 1 && grep -q 'step 1: the gradient of lnfb is nan' '$out/nan.err'; }"
 if [ -x "$out/train_gpt_mock" ]; then
     step "cli_errors: train_gpt's option rules, its checks before any step, its checked writes (host emulation)" \
         sh "$here/cli_errors.sh" - - "$out/train_gpt_mock"

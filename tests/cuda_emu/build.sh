@@ -4,13 +4,16 @@
 #   OUT          a directory for the rewritten sources, objects and programs
 #   KERNELS.cuh  the kernels to use (default pp_cuda_gpt.cuh; make mutants
 #                passes a mutated copy)
-#   TARGETS      any of: self kernels pipeline train bench (default: all but bench)
+#   TARGETS      any of: self kernels pipeline train bench profile (default:
+#                all but bench and profile)
 # Makes OUT/test_emu (the checkers on planted bugs), OUT/test_cuda_kernels,
-# OUT/test_cuda_pipeline, OUT/train_gpt, OUT/bench_emu. The
+# OUT/test_cuda_pipeline, OUT/train_gpt, OUT/bench_emu, OUT/kernel_profile. The
 # translation units holding kernels are rewritten by rewrite.py (lines kept)
 # and compiled by g++ with -fsanitize=thread's hooks only (no TSan runtime:
 # pp_emu.cpp defines the hooks); pp_emu.cpp is compiled plainly.
-# Env: EMU_CXX (g++), EMU_OPT (-O2), PYTHON (python3), EMU_DEFS (extra -D).
+# Env: EMU_CXX (g++), EMU_OPT (-O2), PYTHON (python3), EMU_DEFS (extra -D),
+#      EMU_PP_CUDA (the executor to use, default pp_cuda.cu; make mutants
+#      passes a mutated copy).
 set -e
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -26,14 +29,19 @@ cuda=${CUDA_HOME:-/usr/local/cuda}
 # the reference model's folder (tests/ today), wherever gpt_ref.h lives
 ref=$(dirname "$(find "$root" -name gpt_ref.h -not -path "*/emu-out/*" -not -path "$out/*" | head -n 1)")
 inc="-I$here -I$cuda/include -I$root -I$root/tests -I$ref"
-# the hooks: every load and store calls __tsan_{read,write}N (pp_emu.cpp)
-san="-fsanitize=thread --param tsan-instrument-func-entry-exit=0"
+# the hooks: every load and store calls __tsan_{read,write}N (pp_emu.cpp);
+# -fno-tree-sra keeps a vector load or store (uint4, float2) one access of
+# its width, so the alignment check sees it whole, as the GPU executes it;
+# -fsanitize=bounds calls __ubsan_handle_out_of_bounds (pp_emu.cpp too) on an
+# index outside an array of known size: local arrays, which have no red zones
+san="-fsanitize=thread,bounds --param tsan-instrument-func-entry-exit=0 -fno-tree-sra"
 flags="-std=c++17 $OPT -g -Wall -Wextra -Wno-unknown-pragmas $EMU_DEFS"
 "$PY" "$here/rewrite.py" "$cuh" "$out/src/pp_cuda_gpt.cuh" \
     "$root/tests/test_cuda_kernels.cu" "$out/src/tests/test_cuda_kernels.cpp" \
-    "$root/pp_cuda.cu" "$out/src/pp_cuda.cpp" \
+    "${EMU_PP_CUDA:-$root/pp_cuda.cu}" "$out/src/pp_cuda.cpp" \
     "$root/bench/bench_emu.cu" "$out/src/bench/bench_emu.cpp" \
-    "$here/test_emu.cu" "$out/src/tests/test_emu.cpp"
+    "$here/test_emu.cu" "$out/src/tests/test_emu.cpp" \
+    "$here/kernel_profile.cu" "$out/src/tests/cuda_emu/kernel_profile.cpp"
 $CXX $flags $inc -c "$here/pp_emu.cpp" -o "$out/pp_emu.o" &
 emu=$!
 case " $targets " in *" kernels "*)
@@ -44,6 +52,9 @@ case " $targets " in *" self "*)
 esac
 case " $targets " in *" bench "*)
     $CXX $flags $san -include pp_emu.h $inc -c "$out/src/bench/bench_emu.cpp" -o "$out/bench_emu.o" ;;
+esac
+case " $targets " in *" profile "*)
+    $CXX $flags $san -include pp_emu.h $inc -c "$out/src/tests/cuda_emu/kernel_profile.cpp" -o "$out/kernel_profile.o" ;;
 esac
 case " $targets " in *" pipeline "*|*" train "*)
     $CXX $flags $san -include pp_emu.h $inc -c "$out/src/pp_cuda.cpp" -o "$out/pp_cuda.o" ;;
@@ -57,6 +68,9 @@ case " $targets " in *" self "*)
 esac
 case " $targets " in *" bench "*)
     $CXX -o "$out/bench_emu" "$out/bench_emu.o" "$out/pp_emu.o" -ldl ;;
+esac
+case " $targets " in *" profile "*)
+    $CXX -o "$out/kernel_profile" "$out/kernel_profile.o" "$out/pp_emu.o" -ldl ;;
 esac
 case " $targets " in *" pipeline "*)
     $CXX $flags $inc -x c++ -c "$root/tests/test_cuda_pipeline.cu" -o "$out/test_cuda_pipeline.o"

@@ -1,8 +1,18 @@
 #!/usr/bin/env python3
-"""mutants.py - plants bugs in copies of pp_cuda_gpt.cuh and requires the
-emulated kernel test to catch every one (make mutants).
+"""mutants.py - plants bugs in copies of pp_cuda_gpt.cuh (the kernels) and
+of pp_cuda.cu (the executor) and requires the tests to catch every one
+(make mutants).
 
-    python3 tests/cuda_emu/mutants.py OUTDIR     (MUTANTS="4 5" runs only those)
+    python3 tests/cuda_emu/mutants.py OUTDIR     (MUTANTS="4 5 e0" runs only those)
+
+Kernel mutants (numbered) run the emulated tests/test_cuda_kernels.cu.
+Executor mutants (e0, e1, ...) run tests/test_cuda_pipeline.cu as make test
+does: on the host emulation (tests/cuda_mock, streams as queues in two
+random orders) and on the CUDA emulator (the real kernels, PP_TEST_TINY
+PP_TEST_QUICK, checkers on, the schedules of EMU_SCHEDULES); caught when
+either fails. The table gives the
+oracle's worst error (gpt_ref.h on the whole batch) in units of its
+tolerance, which says by how wide a margin the numbers catch a bug.
 
 Each mutant is one exact textual change (the script fails if its text is not
 found exactly once, so a mutant cannot silently stop applying). For each it
@@ -39,15 +49,90 @@ MUTANTS = [
      '    for (int o = 8; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);'),
 ]
 
+# the schedules the emulator runs an executor mutant through (the whole
+# quick set costs about 5 CPU minutes a mutant): one per kind of placement
+# and split, two model copies included; the host emulation runs them all
+EMU_SCHEDULES = os.environ.get('EMU_SCHEDULES', '1f1b,zb-h1,v-half,interleaved-1f1b,dualpipe')
+
+# the executor (pp_cuda.cu): (name, old, new)
+EXEC_MUTANTS = [
+    ('dloss without its 1/n',
+     'const float dloss = (float)(1.0 / ((double)c->n * (double)c->N));',
+     'const float dloss = (float)(1.0 / (double)c->N);'),
+    ("last microbatch's W dropped",
+     '            PP__CUDA(pp__gpt_backward_weight(dm, g, c->grad, act, tok, v->ws, v->stream));',
+     '            if (j != c->n - 1) PP__CUDA(pp__gpt_backward_weight(dm, g, c->grad, act, tok, v->ws, v->stream));'),
+    ("missing event wait (a receiver's copy not ordered after its sender's producer)",
+     '    PP__CUDA(cudaStreamWaitEvent(vb->stream, c->xfer[2 * t], 0));\n', ''),
+    ('wrong receive peer (a RECV matched on the channel of the next device)',
+     'cnt[x->type == PP_OP_SEND ? (a * d + x->peer) * 2 : (x->peer * d + a) * 2 + 1]++;',
+     'cnt[x->type == PP_OP_SEND ? (a * d + x->peer) * 2 : (((x->peer + 1) % d) * d + a) * 2 + 1]++;'),
+    ("early free (a send buffer reused before the receiver's copy of it ran)",
+     '    PP__CUDA(cudaStreamWaitEvent(va->stream, c->xfer[2 * t + 1], 0)); /* as ncclSend: done when received */\n', ''),
+]
+
+
+def margin(least):
+    """the weakest run's worst oracle error, in units of the tolerance"""
+    return 'no run reached it' if least is None else 'every run off by >= %.3g x the tolerance' % least if least > 1 \
+        else 'weakest run %.3g x the tolerance' % least
+
+
+def run_exec_mutant(i, name, old, new, src, out):
+    """builds and runs one executor mutant; returns (numbers, checker, oracle, caught)"""
+    d = os.path.join(out, 'e%d' % i)
+    os.makedirs(d, exist_ok=True)
+    cu = os.path.join(d, 'pp_cuda.cu')
+    open(cu, 'w').write(src.replace(old, new))
+    cxx = os.environ.get('CXX', 'c++')
+    mock = [cxx, '-std=c++11', '-O1', '-w', '-DPP_CUDA_HOST_EMULATION', '-I' + os.path.join(ROOT, 'tests', 'cuda_mock'),
+            '-I' + ROOT, '-x', 'c++']
+    b = subprocess.run(mock + ['-c', cu, '-o', os.path.join(d, 'pp_cuda_mock.o')], stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, text=True)
+    if b.returncode == 0:
+        b = subprocess.run(mock + [os.path.join(ROOT, 'tests', 'test_cuda_pipeline.cu'), '-x', 'none',
+                                   os.path.join(d, 'pp_cuda_mock.o'), '-o', os.path.join(d, 'test_cuda_mock')],
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    if b.returncode == 0:
+        b = subprocess.run(['sh', os.path.join(HERE, 'build.sh'), os.path.join(d, 'build'), '', 'pipeline'],
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                           env=dict(os.environ, EMU_PP_CUDA=cu))
+    if b.returncode != 0:
+        sys.stderr.write(b.stdout[-3000:])
+        sys.stderr.write('mutants.py: executor mutant "%s" does not build\n' % name)
+        return None
+    runs = [('mock1', [os.path.join(d, 'test_cuda_mock')], {'MOCK_CUDA_SEED': '1', 'PP_TEST_TINY': '1'}),
+            ('mock2', [os.path.join(d, 'test_cuda_mock')], {'MOCK_CUDA_SEED': '2', 'PP_TEST_TINY': '1'}),
+            ('emu', [os.path.join(d, 'build', 'test_cuda_pipeline')],
+             {'PP_TEST_TINY': '1', 'PP_TEST_QUICK': '1', 'PP_EMU_REPORTS': '3', 'PP_TEST_SCHEDULES': EMU_SCHEDULES})]
+    failed, least, checker, caught = [], None, 'nothing', False
+    for tag, cmd, env in runs:
+        r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=dict(os.environ, **env))
+        open(os.path.join(d, tag + '.out'), 'w').write(r.stdout)
+        open(os.path.join(d, tag + '.err'), 'w').write(r.stderr)
+        if r.returncode != 0:
+            caught = True
+            m = re.search(r'(\d+) passed, (\d+) failed', r.stdout)
+            failed.append('%s: %s' % (tag, ('%s of %d groups fail' % (m.group(2), int(m.group(1)) + int(m.group(2))))
+                                      if m else 'no summary (run stopped)'))
+        ran = re.search(r'(\d+) runs \(', r.stdout)
+        for x in re.findall(r'least of the runs ([0-9.e+-]+)\)', r.stdout) if ran and int(ran.group(1)) > 0 else []:
+            least = float(x) if least is None else min(least, float(x))
+        s = re.search(r'pp_emu: (\d+) findings: (.*); the run fails', r.stderr)
+        if s:
+            checker = s.group(2).replace(' (accesses)', '')
+    numbers = '; '.join(failed) if failed else 'all pass'
+    return numbers, checker, least, caught
+
 
 def main(argv):
     out = argv[1] if len(argv) > 1 else 'mutants-out'
     os.makedirs(out, exist_ok=True)
     src = open(os.path.join(ROOT, 'pp_cuda_gpt.cuh')).read()
     rows, survived = [], 0
-    only = [int(x) for x in os.environ.get('MUTANTS', '').split()]  # MUTANTS="4 5": just those
+    only = os.environ.get('MUTANTS', '').split()  # MUTANTS="4 5 e0": just those
     for i, (name, old, new) in enumerate(MUTANTS):
-        if only and i not in only:
+        if only and str(i) not in only:
             continue
         if src.count(old) != 1:
             sys.stderr.write('mutants.py: the text of mutant "%s" occurs %d times in pp_cuda_gpt.cuh (want 1)\n' % (name, src.count(old)))
@@ -80,10 +165,32 @@ def main(argv):
         if first:
             print('        first report: %s' % first[0][:400])
         sys.stdout.flush()
-    print('\n| planted bug | numeric checks | checker |\n|---|---|---|')
+    esrc = open(os.path.join(ROOT, 'pp_cuda.cu')).read()
+    erows = []
+    for i, (name, old, new) in enumerate(EXEC_MUTANTS):
+        if only and 'e%d' % i not in only:
+            continue
+        if esrc.count(old) != 1:
+            sys.stderr.write('mutants.py: the text of mutant "%s" occurs %d times in pp_cuda.cu (want 1)\n' % (name, esrc.count(old)))
+            return 2
+        res = run_exec_mutant(i, name, old, new, esrc, out)
+        if res is None:
+            return 2
+        numbers, checker, oracle, caught = res
+        survived += not caught
+        erows.append((name, numbers, checker, oracle, caught))
+        print('[%s] executor: %s: tests: %s; checker: %s; oracle: %s' %
+              ('caught' if caught else 'SURVIVED', name, numbers, checker, margin(oracle)))
+        sys.stdout.flush()
+    if rows:
+        print('\n| planted bug (kernels) | numeric checks | checker |\n|---|---|---|')
     for name, numbers, checker, _, caught in rows:
         print('| %s | %s | %s |' % (name, numbers, checker))
-    print('\nmutants: %d caught, %d survived' % (len(rows) - survived, survived))
+    if erows:
+        print('\n| planted bug (executor) | test_cuda_pipeline (mock seeds 1, 2; emulator) | checker | oracle |\n|---|---|---|---|')
+    for name, numbers, checker, oracle, caught in erows:
+        print('| %s | %s | %s | %s |' % (name, numbers, checker, margin(oracle)))
+    print('\nmutants: %d caught, %d survived' % (len(rows) + len(erows) - survived, survived))
     return 1 if survived else 0
 
 

@@ -62,10 +62,13 @@
 
    Device buffers are read and written from the host operation directly:
    both host runtimes keep device memory in host memory. Those functions
-   are left out of the CUDA emulator's access checks (PP__EMU_MOVES_BYTES:
-   no sanitizer hooks),
-   which would report host code touching device memory: here they stand for
-   NCCL's own kernels. Not emulated:
+   are left out of the CUDA emulator's per-access hooks (PP__EMU_MOVES_BYTES:
+   no sanitizer hooks), which would report host code touching device
+   memory: here they stand for NCCL's own kernels. Instead each buffer is
+   handed whole to pp_emu_device_access before it is read or written, so
+   the emulator checks it as a kernel's access: inside one live allocation
+   (a receive longer than its buffer is out of bounds), and ordered by the
+   streams after the operations that last wrote or read it. Not emulated:
    other collectives, communicator splitting and configs, non-blocking
    communicators, NCCL's joining of the streams of one group (each stream's
    part of a group runs in its own stream order), more than one machine. */
@@ -829,6 +832,7 @@ PP__EMU_MOVES_BYTES static inline int pp__emu_run(pp__emu_batch *b) {
                 break;
             }
             if (op->kind == PP__EMU_SEND) {
+                pp_emu_device_access(op->sbuf, op->bytes, 0, "ncclSend");
                 if (op->peer == c->rank) {
                     pp__emu_msg *m = pp__emu_new_msg(op->bytes);
                     if (!m) { pp__emu_fail(c, c->rank, ncclSystemError, "rank %d: out of host memory", c->rank); break; }
@@ -847,6 +851,7 @@ PP__EMU_MOVES_BYTES static inline int pp__emu_run(pp__emu_batch *b) {
                     pp__emu_fail(c, c->rank, ncclSystemError, "rank %d: out of host memory", c->rank);
             } else if (op->kind == PP__EMU_ALLREDUCE) {
                 pp__emu_msg *mine = pp__emu_new_msg(op->bytes);
+                pp_emu_device_access(op->sbuf, op->bytes, 0, "ncclAllReduce");
                 op->got = (pp__emu_msg **)calloc((size_t)c->nranks, sizeof(pp__emu_msg *));
                 if (!mine || !op->got) { free(mine); pp__emu_fail(c, c->rank, ncclSystemError, "rank %d: out of host memory", c->rank); break; }
                 memcpy(mine->data, op->sbuf, op->bytes);
@@ -879,7 +884,7 @@ PP__EMU_MOVES_BYTES static inline int pp__emu_run(pp__emu_batch *b) {
             int r = pp__emu_take(c, op, op->peer, &m);
             if (r < 0) return -1;
             if (r > 0) {
-                memcpy(op->rbuf, m->data, m->len);
+                if (pp_emu_device_access(op->rbuf, m->len, 1, "ncclRecv")) memcpy(op->rbuf, m->data, m->len);
                 free(m);
                 op->done = 1;
             }
@@ -896,6 +901,7 @@ PP__EMU_MOVES_BYTES static inline int pp__emu_run(pp__emu_batch *b) {
                 char *acc = op->got[0]->data;
                 for (j = 1; j < c->nranks; j++) pp__emu_reduce(acc, op->got[j]->data, op->count, op->type, op->red);
                 if (op->red == ncclAvg) pp__emu_average(acc, op->count, op->type, c->nranks);
+                pp_emu_device_access(op->rbuf, op->bytes, 1, "ncclAllReduce");
                 memcpy(op->rbuf, acc, op->bytes);
                 op->done = 1;
             }

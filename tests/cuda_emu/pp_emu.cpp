@@ -17,8 +17,17 @@
      threads or blocks of one launch (per 2-byte granule; atomics exempt),
      kernel accesses to memory that is not device, shared or local memory;
      host code dereferencing device memory (in the instrumented unit);
+   - across streams: operations of different streams (kernels, copies,
+     memsets, the emulated NCCL's buffers) on one granule with no event
+     wait or synchronisation between them (vector clocks, "stream order"
+     below), whatever order the streams ran in;
+   - loads, stores and cp.async not aligned to their width; indexes outside
+     an array of known size, local arrays included (-fsanitize=bounds);
    - barrier divergence (threads at different __syncthreads, or exited while
      others wait) and deadlock (who waits where).
+   PP_EMU_PROFILE=path writes per-kernel and per-line counters at exit
+   (bank conflicts, sectors per request, tensor FLOPs, bytes: make
+   kernel-report).
    A finding is printed once per pair of source lines; at exit the number of
    findings is printed and the process exits 1 if there was any. */
 #include <cuda_runtime.h>
@@ -36,6 +45,8 @@
 #include <deque>
 #include <functional>
 #include <map>
+#include <set>
+#include <tuple>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -214,8 +225,11 @@ static void flush_reports(void) {
     fflush(stderr);
 }
 
+static void prof_write(void);
+static bool prof_on(void);
 static void at_exit(void) {
     long total = 0;
+    if (prof_on()) prof_write();
     flush_reports();
     for (int k = 0; k < F_KINDS; k++) total += g_findings[k];
     if (!total) return;
@@ -261,7 +275,10 @@ struct acc_rec {
     uint16_t tid;    /* linear thread index in the block */
     uint16_t wepoch; /* the warp's __syncwarp count at the access */
 };
-struct granule { acc_rec w, r; };
+/* w, r: the last write and read (one launch's races); sw, sr, sr2: the
+   stream operations that last wrote and read it (cross-stream races; a
+   second reader when two streams read it unordered) */
+struct granule { acc_rec w, r; uint32_t sw, sr, sr2; };
 
 struct alloc_rec {
     uintptr_t base;
@@ -482,6 +499,191 @@ static std::string kernel_desc(void) {
     return std::string(g_launch->name) + " (launched at " + W(g_launch->where) + ")";
 }
 
+/* ------------------------------------- stream order: vector clocks */
+
+/* Every operation a stream runs (a kernel, a copy, a memset, an emulated
+   NCCL operation) is one tick of its stream's clock. A stream's vector
+   clock holds, per stream id, the latest tick its next operation is
+   ordered after: its own earlier ticks, what an event it waited on had
+   seen when recorded, what the host had seen when it enqueued the
+   operation (a synchronisation joins the clocks into the host's). Each
+   2-byte granule of device memory keeps the last writing and reading
+   operations as tags, id << 24 | tick; an access conflicts with one whose
+   tick its own clock does not cover. That is a property of the program,
+   not of the order the streams happened to run in, so a missing event wait
+   is reported in every seeded order. */
+typedef std::vector<uint32_t> vclock;
+static const vclock *g_op_vc; /* the running operation's stream clock; NULL: host code */
+static uint32_t g_op_tag;     /* its tag; 0: host code */
+struct op_desc { const char *what; const char *name; where_t where; };
+static std::unordered_map<uint32_t, op_desc> g_op_descs; /* tag -> what ran */
+static void vc_join(vclock &a, const vclock &b) {
+    if (a.size() < b.size()) a.resize(b.size(), 0);
+    for (size_t i = 0; i < b.size(); i++)
+        if (b[i] > a[i]) a[i] = b[i];
+}
+static inline bool before_op(uint32_t tag) {
+    if (!tag || !g_op_vc || (tag >> 24) == (g_op_tag >> 24)) return true;
+    size_t id = tag >> 24;
+    return id < g_op_vc->size() && (*g_op_vc)[id] >= (tag & 0xFFFFFFu);
+}
+static std::string op_str(uint32_t tag) {
+    auto it = g_op_descs.find(tag);
+    char b[64];
+    snprintf(b, sizeof b, " on stream %u (its operation %u)", tag >> 24, tag & 0xFFFFFFu);
+    if (it == g_op_descs.end()) return std::string("an operation") + b;
+    return std::string(it->second.what) + (it->second.name ? std::string(" ") + it->second.name : std::string()) +
+           (it->second.where ? " at " + W(it->second.where) : std::string()) + b;
+}
+/* one granule touched by the running stream operation */
+static void stream_check(granule &g, bool wr, size_t byte, const alloc_rec *r, where_t w) {
+    uint32_t other = 0;
+    const char *kind = NULL;
+    if (!g_op_tag) return;
+    if (!before_op(g.sw)) { other = g.sw; kind = wr ? "write after write" : "read after write"; }
+    else if (wr && !before_op(g.sr)) { other = g.sr; kind = "write after read"; }
+    else if (wr && !before_op(g.sr2)) { other = g.sr2; kind = "write after read"; }
+    if (other && first_time(F_STREAM_RACE, (uint64_t)w, (uint64_t)g_op_descs[other].where ^ ((uint64_t)g_op_descs[other].name << 1)))
+        report_text(F_STREAM_RACE, "cross-stream race, %s (byte %zu of a %zu-byte allocation made at %s): %s%s%s is not "
+                    "ordered after %s: no event wait or synchronisation between them, so the streams may run them in either order",
+                    kind, byte, r->size, W(r->made).c_str(), op_str(g_op_tag).c_str(), g_launch ? ", the access at " : "",
+                    g_launch ? W(w).c_str() : "", op_str(other).c_str());
+    if (wr) {
+        g.sw = g_op_tag;
+        g.sr = g.sr2 = 0;
+    } else if (!g.sr || before_op(g.sr)) {
+        g.sr = g_op_tag;
+    } else {
+        g.sr2 = g_op_tag; /* a third unordered reader forgets the second */
+    }
+}
+static granule *shadow_of(alloc_rec *r) {
+    if (!r->shadow) {
+        void *p = mmap(NULL, shadow_bytes(r->size), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        if (p == MAP_FAILED) fatal("cannot map the shadow of a %zu-byte allocation", r->size);
+        r->shadow = (granule *)p;
+    }
+    return r->shadow;
+}
+/* a device range a stream operation of the runtime (a copy, a memset) or
+   the emulated NCCL reads or writes: bounds, use after free, stream order;
+   false when it is not inside one live allocation */
+static bool op_range(const void *p, size_t n, bool wr, where_t w, const char *call) {
+    uintptr_t a = (uintptr_t)p;
+    if (!g_check || !n || !g_arena || !in_arena(a)) return true;
+    alloc_rec *r = find_alloc(a);
+    if (!r || a < r->base || a + n > r->base + r->size) {
+        REPORT(F_GLOBAL_OOB, w, 0, "%s %s %zu bytes at %p, not inside one allocation%s (at %s)", call, wr ? "writes" : "reads", n, p,
+               r && a >= r->base && a < r->base + r->size ? ": it runs past the end of one" : "", W(w).c_str());
+        return false;
+    }
+    if (r->freed) {
+        REPORT(F_GLOBAL_UAF, w, 0, "%s %s device memory freed at %s (allocated at %s; at %s)", call, wr ? "writes" : "reads",
+               W(r->freed_at).c_str(), W(r->made).c_str(), W(w).c_str());
+        return false;
+    }
+    granule *sh = shadow_of(r);
+    for (size_t k = (a - r->base) / 2; k <= (a + n - 1 - r->base) / 2; k++) stream_check(sh[k], wr, 2 * k, r, w);
+    return true;
+}
+
+/* ------------------------------------ kernel counters (PP_EMU_PROFILE) */
+
+/* PP_EMU_PROFILE=path writes, at exit, per kernel its launches, block
+   size, dynamic shared memory, tensor-core FLOPs and the device bytes it
+   touched (each 32-byte sector once per launch: what DRAM would move with
+   a perfect cache), and per source line of a shared or global access its
+   warp-level requests: the k-th executions of one site by the lanes of a
+   warp form one request, as the lanes of a real warp execute it together.
+   A shared request costs one wavefront per phase (a 4-byte access: one
+   phase of 32 lanes; 8 bytes: two of 16; 16 bytes: four of 8, as
+   ldmatrix's eight rows), and a phase costs as many wavefronts as the most
+   distinct 4-byte words one of the 32 banks holds; a global request costs
+   the distinct 32-byte sectors its lanes touch. The ideal is what the
+   request's distinct bytes would cost laid out contiguously. */
+struct prof_acc { uintptr_t a; uint16_t lane; uint16_t n; };
+struct prof_site { long req = 0, cost = 0, ideal = 0, bytes = 0; };
+struct prof_kernel {
+    long launches = 0, blocks = 0, flops = 0, dram = 0;
+    unsigned threads = 0;
+    size_t smem = 0;
+    std::map<std::pair<int, where_t>, prof_site> sites; /* (shared?, site) */
+};
+static int g_prof = -1; /* -1: not yet read from the environment */
+static std::map<std::string, prof_kernel> g_prof_k;
+static std::unordered_map<uint64_t, uint32_t> g_prof_exec;                 /* (site, lane in block) -> executions */
+static std::map<std::tuple<int, where_t, int, uint32_t>, std::vector<prof_acc> > g_prof_req; /* (shared, site, warp, k) */
+static std::unordered_set<uintptr_t> g_prof_sectors;                       /* this launch's sectors */
+static bool prof_on(void) {
+    if (g_prof < 0) g_prof = getenv("PP_EMU_PROFILE") != NULL;
+    return g_prof > 0;
+}
+static void prof_access(int lin, uintptr_t a, size_t n, bool shared, where_t w) {
+    uint64_t key = (uint64_t)w * 1315423911u ^ (uint64_t)lin;
+    uint32_t k = g_prof_exec[key]++;
+    g_prof_req[std::make_tuple(shared ? 1 : 0, w, lin >> 5, k)].push_back(prof_acc{a, (uint16_t)(lin & 31), (uint16_t)n});
+    if (!shared)
+        for (uintptr_t sct = a / 32; sct <= (a + n - 1) / 32; sct++) g_prof_sectors.insert(sct);
+}
+/* the block's requests, costed (run_block calls it when the block ends) */
+static void prof_block_end(const char *kernel) {
+    prof_kernel &K = g_prof_k[kernel];
+    for (auto &it : g_prof_req) {
+        const std::vector<prof_acc> &v = it.second;
+        int shared = std::get<0>(it.first);
+        prof_site &S = K.sites[std::make_pair(shared, std::get<1>(it.first))];
+        std::set<uintptr_t> bytes;
+        size_t width = 1;
+        for (const prof_acc &x : v) {
+            for (size_t b = 0; b < x.n; b++) bytes.insert(x.a + b);
+            if (x.n > width) width = x.n;
+        }
+        long cost = 0;
+        if (shared) {
+            int phases = width <= 4 ? 1 : (int)(width / 4), per = 32 / phases;
+            for (int ph = 0; ph < phases; ph++) {
+                std::map<int, std::set<uintptr_t> > banks;
+                for (const prof_acc &x : v)
+                    if (x.lane / per == ph)
+                        for (uintptr_t wd = x.a / 4; wd <= (x.a + x.n - 1) / 4; wd++) banks[(int)(wd % 32)].insert(wd);
+                size_t most = 0;
+                for (auto &b : banks) most = std::max(most, b.second.size());
+                cost += (long)most;
+            }
+            S.ideal += (long)((bytes.size() + 127) / 128);
+        } else {
+            std::set<uintptr_t> sectors;
+            for (const prof_acc &x : v)
+                for (uintptr_t sct = x.a / 32; sct <= (x.a + x.n - 1) / 32; sct++) sectors.insert(sct);
+            cost = (long)sectors.size();
+            S.ideal += (long)((bytes.size() + 31) / 32);
+        }
+        S.req++;
+        S.cost += cost;
+        S.bytes += (long)bytes.size();
+    }
+    g_prof_req.clear();
+    g_prof_exec.clear();
+}
+static void prof_write(void) {
+    const char *path = getenv("PP_EMU_PROFILE");
+    FILE *f = path ? fopen(path, "w") : NULL;
+    if (!f) return;
+    fprintf(f, "# kernel NAME launches blocks threads smem tensor_flops dram_bytes\n"
+               "# site NAME shared|global FILE:LINE requests wavefronts|sectors ideal bytes\n");
+    for (auto &k : g_prof_k) {
+        fprintf(f, "kernel\t%s\t%ld\t%ld\t%u\t%zu\t%ld\t%ld\n", k.first.c_str(), k.second.launches, k.second.blocks,
+                k.second.threads, k.second.smem, k.second.flops, k.second.dram);
+        for (auto &st : k.second.sites) {
+            std::string where = where_str(st.first.second);
+            size_t cut = where.find(" <- ");
+            fprintf(f, "site\t%s\t%s\t%s\t%ld\t%ld\t%ld\t%ld\n", k.first.c_str(), st.first.first ? "shared" : "global",
+                    where.substr(0, cut).c_str(), st.second.req, st.second.cost, st.second.ideal, st.second.bytes);
+        }
+    }
+    fclose(f);
+}
+
 /* ---------------------------------------------------- access checking */
 
 static inline bool ordered(const acc_rec &r, const emu_thr *t, uint16_t wep) {
@@ -557,11 +759,7 @@ static void global_access(emu_thr *t, uintptr_t a, size_t n, bool wr, bool atomi
         return;
     }
     if (atomic) return;
-    if (!r->shadow) {
-        void *p = mmap(NULL, shadow_bytes(r->size), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-        if (p == MAP_FAILED) fatal("cannot map the shadow of a %zu-byte allocation", r->size);
-        r->shadow = (granule *)p;
-    }
+    shadow_of(r);
     uint16_t wep = g_warp[t->lin >> 5].wepoch;
     size_t g0 = (a - r->base) / 2, g1 = (a + n - 1 - r->base) / 2;
     for (size_t k = g0; k <= g1; k++) {
@@ -575,11 +773,16 @@ static void global_access(emu_thr *t, uintptr_t a, size_t n, bool wr, bool atomi
                    (size_t)(2 * k), W(r->made).c_str(), kernel_desc().c_str(), thr_name(t).c_str(), W(w).c_str(),
                    run_thread_str(g.r).c_str(), W(g.r.where).c_str());
         fill(wr ? g.w : g.r, t, wep, w);
+        stream_check(g, wr, 2 * k, r, w);
     }
 }
 
 /* every access a kernel makes (and, from host code of the instrumented unit, none to device memory) */
-static void access(emu_thr *t, uintptr_t a, size_t n, bool wr, bool atomic, where_t w) {
+/* align: the width the access must be aligned to (a load or store of n
+   bytes, a vector's included, must be n-aligned on the GPU, or it faults
+   with a misaligned address); 1 for the accesses g++ itself calls
+   unaligned (a memcpy, a vectorised host loop) */
+static void access(emu_thr *t, uintptr_t a, size_t n, bool wr, bool atomic, where_t w, size_t align = 1) {
     if (!g_check) return;
     if (!t) {
         if (g_arena && in_arena(a))
@@ -587,6 +790,12 @@ static void access(emu_thr *t, uintptr_t a, size_t n, bool wr, bool atomic, wher
         return;
     }
     uintptr_t st = (uintptr_t)__start_pp_emu_shared, ss = (uintptr_t)__stop_pp_emu_shared - st;
+    if (align > 1 && (a & (align - 1)) &&
+        (a - (uintptr_t)g_dyn < SMEM_MAX || (st && a - st < ss) || (g_arena && a - (uintptr_t)g_arena < g_arena_cap)))
+        REPORT(F_MISALIGNED, w, 0, "misaligned %zu-byte %s at an address %zu bytes past a multiple of %zu (%s memory; %s, %s at %s)",
+               n, wr ? "store" : "load", (size_t)(a & (align - 1)), align,
+               a - (uintptr_t)g_dyn < SMEM_MAX || (st && a - st < ss) ? "shared" : "global", kernel_desc().c_str(),
+               thr_name(t).c_str(), W(w).c_str());
     if (a - (uintptr_t)g_dyn < SMEM_MAX) {
         size_t off = a - (uintptr_t)g_dyn;
         if (off + n > g_dyn_size) {
@@ -595,10 +804,13 @@ static void access(emu_thr *t, uintptr_t a, size_t n, bool wr, bool atomic, wher
             return;
         }
         shared_access(t, g_dyn_off + off, n, wr, w);
+        if (prof_on()) prof_access(t->lin, a, n, true, w);
     } else if (st && a - st < ss) {
         shared_access(t, a - st, n, wr, w);
+        if (prof_on()) prof_access(t->lin, a, n, true, w);
     } else if (g_arena && a - (uintptr_t)g_arena < g_arena_cap) {
         global_access(t, a, n, wr, atomic, w);
+        if (prof_on()) prof_access(t->lin, a, n, false, w);
     } else if (a - (uintptr_t)t->stack_lo < STACK || a - (uintptr_t)&t->pub < sizeof t->pub) {
         return; /* the thread's own local memory, its threadIdx and friends */
     } else if (a - (uintptr_t)g_launch->params < g_launch->params_bytes) {
@@ -617,8 +829,8 @@ static void access(emu_thr *t, uintptr_t a, size_t n, bool wr, bool atomic, wher
    apart from its load, which the race checkers need. */
 #define PP_EMU_RET ((where_t)(uintptr_t)__builtin_return_address(0))
 #define PP_EMU_HOOK(n)                                                                                               \
-    extern "C" void __tsan_read##n(void *a) { access((emu_thr *)pp_emu_cur, (uintptr_t)a, n, false, false, PP_EMU_RET); } \
-    extern "C" void __tsan_write##n(void *a) { access((emu_thr *)pp_emu_cur, (uintptr_t)a, n, true, false, PP_EMU_RET); } \
+    extern "C" void __tsan_read##n(void *a) { access((emu_thr *)pp_emu_cur, (uintptr_t)a, n, false, false, PP_EMU_RET, n); } \
+    extern "C" void __tsan_write##n(void *a) { access((emu_thr *)pp_emu_cur, (uintptr_t)a, n, true, false, PP_EMU_RET, n); } \
     extern "C" void __tsan_unaligned_read##n(void *a) { access((emu_thr *)pp_emu_cur, (uintptr_t)a, n, false, false, PP_EMU_RET); } \
     extern "C" void __tsan_unaligned_write##n(void *a) { access((emu_thr *)pp_emu_cur, (uintptr_t)a, n, true, false, PP_EMU_RET); }
 PP_EMU_HOOK(1)
@@ -633,6 +845,27 @@ extern "C" void __tsan_func_entry(void *pc) { (void)pc; }
 extern "C" void __tsan_func_exit(void) {}
 extern "C" void __tsan_vptr_update(void **p, void *v) { (void)p; (void)v; }
 extern "C" void __tsan_vptr_read(void **p) { (void)p; }
+
+/* g++ -fsanitize=bounds: an index outside an array whose size the compiler
+   knows (a thread's local array, a static __shared__ array, a fixed-size
+   array member) calls this before the access (UBSan's compile-time half
+   only, as with ThreadSanitizer's above). Local memory has no red zones,
+   so this is the check that sees a local-array overrun. */
+struct ubsan_loc { const char *file; uint32_t line, column; };
+struct ubsan_oob_data { ubsan_loc loc; const void *array_type, *index_type; };
+extern "C" void __ubsan_handle_out_of_bounds(void *data, void *index) {
+    const ubsan_oob_data *d = (const ubsan_oob_data *)data;
+    emu_thr *t = (emu_thr *)pp_emu_cur;
+    where_t w = site(d->loc.file, (int)d->loc.line);
+    if (!g_check) return;
+    REPORT(F_INDEX_OOB, w, 0, "array index %lld out of bounds at %s (%s)", (long long)(intptr_t)index, W(w).c_str(),
+           t ? (kernel_desc() + ", " + thr_name(t)).c_str() : "host code");
+}
+extern "C" void __ubsan_handle_out_of_bounds_abort(void *data, void *index) {
+    __ubsan_handle_out_of_bounds(data, index);
+    flush_reports();
+    fatal("array index out of bounds (-fsanitize=bounds without recovery)");
+}
 
 /* ---------------------------------------------------------- the block */
 
@@ -740,6 +973,7 @@ static void run_block(launch_rec *L, uint3 bid) {
             break;
         }
     }
+    if (prof_on()) prof_block_end(L->name);
     flush_reports();
 }
 
@@ -817,6 +1051,7 @@ static void coll_compute(int w, int kind) {
                 *a[l]->out[j] = (unsigned)lo | ((unsigned)hi << 16);
             }
     } else if (kind == C_MMA) {
+        if (prof_on() && g_launch) g_prof_k[g_launch->name].flops += 2 * 16 * 8 * 16;
         /* m16n8k16, A row-major, B column-major, bf16 in, fp32 accumulate
            (PTX ISA, mma.m16n8k16 fragments; g = lane/4, q = lane%4):
            A a0 (g, 2q..), a1 (g+8, 2q..), a2 (g, 8+2q..), a3 (g+8, 8+2q..)
@@ -869,6 +1104,7 @@ static void coll_compute(int w, int kind) {
             }
         }
     } else if (kind == C_WMMA) {
+        if (prof_on() && g_launch) g_prof_k[g_launch->name].flops += 2 * 16 * 16 * 16;
         float A[16][16], B[16][16], Cm[16][16];
         wmma_args *a[32];
         for (int l = 0; l < 32; l++) {
@@ -1061,7 +1297,10 @@ void pp_emu_asm(const char *file, int line, const char *text, std::initializer_l
              "cp-size must be 16 for .cg (4, 8 or 16 for .ca)");
         need(c.src_bytes >= 0 && c.src_bytes <= c.bytes, file, line, text, "src-size must be in [0, cp-size]");
         c.dst = shared_ptr(s, where);
-        need(s % c.bytes == 0 && c.src % c.bytes == 0, file, line, text, "cp.async addresses must be aligned to cp-size");
+        if (g_check && (s % c.bytes || c.src % c.bytes))
+            REPORT(F_MISALIGNED, where, 0, "cp.async of %d bytes from global address %#llx to shared address %#x: both must be "
+                   "aligned to the copy size, %d (%s, %s at %s)", c.bytes, (unsigned long long)c.src, s, c.bytes,
+                   kernel_desc().c_str(), thr_name(t).c_str(), W(where).c_str());
         c.where = where;
         t->open.push_back(c);
     } else if (p.code == P_COMMIT) {
@@ -1144,12 +1383,21 @@ static void run_grid(launch_rec *L) {
     }
     g_launch = L;
     g_dyn_size = L->smem;
+    if (prof_on()) {
+        prof_kernel &K = g_prof_k[L->name];
+        K.launches++;
+        K.blocks += (long)L->grid.x * L->grid.y * L->grid.z;
+        K.threads = L->block.x * L->block.y * L->block.z;
+        K.smem = L->smem;
+        g_prof_sectors.clear();
+    }
     g_launch_first_run = g_run + 1;
     g_block_failed = 0;
     for (unsigned z = 0; z < L->grid.z && !g_block_failed; z++)
         for (unsigned y = 0; y < L->grid.y && !g_block_failed; y++)
             for (unsigned x = 0; x < L->grid.x && !g_block_failed; x++) run_block(L, make_uint3(x, y, z));
     if (g_block_failed) g_async_error = cudaErrorLaunchFailure;
+    if (prof_on()) g_prof_k[L->name].dram += 32 * (long)g_prof_sectors.size();
     g_launch = NULL;
     L->destroy(L->params);
     delete L;
@@ -1157,7 +1405,7 @@ static void run_grid(launch_rec *L) {
 
 /* ------------------------------------------------------------- streams */
 
-struct CUevent_st { long issued, done; double t; int failed; };
+struct CUevent_st { long issued, done; double t; int failed; vclock vc; /* its stream's clock when it was recorded */ };
 enum { OP_RUN, OP_WAIT, OP_POLL };
 struct emu_op {
     int kind;
@@ -1166,8 +1414,26 @@ struct emu_op {
     long gen;
     pp_emu_poll_fn poll;
     void *user;
+    const char *what, *name; /* for reports: "kernel" and its name, the call */
+    where_t where;
+    vclock hvc; /* the host's clock when it enqueued the operation */
 };
-struct CUstream_st { std::deque<emu_op> q; unsigned flags; cudaError_t err; };
+struct CUstream_st { std::deque<emu_op> q; unsigned flags; cudaError_t err; int id; vclock vc; };
+/* stream ids for the vector clocks: 1..255, reused after cudaStreamDestroy,
+   each id's ticks continuing (a stale entry in a clock then orders nothing
+   of the new stream) */
+static vclock g_host_vc;
+static std::vector<int> g_free_ids;
+static uint32_t g_id_tick[256];
+static int g_next_id = 1;
+static int stream_id(CUstream_st *s) {
+    if (s->id) return s->id;
+    if (!g_free_ids.empty()) { s->id = g_free_ids.back(); g_free_ids.pop_back(); }
+    else if (g_next_id < 256) s->id = g_next_id++;
+    else fatal("more than 255 CUDA streams at once");
+    return s->id;
+}
+static void host_sees(const vclock &v) { vc_join(g_host_vc, v); }
 static CUstream_st g_legacy;
 static std::vector<CUstream_st *> g_streams;
 static unsigned long long g_seed_state;
@@ -1204,6 +1470,9 @@ static emu_op new_op(int kind) {
     o.gen = 0;
     o.poll = NULL;
     o.user = NULL;
+    o.what = "an operation";
+    o.name = NULL;
+    o.where = 0;
     return o;
 }
 static void push_wait(CUstream_st *s, CUevent_st *e, long gen) {
@@ -1216,7 +1485,13 @@ static void push_wait(CUstream_st *s, CUevent_st *e, long gen) {
 static emu_op record_op(CUevent_st *e) {
     long g = ++e->issued;
     emu_op o = new_op(OP_RUN);
-    o.run = [e, g] { e->t = now_s(); e->done = g; e->failed = 0; };
+    o.run = [e, g] {
+        e->t = now_s();
+        e->done = g;
+        e->failed = 0;
+        if (g_op_vc) e->vc = *g_op_vc;
+    };
+    o.what = "cudaEventRecord";
     o.ev = e;
     o.gen = g;
     return o;
@@ -1228,6 +1503,7 @@ static void order_after(CUstream_st *later, CUstream_st *earlier) {
     push_wait(later, e, e->issued);
 }
 static void push(CUstream_st *s, emu_op o) {
+    o.hvc = g_host_vc;
     /* the legacy default stream waits for blocking streams and they for it */
     if (s == &g_legacy) {
         for (size_t i = 0; i < g_streams.size(); i++)
@@ -1237,9 +1513,12 @@ static void push(CUstream_st *s, emu_op o) {
     }
     s->q.push_back(o);
 }
-static void enqueue(cudaStream_t st, std::function<void()> f) {
+static void enqueue(cudaStream_t st, std::function<void()> f, const char *what, where_t where, const char *name = NULL) {
     emu_op o = new_op(OP_RUN);
     o.run = f;
+    o.what = what;
+    o.where = where;
+    o.name = name;
     push(resolve(st), o);
 }
 static void fail_stream(CUstream_st *s, cudaError_t e) {
@@ -1248,6 +1527,22 @@ static void fail_stream(CUstream_st *s, cudaError_t e) {
     for (size_t i = 0; i < s->q.size(); i++)
         if (s->q[i].kind == OP_RUN && s->q[i].ev) { s->q[i].ev->failed = 1; s->q[i].ev->done = s->q[i].gen; }
     s->q.clear();
+}
+/* runs o, the next operation of s, as one tick of s's clock */
+static int run_op(CUstream_st *s, emu_op &o) {
+    int id = stream_id(s), r = 1;
+    vc_join(s->vc, o.hvc);
+    if (s->vc.size() <= (size_t)id) s->vc.resize((size_t)id + 1, 0);
+    if (++g_id_tick[id] > 0xFFFFFFu) fatal("stream %d ran more than 2^24 operations (the clocks' tags would wrap)", id);
+    s->vc[id] = g_id_tick[id];
+    g_op_vc = &s->vc;
+    g_op_tag = (uint32_t)id << 24 | g_id_tick[id];
+    if (g_check) g_op_descs[g_op_tag] = op_desc{o.what, o.name, o.where};
+    if (o.kind == OP_POLL) r = o.poll(o.user);
+    else o.run();
+    g_op_vc = NULL;
+    g_op_tag = 0;
+    return r;
 }
 /* runs one operation; 0 when nothing could run (a deadlock unless polls are pending) */
 static int step(void) {
@@ -1258,6 +1553,7 @@ static int step(void) {
         if (o.kind == OP_WAIT) {
             if (o.ev->done >= o.gen) {
                 if (o.ev->failed) { fail_stream(v[i], cudaErrorLaunchFailure); return 1; }
+                vc_join(v[i]->vc, o.ev->vc);
                 v[i]->q.pop_front();
                 return 1;
             }
@@ -1271,13 +1567,13 @@ static int step(void) {
         CUstream_st *s = ready[next_rand() % ready.size()];
         emu_op o = s->q.front();
         s->q.pop_front();
-        o.run();
+        run_op(s, o);
         return 1;
     }
     if (!polls.empty()) {
         for (size_t i = 0; i < polls.size(); i++) {
             emu_op &o = polls[i]->q.front();
-            int r = o.poll(o.user);
+            int r = run_op(polls[i], o);
             if (r == 1) { polls[i]->q.pop_front(); return 1; }
             if (r < 0) { fail_stream(polls[i], cudaErrorLaunchFailure); return 1; }
         }
@@ -1298,6 +1594,7 @@ static cudaError_t drain_all(void) {
         if (!left) break;
         if (!step()) return deadlock();
     }
+    for (auto s : all_streams()) host_sees(s->vc);
     cudaError_t e = g_async_error;
     for (auto s : all_streams())
         if (s->err != cudaSuccess) { e = s->err; s->err = cudaSuccess; }
@@ -1307,6 +1604,7 @@ static cudaError_t drain_all(void) {
 static cudaError_t drain(CUstream_st *s) {
     while (!s->q.empty())
         if (!step()) return deadlock();
+    host_sees(s->vc);
     cudaError_t e = s->err != cudaSuccess ? s->err : g_async_error;
     s->err = cudaSuccess;
     g_async_error = cudaSuccess;
@@ -1352,7 +1650,7 @@ void pp_emu_launch_fn(const pp_emu_launch_cfg &c, const void *kernel, pp_emu_inv
     L->smem = c.smem;
     L->name = c.name;
     L->where = site(c.file, c.line);
-    enqueue(c.stream, [L] { run_grid(L); });
+    enqueue(c.stream, [L] { run_grid(L); }, "kernel", L->where, c.name);
 }
 
 /* ------------------------------------------------------- runtime API */
@@ -1432,9 +1730,15 @@ cudaError_t cudaMemcpyAsync(void *d, const void *s, size_t n, cudaMemcpyKind k, 
     }
     if (k == cudaMemcpyHostToDevice) { /* the source is taken at the call */
         std::shared_ptr<std::vector<char> > buf(new std::vector<char>((const char *)s, (const char *)s + n));
-        enqueue(st, [=] { memmove(d, buf->data(), n); });
+        where_t w = RET_WHERE;
+        enqueue(st, [=] { op_range(d, n, true, w, "cudaMemcpyAsync"); memmove(d, buf->data(), n); }, "cudaMemcpyAsync", w);
     } else {
-        enqueue(st, [=] { memmove(d, s, n); });
+        where_t w = RET_WHERE;
+        enqueue(st, [=] {
+            op_range(s, n, false, w, "cudaMemcpyAsync");
+            op_range(d, n, true, w, "cudaMemcpyAsync");
+            memmove(d, s, n);
+        }, "cudaMemcpyAsync", w);
     }
     return cudaSuccess;
 }
@@ -1448,7 +1752,8 @@ cudaError_t cudaMemset(void *d, int v, size_t n) {
 cudaError_t cudaMemsetAsync(void *d, int v, size_t n, cudaStream_t st) {
     arena_init();
     if (n && !dev_range_ok(d, n, "cudaMemsetAsync", RET_WHERE)) return set_err(cudaErrorInvalidValue);
-    enqueue(st, [=] { memset(d, v, n); });
+    where_t w = RET_WHERE;
+    enqueue(st, [=] { op_range(d, n, true, w, "cudaMemsetAsync"); memset(d, v, n); }, "cudaMemsetAsync", w);
     return cudaSuccess;
 }
 
@@ -1463,6 +1768,7 @@ cudaError_t cudaStreamCreateWithFlags(cudaStream_t *s, unsigned flags) {
 cudaError_t cudaStreamCreate(cudaStream_t *s) { return cudaStreamCreateWithFlags(s, 0); }
 cudaError_t cudaStreamDestroy(cudaStream_t s) {
     cudaError_t e = drain(resolve(s));
+    if (s->id) g_free_ids.push_back(s->id);
     g_streams.erase(std::remove(g_streams.begin(), g_streams.end(), s), g_streams.end());
     delete s;
     return e;
@@ -1471,6 +1777,7 @@ cudaError_t cudaStreamSynchronize(cudaStream_t s) { return drain(resolve(s)); }
 cudaError_t cudaStreamQuery(cudaStream_t s) {
     CUstream_st *r = resolve(s);
     if (!r->q.empty()) step();
+    if (r->q.empty()) host_sees(r->vc);
     return r->q.empty() ? cudaSuccess : cudaErrorNotReady;
 }
 cudaError_t cudaDeviceSynchronize(void) { return drain_all(); }
@@ -1499,10 +1806,12 @@ cudaError_t cudaStreamWaitEvent(cudaStream_t s, cudaEvent_t e, unsigned flags) {
 cudaError_t cudaEventSynchronize(cudaEvent_t e) {
     while (e->done < e->issued)
         if (!step()) return deadlock();
+    host_sees(e->vc);
     return e->failed ? cudaErrorLaunchFailure : cudaSuccess;
 }
 cudaError_t cudaEventQuery(cudaEvent_t e) {
     if (e->done < e->issued) step();
+    if (e->done >= e->issued) host_sees(e->vc);
     return e->done < e->issued ? cudaErrorNotReady : cudaSuccess;
 }
 cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t a, cudaEvent_t b) {
@@ -1511,7 +1820,7 @@ cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t a, cudaEvent_t b) {
     return cudaSuccess;
 }
 cudaError_t cudaLaunchHostFunc(cudaStream_t s, cudaHostFn_t fn, void *user) {
-    enqueue(s, [fn, user] { fn(user); });
+    enqueue(s, [fn, user] { fn(user); }, "cudaLaunchHostFunc", RET_WHERE);
     return cudaSuccess;
 }
 
@@ -1594,6 +1903,12 @@ cudaError_t pp_emu_stream_poll(cudaStream_t stream, pp_emu_poll_fn fn, void *use
     emu_op o = new_op(OP_POLL);
     o.poll = fn;
     o.user = user;
+    o.what = "an emulated NCCL operation";
+    o.where = RET_WHERE;
     push(resolve(stream), o);
     return cudaSuccess;
+}
+
+int pp_emu_device_access(const void *p, size_t n, int write, const char *what) {
+    return op_range(p, n, write != 0, RET_WHERE, what) ? 1 : 0;
 }

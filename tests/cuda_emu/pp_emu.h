@@ -143,6 +143,9 @@ template <class... P> static inline cudaError_t cudaFuncSetAttribute(void (*k)(P
     X(GLOBAL_OOB, "global memory out of bounds")           \
     X(GLOBAL_UAF, "use after free")                        \
     X(GLOBAL_RACE, "global-memory race")                   \
+    X(STREAM_RACE, "cross-stream race")                    \
+    X(MISALIGNED, "misaligned access")                     \
+    X(INDEX_OOB, "array index out of bounds")              \
     X(WILD, "wild pointer")                                \
     X(HOST_DEREF, "host code dereferences device memory")  \
     X(BARRIER, "barrier divergence")                       \

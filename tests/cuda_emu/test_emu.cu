@@ -84,6 +84,70 @@ static __global__ void k_cp_async(float *out, const float *in, int wait) {
         out[0] = s[1];
     }
 }
+/* each thread writes s[t], then (bar: after a barrier) s[t ^ 1]: two writers of one word */
+static __global__ void k_shared_waw(float *out, int bar) {
+    __shared__ float s[64];
+    int t = threadIdx.x;
+    s[t] = 1.0f;
+    if (bar) __syncthreads();
+    if (bar || t < 32) s[t ^ 1] = 2.0f; /* the twin: every write after the barrier is one thread's */
+    if (bar) __syncthreads();
+    out[t] = s[t];
+}
+/* each thread reads s[t ^ 1], then (bar: after a barrier) writes s[t]: a write after a read */
+static __global__ void k_shared_war(float *out, int bar) {
+    __shared__ float s[64];
+    int t = threadIdx.x;
+    s[t] = (float)t;
+    __syncthreads();
+    float v = s[t ^ 1];
+    if (bar) __syncthreads();
+    s[t] = v;
+    out[t] = v;
+}
+/* dynamic shared memory of n floats, one thread per float; oob: the last reads one past the end */
+static __global__ void k_dyn_oob(float *out, int oob) {
+    extern __shared__ float dyn[];
+    int t = threadIdx.x;
+    dyn[t] = 1.0f;
+    __syncthreads();
+    out[t] = dyn[t + (oob && t == (int)blockDim.x - 1)];
+}
+/* 16-byte vector loads from in + off floats: off 0 is aligned, off 1 is not */
+static __global__ void k_vec_load(float *out, const float *in, int off) {
+    const float4 v = *(const float4 *)(in + off + 4 * threadIdx.x);
+    out[threadIdx.x] = v.x + v.y + v.z + v.w;
+}
+/* 8-byte vector stores into out + off floats */
+static __global__ void k_vec_store(float *out, int off) {
+    *(float2 *)(out + off + 2 * threadIdx.x) = make_float2(1.0f, 2.0f);
+}
+/* cp.async of 16 bytes from in + off floats: off 0 aligned, off 2 only 8-byte aligned */
+static __global__ void k_cp_async_from(float *out, const float *in, int off) {
+    __shared__ __align__(16) float s[4];
+    unsigned a = (unsigned)__cvta_generic_to_shared(s);
+    if (threadIdx.x == 0) {
+        asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(a), "l"(in + off), "r"(16) : "memory");
+        asm volatile("cp.async.wait_all;\n" ::: "memory");
+        out[0] = s[0];
+    }
+}
+/* a thread's local array of 4, indexed at lane & 3 (+ 1 when oob: lane 3 reads loc[4]) */
+static __global__ void k_local_array(float *out, int oob) {
+    float loc[4];
+    for (int i = 0; i < 4; i++) loc[i] = (float)(threadIdx.x + i);
+    out[threadIdx.x] = loc[(threadIdx.x & 3) + oob * (threadIdx.x & 1)];
+}
+/* out[i] = v for i < n, from one thread per element */
+static __global__ void k_fill(float *out, float v, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[i] = v;
+}
+/* out[i] = in[i] + 1 */
+static __global__ void k_add1(float *out, const float *in, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[i] = in[i] + 1.0f;
+}
 /* an instruction the emulator does not know */
 static __global__ void k_unknown_ptx(unsigned *out) {
     unsigned r;
@@ -151,6 +215,78 @@ int main(void) {
         check(&g, cudaMemcpy(host, out + 1022, 4 * sizeof(float), cudaMemcpyDeviceToHost) == cudaErrorInvalidValue,
               "cudaMemcpy past the end of an allocation is refused");
         expect(&g, "cudaMemcpy past the end", PP_EMU_GLOBAL_OOB, 1);
+    }
+    group_end(&g, "");
+
+    group_begin(&g, "shared memory: WAW and WAR races without a barrier, dynamic shared memory read one past its end");
+    for (int bug = 0; bug < 2; bug++) {
+        k_shared_waw<<<1, 64>>>(out, !bug);
+        expect(&g, "two threads write one word", PP_EMU_SHARED_RACE, bug);
+        k_shared_war<<<1, 64>>>(out, !bug);
+        expect(&g, "a write after a neighbour's read", PP_EMU_SHARED_RACE, bug);
+        k_dyn_oob<<<1, 64, 64 * sizeof(float)>>>(out, bug);
+        expect(&g, "dynamic shared memory one past the end", PP_EMU_SHARED_OOB, bug);
+    }
+    group_end(&g, "");
+
+    group_begin(&g, "alignment by width: misaligned 16-byte vector loads, 8-byte vector stores, 16-byte cp.async sources");
+    for (int bug = 0; bug < 2; bug++) {
+        k_vec_load<<<1, 32>>>(out, in, bug);
+        expect(&g, "float4 load", PP_EMU_MISALIGNED, bug);
+        k_vec_store<<<1, 32>>>(out, bug);
+        expect(&g, "float2 store", PP_EMU_MISALIGNED, bug);
+        k_cp_async_from<<<1, 32>>>(out, in, 2 * bug);
+        expect(&g, "cp.async source", PP_EMU_MISALIGNED, bug);
+    }
+    group_end(&g, "");
+
+    group_begin(&g, "local arrays: an index past a thread's array of 4 (-fsanitize=bounds)");
+    for (int bug = 0; bug < 2; bug++) {
+        k_local_array<<<1, 32>>>(out, bug);
+        expect(&g, "local array", PP_EMU_INDEX_OOB, bug);
+    }
+    group_end(&g, "");
+
+    group_begin(&g, "stream order (vector clocks): a kernel, a copy, a memset on two streams unordered race, in either run order; an event wait orders them");
+    {
+        cudaStream_t s1, s2;
+        cudaEvent_t ev;
+        float *a = dalloc(256), *b = dalloc(256);
+        cudaStreamCreateWithFlags(&s1, cudaStreamNonBlocking);
+        cudaStreamCreateWithFlags(&s2, cudaStreamNonBlocking);
+        cudaEventCreate(&ev);
+        for (int bug = 0; bug < 2; bug++) {
+            for (int first = 0; first < 2; first++) {
+                /* RAW: s1 writes a, s2 reads it; the twin orders them with an event */
+                k_fill<<<2, 128, 0, s1>>>(a, 1.0f, 256);
+                cudaEventRecord(ev, s1);
+                if (!bug) cudaStreamWaitEvent(s2, ev, 0);
+                k_add1<<<2, 128, 0, s2>>>(b, a, 256);
+                cudaStreamSynchronize(first ? s2 : s1); /* which stream runs first (the bug: s2's reader when first = 1) */
+                expect(&g, first ? "kernel reads what another stream's kernel writes (the reader run first)"
+                                 : "kernel reads what another stream's kernel writes (the writer run first)",
+                       PP_EMU_STREAM_RACE, bug);
+            }
+            /* a copy reading what a kernel of another stream writes; the twin copies on the kernel's stream */
+            k_fill<<<2, 128, 0, s1>>>(a, 2.0f, 256);
+            cudaMemcpyAsync(b, a, 256 * sizeof(float), cudaMemcpyDeviceToDevice, bug ? s2 : s1);
+            expect(&g, "copy on another stream than the kernel that writes its source", PP_EMU_STREAM_RACE, bug);
+            /* WAR: s1 reads a, then s2 clears it */
+            k_add1<<<2, 128, 0, s1>>>(b, a, 256);
+            cudaEventRecord(ev, s1);
+            if (!bug) cudaStreamWaitEvent(s2, ev, 0);
+            cudaMemsetAsync(a, 0, 256 * sizeof(float), s2);
+            expect(&g, "memset of what another stream's kernel reads", PP_EMU_STREAM_RACE, bug);
+            /* after a host synchronisation every stream is ordered after what it saw */
+            k_fill<<<2, 128, 0, s1>>>(a, 3.0f, 256);
+            cudaStreamSynchronize(s1);
+            if (bug) k_add1<<<2, 128, 0, s2>>>(b, a, 256);
+            expect(&g, "kernel after the host synchronised with the writer's stream", PP_EMU_STREAM_RACE, 0);
+        }
+        cudaStreamDestroy(s1);
+        cudaStreamDestroy(s2);
+        cudaFree(a);
+        cudaFree(b);
     }
     group_end(&g, "");
 

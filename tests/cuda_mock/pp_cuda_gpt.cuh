@@ -88,8 +88,15 @@ static cudaError_t pp__gpt_backward_weight(const pp__gpt_dims *c, const pp__gpt_
     gpt_stage gs = pp__mock_stage(g);
     (void)workspace;
     mock_enqueue(stream, [=] {
+        /* MOCK_CUDA_NAN_W=K: the K-th W pass run leaves a NaN in its stage's
+           first gradient of lnfb (the last stage) or ln1b (the others), for
+           train_gpt's test that a non-finite gradient stops training */
+        static long passes;
+        const char *nan_at = getenv("MOCK_CUDA_NAN_W");
         gpt_params dw = gpt_params_at(&gc, grad);
         gpt_stage_backward_weight(&gc, &dw, &gs, (float *)slot, tokens);
+        if (nan_at && ++passes == atol(nan_at))
+            *(gs.has_head ? dw.t[GPT_LNFB] : dw.t[GPT_LN1B] + (size_t)gs.first_layer * gc.channels) = NAN;
     });
     return cudaSuccess;
 }
