@@ -183,9 +183,9 @@ def build_model(pb, k, device=None, memory="cumulative", in_order=True, cap_awar
             for p in sel:
                 if p[1] < j1 and s0 <= p[0] <= s1:
                     m.add(start[p] <= start[(p[0], p[1] + 1, p[2])])
-    for a, b in medges:  # redundant: memory_chains' second rule as precedences
+    for a, b, lag in medges:  # redundant: memory_chains' edges as precedences
         if a in start and b in start:
-            m.add(start[b] >= end[a])
+            m.add(start[b] >= end[a] + lag)
     mk = m.new_int_var(lb, max(lb, horizon + max(tail.values())), "makespan")
     m.add_max_equality(mk, [end[p] + tail[p] for p in sel])
     # redundant: a device starts no earlier than the least head of its
@@ -346,9 +346,16 @@ def memory_chains(pb, ti=None, comm=None):
         nothing moves (each value stays a lower bound).
       - stage s alone: F(s, j + c) starts after W(s, j) ends (c + 1
         activations of stage s would be live otherwise; its W's end in
-        microbatch order). This edge also lengthens tails.
-    Returns (head, tail, edges): edges are the (W, F) pairs of the second
-    rule, which build_model adds as redundant precedences. Without a cap,
+        microbatch order).
+      - a device with q > 1 stages on the route (V): the k = m - c frees
+        come from at least ceil(k / q) microbatches, and each free of
+        microbatch y follows B of the device's last stage top (the
+        backward runs down the stages); so F(s, j) starts at least the
+        least W after B(top, y*) ends, y* the ceil(k / q)-th microbatch
+        of the route (B's in microbatch order).
+    The last two rules are edges; they also lengthen tails. Returns (head,
+    tail, edges): edges are (a, b, lag), b starting at least lag after a
+    ends, which build_model adds as redundant precedences. Without a cap,
     chains() and no edges."""
     keys = pb.passes()
     if ti is None:
@@ -365,20 +372,33 @@ def memory_chains(pb, ti=None, comm=None):
 
     def cross(a, b):
         return comm if pb.dev[a[0]] != pb.dev[b[0]] else 0
-    edges = []
+    edges = []  # (a, b, lag): b starts at least lag after a ends
     for s0, s1, j0, j1 in pb.routes:
         for s in range(s0, s1 + 1):
-            edges += [((s, j, fk), (s, j + c, "F")) for j in range(j0, j1 + 1 - c)]
-    into = {}
-    for a, b in edges:
-        into.setdefault(b, []).append(a)
+            edges += [((s, j, fk), (s, j + c, "F"), 0) for j in range(j0, j1 + 1 - c)]
     frees = {dv: [p for p in keys if p[2] == fk and pb.dev[p[0]] == dv] for dv in range(pb.d)}
     need = {}  # F pass -> frees that must have ended before it starts
     for p in keys:
         if p[2] == "F":
             s0, s1, j0, _ = pb.route_of(p[1])
-            anc = [s2 for s2 in range(s0, p[0] + 1) if pb.dev[s2] == pb.dev[p[0]]]
+            mine = [s2 for s2 in range(s0, s1 + 1) if pb.dev[s2] == pb.dev[p[0]]]
+            anc = [s2 for s2 in mine if s2 <= p[0]]
             need[p] = len(anc) * (p[1] - j0 + 1) - c
+            # the third rule: those frees come from at least ceil(k / q)
+            # microbatches (q = the device's stages on the route, one free
+            # each), and every free of microbatch y follows B of the
+            # device's last stage, so B(top, y*) (y* the ceil(k / q)-th of
+            # the route) plus the least W has ended
+            q, top = len(mine), mine[-1]
+            if need[p] > 0 and q > 1:
+                y = j0 + (need[p] + q - 1) // q - 1
+                if pb.split:
+                    edges.append(((top, y, "B"), p, min(ti[(s2, y, "W")] for s2 in mine)))
+                else:
+                    edges.append(((top, y, "BW"), p, 0))
+    into = {}
+    for a, b, lag in edges:
+        into.setdefault(b, []).append((a, lag))
     for _ in range(4 * len(keys)):
         moved = False
         for p in topo:
@@ -386,8 +406,8 @@ def memory_chains(pb, ti=None, comm=None):
             q = pb.dep(p)
             if q is not None:
                 h = max(h, head[q] + ti[q] + cross(q, p))
-            for a in into.get(p, ()):
-                h = max(h, head[a] + ti[a])
+            for a, lag in into.get(p, ()):
+                h = max(h, head[a] + ti[a] + lag)
             if need.get(p, 0) > 0:
                 ends = sorted(head[w] + ti[w] for w in frees[pb.dev[p[0]]])
                 if need[p] > len(ends):
@@ -404,8 +424,8 @@ def memory_chains(pb, ti=None, comm=None):
         q = pb.dep(p)
         if q is not None:
             succ[q].append((p, cross(q, p)))
-    for a, b in edges:
-        succ[a].append((b, 0))
+    for a, b, lag in edges:
+        succ[a].append((b, lag))
     for p in reversed(topo):
         tail[p] = max([tail[p]] + [ti[r] + lag + tail[r] for r, lag in succ[p]])
     return head, tail, edges
