@@ -614,6 +614,18 @@ def self_check(workers=1):
     print("[%s] optimal.py: brute force over every order (d=2, 3, n=2, caps 1, 2) = CP-SAT"
           % ("ok" if fails == f0 else "FAIL"))
 
+    # 6b. the memory-aware heads, edges and floor (memory_chains, cap_bound;
+    #     hand-worked in tests/test_optimal_bound.py) cut no optimum: V
+    #     placement, where rules 1 and 3 act, solved with and without them.
+    f0 = fails
+    durv = {(s, k): 0.5 for s in range(4) for k in KINDS_SPLIT}
+    for n, cap in ((2, 1), (2, 1.5), (3, 1), (3, 1.5)):
+        pb = Problem(2, [0, 1, 1, 0], n, True, durv, 0.25, [(0, 3, 0, n - 1)], 2, cap=cap)
+        check("V d=2 n=%d comm 0.25 cap %g: optimum with the memory bound = without" % (n, cap),
+              solve(pb, 10, workers, relax=False)["best"], solve(pb, 10, workers, relax=False, cap_aware=False)["best"])
+    print("[%s] optimal.py: the memory-aware bound keeps every optimum (V, d=2, n=2, 3)"
+          % ("ok" if fails == f0 else "FAIL"))
+
     # 7. pp_sched's own schedules as fixed solutions: the model accepts the
     #    order with the schedule's own makespan under a cap of its own peak,
     #    the plain re-check agrees, and the reservoir encoding refuses the
