@@ -819,7 +819,9 @@ def grid(ds, settings, work, workers, names=None, ns=None, cap_aware=True, out=s
                     pb = Problem.from_json(js, cap=cap)
                     insts.append((nm, lim, js, pb))
                     found.setdefault(placement_key(pb), []).append((peak(js), js["makespan"], hint_of(js)))
-                for nm, lim, js, pb in sorted(insts, key=lambda r: r[3].cap):
+                done = [None] * len(insts)  # solved in cap order (for the hints), printed in grid order
+                for i in sorted(range(len(insts)), key=lambda i: insts[i][3].cap):
+                    nm, lim, js, pb = insts[i]
                     key = instance_key(pb)
                     first = key not in res
                     if first:
@@ -838,14 +840,14 @@ def grid(ds, settings, work, workers, names=None, ns=None, cap_aware=True, out=s
                     row = {"setting": label, "d": d, "n": n, "schedule": nm, "limit": lim, "cap": pb.cap,
                            "ours": ours, "best": r["best"], "bound": r["bound"], "cap_bound": r["cap_bound"],
                            "status": r["status"], "gap": gap}
-                    table_rows.append(row)
-                    # printed in the grid's own order below
+                    done[i] = row
                     row["line"] = "%2d %3d %-8s %5s %4g %8.2f %8s %8s %8s %-9s %6s %7s%s" % (
                         d, n, nm, "" if lim is None else "%g" % lim, pb.cap, ours, f2(r["best"]),
                         f2(r["bound"]), f2(r["cap_bound"]), r["status"], "%.1f" % r["wall"] if first else "same",
                         "-" if gap is None else "%.2f%%" % (100 * gap), "  >1%" if gap is not None and gap > 0.01 else "")
-                for row in table_rows[len(table_rows) - len(insts):]:
+                for row in done:
                     print(row.pop("line"), file=out, flush=True)
+                    table_rows.append(row)
     proven = [r for r in table_rows if r["status"] == "OPTIMAL"]
     over = [r for r in table_rows if r["gap"] is not None and r["gap"] > 0.01]
     print("\n%d rows, %d proven optimal (%d not), %d above 1%% of the solver's best; %.0f s" %
@@ -884,6 +886,7 @@ def main():
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--budget", type=float, default=840.0, help="table: stop solving after this many seconds")
     ap.add_argument("--log", action="store_true")
+    ap.add_argument("--show", action="store_true", help="solve: each device's order, ours and the solver's")
     ap.add_argument("--d", help="grid: devices, comma-separated (default 3,4,5,6)")
     ap.add_argument("--n", help="grid: microbatches, comma-separated (default d, 3d/2, 2d)")
     ap.add_argument("--setting", help="grid: time settings, comma-separated, of %s (default all)"
@@ -921,6 +924,13 @@ def main():
     print("%s d=%d n=%d times %s cap %g: ours %.4f, solver %s best %s bound %s (%.1f s, time scale %d)%s"
           % (a.schedule, a.devices, a.microbatches, ppjson.times_arg(times), cap, js["makespan"], r["status"],
              f2(r["best"]), f2(r["bound"]), r["wall"], r["scale"], ", gap " + fmt_gap(js["makespan"], r)))
+    if a.show and r.get("starts"):
+        print("orders (F/B/W stage.microbatch@start), ours then the solver's:")
+        for dv, seq in enumerate(order_of(js)):
+            st = hint_of(js)
+            print("  dev %d ours  : %s" % (dv, " ".join("%s%d.%d@%g" % (p[2], p[0], p[1], st[p]) for p in seq)))
+            mine = sorted((t, p) for p, t in r["starts"].items() if pb.dev[p[0]] == dv)
+            print("  dev %d solver: %s" % (dv, " ".join("%s%d.%d@%g" % (p[2], p[0], p[1], t) for t, p in mine)))
 
 
 if __name__ == "__main__":
