@@ -30,7 +30,9 @@ out: its BW redoes F and its memory is a recompute fraction; nothing else.
 
 Usage (python from bench/.venv):
   optimal.py table [--work W] [--workers K] [--budget S]   the table of make optimal
-  optimal.py solve -s NAME -d D -n N [--times F,B,W,C] [--mem-limit X] [--cap X] [--fix-order]
+  optimal.py grid [--d 3,4] [--n N,..] [--setting unit,table5,b2f,last1.3] [--only NAME,..] [--work W]
+                                                    the grid of make optimal-grid
+  optimal.py solve -s NAME -d D -n N [--times F,B,W,C] [--mem-limit X] [--cap X] [--fix-order] [--show]
   optimal.py self-check                             hand-worked cases + a fixed order (make test)"""
 import argparse
 import itertools
@@ -663,7 +665,7 @@ def instance_key(pb):
     return (tuple(pb.dev), pb.n, pb.split, tuple(sorted(pb.dur.items())), pb.comm, tuple(pb.routes), pb.cap_chunks())
 
 
-def table(d, n, work, workers, limits, budget):
+def table(d, n, work, workers, limits, budget, cap_aware=True):
     ppjson.need_ppsched()
     names = [s for s in ppjson.schedule_names()]
     print("make optimal: CP-SAT (OR-tools %s), %d interleaved worker(s), %g units of deterministic time per instance"
@@ -711,7 +713,7 @@ def table(d, n, work, workers, limits, budget):
                 if time.time() - t_start > budget:
                     res[key] = {"status": "SKIPPED", "best": None, "bound": None, "relax": 0, "wall": 0}
                 else:
-                    res[key] = solve(best[3], work, workers, hint=hint_of(best[2]))
+                    res[key] = solve(best[3], work, workers, hint=hint_of(best[2]), cap_aware=cap_aware)
                     if res[key].get("starts"):  # the solver's answer, re-checked in plain Python
                         mk, pks = check_solution(best[3], res[key]["starts"])
                         assert abs(mk - res[key]["best"]) < 1e-6 and max(pks) <= best[3].cap + 1e-9, \
@@ -892,7 +894,7 @@ def main():
     ap.add_argument("--setting", help="grid: time settings, comma-separated, of %s (default all)"
                     % ",".join(s[0] for s in GRID_SETTINGS))
     ap.add_argument("--only", help="grid: schedules, comma-separated (default %s)" % ",".join(GRID_ADAPTIVE))
-    ap.add_argument("--no-cap-bound", action="store_true", help="grid: without memory_chains' bound (to compare)")
+    ap.add_argument("--no-cap-bound", action="store_true", help="table, grid: without memory_chains' bound (to compare)")
     a = ap.parse_args()
     if cp_model is None:
         sys.exit("optimal.py needs OR-tools: make optimal installs it into bench/.venv")
@@ -911,7 +913,7 @@ def main():
         if a.devices > 4 or a.microbatches > 8:
             print("note: the model is meant for d <= 4, n <= 8; larger instances rarely prove optimal")
         table(a.devices, a.microbatches, a.work, a.workers,
-              lambda d: [d / 2, 3 * d / 4, d, 2 * d], a.budget)
+              lambda d: [d / 2, 3 * d / 4, d, 2 * d], a.budget, not a.no_cap_bound)
         return
     if not a.schedule:
         sys.exit("solve needs -s NAME")
