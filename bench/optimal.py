@@ -30,12 +30,16 @@ out: its BW redoes F and its memory is a recompute fraction; nothing else.
 
 Usage (python from bench/.venv):
   optimal.py table [--work W] [--workers K] [--budget S]   the table of make optimal
-  optimal.py solve -s NAME -d D -n N [--times F,B,W,C] [--mem-limit X] [--cap X] [--fix-order]
+  optimal.py grid [--d 3,4] [--n N,..] [--setting unit,table5,b2f,last1.3] [--only NAME,..] [--work W]
+                                                    the grid of make optimal-grid
+  optimal.py solve -s NAME -d D -n N [--times F,B,W,C] [--mem-limit X] [--cap X] [--fix-order] [--show]
   optimal.py self-check                             hand-worked cases + a fixed order (make test)"""
 import argparse
 import itertools
+import json
 import math
 import os
+import subprocess
 import sys
 import time
 
@@ -117,7 +121,7 @@ class Problem:
         return None if self.cap is None else int(math.floor(self.cap * self.per_unit + 1e-9))
 
 
-def build_model(pb, k, device=None, memory="cumulative", in_order=True):
+def build_model(pb, k, device=None, memory="cumulative", in_order=True, cap_aware=True):
     """The CP-SAT model of pb at time scale k. device=None: the whole
     problem. device=(i, ...): a relaxation (every feasible schedule of pb
     gives one of it, so its optimum is a lower bound): only those devices'
@@ -128,12 +132,19 @@ def build_model(pb, k, device=None, memory="cumulative", in_order=True):
     from its F's start to its W's end, at most cap at once: what the table
     uses) or "reservoir" (+1 at F's start, -1 at W's end: CP-SAT expands it
     into precedence literals, slow to set up, but it proves a fixed order
-    over the cap infeasible at once). Returns (model, start, end, makespan
+    over the cap infeasible at once). cap_aware (with in_order and a cap):
+    memory_chains' heads and tails, its edges as redundant precedences, and
+    cap_bound as the makespan's floor. Returns (model, start, end, makespan
     var, keys)."""
     keys = pb.passes()
     ti = {p: int(round(pb.dur[(p[0], p[2])] * k)) for p in keys}
     comm = int(round(pb.comm * k))
-    head, tail = chains(pb, keys, ti, comm)
+    medges, lb = [], 0
+    if in_order and cap_aware and pb.cap is not None:  # memory_chains holds for microbatch order only
+        head, tail, medges = memory_chains(pb, ti, comm)
+        lb = cap_bound(pb, ti, comm)
+    else:
+        head, tail = chains(pb, keys, ti, comm)
     sel = keys if device is None else [p for p in keys if pb.dev[p[0]] in device]
     horizon = sum(ti.values()) + comm * len(keys)
     m = cp_model.CpModel()
@@ -174,7 +185,10 @@ def build_model(pb, k, device=None, memory="cumulative", in_order=True):
             for p in sel:
                 if p[1] < j1 and s0 <= p[0] <= s1:
                     m.add(start[p] <= start[(p[0], p[1] + 1, p[2])])
-    mk = m.new_int_var(0, horizon + max(tail.values()), "makespan")
+    for a, b, lag in medges:  # redundant: memory_chains' edges as precedences
+        if a in start and b in start:
+            m.add(start[b] >= end[a] + lag)
+    mk = m.new_int_var(lb, max(lb, horizon + max(tail.values())), "makespan")
     m.add_max_equality(mk, [end[p] + tail[p] for p in sel])
     # redundant: a device starts no earlier than the least head of its
     # passes, and the least tail follows its last pass
@@ -235,7 +249,7 @@ def add_hint(m, pb, k, start, mk, hint):
     m.add_hint(mk, max(int(round(hint[p] * k)) + int(round(pb.dur[(p[0], p[2])] * k)) for p in hint))
 
 
-def device_bound(pb, work=10.0, workers=2, hint=None):
+def device_bound(pb, work=10.0, workers=2, hint=None, cap_aware=True):
     """The largest of the one-device relaxations' lower bounds (build_model
     with device=(i,)), in pb's time units, and the device it comes from.
     (Two or three devices together gave no better bound on the instances of
@@ -243,7 +257,7 @@ def device_bound(pb, work=10.0, workers=2, hint=None):
     k = pb.scale()
     best = (0.0, None)
     for dv in range(pb.d):
-        m, start, _, mk, _ = build_model(pb, k, device=(dv,))
+        m, start, _, mk, _ = build_model(pb, k, device=(dv,), cap_aware=cap_aware)
         if hint:
             add_hint(m, pb, k, start, mk, hint)
         sv, st = run_solver(m, work, workers)
@@ -252,7 +266,7 @@ def device_bound(pb, work=10.0, workers=2, hint=None):
     return best
 
 
-def solve(pb, work=20.0, workers=2, order=None, hint=None, log=False, relax=True, memory="cumulative"):
+def solve(pb, work=20.0, workers=2, order=None, hint=None, log=False, relax=True, memory="cumulative", cap_aware=True):
     """Minimise the makespan of pb. order: per device, the pass keys in the
     order they must run (a fixed solution); hint: {pass key: start} to start
     the search from; relax: first bound it by the one-device relaxations
@@ -261,8 +275,8 @@ def solve(pb, work=20.0, workers=2, order=None, hint=None, log=False, relax=True
     relaxations' bound), wall seconds, scale."""
     t0 = time.time()
     k = pb.scale()
-    lb = device_bound(pb, work / 3 / pb.d, workers, hint)[0] if relax and pb.cap is not None else 0.0
-    m, start, end, mk, keys = build_model(pb, k, memory=memory, in_order=order is None)
+    lb = device_bound(pb, work / 3 / pb.d, workers, hint, cap_aware)[0] if relax and pb.cap is not None else 0.0
+    m, start, end, mk, keys = build_model(pb, k, memory=memory, in_order=order is None, cap_aware=cap_aware)
     if lb > 0:
         m.add(mk >= int(math.ceil(lb * k - 1e-6)))
     if order is not None:
@@ -275,7 +289,8 @@ def solve(pb, work=20.0, workers=2, order=None, hint=None, log=False, relax=True
     name = sv.status_name(st)
     if name not in ("OPTIMAL", "INFEASIBLE") and sv.wall_time >= sv.parameters.max_time_in_seconds - 1:
         name += "!"  # stopped by the wall-clock safety net: not reproducible
-    out = {"status": name, "wall": time.time() - t0, "scale": k, "best": None, "bound": None, "relax": lb}
+    out = {"status": name, "wall": time.time() - t0, "scale": k, "best": None, "bound": None, "relax": lb,
+           "cap_bound": cap_bound(pb) if cap_aware and order is None and pb.cap is not None else None}
     if st in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         out["best"] = sv.objective_value / k
         out["bound"] = sv.best_objective_bound / k
@@ -307,6 +322,137 @@ def chains(pb, keys, ti, comm):
     for p in keys:
         h(p), t(p)
     return head, tail
+
+
+def topo_key(pb, p):
+    """A key that sorts passes so that every dependency, and every memory
+    edge of memory_chains (W of microbatch j before F of a later one), goes
+    forward: microbatch first, then the pass's place on its route's chain."""
+    s, j, kd = p
+    s0, s1 = pb.route_of(j)[:2]
+    pos = s - s0 if kd == "F" else (s1 - s0) + 1 + (s1 - s) if kd in ("B", "BW") else 2 * (s1 - s0) + 2 + (s1 - s)
+    return (j, pos)
+
+
+def memory_chains(pb, ti=None, comm=None):
+    """head and tail (as chains() gives them) raised by the memory cap, for
+    schedules whose (stage, kind) passes run in microbatch order, which
+    loses no makespan (fifo()). ti, comm: integer times of the model, or
+    None for pb's own float times. Two rules, with c = pb.cap_chunks():
+      - at the start of F(s, j) every F(s', j') with s' <= s on the same
+        device and route and j' <= j of that route has started (order in
+        microbatches, F(s', j) before F(s, j) on the chain): m chunk
+        activations. At most c are live, so m - c frees (W, or BW) have
+        ended on the device; the k-th earliest free ends no earlier than
+        the k-th least of the frees' own earliest ends. Repeated until
+        nothing moves (each value stays a lower bound).
+      - stage s alone: F(s, j + c) starts after W(s, j) ends (c + 1
+        activations of stage s would be live otherwise; its W's end in
+        microbatch order).
+      - a device with q > 1 stages on the route (V): the k = m - c frees
+        come from at least ceil(k / q) microbatches, and each free of
+        microbatch y follows B of the device's last stage top (the
+        backward runs down the stages); so F(s, j) starts at least the
+        least W after B(top, y*) ends, y* the ceil(k / q)-th microbatch
+        of the route (B's in microbatch order).
+    The last two rules are edges; they also lengthen tails. Returns (head,
+    tail, edges): edges are (a, b, lag), b starting at least lag after a
+    ends, which build_model adds as redundant precedences. Without a cap,
+    chains() and no edges."""
+    keys = pb.passes()
+    if ti is None:
+        ti = {p: pb.dur[(p[0], p[2])] for p in keys}
+        comm = pb.comm
+    head, tail = chains(pb, keys, ti, comm)
+    c = pb.cap_chunks()
+    if c is None:
+        return head, tail, []
+    if c < 1:
+        raise ValueError("a cap of %s units holds no chunk activation" % pb.cap)
+    fk = "W" if pb.split else "BW"
+    topo = sorted(keys, key=lambda p: topo_key(pb, p))
+
+    def cross(a, b):
+        return comm if pb.dev[a[0]] != pb.dev[b[0]] else 0
+    edges = []  # (a, b, lag): b starts at least lag after a ends
+    for s0, s1, j0, j1 in pb.routes:
+        for s in range(s0, s1 + 1):
+            edges += [((s, j, fk), (s, j + c, "F"), 0) for j in range(j0, j1 + 1 - c)]
+    frees = {dv: [p for p in keys if p[2] == fk and pb.dev[p[0]] == dv] for dv in range(pb.d)}
+    need = {}  # F pass -> frees that must have ended before it starts
+    for p in keys:
+        if p[2] == "F":
+            s0, s1, j0, _ = pb.route_of(p[1])
+            mine = [s2 for s2 in range(s0, s1 + 1) if pb.dev[s2] == pb.dev[p[0]]]
+            anc = [s2 for s2 in mine if s2 <= p[0]]
+            need[p] = len(anc) * (p[1] - j0 + 1) - c
+            # the third rule: those frees come from at least ceil(k / q)
+            # microbatches (q = the device's stages on the route, one free
+            # each), and every free of microbatch y follows B of the
+            # device's last stage, so B(top, y*) (y* the ceil(k / q)-th of
+            # the route) plus the least W has ended
+            q, top = len(mine), mine[-1]
+            if need[p] > 0 and q > 1:
+                y = j0 + (need[p] + q - 1) // q - 1
+                if pb.split:
+                    edges.append(((top, y, "B"), p, min(ti[(s2, y, "W")] for s2 in mine)))
+                else:
+                    edges.append(((top, y, "BW"), p, 0))
+    into = {}
+    for a, b, lag in edges:
+        into.setdefault(b, []).append((a, lag))
+    for _ in range(4 * len(keys)):
+        moved = False
+        for p in topo:
+            h = head[p]
+            q = pb.dep(p)
+            if q is not None:
+                h = max(h, head[q] + ti[q] + cross(q, p))
+            for a, lag in into.get(p, ()):
+                h = max(h, head[a] + ti[a] + lag)
+            if need.get(p, 0) > 0:
+                ends = sorted(head[w] + ti[w] for w in frees[pb.dev[p[0]]])
+                if need[p] > len(ends):
+                    raise ValueError("cap %s cannot hold the forwards of %s" % (pb.cap, p))
+                h = max(h, ends[need[p] - 1])
+            if h > head[p]:
+                head[p], moved = h, True
+        if not moved:
+            break
+    else:
+        raise ValueError("memory heads do not settle: cap %s is too small for this pass set" % pb.cap)
+    succ = {p: [] for p in keys}
+    for p in keys:
+        q = pb.dep(p)
+        if q is not None:
+            succ[q].append((p, cross(q, p)))
+    for a, b, lag in edges:
+        succ[a].append((b, lag))
+    for p in reversed(topo):
+        tail[p] = max([tail[p]] + [ti[r] + lag + tail[r] for r, lag in succ[p]])
+    return head, tail, edges
+
+
+def cap_bound(pb, ti=None, comm=None):
+    """A lower bound on pb's makespan that knows the memory cap, from
+    memory_chains' heads and tails: the longest head + pass + tail, and per
+    device the one-machine bound (the passes whose head is at least a and
+    whose tail is at least b run one at a time: a + their total + b, over
+    every a and b that occur). Plain Python; pb's float times, or the
+    model's integer ones."""
+    keys = pb.passes()
+    head, tail, _ = memory_chains(pb, ti, comm)
+    if ti is None:
+        ti = {p: pb.dur[(p[0], p[2])] for p in keys}
+    best = max(head[p] + ti[p] + tail[p] for p in keys)
+    for dv in range(pb.d):
+        mine = [p for p in keys if pb.dev[p[0]] == dv]
+        for a in sorted(set(head[p] for p in mine)):
+            total = 0
+            for p in sorted((p for p in mine if head[p] >= a), key=lambda p: -tail[p]):
+                total += ti[p]
+                best = max(best, a + total + tail[p])
+    return best
 
 
 def order_of(js):
@@ -470,6 +616,18 @@ def self_check(workers=1):
     print("[%s] optimal.py: brute force over every order (d=2, 3, n=2, caps 1, 2) = CP-SAT"
           % ("ok" if fails == f0 else "FAIL"))
 
+    # 6b. the memory-aware heads, edges and floor (memory_chains, cap_bound;
+    #     hand-worked in tests/test_optimal_bound.py) cut no optimum: V
+    #     placement, where rules 1 and 3 act, solved with and without them.
+    f0 = fails
+    durv = {(s, k): 0.5 for s in range(4) for k in KINDS_SPLIT}
+    for n, cap in ((2, 1), (2, 1.5), (3, 1), (3, 1.5)):
+        pb = Problem(2, [0, 1, 1, 0], n, True, durv, 0.25, [(0, 3, 0, n - 1)], 2, cap=cap)
+        check("V d=2 n=%d comm 0.25 cap %g: optimum with the memory bound = without" % (n, cap),
+              solve(pb, 10, workers, relax=False)["best"], solve(pb, 10, workers, relax=False, cap_aware=False)["best"])
+    print("[%s] optimal.py: the memory-aware bound keeps every optimum (V, d=2, n=2, 3)"
+          % ("ok" if fails == f0 else "FAIL"))
+
     # 7. pp_sched's own schedules as fixed solutions: the model accepts the
     #    order with the schedule's own makespan under a cap of its own peak,
     #    the plain re-check agrees, and the reservoir encoding refuses the
@@ -507,7 +665,7 @@ def instance_key(pb):
     return (tuple(pb.dev), pb.n, pb.split, tuple(sorted(pb.dur.items())), pb.comm, tuple(pb.routes), pb.cap_chunks())
 
 
-def table(d, n, work, workers, limits, budget):
+def table(d, n, work, workers, limits, budget, cap_aware=True):
     ppjson.need_ppsched()
     names = [s for s in ppjson.schedule_names()]
     print("make optimal: CP-SAT (OR-tools %s), %d interleaved worker(s), %g units of deterministic time per instance"
@@ -555,7 +713,7 @@ def table(d, n, work, workers, limits, budget):
                 if time.time() - t_start > budget:
                     res[key] = {"status": "SKIPPED", "best": None, "bound": None, "relax": 0, "wall": 0}
                 else:
-                    res[key] = solve(best[3], work, workers, hint=hint_of(best[2]))
+                    res[key] = solve(best[3], work, workers, hint=hint_of(best[2]), cap_aware=cap_aware)
                     if res[key].get("starts"):  # the solver's answer, re-checked in plain Python
                         mk, pks = check_solution(best[3], res[key]["starts"])
                         assert abs(mk - res[key]["best"]) < 1e-6 and max(pks) <= best[3].cap + 1e-9, \
@@ -578,6 +736,131 @@ def table(d, n, work, workers, limits, budget):
     print("total %.0f s" % (time.time() - t_start))
 
 
+# ---- the grid of make optimal-grid ----
+
+GRID_SETTINGS = (("unit", (1.0, 1.0, 1.0, 0.0), 1.0), ("table5", (12.96, 13.22, 9.76, 0.6), 1.0),
+                 ("b2f", (1.0, 2.0, 1.0, 0.1), 1.0), ("last1.3", (1.0, 1.0, 1.0, 0.0), 1.3))
+GRID_SETTING_TEXT = {"unit": "unit times", "table5": "Table 5 times, comm 0.6", "b2f": "B = 2F, comm 0.1",
+                     "last1.3": "unit times per device, the last stage 1.3x (per-stage times)"}
+GRID_ADAPTIVE = ("v-auto", "zb-auto", "zb-1p", "zb-2p", "v-zb")
+STAGE_JSON = os.path.join(ppjson.ROOT, "bench", "stage_json")
+
+
+def grid_build(name, d, n, times, last, limit=None):
+    """A schedule of the grid: ppsched, or bench/stage_json where the last
+    stage is heavier (ppsched's --times are the same for every stage)."""
+    if last == 1.0:
+        return ppjson.build(name, d, n, times, limit)
+    cmd = [STAGE_JSON, name, str(d), str(n), ppjson.times_arg(times), "%.12g" % last]
+    if limit is not None:
+        cmd.append("%.12g" % limit)
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if r.returncode != 0:
+        raise RuntimeError("%s: %s" % (" ".join(cmd[1:]), (r.stderr or r.stdout).strip()))
+    return json.loads(r.stdout)
+
+
+def grid_rows(d, n, times, last):
+    """(schedule, limit, json, cap) of every adaptive schedule at (d, n):
+    v-auto and zb-auto under every limit from the least that builds up to
+    d in half units, capped there; zb-1p and zb-2p at their own limit; v-zb
+    (no limit) at its peak."""
+    rows = []
+    for name in GRID_ADAPTIVE:
+        if name in ("v-auto", "zb-auto"):
+            lim = 0.5
+            while lim <= d:
+                try:
+                    rows.append((name, lim, grid_build(name, d, n, times, last, lim), lim))
+                except RuntimeError:
+                    if rows and rows[-1][0] == name:
+                        raise  # a larger limit that does not build: say so
+                lim += 0.5
+        else:
+            js = grid_build(name, d, n, times, last)
+            rows.append((name, None, js, js["mem_limit"] if js.get("mem_limit") else peak(js)))
+    return rows
+
+
+def placement_key(pb):
+    return (tuple(pb.dev), pb.n, pb.split, tuple(sorted(pb.dur.items())), pb.comm, tuple(pb.routes))
+
+
+def grid(ds, settings, work, workers, names=None, ns=None, cap_aware=True, out=sys.stdout):
+    """The grid: every adaptive schedule next to CP-SAT's best for its
+    placement, pass set and cap. One solve per distinct instance, hinted
+    with the shortest schedule known to fit its cap: ours, or the solver's
+    best under a smaller cap of the same placement (it fits a larger one
+    too), so the solver's best never grows with the cap. Returns the rows
+    (dicts)."""
+    ppjson.need_ppsched()
+    if any(s[2] != 1.0 for s in GRID_SETTINGS if s[0] in settings) and not os.access(STAGE_JSON, os.X_OK):
+        sys.exit("%s not found: make bench/stage_json" % STAGE_JSON)
+    print("make optimal-grid: CP-SAT (OR-tools %s), %d interleaved worker(s), %g units of deterministic time per"
+          " instance (a third of it on the one-device relaxations)%s" %
+          (ortools.__version__, workers, work, "" if cap_aware else ", without the memory-aware bound"), file=out)
+    print("ours = the schedule's makespan; best, bound = the solver's best schedule and lower bound for the same"
+          " placement, passes and cap;\ncapb = memory_chains' bound (plain Python); gap = ours/best - 1 (proven"
+          " where status is OPTIMAL); '>1%' marks a gap above 1%.", file=out)
+    t_start = time.time()
+    table_rows = []
+    for label, times, last in GRID_SETTINGS:
+        if label not in settings:
+            continue
+        print("\n== %s: times F,B,W,comm = %s%s" % (label, ppjson.times_arg(times),
+              "" if last == 1.0 else ", last stage x%g" % last), file=out)
+        print("%2s %3s %-8s %5s %4s %8s %8s %8s %8s %-9s %6s %7s" %
+              ("d", "n", "schedule", "limit", "cap", "ours", "best", "bound", "capb", "status", "s", "gap"), file=out)
+        for d in ds:
+            for n in sorted(set(ns or (d, 3 * d // 2, 2 * d))):
+                rows = [r for r in grid_rows(d, n, times, last) if names is None or r[0] in names]
+                found = {}   # placement -> [(cap, makespan, starts)] of known schedules that fit
+                res = {}     # instance key -> solve result
+                insts = []
+                for nm, lim, js, cap in rows:
+                    pb = Problem.from_json(js, cap=cap)
+                    insts.append((nm, lim, js, pb))
+                    found.setdefault(placement_key(pb), []).append((peak(js), js["makespan"], hint_of(js)))
+                done = [None] * len(insts)  # solved in cap order (for the hints), printed in grid order
+                for i in sorted(range(len(insts)), key=lambda i: insts[i][3].cap):
+                    nm, lim, js, pb = insts[i]
+                    key = instance_key(pb)
+                    first = key not in res
+                    if first:
+                        fits = [f for f in found[placement_key(pb)] if f[0] <= pb.cap + 1e-9]
+                        hint = min(fits, key=lambda f: f[1])[2] if fits else None
+                        r = solve(pb, work, workers, hint=hint, cap_aware=cap_aware)
+                        if r.get("starts"):  # the solver's answer, re-checked in plain Python
+                            mk, pks = check_solution(pb, r["starts"])
+                            assert abs(mk - r["best"]) < 1e-6 and max(pks) <= pb.cap + 1e-9, \
+                                "solver's schedule fails the re-check"
+                            found[placement_key(pb)].append((max(pks), mk, r["starts"]))
+                        res[key] = r
+                    r = res[key]
+                    ours = js["makespan"]
+                    gap = None if r["best"] is None else ours / r["best"] - 1
+                    row = {"setting": label, "d": d, "n": n, "schedule": nm, "limit": lim, "cap": pb.cap,
+                           "ours": ours, "best": r["best"], "bound": r["bound"], "cap_bound": r["cap_bound"],
+                           "status": r["status"], "gap": gap}
+                    done[i] = row
+                    row["line"] = "%2d %3d %-8s %5s %4g %8.2f %8s %8s %8s %-9s %6s %7s%s" % (
+                        d, n, nm, "" if lim is None else "%g" % lim, pb.cap, ours, f2(r["best"]),
+                        f2(r["bound"]), f2(r["cap_bound"]), r["status"], "%.1f" % r["wall"] if first else "same",
+                        "-" if gap is None else "%.2f%%" % (100 * gap), "  >1%" if gap is not None and gap > 0.01 else "")
+                for row in done:
+                    print(row.pop("line"), file=out, flush=True)
+                    table_rows.append(row)
+    proven = [r for r in table_rows if r["status"] == "OPTIMAL"]
+    over = [r for r in table_rows if r["gap"] is not None and r["gap"] > 0.01]
+    print("\n%d rows, %d proven optimal (%d not), %d above 1%% of the solver's best; %.0f s" %
+          (len(table_rows), len(proven), len(table_rows) - len(proven), len(over), time.time() - t_start), file=out)
+    for r in sorted(over, key=lambda r: -r["gap"]):
+        print("  %-8s %-7s d=%d n=%-2d limit %-4s %6.2f%%  %s" % (
+            r["schedule"], r["setting"], r["d"], r["n"], "" if r["limit"] is None else "%g" % r["limit"],
+            100 * r["gap"], "proven optimum" if r["status"] == "OPTIMAL" else "not proven"), file=out)
+    return table_rows
+
+
 def f2(x):
     return "-" if x is None else "%.2f" % x
 
@@ -592,7 +875,7 @@ def fmt_gap(ours, r):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("what", choices=("table", "solve", "self-check"))
+    ap.add_argument("what", choices=("table", "grid", "solve", "self-check"))
     ap.add_argument("-s", "--schedule")
     ap.add_argument("-d", "--devices", type=int, default=4)
     ap.add_argument("-n", "--microbatches", type=int, default=8)
@@ -605,16 +888,32 @@ def main():
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--budget", type=float, default=840.0, help="table: stop solving after this many seconds")
     ap.add_argument("--log", action="store_true")
+    ap.add_argument("--show", action="store_true", help="solve: each device's order, ours and the solver's")
+    ap.add_argument("--d", help="grid: devices, comma-separated (default 3,4,5,6)")
+    ap.add_argument("--n", help="grid: microbatches, comma-separated (default d, 3d/2, 2d)")
+    ap.add_argument("--setting", help="grid: time settings, comma-separated, of %s (default all)"
+                    % ",".join(s[0] for s in GRID_SETTINGS))
+    ap.add_argument("--only", help="grid: schedules, comma-separated (default %s)" % ",".join(GRID_ADAPTIVE))
+    ap.add_argument("--no-cap-bound", action="store_true", help="table, grid: without memory_chains' bound (to compare)")
     a = ap.parse_args()
     if cp_model is None:
         sys.exit("optimal.py needs OR-tools: make optimal installs it into bench/.venv")
     if a.what == "self-check":
         sys.exit(1 if self_check(min(a.workers, 2)) else 0)
+    if a.what == "grid":
+        settings = a.setting.split(",") if a.setting else [s[0] for s in GRID_SETTINGS]
+        bad = [s for s in settings if s not in [g[0] for g in GRID_SETTINGS]]
+        if bad:
+            sys.exit("--setting %s: not one of %s" % (",".join(bad), ",".join(s[0] for s in GRID_SETTINGS)))
+        grid([int(x) for x in (a.d or "3,4,5,6").split(",")], settings, a.work, a.workers,
+             a.only.split(",") if a.only else None, [int(x) for x in a.n.split(",")] if a.n else None,
+             not a.no_cap_bound)
+        return
     if a.what == "table":
         if a.devices > 4 or a.microbatches > 8:
             print("note: the model is meant for d <= 4, n <= 8; larger instances rarely prove optimal")
         table(a.devices, a.microbatches, a.work, a.workers,
-              lambda d: [d / 2, 3 * d / 4, d, 2 * d], a.budget)
+              lambda d: [d / 2, 3 * d / 4, d, 2 * d], a.budget, not a.no_cap_bound)
         return
     if not a.schedule:
         sys.exit("solve needs -s NAME")
@@ -627,6 +926,13 @@ def main():
     print("%s d=%d n=%d times %s cap %g: ours %.4f, solver %s best %s bound %s (%.1f s, time scale %d)%s"
           % (a.schedule, a.devices, a.microbatches, ppjson.times_arg(times), cap, js["makespan"], r["status"],
              f2(r["best"]), f2(r["bound"]), r["wall"], r["scale"], ", gap " + fmt_gap(js["makespan"], r)))
+    if a.show and r.get("starts"):
+        print("orders (F/B/W stage.microbatch@start), ours then the solver's:")
+        for dv, seq in enumerate(order_of(js)):
+            st = hint_of(js)
+            print("  dev %d ours  : %s" % (dv, " ".join("%s%d.%d@%g" % (p[2], p[0], p[1], st[p]) for p in seq)))
+            mine = sorted((t, p) for p, t in r["starts"].items() if pb.dev[p[0]] == dv)
+            print("  dev %d solver: %s" % (dv, " ".join("%s%d.%d@%g" % (p[2], p[0], p[1], t) for t, p in mine)))
 
 
 if __name__ == "__main__":

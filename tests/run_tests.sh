@@ -160,6 +160,13 @@ if $CC $CFLAGS -O0 "$here/../examples/ppsched.c" -o "$out/ppsched" -lm >"$out/lo
         echo "[FAIL] cli_errors: train_cpu was not built"
         failed=$((failed + 1))
     fi
+    if command -v python3 >/dev/null 2>&1; then
+        step "bench/optimal.py's memory-aware lower bound: hand-worked cases, never above a brute force's optimum" \
+            python3 "$here/test_optimal_bound.py"
+        grep '^\[' "$out/log" | sed 's/^/    /'
+    else
+        echo "[skip] bench/optimal.py's memory-aware bound: no python3 on this machine"
+    fi
     # bench/optimal.py's CP-SAT model (make optimal): hand-worked optima and
     # pp_sched's own orders as fixed solutions; only where OR-tools is
     # importable (make optimal installs it into bench/.venv; CI does not).
