@@ -372,7 +372,10 @@ typedef struct pp_gpu {
                            times slower (narrower matmuls); 0 = 0.037 (see PLANNING,
                            pass times); < 0 = none */
     double peak_flops; /* dense 16-bit peak, FLOP/s, the MFU's denominator; 0 = 312e12 (A100) */
-    double efficiency; /* achieved fraction of peak_flops when flops = 0; 0 = 190/312 */
+    double efficiency; /* achieved fraction of peak_flops when flops = 0; 0 = 190/312 (the presets
+                          carry the fitted ones: PRESETS, CALIBRATION) */
+    double fp8_speedup; /* with req.fp8: the layers' matmuls run this many times faster than at
+                           flops; 0 = 1.4 (fitted, CALIBRATION) */
     int node_gpus;     /* GPUs joined by tp_bw (one node); 0 = 8 */
     const char *name;  /* shown in outputs; NULL = "" */
 } pp_gpu;
@@ -391,6 +394,12 @@ typedef struct pp_plan_request {
     const pp_times *times; /* optional measured per-device-share times (F, B, W,
                               comm) for one microbatch of mbs; replaces the roofline */
     int no_prune;      /* 1: build every candidate (no work-bound pruning; PLANNING, pruning) */
+    int fp8;           /* 1: the layers' matmuls at the FP8 rate (gpu.fp8_speedup x flops); attention
+                          scores, embedding and LM head stay 16-bit (DeepSeek-V3 report, Sec. 3.3) */
+    int no_tp_overlap; /* 1: TP communication in sequence with the matmuls (PLANNING, overlaps) */
+    int no_dp_overlap; /* 1: the data-parallel gradient reduce-scatter and parameter all-gather after
+                          the pipeline, not under its first forward and last backward */
+    int no_fb_overlap; /* 1: dualpipe runs each F&B pair in sequence (no all-to-all hidden) */
     int keep_top;      /* pruning keeps the first keep_top of the ranking exact; 0 = 10 */
     pp_allocator allocator; /* every allocation of pp_plan, its builds included; zero = malloc/free */
 } pp_plan_request;
@@ -908,14 +917,20 @@ static const pp__model_preset pp__model_presets[] = {
     {"deepseek-v3", {61, 7168, 128, 4096, 0, 128, 18432, 1, 129280, 1, 1, 1, 256, 8, 1, 2048, 3, 512, 1536, 64, 0, 0, 0, 0, 0}},
 };
 
-typedef struct pp__gpu_preset { const char *name; double mem_gib, peak, hbm, tp_bw, net_bw; } pp__gpu_preset;
+typedef struct pp__gpu_preset { const char *name; double mem_gib, peak, hbm, tp_bw, net_bw, eff; } pp__gpu_preset;
 
+/* eff: the achieved fraction of the dense peak, fitted by make calibrate
+   (bench/calibrate.c) on published runs: A100 on Narayanan et al. 2021,
+   H100 on Llama 3 405B; H800, H200 and B200 take H100's (not fitted) */
+#define PP__EFF_A100 0.62
+#define PP__EFF_H100 0.52
 static const pp__gpu_preset pp__gpu_presets[] = {
-    /* name       memory GiB  dense bf16   HBM B/s  NVLink B/s per direction  network B/s per GPU */
-    {"a100-80g", 80, 312e12, 2.0e12, 300e9, 25e9},
-    {"h100-80g", 80, 989e12, 3.35e12, 450e9, 50e9},
-    {"h200", 141, 989e12, 4.8e12, 450e9, 50e9},
-    {"b200", 180, 2250e12, 8.0e12, 900e9, 50e9},
+    /* name       memory GiB  dense bf16   HBM B/s  NVLink B/s per direction  network B/s per GPU  efficiency */
+    {"a100-80g", 80, 312e12, 2.0e12, 300e9, 25e9, PP__EFF_A100},
+    {"h100-80g", 80, 989e12, 3.35e12, 450e9, 50e9, PP__EFF_H100},
+    {"h800", 80, 989e12, 3.35e12, 200e9, 50e9, PP__EFF_H100},
+    {"h200", 141, 989e12, 4.8e12, 450e9, 50e9, PP__EFF_H100},
+    {"b200", 180, 2250e12, 8.0e12, 900e9, 50e9, PP__EFF_H100},
 };
 
 #define PP__NMODEL_PRESETS ((int)(sizeof pp__model_presets / sizeof pp__model_presets[0]))
@@ -967,6 +982,7 @@ PP_PLAN_DEF pp_status pp_gpu_preset(const char *name, pp_gpu *out, char *err) {
             out->hbm_bw = g->hbm;
             out->tp_bw = g->tp_bw;
             out->net_bw = g->net_bw;
+            out->efficiency = g->eff;
             return PP_OK;
         }
     pp__preset_list(known, sizeof known, pp_gpu_preset_name);
@@ -999,6 +1015,7 @@ PP_PLAN_DEF pp_gpu pp_gpu_defaults(const pp_gpu *in) {
     if (!g.peak_flops) g.peak_flops = 312e12;
     if (!g.efficiency) g.efficiency = 190.0 / 312.0;
     if (!g.flops) g.flops = g.efficiency * g.peak_flops;
+    if (!g.fp8_speedup) g.fp8_speedup = 1.4;
     if (!g.hbm_bw) g.hbm_bw = 2.0e12;
     if (!g.tp_bw) g.tp_bw = 300e9;
     if (!g.net_bw) g.net_bw = 25e9;
@@ -1029,12 +1046,17 @@ static pp_status pp__plan_resolve(const pp_plan_request *r, pp__preq *q, char *e
         !pp__plan_int_in(err, "v", r->v, 0, 64, "0 (enumerate) or stages per device") ||
         !pp__plan_int_in(err, "keep_top", r->keep_top, 0, 1000000, "0 (= 10) or a count") ||
         !pp__plan_int_in(err, "no_prune", r->no_prune, 0, 1, "0 or 1") ||
+        !pp__plan_int_in(err, "fp8", r->fp8, 0, 1, "0 or 1") ||
+        !pp__plan_int_in(err, "no_tp_overlap", r->no_tp_overlap, 0, 1, "0 or 1") ||
+        !pp__plan_int_in(err, "no_dp_overlap", r->no_dp_overlap, 0, 1, "0 or 1") ||
+        !pp__plan_int_in(err, "no_fb_overlap", r->no_fb_overlap, 0, 1, "0 or 1") ||
         !pp__plan_int_in(err, "gpu.node_gpus", g->node_gpus, 0, 1 << 16, "0 (= 8) or GPUs per node"))
         return PP_ERR_INVALID_ARG;
     if (!pp__plan_real_in(err, "gpu.mem_bytes", g->mem_bytes, 0, 1125899906842624.0, "0 (= 80 GiB) or bytes up to 1 PiB") ||
         !pp__plan_real_in(err, "gpu.peak_flops", g->peak_flops, 0, 1e18, "0 (= 312e12) or FLOP/s") ||
         !pp__plan_real_in(err, "gpu.flops", g->flops, 0, 1e18, "0 (= efficiency x peak) or FLOP/s") ||
         !pp__plan_real_in(err, "gpu.efficiency", g->efficiency, 0, 1, "0 (= 190/312) or a fraction of peak") ||
+        !pp__plan_real_in(err, "gpu.fp8_speedup", g->fp8_speedup, 0, 4, "0 (= 1.4) or a speed-up over 16-bit") ||
         !pp__plan_real_in(err, "gpu.hbm_bw", g->hbm_bw, 0, 1e15, "0 (= 2e12) or bytes/s") ||
         !pp__plan_real_in(err, "gpu.tp_bw", g->tp_bw, 0, 1e15, "0 (= 300e9) or bytes/s") ||
         !pp__plan_real_in(err, "gpu.net_bw", g->net_bw, 0, 1e15, "0 (= 25e9) or bytes/s") ||
@@ -1120,10 +1142,13 @@ static pp_status pp__plan_resolve(const pp_plan_request *r, pp__preq *q, char *e
 /* Per item (0 = embedding, 1..L = layers, L+1 = LM head): forward time of one
    microbatch (b = its time without communication), its parameters on one
    rank (expert ones apart), activation bytes kept per microbatch. */
-typedef struct pp__item { double f, w, params, eparams, act; } pp__item;
+typedef struct pp__item { double f, w, params, eparams, act, a2a; } pp__item; /* a2a: the EP all-to-all inside f */
 
-/* one layout's ranks: tensor, context, expert parallel, microbatch size */
-typedef struct pp__lay { int pp, tp, cp, ep, dp, mbs; } pp__lay;
+/* one layout's ranks: tensor, context, expert parallel, microbatch size;
+   etp: the experts' tensor-parallel ranks, tp where EP groups are carved
+   from dp x cp, 1 where they fold TP ranks in (Megatron-Core's MoE
+   parallel folding: expert layers use EP x expert-DP over TP x CP x DP) */
+typedef struct pp__lay { int pp, tp, cp, ep, dp, mbs, etp; } pp__lay;
 
 /* compute slowdown of a TP-sharded layer on `tokens` rows (PLANNING, pass times) */
 static double pp__tp_slow(const pp_gpu *g, int tp, double tokens) {
@@ -1137,39 +1162,48 @@ static double pp__link(const pp__preq *q, int ranks, int tp) {
     return (double)ranks * tp <= q->node ? q->g.tp_bw : q->g.net_bw;
 }
 
-/* forward time of a layer kind, without and with its communication */
-static void pp__layer_time(const pp__preq *q, const pp__lay *y, int moe, double *compute, double *total) {
+/* forward time of a layer kind: its compute, with its communication, and
+   the EP all-to-all part of that (PLANNING, pass times and overlaps) */
+static void pp__layer_time(const pp__preq *q, const pp__lay *y, int moe, double *compute, double *total, double *a2a) {
     const pp__pmodel *p = &q->p;
     double t = y->tp, T = (double)y->mbs * p->s / y->cp; /* tokens on this rank */
-    double flops = T * pp__layer_flops(p, moe) / t;
-    double w = (pp__layer_shared_params(p, moe) + pp__layer_expert_params(p, moe) / y->ep) / t;
-    double bytes = 2 * w + pp__act_bytes(p, moe, T, y->tp, 0), tf, comm = 0;
-    tf = flops / q->g.flops > bytes / q->g.hbm_bw ? flops / q->g.flops : bytes / q->g.hbm_bw;
+    double attn = T * 2 * p->s * p->a * (p->q_w / p->a + p->hd) / t, mm = T * pp__layer_flops(p, moe) / t - attn;
+    double w = (pp__layer_shared_params(p, moe) + pp__layer_expert_params(p, moe) / (y->ep * y->etp) * t) / t;
+    double bytes = 2 * w + pp__act_bytes(p, moe, T, y->tp, 0), tf, tm, comm = 0, tpc = 0, ep = 0;
+    /* FP8: the layer's matmuls at the FP8 rate, attention scores at 16 bits */
+    tm = mm / (q->r->fp8 ? q->g.fp8_speedup * q->g.flops : q->g.flops) + attn / q->g.flops;
+    tf = tm > bytes / q->g.hbm_bw ? tm : bytes / q->g.hbm_bw;
     tf *= pp__tp_slow(&q->g, y->tp, T);
-    if (y->tp > 1) comm += 2 * 2 * (t - 1) / t * 2 * T * p->h / q->g.tp_bw; /* 2 all-gather/reduce-scatter pairs */
+    if (y->tp > 1) tpc = 2 * 2 * (t - 1) / t * 2 * T * p->h / q->g.tp_bw; /* 2 all-gather/reduce-scatter pairs */
+    /* TP overlap (Megatron --tp-comm-overlap, Transformer Engine's userbuffers):
+       the all-gathers and reduce-scatters run in chunks beside the matmuls
+       that use them; only what outlasts the compute shows */
+    comm += q->r->no_tp_overlap ? tpc : (tpc > tf ? tpc - tf : 0);
     if (y->cp > 1) { /* ring attention: K and V go round the cp ranks, overlapped with the scores */
         double kv = (y->cp - 1) * T * 2 * (p->k_w + p->v_w) / t / pp__link(q, y->cp, y->tp);
         double scores = T * 2 * p->s * (p->q_w + p->o_w) / t / q->g.flops;
         if (kv > scores) comm += kv - scores;
     }
     if (moe && y->ep > 1) /* all-to-all: each token to top_k experts and back */
-        comm += 2 * (T / (p->m.no_seq_parallel ? 1 : t)) * p->m.top_k * 2 * p->h * (y->ep - 1) / y->ep /
-                pp__link(q, y->ep, y->tp);
+        ep = 2 * (T / (p->m.no_seq_parallel ? 1 : t)) * p->m.top_k * 2 * p->h * (y->ep - 1) / y->ep /
+             pp__link(q, y->ep, y->etp);
     *compute = tf;
-    *total = tf + comm;
+    *total = tf + comm + ep;
+    *a2a = ep;
 }
 
 static void pp__plan_items(const pp__preq *q, const pp__lay *y, pp__item *it, double *comm) {
     const pp__pmodel *p = &q->p;
-    double t = y->tp, T = (double)y->mbs * p->s / y->cp, V = p->V, h = p->h, flops, bytes, tf, c[2], tot[2];
+    double t = y->tp, T = (double)y->mbs * p->s / y->cp, V = p->V, h = p->h, flops, bytes, tf, c[2], tot[2], a[2];
     int L = p->m.layers, i, k;
-    for (k = 0; k < 2; k++) pp__layer_time(q, y, k, &c[k], &tot[k]);
+    for (k = 0; k < 2; k++) pp__layer_time(q, y, k, &c[k], &tot[k], &a[k]);
     for (i = 1; i <= L; i++) {
         int moe = pp__is_moe(p, i - 1);
         it[i].f = tot[moe];
         it[i].w = c[moe];
+        it[i].a2a = a[moe];
         it[i].params = pp__layer_shared_params(p, moe) / t;
-        it[i].eparams = pp__layer_expert_params(p, moe) / y->ep / t;
+        it[i].eparams = pp__layer_expert_params(p, moe) / (y->ep * y->etp);
         it[i].act = pp__act_bytes(p, moe, T, y->tp, 0);
     }
     /* embedding: a gather, memory-bound; LM head: 2 T h V FLOPs, fp32 logits */
@@ -1178,6 +1212,7 @@ static void pp__plan_items(const pp__preq *q, const pp__lay *y, pp__item *it, do
     it[0].params = p->emb / t;
     it[0].eparams = 0;
     it[0].act = 0;
+    it[0].a2a = it[L + 1].a2a = 0;
     flops = 2 * T * h * V / t;
     bytes = 2 * V * h / t + 4 * T * V / t;
     tf = flops / q->g.flops > bytes / q->g.hbm_bw ? flops / q->g.flops : bytes / q->g.hbm_bw;
@@ -1237,6 +1272,7 @@ typedef struct pp__pws {
     pp__item *it;        /* [L + 2] of the current (tp, cp, ep, mbs) */
     double *cost;        /* [L + 2] */
     pp_times *stt;       /* [2 (L + 2)] */
+    pp_times *fbc;       /* [2 (L + 2)]: each stage's all-to-all part of F and B (pp_config.fb_comm) */
     double *dev_static, *dev_params, *dev_eparams; /* [L + 2]: pp <= items */
     double comm;         /* pipeline send time of the current items */
     int nsplit, split_S[PP__PLAN_SPLITS];
@@ -1328,6 +1364,46 @@ static int pp__plan_search_d(const pp_sched_info *info) {
     return info->id == PP_SCHED_INTERLEAVED_1F1B_M ? 40 : 0;
 }
 
+/* compute's share of the GPU inside an F&B pair: DeepSeek-V3 gives 20 of
+   the H800's 132 SMs to communication (report, Sec. 3.2.2) */
+#define PP__FB_SHARE (112.0 / 132.0)
+
+/* does a schedule run F&B pairs (pp_config.fb_overlap): the DualPipe family */
+static int pp__builds_pairs(const pp_sched_info *info) {
+    return info->id == PP_SCHED_DUALPIPE || info->id == PP_SCHED_DUALPIPE_V;
+}
+
+/* The data-parallel step, as Megatron's distributed optimizer runs it: a
+   reduce-scatter of fp32 gradients (bf16 training accumulates and reduces
+   them in fp32) and an all-gather of the bf16 parameters, each (D-1)/D of
+   the bytes per GPU over net_bw (a ring); without the distributed
+   optimizer an fp32 all-reduce, twice that. Overlapped (Megatron's
+   --overlap-grad-reduce and --overlap-param-gather, on in its recipes) the
+   reduce-scatter runs under the device's last microbatch backward (its
+   stages' B + W) and the all-gather under its first forward; only the
+   excess shows. Returns the largest device's exposed time (0 without DP). */
+static double pp__plan_dp_time(const pp__preq *q, const pp__pws *w, const pp_times *stt, int S, int pp, int vplace,
+                               int dual, double dshard, double eshard) {
+    double worst = 0;
+    int dev, s;
+    for (dev = 0; dev < pp; dev++) {
+        double pd = w->dev_params[dev], pe = w->dev_eparams[dev], fw = 0, bw = 0, rs, ag, x;
+        double fd = dshard > 1 ? (dshard - 1) / dshard : 0, fe = eshard > 1 ? (eshard - 1) / eshard : 0;
+        for (s = 0; s < S; s++) {
+            int sd = vplace ? (s < pp ? s : 2 * pp - 1 - s) : s % pp;
+            if (sd != dev) continue;
+            fw += stt[s].f;
+            bw += stt[s].b + stt[s].w;
+        }
+        if (dual) { fw /= 2; bw /= 2; } /* a microbatch runs one copy */
+        if (q->p.m.no_distributed_optimizer) { rs = 2 * 4 * (pd * fd + pe * fe) / q->g.net_bw; ag = 0; }
+        else { rs = 4 * (pd * fd + pe * fe) / q->g.net_bw; ag = 2 * (pd * fd + pe * fe) / q->g.net_bw; }
+        x = q->r->no_dp_overlap ? rs + ag : (rs > bw ? rs - bw : 0) + (ag > fw ? ag - fw : 0);
+        if (x > worst) worst = x;
+    }
+    return worst;
+}
+
 /* Evaluate one (layout, schedule, v). */
 static void pp__plan_one(const pp__preq *q, pp__pws *w, const pp__lay *y, int id, int v, pp_candidate *c,
                          const pp__plan_inc *inc, double top_k, int bound_only) {
@@ -1341,7 +1417,8 @@ static void pp__plan_one(const pp__preq *q, pp__pws *w, const pp__lay *y, int id
     int pp = y->pp, tp = y->tp, dp = y->dp, mbs = y->mbs;
     int L = P->m.layers, items = L + 2, n = r->global_batch / (dp * mbs), S, Sp, s, i, dev, nb, cached = 0;
     int recompute = info->recompute, dual = info->copies == 2, vplace = info->placement == PP_PLACE_VSHAPE;
-    double dshard = (double)dp * y->cp, eshard = dshard / y->ep; /* ranks sharing a dense / an expert weight */
+    /* ranks sharing a dense / an expert weight (experts: TP x CP x DP over EP x expert TP) */
+    double dshard = (double)dp * y->cp, eshard = dshard * tp / ((double)y->ep * y->etp);
     double optb = P->m.no_distributed_optimizer ? 12 : 12.0 / dshard, eoptb = P->m.no_distributed_optimizer ? 12 : 12.0 / eshard;
     double unit, act_sum = 0, static_max = 0, grad_max = 0, best_peak = 0, lim = 0, scale = 1;
     pp_config cfg;
@@ -1388,12 +1465,7 @@ static void pp__plan_one(const pp__preq *q, pp__pws *w, const pp__lay *y, int id
     }
     for (dev = 0; dev < pp; dev++) {
         w->dev_static[dev] = w->dev_params[dev] * (4 + optb) + w->dev_eparams[dev] * (4 + eoptb);
-        if (w->dev_static[dev] > static_max) {
-            static_max = w->dev_static[dev];
-            /* its 16-bit gradients, all-reduced over the ranks sharing each weight */
-            grad_max = 2 * (w->dev_params[dev] * 2 * (dshard - 1) / dshard +
-                            w->dev_eparams[dev] * 2 * (eshard - 1) / eshard) / q->g.net_bw;
-        }
+        if (w->dev_static[dev] > static_max) static_max = w->dev_static[dev];
     }
     if (r->times) { /* measured per-device-share times: spread over stages by cost */
         double tot = 0;
@@ -1406,6 +1478,7 @@ static void pp__plan_one(const pp__preq *q, pp__pws *w, const pp__lay *y, int id
             stt[s].comm = r->times->comm;
         }
     }
+    grad_max = pp__plan_dp_time(q, w, stt, S, pp, vplace, dual, dshard, eshard);
     /* a unit: one microbatch's activations of 1/pp of the layers (their mean) */
     unit = recompute ? act_sum / L / pp * (pp__act_bytes(P, 0, 1, tp, 1) / pp__act_bytes(P, 0, 1, tp, 0)) : act_sum / pp;
     if (static_max >= q->gmem) {
@@ -1455,25 +1528,64 @@ static void pp__plan_one(const pp__preq *q, pp__pws *w, const pp__lay *y, int id
     cfg.mem_limit = lim;
     cfg.no_guarantee = 1; /* ranking: PLANNING, "the guarantee" */
     if (recompute) cfg.recompute_input = pp__act_bytes(P, 0, 1, tp, 1) / pp__act_bytes(P, 0, 1, tp, 0);
+    /* F&B overlap (PLANNING, overlaps): dualpipe's pairs hide one pass's
+       all-to-all under the other's compute, on the SMs communication leaves */
+    if (pp__builds_pairs(info)) {
+        double a = 0, sum = 0;
+        for (s = 0; s < S; s++) {
+            int part = s < Sp ? s : s - Sp, end = part + 1 < Sp ? first[part + 1] : items;
+            double x = 0;
+            for (i = first[part]; i < end; i++) x += it[i].a2a;
+            w->fbc[s].f = w->fbc[s].b = r->times ? 0 : x;
+            w->fbc[s].w = w->fbc[s].comm = 0;
+            a += 2 * w->fbc[s].f;
+            sum += stt[s].f + stt[s].b + stt[s].w;
+        }
+        /* a runtime pairs only where it gains: the hidden all-to-all outweighs the compute's lost SMs */
+        if (!r->no_fb_overlap && a > 0 && (sum - a) / PP__FB_SHARE < sum) {
+            cfg.fb_overlap = 1;
+            cfg.fb_comm = w->fbc;
+            cfg.fb_share = PP__FB_SHARE;
+        }
+    }
     /* work bound (PLANNING, pruning): device k runs nb x p_k of passes (its
        stages' F + B + W, + F again for recomputation) and cannot start
        before microbatch 0's forwards reach its first stage k, so
        makespan(nb) >= head_k + nb p_k; the extrapolation adds (n - nb) x
-       the busiest p */
+       the busiest p. With F&B pairs every pass lasts at least rho_k of its
+       time, rho_k = the least t_FB / (F + B + W) of the pairs device k can
+       form (at most 1). dualpipe: device k also holds the second copy's
+       stage, whose route starts at device pp-1, so it may start after the
+       shorter of the two heads. */
     {
         double pmax = 0, mk = 0, head = 0, tail = 0, bound;
         for (dev = 0; dev < pp; dev++) {
-            double pk = 0, qk = 0;
+            double pk = 0, qk = 0, rho = 1, hk = head;
+            int s2;
             for (s = 0; s < S; s++) {
                 int sd = vplace ? (s < pp ? s : 2 * pp - 1 - s) : s % pp;
                 if (sd == dev) {
                     pk += stt[s].f + stt[s].b + stt[s].w + (recompute ? stt[s].f : 0);
                     qk += stt[s].f + stt[s].b + (recompute ? stt[s].f : 0);
+                    for (s2 = 0; cfg.fb_overlap && s2 < S; s2++) {
+                        int sd2 = vplace ? (s2 < pp ? s2 : 2 * pp - 1 - s2) : s2 % pp;
+                        double x = stt[s].f + stt[s2].b + stt[s2].w, a = w->fbc[s].f + w->fbc[s2].b, tfb;
+                        if (sd2 != dev) continue;
+                        tfb = (x - a) / PP__FB_SHARE > a ? (x - a) / PP__FB_SHARE : a;
+                        if (tfb / x < rho) rho = tfb / x;
+                    }
                 }
             }
-            if (dual) pk /= 2; /* each microbatch runs one of the two copies */
+            pk *= rho;
+            qk *= rho;
+            if (dual) { /* each microbatch runs one of the two copies; copy B enters at device pp-1 */
+                double hb = 0;
+                pk /= 2;
+                for (s = pp; s < 2 * pp - 1 - dev; s++) hb += stt[s].f;
+                if (hb < hk) hk = hb;
+            }
             if (pk > pmax) pmax = pk;
-            if (head + nb * pk > mk) mk = head + nb * pk;
+            if (hk + nb * pk > mk) mk = hk + nb * pk;
             /* one route: stage k is device k's first, and every F and B of a
                microbatch on device k precedes its B on stage k; the last of
                those is followed by the B chain down to stage 0 */
@@ -1481,8 +1593,7 @@ static void pp__plan_one(const pp__preq *q, pp__pws *w, const pp__lay *y, int id
             head += stt[dev].f;
             tail += stt[dev].b;
         }
-        bound = mk + (double)(n - nb) * pmax;
-        if (dshard > 1) bound += grad_max;
+        bound = mk + (double)(n - nb) * pmax + grad_max;
         c->bound = bound;
         if (bound_only) return;
     }
@@ -1492,6 +1603,7 @@ static void pp__plan_one(const pp__preq *q, pp__pws *w, const pp__lay *y, int id
         for (k = 0; k < w->ncache && hit < 0; k++) {
             e = &w->cache[k];
             if (e->id == id && e->v == v && e->nb == nb && e->S == S && e->lim == lim && e->rin == cfg.recompute_input &&
+                !cfg.fb_overlap &&
                 (scale = pp__plan_ratio(stt, e->stt, S)) > 0)
                 hit = k;
         }
@@ -1554,7 +1666,7 @@ static void pp__plan_one(const pp__preq *q, pp__pws *w, const pp__lay *y, int id
         c->step_time = (sch->makespan + (double)(n - nb) * work / nb) * scale;
     }
     if (!cached) pp_sched_free(sch);
-    if (dshard > 1) c->step_time += grad_max; /* data parallel: ring all-reduce of the gradients */
+    c->step_time += grad_max; /* data parallel: what of the gradients' reduction shows (pp__plan_dp_time) */
     c->fits = best_peak <= q->gmem;
     if (!c->fits) {
         pp__cand_reason(c, "out of memory by %.1f GiB (peak %.1f GiB)", (best_peak - q->gmem) / 1073741824.0,
@@ -1590,13 +1702,19 @@ static int pp__plan_nv(const pp__preq *q, int id, int pp, int *vs) {
 }
 
 /* is ep a layout's expert-parallel degree: divides experts and dp x cp (EP
-   groups are carved from the data- and context-parallel ranks) */
-static int pp__plan_ep_ok(const pp__preq *q, int ep, int dp, int cp) {
+   groups carved from the data- and context-parallel ranks, the experts
+   tensor-parallel like the rest), or tp x dp x cp (Megatron-Core's MoE
+   parallel folding: the EP group takes TP ranks too, and the experts are
+   not tensor-parallel: pp__plan_etp) */
+static int pp__plan_ep_ok(const pp__preq *q, int ep, int tp, int dp, int cp) {
     int E = q->p.m.experts;
-    if (q->r->ep > 0) return ep == q->r->ep && (long long)dp * cp % ep == 0;
+    long long all = (long long)tp * dp * cp;
+    if (q->r->ep > 0) return ep == q->r->ep && all % ep == 0;
     if (E == 0) return ep == 1;
-    return E % ep == 0 && (long long)dp * cp % ep == 0 && (ep & (ep - 1)) == 0;
+    return E % ep == 0 && all % ep == 0 && (ep & (ep - 1)) == 0;
 }
+/* the experts' tensor-parallel ranks: tp, or 1 where ep folds TP ranks in */
+static int pp__plan_etp(int ep, int tp, int dp, int cp) { return (long long)dp * cp % ep == 0 ? tp : 1; }
 
 /* mbs values: 1, 2, 4 (or the one asked for) dividing global_batch / dp */
 static int pp__plan_mbs_ok(const pp__preq *q, int mbs, int dp) {
@@ -1657,7 +1775,7 @@ PP_PLAN_DEF pp_status pp_plan(const pp_plan_request *r, pp_candidate *out, int c
                     dp = r->gpus / (pp * tp * cp);
                     if (r->dp > 0 && dp != r->dp) continue;
                     for (ep = 1; ep <= (q.p.m.experts > 0 ? q.p.m.experts : 1); ep++) {
-                        if (!pp__plan_ep_ok(&q, ep, dp, cp)) continue;
+                        if (!pp__plan_ep_ok(&q, ep, tp, dp, cp)) continue;
                         for (mbs = mbs_lo; mbs <= mbs_hi; mbs *= 2) {
                             if (!pp__plan_mbs_ok(&q, mbs, dp)) continue;
                             for (id = 0; id < nall; id++)
@@ -1689,7 +1807,7 @@ PP_PLAN_DEF pp_status pp_plan(const pp_plan_request *r, pp_candidate *out, int c
             if (npairs == 0) {
                 pp__plan_err(err, "no layout: no pp x tp x cp x dp = %d (tp within a %d-GPU node dividing heads %d) "
                              "with mbs dividing global batch %d / dp%s", r->gpus, q.node, q.p.m.heads, r->global_batch,
-                             q.p.m.experts ? " and ep dividing experts and dp x cp" : "");
+                             q.p.m.experts ? " and ep dividing experts and tp x dp x cp" : "");
                 return PP_ERR_INVALID_ARG;
             }
             pairs = (pp__plan_pair *)pp__plan_malloc(&w.al, sizeof(pp__plan_pair) * (size_t)npairs);
@@ -1710,7 +1828,8 @@ PP_PLAN_DEF pp_status pp_plan(const pp_plan_request *r, pp_candidate *out, int c
     if (ktop > total) ktop = total;
     w.it = (pp__item *)pp__plan_malloc(&w.al, sizeof(pp__item) * (size_t)items);
     w.cost = (double *)pp__plan_malloc(&w.al, sizeof(double) * (size_t)items);
-    w.stt = (pp_times *)pp__plan_malloc(&w.al, sizeof(pp_times) * (size_t)(2 * items));
+    w.stt = (pp_times *)pp__plan_malloc(&w.al, sizeof(pp_times) * (size_t)(4 * items));
+    if (w.stt) w.fbc = w.stt + 2 * items;
     w.dev_static = (double *)pp__plan_malloc(&w.al, sizeof(double) * (size_t)(3 * items));
     w.split = (int *)pp__plan_malloc(&w.al, sizeof(int) * (size_t)PP__PLAN_SPLITS * (size_t)items);
     inc = (pp__plan_inc *)pp__plan_malloc(&w.al, sizeof(pp__plan_inc) * (size_t)nall);
@@ -1744,8 +1863,9 @@ PP_PLAN_DEF pp_status pp_plan(const pp_plan_request *r, pp_candidate *out, int c
                entry of this one, so it is emptied here and never fills up */
             pp__plan_cache_clear(&w);
             for (ep = 1; ep <= (q.p.m.experts > 0 ? q.p.m.experts : 1); ep++) {
-                if (!pp__plan_ep_ok(&q, ep, y.dp, y.cp)) continue;
+                if (!pp__plan_ep_ok(&q, ep, y.tp, y.dp, y.cp)) continue;
                 y.ep = ep;
+                y.etp = pp__plan_etp(ep, y.tp, y.dp, y.cp);
                 for (y.mbs = mbs_lo; y.mbs <= mbs_hi; y.mbs *= 2) {
                     int i;
                     if (!pp__plan_mbs_ok(&q, y.mbs, y.dp)) continue;

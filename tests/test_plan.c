@@ -661,6 +661,7 @@ static void test_paper(void) {
     r.model.layers = 78; r.model.hidden = 10240; r.model.heads = 80;
     r.gpus = 40; r.gpu.mem_bytes = 80.0 * 1073741824.0;
     r.cp = 1; /* the paper's runs have no context parallelism */
+    r.no_tp_overlap = 1; /* nor TP communication overlap (their Megatron-LM fork, Appendix D) */
     r.model.seq = 16384; r.global_batch = 160;
     CHECK(pp_plan(&r, c, 20000, &n, err) == PP_OK, "plan 98.5B seq 16384: %s", err);
     for (i = 0; i < 3; i++) {
