@@ -949,10 +949,20 @@ static int plan_main(int argc, char **argv) {
             printf("%s\n  {\"schedule\": ", i ? "," : "");
             json_string(c[i].schedule);
             printf(", \"pp\": %d, \"tp\": %d, \"cp\": %d, \"ep\": %d, \"dp\": %d, \"v\": %d, \"mbs\": %d, \"microbatches\": %d, "
-                   "\"fits\": %s, \"peak_bytes\": %.0f, \"step_time\": %.6g, \"mfu\": %.4f, \"bound\": %.6g, \"pruned\": %s, "
-                   "\"reason\": ", c[i].pp, c[i].tp, c[i].cp, c[i].ep, c[i].dp, c[i].v, c[i].mbs, c[i].microbatches,
+                   "\"fits\": %s, \"peak_bytes\": %.0f, \"step_time\": %.6g, \"mfu\": %.4f, \"bound\": %.6g, \"pruned\": %s, ",
+                   c[i].pp, c[i].tp, c[i].cp, c[i].ep, c[i].dp, c[i].v, c[i].mbs, c[i].microbatches,
                    c[i].fits ? "true" : "false", c[i].peak_bytes, c[i].step_time, c[i].mfu, c[i].bound,
                    c[i].pruned ? "true" : "false");
+            printf("\"span\": [%s%s%s%s%s], \"tokens_per_gpu\": %.6g, \"tflops_per_gpu\": %.6g, ",
+                   c[i].span & PP_SPAN_TP ? "\"tp\"" : "", (c[i].span & PP_SPAN_TP) && (c[i].span & ~PP_SPAN_TP) ? ", " : "",
+                   c[i].span & PP_SPAN_CP ? "\"cp\"" : "", (c[i].span & PP_SPAN_CP) && (c[i].span & PP_SPAN_EP) ? ", " : "",
+                   c[i].span & PP_SPAN_EP ? "\"ep\"" : "", c[i].tokens_per_gpu, c[i].tflops_per_gpu / 1e12);
+            printf("\"memory\": {\"weights\": %.0f, \"grads\": %.0f, \"optimizer\": %.0f, \"activations\": %.0f, "
+                   "\"logits\": %.0f, \"reserve\": %.0f, \"total\": %.0f}, ", c[i].mem.weights, c[i].mem.grads,
+                   c[i].mem.optimizer, c[i].mem.activations, c[i].mem.logits, c[i].mem.reserve, c[i].mem.total);
+            printf("\"time\": {\"compute\": %.6g, \"bubble\": %.6g, \"tp\": %.6g, \"cp\": %.6g, \"ep\": %.6g, "
+                   "\"pp\": %.6g, \"dp\": %.6g}, \"reason\": ", c[i].time.compute, c[i].time.bubble, c[i].time.tp,
+                   c[i].time.cp, c[i].time.ep, c[i].time.pp, c[i].time.dp);
             json_string(c[i].reason);
             printf("}");
         }
