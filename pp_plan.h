@@ -348,6 +348,8 @@ typedef struct pp_model {
     /* DeepSeek-V3's activation savings (its report, Sec. 3.2.3 and 3.3.2) */
     int recompute_norm_up;          /* 1: norm outputs and MLA's Q/K/V up-projections recomputed in backward */
     int fp8_moe_act;                /* 1: experts' inputs and inner activations kept in FP8 (1 byte) */
+    int qkv_bias;                   /* 1: Q, K, V biases with rmsnorm (Qwen2) */
+    int qk_norm;                    /* 1: RMSNorm of each query and key head (Qwen3): 2 head_dim parameters */
 } pp_model;
 
 /* What a model is, from pp_model_stats. */
@@ -794,7 +796,7 @@ static pp_status pp__model_resolve(const pp_model *in, pp__pmodel *p, char *err)
                          "0 (= 64), or a width with kv_lora_rank > 0"))
         return PP_ERR_INVALID_ARG;
     if ((m.gated | m.untied | m.rope | m.rmsnorm | m.no_flash_attention | m.no_seq_parallel |
-         m.no_distributed_optimizer | m.recompute_norm_up | m.fp8_moe_act) & ~1) {
+         m.no_distributed_optimizer | m.recompute_norm_up | m.fp8_moe_act | m.qkv_bias | m.qk_norm) & ~1) {
         pp__plan_err(err, "model: gated, untied, rope, rmsnorm and the no_* flags must be 0 or 1");
         return PP_ERR_INVALID_ARG;
     }
@@ -849,6 +851,8 @@ static pp_status pp__model_resolve(const pp_model *in, pp__pmodel *p, char *err)
         p->o_w = p->a * p->hd;
         p->attn_mm = h * (p->q_w + p->k_w + p->v_w) + p->o_w * h;
         p->attn_other = m.rmsnorm ? 0 : p->q_w + p->k_w + p->v_w + h; /* QKV and output biases */
+        if (m.rmsnorm && m.qkv_bias) p->attn_other += p->q_w + p->k_w + p->v_w;
+        if (m.qk_norm) p->attn_other += 2 * p->hd;
     }
     p->norm_p = m.rmsnorm ? 2 * h : 4 * h; /* two norms: weight (and bias) of h each */
     p->mlp_mm = (m.gated ? 3 : 2) * h * f;
@@ -953,14 +957,14 @@ typedef struct pp__model_preset { const char *name; pp_model m; } pp__model_pres
 
 /* layers, hidden, heads, seq, kv_heads, head_dim, ffn, gated, vocab, untied,
    rope, rmsnorm, experts, top_k, shared, expert_ffn, dense_layers,
-   kv_lora_rank, q_lora_rank, rope_head_dim */
+   kv_lora_rank, q_lora_rank, rope_head_dim, then the flags (no_flash_attention .. qk_norm) */
 static const pp__model_preset pp__model_presets[] = {
-    {"gpt3-175b", {96, 12288, 96, 2048, 0, 0, 0, 0, 50257, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}},
-    {"llama3-8b", {32, 4096, 32, 8192, 8, 0, 14336, 1, 128256, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}},
-    {"llama3-70b", {80, 8192, 64, 8192, 8, 0, 28672, 1, 128256, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}},
-    {"llama3-405b", {126, 16384, 128, 8192, 8, 0, 53248, 1, 128256, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}},
-    {"mixtral-8x7b", {32, 4096, 32, 4096, 8, 0, 14336, 1, 32000, 1, 1, 1, 8, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}},
-    {"deepseek-v3", {61, 7168, 128, 4096, 0, 128, 18432, 1, 129280, 1, 1, 1, 256, 8, 1, 2048, 3, 512, 1536, 64, 0, 0, 0, 0, 0}},
+    {"gpt3-175b", {96, 12288, 96, 2048, 0, 0, 0, 0, 50257, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}},
+    {"llama3-8b", {32, 4096, 32, 8192, 8, 0, 14336, 1, 128256, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}},
+    {"llama3-70b", {80, 8192, 64, 8192, 8, 0, 28672, 1, 128256, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}},
+    {"llama3-405b", {126, 16384, 128, 8192, 8, 0, 53248, 1, 128256, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}},
+    {"mixtral-8x7b", {32, 4096, 32, 4096, 8, 0, 14336, 1, 32000, 1, 1, 1, 8, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}},
+    {"deepseek-v3", {61, 7168, 128, 4096, 0, 128, 18432, 1, 129280, 1, 1, 1, 256, 8, 1, 2048, 3, 512, 1536, 64, 0, 0, 0, 0, 0, 0, 0}},
 };
 
 typedef struct pp__gpu_preset { const char *name; double mem_gib, peak, hbm, tp_bw, net_bw; } pp__gpu_preset;
@@ -1508,6 +1512,8 @@ static void pp__plan_one(const pp__preq *q, pp__pws *w, const pp__lay *y, int id
     int rc_full = recompute || r->recompute == PP_RECOMPUTE_FULL;
     double dshard = (double)dp * y->cp, eshard = dshard / y->ep; /* ranks sharing a dense / an expert weight */
     double wb, gb, ob, ewb, egb, eob, sync_step, sync_mb, dp_step = 0, dp_mb = 0;
+    /* the data-parallel group (dp x cp ranks, tp apart in Megatron's rank order) inside one node: NVLink */
+    double dpbw = dshard * tp <= q->node ? q->g.tp_bw : q->g.net_bw;
     double unit, act_sum = 0, static_max = 0, best_peak = 0, lim = 0, scale = 1;
     double *sact = w->sact, *slog = w->sact + 2 * items, *stp = w->sact + 4 * items, *scp = w->sact + 6 * items;
     double *sep = w->sact + 8 * items, *stra = w->sact + 10 * items, *slogb = w->sact + 12 * items;
@@ -1590,9 +1596,9 @@ static void pp__plan_one(const pp__preq *q, pp__pws *w, const pp__lay *y, int id
             c->mem.optimizer = pd * ob + pe * eob;
             /* the gradient synchronisation of this device (PLANNING, recipes) */
             dp_step = dshard > 1 || eshard > 1 ? sync_step * (pd * (dshard - 1) / dshard + pe * (eshard - 1) / eshard) /
-                                                     q->g.net_bw : 0;
+                                                     dpbw : 0;
             dp_mb = dshard > 1 || eshard > 1 ? sync_mb * (pd * (dshard - 1) / dshard + pe * (eshard - 1) / eshard) /
-                                                   q->g.net_bw : 0;
+                                                   dpbw : 0;
         }
     }
     c->mem.total = static_max + c->mem.reserve;
@@ -1801,8 +1807,8 @@ static void pp__plan_one(const pp__preq *q, pp__pws *w, const pp__lay *y, int id
     c->step_time += dp_step + dp_mb;
     c->fits = best_peak <= q->gmem;
     if (!c->fits) {
-        pp__cand_reason(c, "out of memory by %.1f GiB (peak %.1f GiB)", (best_peak - q->gmem) / 1073741824.0,
-                        best_peak / 1073741824.0);
+        pp__cand_reason(c, "out of memory by %.2f GiB (%.1f GiB with the %.1f GiB reserve)",
+                        (best_peak - q->gmem) / 1073741824.0, c->mem.total / 1073741824.0, c->mem.reserve / 1073741824.0);
         c->step_time = 0;
         return;
     }
