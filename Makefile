@@ -16,8 +16,16 @@ ASAN_FLAGS = -fsanitize=address,undefined -fno-omit-frame-pointer
 
 all: ppsched train_cpu
 
+# ppsched plan --hf-config reads JSON with cJSON (Debian/Ubuntu: libcjson-dev)
+# where it is installed; without it ppsched builds and --hf-config says how to
+# get it. pkg-config first, else a compile probe.
+CJSON_LIBS := $(shell pkg-config --libs libcjson 2>/dev/null || \
+                { printf '\043include <cjson/cJSON.h>\nint main(void){return cJSON_Parse("1")==0;}\n' | \
+                  $(CC) -x c - -o /dev/null -lcjson >/dev/null 2>&1 && echo -lcjson; })
+CJSON_FLAGS := $(if $(CJSON_LIBS),-DPP_HAVE_CJSON $(shell pkg-config --cflags libcjson 2>/dev/null))
+
 ppsched: examples/ppsched.c pp_sched.h pp_plan.h
-	$(CC) $(CFLAGS) -o $@ examples/ppsched.c $(LDLIBS)
+	$(CC) $(CFLAGS) $(CJSON_FLAGS) -o $@ examples/ppsched.c $(CJSON_LIBS) $(LDLIBS)
 
 # examples/train_cpu.c: a tiny GPT trained through a schedule on CPU threads
 train_cpu: examples/train_cpu.c pp_sched.h ref/gpt_ref.h ref/cpu_pipeline.h

@@ -348,6 +348,8 @@ typedef struct pp_model {
     /* DeepSeek-V3's activation savings (its report, Sec. 3.2.3 and 3.3.2) */
     int recompute_norm_up;          /* 1: norm outputs and MLA's Q/K/V up-projections recomputed in backward */
     int fp8_moe_act;                /* 1: experts' inputs and inner activations kept in FP8 (1 byte) */
+    int qkv_bias;                   /* 1: Q, K, V biases with rmsnorm (Qwen2) */
+    int qk_norm;                    /* 1: RMSNorm of each query and key head (Qwen3): 2 head_dim parameters */
 } pp_model;
 
 /* What a model is, from pp_model_stats. */
@@ -365,9 +367,10 @@ typedef struct pp_gpu {
     double mem_bytes; /* 0 = 80 GiB */
     double flops;     /* achieved matmul FLOP/s; 0 = efficiency x peak_flops */
     double hbm_bw;    /* bytes/s; 0 = 2.0e12 */
-    double tp_bw;     /* tensor-parallel link, bytes/s; 0 = 300e9 (NVLink) */
-    double net_bw;    /* pipeline send/recv and dp all-reduce, bytes/s; 0 = 25e9 */
-    double reserve_bytes; /* kept back (CUDA context, NCCL buffers, fragmentation); 0 = none */
+    double tp_bw;     /* NVLink within a node, bytes/s per direction; 0 = 300e9 */
+    double net_bw;    /* between nodes, per GPU (pipeline, dp, and TP/CP/EP groups that span nodes); 0 = 25e9 */
+    double reserve_bytes; /* kept back (CUDA context, NCCL buffers, fragmentation); 0 = the default
+                             (PLANNING, reserve: 1.5 GiB + 3% of mem_bytes), < 0 = none */
     double tp_slowdown; /* TP-sharded matmuls run (1 + this x log2 tp x min(1, 1024/(mbs x seq)))
                            times slower (narrower matmuls); 0 = 0.037 (see PLANNING,
                            pass times); < 0 = none */
@@ -379,6 +382,25 @@ typedef struct pp_gpu {
     int node_gpus;     /* GPUs joined by tp_bw (one node); 0 = 8 */
     const char *name;  /* shown in outputs; NULL = "" */
 } pp_gpu;
+
+/* How a framework keeps weights, gradients and optimizer state (PLANNING,
+   recipes; D = ranks sharing a weight): bytes per parameter */
+typedef enum pp_recipe {
+    PP_RECIPE_MEGATRON = 0, /* Megatron-LM bf16: 2 weight + 4 fp32 grad + 12/D (18 without the distributed optimizer) */
+    PP_RECIPE_FSDP,         /* PyTorch FSDP2: 16/D + the gathered layers */
+    PP_RECIPE_ZERO1,        /* DeepSpeed ZeRO-1: 2 + 2 + 12/D */
+    PP_RECIPE_ZERO2,        /* ZeRO-2: 2 + 14/D */
+    PP_RECIPE_ZERO3,        /* ZeRO-3: 16/D + the largest gathered matrix */
+    PP_RECIPE_COUNT
+} pp_recipe;
+
+/* Activation recomputation, for every schedule (PLANNING, activation) */
+typedef enum pp_recompute {
+    PP_RECOMPUTE_NONE = 0,  /* keep every activation */
+    PP_RECOMPUTE_SELECTIVE, /* recompute the attention core (no s x s scores kept; the same as none with flash) */
+    PP_RECOMPUTE_FULL,      /* keep each layer's input, redo its forward before its backward */
+    PP_RECOMPUTE_COUNT
+} pp_recompute;
 
 typedef struct pp_plan_request {
     pp_model model;
@@ -401,8 +423,35 @@ typedef struct pp_plan_request {
                           the pipeline, not under its first forward and last backward */
     int no_fb_overlap; /* 1: dualpipe runs each F&B pair in sequence (no all-to-all hidden) */
     int keep_top;      /* pruning keeps the first keep_top of the ranking exact; 0 = 10 */
+    int recipe;        /* pp_recipe; 0 = PP_RECIPE_MEGATRON */
+    int recompute;     /* pp_recompute; 0 = none */
     pp_allocator allocator; /* every allocation of pp_plan, its builds included; zero = malloc/free */
 } pp_plan_request;
+
+/* The largest device's memory, bytes (PLANNING, static and activation). */
+typedef struct pp_mem_breakdown {
+    double weights;     /* 16-bit weights (fsdp: fp32 shards) + gathered layers (zero3, fsdp) */
+    double grads;       /* gradient buffers */
+    double optimizer;   /* fp32 master weights and Adam m, v (their shard) */
+    double activations; /* kept activations at the device's peak (embedding input included) */
+    double logits;      /* of that peak: the LM head's input and fp32 logits / cross-entropy */
+    double reserve;     /* CUDA context, NCCL buffers, fragmentation */
+    double total;       /* the sum: what must fit in gpu.mem_bytes */
+} pp_mem_breakdown;
+
+/* The step, seconds: compute + bubble + the exposed communication = step_time. */
+typedef struct pp_time_breakdown {
+    double compute;     /* the busiest device's passes without their communication */
+    double bubble;      /* its idle time, pipeline sends excepted */
+    double tp, cp, ep;  /* tensor-parallel collectives, ring attention left over, expert all-to-all */
+    double pp;          /* pipeline sends on the fill and drain */
+    double dp;          /* gradient synchronisation (and fsdp/zero3 gathers) not hidden */
+} pp_time_breakdown;
+
+/* spans: groups that cross nodes, priced at net_bw */
+#define PP_SPAN_TP 1
+#define PP_SPAN_CP 2
+#define PP_SPAN_EP 4
 
 /* One candidate the planner considered (fitting or not). */
 typedef struct pp_candidate {
@@ -421,6 +470,11 @@ typedef struct pp_candidate {
                                 the candidate stopped before its build */
     int pruned;              /* 1: not built, its bound is slower than its schedule's
                                 best layout found before it (fits = 0: unknown) */
+    int span;                /* PP_SPAN_*: TP, CP or EP groups that span nodes */
+    double tokens_per_gpu;   /* tokens per second per GPU; 0 when not run */
+    double tflops_per_gpu;   /* model FLOP/s per GPU (mfu x peak); 0 when not run */
+    pp_mem_breakdown mem;    /* largest device (static only when the schedule was not built) */
+    pp_time_breakdown time;  /* 0 when not run */
 } pp_candidate;
 
 /* alloc: NULL or zero = malloc/free */
@@ -445,6 +499,9 @@ PP_PLAN_API pp_status pp_gpu_preset(const char *name, pp_gpu *out, char *err);
 PP_PLAN_API const char *pp_gpu_preset_name(int i);
 /* g (NULL: a zero pp_gpu) with every default applied: the values pp_plan uses */
 PP_PLAN_API pp_gpu pp_gpu_defaults(const pp_gpu *g);
+/* "megatron", "fsdp", "zero1", "zero2", "zero3" / "none", "selective", "full"; NULL past the end */
+PP_PLAN_API const char *pp_recipe_name(int recipe);
+PP_PLAN_API const char *pp_recompute_name(int recompute);
 PP_PLAN_API pp_status pp_plan(const pp_plan_request *req, pp_candidate *out, int cap, int *count, char *err);
 
 #ifdef __cplusplus
@@ -748,7 +805,7 @@ static pp_status pp__model_resolve(const pp_model *in, pp__pmodel *p, char *err)
                          "0 (= 64), or a width with kv_lora_rank > 0"))
         return PP_ERR_INVALID_ARG;
     if ((m.gated | m.untied | m.rope | m.rmsnorm | m.no_flash_attention | m.no_seq_parallel |
-         m.no_distributed_optimizer | m.recompute_norm_up | m.fp8_moe_act) & ~1) {
+         m.no_distributed_optimizer | m.recompute_norm_up | m.fp8_moe_act | m.qkv_bias | m.qk_norm) & ~1) {
         pp__plan_err(err, "model: gated, untied, rope, rmsnorm and the no_* flags must be 0 or 1");
         return PP_ERR_INVALID_ARG;
     }
@@ -803,6 +860,8 @@ static pp_status pp__model_resolve(const pp_model *in, pp__pmodel *p, char *err)
         p->o_w = p->a * p->hd;
         p->attn_mm = h * (p->q_w + p->k_w + p->v_w) + p->o_w * h;
         p->attn_other = m.rmsnorm ? 0 : p->q_w + p->k_w + p->v_w + h; /* QKV and output biases */
+        if (m.rmsnorm && m.qkv_bias) p->attn_other += p->q_w + p->k_w + p->v_w;
+        if (m.qk_norm) p->attn_other += 2 * p->hd;
     }
     p->norm_p = m.rmsnorm ? 2 * h : 4 * h; /* two norms: weight (and bias) of h each */
     p->mlp_mm = (m.gated ? 3 : 2) * h * f;
@@ -907,14 +966,14 @@ typedef struct pp__model_preset { const char *name; pp_model m; } pp__model_pres
 
 /* layers, hidden, heads, seq, kv_heads, head_dim, ffn, gated, vocab, untied,
    rope, rmsnorm, experts, top_k, shared, expert_ffn, dense_layers,
-   kv_lora_rank, q_lora_rank, rope_head_dim */
+   kv_lora_rank, q_lora_rank, rope_head_dim, then the flags (no_flash_attention .. qk_norm) */
 static const pp__model_preset pp__model_presets[] = {
-    {"gpt3-175b", {96, 12288, 96, 2048, 0, 0, 0, 0, 50257, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}},
-    {"llama3-8b", {32, 4096, 32, 8192, 8, 0, 14336, 1, 128256, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}},
-    {"llama3-70b", {80, 8192, 64, 8192, 8, 0, 28672, 1, 128256, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}},
-    {"llama3-405b", {126, 16384, 128, 8192, 8, 0, 53248, 1, 128256, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}},
-    {"mixtral-8x7b", {32, 4096, 32, 4096, 8, 0, 14336, 1, 32000, 1, 1, 1, 8, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}},
-    {"deepseek-v3", {61, 7168, 128, 4096, 0, 128, 18432, 1, 129280, 1, 1, 1, 256, 8, 1, 2048, 3, 512, 1536, 64, 0, 0, 0, 0, 0}},
+    {"gpt3-175b", {96, 12288, 96, 2048, 0, 0, 0, 0, 50257, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}},
+    {"llama3-8b", {32, 4096, 32, 8192, 8, 0, 14336, 1, 128256, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}},
+    {"llama3-70b", {80, 8192, 64, 8192, 8, 0, 28672, 1, 128256, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}},
+    {"llama3-405b", {126, 16384, 128, 8192, 8, 0, 53248, 1, 128256, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}},
+    {"mixtral-8x7b", {32, 4096, 32, 4096, 8, 0, 14336, 1, 32000, 1, 1, 1, 8, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}},
+    {"deepseek-v3", {61, 7168, 128, 4096, 0, 128, 18432, 1, 129280, 1, 1, 1, 256, 8, 1, 2048, 3, 512, 1536, 64, 0, 0, 0, 0, 0, 0, 0}},
 };
 
 typedef struct pp__gpu_preset { const char *name; double mem_gib, peak, hbm, tp_bw, net_bw, eff; } pp__gpu_preset;
@@ -1021,7 +1080,18 @@ PP_PLAN_DEF pp_gpu pp_gpu_defaults(const pp_gpu *in) {
     if (!g.net_bw) g.net_bw = 25e9;
     if (!g.node_gpus) g.node_gpus = 8;
     if (!g.name) g.name = "";
+    /* PLANNING, reserve: CUDA context and library workspaces 0.5 GiB, NCCL
+       buffers of the TP, PP, DP groups 1 GiB, allocator fragmentation 3% */
+    if (g.reserve_bytes == 0) g.reserve_bytes = 1.5 * 1073741824.0 + 0.03 * g.mem_bytes;
+    if (g.reserve_bytes < 0) g.reserve_bytes = 0;
     return g;
+}
+
+static const char *const pp__recipe_names[] = {"megatron", "fsdp", "zero1", "zero2", "zero3"};
+static const char *const pp__recompute_names[] = {"none", "selective", "full"};
+PP_PLAN_DEF const char *pp_recipe_name(int i) { return i >= 0 && i < PP_RECIPE_COUNT ? pp__recipe_names[i] : NULL; }
+PP_PLAN_DEF const char *pp_recompute_name(int i) {
+    return i >= 0 && i < PP_RECOMPUTE_COUNT ? pp__recompute_names[i] : NULL;
 }
 
 /* The one check of a request (LIMITS in the docs block), before any work. */
@@ -1061,13 +1131,17 @@ static pp_status pp__plan_resolve(const pp_plan_request *r, pp__preq *q, char *e
         !pp__plan_real_in(err, "gpu.tp_bw", g->tp_bw, 0, 1e15, "0 (= 300e9) or bytes/s") ||
         !pp__plan_real_in(err, "gpu.net_bw", g->net_bw, 0, 1e15, "0 (= 25e9) or bytes/s") ||
         !pp__plan_real_in(err, "gpu.tp_slowdown", g->tp_slowdown, -1e300, 10, "0 (= 0.037), < 0 (none) or a factor") ||
-        !pp__plan_real_in(err, "gpu.reserve_bytes", g->reserve_bytes, 0, 1125899906842624.0, "bytes >= 0"))
+        !pp__plan_real_in(err, "gpu.reserve_bytes", g->reserve_bytes, -1e300, 1125899906842624.0,
+                          "0 (the default), < 0 (none) or bytes") ||
+        !pp__plan_int_in(err, "recipe", r->recipe, 0, PP_RECIPE_COUNT - 1,
+                         "0 megatron, 1 fsdp, 2 zero1, 3 zero2, 4 zero3") ||
+        !pp__plan_int_in(err, "recompute", r->recompute, 0, PP_RECOMPUTE_COUNT - 1, "0 none, 1 selective, 2 full"))
         return PP_ERR_INVALID_ARG;
     q->g = pp_gpu_defaults(g);
     q->node = q->g.node_gpus;
     mem = q->g.mem_bytes;
     if (q->g.reserve_bytes >= mem) {
-        pp__plan_err(err, "gpu.reserve_bytes must be >= 0 and below the GPU memory (%.1f GiB), got %.1f GiB",
+        pp__plan_err(err, "gpu.reserve_bytes must be below the GPU memory (%.1f GiB), got %.1f GiB",
                      mem / 1073741824.0, q->g.reserve_bytes / 1073741824.0);
         return PP_ERR_INVALID_ARG;
     }
@@ -1142,7 +1216,15 @@ static pp_status pp__plan_resolve(const pp_plan_request *r, pp__preq *q, char *e
 /* Per item (0 = embedding, 1..L = layers, L+1 = LM head): forward time of one
    microbatch (b = its time without communication), its parameters on one
    rank (expert ones apart), activation bytes kept per microbatch. */
-typedef struct pp__item { double f, w, params, eparams, act, a2a; } pp__item; /* a2a: the EP all-to-all inside f */
+typedef struct pp__item {
+    double f, w, params, eparams, act;
+    double tpc, cpc, epc; /* of f: tensor-, context-, expert-parallel communication */
+    double rc;            /* forward time redone before its backward (recomputation) */
+    double big;           /* its largest weight matrix on one rank (ZeRO-3's gathered buffer) */
+    double peak_act;      /* a layer's whole activations, rebuilt while full recomputation runs its backward */
+    double act_in;        /* a layer's input alone (what 1f1b-r keeps) */
+    int head;             /* 1: the LM head (its activations are the logits) */
+} pp__item;
 
 /* one layout's ranks: tensor, context, expert parallel, microbatch size;
    etp: the experts' tensor-parallel ranks, tp where EP groups are carved
@@ -1162,57 +1244,104 @@ static double pp__link(const pp__preq *q, int ranks, int tp) {
     return (double)ranks * tp <= q->node ? q->g.tp_bw : q->g.net_bw;
 }
 
-/* forward time of a layer kind: its compute, with its communication, and
-   the EP all-to-all part of that (PLANNING, pass times and overlaps) */
-static void pp__layer_time(const pp__preq *q, const pp__lay *y, int moe, double *compute, double *total, double *a2a) {
+/* which of a layout's TP, CP, EP groups span nodes (PP_SPAN_*): their
+   collectives run at net_bw */
+static int pp__span(const pp__preq *q, const pp__lay *y) {
+    int s = 0;
+    if (y->tp > q->node) s |= PP_SPAN_TP;
+    if (y->cp > 1 && (double)y->cp * y->tp > q->node) s |= PP_SPAN_CP;
+    if (y->ep > 1 && (double)y->ep * y->etp > q->node) s |= PP_SPAN_EP;
+    return s;
+}
+
+/* activation bytes a layer keeps under the request's recomputation
+   (full: the layer input; selective: without the s x s scores) */
+static double pp__act_kept(const pp__preq *q, int moe, double tokens, int t, int full) {
+    pp__pmodel sel;
+    if (full || q->r->recompute == PP_RECOMPUTE_FULL) return pp__act_bytes(&q->p, moe, tokens, t, 1);
+    if (q->r->recompute != PP_RECOMPUTE_SELECTIVE || !q->p.m.no_flash_attention)
+        return pp__act_bytes(&q->p, moe, tokens, t, 0);
+    sel = q->p;
+    sel.m.no_flash_attention = 0;
+    return pp__act_bytes(&sel, moe, tokens, t, 0);
+}
+
+/* forward time of a layer kind: its compute and its communication apart */
+typedef struct pp__ltime { double compute, tp, cp, ep, core; } pp__ltime;
+static pp__ltime pp__layer_time(const pp__preq *q, const pp__lay *y, int moe) {
     const pp__pmodel *p = &q->p;
     double t = y->tp, T = (double)y->mbs * p->s / y->cp; /* tokens on this rank */
     double attn = T * 2 * p->s * p->a * (p->q_w / p->a + p->hd) / t, mm = T * pp__layer_flops(p, moe) / t - attn;
-    double w = (pp__layer_shared_params(p, moe) + pp__layer_expert_params(p, moe) / (y->ep * y->etp) * t) / t;
-    double bytes = 2 * w + pp__act_bytes(p, moe, T, y->tp, 0), tf, tm, comm = 0, tpc = 0, ep = 0;
+    double w = pp__layer_shared_params(p, moe) / t + pp__layer_expert_params(p, moe) / ((double)y->ep * y->etp);
+    double bytes = 2 * w + pp__act_bytes(p, moe, T, y->tp, 0), tf, tm;
+    pp__ltime r;
+    memset(&r, 0, sizeof r);
     /* FP8: the layer's matmuls at the FP8 rate, attention scores at 16 bits */
     tm = mm / (q->r->fp8 ? q->g.fp8_speedup * q->g.flops : q->g.flops) + attn / q->g.flops;
     tf = tm > bytes / q->g.hbm_bw ? tm : bytes / q->g.hbm_bw;
     tf *= pp__tp_slow(&q->g, y->tp, T);
-    if (y->tp > 1) tpc = 2 * 2 * (t - 1) / t * 2 * T * p->h / q->g.tp_bw; /* 2 all-gather/reduce-scatter pairs */
-    /* TP overlap (Megatron --tp-comm-overlap, Transformer Engine's userbuffers):
-       the all-gathers and reduce-scatters run in chunks beside the matmuls
-       that use them; only what outlasts the compute shows */
-    comm += q->r->no_tp_overlap ? tpc : (tpc > tf ? tpc - tf : 0);
+    /* 2 all-gather/reduce-scatter pairs; a TP group larger than a node runs over the network */
+    if (y->tp > 1) r.tp = 2 * 2 * (t - 1) / t * 2 * T * p->h / pp__link(q, 1, y->tp);
+    /* TP overlap (Megatron's --tp-comm-overlap, Transformer Engine's
+       userbuffers): the all-gathers and reduce-scatters run in chunks beside
+       the matmuls that use them; only what outlasts the compute shows */
+    if (!q->r->no_tp_overlap) r.tp = r.tp > tf ? r.tp - tf : 0;
     if (y->cp > 1) { /* ring attention: K and V go round the cp ranks, overlapped with the scores */
         double kv = (y->cp - 1) * T * 2 * (p->k_w + p->v_w) / t / pp__link(q, y->cp, y->tp);
         double scores = T * 2 * p->s * (p->q_w + p->o_w) / t / q->g.flops;
-        if (kv > scores) comm += kv - scores;
+        if (kv > scores) r.cp = kv - scores;
     }
     if (moe && y->ep > 1) /* all-to-all: each token to top_k experts and back */
-        ep = 2 * (T / (p->m.no_seq_parallel ? 1 : t)) * p->m.top_k * 2 * p->h * (y->ep - 1) / y->ep /
-             pp__link(q, y->ep, y->etp);
-    *compute = tf;
-    *total = tf + comm + ep;
-    *a2a = ep;
+        r.ep = 2 * (T / (p->m.no_seq_parallel ? 1 : t)) * p->m.top_k * 2 * p->h * (y->ep - 1) / y->ep /
+               pp__link(q, y->ep, y->etp);
+    r.compute = tf;
+    /* the attention core (QK^T, AV), which selective recomputation redoes */
+    r.core = T * 2 * p->s * p->a * (p->q_w / p->a + p->hd) / t / q->g.flops * pp__tp_slow(&q->g, y->tp, T);
+    return r;
 }
 
 static void pp__plan_items(const pp__preq *q, const pp__lay *y, pp__item *it, double *comm) {
     const pp__pmodel *p = &q->p;
-    double t = y->tp, T = (double)y->mbs * p->s / y->cp, V = p->V, h = p->h, flops, bytes, tf, c[2], tot[2], a[2];
+    double t = y->tp, T = (double)y->mbs * p->s / y->cp, V = p->V, h = p->h, flops, bytes, tf;
     int L = p->m.layers, i, k;
-    for (k = 0; k < 2; k++) pp__layer_time(q, y, k, &c[k], &tot[k], &a[k]);
+    double sp = p->m.no_seq_parallel ? 1 : t, big[2];
+    pp__ltime lt[2];
+    memset(it, 0, sizeof(pp__item) * (size_t)(L + 2));
+    for (k = 0; k < 2; k++) {
+        lt[k] = pp__layer_time(q, y, k);
+        /* the largest matrix of a layer: an attention projection or an MLP (expert) matrix */
+        big[k] = p->h * (k ? (double)p->m.expert_ffn : (double)p->m.ffn);
+        if (p->h * p->q_w > big[k]) big[k] = p->h * p->q_w;
+        if (p->h * p->o_w > big[k]) big[k] = p->h * p->o_w;
+        big[k] /= t;
+    }
     for (i = 1; i <= L; i++) {
         int moe = pp__is_moe(p, i - 1);
-        it[i].f = tot[moe];
-        it[i].w = c[moe];
-        it[i].a2a = a[moe];
+        const pp__ltime *x = &lt[moe];
+        it[i].f = x->compute + x->tp + x->cp + x->ep;
+        it[i].w = x->compute;
+        it[i].tpc = x->tp;
+        it[i].cpc = x->cp;
+        it[i].epc = x->ep;
+        /* full: the forward again, its collectives included; selective: the attention core */
+        it[i].rc = q->r->recompute == PP_RECOMPUTE_FULL ? it[i].f
+                 : q->r->recompute == PP_RECOMPUTE_SELECTIVE && p->m.no_flash_attention ? x->core : 0;
         it[i].params = pp__layer_shared_params(p, moe) / t;
-        it[i].eparams = pp__layer_expert_params(p, moe) / (y->ep * y->etp);
-        it[i].act = pp__act_bytes(p, moe, T, y->tp, 0);
+        it[i].eparams = pp__layer_expert_params(p, moe) / ((double)y->ep * y->etp);
+        it[i].act = pp__act_kept(q, moe, T, y->tp, 0);
+        it[i].act_in = pp__act_bytes(p, moe, T, y->tp, 1);
+        it[i].peak_act = pp__act_bytes(p, moe, T, y->tp, 0);
+        it[i].big = big[moe];
     }
     /* embedding: a gather, memory-bound; LM head: 2 T h V FLOPs, fp32 logits */
     it[0].f = 2 * T * h / t / q->g.hbm_bw;
     it[0].w = it[0].f;
     it[0].params = p->emb / t;
     it[0].eparams = 0;
-    it[0].act = 0;
-    it[0].a2a = it[L + 1].a2a = 0;
+    /* the token ids (8 bytes) and the embedding's dropout mask (Megatron's
+       report_theoretical_memory), split as the layers' by SP */
+    it[0].act = T * (8 + h) / sp;
+    it[0].big = p->emb / t;
     flops = 2 * T * h * V / t;
     bytes = 2 * V * h / t + 4 * T * V / t;
     tf = flops / q->g.flops > bytes / q->g.hbm_bw ? flops / q->g.flops : bytes / q->g.hbm_bw;
@@ -1222,8 +1351,14 @@ static void pp__plan_items(const pp__preq *q, const pp__lay *y, pp__item *it, do
     /* the head's weight: its own, or with pp > 1 the copy of the tied embedding Megatron keeps on the last stage */
     it[L + 1].params = (p->m.untied || y->pp > 1 ? V * h : 0) / t + p->final_norm / t;
     it[L + 1].eparams = 0;
-    it[L + 1].act = 0;
-    *comm = 2 * T * h / (p->m.no_seq_parallel ? 1 : t) / q->g.net_bw;
+    /* logits and the loss: the final norm's and the head's 16-bit inputs
+       (2 x 2 T h) and the fp32 softmax the cross-entropy keeps (4 T V), V
+       split by TP (Megatron's report_theoretical_memory: 4 s b h (1 + V/h)) */
+    it[L + 1].act = 4 * T * h / sp + 4 * T * V / t;
+    it[L + 1].act_in = 2 * T * V / t; /* of act: freed by a split backward's B (4 T V fp32 -> 2 T V) */
+    it[L + 1].big = V * h / t;
+    it[L + 1].head = 1;
+    *comm = 2 * T * h / sp / q->g.net_bw;
 }
 
 static void pp__cand_reason(pp_candidate *c, const char *fmt, ...) {
@@ -1274,6 +1409,9 @@ typedef struct pp__pws {
     pp_times *stt;       /* [2 (L + 2)] */
     pp_times *fbc;       /* [2 (L + 2)]: each stage's all-to-all part of F and B (pp_config.fb_comm) */
     double *dev_static, *dev_params, *dev_eparams; /* [L + 2]: pp <= items */
+    double *dev_big, *dev_unit; /* [L + 2]: a device's largest matrix, largest item (gathered by zero3, fsdp) */
+    double *sact;        /* [14 (L + 2)]: per stage kept bytes, logits, TP, CP, EP comm, recompute
+                            transient, logits freed by B */
     double comm;         /* pipeline send time of the current items */
     int nsplit, split_S[PP__PLAN_SPLITS];
     int *split;          /* [PP__PLAN_SPLITS][L + 2] */
@@ -1373,35 +1511,30 @@ static int pp__builds_pairs(const pp_sched_info *info) {
     return info->id == PP_SCHED_DUALPIPE || info->id == PP_SCHED_DUALPIPE_V;
 }
 
-/* The data-parallel step, as Megatron's distributed optimizer runs it: a
-   reduce-scatter of fp32 gradients (bf16 training accumulates and reduces
-   them in fp32) and an all-gather of the bf16 parameters, each (D-1)/D of
-   the bytes per GPU over net_bw (a ring); without the distributed
-   optimizer an fp32 all-reduce, twice that. Overlapped (Megatron's
-   --overlap-grad-reduce and --overlap-param-gather, on in its recipes) the
-   reduce-scatter runs under the device's last microbatch backward (its
-   stages' B + W) and the all-gather under its first forward; only the
-   excess shows. Returns the largest device's exposed time (0 without DP). */
-static double pp__plan_dp_time(const pp__preq *q, const pp__pws *w, const pp_times *stt, int S, int pp, int vplace,
-                               int dual, double dshard, double eshard) {
-    double worst = 0;
-    int dev, s;
-    for (dev = 0; dev < pp; dev++) {
-        double pd = w->dev_params[dev], pe = w->dev_eparams[dev], fw = 0, bw = 0, rs, ag, x;
-        double fd = dshard > 1 ? (dshard - 1) / dshard : 0, fe = eshard > 1 ? (eshard - 1) / eshard : 0;
-        for (s = 0; s < S; s++) {
-            int sd = vplace ? (s < pp ? s : 2 * pp - 1 - s) : s % pp;
-            if (sd != dev) continue;
-            fw += stt[s].f;
-            bw += stt[s].b + stt[s].w;
-        }
-        if (dual) { fw /= 2; bw /= 2; } /* a microbatch runs one copy */
-        if (q->p.m.no_distributed_optimizer) { rs = 2 * 4 * (pd * fd + pe * fe) / q->g.net_bw; ag = 0; }
-        else { rs = 4 * (pd * fd + pe * fe) / q->g.net_bw; ag = 2 * (pd * fd + pe * fe) / q->g.net_bw; }
-        x = q->r->no_dp_overlap ? rs + ag : (rs > bw ? rs - bw : 0) + (ag > fw ? ag - fw : 0);
-        if (x > worst) worst = x;
+/* Bytes per parameter of a recipe (PLANNING, recipes) for a weight shared by
+   D ranks: weight, gradient, optimizer state. */
+static void pp__recipe_bytes(int recipe, int no_dist, double D, double *wb, double *gb, double *ob) {
+    switch (recipe) {
+    case PP_RECIPE_FSDP: *wb = 4 / D; *gb = 4 / D; *ob = 8 / D; break; /* fp32 shards; Adam m, v */
+    case PP_RECIPE_ZERO1: *wb = 2; *gb = 2; *ob = 12 / D; break;
+    case PP_RECIPE_ZERO2: *wb = 2; *gb = 2 / D; *ob = 12 / D; break;
+    case PP_RECIPE_ZERO3: *wb = 2 / D; *gb = 2 / D; *ob = 12 / D; break;
+    default: *wb = 2; *gb = 4; *ob = no_dist ? 12 : 12 / D; break; /* Megatron bf16: fp32 grads */
     }
-    return worst;
+}
+
+/* Bytes per parameter a recipe moves over the data-parallel ranks, before
+   the ring's (D-1)/D: once per step, and per microbatch (PLANNING, recipes) */
+static void pp__recipe_sync(int recipe, int no_dist, double *per_step, double *per_mb) {
+    *per_step = 0;
+    *per_mb = 0;
+    switch (recipe) {
+    case PP_RECIPE_FSDP: *per_mb = 2 + 2 + 4; break;  /* all-gather in F and in B, fp32 reduce-scatter */
+    case PP_RECIPE_ZERO1: *per_step = 2 + 2; break;   /* reduce-scatter of 16-bit grads, all-gather of weights */
+    case PP_RECIPE_ZERO2: *per_mb = 2; *per_step = 2; break; /* grads reduced per microbatch */
+    case PP_RECIPE_ZERO3: *per_mb = 2 + 2 + 2; break; /* all-gather in F and in B, reduce-scatter */
+    default: *per_step = no_dist ? 2 * 4 : 4 + 2; break; /* fp32 all-reduce; or reduce-scatter + all-gather */
+    }
 }
 
 /* Evaluate one (layout, schedule, v). */
@@ -1415,12 +1548,17 @@ static void pp__plan_one(const pp__preq *q, pp__pws *w, const pp__lay *y, int id
     pp_times *stt = w->stt;
     const int *first;
     int pp = y->pp, tp = y->tp, dp = y->dp, mbs = y->mbs;
-    int L = P->m.layers, items = L + 2, n = r->global_batch / (dp * mbs), S, Sp, s, i, dev, nb, cached = 0;
+    int L = P->m.layers, items = L + 2, n = r->global_batch / (dp * mbs), S, Sp, s, i, dev, nb, cached = 0, busiest = 0;
     int recompute = info->recompute, dual = info->copies == 2, vplace = info->placement == PP_PLACE_VSHAPE;
+    int rc_full = recompute || r->recompute == PP_RECOMPUTE_FULL;
     /* ranks sharing a dense / an expert weight (experts: TP x CP x DP over EP x expert TP) */
     double dshard = (double)dp * y->cp, eshard = dshard * tp / ((double)y->ep * y->etp);
-    double optb = P->m.no_distributed_optimizer ? 12 : 12.0 / dshard, eoptb = P->m.no_distributed_optimizer ? 12 : 12.0 / eshard;
-    double unit, act_sum = 0, static_max = 0, grad_max = 0, best_peak = 0, lim = 0, scale = 1;
+    double wb, gb, ob, ewb, egb, eob, sync_step, sync_mb, dp_step = 0, dp_mb = 0;
+    /* the data-parallel group (dp x cp ranks, tp apart in Megatron's rank order) inside one node: NVLink */
+    double dpbw = dshard * tp <= q->node ? q->g.tp_bw : q->g.net_bw;
+    double unit, act_sum = 0, static_max = 0, best_peak = 0, lim = 0, scale = 1;
+    double *sact = w->sact, *slog = w->sact + 2 * items, *stp = w->sact + 4 * items, *scp = w->sact + 6 * items;
+    double *sep = w->sact + 8 * items, *stra = w->sact + 10 * items, *slogb = w->sact + 12 * items;
     pp_config cfg;
     pp_schedule *sch = NULL;
     char e2[PP_ERR_LEN];
@@ -1434,6 +1572,8 @@ static void pp__plan_one(const pp__preq *q, pp__pws *w, const pp__lay *y, int id
     c->v = v;
     c->mbs = mbs;
     c->microbatches = n;
+    c->span = pp__span(q, y);
+    c->mem.reserve = q->g.reserve_bytes;
     S = pp * v;
     Sp = dual ? pp : S; /* dualpipe: two copies of a pp-stage split */
     if (Sp > items) {
@@ -1442,31 +1582,68 @@ static void pp__plan_one(const pp__preq *q, pp__pws *w, const pp__lay *y, int id
     }
     first = pp__plan_split(w, items, Sp, e2);
     if (!first) { pp__cand_reason(c, "%s", e2); return; }
+    pp__recipe_bytes(r->recipe, P->m.no_distributed_optimizer, dshard, &wb, &gb, &ob);
+    pp__recipe_bytes(r->recipe, P->m.no_distributed_optimizer, eshard, &ewb, &egb, &eob);
+    pp__recipe_sync(r->recipe, P->m.no_distributed_optimizer, &sync_step, &sync_mb);
     /* bytes: static per device from its stages' items (PLANNING, static) */
-    for (dev = 0; dev < pp; dev++) w->dev_params[dev] = w->dev_eparams[dev] = 0;
+    for (dev = 0; dev < pp; dev++) w->dev_params[dev] = w->dev_eparams[dev] = w->dev_big[dev] = w->dev_unit[dev] = 0;
     for (s = 0; s < S; s++) {
         int part = s < Sp ? s : s - Sp, end = part + 1 < Sp ? first[part + 1] : items;
-        double f = 0, wt = 0, pd = 0, pe = 0;
+        double f = 0, wt = 0, pd = 0, pe = 0, rc = 0;
         dev = vplace ? (s < pp ? s : 2 * pp - 1 - s) : s % pp;
+        sact[s] = slog[s] = stp[s] = scp[s] = sep[s] = stra[s] = slogb[s] = 0;
         for (i = first[part]; i < end; i++) {
-            f += it[i].f;
-            wt += it[i].w;
-            pd += it[i].params;
-            pe += it[i].eparams;
-            if (s < Sp) act_sum += it[i].act;
+            const pp__item *x = &it[i];
+            f += x->f;
+            wt += x->w;
+            pd += x->params;
+            pe += x->eparams;
+            /* 1f1b-r recomputes in its BW itself (pp_sched.h); the planner's
+               recomputation goes into B for the other schedules */
+            if (!recompute) rc += x->rc;
+            /* kept bytes: a layer's input under 1f1b-r's own recomputation */
+            if (x->head) {
+                slog[s] += x->act;
+                /* the fp32 softmax goes at the head's B; its W keeps the 16-bit logits' gradient */
+                slogb[s] += x->act_in;
+            }
+            else sact[s] += recompute && i > 0 ? x->act_in : x->act;
+            stp[s] += x->tpc;
+            scp[s] += x->cpc;
+            sep[s] += x->epc;
+            if (rc_full && x->peak_act > stra[s]) stra[s] = x->peak_act;
+            if (x->big > w->dev_big[dev]) w->dev_big[dev] = x->big;
+            if (x->params + x->eparams > w->dev_unit[dev]) w->dev_unit[dev] = x->params + x->eparams;
         }
+        if (s < Sp) act_sum += sact[s] + slog[s];
         if (f <= 0) f = 1e-9;
         stt[s].f = f;
-        stt[s].b = f;
+        stt[s].b = f + rc;
         stt[s].w = wt > 0 ? wt : 1e-9;
         stt[s].comm = w->comm;
         w->dev_params[dev] += pd;
         w->dev_eparams[dev] += pe;
     }
     for (dev = 0; dev < pp; dev++) {
-        w->dev_static[dev] = w->dev_params[dev] * (4 + optb) + w->dev_eparams[dev] * (4 + eoptb);
-        if (w->dev_static[dev] > static_max) static_max = w->dev_static[dev];
+        double pd = w->dev_params[dev], pe = w->dev_eparams[dev];
+        double gw = 0, st; /* gathered 16-bit layers: ZeRO-3's largest matrix, FSDP's current and next layer + its grads */
+        if (r->recipe == PP_RECIPE_ZERO3) gw = 4 * w->dev_big[dev];
+        if (r->recipe == PP_RECIPE_FSDP) gw = (2 * 2 + 4) * w->dev_unit[dev];
+        st = pd * (wb + gb + ob) + pe * (ewb + egb + eob) + gw;
+        w->dev_static[dev] = st;
+        if (st > static_max) {
+            static_max = st;
+            c->mem.weights = pd * wb + pe * ewb + gw;
+            c->mem.grads = pd * gb + pe * egb;
+            c->mem.optimizer = pd * ob + pe * eob;
+            /* the gradient synchronisation of this device (PLANNING, recipes) */
+            dp_step = dshard > 1 || eshard > 1 ? sync_step * (pd * (dshard - 1) / dshard + pe * (eshard - 1) / eshard) /
+                                                     dpbw : 0;
+            dp_mb = dshard > 1 || eshard > 1 ? sync_mb * (pd * (dshard - 1) / dshard + pe * (eshard - 1) / eshard) /
+                                                   dpbw : 0;
+        }
     }
+    c->mem.total = static_max + c->mem.reserve;
     if (r->times) { /* measured per-device-share times: spread over stages by cost */
         double tot = 0;
         for (s = 0; s < S; s++) tot += stt[s].f;
@@ -1476,11 +1653,25 @@ static void pp__plan_one(const pp__preq *q, pp__pws *w, const pp__lay *y, int id
             stt[s].b = r->times->b * qs;
             stt[s].w = r->times->w * qs > 0 ? r->times->w * qs : 1e-9;
             stt[s].comm = r->times->comm;
+            stp[s] = scp[s] = sep[s] = 0; /* measured: no split of the communication */
         }
     }
-    grad_max = pp__plan_dp_time(q, w, stt, S, pp, vplace, dual, dshard, eshard);
-    /* a unit: one microbatch's activations of 1/pp of the layers (their mean) */
-    unit = recompute ? act_sum / L / pp * (pp__act_bytes(P, 0, 1, tp, 1) / pp__act_bytes(P, 0, 1, tp, 0)) : act_sum / pp;
+    /* DP overlap (PLANNING, overlaps): Megatron's --overlap-grad-reduce and
+       --overlap-param-gather (on in its recipes) run the gradient
+       reduce-scatter bucket by bucket under the last microbatch's backward
+       and the parameter all-gather under the first one's forward; only the
+       excess over that device's F + B + W of one microbatch shows */
+    if (!r->no_dp_overlap && dp_step > 0) {
+        double win = 0;
+        for (dev = 0; dev < pp && w->dev_static[dev] != static_max; dev++) {}
+        for (s = 0; s < S && dev < pp; s++)
+            if ((vplace ? (s < pp ? s : 2 * pp - 1 - s) : s % pp) == dev) win += stt[s].f + stt[s].b + stt[s].w;
+        if (dual) win /= 2; /* a microbatch runs one of the two copies */
+        dp_step = dp_step > win ? dp_step - win : 0;
+    }
+    /* a unit: one microbatch's activations (logits included) of 1/pp of the model (their mean) */
+    unit = act_sum / pp;
+    if (unit <= 0) unit = 1;
     if (static_max >= q->gmem) {
         c->peak_bytes = static_max;
         c->static_bytes = static_max;
@@ -1535,7 +1726,7 @@ static void pp__plan_one(const pp__preq *q, pp__pws *w, const pp__lay *y, int id
         for (s = 0; s < S; s++) {
             int part = s < Sp ? s : s - Sp, end = part + 1 < Sp ? first[part + 1] : items;
             double x = 0;
-            for (i = first[part]; i < end; i++) x += it[i].a2a;
+            for (i = first[part]; i < end; i++) x += it[i].epc;
             w->fbc[s].f = w->fbc[s].b = r->times ? 0 : x;
             w->fbc[s].w = w->fbc[s].comm = 0;
             a += 2 * w->fbc[s].f;
@@ -1584,7 +1775,7 @@ static void pp__plan_one(const pp__preq *q, pp__pws *w, const pp__lay *y, int id
                 for (s = pp; s < 2 * pp - 1 - dev; s++) hb += stt[s].f;
                 if (hb < hk) hk = hb;
             }
-            if (pk > pmax) pmax = pk;
+            if (pk > pmax) { pmax = pk; busiest = dev; }
             if (hk + nb * pk > mk) mk = hk + nb * pk;
             /* one route: stage k is device k's first, and every F and B of a
                microbatch on device k precedes its B on stage k; the last of
@@ -1593,9 +1784,12 @@ static void pp__plan_one(const pp__preq *q, pp__pws *w, const pp__lay *y, int id
             head += stt[dev].f;
             tail += stt[dev].b;
         }
-        bound = mk + (double)(n - nb) * pmax + grad_max;
+        bound = mk + (double)(n - nb) * pmax + dp_step;
         c->bound = bound;
         if (bound_only) return;
+        /* per-microbatch gathers and reductions (fsdp, zero2, zero3) hide under the device's work */
+        if (dp_mb > pmax) dp_mb = (dp_mb - pmax) * n;
+        else dp_mb = 0;
     }
     {
         int k, hit = -1;
@@ -1646,19 +1840,40 @@ static void pp__plan_one(const pp__preq *q, pp__pws *w, const pp__lay *y, int id
         }
     }
     {
-        double work = 0, wd, full = recompute ? act_sum / pp : unit; /* recompute: units are the kept fraction */
+        /* bytes: each device's passes in order, F allocating its stage's
+           bytes, W (or BW) freeing them, as pp_sched_peak_memory does in units;
+           full recomputation adds the largest layer it rebuilds in a backward */
+        double work = 0, wd;
         int p;
         for (dev = 0; dev < pp; dev++) {
-            double peak_b;
+            double cur = 0, curl = 0, pk = 0, pkl = 0, tra = 0, peak_b;
             wd = 0;
-            for (p = sch->device_start[dev]; p < sch->device_start[dev + 1]; p++)
-                wd += sch->passes[p].end - sch->passes[p].start;
+            for (p = sch->device_start[dev]; p < sch->device_start[dev + 1]; p++) {
+                const pp_pass *x = &sch->passes[p];
+                wd += x->end - x->start;
+                if (x->kind == PP_F) {
+                    cur += sact[x->stage];
+                    curl += slog[x->stage];
+                    if (cur + curl > pk + pkl) { pk = cur; pkl = curl; }
+                    if (stra[x->stage] > tra) tra = stra[x->stage];
+                } else if (x->kind == PP_B) {
+                    curl -= slogb[x->stage];
+                } else if (x->kind == PP_W) {
+                    cur -= sact[x->stage];
+                    curl -= slog[x->stage] - slogb[x->stage];
+                } else if (x->kind == PP_BW) {
+                    cur -= sact[x->stage];
+                    curl -= slog[x->stage];
+                }
+            }
             if (wd > work) work = wd;
-            peak_b = w->dev_static[dev] + sch->peak_memory[dev] * full;
+            peak_b = w->dev_static[dev] + pk + pkl + tra;
             if (peak_b > best_peak) {
                 best_peak = peak_b;
                 c->static_bytes = w->dev_static[dev];
                 c->peak_units = sch->peak_memory[dev];
+                c->mem.activations = pk + tra;
+                c->mem.logits = pkl;
             }
         }
         c->peak_bytes = best_peak;
@@ -1666,16 +1881,61 @@ static void pp__plan_one(const pp__preq *q, pp__pws *w, const pp__lay *y, int id
         c->step_time = (sch->makespan + (double)(n - nb) * work / nb) * scale;
     }
     if (!cached) pp_sched_free(sch);
-    c->step_time += grad_max; /* data parallel: what of the gradients' reduction shows (pp__plan_dp_time) */
+    {
+        /* the largest device's breakdown, weights again from that device */
+        double pd = 0, pe = 0, gw = 0;
+        for (dev = 0; dev < pp; dev++)
+            if (w->dev_static[dev] == c->static_bytes) break;
+        if (dev < pp) {
+            pd = w->dev_params[dev];
+            pe = w->dev_eparams[dev];
+            if (r->recipe == PP_RECIPE_ZERO3) gw = 4 * w->dev_big[dev];
+            if (r->recipe == PP_RECIPE_FSDP) gw = (2 * 2 + 4) * w->dev_unit[dev];
+            c->mem.weights = pd * wb + pe * ewb + gw;
+            c->mem.grads = pd * gb + pe * egb;
+            c->mem.optimizer = pd * ob + pe * eob;
+        }
+        c->mem.total = c->peak_bytes + c->mem.reserve;
+    }
+    /* data parallel: the step's gradient synchronisation, and what per-microbatch gathers leave exposed */
+    c->step_time += dp_step + dp_mb;
     c->fits = best_peak <= q->gmem;
     if (!c->fits) {
-        pp__cand_reason(c, "out of memory by %.1f GiB (peak %.1f GiB)", (best_peak - q->gmem) / 1073741824.0,
-                        best_peak / 1073741824.0);
+        pp__cand_reason(c, "out of memory by %.2f GiB (%.1f GiB with the %.1f GiB reserve)",
+                        (best_peak - q->gmem) / 1073741824.0, c->mem.total / 1073741824.0, c->mem.reserve / 1073741824.0);
         c->step_time = 0;
         return;
     }
+    {
+        /* the step's split (PLANNING, step split): the busiest device's
+           passes, their communication apart, then its idle time */
+        double comp = 0, ctp = 0, ccp = 0, cep = 0, busy, idle, mult = rc_full ? 3 : 2, piped;
+        for (s = 0; s < S; s++) {
+            int sd = vplace ? (s < pp ? s : 2 * pp - 1 - s) : s % pp;
+            if (sd != busiest) continue;
+            comp += stt[s].f + stt[s].b + stt[s].w + (recompute ? stt[s].f : 0);
+            ctp += mult * stp[s];
+            ccp += mult * scp[s];
+            cep += mult * sep[s];
+        }
+        comp -= ctp + ccp + cep;
+        if (dual) { comp /= 2; ctp /= 2; ccp /= 2; cep /= 2; }
+        c->time.compute = n * comp;
+        c->time.tp = n * ctp;
+        c->time.cp = n * ccp;
+        c->time.ep = n * cep;
+        c->time.dp = dp_step + dp_mb;
+        busy = c->time.compute + c->time.tp + c->time.cp + c->time.ep;
+        idle = c->step_time - c->time.dp - busy;
+        if (idle < 0) idle = 0;
+        piped = 2.0 * (S - 1) * stt[0].comm; /* one microbatch's sends down the pipeline and back */
+        c->time.pp = piped < idle ? piped : idle;
+        c->time.bubble = idle - c->time.pp;
+    }
     /* MFU: the model's training FLOPs over the GPUs' peak (Narayanan et al. 2021, Eq. 3, generalised) */
     c->mfu = (double)r->global_batch * P->s * q->flops_per_token / (c->step_time * r->gpus * q->g.peak_flops);
+    c->tokens_per_gpu = (double)r->global_batch * P->s / (c->step_time * r->gpus);
+    c->tflops_per_gpu = c->mfu * q->g.peak_flops;
 }
 
 /* a (pp, tp, cp) triple of layouts: its candidates' first index in out, its key */
@@ -1830,17 +2090,20 @@ PP_PLAN_DEF pp_status pp_plan(const pp_plan_request *r, pp_candidate *out, int c
     w.cost = (double *)pp__plan_malloc(&w.al, sizeof(double) * (size_t)items);
     w.stt = (pp_times *)pp__plan_malloc(&w.al, sizeof(pp_times) * (size_t)(4 * items));
     if (w.stt) w.fbc = w.stt + 2 * items;
-    w.dev_static = (double *)pp__plan_malloc(&w.al, sizeof(double) * (size_t)(3 * items));
+    w.dev_static = (double *)pp__plan_malloc(&w.al, sizeof(double) * (size_t)(5 * items));
+    w.sact = (double *)pp__plan_malloc(&w.al, sizeof(double) * (size_t)(14 * items));
     w.split = (int *)pp__plan_malloc(&w.al, sizeof(int) * (size_t)PP__PLAN_SPLITS * (size_t)items);
     inc = (pp__plan_inc *)pp__plan_malloc(&w.al, sizeof(pp__plan_inc) * (size_t)nall);
     top = (double *)pp__plan_malloc(&w.al, sizeof(double) * (size_t)ktop);
-    if (!w.it || !w.cost || !w.stt || !w.dev_static || !w.split || !inc || !top) {
+    if (!w.it || !w.cost || !w.stt || !w.dev_static || !w.sact || !w.split || !inc || !top) {
         st = PP_ERR_OUT_OF_MEMORY;
         pp__plan_err(err, "pp_plan: out of memory");
         goto done;
     }
     w.dev_params = w.dev_static + items;
     w.dev_eparams = w.dev_static + 2 * items;
+    w.dev_big = w.dev_static + 3 * items;
+    w.dev_unit = w.dev_static + 4 * items;
     memset(inc, 0, sizeof(pp__plan_inc) * (size_t)nall);
     /* pass 2: each triple's key (its best work bound); pass 3: evaluate */
     for (pass = 2; pass < 4; pass++) {
@@ -1926,6 +2189,7 @@ done:
     pp__plan_free(&w.al, w.cost);
     pp__plan_free(&w.al, w.stt);
     pp__plan_free(&w.al, w.dev_static);
+    pp__plan_free(&w.al, w.sact);
     pp__plan_free(&w.al, w.split);
     return st;
 }

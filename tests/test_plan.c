@@ -403,8 +403,10 @@ static void test_dualpipe(void) {
         for (j = 0; j < n; j++)
             if (!strcmp(c[j].schedule, "1f1b") && c[j].tp == c[i].tp && c[j].dp == c[i].dp && c[j].mbs == c[i].mbs &&
                 c[j].static_bytes > 0) {
-                /* 34 items on 4 stages: the doubled device holds two stages' parameters, about 2x */
-                CHECK(c[i].static_bytes > 1.8 * c[j].static_bytes && c[i].static_bytes < 2.2 * c[j].static_bytes,
+                /* 34 items on 4 stages: the doubled device holds two stages' parameters, about 2x (the
+                   static bytes are those of each one's peak device: dualpipe's holds the embedding and the
+                   head, 1f1b's the embedding, so 1.6x to 2.2x) */
+                CHECK(c[i].static_bytes > 1.6 * c[j].static_bytes && c[i].static_bytes < 2.2 * c[j].static_bytes,
                       "dualpipe tp=%d: static %.2f GiB, 1f1b's %.2f GiB", c[i].tp, c[i].static_bytes / 1073741824.0,
                       c[j].static_bytes / 1073741824.0);
                 pairs++;
@@ -626,12 +628,17 @@ static void test_published(void) {
         r.model.recompute_norm_up = 1;
         r.model.fp8_moe_act = 1;
         CHECK(pp_plan(&r, c, 20000, &n, err) == PP_OK && n == 1, "deepseek-v3: %s", err);
-        CHECK(c[0].fits && c[0].step_time > 0, "deepseek-v3 with its activation savings: %s", c[0].reason);
+        /* the savings cut the activations by more than a third; whether it then fits 80 GiB depends on
+           the stage split (balanced by time here, so the first stage holds 5 of the lighter dense layers)
+           and the recipe (the report keeps Adam's moments in BF16, which no recipe here models) */
+        CHECK(c[0].static_bytes > 0 && c[0].peak_bytes - c[0].static_bytes < (plain - c[0].static_bytes) * 2 / 3,
+              "deepseek-v3 with its activation savings: %.1f GiB of activations, %.1f GiB without",
+              (c[0].peak_bytes - c[0].static_bytes) / 1073741824.0, (plain - c[0].static_bytes) / 1073741824.0);
         printf("    deepseek-v3, 2048 GPUs, dualpipe pp 16 ep 64 dp 128: %.1f GiB with BF16 activations, %.1f GiB with the "
                "report's recomputation and FP8 (static %.1f GiB, two copies)\n", plain / 1073741824.0,
                c[0].peak_bytes / 1073741824.0, c[0].static_bytes / 1073741824.0);
     }
-    group_next("plan", "DeepSeek-V3's layout (DualPipe PP 16, EP 64): fits 80 GiB with the report's activation savings, not without");
+    group_next("plan", "DeepSeek-V3's layout (DualPipe PP 16, EP 64): not in 80 GiB with BF16 activations; the report's savings cut them by > 1/3");
     memset(&r, 0, sizeof r);
     pp_model_preset("gpt3-175b", &r.model, NULL);
     pp_gpu_preset("a100-80g", &r.gpu, NULL);
@@ -748,12 +755,84 @@ static void test_paper(void) {
     free(c);
 }
 
-int main(void) {
+/* Megatron-LM's report_theoretical_memory (megatron/training/theoretical_memory_usage.py),
+   written out here from its source, for a first pipeline stage with sequence parallelism and
+   selective recomputation (compute_activation_memory), bf16 with the distributed optimizer:
+     weights and optimizer = (P_block / pp + V h) / t x (6 + 12 / dp)  (18 without the distributed
+       optimizer), the embedding again when untied and pp = 1;
+       P_block = L (2 h (ffn g + n) + 2 h^2 (1 + k/a) q/h) + n h, g = 3/2 for SwiGLU, n = 1 (RMSNorm)
+       or 2 (LayerNorm), q = a d; biases not counted;
+     activations = [s b h (18 + 4 ffn / h) L + 8 s b pp + s b h pp (+ 4 s b h (1 + V / h) at pp = 1)] / t.
+   Its activation line assumes the GPT layer (Korthikanti et al. 2022, Table 2: 34 s b h with ffn 4h).
+   The planner counts two things differently, both stated in docs/planner.md and added to the
+   formula here when the model has them:
+     SwiGLU keeps three FFN tensors (gate, up, their product: 6 ffn bytes per token, not 4), +2 s b ffn;
+     GQA narrows K and V to k heads: 4 (k d - h) s b less than the 8 s b h of Q, K, V, out.
+   At tp = 1 Megatron's report takes its branch without SP (which ignores ffn and adds 5%); the
+   comparison uses the SP branch, the same at t = 1. Not modelled in either: vocabulary padding. */
+typedef struct mg_case { const char *model, *name; int tp, pp, dp, mbs, gb, dist; } mg_case;
+static double mg_formula(const pp_model *m, const mg_case *k, int stated) {
+    double h = m->hidden, a = m->heads, L = m->layers, s = m->seq, b = k->mbs, t = k->tp, p = k->pp, V = m->vocab;
+    double kv = m->kv_heads ? m->kv_heads : a, d = m->head_dim ? m->head_dim : h / a, ffn = m->ffn ? m->ffn : 4 * h;
+    double g = m->gated ? 1.5 : 1, nrm = m->rmsnorm ? 1 : 2, q = a * d;
+    double layer = 2 * h * (ffn * g + nrm) + 2 * h * h * (1 + kv / a) * (q / h);
+    double block = L * layer + nrm * h, shard = (block / p + V * h) / t, bytes, act;
+    if (m->untied && p == 1) shard += V * h / t;
+    bytes = shard * (k->dist ? 6 + 12.0 / k->dp : 18);
+    act = s * b * h * (18 + 4 * ffn / h) * L + 8 * s * b * p + s * b * h * p;
+    if (p == 1) act += 4 * s * b * h * (1 + V / h);
+    if (stated) {
+        if (m->gated) act += 2 * s * b * ffn * L;
+        act += 4 * (kv * d - h) * s * b * L;
+    }
+    return bytes + act / t;
+}
+
+static void test_megatron_memory(void) {
+    static const mg_case cases[] = {
+        {"gpt3-175b", "GPT-3 175B TP8 PP8 DP1", 8, 8, 1, 1, 64, 1},
+        {"gpt3-175b", "GPT-3 175B TP8 PP8 DP16, distributed optimizer", 8, 8, 16, 1, 512, 1},
+        {"llama3-70b", "Llama 3 70B TP4 PP4 DP4", 4, 4, 4, 1, 64, 1},
+        {"llama3-8b", "Llama 3 8B DP8", 1, 1, 8, 1, 64, 1},
+        {"gpt3-175b", "GPT-3 175B TP8 PP8 DP16 without the distributed optimizer", 8, 8, 16, 1, 512, 0},
+    };
+    pp_plan_request r;
+    pp_candidate c[4];
+    char err[PP_ERR_LEN];
+    int i, n;
+    for (i = 0; i < (int)(sizeof cases / sizeof cases[0]); i++) {
+        const mg_case *k = &cases[i];
+        double raw, want, got;
+        memset(&r, 0, sizeof r);
+        pp_model_preset(k->model, &r.model, NULL);
+        pp_gpu_preset("h200", &r.gpu, NULL); /* 141 GiB: every case fits, so every case is built */
+        r.model.no_distributed_optimizer = !k->dist;
+        r.gpus = k->tp * k->pp * k->dp; r.tp = k->tp; r.pp = k->pp; r.dp = k->dp; r.cp = 1; r.mbs = k->mbs;
+        r.global_batch = k->gb; r.schedule = "1f1b";
+        CHECK(pp_plan(&r, c, 4, &n, err) == PP_OK && n == 1 && c[0].step_time > 0, "%s: %s %s", k->name, err, c[0].reason);
+        raw = mg_formula(&r.model, k, 0);
+        want = mg_formula(&r.model, k, 1);
+        got = c[0].peak_bytes; /* the reserve apart: Megatron's report has none */
+        CHECK(fabs(got / want - 1) < 0.02, "%s: %.2f GiB, Megatron's formula with the stated differences %.2f GiB (%+.1f%%)",
+              k->name, got / 1073741824.0, want / 1073741824.0, 100 * (got / want - 1));
+        CHECK(fabs(c[0].mem.weights + c[0].mem.grads + c[0].mem.optimizer + c[0].mem.activations + c[0].mem.logits +
+                   c[0].mem.reserve - c[0].mem.total) < 1e-6 * c[0].mem.total && c[0].mem.total == got + c[0].mem.reserve,
+              "%s: breakdown does not add up to the total", k->name);
+        printf("    %-58s ours %6.2f GiB, Megatron %6.2f GiB (%+.1f%%), with the stated differences %6.2f GiB (%+.1f%%)\n",
+               k->name, got / 1073741824.0, raw / 1073741824.0, 100 * (got / raw - 1), want / 1073741824.0,
+               100 * (got / want - 1));
+    }
+    group_next("plan", "memory within 2% of Megatron-LM's report_theoretical_memory (written out here), SwiGLU and GQA differences stated");
+}
+
+int main(int argc, char **argv) {
+    if (argc > 1 && !strcmp(argv[1], "megatron")) { test_megatron_memory(); return g_groups_failed != 0; }
     test_partition();
     test_bytes();
     test_models();
     test_dualpipe();
     test_fb_overlap();
+    test_megatron_memory();
     test_published();
     test_paper();
     printf("test_plan: %d groups passed, %d failed\n", g_groups_passed, g_groups_failed);
