@@ -350,6 +350,9 @@ typedef struct pp_model {
     int fp8_moe_act;                /* 1: experts' inputs and inner activations kept in FP8 (1 byte) */
     int qkv_bias;                   /* 1: Q, K, V biases with rmsnorm (Qwen2) */
     int qk_norm;                    /* 1: RMSNorm of each query and key head (Qwen3): 2 head_dim parameters */
+    int route_nodes;                /* MoE: a token's routed experts span at most this many nodes, and its
+                                       all-to-all crosses the network once per node (DeepSeek-V3's
+                                       node-limited routing, report Sec. 2.1.2, 3.2.2: 4); 0 = no limit */
 } pp_model;
 
 /* What a model is, from pp_model_stats. */
@@ -378,7 +381,10 @@ typedef struct pp_gpu {
     double efficiency; /* achieved fraction of peak_flops when flops = 0; 0 = 190/312 (the presets
                           carry the fitted ones: PRESETS, CALIBRATION) */
     double fp8_speedup; /* with req.fp8: the layers' matmuls run this many times faster than at
-                           flops; 0 = 1.4 (fitted, CALIBRATION) */
+                           flops; 0 = 1.42 (fitted, CALIBRATION) */
+    double gemm_width;  /* a layer's matmuls run at w / (w + gemm_width) of flops, w = hidden / tp
+                           (narrow matmuls fill the GPU less); 0 = off (the presets carry the
+                           fitted width, CALIBRATION) */
     int node_gpus;     /* GPUs joined by tp_bw (one node); 0 = 8 */
     const char *name;  /* shown in outputs; NULL = "" */
 } pp_gpu;
@@ -802,7 +808,9 @@ static pp_status pp__model_resolve(const pp_model *in, pp__pmodel *p, char *err)
         !pp__plan_int_in(err, "model.q_lora_rank", m.q_lora_rank, 0, m.kv_lora_rank > 0 ? 1 << 16 : 0,
                          "0, or a width with kv_lora_rank > 0") ||
         !pp__plan_int_in(err, "model.rope_head_dim", m.rope_head_dim, 0, m.kv_lora_rank > 0 ? 4096 : 0,
-                         "0 (= 64), or a width with kv_lora_rank > 0"))
+                         "0 (= 64), or a width with kv_lora_rank > 0") ||
+        !pp__plan_int_in(err, "model.route_nodes", m.route_nodes, 0, m.experts > 0 ? 65536 : 0,
+                         "0 (no limit), or nodes per token with experts > 0"))
         return PP_ERR_INVALID_ARG;
     if ((m.gated | m.untied | m.rope | m.rmsnorm | m.no_flash_attention | m.no_seq_parallel |
          m.no_distributed_optimizer | m.recompute_norm_up | m.fp8_moe_act | m.qkv_bias | m.qk_norm) & ~1) {
@@ -966,30 +974,31 @@ typedef struct pp__model_preset { const char *name; pp_model m; } pp__model_pres
 
 /* layers, hidden, heads, seq, kv_heads, head_dim, ffn, gated, vocab, untied,
    rope, rmsnorm, experts, top_k, shared, expert_ffn, dense_layers,
-   kv_lora_rank, q_lora_rank, rope_head_dim, then the flags (no_flash_attention .. qk_norm) */
+   kv_lora_rank, q_lora_rank, rope_head_dim, then the flags (no_flash_attention .. qk_norm), route_nodes */
 static const pp__model_preset pp__model_presets[] = {
-    {"gpt3-175b", {96, 12288, 96, 2048, 0, 0, 0, 0, 50257, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}},
-    {"llama3-8b", {32, 4096, 32, 8192, 8, 0, 14336, 1, 128256, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}},
-    {"llama3-70b", {80, 8192, 64, 8192, 8, 0, 28672, 1, 128256, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}},
-    {"llama3-405b", {126, 16384, 128, 8192, 8, 0, 53248, 1, 128256, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}},
-    {"mixtral-8x7b", {32, 4096, 32, 4096, 8, 0, 14336, 1, 32000, 1, 1, 1, 8, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}},
-    {"deepseek-v3", {61, 7168, 128, 4096, 0, 128, 18432, 1, 129280, 1, 1, 1, 256, 8, 1, 2048, 3, 512, 1536, 64, 0, 0, 0, 0, 0, 0, 0}},
+    {"gpt3-175b", {96, 12288, 96, 2048, 0, 0, 0, 0, 50257, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}},
+    {"llama3-8b", {32, 4096, 32, 8192, 8, 0, 14336, 1, 128256, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}},
+    {"llama3-70b", {80, 8192, 64, 8192, 8, 0, 28672, 1, 128256, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}},
+    {"llama3-405b", {126, 16384, 128, 8192, 8, 0, 53248, 1, 128256, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}},
+    {"mixtral-8x7b", {32, 4096, 32, 4096, 8, 0, 14336, 1, 32000, 1, 1, 1, 8, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}},
+    {"deepseek-v3", {61, 7168, 128, 4096, 0, 128, 18432, 1, 129280, 1, 1, 1, 256, 8, 1, 2048, 3, 512, 1536, 64, 0, 0, 0, 0, 0, 0, 0, 4}},
 };
 
-typedef struct pp__gpu_preset { const char *name; double mem_gib, peak, hbm, tp_bw, net_bw, eff; } pp__gpu_preset;
+typedef struct pp__gpu_preset { const char *name; double mem_gib, peak, hbm, tp_bw, net_bw, eff, gemm_width; } pp__gpu_preset;
 
 /* eff: the achieved fraction of the dense peak, fitted by make calibrate
    (bench/calibrate.c) on published runs: A100 on Narayanan et al. 2021,
    H100 on Llama 3 405B; H800, H200 and B200 take H100's (not fitted) */
-#define PP__EFF_A100 0.62
-#define PP__EFF_H100 0.52
+#define PP__EFF_A100 0.7186
+#define PP__EFF_H100 0.5484
+#define PP__GEMM_WIDTH 377.0
 static const pp__gpu_preset pp__gpu_presets[] = {
     /* name       memory GiB  dense bf16   HBM B/s  NVLink B/s per direction  network B/s per GPU  efficiency */
-    {"a100-80g", 80, 312e12, 2.0e12, 300e9, 25e9, PP__EFF_A100},
-    {"h100-80g", 80, 989e12, 3.35e12, 450e9, 50e9, PP__EFF_H100},
-    {"h800", 80, 989e12, 3.35e12, 200e9, 50e9, PP__EFF_H100},
-    {"h200", 141, 989e12, 4.8e12, 450e9, 50e9, PP__EFF_H100},
-    {"b200", 180, 2250e12, 8.0e12, 900e9, 50e9, PP__EFF_H100},
+    {"a100-80g", 80, 312e12, 2.0e12, 300e9, 25e9, PP__EFF_A100, PP__GEMM_WIDTH},
+    {"h100-80g", 80, 989e12, 3.35e12, 450e9, 50e9, PP__EFF_H100, PP__GEMM_WIDTH},
+    {"h800", 80, 989e12, 3.35e12, 200e9, 50e9, PP__EFF_H100, PP__GEMM_WIDTH},
+    {"h200", 141, 989e12, 4.8e12, 450e9, 50e9, PP__EFF_H100, PP__GEMM_WIDTH},
+    {"b200", 180, 2250e12, 8.0e12, 900e9, 50e9, PP__EFF_H100, PP__GEMM_WIDTH},
 };
 
 #define PP__NMODEL_PRESETS ((int)(sizeof pp__model_presets / sizeof pp__model_presets[0]))
@@ -1042,6 +1051,7 @@ PP_PLAN_DEF pp_status pp_gpu_preset(const char *name, pp_gpu *out, char *err) {
             out->tp_bw = g->tp_bw;
             out->net_bw = g->net_bw;
             out->efficiency = g->eff;
+            out->gemm_width = g->gemm_width;
             return PP_OK;
         }
     pp__preset_list(known, sizeof known, pp_gpu_preset_name);
@@ -1074,7 +1084,7 @@ PP_PLAN_DEF pp_gpu pp_gpu_defaults(const pp_gpu *in) {
     if (!g.peak_flops) g.peak_flops = 312e12;
     if (!g.efficiency) g.efficiency = 190.0 / 312.0;
     if (!g.flops) g.flops = g.efficiency * g.peak_flops;
-    if (!g.fp8_speedup) g.fp8_speedup = 1.4;
+    if (!g.fp8_speedup) g.fp8_speedup = 1.42;
     if (!g.hbm_bw) g.hbm_bw = 2.0e12;
     if (!g.tp_bw) g.tp_bw = 300e9;
     if (!g.net_bw) g.net_bw = 25e9;
@@ -1126,7 +1136,8 @@ static pp_status pp__plan_resolve(const pp_plan_request *r, pp__preq *q, char *e
         !pp__plan_real_in(err, "gpu.peak_flops", g->peak_flops, 0, 1e18, "0 (= 312e12) or FLOP/s") ||
         !pp__plan_real_in(err, "gpu.flops", g->flops, 0, 1e18, "0 (= efficiency x peak) or FLOP/s") ||
         !pp__plan_real_in(err, "gpu.efficiency", g->efficiency, 0, 1, "0 (= 190/312) or a fraction of peak") ||
-        !pp__plan_real_in(err, "gpu.fp8_speedup", g->fp8_speedup, 0, 4, "0 (= 1.4) or a speed-up over 16-bit") ||
+        !pp__plan_real_in(err, "gpu.fp8_speedup", g->fp8_speedup, 0, 4, "0 (= 1.42) or a speed-up over 16-bit") ||
+        !pp__plan_real_in(err, "gpu.gemm_width", g->gemm_width, 0, 1e6, "0 (off) or a width") ||
         !pp__plan_real_in(err, "gpu.hbm_bw", g->hbm_bw, 0, 1e15, "0 (= 2e12) or bytes/s") ||
         !pp__plan_real_in(err, "gpu.tp_bw", g->tp_bw, 0, 1e15, "0 (= 300e9) or bytes/s") ||
         !pp__plan_real_in(err, "gpu.net_bw", g->net_bw, 0, 1e15, "0 (= 25e9) or bytes/s") ||
@@ -1278,6 +1289,7 @@ static pp__ltime pp__layer_time(const pp__preq *q, const pp__lay *y, int moe) {
     memset(&r, 0, sizeof r);
     /* FP8: the layer's matmuls at the FP8 rate, attention scores at 16 bits */
     tm = mm / (q->r->fp8 ? q->g.fp8_speedup * q->g.flops : q->g.flops) + attn / q->g.flops;
+    if (q->g.gemm_width > 0) tm *= (p->h / t + q->g.gemm_width) / (p->h / t); /* narrow matmuls */
     tf = tm > bytes / q->g.hbm_bw ? tm : bytes / q->g.hbm_bw;
     tf *= pp__tp_slow(&q->g, y->tp, T);
     /* 2 all-gather/reduce-scatter pairs; a TP group larger than a node runs over the network */
@@ -1291,9 +1303,15 @@ static pp__ltime pp__layer_time(const pp__preq *q, const pp__lay *y, int moe) {
         double scores = T * 2 * p->s * (p->q_w + p->o_w) / t / q->g.flops;
         if (kv > scores) r.cp = kv - scores;
     }
-    if (moe && y->ep > 1) /* all-to-all: each token to top_k experts and back */
-        r.ep = 2 * (T / (p->m.no_seq_parallel ? 1 : t)) * p->m.top_k * 2 * p->h * (y->ep - 1) / y->ep /
+    if (moe && y->ep > 1) { /* all-to-all: each token to top_k experts and back (PLANNING, pass times) */
+        double copies = p->m.top_k * (y->ep - 1.0) / y->ep, gpus = (double)y->ep * y->etp, nodes = gpus / q->node;
+        /* node-limited routing: across nodes once per target node, NVLink within */
+        if (p->m.route_nodes && nodes > 1 && p->m.route_nodes < p->m.top_k)
+            copies = p->m.route_nodes * (nodes - 1) / nodes;
+        /* dispatch in FP8 with req.fp8 (DeepSeek-V3 Sec. 3.3.2), combine in 16 bits */
+        r.ep = (T / (p->m.no_seq_parallel ? 1 : t)) * copies * p->h * ((q->r->fp8 ? 1 : 2) + 2) /
                pp__link(q, y->ep, y->etp);
+    }
     r.compute = tf;
     /* the attention core (QK^T, AV), which selective recomputation redoes */
     r.core = T * 2 * p->s * p->a * (p->q_w / p->a + p->hd) / t / q->g.flops * pp__tp_slow(&q->g, y->tp, T);

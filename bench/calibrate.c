@@ -43,6 +43,7 @@ typedef struct row {
     int gpus, global_batch, pp, tp, cp, ep, mbs;
     const char *schedule;
     int fp8, tp_overlap, dp_overlap; /* how the run was made (see its source) */
+    int recompute;                 /* pp_recompute */
     int kind;
     double published;
     int fit;                       /* 1: a fit row */
@@ -56,32 +57,33 @@ typedef struct row {
    MegaScale (Jiang et al. 2024, Sec. 6.1). */
 static const row rows[] = {
     {"GPT 39.1B, 512 A100", "Narayanan 2021 T1", NULL, 48, 8192, 64, 2048, "a100-80g", 512, 1536, 2, 8, 1, 1, 0,
-     "1f1b-r", 0, 0, 0, EQ3, 138, 0, 0},
+     "interleaved-1f1b", 0, 0, 0, PP_RECOMPUTE_FULL, EQ3, 138, 1, 0},
     {"GPT 145.6B, 1536 A100", "Narayanan 2021 T1", NULL, 80, 12288, 96, 2048, "a100-80g", 1536, 2304, 8, 8, 1, 1, 0,
-     "1f1b-r", 0, 0, 0, EQ3, 148, 1, 0},
+     "interleaved-1f1b", 0, 0, 0, PP_RECOMPUTE_FULL, EQ3, 148, 0, 0},
     {"GPT 310.1B, 1920 A100", "Narayanan 2021 T1", NULL, 96, 16384, 128, 2048, "a100-80g", 1920, 2160, 16, 8, 1, 1, 0,
-     "1f1b-r", 0, 0, 0, EQ3, 155, 0, 0},
+     "interleaved-1f1b", 0, 0, 0, PP_RECOMPUTE_FULL, EQ3, 155, 0, 0},
     {"GPT 529.6B, 2520 A100", "Narayanan 2021 T1", NULL, 105, 20480, 128, 2048, "a100-80g", 2520, 2520, 35, 8, 1, 1, 0,
-     "1f1b-r", 0, 0, 0, EQ3, 163, 0, 0},
+     "interleaved-1f1b", 0, 0, 0, PP_RECOMPUTE_FULL, EQ3, 163, 0, 0},
     {"GPT 1008B, 3072 A100", "Narayanan 2021 T1", NULL, 128, 25600, 160, 2048, "a100-80g", 3072, 3072, 64, 8, 1, 1, 0,
-     "1f1b-r", 0, 0, 0, EQ3, 163, 1, 0},
+     "interleaved-1f1b", 0, 0, 0, PP_RECOMPUTE_FULL, EQ3, 163, 1, 0},
     {"GPT-3 175B, 1024 A100", "Narayanan 2021 5.1", "gpt3-175b", 0, 0, 0, 0, "a100-80g", 1024, 1536, 8, 8, 1, 1, 0,
-     "1f1b-r", 0, 0, 0, EQ3, 140, 0, 0},
+     "interleaved-1f1b", 0, 0, 0, PP_RECOMPUTE_FULL, EQ3, 140, 0, 0},
     {"GPT-3 175B, 64 A100", "Korthikanti 2022 T5", "gpt3-175b", 0, 0, 0, 0, "a100-80g", 64, 64, 8, 8, 1, 1, 1,
-     "1f1b", 0, 0, 0, MFU, 0.514, 0, 0},
+     "interleaved-1f1b", 0, 0, 0, PP_RECOMPUTE_SELECTIVE, MFU, 0.514, 0, 0},
     {"Llama 3 405B, 8192 H100", "Llama 3 T4", "llama3-405b", 0, 0, 0, 0, "h100-80g", 8192, 2048, 16, 8, 1, 1, 1,
-     "interleaved-1f1b", 0, 1, 1, MFU, 0.43, 1, 1},
+     "interleaved-1f1b", 0, 1, 1, PP_RECOMPUTE_NONE, MFU, 0.43, 1, 1},
     {"Llama 3 405B, 16384 H100", "Llama 3 T4", "llama3-405b", 0, 0, 0, 0, "h100-80g", 16384, 2048, 16, 8, 1, 1, 1,
-     "interleaved-1f1b", 0, 1, 1, MFU, 0.41, 0, 1},
+     "interleaved-1f1b", 0, 1, 1, PP_RECOMPUTE_NONE, MFU, 0.41, 0, 1},
     {"DeepSeek-V3, 2048 H800", "DeepSeek-V3 Sec. 1", "deepseek-v3", 0, 0, 0, 0, "h800", 2048, 15360, 16, 1, 1, 64, 1,
-     "dualpipe", 1, 0, 1, TOK, 1e12 / (180000.0 * 3600.0), 1, 2},
+     "dualpipe", 1, 0, 1, PP_RECOMPUTE_NONE, TOK, 1e12 / (180000.0 * 3600.0), 1, 2},
     {"GPT-3 175B, 12288 A100", "MegaScale 2024", "gpt3-175b", 0, 0, 0, 0, "a100-80g", 12288, 6144, 8, 8, 1, 1, 1,
-     "interleaved-1f1b", 0, 1, 1, MFU, 0.552, 0, 0},
+     "interleaved-1f1b", 0, 1, 1, PP_RECOMPUTE_NONE, MFU, 0.552, 0, 0},
 };
 #define NROWS ((int)(sizeof rows / sizeof rows[0]))
 
-/* the constants being fitted, applied on top of the presets when set */
-static double g_const[3];
+/* the constants being fitted, applied on top of the presets when set:
+   A100 efficiency, H100 efficiency, FP8 speed-up, GEMM width */
+static double g_const[4];
 
 static int make_request(const row *w, pp_plan_request *r, char *err) {
     memset(r, 0, sizeof *r);
@@ -95,11 +97,13 @@ static int make_request(const row *w, pp_plan_request *r, char *err) {
     r->gpu.mem_bytes = 1e15; /* time, not memory */
     if (g_const[w->constant == 2 ? 1 : w->constant] > 0) r->gpu.efficiency = g_const[w->constant == 2 ? 1 : w->constant];
     if (g_const[2] > 0) r->gpu.fp8_speedup = g_const[2];
+    if (g_const[3] > 0) r->gpu.gemm_width = g_const[3];
     r->gpus = w->gpus; r->global_batch = w->global_batch;
     r->pp = w->pp; r->tp = w->tp; r->cp = w->cp; r->ep = w->ep; r->mbs = w->mbs;
     r->dp = w->gpus / (w->pp * w->tp * w->cp);
     r->schedule = w->schedule;
     r->fp8 = w->fp8;
+    r->recompute = w->recompute;
     r->no_tp_overlap = !w->tp_overlap;
     r->no_dp_overlap = !w->dp_overlap;
     r->keep_top = 1;
@@ -177,25 +181,51 @@ static double fit_err(int k, double x, pp_candidate *c, int cap) {
     return m ? s / m : 0;
 }
 
+/* log error of the i-th fit row of constant 0 (the A100 rows, in table order) */
+static double row_err(int i, pp_candidate *c, int cap) {
+    int j, m = 0;
+    for (j = 0; j < NROWS; j++) {
+        char what[200];
+        double o;
+        if (!rows[j].fit || rows[j].constant != 0 || m++ != i) continue;
+        o = ours(&rows[j], c, cap, what, sizeof what);
+        return o > 0 ? log(o / rows[j].published) : 0;
+    }
+    return 0;
+}
+
+static void fit_const(int k, double lo, double hi, pp_candidate *c, int cap) {
+    int it;
+    for (it = 0; it < 30; it++) {
+        double mid = 0.5 * (lo + hi);
+        if (fit_err(k, mid, c, cap) < 0) lo = mid; else hi = mid;
+    }
+    g_const[k] = 0.5 * (lo + hi);
+}
+
 int main(int argc, char **argv) {
     int cap = 200000, bad;
     pp_candidate *c = (pp_candidate *)malloc(sizeof *c * (size_t)cap);
     if (!c) return 1;
     if (argc > 1 && strcmp(argv[1], "fit") == 0) {
-        int k;
-        static const char *names[3] = {"A100 efficiency", "H100 efficiency", "FP8 speedup"};
-        static const double lo0[3] = {0.3, 0.3, 1.0}, hi0[3] = {1.0, 1.0, 2.0};
-        for (k = 0; k < 3; k++) { /* throughput rises with each constant: bisect to a mean log error of 0 */
-            double lo = lo0[k], hi = hi0[k];
-            int it;
-            for (it = 0; it < 30; it++) {
-                double mid = 0.5 * (lo + hi);
-                if (fit_err(k, mid, c, cap) < 0) lo = mid; else hi = mid;
-            }
-            g_const[k] = 0.5 * (lo + hi);
-            printf("%-16s %.4f\n", names[k], g_const[k]);
+        /* throughput rises with each constant but the width: bisect each to a
+           mean log error of 0 over its rows. The A100 rows fit two: the width
+           so that the narrowest and widest model err alike, the efficiency
+           inside it */
+        double lo = 0, hi = 4000, a, b;
+        int it, k;
+        for (it = 0; it < 25; it++) {
+            g_const[3] = 0.5 * (lo + hi);
+            fit_const(0, 0.3, 1.0, c, cap);
+            a = row_err(0, c, cap);
+            b = row_err(1, c, cap);
+            if (a > b) lo = g_const[3]; else hi = g_const[3]; /* the narrow model too fast: wider penalty */
         }
-        printf("\n");
+        fit_const(1, 0.3, 1.0, c, cap);
+        fit_const(2, 1.0, 3.0, c, cap);
+        printf("fitted: A100 efficiency %.4f, H100 efficiency %.4f, FP8 speed-up %.4f, GEMM width %.1f\n\n",
+               g_const[0], g_const[1], g_const[2], g_const[3]);
+        for (k = 0; k < 4; k++) (void)k;
     }
     bad = table(c, cap);
     free(c);
