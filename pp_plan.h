@@ -381,10 +381,11 @@ typedef struct pp_gpu {
     double efficiency; /* achieved fraction of peak_flops when flops = 0; 0 = 190/312 (the presets
                           carry the fitted ones: PRESETS, CALIBRATION) */
     double fp8_speedup; /* with req.fp8: the layers' matmuls run this many times faster than at
-                           flops; 0 = 1.42 (fitted, CALIBRATION) */
-    double gemm_width;  /* a layer's matmuls run at w / (w + gemm_width) of flops, w = hidden / tp
-                           (narrow matmuls fill the GPU less); 0 = off (the presets carry the
-                           fitted width, CALIBRATION) */
+                           flops; 0 = 1.59 (fitted, CALIBRATION) */
+    double gemm_width;  /* a layer's matmuls run at w / (w + gemm_width) of flops, w = their narrow
+                           side on one rank (attention: heads x head_dim / tp; MLP: ffn / tp;
+                           experts: expert_ffn / their tp): narrow matmuls fill the GPU less;
+                           0 = off (the presets carry the fitted width, CALIBRATION) */
     int node_gpus;     /* GPUs joined by tp_bw (one node); 0 = 8 */
     const char *name;  /* shown in outputs; NULL = "" */
 } pp_gpu;
@@ -989,9 +990,9 @@ typedef struct pp__gpu_preset { const char *name; double mem_gib, peak, hbm, tp_
 /* eff: the achieved fraction of the dense peak, fitted by make calibrate
    (bench/calibrate.c) on published runs: A100 on Narayanan et al. 2021,
    H100 on Llama 3 405B; H800, H200 and B200 take H100's (not fitted) */
-#define PP__EFF_A100 0.7186
-#define PP__EFF_H100 0.5484
-#define PP__GEMM_WIDTH 377.0
+#define PP__EFF_A100 0.7219
+#define PP__EFF_H100 0.5351
+#define PP__GEMM_WIDTH 798.8
 static const pp__gpu_preset pp__gpu_presets[] = {
     /* name       memory GiB  dense bf16   HBM B/s  NVLink B/s per direction  network B/s per GPU  efficiency */
     {"a100-80g", 80, 312e12, 2.0e12, 300e9, 25e9, PP__EFF_A100, PP__GEMM_WIDTH},
@@ -1084,7 +1085,7 @@ PP_PLAN_DEF pp_gpu pp_gpu_defaults(const pp_gpu *in) {
     if (!g.peak_flops) g.peak_flops = 312e12;
     if (!g.efficiency) g.efficiency = 190.0 / 312.0;
     if (!g.flops) g.flops = g.efficiency * g.peak_flops;
-    if (!g.fp8_speedup) g.fp8_speedup = 1.42;
+    if (!g.fp8_speedup) g.fp8_speedup = 1.59;
     if (!g.hbm_bw) g.hbm_bw = 2.0e12;
     if (!g.tp_bw) g.tp_bw = 300e9;
     if (!g.net_bw) g.net_bw = 25e9;
@@ -1136,7 +1137,7 @@ static pp_status pp__plan_resolve(const pp_plan_request *r, pp__preq *q, char *e
         !pp__plan_real_in(err, "gpu.peak_flops", g->peak_flops, 0, 1e18, "0 (= 312e12) or FLOP/s") ||
         !pp__plan_real_in(err, "gpu.flops", g->flops, 0, 1e18, "0 (= efficiency x peak) or FLOP/s") ||
         !pp__plan_real_in(err, "gpu.efficiency", g->efficiency, 0, 1, "0 (= 190/312) or a fraction of peak") ||
-        !pp__plan_real_in(err, "gpu.fp8_speedup", g->fp8_speedup, 0, 4, "0 (= 1.42) or a speed-up over 16-bit") ||
+        !pp__plan_real_in(err, "gpu.fp8_speedup", g->fp8_speedup, 0, 4, "0 (= 1.59) or a speed-up over 16-bit") ||
         !pp__plan_real_in(err, "gpu.gemm_width", g->gemm_width, 0, 1e6, "0 (off) or a width") ||
         !pp__plan_real_in(err, "gpu.hbm_bw", g->hbm_bw, 0, 1e15, "0 (= 2e12) or bytes/s") ||
         !pp__plan_real_in(err, "gpu.tp_bw", g->tp_bw, 0, 1e15, "0 (= 300e9) or bytes/s") ||
@@ -1287,9 +1288,13 @@ static pp__ltime pp__layer_time(const pp__preq *q, const pp__lay *y, int moe) {
     double bytes = 2 * w + pp__act_bytes(p, moe, T, y->tp, 0), tf, tm;
     pp__ltime r;
     memset(&r, 0, sizeof r);
+    if (q->g.gemm_width > 0) { /* narrow matmuls fill the GPU less: each group at w / (w + gemm_width) */
+        double wa = p->o_w / t, wm = moe ? p->m.expert_ffn / (double)y->etp : p->m.ffn / t, gw = q->g.gemm_width;
+        double fa = T * 2 * (p->attn_mm + (moe ? p->router : 0)) / t, fm = mm - fa;
+        mm = fa * (wa + gw) / wa + fm * (wm + gw) / wm;
+    }
     /* FP8: the layer's matmuls at the FP8 rate, attention scores at 16 bits */
     tm = mm / (q->r->fp8 ? q->g.fp8_speedup * q->g.flops : q->g.flops) + attn / q->g.flops;
-    if (q->g.gemm_width > 0) tm *= (p->h / t + q->g.gemm_width) / (p->h / t); /* narrow matmuls */
     tf = tm > bytes / q->g.hbm_bw ? tm : bytes / q->g.hbm_bw;
     tf *= pp__tp_slow(&q->g, y->tp, T);
     /* 2 all-gather/reduce-scatter pairs; a TP group larger than a node runs over the network */
@@ -1755,6 +1760,14 @@ static void pp__plan_one(const pp__preq *q, pp__pws *w, const pp__lay *y, int id
             cfg.fb_overlap = 1;
             cfg.fb_comm = w->fbc;
             cfg.fb_share = PP__FB_SHARE;
+            /* pairs are the steady state: a 2pp build has few of them, so it
+               is built to 8pp microbatches (even, as dualpipe needs) before
+               the extrapolation */
+            if (n > nb) {
+                nb = n < 8 * pp ? n : 8 * pp;
+                nb -= nb % 2;
+                cfg.microbatches = nb;
+            }
         }
     }
     /* work bound (PLANNING, pruning): device k runs nb x p_k of passes (its
