@@ -1989,6 +1989,10 @@ static int pp__plan_nv(const pp__preq *q, int id, int pp, int *vs) {
     for (k = 0; k < (int)(sizeof pp__plan_vs / sizeof pp__plan_vs[0]); k++)
         if (k == 0 || ((double)pp * pp__plan_vs[k] <= items && pp * pp__plan_vs[k] <= PP__PLAN_V_STAGES))
             vs[nv++] = pp__plan_vs[k];
+    /* and every other v giving each stage the same number of layers (pp x v
+       dividing them: NeMo's v = 5 for Llama 3 70B at pp 4), pp >= 2 */
+    for (k = 5; pp >= 2 && k <= 64 && pp * k <= PP__PLAN_V_STAGES && pp * k <= items; k++)
+        if (k != 6 && k != 8 && q->p.m.layers % (pp * k) == 0) vs[nv++] = k;
     return nv;
 }
 
@@ -2019,7 +2023,7 @@ PP_PLAN_DEF pp_status pp_plan(const pp_plan_request *r, pp_candidate *out, int c
     pp__lay y;
     pp_status st;
     int id, total = 0, items, nsched = 0, rep = -1, pass, npairs = 0, k, ktop, ntop = 0, want = -1, nall = pp_sched_count();
-    int mbs_lo, mbs_hi, vs[8];
+    int mbs_lo, mbs_hi, vs[72];
     double *top = NULL;
     pp__plan_pair *pairs = NULL;
     pp__plan_inc *inc = NULL;

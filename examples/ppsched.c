@@ -1028,7 +1028,7 @@ static const plan_opt plan_opts[] = {
     {"--times", PO_SPECIAL, 0, 0, "F,B,W[,COMM] measured seconds of one microbatch through one device's share"},
     {"--top", PO_SPECIAL, 0, 0, "K        rows in the table; pruning keeps the top K exact (default 10)"},
     {"--no-prune", PO_FLAG, PO(no_prune), 0, "         build every candidate"},
-    {"--format", PO_SPECIAL, 0, 0, "FMT      table (default) or json (every candidate)"},
+    {"--format", PO_SPECIAL, 0, 0, "FMT      table (default) or json (the first K of the ranking, --top)"},
 };
 #undef PO
 #define PLAN_NOPTS ((int)(sizeof plan_opts / sizeof plan_opts[0]))
@@ -1043,9 +1043,10 @@ static void plan_usage(FILE *f) {
     fprintf(f, "\ngpus:  ");
     for (i = 0; pp_gpu_preset_name(i); i++) fprintf(f, " %s", pp_gpu_preset_name(i));
     fprintf(f, "\n\nPrints the top K candidates, then why each schedule's best lost; --format json prints\n"
-               "every candidate considered, fitting or not. A candidate whose work bound is already\n"
-               "slower than its schedule's best layout so far and than the K-th best so far is not\n"
-               "built (\"pruned\": true); the top K and each schedule's best are exact.\n"
+               "the first K of the ranking (--top 1000000: every candidate, fitting or not). A candidate\n"
+               "whose work bound is already slower than its schedule's best layout so far and than the\n"
+               "K-th best so far is not built (\"pruned\": true, \"fits\": null: not known); the top K\n"
+               "and each schedule's best are exact.\n"
                "exit status: 0 ok, 1 nothing fits (stderr names the nearest fix) or a failed run,\n"
                "2 arguments to change\n");
 }
@@ -1226,13 +1227,13 @@ static int plan_main(int argc, char **argv) {
                g.net_bw, g.node_gpus);
         printf(" \"recipe\": \"%s\", \"recompute\": \"%s\", \"train_tokens\": %.6g,\n \"candidates\": [",
                pp_recipe_name(r.recipe), pp_recompute_name(r.recompute), train_tokens);
-        for (i = 0; i < count; i++) {
+        for (i = 0; i < count && i < top; i++) { /* the first --top of the ranking */
             printf("%s\n  {\"schedule\": ", i ? "," : "");
             json_string(c[i].schedule);
             printf(", \"pp\": %d, \"tp\": %d, \"cp\": %d, \"ep\": %d, \"dp\": %d, \"v\": %d, \"mbs\": %d, \"microbatches\": %d, "
                    "\"fits\": %s, \"peak_bytes\": %.0f, \"step_time\": %.6g, \"mfu\": %.4f, \"bound\": %.6g, \"pruned\": %s, ",
                    c[i].pp, c[i].tp, c[i].cp, c[i].ep, c[i].dp, c[i].v, c[i].mbs, c[i].microbatches,
-                   c[i].fits ? "true" : "false", c[i].peak_bytes, c[i].step_time, c[i].mfu, c[i].bound,
+                   c[i].pruned ? "null" : c[i].fits ? "true" : "false", c[i].peak_bytes, c[i].step_time, c[i].mfu, c[i].bound,
                    c[i].pruned ? "true" : "false");
             printf("\"span\": [%s%s%s%s%s], \"tokens_per_gpu\": %.6g, \"tflops_per_gpu\": %.6g, ",
                    c[i].span & PP_SPAN_TP ? "\"tp\"" : "", (c[i].span & PP_SPAN_TP) && (c[i].span & ~PP_SPAN_TP) ? ", " : "",
