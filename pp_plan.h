@@ -1419,7 +1419,7 @@ static double pp__plan_ratio(const pp_times *a, const pp_times *b, int S) {
 }
 
 /* splits of the current items, by stage count (v values + 1 + dualpipe's) */
-#define PP__PLAN_SPLITS 8
+#define PP__PLAN_SPLITS 24
 
 /* each schedule's best step time so far (branch and bound) */
 typedef struct pp__plan_inc { double step; char lay[64]; } pp__plan_inc;
@@ -1438,6 +1438,7 @@ typedef struct pp__pws {
     double comm;         /* pipeline send time of the current items */
     int nsplit, split_S[PP__PLAN_SPLITS];
     int *split;          /* [PP__PLAN_SPLITS][L + 2] */
+    double *split_cost;  /* [L + 2]: the costs the kept splits were made for */
     pp__plan_cache cache[PP__PLAN_CACHE];
     int ncache;
 } pp__pws;
@@ -2128,9 +2129,10 @@ PP_PLAN_DEF pp_status pp_plan(const pp_plan_request *r, pp_candidate *out, int c
     w.dev_static = (double *)pp__plan_malloc(&w.al, sizeof(double) * (size_t)(5 * items));
     w.sact = (double *)pp__plan_malloc(&w.al, sizeof(double) * (size_t)(14 * items));
     w.split = (int *)pp__plan_malloc(&w.al, sizeof(int) * (size_t)PP__PLAN_SPLITS * (size_t)items);
+    w.split_cost = (double *)pp__plan_malloc(&w.al, sizeof(double) * (size_t)items);
     inc = (pp__plan_inc *)pp__plan_malloc(&w.al, sizeof(pp__plan_inc) * (size_t)nall);
     top = (double *)pp__plan_malloc(&w.al, sizeof(double) * (size_t)ktop);
-    if (!w.it || !w.cost || !w.stt || !w.dev_static || !w.sact || !w.split || !inc || !top) {
+    if (!w.it || !w.cost || !w.stt || !w.dev_static || !w.sact || !w.split || !w.split_cost || !inc || !top) {
         st = PP_ERR_OUT_OF_MEMORY;
         pp__plan_err(err, "pp_plan: out of memory");
         goto done;
@@ -2160,6 +2162,7 @@ PP_PLAN_DEF pp_status pp_plan(const pp_plan_request *r, pp_candidate *out, int c
             /* the cache's key holds (pp, tp, cp): no other triple can hit an
                entry of this one, so it is emptied here and never fills up */
             pp__plan_cache_clear(&w);
+            w.nsplit = 0; /* splits are kept within a triple only: the same ones whatever the triples' order */
             for (ep = 1; ep <= (q.p.m.experts > 0 ? q.p.m.experts : 1); ep++) {
                 if (!pp__plan_ep_ok(&q, ep, y.tp, y.dp, y.cp)) continue;
                 y.ep = ep;
@@ -2169,7 +2172,18 @@ PP_PLAN_DEF pp_status pp_plan(const pp_plan_request *r, pp_candidate *out, int c
                     if (!pp__plan_mbs_ok(&q, y.mbs, y.dp)) continue;
                     pp__plan_items(&q, &y, w.it, &w.comm);
                     for (i = 0; i < items; i++) w.cost[i] = w.it[i].f;
-                    w.nsplit = 0;
+                    /* a min-max split does not change when every cost is scaled
+                       by one factor (another mbs of a model of equal layers):
+                       the splits are kept */
+                    if (w.nsplit > 0) {
+                        double x = w.cost[0] / w.split_cost[0];
+                        for (i = 0; i < items; i++) {
+                            double d = w.cost[i] - x * w.split_cost[i];
+                            if ((d < 0 ? -d : d) > 1e-12 * w.cost[i]) break;
+                        }
+                        if (i < items || !(x > 0)) w.nsplit = 0;
+                    }
+                    if (w.nsplit == 0) memcpy(w.split_cost, w.cost, sizeof(double) * (size_t)items);
                     if (pass == 2) {
                         pp_candidate c;
                         pp__plan_one(&q, &w, &y, rep, pp_sched_info_at(rep)->chunks, &c, NULL, 0, 1);
@@ -2226,6 +2240,7 @@ done:
     pp__plan_free(&w.al, w.dev_static);
     pp__plan_free(&w.al, w.sact);
     pp__plan_free(&w.al, w.split);
+    pp__plan_free(&w.al, w.split_cost);
     return st;
 }
 
