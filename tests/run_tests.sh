@@ -41,7 +41,7 @@ step "test_auto: v-auto, zb-auto, lower bounds, bubble growth" \
     sh -c "$CC $CFLAGS '$here/test_auto.c' -o '$out/test_auto' -lm && '$out/test_auto'"
 
 # Planning: exact partitions against brute force, bytes, the paper's 98.5B findings.
-step "test_plan: partitions, model formulas and presets vs published counts, bad requests, dualpipe, allocator, published setups, 98.5B plans" \
+step "test_plan: partitions, model formulas and presets vs published counts, bad requests, dualpipe, allocator, memory vs Megatron's formula, recipes, recompute, spans, published setups, 98.5B plans" \
     sh -c "$CC $CFLAGS '$here/test_plan.c' -o '$out/test_plan' -lm && '$out/test_plan'"
 
 # Test programs that print their own groups: build, then run.
