@@ -12,7 +12,7 @@ LDLIBS   = -lm
 # even to a script that ignores CFLAGS_EXTRA) and CFLAGS_EXTRA.
 ASAN_FLAGS = -fsanitize=address,undefined -fno-omit-frame-pointer
 
-.PHONY: all test test-nccl bench bench-scale bench-plan asan fuzz fuzz-plan golden hash hash-big optimal paper clean
+.PHONY: all test test-nccl bench bench-scale bench-plan calibrate asan fuzz fuzz-plan golden hash hash-big optimal paper clean
 
 all: ppsched train_cpu
 
@@ -52,6 +52,14 @@ bench-scale: bench/bench
 # the planner's timings only (the last part of make bench)
 bench-plan: bench/bench
 	./bench/bench plan
+
+# the planner's step time against published training runs (bench/calibrate.c;
+# `bench/calibrate fit` fits the presets' efficiency constants again)
+calibrate: bench/calibrate
+	./bench/calibrate
+
+bench/calibrate: bench/calibrate.c pp_sched.h pp_plan.h
+	$(CC) $(CFLAGS) -o $@ bench/calibrate.c $(LDLIBS)
 
 bench/bench: bench/bench.c pp_sched.h pp_plan.h
 	$(CC) $(CFLAGS) -o $@ bench/bench.c $(LDLIBS)

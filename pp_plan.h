@@ -396,6 +396,9 @@ typedef struct pp_model {
     int fp8_moe_act;                /* 1: experts' inputs and inner activations kept in FP8 (1 byte) */
     int qkv_bias;                   /* 1: Q, K, V biases with rmsnorm (Qwen2) */
     int qk_norm;                    /* 1: RMSNorm of each query and key head (Qwen3): 2 head_dim parameters */
+    int route_nodes;                /* MoE: a token's routed experts span at most this many nodes, and its
+                                       all-to-all crosses the network once per node (DeepSeek-V3's
+                                       node-limited routing, report Sec. 2.1.2, 3.2.2: 4); 0 = no limit */
 } pp_model;
 
 /* What a model is, from pp_model_stats. */
@@ -421,7 +424,13 @@ typedef struct pp_gpu {
                            times slower (narrower matmuls); 0 = 0.037 (see PLANNING,
                            pass times); < 0 = none */
     double peak_flops; /* dense 16-bit peak, FLOP/s, the MFU's denominator; 0 = 312e12 (A100) */
-    double efficiency; /* achieved fraction of peak_flops when flops = 0; 0 = 190/312 */
+    double efficiency; /* achieved fraction of peak_flops when flops = 0; 0 = 190/312 (the presets
+                          carry the fitted ones: PRESETS, CALIBRATION) */
+    double fp8_speedup; /* with req.fp8: the layers' matmuls run this many times faster than at
+                           flops; 0 = 1.42 (fitted, CALIBRATION) */
+    double gemm_width;  /* a layer's matmuls run at w / (w + gemm_width) of flops, w = hidden / tp
+                           (narrow matmuls fill the GPU less); 0 = off (the presets carry the
+                           fitted width, CALIBRATION) */
     int node_gpus;     /* GPUs joined by tp_bw (one node); 0 = 8 */
     const char *name;  /* shown in outputs; NULL = "" */
 } pp_gpu;
@@ -459,6 +468,12 @@ typedef struct pp_plan_request {
     const pp_times *times; /* optional measured per-device-share times (F, B, W,
                               comm) for one microbatch of mbs; replaces the roofline */
     int no_prune;      /* 1: build every candidate (no work-bound pruning; PLANNING, pruning) */
+    int fp8;           /* 1: the layers' matmuls at the FP8 rate (gpu.fp8_speedup x flops); attention
+                          scores, embedding and LM head stay 16-bit (DeepSeek-V3 report, Sec. 3.3) */
+    int no_tp_overlap; /* 1: TP communication in sequence with the matmuls (PLANNING, overlaps) */
+    int no_dp_overlap; /* 1: the data-parallel gradient reduce-scatter and parameter all-gather after
+                          the pipeline, not under its first forward and last backward */
+    int no_fb_overlap; /* 1: dualpipe runs each F&B pair in sequence (no all-to-all hidden) */
     int keep_top;      /* pruning keeps the first keep_top of the ranking exact; 0 = 10 */
     int recipe;        /* pp_recipe; 0 = PP_RECIPE_MEGATRON */
     int recompute;     /* pp_recompute; 0 = none */
@@ -839,7 +854,9 @@ static pp_status pp__model_resolve(const pp_model *in, pp__pmodel *p, char *err)
         !pp__plan_int_in(err, "model.q_lora_rank", m.q_lora_rank, 0, m.kv_lora_rank > 0 ? 1 << 16 : 0,
                          "0, or a width with kv_lora_rank > 0") ||
         !pp__plan_int_in(err, "model.rope_head_dim", m.rope_head_dim, 0, m.kv_lora_rank > 0 ? 4096 : 0,
-                         "0 (= 64), or a width with kv_lora_rank > 0"))
+                         "0 (= 64), or a width with kv_lora_rank > 0") ||
+        !pp__plan_int_in(err, "model.route_nodes", m.route_nodes, 0, m.experts > 0 ? 65536 : 0,
+                         "0 (no limit), or nodes per token with experts > 0"))
         return PP_ERR_INVALID_ARG;
     if ((m.gated | m.untied | m.rope | m.rmsnorm | m.no_flash_attention | m.no_seq_parallel |
          m.no_distributed_optimizer | m.recompute_norm_up | m.fp8_moe_act | m.qkv_bias | m.qk_norm) & ~1) {
@@ -1003,24 +1020,31 @@ typedef struct pp__model_preset { const char *name; pp_model m; } pp__model_pres
 
 /* layers, hidden, heads, seq, kv_heads, head_dim, ffn, gated, vocab, untied,
    rope, rmsnorm, experts, top_k, shared, expert_ffn, dense_layers,
-   kv_lora_rank, q_lora_rank, rope_head_dim, then the flags (no_flash_attention .. qk_norm) */
+   kv_lora_rank, q_lora_rank, rope_head_dim, then the flags (no_flash_attention .. qk_norm), route_nodes */
 static const pp__model_preset pp__model_presets[] = {
-    {"gpt3-175b", {96, 12288, 96, 2048, 0, 0, 0, 0, 50257, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}},
-    {"llama3-8b", {32, 4096, 32, 8192, 8, 0, 14336, 1, 128256, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}},
-    {"llama3-70b", {80, 8192, 64, 8192, 8, 0, 28672, 1, 128256, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}},
-    {"llama3-405b", {126, 16384, 128, 8192, 8, 0, 53248, 1, 128256, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}},
-    {"mixtral-8x7b", {32, 4096, 32, 4096, 8, 0, 14336, 1, 32000, 1, 1, 1, 8, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}},
-    {"deepseek-v3", {61, 7168, 128, 4096, 0, 128, 18432, 1, 129280, 1, 1, 1, 256, 8, 1, 2048, 3, 512, 1536, 64, 0, 0, 0, 0, 0, 0, 0}},
+    {"gpt3-175b", {96, 12288, 96, 2048, 0, 0, 0, 0, 50257, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}},
+    {"llama3-8b", {32, 4096, 32, 8192, 8, 0, 14336, 1, 128256, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}},
+    {"llama3-70b", {80, 8192, 64, 8192, 8, 0, 28672, 1, 128256, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}},
+    {"llama3-405b", {126, 16384, 128, 8192, 8, 0, 53248, 1, 128256, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}},
+    {"mixtral-8x7b", {32, 4096, 32, 4096, 8, 0, 14336, 1, 32000, 1, 1, 1, 8, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}},
+    {"deepseek-v3", {61, 7168, 128, 4096, 0, 128, 18432, 1, 129280, 1, 1, 1, 256, 8, 1, 2048, 3, 512, 1536, 64, 0, 0, 0, 0, 0, 0, 0, 4}},
 };
 
-typedef struct pp__gpu_preset { const char *name; double mem_gib, peak, hbm, tp_bw, net_bw; } pp__gpu_preset;
+typedef struct pp__gpu_preset { const char *name; double mem_gib, peak, hbm, tp_bw, net_bw, eff, gemm_width; } pp__gpu_preset;
 
+/* eff: the achieved fraction of the dense peak, fitted by make calibrate
+   (bench/calibrate.c) on published runs: A100 on Narayanan et al. 2021,
+   H100 on Llama 3 405B; H800, H200 and B200 take H100's (not fitted) */
+#define PP__EFF_A100 0.7186
+#define PP__EFF_H100 0.5484
+#define PP__GEMM_WIDTH 377.0
 static const pp__gpu_preset pp__gpu_presets[] = {
-    /* name       memory GiB  dense bf16   HBM B/s  NVLink B/s per direction  network B/s per GPU */
-    {"a100-80g", 80, 312e12, 2.0e12, 300e9, 25e9},
-    {"h100-80g", 80, 989e12, 3.35e12, 450e9, 50e9},
-    {"h200", 141, 989e12, 4.8e12, 450e9, 50e9},
-    {"b200", 180, 2250e12, 8.0e12, 900e9, 50e9},
+    /* name       memory GiB  dense bf16   HBM B/s  NVLink B/s per direction  network B/s per GPU  efficiency */
+    {"a100-80g", 80, 312e12, 2.0e12, 300e9, 25e9, PP__EFF_A100, PP__GEMM_WIDTH},
+    {"h100-80g", 80, 989e12, 3.35e12, 450e9, 50e9, PP__EFF_H100, PP__GEMM_WIDTH},
+    {"h800", 80, 989e12, 3.35e12, 200e9, 50e9, PP__EFF_H100, PP__GEMM_WIDTH},
+    {"h200", 141, 989e12, 4.8e12, 450e9, 50e9, PP__EFF_H100, PP__GEMM_WIDTH},
+    {"b200", 180, 2250e12, 8.0e12, 900e9, 50e9, PP__EFF_H100, PP__GEMM_WIDTH},
 };
 
 #define PP__NMODEL_PRESETS ((int)(sizeof pp__model_presets / sizeof pp__model_presets[0]))
@@ -1072,6 +1096,8 @@ PP_PLAN_DEF pp_status pp_gpu_preset(const char *name, pp_gpu *out, char *err) {
             out->hbm_bw = g->hbm;
             out->tp_bw = g->tp_bw;
             out->net_bw = g->net_bw;
+            out->efficiency = g->eff;
+            out->gemm_width = g->gemm_width;
             return PP_OK;
         }
     pp__preset_list(known, sizeof known, pp_gpu_preset_name);
@@ -1104,6 +1130,7 @@ PP_PLAN_DEF pp_gpu pp_gpu_defaults(const pp_gpu *in) {
     if (!g.peak_flops) g.peak_flops = 312e12;
     if (!g.efficiency) g.efficiency = 190.0 / 312.0;
     if (!g.flops) g.flops = g.efficiency * g.peak_flops;
+    if (!g.fp8_speedup) g.fp8_speedup = 1.42;
     if (!g.hbm_bw) g.hbm_bw = 2.0e12;
     if (!g.tp_bw) g.tp_bw = 300e9;
     if (!g.net_bw) g.net_bw = 25e9;
@@ -1145,12 +1172,18 @@ static pp_status pp__plan_resolve(const pp_plan_request *r, pp__preq *q, char *e
         !pp__plan_int_in(err, "v", r->v, 0, 64, "0 (enumerate) or stages per device") ||
         !pp__plan_int_in(err, "keep_top", r->keep_top, 0, 1000000, "0 (= 10) or a count") ||
         !pp__plan_int_in(err, "no_prune", r->no_prune, 0, 1, "0 or 1") ||
+        !pp__plan_int_in(err, "fp8", r->fp8, 0, 1, "0 or 1") ||
+        !pp__plan_int_in(err, "no_tp_overlap", r->no_tp_overlap, 0, 1, "0 or 1") ||
+        !pp__plan_int_in(err, "no_dp_overlap", r->no_dp_overlap, 0, 1, "0 or 1") ||
+        !pp__plan_int_in(err, "no_fb_overlap", r->no_fb_overlap, 0, 1, "0 or 1") ||
         !pp__plan_int_in(err, "gpu.node_gpus", g->node_gpus, 0, 1 << 16, "0 (= 8) or GPUs per node"))
         return PP_ERR_INVALID_ARG;
     if (!pp__plan_real_in(err, "gpu.mem_bytes", g->mem_bytes, 0, 1125899906842624.0, "0 (= 80 GiB) or bytes up to 1 PiB") ||
         !pp__plan_real_in(err, "gpu.peak_flops", g->peak_flops, 0, 1e18, "0 (= 312e12) or FLOP/s") ||
         !pp__plan_real_in(err, "gpu.flops", g->flops, 0, 1e18, "0 (= efficiency x peak) or FLOP/s") ||
         !pp__plan_real_in(err, "gpu.efficiency", g->efficiency, 0, 1, "0 (= 190/312) or a fraction of peak") ||
+        !pp__plan_real_in(err, "gpu.fp8_speedup", g->fp8_speedup, 0, 4, "0 (= 1.42) or a speed-up over 16-bit") ||
+        !pp__plan_real_in(err, "gpu.gemm_width", g->gemm_width, 0, 1e6, "0 (off) or a width") ||
         !pp__plan_real_in(err, "gpu.hbm_bw", g->hbm_bw, 0, 1e15, "0 (= 2e12) or bytes/s") ||
         !pp__plan_real_in(err, "gpu.tp_bw", g->tp_bw, 0, 1e15, "0 (= 300e9) or bytes/s") ||
         !pp__plan_real_in(err, "gpu.net_bw", g->net_bw, 0, 1e15, "0 (= 25e9) or bytes/s") ||
@@ -1250,8 +1283,11 @@ typedef struct pp__item {
     int head;             /* 1: the LM head (its activations are the logits) */
 } pp__item;
 
-/* one layout's ranks: tensor, context, expert parallel, microbatch size */
-typedef struct pp__lay { int pp, tp, cp, ep, dp, mbs; } pp__lay;
+/* one layout's ranks: tensor, context, expert parallel, microbatch size;
+   etp: the experts' tensor-parallel ranks, tp where EP groups are carved
+   from dp x cp, 1 where they fold TP ranks in (Megatron-Core's MoE
+   parallel folding: expert layers use EP x expert-DP over TP x CP x DP) */
+typedef struct pp__lay { int pp, tp, cp, ep, dp, mbs, etp; } pp__lay;
 
 /* compute slowdown of a TP-sharded layer on `tokens` rows (PLANNING, pass times) */
 static double pp__tp_slow(const pp_gpu *g, int tp, double tokens) {
@@ -1271,7 +1307,7 @@ static int pp__span(const pp__preq *q, const pp__lay *y) {
     int s = 0;
     if (y->tp > q->node) s |= PP_SPAN_TP;
     if (y->cp > 1 && (double)y->cp * y->tp > q->node) s |= PP_SPAN_CP;
-    if (y->ep > 1 && (double)y->ep * y->tp > q->node) s |= PP_SPAN_EP;
+    if (y->ep > 1 && (double)y->ep * y->etp > q->node) s |= PP_SPAN_EP;
     return s;
 }
 
@@ -1292,23 +1328,36 @@ typedef struct pp__ltime { double compute, tp, cp, ep, core; } pp__ltime;
 static pp__ltime pp__layer_time(const pp__preq *q, const pp__lay *y, int moe) {
     const pp__pmodel *p = &q->p;
     double t = y->tp, T = (double)y->mbs * p->s / y->cp; /* tokens on this rank */
-    double flops = T * pp__layer_flops(p, moe) / t;
-    double w = (pp__layer_shared_params(p, moe) + pp__layer_expert_params(p, moe) / y->ep) / t;
-    double bytes = 2 * w + pp__act_bytes(p, moe, T, y->tp, 0), tf;
+    double attn = T * 2 * p->s * p->a * (p->q_w / p->a + p->hd) / t, mm = T * pp__layer_flops(p, moe) / t - attn;
+    double w = pp__layer_shared_params(p, moe) / t + pp__layer_expert_params(p, moe) / ((double)y->ep * y->etp);
+    double bytes = 2 * w + pp__act_bytes(p, moe, T, y->tp, 0), tf, tm;
     pp__ltime r;
     memset(&r, 0, sizeof r);
-    tf = flops / q->g.flops > bytes / q->g.hbm_bw ? flops / q->g.flops : bytes / q->g.hbm_bw;
+    /* FP8: the layer's matmuls at the FP8 rate, attention scores at 16 bits */
+    tm = mm / (q->r->fp8 ? q->g.fp8_speedup * q->g.flops : q->g.flops) + attn / q->g.flops;
+    if (q->g.gemm_width > 0) tm *= (p->h / t + q->g.gemm_width) / (p->h / t); /* narrow matmuls */
+    tf = tm > bytes / q->g.hbm_bw ? tm : bytes / q->g.hbm_bw;
     tf *= pp__tp_slow(&q->g, y->tp, T);
     /* 2 all-gather/reduce-scatter pairs; a TP group larger than a node runs over the network */
     if (y->tp > 1) r.tp = 2 * 2 * (t - 1) / t * 2 * T * p->h / pp__link(q, 1, y->tp);
+    /* TP overlap (Megatron's --tp-comm-overlap, Transformer Engine's
+       userbuffers): the all-gathers and reduce-scatters run in chunks beside
+       the matmuls that use them; only what outlasts the compute shows */
+    if (!q->r->no_tp_overlap) r.tp = r.tp > tf ? r.tp - tf : 0;
     if (y->cp > 1) { /* ring attention: K and V go round the cp ranks, overlapped with the scores */
         double kv = (y->cp - 1) * T * 2 * (p->k_w + p->v_w) / t / pp__link(q, y->cp, y->tp);
         double scores = T * 2 * p->s * (p->q_w + p->o_w) / t / q->g.flops;
         if (kv > scores) r.cp = kv - scores;
     }
-    if (moe && y->ep > 1) /* all-to-all: each token to top_k experts and back */
-        r.ep = 2 * (T / (p->m.no_seq_parallel ? 1 : t)) * p->m.top_k * 2 * p->h * (y->ep - 1) / y->ep /
-               pp__link(q, y->ep, y->tp);
+    if (moe && y->ep > 1) { /* all-to-all: each token to top_k experts and back (PLANNING, pass times) */
+        double copies = p->m.top_k * (y->ep - 1.0) / y->ep, gpus = (double)y->ep * y->etp, nodes = gpus / q->node;
+        /* node-limited routing: across nodes once per target node, NVLink within */
+        if (p->m.route_nodes && nodes > 1 && p->m.route_nodes < p->m.top_k)
+            copies = p->m.route_nodes * (nodes - 1) / nodes;
+        /* dispatch in FP8 with req.fp8 (DeepSeek-V3 Sec. 3.3.2), combine in 16 bits */
+        r.ep = (T / (p->m.no_seq_parallel ? 1 : t)) * copies * p->h * ((q->r->fp8 ? 1 : 2) + 2) /
+               pp__link(q, y->ep, y->etp);
+    }
     r.compute = tf;
     /* the attention core (QK^T, AV), which selective recomputation redoes */
     r.core = T * 2 * p->s * p->a * (p->q_w / p->a + p->hd) / t / q->g.flops * pp__tp_slow(&q->g, y->tp, T);
@@ -1342,7 +1391,7 @@ static void pp__plan_items(const pp__preq *q, const pp__lay *y, pp__item *it, do
         it[i].rc = q->r->recompute == PP_RECOMPUTE_FULL ? it[i].f
                  : q->r->recompute == PP_RECOMPUTE_SELECTIVE && p->m.no_flash_attention ? x->core : 0;
         it[i].params = pp__layer_shared_params(p, moe) / t;
-        it[i].eparams = pp__layer_expert_params(p, moe) / y->ep / t;
+        it[i].eparams = pp__layer_expert_params(p, moe) / ((double)y->ep * y->etp);
         it[i].act = pp__act_kept(q, moe, T, y->tp, 0);
         it[i].act_in = pp__act_bytes(p, moe, T, y->tp, 1);
         it[i].peak_act = pp__act_bytes(p, moe, T, y->tp, 0);
@@ -1422,6 +1471,7 @@ typedef struct pp__pws {
     pp__item *it;        /* [L + 2] of the current (tp, cp, ep, mbs) */
     double *cost;        /* [L + 2] */
     pp_times *stt;       /* [2 (L + 2)] */
+    pp_times *fbc;       /* [2 (L + 2)]: each stage's all-to-all part of F and B (pp_config.fb_comm) */
     double *dev_static, *dev_params, *dev_eparams; /* [L + 2]: pp <= items */
     double *dev_big, *dev_unit; /* [L + 2]: a device's largest matrix, largest item (gathered by zero3, fsdp) */
     double *sact;        /* [14 (L + 2)]: per stage kept bytes, logits, TP, CP, EP comm, recompute
@@ -1516,6 +1566,15 @@ static int pp__plan_search_d(const pp_sched_info *info) {
     return info->id == PP_SCHED_INTERLEAVED_1F1B_M ? 40 : 0;
 }
 
+/* compute's share of the GPU inside an F&B pair: DeepSeek-V3 gives 20 of
+   the H800's 132 SMs to communication (report, Sec. 3.2.2) */
+#define PP__FB_SHARE (112.0 / 132.0)
+
+/* does a schedule run F&B pairs (pp_config.fb_overlap): the DualPipe family */
+static int pp__builds_pairs(const pp_sched_info *info) {
+    return info->id == PP_SCHED_DUALPIPE || info->id == PP_SCHED_DUALPIPE_V;
+}
+
 /* Bytes per parameter of a recipe (PLANNING, recipes) for a weight shared by
    D ranks: weight, gradient, optimizer state. */
 static void pp__recipe_bytes(int recipe, int no_dist, double D, double *wb, double *gb, double *ob) {
@@ -1556,7 +1615,8 @@ static void pp__plan_one(const pp__preq *q, pp__pws *w, const pp__lay *y, int id
     int L = P->m.layers, items = L + 2, n = r->global_batch / (dp * mbs), S, Sp, s, i, dev, nb, cached = 0, busiest = 0;
     int recompute = info->recompute, dual = info->copies == 2, vplace = info->placement == PP_PLACE_VSHAPE;
     int rc_full = recompute || r->recompute == PP_RECOMPUTE_FULL;
-    double dshard = (double)dp * y->cp, eshard = dshard / y->ep; /* ranks sharing a dense / an expert weight */
+    /* ranks sharing a dense / an expert weight (experts: TP x CP x DP over EP x expert TP) */
+    double dshard = (double)dp * y->cp, eshard = dshard * tp / ((double)y->ep * y->etp);
     double wb, gb, ob, ewb, egb, eob, sync_step, sync_mb, dp_step = 0, dp_mb = 0;
     /* the data-parallel group (dp x cp ranks, tp apart in Megatron's rank order) inside one node: NVLink */
     double dpbw = dshard * tp <= q->node ? q->g.tp_bw : q->g.net_bw;
@@ -1660,6 +1720,19 @@ static void pp__plan_one(const pp__preq *q, pp__pws *w, const pp__lay *y, int id
             stp[s] = scp[s] = sep[s] = 0; /* measured: no split of the communication */
         }
     }
+    /* DP overlap (PLANNING, overlaps): Megatron's --overlap-grad-reduce and
+       --overlap-param-gather (on in its recipes) run the gradient
+       reduce-scatter bucket by bucket under the last microbatch's backward
+       and the parameter all-gather under the first one's forward; only the
+       excess over that device's F + B + W of one microbatch shows */
+    if (!r->no_dp_overlap && dp_step > 0) {
+        double win = 0;
+        for (dev = 0; dev < pp && w->dev_static[dev] != static_max; dev++) {}
+        for (s = 0; s < S && dev < pp; s++)
+            if ((vplace ? (s < pp ? s : 2 * pp - 1 - s) : s % pp) == dev) win += stt[s].f + stt[s].b + stt[s].w;
+        if (dual) win /= 2; /* a microbatch runs one of the two copies */
+        dp_step = dp_step > win ? dp_step - win : 0;
+    }
     /* a unit: one microbatch's activations (logits included) of 1/pp of the model (their mean) */
     unit = act_sum / pp;
     if (unit <= 0) unit = 1;
@@ -1710,25 +1783,64 @@ static void pp__plan_one(const pp__preq *q, pp__pws *w, const pp__lay *y, int id
     cfg.mem_limit = lim;
     cfg.no_guarantee = 1; /* ranking: PLANNING, "the guarantee" */
     if (recompute) cfg.recompute_input = pp__act_bytes(P, 0, 1, tp, 1) / pp__act_bytes(P, 0, 1, tp, 0);
+    /* F&B overlap (PLANNING, overlaps): dualpipe's pairs hide one pass's
+       all-to-all under the other's compute, on the SMs communication leaves */
+    if (pp__builds_pairs(info)) {
+        double a = 0, sum = 0;
+        for (s = 0; s < S; s++) {
+            int part = s < Sp ? s : s - Sp, end = part + 1 < Sp ? first[part + 1] : items;
+            double x = 0;
+            for (i = first[part]; i < end; i++) x += it[i].epc;
+            w->fbc[s].f = w->fbc[s].b = r->times ? 0 : x;
+            w->fbc[s].w = w->fbc[s].comm = 0;
+            a += 2 * w->fbc[s].f;
+            sum += stt[s].f + stt[s].b + stt[s].w;
+        }
+        /* a runtime pairs only where it gains: the hidden all-to-all outweighs the compute's lost SMs */
+        if (!r->no_fb_overlap && a > 0 && (sum - a) / PP__FB_SHARE < sum) {
+            cfg.fb_overlap = 1;
+            cfg.fb_comm = w->fbc;
+            cfg.fb_share = PP__FB_SHARE;
+        }
+    }
     /* work bound (PLANNING, pruning): device k runs nb x p_k of passes (its
        stages' F + B + W, + F again for recomputation) and cannot start
        before microbatch 0's forwards reach its first stage k, so
        makespan(nb) >= head_k + nb p_k; the extrapolation adds (n - nb) x
-       the busiest p */
+       the busiest p. With F&B pairs every pass lasts at least rho_k of its
+       time, rho_k = the least t_FB / (F + B + W) of the pairs device k can
+       form (at most 1). dualpipe: device k also holds the second copy's
+       stage, whose route starts at device pp-1, so it may start after the
+       shorter of the two heads. */
     {
         double pmax = 0, mk = 0, head = 0, tail = 0, bound;
         for (dev = 0; dev < pp; dev++) {
-            double pk = 0, qk = 0;
+            double pk = 0, qk = 0, rho = 1, hk = head;
+            int s2;
             for (s = 0; s < S; s++) {
                 int sd = vplace ? (s < pp ? s : 2 * pp - 1 - s) : s % pp;
                 if (sd == dev) {
                     pk += stt[s].f + stt[s].b + stt[s].w + (recompute ? stt[s].f : 0);
                     qk += stt[s].f + stt[s].b + (recompute ? stt[s].f : 0);
+                    for (s2 = 0; cfg.fb_overlap && s2 < S; s2++) {
+                        int sd2 = vplace ? (s2 < pp ? s2 : 2 * pp - 1 - s2) : s2 % pp;
+                        double x = stt[s].f + stt[s2].b + stt[s2].w, a = w->fbc[s].f + w->fbc[s2].b, tfb;
+                        if (sd2 != dev) continue;
+                        tfb = (x - a) / PP__FB_SHARE > a ? (x - a) / PP__FB_SHARE : a;
+                        if (tfb / x < rho) rho = tfb / x;
+                    }
                 }
             }
-            if (dual) pk /= 2; /* each microbatch runs one of the two copies */
+            pk *= rho;
+            qk *= rho;
+            if (dual) { /* each microbatch runs one of the two copies; copy B enters at device pp-1 */
+                double hb = 0;
+                pk /= 2;
+                for (s = pp; s < 2 * pp - 1 - dev; s++) hb += stt[s].f;
+                if (hb < hk) hk = hb;
+            }
             if (pk > pmax) { pmax = pk; busiest = dev; }
-            if (head + nb * pk > mk) mk = head + nb * pk;
+            if (hk + nb * pk > mk) mk = hk + nb * pk;
             /* one route: stage k is device k's first, and every F and B of a
                microbatch on device k precedes its B on stage k; the last of
                those is followed by the B chain down to stage 0 */
@@ -1736,8 +1848,7 @@ static void pp__plan_one(const pp__preq *q, pp__pws *w, const pp__lay *y, int id
             head += stt[dev].f;
             tail += stt[dev].b;
         }
-        bound = mk + (double)(n - nb) * pmax;
-        bound += dp_step;
+        bound = mk + (double)(n - nb) * pmax + dp_step;
         c->bound = bound;
         if (bound_only) return;
         /* per-microbatch gathers and reductions (fsdp, zero2, zero3) hide under the device's work */
@@ -1750,6 +1861,7 @@ static void pp__plan_one(const pp__preq *q, pp__pws *w, const pp__lay *y, int id
         for (k = 0; k < w->ncache && hit < 0; k++) {
             e = &w->cache[k];
             if (e->id == id && e->v == v && e->nb == nb && e->S == S && e->lim == lim && e->rin == cfg.recompute_input &&
+                !cfg.fb_overlap &&
                 (scale = pp__plan_ratio(stt, e->stt, S)) > 0)
                 hit = k;
         }
@@ -1914,13 +2026,19 @@ static int pp__plan_nv(const pp__preq *q, int id, int pp, int *vs) {
 }
 
 /* is ep a layout's expert-parallel degree: divides experts and dp x cp (EP
-   groups are carved from the data- and context-parallel ranks) */
-static int pp__plan_ep_ok(const pp__preq *q, int ep, int dp, int cp) {
+   groups carved from the data- and context-parallel ranks, the experts
+   tensor-parallel like the rest), or tp x dp x cp (Megatron-Core's MoE
+   parallel folding: the EP group takes TP ranks too, and the experts are
+   not tensor-parallel: pp__plan_etp) */
+static int pp__plan_ep_ok(const pp__preq *q, int ep, int tp, int dp, int cp) {
     int E = q->p.m.experts;
-    if (q->r->ep > 0) return ep == q->r->ep && (long long)dp * cp % ep == 0;
+    long long all = (long long)tp * dp * cp;
+    if (q->r->ep > 0) return ep == q->r->ep && all % ep == 0;
     if (E == 0) return ep == 1;
-    return E % ep == 0 && (long long)dp * cp % ep == 0 && (ep & (ep - 1)) == 0;
+    return E % ep == 0 && all % ep == 0 && (ep & (ep - 1)) == 0;
 }
+/* the experts' tensor-parallel ranks: tp, or 1 where ep folds TP ranks in */
+static int pp__plan_etp(int ep, int tp, int dp, int cp) { return (long long)dp * cp % ep == 0 ? tp : 1; }
 
 /* mbs values: 1, 2, 4 (or the one asked for) dividing global_batch / dp */
 static int pp__plan_mbs_ok(const pp__preq *q, int mbs, int dp) {
@@ -1981,7 +2099,7 @@ PP_PLAN_DEF pp_status pp_plan(const pp_plan_request *r, pp_candidate *out, int c
                     dp = r->gpus / (pp * tp * cp);
                     if (r->dp > 0 && dp != r->dp) continue;
                     for (ep = 1; ep <= (q.p.m.experts > 0 ? q.p.m.experts : 1); ep++) {
-                        if (!pp__plan_ep_ok(&q, ep, dp, cp)) continue;
+                        if (!pp__plan_ep_ok(&q, ep, tp, dp, cp)) continue;
                         for (mbs = mbs_lo; mbs <= mbs_hi; mbs *= 2) {
                             if (!pp__plan_mbs_ok(&q, mbs, dp)) continue;
                             for (id = 0; id < nall; id++)
@@ -2013,7 +2131,7 @@ PP_PLAN_DEF pp_status pp_plan(const pp_plan_request *r, pp_candidate *out, int c
             if (npairs == 0) {
                 pp__plan_err(err, "no layout: no pp x tp x cp x dp = %d (tp within a %d-GPU node dividing heads %d) "
                              "with mbs dividing global batch %d / dp%s", r->gpus, q.node, q.p.m.heads, r->global_batch,
-                             q.p.m.experts ? " and ep dividing experts and dp x cp" : "");
+                             q.p.m.experts ? " and ep dividing experts and tp x dp x cp" : "");
                 return PP_ERR_INVALID_ARG;
             }
             pairs = (pp__plan_pair *)pp__plan_malloc(&w.al, sizeof(pp__plan_pair) * (size_t)npairs);
@@ -2034,7 +2152,8 @@ PP_PLAN_DEF pp_status pp_plan(const pp_plan_request *r, pp_candidate *out, int c
     if (ktop > total) ktop = total;
     w.it = (pp__item *)pp__plan_malloc(&w.al, sizeof(pp__item) * (size_t)items);
     w.cost = (double *)pp__plan_malloc(&w.al, sizeof(double) * (size_t)items);
-    w.stt = (pp_times *)pp__plan_malloc(&w.al, sizeof(pp_times) * (size_t)(2 * items));
+    w.stt = (pp_times *)pp__plan_malloc(&w.al, sizeof(pp_times) * (size_t)(4 * items));
+    if (w.stt) w.fbc = w.stt + 2 * items;
     w.dev_static = (double *)pp__plan_malloc(&w.al, sizeof(double) * (size_t)(5 * items));
     w.sact = (double *)pp__plan_malloc(&w.al, sizeof(double) * (size_t)(14 * items));
     w.split = (int *)pp__plan_malloc(&w.al, sizeof(int) * (size_t)PP__PLAN_SPLITS * (size_t)items);
@@ -2071,8 +2190,9 @@ PP_PLAN_DEF pp_status pp_plan(const pp_plan_request *r, pp_candidate *out, int c
                entry of this one, so it is emptied here and never fills up */
             pp__plan_cache_clear(&w);
             for (ep = 1; ep <= (q.p.m.experts > 0 ? q.p.m.experts : 1); ep++) {
-                if (!pp__plan_ep_ok(&q, ep, y.dp, y.cp)) continue;
+                if (!pp__plan_ep_ok(&q, ep, y.tp, y.dp, y.cp)) continue;
                 y.ep = ep;
+                y.etp = pp__plan_etp(ep, y.tp, y.dp, y.cp);
                 for (y.mbs = mbs_lo; y.mbs <= mbs_hi; y.mbs *= 2) {
                     int i;
                     if (!pp__plan_mbs_ok(&q, y.mbs, y.dp)) continue;

@@ -445,6 +445,146 @@ static void test_dualpipe(void) {
 }
 
 
+/* DualPipe's F&B overlap (pp_config.fb_overlap) against DeepSeek-V3's Table 2
+   (DeepSeek-V3 report, arXiv 2412.19437, Table 2; the DualPipe README has the
+   same row for DualPipeV): bubble (PP/2-1)(F&B + B - 3W), where PP is the
+   number of stages, F a forward chunk's time, B a FULL backward chunk's
+   (here B + W), W a weight-gradient chunk's, F&B a pair's. The bubble is
+   taken as the table defines it: on the busiest device, the makespan minus
+   its pairs x F&B, lone F x F and lone backward time. The row assumes the
+   forward equals the input-gradient time (F = B - W) and W <= F; then it is
+   exact where the overlap is full (F&B = max(F, B)) or W = F, and an upper
+   bound between (the pair's saving is not all on the critical device). A
+   case off the row (F = 1.3, B = 1.8, W = 0.7, F&B = 1.8: the row says 4.5)
+   is 5.1 in an independent simulator of dualpipe.py's order. Pairs per device r of DualPipeV on d devices with n
+   microbatches, from dualpipe.py's phases (2(n-2d+r+1) in the main phase,
+   d-r-1 in the next) less the first pair of the last rank, which runs
+   apart: 2n - 3d + r + 1, minus 1 at r = d-1. */
+static double fb_bubble(const pp_schedule *s) {
+    int dev, i;
+    double worst = 0;
+    for (dev = 0; dev < s->devices; dev++) {
+        double busy = 0;
+        for (i = s->device_start[dev]; i < s->device_start[dev + 1]; i++) busy += s->passes[i].end - s->passes[i].start;
+        if (s->makespan - busy > worst) worst = s->makespan - busy;
+    }
+    return worst;
+}
+
+static void test_fb_overlap(void) {
+    /* F, input-gradient B, W, F&B, in Table 2's units (B full = B + W) */
+    static const double cases[][4] = {{1, 1, 1, 2}, {1, 1, 1, 3}, {1, 1, 0.5, 1.5}, {2, 2, 1, 3}, {1, 1, 0.25, 1.25}, {1.3, 1.1, 0.7, 1.8}};
+    char err[PP_ERR_LEN];
+    int k, c, trial;
+    for (k = 0; k < 2; k++)
+        for (c = 0; c < (int)(sizeof cases / sizeof cases[0]); c++) {
+            pp_config cfg;
+            pp_schedule *s = NULL;
+            double F = cases[c][0], B = cases[c][1] + cases[c][2], W = cases[c][2], FB = cases[c][3], want;
+            int PP = 8;
+            memset(&cfg, 0, sizeof cfg);
+            /* dualpipe-v: PP/2 devices, stage times per stage (a chunk); dualpipe: PP devices */
+            cfg.schedule = k ? "dualpipe" : "dualpipe-v";
+            cfg.devices = k ? PP : PP / 2;
+            cfg.microbatches = k ? 32 : 16;
+            cfg.times.f = (k ? 1 : 2) * F;
+            cfg.times.b = (k ? 1 : 2) * cases[c][1];
+            cfg.times.w = (k ? 1 : 2) * W;
+            cfg.fb_overlap = 1;
+            cfg.fb_time = FB;
+            CHECK(pp_sched_build(&cfg, &s, err) == PP_OK, "%s F=%g B=%g W=%g F&B=%g: %s", cfg.schedule, F, B, W, FB, err);
+            if (!s) continue;
+            want = c == 5 ? 5.1 : (PP / 2 - 1) * (FB + B - 3 * W);
+            CHECK(fabs(fb_bubble(s) - want) < 1e-9, "%s F=%g B=%g W=%g F&B=%g: bubble %.6f, Table 2 gives %.6f",
+                  cfg.schedule, F, B, W, FB, fb_bubble(s), want);
+            CHECK(pp_sched_validate(s, err) == PP_OK, "%s: %s", cfg.schedule, err);
+            pp_sched_free(s);
+        }
+    /* random DualPipeV: d 2..8, n 2d..4d, F = B - W, W <= F; F&B = max(F, B), or W = F and F&B between
+       max(F, B) and F + B (exact), or both free (at most the row) */
+    for (trial = 0; trial < 90; trial++) {
+        pp_config cfg;
+        pp_schedule *s = NULL;
+        int d = 2 + (int)(rnd() % 7), n = 2 * d + (int)(rnd() % (2 * d + 1)), r, i, mode = trial % 3;
+        double F = 0.5 + (rnd() % 100) / 50.0, W = mode == 1 ? F : F * (rnd() % 101) / 100.0, B = F + W;
+        double lo = F > B ? F : B, FB = mode == 0 ? lo : lo + (F + B - lo) * (rnd() % 101) / 100.0;
+        double want = (d - 1) * (FB + B - 3 * W);
+        memset(&cfg, 0, sizeof cfg);
+        cfg.schedule = "dualpipe-v";
+        cfg.devices = d;
+        cfg.microbatches = n;
+        cfg.times.f = 2 * F; cfg.times.b = 2 * F; cfg.times.w = 2 * W;
+        cfg.fb_overlap = 1;
+        cfg.fb_time = FB;
+        CHECK(pp_sched_build(&cfg, &s, err) == PP_OK, "dualpipe-v d=%d n=%d: %s", d, n, err);
+        if (!s) continue;
+        CHECK(mode == 2 ? fb_bubble(s) <= want + 1e-9 * (1 + want) : fabs(fb_bubble(s) - want) < 1e-9 * (1 + want),
+              "dualpipe-v d=%d n=%d F=%g B=%g W=%g F&B=%g: bubble %.6f, Table 2 %.6f", d, n, F, B, W, FB, fb_bubble(s), want);
+        {   /* a pair: F then B then W of another microbatch, one interval of F&B */
+            int pairs_total = 0;
+            for (r = 0; r < d; r++) {
+                int np = 0;
+                for (i = s->device_start[r]; i + 2 < s->device_start[r + 1]; i++) {
+                    const pp_pass *p = &s->passes[i];
+                    if (p->kind == PP_F && p[1].kind == PP_B && p[2].kind == PP_W &&
+                        fabs((p[2].end - p->start) - FB) < 1e-9 && fabs(p->end - p->start - F) > 1e-9 && p->microbatch != p[1].microbatch)
+                        np++;
+                }
+                /* F&B = F + B would make pairs indistinguishable by length: count only where it differs */
+                if (FB < F + B - 1e-6)
+                    CHECK(np == 2 * n - 3 * d + r + 1 - (r == d - 1), "dualpipe-v d=%d n=%d device %d: %d pairs, want %d",
+                          d, n, r, np, 2 * n - 3 * d + r + 1 - (r == d - 1));
+                pairs_total += 2 * n - 3 * d + r + 1 - (r == d - 1);
+            }
+            CHECK(s->fb_pairs == pairs_total, "dualpipe-v d=%d n=%d: fb_pairs %d, want %d", d, n, s->fb_pairs, pairs_total);
+        }
+        pp_sched_free(s);
+    }
+    group_next("plan", "F&B overlap: DeepSeek-V3 Table 2's bubble (PP/2-1)(F&B+B-3W) for dualpipe and dualpipe-v, pairs per device");
+    {   /* the default t_FB: max((F + B + W - a) / share, a) with a the pair's communication parts */
+        pp_config cfg;
+        pp_schedule *s = NULL, *q = NULL;
+        pp_times comm[8];
+        int i, found = 0;
+        memset(&cfg, 0, sizeof cfg);
+        cfg.schedule = "dualpipe-v";
+        cfg.devices = 4;
+        cfg.microbatches = 16;
+        cfg.times.f = 2; cfg.times.b = 2; cfg.times.w = 2; /* per stage 1, 1, 1 */
+        CHECK(pp_sched_build(&cfg, &q, err) == PP_OK, "sequential: %s", err);
+        cfg.fb_overlap = 1;
+        CHECK(pp_sched_build(&cfg, &s, err) == PP_OK, "pairs at F + B + W: %s", err);
+        /* an atomic pair waits for both inputs: never shorter than F then B in sequence */
+        if (s && q) CHECK(s->makespan >= q->makespan - 1e-9, "atomic pairs %.3f shorter than sequential %.3f", s->makespan, q->makespan);
+        pp_sched_free(s);
+        s = NULL;
+        for (i = 0; i < 8; i++) { comm[i].f = 0.4; comm[i].b = 0.3; comm[i].w = 0; comm[i].comm = 0; }
+        cfg.fb_comm = comm;
+        cfg.fb_share = 0.85;
+        CHECK(pp_sched_build(&cfg, &s, err) == PP_OK, "pairs with comm: %s", err);
+        /* (3 - 0.7) / 0.85 = 2.7059 > 0.7 */
+        for (i = 0; s && i + 2 < s->num_passes; i++)
+            if (s->passes[i].kind == PP_F && s->passes[i + 1].kind == PP_B && s->passes[i + 2].kind == PP_W &&
+                s->passes[i].device == s->passes[i + 2].device && s->passes[i].microbatch != s->passes[i + 1].microbatch &&
+                fabs(s->passes[i + 2].end - s->passes[i].start - (3 - 0.7) / 0.85) < 1e-9)
+                found++;
+        CHECK(s && found == s->fb_pairs && found > 0, "%d pairs of (3 - 0.7) / 0.85, fb_pairs %d", found, s ? s->fb_pairs : -1);
+        if (s && q) CHECK(s->makespan < q->makespan, "overlapped %.3f not shorter than sequential %.3f", s->makespan, q->makespan);
+        pp_sched_free(s);
+        pp_sched_free(q);
+        s = NULL;
+        cfg.schedule = "1f1b";
+        CHECK(pp_sched_build(&cfg, &s, err) == PP_ERR_INVALID_ARG && strstr(err, "dualpipe"), "fb_overlap on 1f1b: %s", err);
+        cfg.schedule = "dualpipe";
+        cfg.devices = 4;
+        cfg.fb_comm = NULL;
+        cfg.fb_share = 2;
+        CHECK(pp_sched_build(&cfg, &s, err) == PP_ERR_INVALID_ARG && strstr(err, "fb_share"), "fb_share 2: %s", err);
+        pp_sched_free(s);
+    }
+    group_next("plan", "F&B overlap: t_FB from the pair's communication and the compute share; only dualpipe takes it");
+}
+
 /* Published training setups (sources in README, "Checks against published setups"):
    Llama 3 405B on 16,384 H100s: TP 8, CP 1, PP 16, DP 128, seq 8192, 16M tokens per step
      (2048 sequences), 400 TFLOP/s per GPU, 41% BF16 MFU (Meta 2024, Table 4);
@@ -529,6 +669,7 @@ static void test_paper(void) {
     r.model.layers = 78; r.model.hidden = 10240; r.model.heads = 80;
     r.gpus = 40; r.gpu.mem_bytes = 80.0 * 1073741824.0;
     r.cp = 1; /* the paper's runs have no context parallelism */
+    r.no_tp_overlap = 1; /* nor TP communication overlap (their Megatron-LM fork, Appendix D) */
     r.model.seq = 16384; r.global_batch = 160;
     CHECK(pp_plan(&r, c, 20000, &n, err) == PP_OK, "plan 98.5B seq 16384: %s", err);
     for (i = 0; i < 3; i++) {
@@ -813,6 +954,7 @@ int main(int argc, char **argv) {
     test_bytes();
     test_models();
     test_dualpipe();
+    test_fb_overlap();
     test_megatron_memory();
     test_recipes();
     test_published();
