@@ -41,7 +41,7 @@ QUICK START
    }
 
    Output:
-       dualpipe pp=4 tp=1 dp=8 mbs=1: 4.17 s per step, 47.7 GiB
+       1f1b pp=1 tp=1 dp=32 mbs=2: 4.00 s per step, 75.3 GiB
 
 API (one line each; status-returning calls fill err[PP_ERR_LEN] on failure)
    pp_plan(req, out, cap, &count, err) every pp x tp x cp x ep x dp x mbs x schedule x v: fit, step time,
@@ -1991,7 +1991,12 @@ static void pp__plan_one(const pp__preq *q, pp__pws *w, const pp__lay *y, int id
         c->time.dp = dp_step + dp_mb;
         busy = c->time.compute + c->time.tp + c->time.cp + c->time.ep;
         idle = c->step_time - c->time.dp - busy;
-        if (idle < 0) idle = 0;
+        if (idle < 0) { /* communication an overlap hid (F&B pairs): not exposed, in proportion */
+            double comm = c->time.tp + c->time.cp + c->time.ep, keep = comm + idle > 0 ? (comm + idle) / comm : 0;
+            if (comm > 0) { c->time.tp *= keep; c->time.cp *= keep; c->time.ep *= keep; }
+            else c->time.compute += idle;
+            idle = 0;
+        }
         piped = 2.0 * (S - 1) * stt[0].comm; /* one microbatch's sends down the pipeline and back */
         c->time.pp = piped < idle ? piped : idle;
         c->time.bubble = idle - c->time.pp;

@@ -233,7 +233,7 @@ assert all({'cp','ep','v'} <= set(x) for x in d['candidates']); assert any(x['ep
 for x in d['candidates']:  # the memory breakdown adds up; a run's step splits into its parts
     mm = x['memory']; assert abs(sum(mm[k] for k in ('weights','grads','optimizer','activations','logits','reserve')) - mm['total']) <= 1e-6 * mm['total'] + 2, x
     if x['step_time'] > 0:
-        t = x['time']; assert abs(sum(t.values()) - x['step_time']) <= 1e-6 * x['step_time'], x
+        t = x['time']; assert abs(sum(t.values()) - x['step_time']) <= 1e-4 * x['step_time'], x  # printed to 6 digits
         assert mm['total'] <= g['mem_bytes'] and x['tokens_per_gpu'] > 0 and abs(x['tflops_per_gpu'] - x['mfu'] * 989) < 0.01 * x['tflops_per_gpu'] + 1e-9, x
 assert d['recipe'] == 'megatron' and d['recompute'] == 'none' and g['assumed'] is False
 print(len(c), 'and', len(d['candidates']), 'candidates')" "$out/plan.json" "$out/plan_moe.json"
