@@ -1,4 +1,4 @@
-/* pp_plan.h - v0.2.0 - which pipeline layout, microbatch size and schedule fit a model on a cluster - MIT licence (see end of file)
+/* pp_plan.h - v0.3.0 - which pipeline layout, microbatch size and schedule fit a model on a cluster - MIT licence (see end of file)
 
    A planner on top of pp_sched.h: from a transformer model, a GPU and a GPU
    count it enumerates pipeline x tensor x data parallel layouts, microbatch
@@ -41,7 +41,7 @@ QUICK START
    }
 
    Output:
-       dualpipe pp=4 tp=2 dp=4 mbs=1: 4.48 s per step, 22.5 GiB
+       1f1b pp=1 tp=1 dp=32 mbs=2: 4.00 s per step, 75.3 GiB
 
 API (one line each; status-returning calls fill err[PP_ERR_LEN] on failure)
    pp_plan(req, out, cap, &count, err) every pp x tp x cp x ep x dp x mbs x schedule x v: fit, step time,
@@ -49,6 +49,7 @@ API (one line each; status-returning calls fill err[PP_ERR_LEN] on failure)
    pp_model_stats(m, &counts, err)     check a model; its parameters, active parameters, FLOPs per token
    pp_model_preset(name, &m, err), pp_model_preset_name(i)   published model shapes (PRESETS)
    pp_gpu_preset(name, &g, err), pp_gpu_preset_name(i)       GPUs; pp_gpu_defaults(&g) fills the defaults
+   pp_recipe_name(i), pp_recompute_name(i)  names of pp_recipe, pp_recompute ("megatron", "full", ...)
    pp_partition(cost, L, S, first, &max, alloc, err)  exact min-max contiguous split of L items into S stages
    pp_partition_v(cost, L, d, first, &max, alloc, err) exact V split: least slowest DEVICE (stages k, 2d-1-k)
    pp_layer_activation_bytes(m, mbs, tp, recompute)  bytes one layer keeps per microbatch
@@ -122,28 +123,51 @@ PLANNING (pp_partition, pp_partition_v, pp_model_stats, pp_plan)
                shared expert, and fp32 router logits. With sequence
                parallelism (default when tp > 1) everything is divided by
                t, without it only the split part (their Eq. 3: 10 + 24/t +
-               5as/(ht) for GPT). Tokens per rank = mbs x s / cp. Full
-               recomputation keeps the layer input, 2h per token (/t with
-               SP). recompute_norm_up drops the norm outputs (4h) and
+               5as/(ht) for GPT). Tokens per rank = mbs x s / cp.
+               req.recompute, for every schedule: full keeps the layer
+               input, 2h per token (/t with SP), its B redoes the forward
+               (collectives included), and the layer being rebuilt adds its
+               whole activations while its backward runs; selective drops
+               the 5as scores and redoes the attention core (the same as
+               none with flash attention). 1f1b-r recomputes by itself.
+               The first stage keeps the token ids and the embedding's
+               dropout mask, (8 + h) per token; the last the logits: the
+               head's and final norm's inputs 4h and the fp32 softmax 4V
+               (/t), of which a split backward's B frees 2V (Megatron's
+               report_theoretical_memory: 4sbh(1 + V/h)). recompute_norm_up drops the norm outputs (4h) and
                MLA's expanded Q, K, V; fp8_moe_act halves the experts'
                bytes (DeepSeek-V3 report, Sec. 3.2.3, 3.3.2). A unit
-               (schedule peak_memory) = one microbatch's activations of
-               1/pp of the layers (their mean); peak activation bytes of
-               device i = peak_memory[i] x unit.
+               (schedule peak_memory, mem_limit, peak_units) = one
+               microbatch's activations of 1/pp of the model, embedding
+               input and logits included (their mean); bytes are counted
+               per stage (static, below).
    static      each device's items' parameters, divided by t; routed
                experts also by ep. The LM head's weight sits on the last
                stage when untied or pp > 1 (Megatron keeps a copy of a tied
-               embedding there). Bytes per parameter (mixed precision Adam,
-               Megatron): 2 weight + 2 gradient + 12 (fp32 master, m, v) =
-               16; the distributed optimizer (default) shards the 12 over
-               the ranks holding the same weight: dp x cp, or dp x cp / ep
-               for routed experts. dualpipe: each device holds stage k of
-               one copy and stage pp-1-k of the other, each with its
-               gradients and optimizer state (two full copies; its
-               optimizer state could be shared, which we do not model). A
-               candidate fits when the largest device's static + activation
-               bytes <= gpu memory - gpu.reserve_bytes (default 0; set it
-               for the CUDA context, NCCL buffers and fragmentation).
+               embedding there). Bytes per parameter by req.recipe, D = the
+               ranks holding the same weight (dp x cp, / ep for routed
+               experts): megatron (default; Megatron-LM bf16, whose
+               gradient buffers are fp32) 2 weight + 4 gradient + 12/D
+               (fp32 master, Adam m, v; 12 with no_distributed_optimizer);
+               zero1 2 + 2 + 12/D, zero2 2 + 14/D, zero3 16/D (Rajbhandari
+               et al. 2020, Sec. 5) + 4 x the device's largest matrix
+               gathered (DeepSpeed's estimate_zero3_model_states_mem_needs);
+               fsdp (PyTorch FSDP2, bf16 compute, fp32 reduce) 4/D fp32
+               weight + 4/D gradient + 8/D Adam + the current and next
+               layer gathered in bf16 and one layer's fp32 gradient
+               (8 x the device's largest layer). dualpipe: each device
+               holds stage k of one copy and stage pp-1-k of the other,
+               each with its gradients and optimizer state (two full
+               copies; its optimizer state could be shared, which we do not
+               model). Activation bytes: each device's passes in their
+               order, an F adding its stage's bytes, a W (or BW) removing
+               them (as pp_sched_peak_memory does in units). A candidate
+               fits when the largest device's static + activation bytes +
+               gpu.reserve_bytes <= gpu memory; the reserve (0 = default,
+               < 0 = none) is 1.5 GiB + 3% of the memory: CUDA context and
+               workspaces 0.5 GiB, NCCL buffers 1 GiB, allocator
+               fragmentation 3% (docs/planner.md derives it).
+               pp_candidate.mem breaks the largest device down.
    pass times  roofline per microbatch: a layer's forward FLOPs (above) / t
                at gpu.flops (default efficiency x peak_flops, 190/312 of
                the A100's 312e12), or its weights (local experts included)
@@ -166,7 +190,8 @@ PLANNING (pp_partition, pp_partition_v, pp_model_stats, pp_plan)
                EP  all-to-all: each token to top_k experts and back, 2 x T
                    (/t with SP) x top_k x 2h x (ep-1)/ep bytes per MoE layer.
                A group of ranks x tp GPUs within gpu.node_gpus (8) talks
-               over tp_bw, else over net_bw. Head forward 2 T h V/t FLOPs
+               over tp_bw, else over net_bw (TP, CP, EP groups that span
+               nodes: pp_candidate.span). Head forward 2 T h V/t FLOPs
                (fp32 logits for the roofline); the embedding a memory-bound
                gather. Pipeline comm per edge 2 T h/t (SP) bytes over
                net_bw. User times (req.times) replace all this: F, B, W of
@@ -174,10 +199,22 @@ PLANNING (pp_partition, pp_partition_v, pp_model_stats, pp_plan)
                roofline costs.
    step time   makespan of the schedule built with those per-stage times at
                n_b microbatches, plus (n - n_b) x the busiest device's work
-               per microbatch (the steady state), plus a ring all-reduce of
-               the largest device's 16-bit gradients over the ranks sharing
-               each weight (2(D-1)/D x 2 bytes x parameters over net_bw; D =
-               dp x cp, dp x cp / ep for routed experts). n = global_batch /
+               per microbatch (the steady state), plus the gradient
+               synchronisation of the largest device over the ranks sharing
+               each weight ((D-1)/D x bytes x parameters; D = dp x cp, / ep
+               for routed experts; over tp_bw when the dp x cp x tp GPUs
+               fit a node, else net_bw): megatron reduce-scatters fp32
+               gradients and all-gathers bf16 weights, 4 + 2 bytes per step
+               (an fp32 all-reduce, 8, without the distributed optimizer);
+               zero1 2 + 2 per step; zero2 2 per microbatch + 2 per step;
+               zero3 2 + 2 + 2 and fsdp 2 + 2 + 4 per microbatch (gathers
+               in F and B, a reduce-scatter); per-microbatch traffic hides
+               under the device's work for that microbatch, only its excess
+               counts. pp_candidate.time splits the step: the busiest
+               device's compute and its TP, CP, EP communication, the
+               pipeline sends of one microbatch down and back (2(S-1) x
+               comm, within the idle time), the rest of its idle time
+               (bubble), and dp. n = global_batch /
                (dp x mbs). n_b from the planner's steady fact of the schedule
                (pp__plan_steady): pp for steady = 1 (1f1b, 1f1b-r, zb-h1, 1f1b-v, v-min, v-half, v-zb:
                at unit times this equals the full build, checked at d = 8,
@@ -263,9 +300,11 @@ LIMITS (pp_plan and pp_model_stats check these before any work; the message
                0..global_batch, v 0 or 2..64, keep_top 0..10^6; at most 200000
                candidates (narrow the search with pp, tp, cp, ep, mbs or a
                schedule beyond that).
-   gpu         every number finite and >= 0: mem_bytes, reserve_bytes up to
-               1 PiB (reserve below memory), flops, peak_flops up to 1e18
-               (flops <= peak_flops), efficiency up to 1, bandwidths up to
+               recipe 0..4 (pp_recipe), recompute 0..2 (pp_recompute).
+   gpu         every number finite and >= 0 (reserve_bytes may be < 0:
+               none): mem_bytes, reserve_bytes up to 1 PiB (reserve
+               below memory), flops, peak_flops up to 1e18 (flops <=
+               peak_flops), efficiency up to 1, bandwidths up to
                1e15; tp_slowdown up to 10.
    times       F, B > 0, W, comm >= 0, all up to 1e9 s, the largest within
                1e6 x the smallest nonzero one.
@@ -289,6 +328,13 @@ PRESETS (pp_model_preset, pp_gpu_preset; the counts are checked against the
    8e12, 900e9, 50e9 (NVIDIA's data sheets).
 
 REVISION HISTORY
+   0.3.0  memory as frameworks allocate it (recipes megatron, fsdp, zero1-3,
+          logits and the embedding input, a default reserve, bytes through
+          each device's pass order, pp_candidate.mem); recomputation for
+          every schedule (req.recompute); TP/CP/EP groups across nodes at
+          net_bw (span); the step's split (pp_candidate.time), tokens and
+          FLOP/s per GPU; Qwen2 QKV biases and Qwen3 QK norms (qkv_bias,
+          qk_norm).
    0.2.0  a model description (GQA/MQA, gated MLPs, FFN size, vocab, tied or
           untied embeddings, RoPE, RMSNorm, MoE with shared experts and
           dense layers first, MLA), presets for six published models and
@@ -304,7 +350,7 @@ REVISION HISTORY
 #define PP_PLAN_H
 
 #define PP_PLAN_VERSION_MAJOR 0
-#define PP_PLAN_VERSION_MINOR 2
+#define PP_PLAN_VERSION_MINOR 3
 #define PP_PLAN_VERSION_PATCH 0
 
 #include "pp_sched.h"
@@ -1959,7 +2005,12 @@ static void pp__plan_one(const pp__preq *q, pp__pws *w, const pp__lay *y, int id
         c->time.dp = dp_step + dp_mb;
         busy = c->time.compute + c->time.tp + c->time.cp + c->time.ep;
         idle = c->step_time - c->time.dp - busy;
-        if (idle < 0) idle = 0;
+        if (idle < 0) { /* communication an overlap hid (F&B pairs): not exposed, in proportion */
+            double comm = c->time.tp + c->time.cp + c->time.ep, keep = comm + idle > 0 ? (comm + idle) / comm : 0;
+            if (comm > 0) { c->time.tp *= keep; c->time.cp *= keep; c->time.ep *= keep; }
+            else c->time.compute += idle;
+            idle = 0;
+        }
         piped = 2.0 * (S - 1) * stt[0].comm; /* one microbatch's sends down the pipeline and back */
         c->time.pp = piped < idle ? piped : idle;
         c->time.bubble = idle - c->time.pp;

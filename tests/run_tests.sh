@@ -41,7 +41,7 @@ step "test_auto: v-auto, zb-auto, lower bounds, bubble growth" \
     sh -c "$CC $CFLAGS '$here/test_auto.c' -o '$out/test_auto' -lm && '$out/test_auto'"
 
 # Planning: exact partitions against brute force, bytes, the paper's 98.5B findings.
-step "test_plan: partitions, model formulas and presets vs published counts, bad requests, dualpipe, allocator, published setups, 98.5B plans" \
+step "test_plan: partitions, model formulas and presets vs published counts, bad requests, dualpipe, allocator, memory vs Megatron's formula, recipes, recompute, spans, published setups, 98.5B plans" \
     sh -c "$CC $CFLAGS '$here/test_plan.c' -o '$out/test_plan' -lm && '$out/test_plan'"
 
 # Test programs that print their own groups: build, then run.
@@ -234,7 +234,7 @@ assert all({'cp','ep','v'} <= set(x) for x in d['candidates']); assert any(x['ep
 for x in d['candidates']:  # the memory breakdown adds up; a run's step splits into its parts
     mm = x['memory']; assert abs(sum(mm[k] for k in ('weights','grads','optimizer','activations','logits','reserve')) - mm['total']) <= 1e-6 * mm['total'] + 2, x
     if x['step_time'] > 0:
-        t = x['time']; assert abs(sum(t.values()) - x['step_time']) <= 2e-5 * x['step_time'], x  # 6 digits each
+        t = x['time']; assert abs(sum(t.values()) - x['step_time']) <= 1e-4 * x['step_time'], x  # printed to 6 digits
         assert mm['total'] <= g['mem_bytes'] and x['tokens_per_gpu'] > 0 and abs(x['tflops_per_gpu'] - x['mfu'] * 989) < 0.01 * x['tflops_per_gpu'] + 1e-9, x
 assert d['recipe'] == 'megatron' and d['recompute'] == 'none' and g['assumed'] is False
 assert all(x['fits'] is None for x in d['candidates'] if x['pruned'])

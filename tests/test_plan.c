@@ -5,6 +5,7 @@
 
    Build and run (tests/run_tests.sh does this):
        cc -std=c99 -O2 -Wall -Wextra tests/test_plan.c -o test_plan -lm && ./test_plan
+   (./test_plan memory: the memory groups alone)
 
    Partitions are checked against brute force (every contiguous split) on
    small random cases, and on the seed overview's skewed stack (40 light
@@ -883,8 +884,130 @@ static void test_megatron_memory(void) {
     group_next("plan", "memory within 2% of Megatron-LM's report_theoretical_memory (written out here), SwiGLU and GQA differences stated");
 }
 
+/* Recipes, recomputation, spans and the reserve against figures written out here
+   (docs/planner.md has the table): Llama 3 8B at seq 4096 on 8 GPUs, pp = tp = 1,
+   so the one stage holds all P = 8,030,261,248 parameters (Meta's published count). */
+static void test_recipes(void) {
+    static const struct { int recipe; double w, g, o, gathered; } R[] = {
+        /* bytes per parameter at D = 8 and what is gathered: the largest matrix (the
+           embedding, 128256 x 4096) x 4 for zero3, the largest item (the LM head with the
+           final norm, 128256 x 4096 + 4096) x 8 for fsdp */
+        {PP_RECIPE_MEGATRON, 2, 4, 12.0 / 8, 0}, {PP_RECIPE_ZERO1, 2, 2, 12.0 / 8, 0},
+        {PP_RECIPE_ZERO2, 2, 2.0 / 8, 12.0 / 8, 0}, {PP_RECIPE_ZERO3, 2.0 / 8, 2.0 / 8, 12.0 / 8, 4},
+        {PP_RECIPE_FSDP, 4.0 / 8, 4.0 / 8, 8.0 / 8, 8},
+    };
+    const double P = 8030261248.0, E = 128256.0 * 4096, T = 4096, h = 4096, V = 128256, L = 32;
+    pp_plan_request r;
+    pp_candidate c[8], none;
+    char err[PP_ERR_LEN];
+    int i, n;
+    pp_gpu g;
+    memset(&r, 0, sizeof r);
+    pp_model_preset("llama3-8b", &r.model, NULL);
+    pp_gpu_preset("h200", &r.gpu, NULL);
+    r.model.seq = 4096;
+    r.gpus = 8; r.pp = 1; r.tp = 1; r.cp = 1; r.mbs = 1; r.global_batch = 64; r.schedule = "1f1b";
+    for (i = 0; i < (int)(sizeof R / sizeof R[0]); i++) {
+        double want = P * (R[i].w + R[i].g + R[i].o) + R[i].gathered * (E + (R[i].recipe == PP_RECIPE_FSDP ? 4096 : 0)), got;
+        r.recipe = R[i].recipe;
+        CHECK(pp_plan(&r, c, 8, &n, err) == PP_OK && n == 1 && c[0].step_time > 0, "%s: %s %s", pp_recipe_name(R[i].recipe), err, c[0].reason);
+        got = c[0].mem.weights + c[0].mem.grads + c[0].mem.optimizer;
+        CHECK(fabs(got / want - 1) < 1e-9, "%s: static %.0f bytes, want %.0f", pp_recipe_name(R[i].recipe), got, want);
+        CHECK(fabs(c[0].mem.grads / (P * R[i].g) - 1) < 1e-9, "%s: gradients %.0f, want %.0f", pp_recipe_name(R[i].recipe),
+              c[0].mem.grads, P * R[i].g);
+    }
+    r.recipe = 0;
+    group_next("plan", "recipes: megatron, zero1, zero2, zero3, fsdp bytes per parameter (and gathered buffers) as written out");
+    /* one microbatch in flight (1F1B at pp = 1): none keeps every layer's activations
+       (Korthikanti's 10h + 2(Q + K + V + out) + 6 ffn for SwiGLU, GQA's K, V 1024 wide); full keeps
+       each layer's input 2h and rebuilds one layer; both keep the embedding input (8 + h) and the logits 4h + 4V */
+    CHECK(pp_plan(&r, c, 8, &n, err) == PP_OK && n == 1 && c[0].step_time > 0, "none: %s", err);
+    none = c[0];
+    {
+        double layer = T * (10 * h + 2 * (4096 + 1024 + 1024 + 4096) + 6 * 14336.0), emb = T * (8 + h), logits = T * (4 * h + 4 * V);
+        CHECK(fabs(none.mem.activations / (L * layer + emb) - 1) < 1e-9, "none: activations %.0f, want %.0f",
+              none.mem.activations, L * layer + emb);
+        CHECK(fabs(none.mem.logits / logits - 1) < 1e-9, "logits %.0f, want %.0f", none.mem.logits, logits);
+        r.recompute = PP_RECOMPUTE_FULL;
+        CHECK(pp_plan(&r, c, 8, &n, err) == PP_OK && n == 1 && c[0].step_time > 0, "full: %s", err);
+        CHECK(fabs(c[0].mem.activations / (L * 2 * T * h + emb + layer) - 1) < 1e-9, "full: activations %.0f, want %.0f",
+              c[0].mem.activations, L * 2 * T * h + emb + layer);
+        /* the forward again: more than 4/3 of the compute (F + B + W = 3F, + F), less than 3/2 with the head not redone */
+        CHECK(c[0].time.compute > 1.25 * none.time.compute && c[0].time.compute < 1.34 * none.time.compute,
+              "full: compute %.3f s, none %.3f s", c[0].time.compute, none.time.compute);
+    }
+    /* every schedule recomputes: a zero-bubble and a V schedule keep less and run longer */
+    {
+        const char *names[] = {"zb-h1", "v-half", "interleaved-1f1b"};
+        pp_candidate a, b;
+        int k;
+        for (k = 0; k < 3; k++) {
+            r.schedule = names[k]; r.pp = 4; r.gpus = 32; r.recompute = PP_RECOMPUTE_NONE;
+            CHECK(pp_plan(&r, c, 8, &n, err) == PP_OK && n >= 1 && c[0].step_time > 0, "%s none: %s %s", names[k], err, c[0].reason);
+            a = c[0];
+            r.recompute = PP_RECOMPUTE_FULL;
+            CHECK(pp_plan(&r, c, 8, &n, err) == PP_OK && n >= 1 && c[0].step_time > 0, "%s full: %s %s", names[k], err, c[0].reason);
+            b = c[0];
+            CHECK(b.mem.activations < a.mem.activations / 3 && b.step_time > a.step_time * 1.15,
+                  "%s: full recomputation %.1f GiB %.3f s, none %.1f GiB %.3f s", names[k], b.mem.activations / 1073741824.0,
+                  b.step_time, a.mem.activations / 1073741824.0, a.step_time);
+        }
+        /* selective without flash attention: no 5as scores kept; with flash the same as none */
+        r.schedule = "1f1b"; r.recompute = PP_RECOMPUTE_SELECTIVE;
+        CHECK(pp_plan(&r, c, 8, &n, err) == PP_OK && c[0].step_time > 0, "selective: %s", err);
+        b = c[0];
+        r.recompute = PP_RECOMPUTE_NONE;
+        CHECK(pp_plan(&r, c, 8, &n, err) == PP_OK && c[0].step_time > 0, "none: %s", err);
+        CHECK(b.mem.total == c[0].mem.total && b.step_time == c[0].step_time, "selective with flash attention differs from none");
+        r.model.no_flash_attention = 1;
+        CHECK(pp_plan(&r, c, 8, &n, err) == PP_OK && c[0].step_time > 0, "none, no flash: %s", err);
+        a = c[0];
+        r.recompute = PP_RECOMPUTE_SELECTIVE;
+        CHECK(pp_plan(&r, c, 8, &n, err) == PP_OK && c[0].step_time > 0, "selective, no flash: %s", err);
+        CHECK(c[0].mem.activations < a.mem.activations && c[0].step_time > a.step_time,
+              "selective without flash: %.1f GiB %.3f s, none %.1f GiB %.3f s", c[0].mem.activations / 1073741824.0,
+              c[0].step_time, a.mem.activations / 1073741824.0, a.step_time);
+        r.model.no_flash_attention = 0;
+        r.recompute = 3;
+        CHECK(pp_plan(&r, c, 8, &n, err) == PP_ERR_INVALID_ARG && strstr(err, "recompute"), "recompute 3 accepted: %s", err);
+        r.recompute = 0;
+        r.recipe = 5;
+        CHECK(pp_plan(&r, c, 8, &n, err) == PP_ERR_INVALID_ARG && strstr(err, "recipe"), "recipe 5 accepted: %s", err);
+        r.recipe = 0;
+    }
+    group_next("plan", "recompute none|selective|full for any schedule: kept bytes as written out, the forward redone");
+    /* spans: TP 16 on 8-GPU nodes crosses nodes, priced at net_bw (slower than at NVLink speed);
+       the step's parts add up; the default reserve is 1.5 GiB + 3% */
+    memset(&r, 0, sizeof r);
+    pp_model_preset("llama3-70b", &r.model, NULL);
+    pp_gpu_preset("h100-80g", &r.gpu, NULL);
+    r.gpus = 32; r.pp = 2; r.tp = 16; r.cp = 1; r.mbs = 1; r.global_batch = 64; r.schedule = "1f1b";
+    CHECK(pp_plan(&r, c, 8, &n, err) == PP_OK && c[0].step_time > 0, "tp 16: %s %s", err, c[0].reason);
+    none = c[0];
+    CHECK(none.span == PP_SPAN_TP, "tp 16 on 8-GPU nodes: span %d", none.span);
+    r.gpu.node_gpus = 16;
+    CHECK(pp_plan(&r, c, 8, &n, err) == PP_OK && c[0].step_time > 0 && c[0].span == 0, "tp 16 on 16-GPU nodes: %s", err);
+    CHECK(none.time.tp > 5 * c[0].time.tp, "tp 16 across nodes: TP %.3f s, within a node %.3f s", none.time.tp, c[0].time.tp);
+    {
+        const pp_time_breakdown *t = &none.time;
+        double sum = t->compute + t->bubble + t->tp + t->cp + t->ep + t->pp + t->dp;
+        CHECK(fabs(sum - none.step_time) < 1e-9 * none.step_time, "step %.6f s, parts %.6f s", none.step_time, sum);
+        CHECK(fabs(none.tokens_per_gpu - 64.0 * 8192 / (none.step_time * 32)) < 1e-6 * none.tokens_per_gpu, "tokens/s per GPU");
+        CHECK(fabs(none.tflops_per_gpu - none.mfu * 989e12) < 1e-6 * none.tflops_per_gpu, "TFLOP/s per GPU");
+    }
+    g = pp_gpu_defaults(NULL);
+    CHECK(g.reserve_bytes == 1.5 * 1073741824.0 + 0.03 * 80 * 1073741824.0, "default reserve %.3f GiB", g.reserve_bytes / 1073741824.0);
+    r.gpu.reserve_bytes = -1;
+    CHECK(pp_gpu_defaults(&r.gpu).reserve_bytes == 0, "reserve < 0 is not none");
+    group_next("plan", "spans: TP across nodes marked and priced at net_bw; the step's parts add up; the default reserve");
+}
+
 int main(int argc, char **argv) {
-    if (argc > 1 && !strcmp(argv[1], "megatron")) { test_megatron_memory(); return g_groups_failed != 0; }
+    if (argc > 1 && !strcmp(argv[1], "memory")) { /* the memory groups alone */
+        test_megatron_memory();
+        test_recipes();
+        return g_groups_failed != 0;
+    }
     test_partition();
     test_bytes();
     test_models();
@@ -892,6 +1015,7 @@ int main(int argc, char **argv) {
     test_fb_overlap();
     test_pruning_many();
     test_megatron_memory();
+    test_recipes();
     test_published();
     test_paper();
     printf("test_plan: %d groups passed, %d failed\n", g_groups_passed, g_groups_failed);
