@@ -1036,9 +1036,9 @@ typedef struct pp__gpu_preset { const char *name; double mem_gib, peak, hbm, tp_
 /* eff: the achieved fraction of the dense peak, fitted by make calibrate
    (bench/calibrate.c) on published runs: A100 on Narayanan et al. 2021,
    H100 on Llama 3 405B; H800, H200 and B200 take H100's (not fitted) */
-#define PP__EFF_A100 0.7219
-#define PP__EFF_H100 0.5351
-#define PP__GEMM_WIDTH 798.8
+#define PP__EFF_A100 0.7678
+#define PP__EFF_H100 0.5390
+#define PP__GEMM_WIDTH 842.3
 static const pp__gpu_preset pp__gpu_presets[] = {
     /* name       memory GiB  dense bf16   HBM B/s  NVLink B/s per direction  network B/s per GPU  efficiency */
     {"a100-80g", 80, 312e12, 2.0e12, 300e9, 25e9, PP__EFF_A100, PP__GEMM_WIDTH},
