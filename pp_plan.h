@@ -1,4 +1,4 @@
-/* pp_plan.h - v0.3.0 - which pipeline layout, microbatch size and schedule fit a model on a cluster - MIT licence (see end of file)
+/* pp_plan.h - v0.4.0 - which pipeline layout, microbatch size and schedule fit a model on a cluster - MIT licence (see end of file)
 
    A planner on top of pp_sched.h: from a transformer model, a GPU and a GPU
    count it enumerates pipeline x tensor x data parallel layouts, microbatch
@@ -169,11 +169,18 @@ PLANNING (pp_partition, pp_partition_v, pp_model_stats, pp_plan)
                fragmentation 3% (docs/planner.md derives it).
                pp_candidate.mem breaks the largest device down.
    pass times  roofline per microbatch: a layer's forward FLOPs (above) / t
-               at gpu.flops (default efficiency x peak_flops, 190/312 of
-               the A100's 312e12), or its weights (local experts included)
-               + activations at hbm_bw if slower; B = F (input gradient:
-               same matmul FLOPs), W = F without communication, so F:B:W =
-               1:1:1 plus communication, added to F and B:
+               at gpu.flops (default efficiency x peak_flops; a zero pp_gpu
+               190/312 of the A100's 312e12, the presets their fitted
+               efficiency, CALIBRATION), or its weights (local experts
+               included) + activations at hbm_bw if slower. Narrow matmuls:
+               each group (attention projections, MLP, experts) at w / (w +
+               gpu.gemm_width) of the rate, w its narrow side on one rank
+               (a x d / t, ffn / t, expert_ffn / expert tp; presets only).
+               FP8 (req.fp8): the layers' matmuls at gpu.fp8_speedup x the
+               rate; attention scores, embedding and head stay 16-bit
+               (DeepSeek-V3 Sec. 3.3). B = F (input gradient: same matmul
+               FLOPs), W = F without communication, so F:B:W = 1:1:1 plus
+               communication, added to F and B:
                TP  two all-gather/reduce-scatter pairs of 2 T h bytes (T =
                    tokens per rank), each 2(t-1)/t of it over tp_bw. TP
                    also narrows every matmul, which runs below the GPU's
@@ -187,8 +194,32 @@ PLANNING (pp_partition, pp_partition_v, pp_model_stats, pp_plan)
                CP  ring attention: K and V of the other cp - 1 ranks pass
                    by, (cp - 1) x T x 2(k + v widths) / t bytes, overlapped
                    with the QK^T and AV FLOPs; only the excess is added.
-               EP  all-to-all: each token to top_k experts and back, 2 x T
-                   (/t with SP) x top_k x 2h x (ep-1)/ep bytes per MoE layer.
+               EP  all-to-all: each token to top_k experts and back, T (/t
+                   with SP) x top_k (ep-1)/ep x h x (2 + 2) bytes per MoE
+                   layer, dispatch 1 byte instead of 2 with req.fp8; with
+                   model.route_nodes R < top_k and the group across nodes
+                   (DeepSeek-V3's node-limited routing, Sec. 2.1.2, 3.2.2)
+                   R (nodes-1)/nodes copies cross the network, the NVLink
+                   forwarding inside a node is not counted.
+               overlaps (each can be turned off in the request):
+                   TP (no_tp_overlap): Megatron's --tp-comm-overlap
+                   (Transformer Engine userbuffers) splits the all-gathers
+                   and reduce-scatters into chunks that run beside the
+                   matmuls using them: only max(0, TP comm - compute) shows.
+                   DP (no_dp_overlap): Megatron's --overlap-grad-reduce and
+                   --overlap-param-gather run the per-step reduce-scatter
+                   and all-gather bucket by bucket under the last
+                   microbatch's backward and the first one's forward: only
+                   their excess over that device's F + B + W shows.
+                   F&B (no_fb_overlap): dualpipe and dualpipe-v are built
+                   with pp_config.fb_overlap (pp_sched.h, pp__fb_time): each
+                   F paired with another microbatch's full backward is one
+                   pass of t_FB = max((F + B + W - a) / (112/132), a), a =
+                   the pair's all-to-all: one pass's all-to-all beside the
+                   other's compute, the compute on the 112 of 132 SMs
+                   DeepSeek-V3 leaves it (Sec. 3.2.2); used where it is
+                   shorter than the sequence, built to 8pp microbatches
+                   (pairs are the steady state).
                A group of ranks x tp GPUs within gpu.node_gpus (8) talks
                over tp_bw, else over net_bw (TP, CP, EP groups that span
                nodes: pp_candidate.span). Head forward 2 T h V/t FLOPs
@@ -234,17 +265,21 @@ PLANNING (pp_partition, pp_partition_v, pp_model_stats, pp_plan)
                no_guarantee never shortens a build).
    pruning     branch and bound: before a build, the work bound max over
                devices k of (head_k + n_b p_k, head_k + n_b q_k + tail_k) +
-               (n - n_b) max p_k (+ the dp all-reduce), q_k = its F + B per
+               (n - n_b) max p_k (+ the exposed dp time), q_k = its F + B per
                microbatch, tail_k = the B times of stages 0..k-1 (one route:
                stage k is device k's first, every F and B on device k
                precedes its microbatch's B on stage k, and the last of those
                still has the B chain down to stage 0 ahead of it), p_k = device k's F + B + W per microbatch (+ F
                for recomputation; half of both stages for dualpipe), head_k = the F times of the
-               stages before its first stage k (it cannot start earlier),
-               is a lower bound on the step time above (no pass is shorter
-               than its stage time, none overlaps another on its device;
-               tests check bound <= step for every built candidate of the
-               98.5B examples). A candidate is not built when its bound
+               stages before its first stage k (it cannot start earlier;
+               dualpipe: the shorter of its two copies' heads, the second
+               copy entering at device pp-1), times rho_k with F&B pairs
+               (the least t_FB / (F + B + W) of the pairs device k can
+               form: no pass is shorter than rho_k of its time), is a lower
+               bound on the step time above (no pass is shorter than its
+               stage time, none overlaps another on its device; tests check
+               bound <= step for every built candidate of 25 requests, and
+               the top 10 against no_prune's). A candidate is not built when its bound
                exceeds both the best step time its schedule has reached so
                far and the keep_top-th best step time of all candidates so
                far (req.keep_top, 0 = 10; ppsched plan passes --top): then
@@ -269,14 +304,21 @@ PLANNING (pp_partition, pp_partition_v, pp_model_stats, pp_plan)
                in 1, 2, 4, 8 (within a node) dividing the heads; cp 1, and
                powers of 2 dividing seq while seq / cp >= 4096 (CP is for
                long sequences); ep (MoE) powers of 2 dividing the experts
-               and dp x cp (EP groups are carved from the data-parallel
-               ranks, as in Megatron); pp any divisor of N with S <= L + 2
+               and tp x dp x cp: dividing dp x cp, EP groups are carved
+               from the data-parallel ranks and the experts are
+               tensor-parallel (tp); otherwise the EP group folds TP ranks
+               in and the experts are not tensor-parallel (Megatron-Core's
+               MoE parallel folding); pp any divisor of N with S <= L + 2
                and, unless given, at least two items per device (pp <= (L
                + 2) / 2: one-layer devices are dominated by their bubble and
                cost the most to build);
                mbs 1, 2, 4, dividing global_batch / dp; v (the schedules
                whose any_chunks fact is set: interleaved-1f1b, -u,
-               looped-bfs) 2, 3, 4, 6, 8 while pp x v <= 128 and <= L + 2.
+               looped-bfs) 2, 3, 4, 6, 8 while pp x v <= 128 and <= L + 2,
+               and (pp >= 2) every v with pp x v dividing the layers
+               within the same limits (NeMo's v = 5 for Llama 3 70B at pp
+               4). Partitions are kept within a (pp, tp, cp) while the
+               item costs only scale (the min-max split is the same).
                Any of them given in the request is the only value tried.
    adaptive    v-auto and zb-auto get mem_limit = the units left after the
                static bytes (in half units, at most 2pp). A schedule built by
@@ -324,10 +366,29 @@ PRESETS (pp_model_preset, pp_gpu_preset; the counts are checked against the
                  shared, top 8, V 129280, seq 4096 (DeepSeek-V3 report)
    GPUs (memory GiB, dense BF16 peak, HBM, NVLink per direction, network per GPU):
    a100-80g 80, 312e12, 2.0e12, 300e9, 25e9; h100-80g 80, 989e12, 3.35e12,
-   450e9, 50e9; h200 141, 989e12, 4.8e12, 450e9, 50e9; b200 180, 2250e12,
-   8e12, 900e9, 50e9 (NVIDIA's data sheets).
+   450e9, 50e9; h800 as h100-80g with NVLink 200e9 (400 GB/s both ways);
+   h200 141, 989e12, 4.8e12, 450e9, 50e9; b200 180, 2250e12, 8e12, 900e9,
+   50e9 (NVIDIA's data sheets). deepseek-v3 routes each token to at most 4
+   nodes (route_nodes). Each GPU preset carries a fitted efficiency and
+   gemm_width (CALIBRATION).
+
+CALIBRATION (make calibrate; bench/calibrate.c, docs/planner.md)
+   The presets' constants are fitted on 4 of 11 published runs, each planned
+   at its published layout: A100 efficiency 0.7678 and gemm_width 842.3 on
+   Narayanan et al. 2021's 39.1B and 1008B rows (the width so that both err
+   alike), H100 efficiency 0.5390 on Llama 3 405B at 8,192 GPUs (43% MFU),
+   FP8 speed-up 1.59 on DeepSeek-V3 (180K H800 GPU-hours per trillion
+   tokens). H800, H200 and B200 take H100's efficiency (not fitted). The 7
+   held-out runs (Narayanan's 145.6B, 310.1B, 529.6B, GPT-3 175B on 1024
+   A100s, Korthikanti et al. 2022's 175B, Llama 3 405B on 16,384 GPUs,
+   MegaScale's 175B on 12,288) are within 6.6%.
 
 REVISION HISTORY
+   0.4.0  time as runtimes run it: FP8 matmuls (req.fp8), TP, DP and F&B
+          overlaps (dualpipe's pairs through pp_config.fb_overlap), node-
+          limited routing, narrow-matmul rate, h800, efficiencies fitted on
+          published runs (CALIBRATION); EP folded from TP ranks; every v
+          dividing the layers; a work bound that holds for dualpipe.
    0.3.0  memory as frameworks allocate it (recipes megatron, fsdp, zero1-3,
           logits and the embedding input, a default reserve, bytes through
           each device's pass order, pp_candidate.mem); recomputation for
@@ -350,7 +411,7 @@ REVISION HISTORY
 #define PP_PLAN_H
 
 #define PP_PLAN_VERSION_MAJOR 0
-#define PP_PLAN_VERSION_MINOR 3
+#define PP_PLAN_VERSION_MINOR 4
 #define PP_PLAN_VERSION_PATCH 0
 
 #include "pp_sched.h"
