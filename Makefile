@@ -1,4 +1,4 @@
-# pp_sched: make | make check | make test | make bench | make asan | make fuzz | make golden | make hash | make optimal | make optimal-grid | make paper | make clean
+# pp_sched: make | make check | make test | make bench | make calibrate | make asan | make fuzz | make golden | make hash | make optimal | make optimal-grid | make paper | make clean
 # The library is one header (pp_sched.h); everything built here is a tool,
 # a test or a benchmark around it.
 
@@ -12,12 +12,20 @@ LDLIBS   = -lm
 # even to a script that ignores CFLAGS_EXTRA) and CFLAGS_EXTRA.
 ASAN_FLAGS = -fsanitize=address,undefined -fno-omit-frame-pointer
 
-.PHONY: all test test-nccl bench bench-scale bench-plan asan fuzz fuzz-plan golden hash hash-big optimal optimal-grid paper clean
+.PHONY: all test test-nccl bench bench-scale bench-plan calibrate asan fuzz fuzz-plan golden hash hash-big optimal optimal-grid paper clean
 
 all: ppsched train_cpu
 
+# ppsched plan --hf-config reads JSON with cJSON (Debian/Ubuntu: libcjson-dev)
+# where it is installed; without it ppsched builds and --hf-config says how to
+# get it. pkg-config first, else a compile probe.
+CJSON_LIBS := $(shell pkg-config --libs libcjson 2>/dev/null || \
+                { printf '\043include <cjson/cJSON.h>\nint main(void){return cJSON_Parse("1")==0;}\n' | \
+                  $(CC) -x c - -o /dev/null -lcjson >/dev/null 2>&1 && echo -lcjson; })
+CJSON_FLAGS := $(if $(CJSON_LIBS),-DPP_HAVE_CJSON $(shell pkg-config --cflags libcjson 2>/dev/null))
+
 ppsched: examples/ppsched.c pp_sched.h pp_plan.h
-	$(CC) $(CFLAGS) -o $@ examples/ppsched.c $(LDLIBS)
+	$(CC) $(CFLAGS) $(CJSON_FLAGS) -o $@ examples/ppsched.c $(CJSON_LIBS) $(LDLIBS)
 
 # examples/train_cpu.c: a tiny GPT trained through a schedule on CPU threads
 train_cpu: examples/train_cpu.c pp_sched.h ref/gpt_ref.h ref/cpu_pipeline.h
@@ -45,6 +53,14 @@ bench-scale: bench/bench
 # the planner's timings only (the last part of make bench)
 bench-plan: bench/bench
 	./bench/bench plan
+
+# the planner's step time against published training runs (bench/calibrate.c;
+# `bench/calibrate fit` fits the presets' efficiency constants again)
+calibrate: bench/calibrate
+	./bench/calibrate
+
+bench/calibrate: bench/calibrate.c pp_sched.h pp_plan.h
+	$(CC) $(CFLAGS) -o $@ bench/calibrate.c $(LDLIBS)
 
 bench/bench: bench/bench.c pp_sched.h pp_plan.h
 	$(CC) $(CFLAGS) -o $@ bench/bench.c $(LDLIBS)

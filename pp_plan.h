@@ -1,4 +1,4 @@
-/* pp_plan.h - v0.2.0 - which pipeline layout, microbatch size and schedule fit a model on a cluster - MIT licence (see end of file)
+/* pp_plan.h - v0.4.0 - which pipeline layout, microbatch size and schedule fit a model on a cluster - MIT licence (see end of file)
 
    A planner on top of pp_sched.h: from a transformer model, a GPU and a GPU
    count it enumerates pipeline x tensor x data parallel layouts, microbatch
@@ -41,7 +41,7 @@ QUICK START
    }
 
    Output:
-       dualpipe pp=4 tp=2 dp=4 mbs=1: 4.48 s per step, 22.5 GiB
+       1f1b pp=1 tp=1 dp=32 mbs=2: 4.00 s per step, 75.3 GiB
 
 API (one line each; status-returning calls fill err[PP_ERR_LEN] on failure)
    pp_plan(req, out, cap, &count, err) every pp x tp x cp x ep x dp x mbs x schedule x v: fit, step time,
@@ -49,6 +49,7 @@ API (one line each; status-returning calls fill err[PP_ERR_LEN] on failure)
    pp_model_stats(m, &counts, err)     check a model; its parameters, active parameters, FLOPs per token
    pp_model_preset(name, &m, err), pp_model_preset_name(i)   published model shapes (PRESETS)
    pp_gpu_preset(name, &g, err), pp_gpu_preset_name(i)       GPUs; pp_gpu_defaults(&g) fills the defaults
+   pp_recipe_name(i), pp_recompute_name(i)  names of pp_recipe, pp_recompute ("megatron", "full", ...)
    pp_partition(cost, L, S, first, &max, alloc, err)  exact min-max contiguous split of L items into S stages
    pp_partition_v(cost, L, d, first, &max, alloc, err) exact V split: least slowest DEVICE (stages k, 2d-1-k)
    pp_layer_activation_bytes(m, mbs, tp, recompute)  bytes one layer keeps per microbatch
@@ -122,34 +123,64 @@ PLANNING (pp_partition, pp_partition_v, pp_model_stats, pp_plan)
                shared expert, and fp32 router logits. With sequence
                parallelism (default when tp > 1) everything is divided by
                t, without it only the split part (their Eq. 3: 10 + 24/t +
-               5as/(ht) for GPT). Tokens per rank = mbs x s / cp. Full
-               recomputation keeps the layer input, 2h per token (/t with
-               SP). recompute_norm_up drops the norm outputs (4h) and
+               5as/(ht) for GPT). Tokens per rank = mbs x s / cp.
+               req.recompute, for every schedule: full keeps the layer
+               input, 2h per token (/t with SP), its B redoes the forward
+               (collectives included), and the layer being rebuilt adds its
+               whole activations while its backward runs; selective drops
+               the 5as scores and redoes the attention core (the same as
+               none with flash attention). 1f1b-r recomputes by itself.
+               The first stage keeps the token ids and the embedding's
+               dropout mask, (8 + h) per token; the last the logits: the
+               head's and final norm's inputs 4h and the fp32 softmax 4V
+               (/t), of which a split backward's B frees 2V (Megatron's
+               report_theoretical_memory: 4sbh(1 + V/h)). recompute_norm_up drops the norm outputs (4h) and
                MLA's expanded Q, K, V; fp8_moe_act halves the experts'
                bytes (DeepSeek-V3 report, Sec. 3.2.3, 3.3.2). A unit
-               (schedule peak_memory) = one microbatch's activations of
-               1/pp of the layers (their mean); peak activation bytes of
-               device i = peak_memory[i] x unit.
+               (schedule peak_memory, mem_limit, peak_units) = one
+               microbatch's activations of 1/pp of the model, embedding
+               input and logits included (their mean); bytes are counted
+               per stage (static, below).
    static      each device's items' parameters, divided by t; routed
                experts also by ep. The LM head's weight sits on the last
                stage when untied or pp > 1 (Megatron keeps a copy of a tied
-               embedding there). Bytes per parameter (mixed precision Adam,
-               Megatron): 2 weight + 2 gradient + 12 (fp32 master, m, v) =
-               16; the distributed optimizer (default) shards the 12 over
-               the ranks holding the same weight: dp x cp, or dp x cp / ep
-               for routed experts. dualpipe: each device holds stage k of
-               one copy and stage pp-1-k of the other, each with its
-               gradients and optimizer state (two full copies; its
-               optimizer state could be shared, which we do not model). A
-               candidate fits when the largest device's static + activation
-               bytes <= gpu memory - gpu.reserve_bytes (default 0; set it
-               for the CUDA context, NCCL buffers and fragmentation).
+               embedding there). Bytes per parameter by req.recipe, D = the
+               ranks holding the same weight (dp x cp, / ep for routed
+               experts): megatron (default; Megatron-LM bf16, whose
+               gradient buffers are fp32) 2 weight + 4 gradient + 12/D
+               (fp32 master, Adam m, v; 12 with no_distributed_optimizer);
+               zero1 2 + 2 + 12/D, zero2 2 + 14/D, zero3 16/D (Rajbhandari
+               et al. 2020, Sec. 5) + 4 x the device's largest matrix
+               gathered (DeepSpeed's estimate_zero3_model_states_mem_needs);
+               fsdp (PyTorch FSDP2, bf16 compute, fp32 reduce) 4/D fp32
+               weight + 4/D gradient + 8/D Adam + the current and next
+               layer gathered in bf16 and one layer's fp32 gradient
+               (8 x the device's largest layer). dualpipe: each device
+               holds stage k of one copy and stage pp-1-k of the other,
+               each with its gradients and optimizer state (two full
+               copies; its optimizer state could be shared, which we do not
+               model). Activation bytes: each device's passes in their
+               order, an F adding its stage's bytes, a W (or BW) removing
+               them (as pp_sched_peak_memory does in units). A candidate
+               fits when the largest device's static + activation bytes +
+               gpu.reserve_bytes <= gpu memory; the reserve (0 = default,
+               < 0 = none) is 1.5 GiB + 3% of the memory: CUDA context and
+               workspaces 0.5 GiB, NCCL buffers 1 GiB, allocator
+               fragmentation 3% (docs/planner.md derives it).
+               pp_candidate.mem breaks the largest device down.
    pass times  roofline per microbatch: a layer's forward FLOPs (above) / t
-               at gpu.flops (default efficiency x peak_flops, 190/312 of
-               the A100's 312e12), or its weights (local experts included)
-               + activations at hbm_bw if slower; B = F (input gradient:
-               same matmul FLOPs), W = F without communication, so F:B:W =
-               1:1:1 plus communication, added to F and B:
+               at gpu.flops (default efficiency x peak_flops; a zero pp_gpu
+               190/312 of the A100's 312e12, the presets their fitted
+               efficiency, CALIBRATION), or its weights (local experts
+               included) + activations at hbm_bw if slower. Narrow matmuls:
+               each group (attention projections, MLP, experts) at w / (w +
+               gpu.gemm_width) of the rate, w its narrow side on one rank
+               (a x d / t, ffn / t, expert_ffn / expert tp; presets only).
+               FP8 (req.fp8): the layers' matmuls at gpu.fp8_speedup x the
+               rate; attention scores, embedding and head stay 16-bit
+               (DeepSeek-V3 Sec. 3.3). B = F (input gradient: same matmul
+               FLOPs), W = F without communication, so F:B:W = 1:1:1 plus
+               communication, added to F and B:
                TP  two all-gather/reduce-scatter pairs of 2 T h bytes (T =
                    tokens per rank), each 2(t-1)/t of it over tp_bw. TP
                    also narrows every matmul, which runs below the GPU's
@@ -163,10 +194,35 @@ PLANNING (pp_partition, pp_partition_v, pp_model_stats, pp_plan)
                CP  ring attention: K and V of the other cp - 1 ranks pass
                    by, (cp - 1) x T x 2(k + v widths) / t bytes, overlapped
                    with the QK^T and AV FLOPs; only the excess is added.
-               EP  all-to-all: each token to top_k experts and back, 2 x T
-                   (/t with SP) x top_k x 2h x (ep-1)/ep bytes per MoE layer.
+               EP  all-to-all: each token to top_k experts and back, T (/t
+                   with SP) x top_k (ep-1)/ep x h x (2 + 2) bytes per MoE
+                   layer, dispatch 1 byte instead of 2 with req.fp8; with
+                   model.route_nodes R < top_k and the group across nodes
+                   (DeepSeek-V3's node-limited routing, Sec. 2.1.2, 3.2.2)
+                   R (nodes-1)/nodes copies cross the network, the NVLink
+                   forwarding inside a node is not counted.
+               overlaps (each can be turned off in the request):
+                   TP (no_tp_overlap): Megatron's --tp-comm-overlap
+                   (Transformer Engine userbuffers) splits the all-gathers
+                   and reduce-scatters into chunks that run beside the
+                   matmuls using them: only max(0, TP comm - compute) shows.
+                   DP (no_dp_overlap): Megatron's --overlap-grad-reduce and
+                   --overlap-param-gather run the per-step reduce-scatter
+                   and all-gather bucket by bucket under the last
+                   microbatch's backward and the first one's forward: only
+                   their excess over that device's F + B + W shows.
+                   F&B (no_fb_overlap): dualpipe and dualpipe-v are built
+                   with pp_config.fb_overlap (pp_sched.h, pp__fb_time): each
+                   F paired with another microbatch's full backward is one
+                   pass of t_FB = max((F + B + W - a) / (112/132), a), a =
+                   the pair's all-to-all: one pass's all-to-all beside the
+                   other's compute, the compute on the 112 of 132 SMs
+                   DeepSeek-V3 leaves it (Sec. 3.2.2); used where it is
+                   shorter than the sequence, built to 8pp microbatches
+                   (pairs are the steady state).
                A group of ranks x tp GPUs within gpu.node_gpus (8) talks
-               over tp_bw, else over net_bw. Head forward 2 T h V/t FLOPs
+               over tp_bw, else over net_bw (TP, CP, EP groups that span
+               nodes: pp_candidate.span). Head forward 2 T h V/t FLOPs
                (fp32 logits for the roofline); the embedding a memory-bound
                gather. Pipeline comm per edge 2 T h/t (SP) bytes over
                net_bw. User times (req.times) replace all this: F, B, W of
@@ -174,10 +230,22 @@ PLANNING (pp_partition, pp_partition_v, pp_model_stats, pp_plan)
                roofline costs.
    step time   makespan of the schedule built with those per-stage times at
                n_b microbatches, plus (n - n_b) x the busiest device's work
-               per microbatch (the steady state), plus a ring all-reduce of
-               the largest device's 16-bit gradients over the ranks sharing
-               each weight (2(D-1)/D x 2 bytes x parameters over net_bw; D =
-               dp x cp, dp x cp / ep for routed experts). n = global_batch /
+               per microbatch (the steady state), plus the gradient
+               synchronisation of the largest device over the ranks sharing
+               each weight ((D-1)/D x bytes x parameters; D = dp x cp, / ep
+               for routed experts; over tp_bw when the dp x cp x tp GPUs
+               fit a node, else net_bw): megatron reduce-scatters fp32
+               gradients and all-gathers bf16 weights, 4 + 2 bytes per step
+               (an fp32 all-reduce, 8, without the distributed optimizer);
+               zero1 2 + 2 per step; zero2 2 per microbatch + 2 per step;
+               zero3 2 + 2 + 2 and fsdp 2 + 2 + 4 per microbatch (gathers
+               in F and B, a reduce-scatter); per-microbatch traffic hides
+               under the device's work for that microbatch, only its excess
+               counts. pp_candidate.time splits the step: the busiest
+               device's compute and its TP, CP, EP communication, the
+               pipeline sends of one microbatch down and back (2(S-1) x
+               comm, within the idle time), the rest of its idle time
+               (bubble), and dp. n = global_batch /
                (dp x mbs). n_b from the planner's steady fact of the schedule
                (pp__plan_steady): pp for steady = 1 (1f1b, 1f1b-r, zb-h1, 1f1b-v, v-min, v-half, v-zb:
                at unit times this equals the full build, checked at d = 8,
@@ -197,17 +265,21 @@ PLANNING (pp_partition, pp_partition_v, pp_model_stats, pp_plan)
                no_guarantee never shortens a build).
    pruning     branch and bound: before a build, the work bound max over
                devices k of (head_k + n_b p_k, head_k + n_b q_k + tail_k) +
-               (n - n_b) max p_k (+ the dp all-reduce), q_k = its F + B per
+               (n - n_b) max p_k (+ the exposed dp time), q_k = its F + B per
                microbatch, tail_k = the B times of stages 0..k-1 (one route:
                stage k is device k's first, every F and B on device k
                precedes its microbatch's B on stage k, and the last of those
                still has the B chain down to stage 0 ahead of it), p_k = device k's F + B + W per microbatch (+ F
                for recomputation; half of both stages for dualpipe), head_k = the F times of the
-               stages before its first stage k (it cannot start earlier),
-               is a lower bound on the step time above (no pass is shorter
-               than its stage time, none overlaps another on its device;
-               tests check bound <= step for every built candidate of the
-               98.5B examples). A candidate is not built when its bound
+               stages before its first stage k (it cannot start earlier;
+               dualpipe: the shorter of its two copies' heads, the second
+               copy entering at device pp-1), times rho_k with F&B pairs
+               (the least t_FB / (F + B + W) of the pairs device k can
+               form: no pass is shorter than rho_k of its time), is a lower
+               bound on the step time above (no pass is shorter than its
+               stage time, none overlaps another on its device; tests check
+               bound <= step for every built candidate of 25 requests, and
+               the top 10 against no_prune's). A candidate is not built when its bound
                exceeds both the best step time its schedule has reached so
                far and the keep_top-th best step time of all candidates so
                far (req.keep_top, 0 = 10; ppsched plan passes --top): then
@@ -232,14 +304,21 @@ PLANNING (pp_partition, pp_partition_v, pp_model_stats, pp_plan)
                in 1, 2, 4, 8 (within a node) dividing the heads; cp 1, and
                powers of 2 dividing seq while seq / cp >= 4096 (CP is for
                long sequences); ep (MoE) powers of 2 dividing the experts
-               and dp x cp (EP groups are carved from the data-parallel
-               ranks, as in Megatron); pp any divisor of N with S <= L + 2
+               and tp x dp x cp: dividing dp x cp, EP groups are carved
+               from the data-parallel ranks and the experts are
+               tensor-parallel (tp); otherwise the EP group folds TP ranks
+               in and the experts are not tensor-parallel (Megatron-Core's
+               MoE parallel folding); pp any divisor of N with S <= L + 2
                and, unless given, at least two items per device (pp <= (L
                + 2) / 2: one-layer devices are dominated by their bubble and
                cost the most to build);
                mbs 1, 2, 4, dividing global_batch / dp; v (the schedules
                whose any_chunks fact is set: interleaved-1f1b, -u,
-               looped-bfs) 2, 3, 4, 6, 8 while pp x v <= 128 and <= L + 2.
+               looped-bfs) 2, 3, 4, 6, 8 while pp x v <= 128 and <= L + 2,
+               and (pp >= 2) every v with pp x v dividing the layers
+               within the same limits (NeMo's v = 5 for Llama 3 70B at pp
+               4). Partitions are kept within a (pp, tp, cp) while the
+               item costs only scale (the min-max split is the same).
                Any of them given in the request is the only value tried.
    adaptive    v-auto and zb-auto get mem_limit = the units left after the
                static bytes (in half units, at most 2pp). A schedule built by
@@ -263,9 +342,11 @@ LIMITS (pp_plan and pp_model_stats check these before any work; the message
                0..global_batch, v 0 or 2..64, keep_top 0..10^6; at most 200000
                candidates (narrow the search with pp, tp, cp, ep, mbs or a
                schedule beyond that).
-   gpu         every number finite and >= 0: mem_bytes, reserve_bytes up to
-               1 PiB (reserve below memory), flops, peak_flops up to 1e18
-               (flops <= peak_flops), efficiency up to 1, bandwidths up to
+               recipe 0..4 (pp_recipe), recompute 0..2 (pp_recompute).
+   gpu         every number finite and >= 0 (reserve_bytes may be < 0:
+               none): mem_bytes, reserve_bytes up to 1 PiB (reserve
+               below memory), flops, peak_flops up to 1e18 (flops <=
+               peak_flops), efficiency up to 1, bandwidths up to
                1e15; tp_slowdown up to 10.
    times       F, B > 0, W, comm >= 0, all up to 1e9 s, the largest within
                1e6 x the smallest nonzero one.
@@ -285,10 +366,36 @@ PRESETS (pp_model_preset, pp_gpu_preset; the counts are checked against the
                  shared, top 8, V 129280, seq 4096 (DeepSeek-V3 report)
    GPUs (memory GiB, dense BF16 peak, HBM, NVLink per direction, network per GPU):
    a100-80g 80, 312e12, 2.0e12, 300e9, 25e9; h100-80g 80, 989e12, 3.35e12,
-   450e9, 50e9; h200 141, 989e12, 4.8e12, 450e9, 50e9; b200 180, 2250e12,
-   8e12, 900e9, 50e9 (NVIDIA's data sheets).
+   450e9, 50e9; h800 as h100-80g with NVLink 200e9 (400 GB/s both ways);
+   h200 141, 989e12, 4.8e12, 450e9, 50e9; b200 180, 2250e12, 8e12, 900e9,
+   50e9 (NVIDIA's data sheets). deepseek-v3 routes each token to at most 4
+   nodes (route_nodes). Each GPU preset carries a fitted efficiency and
+   gemm_width (CALIBRATION).
+
+CALIBRATION (make calibrate; bench/calibrate.c, docs/planner.md)
+   The presets' constants are fitted on 4 of 11 published runs, each planned
+   at its published layout: A100 efficiency 0.7678 and gemm_width 842.3 on
+   Narayanan et al. 2021's 39.1B and 1008B rows (the width so that both err
+   alike), H100 efficiency 0.5390 on Llama 3 405B at 8,192 GPUs (43% MFU),
+   FP8 speed-up 1.59 on DeepSeek-V3 (180K H800 GPU-hours per trillion
+   tokens). H800, H200 and B200 take H100's efficiency (not fitted). The 7
+   held-out runs (Narayanan's 145.6B, 310.1B, 529.6B, GPT-3 175B on 1024
+   A100s, Korthikanti et al. 2022's 175B, Llama 3 405B on 16,384 GPUs,
+   MegaScale's 175B on 12,288) are within 6.6%.
 
 REVISION HISTORY
+   0.4.0  time as runtimes run it: FP8 matmuls (req.fp8), TP, DP and F&B
+          overlaps (dualpipe's pairs through pp_config.fb_overlap), node-
+          limited routing, narrow-matmul rate, h800, efficiencies fitted on
+          published runs (CALIBRATION); EP folded from TP ranks; every v
+          dividing the layers; a work bound that holds for dualpipe.
+   0.3.0  memory as frameworks allocate it (recipes megatron, fsdp, zero1-3,
+          logits and the embedding input, a default reserve, bytes through
+          each device's pass order, pp_candidate.mem); recomputation for
+          every schedule (req.recompute); TP/CP/EP groups across nodes at
+          net_bw (span); the step's split (pp_candidate.time), tokens and
+          FLOP/s per GPU; Qwen2 QKV biases and Qwen3 QK norms (qkv_bias,
+          qk_norm).
    0.2.0  a model description (GQA/MQA, gated MLPs, FFN size, vocab, tied or
           untied embeddings, RoPE, RMSNorm, MoE with shared experts and
           dense layers first, MLA), presets for six published models and
@@ -304,7 +411,7 @@ REVISION HISTORY
 #define PP_PLAN_H
 
 #define PP_PLAN_VERSION_MAJOR 0
-#define PP_PLAN_VERSION_MINOR 2
+#define PP_PLAN_VERSION_MINOR 4
 #define PP_PLAN_VERSION_PATCH 0
 
 #include "pp_sched.h"
@@ -348,6 +455,11 @@ typedef struct pp_model {
     /* DeepSeek-V3's activation savings (its report, Sec. 3.2.3 and 3.3.2) */
     int recompute_norm_up;          /* 1: norm outputs and MLA's Q/K/V up-projections recomputed in backward */
     int fp8_moe_act;                /* 1: experts' inputs and inner activations kept in FP8 (1 byte) */
+    int qkv_bias;                   /* 1: Q, K, V biases with rmsnorm (Qwen2) */
+    int qk_norm;                    /* 1: RMSNorm of each query and key head (Qwen3): 2 head_dim parameters */
+    int route_nodes;                /* MoE: a token's routed experts span at most this many nodes, and its
+                                       all-to-all crosses the network once per node (DeepSeek-V3's
+                                       node-limited routing, report Sec. 2.1.2, 3.2.2: 4); 0 = no limit */
 } pp_model;
 
 /* What a model is, from pp_model_stats. */
@@ -365,17 +477,44 @@ typedef struct pp_gpu {
     double mem_bytes; /* 0 = 80 GiB */
     double flops;     /* achieved matmul FLOP/s; 0 = efficiency x peak_flops */
     double hbm_bw;    /* bytes/s; 0 = 2.0e12 */
-    double tp_bw;     /* tensor-parallel link, bytes/s; 0 = 300e9 (NVLink) */
-    double net_bw;    /* pipeline send/recv and dp all-reduce, bytes/s; 0 = 25e9 */
-    double reserve_bytes; /* kept back (CUDA context, NCCL buffers, fragmentation); 0 = none */
+    double tp_bw;     /* NVLink within a node, bytes/s per direction; 0 = 300e9 */
+    double net_bw;    /* between nodes, per GPU (pipeline, dp, and TP/CP/EP groups that span nodes); 0 = 25e9 */
+    double reserve_bytes; /* kept back (CUDA context, NCCL buffers, fragmentation); 0 = the default
+                             (PLANNING, reserve: 1.5 GiB + 3% of mem_bytes), < 0 = none */
     double tp_slowdown; /* TP-sharded matmuls run (1 + this x log2 tp x min(1, 1024/(mbs x seq)))
                            times slower (narrower matmuls); 0 = 0.037 (see PLANNING,
                            pass times); < 0 = none */
     double peak_flops; /* dense 16-bit peak, FLOP/s, the MFU's denominator; 0 = 312e12 (A100) */
-    double efficiency; /* achieved fraction of peak_flops when flops = 0; 0 = 190/312 */
+    double efficiency; /* achieved fraction of peak_flops when flops = 0; 0 = 190/312 (the presets
+                          carry the fitted ones: PRESETS, CALIBRATION) */
+    double fp8_speedup; /* with req.fp8: the layers' matmuls run this many times faster than at
+                           flops; 0 = 1.59 (fitted, CALIBRATION) */
+    double gemm_width;  /* a layer's matmuls run at w / (w + gemm_width) of flops, w = their narrow
+                           side on one rank (attention: heads x head_dim / tp; MLP: ffn / tp;
+                           experts: expert_ffn / their tp): narrow matmuls fill the GPU less;
+                           0 = off (the presets carry the fitted width, CALIBRATION) */
     int node_gpus;     /* GPUs joined by tp_bw (one node); 0 = 8 */
     const char *name;  /* shown in outputs; NULL = "" */
 } pp_gpu;
+
+/* How a framework keeps weights, gradients and optimizer state (PLANNING,
+   recipes; D = ranks sharing a weight): bytes per parameter */
+typedef enum pp_recipe {
+    PP_RECIPE_MEGATRON = 0, /* Megatron-LM bf16: 2 weight + 4 fp32 grad + 12/D (18 without the distributed optimizer) */
+    PP_RECIPE_FSDP,         /* PyTorch FSDP2: 16/D + the gathered layers */
+    PP_RECIPE_ZERO1,        /* DeepSpeed ZeRO-1: 2 + 2 + 12/D */
+    PP_RECIPE_ZERO2,        /* ZeRO-2: 2 + 14/D */
+    PP_RECIPE_ZERO3,        /* ZeRO-3: 16/D + the largest gathered matrix */
+    PP_RECIPE_COUNT
+} pp_recipe;
+
+/* Activation recomputation, for every schedule (PLANNING, activation) */
+typedef enum pp_recompute {
+    PP_RECOMPUTE_NONE = 0,  /* keep every activation */
+    PP_RECOMPUTE_SELECTIVE, /* recompute the attention core (no s x s scores kept; the same as none with flash) */
+    PP_RECOMPUTE_FULL,      /* keep each layer's input, redo its forward before its backward */
+    PP_RECOMPUTE_COUNT
+} pp_recompute;
 
 typedef struct pp_plan_request {
     pp_model model;
@@ -391,9 +530,42 @@ typedef struct pp_plan_request {
     const pp_times *times; /* optional measured per-device-share times (F, B, W,
                               comm) for one microbatch of mbs; replaces the roofline */
     int no_prune;      /* 1: build every candidate (no work-bound pruning; PLANNING, pruning) */
+    int fp8;           /* 1: the layers' matmuls at the FP8 rate (gpu.fp8_speedup x flops); attention
+                          scores, embedding and LM head stay 16-bit (DeepSeek-V3 report, Sec. 3.3) */
+    int no_tp_overlap; /* 1: TP communication in sequence with the matmuls (PLANNING, overlaps) */
+    int no_dp_overlap; /* 1: the data-parallel gradient reduce-scatter and parameter all-gather after
+                          the pipeline, not under its first forward and last backward */
+    int no_fb_overlap; /* 1: dualpipe runs each F&B pair in sequence (no all-to-all hidden) */
     int keep_top;      /* pruning keeps the first keep_top of the ranking exact; 0 = 10 */
+    int recipe;        /* pp_recipe; 0 = PP_RECIPE_MEGATRON */
+    int recompute;     /* pp_recompute; 0 = none */
     pp_allocator allocator; /* every allocation of pp_plan, its builds included; zero = malloc/free */
 } pp_plan_request;
+
+/* The largest device's memory, bytes (PLANNING, static and activation). */
+typedef struct pp_mem_breakdown {
+    double weights;     /* 16-bit weights (fsdp: fp32 shards) + gathered layers (zero3, fsdp) */
+    double grads;       /* gradient buffers */
+    double optimizer;   /* fp32 master weights and Adam m, v (their shard) */
+    double activations; /* kept activations at the device's peak (embedding input included) */
+    double logits;      /* of that peak: the LM head's input and fp32 logits / cross-entropy */
+    double reserve;     /* CUDA context, NCCL buffers, fragmentation */
+    double total;       /* the sum: what must fit in gpu.mem_bytes */
+} pp_mem_breakdown;
+
+/* The step, seconds: compute + bubble + the exposed communication = step_time. */
+typedef struct pp_time_breakdown {
+    double compute;     /* the busiest device's passes without their communication */
+    double bubble;      /* its idle time, pipeline sends excepted */
+    double tp, cp, ep;  /* tensor-parallel collectives, ring attention left over, expert all-to-all */
+    double pp;          /* pipeline sends on the fill and drain */
+    double dp;          /* gradient synchronisation (and fsdp/zero3 gathers) not hidden */
+} pp_time_breakdown;
+
+/* spans: groups that cross nodes, priced at net_bw */
+#define PP_SPAN_TP 1
+#define PP_SPAN_CP 2
+#define PP_SPAN_EP 4
 
 /* One candidate the planner considered (fitting or not). */
 typedef struct pp_candidate {
@@ -412,6 +584,11 @@ typedef struct pp_candidate {
                                 the candidate stopped before its build */
     int pruned;              /* 1: not built, its bound is slower than its schedule's
                                 best layout found before it (fits = 0: unknown) */
+    int span;                /* PP_SPAN_*: TP, CP or EP groups that span nodes */
+    double tokens_per_gpu;   /* tokens per second per GPU; 0 when not run */
+    double tflops_per_gpu;   /* model FLOP/s per GPU (mfu x peak); 0 when not run */
+    pp_mem_breakdown mem;    /* largest device (static only when the schedule was not built) */
+    pp_time_breakdown time;  /* 0 when not run */
 } pp_candidate;
 
 /* alloc: NULL or zero = malloc/free */
@@ -436,6 +613,9 @@ PP_PLAN_API pp_status pp_gpu_preset(const char *name, pp_gpu *out, char *err);
 PP_PLAN_API const char *pp_gpu_preset_name(int i);
 /* g (NULL: a zero pp_gpu) with every default applied: the values pp_plan uses */
 PP_PLAN_API pp_gpu pp_gpu_defaults(const pp_gpu *g);
+/* "megatron", "fsdp", "zero1", "zero2", "zero3" / "none", "selective", "full"; NULL past the end */
+PP_PLAN_API const char *pp_recipe_name(int recipe);
+PP_PLAN_API const char *pp_recompute_name(int recompute);
 PP_PLAN_API pp_status pp_plan(const pp_plan_request *req, pp_candidate *out, int cap, int *count, char *err);
 
 #ifdef __cplusplus
@@ -736,10 +916,12 @@ static pp_status pp__model_resolve(const pp_model *in, pp__pmodel *p, char *err)
         !pp__plan_int_in(err, "model.q_lora_rank", m.q_lora_rank, 0, m.kv_lora_rank > 0 ? 1 << 16 : 0,
                          "0, or a width with kv_lora_rank > 0") ||
         !pp__plan_int_in(err, "model.rope_head_dim", m.rope_head_dim, 0, m.kv_lora_rank > 0 ? 4096 : 0,
-                         "0 (= 64), or a width with kv_lora_rank > 0"))
+                         "0 (= 64), or a width with kv_lora_rank > 0") ||
+        !pp__plan_int_in(err, "model.route_nodes", m.route_nodes, 0, m.experts > 0 ? 65536 : 0,
+                         "0 (no limit), or nodes per token with experts > 0"))
         return PP_ERR_INVALID_ARG;
     if ((m.gated | m.untied | m.rope | m.rmsnorm | m.no_flash_attention | m.no_seq_parallel |
-         m.no_distributed_optimizer | m.recompute_norm_up | m.fp8_moe_act) & ~1) {
+         m.no_distributed_optimizer | m.recompute_norm_up | m.fp8_moe_act | m.qkv_bias | m.qk_norm) & ~1) {
         pp__plan_err(err, "model: gated, untied, rope, rmsnorm and the no_* flags must be 0 or 1");
         return PP_ERR_INVALID_ARG;
     }
@@ -794,6 +976,8 @@ static pp_status pp__model_resolve(const pp_model *in, pp__pmodel *p, char *err)
         p->o_w = p->a * p->hd;
         p->attn_mm = h * (p->q_w + p->k_w + p->v_w) + p->o_w * h;
         p->attn_other = m.rmsnorm ? 0 : p->q_w + p->k_w + p->v_w + h; /* QKV and output biases */
+        if (m.rmsnorm && m.qkv_bias) p->attn_other += p->q_w + p->k_w + p->v_w;
+        if (m.qk_norm) p->attn_other += 2 * p->hd;
     }
     p->norm_p = m.rmsnorm ? 2 * h : 4 * h; /* two norms: weight (and bias) of h each */
     p->mlp_mm = (m.gated ? 3 : 2) * h * f;
@@ -898,24 +1082,31 @@ typedef struct pp__model_preset { const char *name; pp_model m; } pp__model_pres
 
 /* layers, hidden, heads, seq, kv_heads, head_dim, ffn, gated, vocab, untied,
    rope, rmsnorm, experts, top_k, shared, expert_ffn, dense_layers,
-   kv_lora_rank, q_lora_rank, rope_head_dim */
+   kv_lora_rank, q_lora_rank, rope_head_dim, then the flags (no_flash_attention .. qk_norm), route_nodes */
 static const pp__model_preset pp__model_presets[] = {
-    {"gpt3-175b", {96, 12288, 96, 2048, 0, 0, 0, 0, 50257, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}},
-    {"llama3-8b", {32, 4096, 32, 8192, 8, 0, 14336, 1, 128256, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}},
-    {"llama3-70b", {80, 8192, 64, 8192, 8, 0, 28672, 1, 128256, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}},
-    {"llama3-405b", {126, 16384, 128, 8192, 8, 0, 53248, 1, 128256, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}},
-    {"mixtral-8x7b", {32, 4096, 32, 4096, 8, 0, 14336, 1, 32000, 1, 1, 1, 8, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}},
-    {"deepseek-v3", {61, 7168, 128, 4096, 0, 128, 18432, 1, 129280, 1, 1, 1, 256, 8, 1, 2048, 3, 512, 1536, 64, 0, 0, 0, 0, 0}},
+    {"gpt3-175b", {96, 12288, 96, 2048, 0, 0, 0, 0, 50257, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}},
+    {"llama3-8b", {32, 4096, 32, 8192, 8, 0, 14336, 1, 128256, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}},
+    {"llama3-70b", {80, 8192, 64, 8192, 8, 0, 28672, 1, 128256, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}},
+    {"llama3-405b", {126, 16384, 128, 8192, 8, 0, 53248, 1, 128256, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}},
+    {"mixtral-8x7b", {32, 4096, 32, 4096, 8, 0, 14336, 1, 32000, 1, 1, 1, 8, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}},
+    {"deepseek-v3", {61, 7168, 128, 4096, 0, 128, 18432, 1, 129280, 1, 1, 1, 256, 8, 1, 2048, 3, 512, 1536, 64, 0, 0, 0, 0, 0, 0, 0, 4}},
 };
 
-typedef struct pp__gpu_preset { const char *name; double mem_gib, peak, hbm, tp_bw, net_bw; } pp__gpu_preset;
+typedef struct pp__gpu_preset { const char *name; double mem_gib, peak, hbm, tp_bw, net_bw, eff, gemm_width; } pp__gpu_preset;
 
+/* eff: the achieved fraction of the dense peak, fitted by make calibrate
+   (bench/calibrate.c) on published runs: A100 on Narayanan et al. 2021,
+   H100 on Llama 3 405B; H800, H200 and B200 take H100's (not fitted) */
+#define PP__EFF_A100 0.7678
+#define PP__EFF_H100 0.5390
+#define PP__GEMM_WIDTH 842.3
 static const pp__gpu_preset pp__gpu_presets[] = {
-    /* name       memory GiB  dense bf16   HBM B/s  NVLink B/s per direction  network B/s per GPU */
-    {"a100-80g", 80, 312e12, 2.0e12, 300e9, 25e9},
-    {"h100-80g", 80, 989e12, 3.35e12, 450e9, 50e9},
-    {"h200", 141, 989e12, 4.8e12, 450e9, 50e9},
-    {"b200", 180, 2250e12, 8.0e12, 900e9, 50e9},
+    /* name       memory GiB  dense bf16   HBM B/s  NVLink B/s per direction  network B/s per GPU  efficiency */
+    {"a100-80g", 80, 312e12, 2.0e12, 300e9, 25e9, PP__EFF_A100, PP__GEMM_WIDTH},
+    {"h100-80g", 80, 989e12, 3.35e12, 450e9, 50e9, PP__EFF_H100, PP__GEMM_WIDTH},
+    {"h800", 80, 989e12, 3.35e12, 200e9, 50e9, PP__EFF_H100, PP__GEMM_WIDTH},
+    {"h200", 141, 989e12, 4.8e12, 450e9, 50e9, PP__EFF_H100, PP__GEMM_WIDTH},
+    {"b200", 180, 2250e12, 8.0e12, 900e9, 50e9, PP__EFF_H100, PP__GEMM_WIDTH},
 };
 
 #define PP__NMODEL_PRESETS ((int)(sizeof pp__model_presets / sizeof pp__model_presets[0]))
@@ -967,6 +1158,8 @@ PP_PLAN_DEF pp_status pp_gpu_preset(const char *name, pp_gpu *out, char *err) {
             out->hbm_bw = g->hbm;
             out->tp_bw = g->tp_bw;
             out->net_bw = g->net_bw;
+            out->efficiency = g->eff;
+            out->gemm_width = g->gemm_width;
             return PP_OK;
         }
     pp__preset_list(known, sizeof known, pp_gpu_preset_name);
@@ -999,12 +1192,24 @@ PP_PLAN_DEF pp_gpu pp_gpu_defaults(const pp_gpu *in) {
     if (!g.peak_flops) g.peak_flops = 312e12;
     if (!g.efficiency) g.efficiency = 190.0 / 312.0;
     if (!g.flops) g.flops = g.efficiency * g.peak_flops;
+    if (!g.fp8_speedup) g.fp8_speedup = 1.59;
     if (!g.hbm_bw) g.hbm_bw = 2.0e12;
     if (!g.tp_bw) g.tp_bw = 300e9;
     if (!g.net_bw) g.net_bw = 25e9;
     if (!g.node_gpus) g.node_gpus = 8;
     if (!g.name) g.name = "";
+    /* PLANNING, reserve: CUDA context and library workspaces 0.5 GiB, NCCL
+       buffers of the TP, PP, DP groups 1 GiB, allocator fragmentation 3% */
+    if (g.reserve_bytes == 0) g.reserve_bytes = 1.5 * 1073741824.0 + 0.03 * g.mem_bytes;
+    if (g.reserve_bytes < 0) g.reserve_bytes = 0;
     return g;
+}
+
+static const char *const pp__recipe_names[] = {"megatron", "fsdp", "zero1", "zero2", "zero3"};
+static const char *const pp__recompute_names[] = {"none", "selective", "full"};
+PP_PLAN_DEF const char *pp_recipe_name(int i) { return i >= 0 && i < PP_RECIPE_COUNT ? pp__recipe_names[i] : NULL; }
+PP_PLAN_DEF const char *pp_recompute_name(int i) {
+    return i >= 0 && i < PP_RECOMPUTE_COUNT ? pp__recompute_names[i] : NULL;
 }
 
 /* The one check of a request (LIMITS in the docs block), before any work. */
@@ -1029,23 +1234,33 @@ static pp_status pp__plan_resolve(const pp_plan_request *r, pp__preq *q, char *e
         !pp__plan_int_in(err, "v", r->v, 0, 64, "0 (enumerate) or stages per device") ||
         !pp__plan_int_in(err, "keep_top", r->keep_top, 0, 1000000, "0 (= 10) or a count") ||
         !pp__plan_int_in(err, "no_prune", r->no_prune, 0, 1, "0 or 1") ||
+        !pp__plan_int_in(err, "fp8", r->fp8, 0, 1, "0 or 1") ||
+        !pp__plan_int_in(err, "no_tp_overlap", r->no_tp_overlap, 0, 1, "0 or 1") ||
+        !pp__plan_int_in(err, "no_dp_overlap", r->no_dp_overlap, 0, 1, "0 or 1") ||
+        !pp__plan_int_in(err, "no_fb_overlap", r->no_fb_overlap, 0, 1, "0 or 1") ||
         !pp__plan_int_in(err, "gpu.node_gpus", g->node_gpus, 0, 1 << 16, "0 (= 8) or GPUs per node"))
         return PP_ERR_INVALID_ARG;
     if (!pp__plan_real_in(err, "gpu.mem_bytes", g->mem_bytes, 0, 1125899906842624.0, "0 (= 80 GiB) or bytes up to 1 PiB") ||
         !pp__plan_real_in(err, "gpu.peak_flops", g->peak_flops, 0, 1e18, "0 (= 312e12) or FLOP/s") ||
         !pp__plan_real_in(err, "gpu.flops", g->flops, 0, 1e18, "0 (= efficiency x peak) or FLOP/s") ||
         !pp__plan_real_in(err, "gpu.efficiency", g->efficiency, 0, 1, "0 (= 190/312) or a fraction of peak") ||
+        !pp__plan_real_in(err, "gpu.fp8_speedup", g->fp8_speedup, 0, 4, "0 (= 1.59) or a speed-up over 16-bit") ||
+        !pp__plan_real_in(err, "gpu.gemm_width", g->gemm_width, 0, 1e6, "0 (off) or a width") ||
         !pp__plan_real_in(err, "gpu.hbm_bw", g->hbm_bw, 0, 1e15, "0 (= 2e12) or bytes/s") ||
         !pp__plan_real_in(err, "gpu.tp_bw", g->tp_bw, 0, 1e15, "0 (= 300e9) or bytes/s") ||
         !pp__plan_real_in(err, "gpu.net_bw", g->net_bw, 0, 1e15, "0 (= 25e9) or bytes/s") ||
         !pp__plan_real_in(err, "gpu.tp_slowdown", g->tp_slowdown, -1e300, 10, "0 (= 0.037), < 0 (none) or a factor") ||
-        !pp__plan_real_in(err, "gpu.reserve_bytes", g->reserve_bytes, 0, 1125899906842624.0, "bytes >= 0"))
+        !pp__plan_real_in(err, "gpu.reserve_bytes", g->reserve_bytes, -1e300, 1125899906842624.0,
+                          "0 (the default), < 0 (none) or bytes") ||
+        !pp__plan_int_in(err, "recipe", r->recipe, 0, PP_RECIPE_COUNT - 1,
+                         "0 megatron, 1 fsdp, 2 zero1, 3 zero2, 4 zero3") ||
+        !pp__plan_int_in(err, "recompute", r->recompute, 0, PP_RECOMPUTE_COUNT - 1, "0 none, 1 selective, 2 full"))
         return PP_ERR_INVALID_ARG;
     q->g = pp_gpu_defaults(g);
     q->node = q->g.node_gpus;
     mem = q->g.mem_bytes;
     if (q->g.reserve_bytes >= mem) {
-        pp__plan_err(err, "gpu.reserve_bytes must be >= 0 and below the GPU memory (%.1f GiB), got %.1f GiB",
+        pp__plan_err(err, "gpu.reserve_bytes must be below the GPU memory (%.1f GiB), got %.1f GiB",
                      mem / 1073741824.0, q->g.reserve_bytes / 1073741824.0);
         return PP_ERR_INVALID_ARG;
     }
@@ -1120,10 +1335,21 @@ static pp_status pp__plan_resolve(const pp_plan_request *r, pp__preq *q, char *e
 /* Per item (0 = embedding, 1..L = layers, L+1 = LM head): forward time of one
    microbatch (b = its time without communication), its parameters on one
    rank (expert ones apart), activation bytes kept per microbatch. */
-typedef struct pp__item { double f, w, params, eparams, act; } pp__item;
+typedef struct pp__item {
+    double f, w, params, eparams, act;
+    double tpc, cpc, epc; /* of f: tensor-, context-, expert-parallel communication */
+    double rc;            /* forward time redone before its backward (recomputation) */
+    double big;           /* its largest weight matrix on one rank (ZeRO-3's gathered buffer) */
+    double peak_act;      /* a layer's whole activations, rebuilt while full recomputation runs its backward */
+    double act_in;        /* a layer's input alone (what 1f1b-r keeps) */
+    int head;             /* 1: the LM head (its activations are the logits) */
+} pp__item;
 
-/* one layout's ranks: tensor, context, expert parallel, microbatch size */
-typedef struct pp__lay { int pp, tp, cp, ep, dp, mbs; } pp__lay;
+/* one layout's ranks: tensor, context, expert parallel, microbatch size;
+   etp: the experts' tensor-parallel ranks, tp where EP groups are carved
+   from dp x cp, 1 where they fold TP ranks in (Megatron-Core's MoE
+   parallel folding: expert layers use EP x expert-DP over TP x CP x DP) */
+typedef struct pp__lay { int pp, tp, cp, ep, dp, mbs, etp; } pp__lay;
 
 /* compute slowdown of a TP-sharded layer on `tokens` rows (PLANNING, pass times) */
 static double pp__tp_slow(const pp_gpu *g, int tp, double tokens) {
@@ -1137,47 +1363,115 @@ static double pp__link(const pp__preq *q, int ranks, int tp) {
     return (double)ranks * tp <= q->node ? q->g.tp_bw : q->g.net_bw;
 }
 
-/* forward time of a layer kind, without and with its communication */
-static void pp__layer_time(const pp__preq *q, const pp__lay *y, int moe, double *compute, double *total) {
+/* which of a layout's TP, CP, EP groups span nodes (PP_SPAN_*): their
+   collectives run at net_bw */
+static int pp__span(const pp__preq *q, const pp__lay *y) {
+    int s = 0;
+    if (y->tp > q->node) s |= PP_SPAN_TP;
+    if (y->cp > 1 && (double)y->cp * y->tp > q->node) s |= PP_SPAN_CP;
+    if (y->ep > 1 && (double)y->ep * y->etp > q->node) s |= PP_SPAN_EP;
+    return s;
+}
+
+/* activation bytes a layer keeps under the request's recomputation
+   (full: the layer input; selective: without the s x s scores) */
+static double pp__act_kept(const pp__preq *q, int moe, double tokens, int t, int full) {
+    pp__pmodel sel;
+    if (full || q->r->recompute == PP_RECOMPUTE_FULL) return pp__act_bytes(&q->p, moe, tokens, t, 1);
+    if (q->r->recompute != PP_RECOMPUTE_SELECTIVE || !q->p.m.no_flash_attention)
+        return pp__act_bytes(&q->p, moe, tokens, t, 0);
+    sel = q->p;
+    sel.m.no_flash_attention = 0;
+    return pp__act_bytes(&sel, moe, tokens, t, 0);
+}
+
+/* forward time of a layer kind: its compute and its communication apart */
+typedef struct pp__ltime { double compute, tp, cp, ep, core; } pp__ltime;
+static pp__ltime pp__layer_time(const pp__preq *q, const pp__lay *y, int moe) {
     const pp__pmodel *p = &q->p;
     double t = y->tp, T = (double)y->mbs * p->s / y->cp; /* tokens on this rank */
-    double flops = T * pp__layer_flops(p, moe) / t;
-    double w = (pp__layer_shared_params(p, moe) + pp__layer_expert_params(p, moe) / y->ep) / t;
-    double bytes = 2 * w + pp__act_bytes(p, moe, T, y->tp, 0), tf, comm = 0;
-    tf = flops / q->g.flops > bytes / q->g.hbm_bw ? flops / q->g.flops : bytes / q->g.hbm_bw;
+    double attn = T * 2 * p->s * p->a * (p->q_w / p->a + p->hd) / t, mm = T * pp__layer_flops(p, moe) / t - attn;
+    double w = pp__layer_shared_params(p, moe) / t + pp__layer_expert_params(p, moe) / ((double)y->ep * y->etp);
+    double bytes = 2 * w + pp__act_bytes(p, moe, T, y->tp, 0), tf, tm;
+    pp__ltime r;
+    memset(&r, 0, sizeof r);
+    if (q->g.gemm_width > 0) { /* narrow matmuls fill the GPU less: each group at w / (w + gemm_width) */
+        double wa = p->o_w / t, wm = moe ? p->m.expert_ffn / (double)y->etp : p->m.ffn / t, gw = q->g.gemm_width;
+        double fa = T * 2 * (p->attn_mm + (moe ? p->router : 0)) / t, fm = mm - fa;
+        mm = fa * (wa + gw) / wa + fm * (wm + gw) / wm;
+    }
+    /* FP8: the layer's matmuls at the FP8 rate, attention scores at 16 bits */
+    tm = mm / (q->r->fp8 ? q->g.fp8_speedup * q->g.flops : q->g.flops) + attn / q->g.flops;
+    tf = tm > bytes / q->g.hbm_bw ? tm : bytes / q->g.hbm_bw;
     tf *= pp__tp_slow(&q->g, y->tp, T);
-    if (y->tp > 1) comm += 2 * 2 * (t - 1) / t * 2 * T * p->h / q->g.tp_bw; /* 2 all-gather/reduce-scatter pairs */
+    /* 2 all-gather/reduce-scatter pairs; a TP group larger than a node runs over the network */
+    if (y->tp > 1) r.tp = 2 * 2 * (t - 1) / t * 2 * T * p->h / pp__link(q, 1, y->tp);
+    /* TP overlap (Megatron's --tp-comm-overlap, Transformer Engine's
+       userbuffers): the all-gathers and reduce-scatters run in chunks beside
+       the matmuls that use them; only what outlasts the compute shows */
+    if (!q->r->no_tp_overlap) r.tp = r.tp > tf ? r.tp - tf : 0;
     if (y->cp > 1) { /* ring attention: K and V go round the cp ranks, overlapped with the scores */
         double kv = (y->cp - 1) * T * 2 * (p->k_w + p->v_w) / t / pp__link(q, y->cp, y->tp);
         double scores = T * 2 * p->s * (p->q_w + p->o_w) / t / q->g.flops;
-        if (kv > scores) comm += kv - scores;
+        if (kv > scores) r.cp = kv - scores;
     }
-    if (moe && y->ep > 1) /* all-to-all: each token to top_k experts and back */
-        comm += 2 * (T / (p->m.no_seq_parallel ? 1 : t)) * p->m.top_k * 2 * p->h * (y->ep - 1) / y->ep /
-                pp__link(q, y->ep, y->tp);
-    *compute = tf;
-    *total = tf + comm;
+    if (moe && y->ep > 1) { /* all-to-all: each token to top_k experts and back (PLANNING, pass times) */
+        double copies = p->m.top_k * (y->ep - 1.0) / y->ep, gpus = (double)y->ep * y->etp, nodes = gpus / q->node;
+        /* node-limited routing: across nodes once per target node, NVLink within */
+        if (p->m.route_nodes && nodes > 1 && p->m.route_nodes < p->m.top_k)
+            copies = p->m.route_nodes * (nodes - 1) / nodes;
+        /* dispatch in FP8 with req.fp8 (DeepSeek-V3 Sec. 3.3.2), combine in 16 bits */
+        r.ep = (T / (p->m.no_seq_parallel ? 1 : t)) * copies * p->h * ((q->r->fp8 ? 1 : 2) + 2) /
+               pp__link(q, y->ep, y->etp);
+    }
+    r.compute = tf;
+    /* the attention core (QK^T, AV), which selective recomputation redoes */
+    r.core = T * 2 * p->s * p->a * (p->q_w / p->a + p->hd) / t / q->g.flops * pp__tp_slow(&q->g, y->tp, T);
+    return r;
 }
 
 static void pp__plan_items(const pp__preq *q, const pp__lay *y, pp__item *it, double *comm) {
     const pp__pmodel *p = &q->p;
-    double t = y->tp, T = (double)y->mbs * p->s / y->cp, V = p->V, h = p->h, flops, bytes, tf, c[2], tot[2];
+    double t = y->tp, T = (double)y->mbs * p->s / y->cp, V = p->V, h = p->h, flops, bytes, tf;
     int L = p->m.layers, i, k;
-    for (k = 0; k < 2; k++) pp__layer_time(q, y, k, &c[k], &tot[k]);
+    double sp = p->m.no_seq_parallel ? 1 : t, big[2];
+    pp__ltime lt[2];
+    memset(it, 0, sizeof(pp__item) * (size_t)(L + 2));
+    for (k = 0; k < 2; k++) {
+        lt[k] = pp__layer_time(q, y, k);
+        /* the largest matrix of a layer: an attention projection or an MLP (expert) matrix */
+        big[k] = p->h * (k ? (double)p->m.expert_ffn : (double)p->m.ffn);
+        if (p->h * p->q_w > big[k]) big[k] = p->h * p->q_w;
+        if (p->h * p->o_w > big[k]) big[k] = p->h * p->o_w;
+        big[k] /= t;
+    }
     for (i = 1; i <= L; i++) {
         int moe = pp__is_moe(p, i - 1);
-        it[i].f = tot[moe];
-        it[i].w = c[moe];
+        const pp__ltime *x = &lt[moe];
+        it[i].f = x->compute + x->tp + x->cp + x->ep;
+        it[i].w = x->compute;
+        it[i].tpc = x->tp;
+        it[i].cpc = x->cp;
+        it[i].epc = x->ep;
+        /* full: the forward again, its collectives included; selective: the attention core */
+        it[i].rc = q->r->recompute == PP_RECOMPUTE_FULL ? it[i].f
+                 : q->r->recompute == PP_RECOMPUTE_SELECTIVE && p->m.no_flash_attention ? x->core : 0;
         it[i].params = pp__layer_shared_params(p, moe) / t;
-        it[i].eparams = pp__layer_expert_params(p, moe) / y->ep / t;
-        it[i].act = pp__act_bytes(p, moe, T, y->tp, 0);
+        it[i].eparams = pp__layer_expert_params(p, moe) / ((double)y->ep * y->etp);
+        it[i].act = pp__act_kept(q, moe, T, y->tp, 0);
+        it[i].act_in = pp__act_bytes(p, moe, T, y->tp, 1);
+        it[i].peak_act = pp__act_bytes(p, moe, T, y->tp, 0);
+        it[i].big = big[moe];
     }
     /* embedding: a gather, memory-bound; LM head: 2 T h V FLOPs, fp32 logits */
     it[0].f = 2 * T * h / t / q->g.hbm_bw;
     it[0].w = it[0].f;
     it[0].params = p->emb / t;
     it[0].eparams = 0;
-    it[0].act = 0;
+    /* the token ids (8 bytes) and the embedding's dropout mask (Megatron's
+       report_theoretical_memory), split as the layers' by SP */
+    it[0].act = T * (8 + h) / sp;
+    it[0].big = p->emb / t;
     flops = 2 * T * h * V / t;
     bytes = 2 * V * h / t + 4 * T * V / t;
     tf = flops / q->g.flops > bytes / q->g.hbm_bw ? flops / q->g.flops : bytes / q->g.hbm_bw;
@@ -1187,8 +1481,14 @@ static void pp__plan_items(const pp__preq *q, const pp__lay *y, pp__item *it, do
     /* the head's weight: its own, or with pp > 1 the copy of the tied embedding Megatron keeps on the last stage */
     it[L + 1].params = (p->m.untied || y->pp > 1 ? V * h : 0) / t + p->final_norm / t;
     it[L + 1].eparams = 0;
-    it[L + 1].act = 0;
-    *comm = 2 * T * h / (p->m.no_seq_parallel ? 1 : t) / q->g.net_bw;
+    /* logits and the loss: the final norm's and the head's 16-bit inputs
+       (2 x 2 T h) and the fp32 softmax the cross-entropy keeps (4 T V), V
+       split by TP (Megatron's report_theoretical_memory: 4 s b h (1 + V/h)) */
+    it[L + 1].act = 4 * T * h / sp + 4 * T * V / t;
+    it[L + 1].act_in = 2 * T * V / t; /* of act: freed by a split backward's B (4 T V fp32 -> 2 T V) */
+    it[L + 1].big = V * h / t;
+    it[L + 1].head = 1;
+    *comm = 2 * T * h / sp / q->g.net_bw;
 }
 
 static void pp__cand_reason(pp_candidate *c, const char *fmt, ...) {
@@ -1226,7 +1526,7 @@ static double pp__plan_ratio(const pp_times *a, const pp_times *b, int S) {
 }
 
 /* splits of the current items, by stage count (v values + 1 + dualpipe's) */
-#define PP__PLAN_SPLITS 8
+#define PP__PLAN_SPLITS 24
 
 /* each schedule's best step time so far (branch and bound) */
 typedef struct pp__plan_inc { double step; char lay[64]; } pp__plan_inc;
@@ -1237,10 +1537,15 @@ typedef struct pp__pws {
     pp__item *it;        /* [L + 2] of the current (tp, cp, ep, mbs) */
     double *cost;        /* [L + 2] */
     pp_times *stt;       /* [2 (L + 2)] */
+    pp_times *fbc;       /* [2 (L + 2)]: each stage's all-to-all part of F and B (pp_config.fb_comm) */
     double *dev_static, *dev_params, *dev_eparams; /* [L + 2]: pp <= items */
+    double *dev_big, *dev_unit; /* [L + 2]: a device's largest matrix, largest item (gathered by zero3, fsdp) */
+    double *sact;        /* [14 (L + 2)]: per stage kept bytes, logits, TP, CP, EP comm, recompute
+                            transient, logits freed by B */
     double comm;         /* pipeline send time of the current items */
     int nsplit, split_S[PP__PLAN_SPLITS];
     int *split;          /* [PP__PLAN_SPLITS][L + 2] */
+    double *split_cost;  /* [L + 2]: the costs the kept splits were made for */
     pp__plan_cache cache[PP__PLAN_CACHE];
     int ncache;
 } pp__pws;
@@ -1328,6 +1633,41 @@ static int pp__plan_search_d(const pp_sched_info *info) {
     return info->id == PP_SCHED_INTERLEAVED_1F1B_M ? 40 : 0;
 }
 
+/* compute's share of the GPU inside an F&B pair: DeepSeek-V3 gives 20 of
+   the H800's 132 SMs to communication (report, Sec. 3.2.2) */
+#define PP__FB_SHARE (112.0 / 132.0)
+
+/* does a schedule run F&B pairs (pp_config.fb_overlap): the DualPipe family */
+static int pp__builds_pairs(const pp_sched_info *info) {
+    return info->id == PP_SCHED_DUALPIPE || info->id == PP_SCHED_DUALPIPE_V;
+}
+
+/* Bytes per parameter of a recipe (PLANNING, recipes) for a weight shared by
+   D ranks: weight, gradient, optimizer state. */
+static void pp__recipe_bytes(int recipe, int no_dist, double D, double *wb, double *gb, double *ob) {
+    switch (recipe) {
+    case PP_RECIPE_FSDP: *wb = 4 / D; *gb = 4 / D; *ob = 8 / D; break; /* fp32 shards; Adam m, v */
+    case PP_RECIPE_ZERO1: *wb = 2; *gb = 2; *ob = 12 / D; break;
+    case PP_RECIPE_ZERO2: *wb = 2; *gb = 2 / D; *ob = 12 / D; break;
+    case PP_RECIPE_ZERO3: *wb = 2 / D; *gb = 2 / D; *ob = 12 / D; break;
+    default: *wb = 2; *gb = 4; *ob = no_dist ? 12 : 12 / D; break; /* Megatron bf16: fp32 grads */
+    }
+}
+
+/* Bytes per parameter a recipe moves over the data-parallel ranks, before
+   the ring's (D-1)/D: once per step, and per microbatch (PLANNING, recipes) */
+static void pp__recipe_sync(int recipe, int no_dist, double *per_step, double *per_mb) {
+    *per_step = 0;
+    *per_mb = 0;
+    switch (recipe) {
+    case PP_RECIPE_FSDP: *per_mb = 2 + 2 + 4; break;  /* all-gather in F and in B, fp32 reduce-scatter */
+    case PP_RECIPE_ZERO1: *per_step = 2 + 2; break;   /* reduce-scatter of 16-bit grads, all-gather of weights */
+    case PP_RECIPE_ZERO2: *per_mb = 2; *per_step = 2; break; /* grads reduced per microbatch */
+    case PP_RECIPE_ZERO3: *per_mb = 2 + 2 + 2; break; /* all-gather in F and in B, reduce-scatter */
+    default: *per_step = no_dist ? 2 * 4 : 4 + 2; break; /* fp32 all-reduce; or reduce-scatter + all-gather */
+    }
+}
+
 /* Evaluate one (layout, schedule, v). */
 static void pp__plan_one(const pp__preq *q, pp__pws *w, const pp__lay *y, int id, int v, pp_candidate *c,
                          const pp__plan_inc *inc, double top_k, int bound_only) {
@@ -1339,11 +1679,17 @@ static void pp__plan_one(const pp__preq *q, pp__pws *w, const pp__lay *y, int id
     pp_times *stt = w->stt;
     const int *first;
     int pp = y->pp, tp = y->tp, dp = y->dp, mbs = y->mbs;
-    int L = P->m.layers, items = L + 2, n = r->global_batch / (dp * mbs), S, Sp, s, i, dev, nb, cached = 0;
+    int L = P->m.layers, items = L + 2, n = r->global_batch / (dp * mbs), S, Sp, s, i, dev, nb, cached = 0, busiest = 0;
     int recompute = info->recompute, dual = info->copies == 2, vplace = info->placement == PP_PLACE_VSHAPE;
-    double dshard = (double)dp * y->cp, eshard = dshard / y->ep; /* ranks sharing a dense / an expert weight */
-    double optb = P->m.no_distributed_optimizer ? 12 : 12.0 / dshard, eoptb = P->m.no_distributed_optimizer ? 12 : 12.0 / eshard;
-    double unit, act_sum = 0, static_max = 0, grad_max = 0, best_peak = 0, lim = 0, scale = 1;
+    int rc_full = recompute || r->recompute == PP_RECOMPUTE_FULL;
+    /* ranks sharing a dense / an expert weight (experts: TP x CP x DP over EP x expert TP) */
+    double dshard = (double)dp * y->cp, eshard = dshard * tp / ((double)y->ep * y->etp);
+    double wb, gb, ob, ewb, egb, eob, sync_step, sync_mb, dp_step = 0, dp_mb = 0;
+    /* the data-parallel group (dp x cp ranks, tp apart in Megatron's rank order) inside one node: NVLink */
+    double dpbw = dshard * tp <= q->node ? q->g.tp_bw : q->g.net_bw;
+    double unit, act_sum = 0, static_max = 0, best_peak = 0, lim = 0, scale = 1;
+    double *sact = w->sact, *slog = w->sact + 2 * items, *stp = w->sact + 4 * items, *scp = w->sact + 6 * items;
+    double *sep = w->sact + 8 * items, *stra = w->sact + 10 * items, *slogb = w->sact + 12 * items;
     pp_config cfg;
     pp_schedule *sch = NULL;
     char e2[PP_ERR_LEN];
@@ -1357,6 +1703,8 @@ static void pp__plan_one(const pp__preq *q, pp__pws *w, const pp__lay *y, int id
     c->v = v;
     c->mbs = mbs;
     c->microbatches = n;
+    c->span = pp__span(q, y);
+    c->mem.reserve = q->g.reserve_bytes;
     S = pp * v;
     Sp = dual ? pp : S; /* dualpipe: two copies of a pp-stage split */
     if (Sp > items) {
@@ -1365,36 +1713,68 @@ static void pp__plan_one(const pp__preq *q, pp__pws *w, const pp__lay *y, int id
     }
     first = pp__plan_split(w, items, Sp, e2);
     if (!first) { pp__cand_reason(c, "%s", e2); return; }
+    pp__recipe_bytes(r->recipe, P->m.no_distributed_optimizer, dshard, &wb, &gb, &ob);
+    pp__recipe_bytes(r->recipe, P->m.no_distributed_optimizer, eshard, &ewb, &egb, &eob);
+    pp__recipe_sync(r->recipe, P->m.no_distributed_optimizer, &sync_step, &sync_mb);
     /* bytes: static per device from its stages' items (PLANNING, static) */
-    for (dev = 0; dev < pp; dev++) w->dev_params[dev] = w->dev_eparams[dev] = 0;
+    for (dev = 0; dev < pp; dev++) w->dev_params[dev] = w->dev_eparams[dev] = w->dev_big[dev] = w->dev_unit[dev] = 0;
     for (s = 0; s < S; s++) {
         int part = s < Sp ? s : s - Sp, end = part + 1 < Sp ? first[part + 1] : items;
-        double f = 0, wt = 0, pd = 0, pe = 0;
+        double f = 0, wt = 0, pd = 0, pe = 0, rc = 0;
         dev = vplace ? (s < pp ? s : 2 * pp - 1 - s) : s % pp;
+        sact[s] = slog[s] = stp[s] = scp[s] = sep[s] = stra[s] = slogb[s] = 0;
         for (i = first[part]; i < end; i++) {
-            f += it[i].f;
-            wt += it[i].w;
-            pd += it[i].params;
-            pe += it[i].eparams;
-            if (s < Sp) act_sum += it[i].act;
+            const pp__item *x = &it[i];
+            f += x->f;
+            wt += x->w;
+            pd += x->params;
+            pe += x->eparams;
+            /* 1f1b-r recomputes in its BW itself (pp_sched.h); the planner's
+               recomputation goes into B for the other schedules */
+            if (!recompute) rc += x->rc;
+            /* kept bytes: a layer's input under 1f1b-r's own recomputation */
+            if (x->head) {
+                slog[s] += x->act;
+                /* the fp32 softmax goes at the head's B; its W keeps the 16-bit logits' gradient */
+                slogb[s] += x->act_in;
+            }
+            else sact[s] += recompute && i > 0 ? x->act_in : x->act;
+            stp[s] += x->tpc;
+            scp[s] += x->cpc;
+            sep[s] += x->epc;
+            if (rc_full && x->peak_act > stra[s]) stra[s] = x->peak_act;
+            if (x->big > w->dev_big[dev]) w->dev_big[dev] = x->big;
+            if (x->params + x->eparams > w->dev_unit[dev]) w->dev_unit[dev] = x->params + x->eparams;
         }
+        if (s < Sp) act_sum += sact[s] + slog[s];
         if (f <= 0) f = 1e-9;
         stt[s].f = f;
-        stt[s].b = f;
+        stt[s].b = f + rc;
         stt[s].w = wt > 0 ? wt : 1e-9;
         stt[s].comm = w->comm;
         w->dev_params[dev] += pd;
         w->dev_eparams[dev] += pe;
     }
     for (dev = 0; dev < pp; dev++) {
-        w->dev_static[dev] = w->dev_params[dev] * (4 + optb) + w->dev_eparams[dev] * (4 + eoptb);
-        if (w->dev_static[dev] > static_max) {
-            static_max = w->dev_static[dev];
-            /* its 16-bit gradients, all-reduced over the ranks sharing each weight */
-            grad_max = 2 * (w->dev_params[dev] * 2 * (dshard - 1) / dshard +
-                            w->dev_eparams[dev] * 2 * (eshard - 1) / eshard) / q->g.net_bw;
+        double pd = w->dev_params[dev], pe = w->dev_eparams[dev];
+        double gw = 0, st; /* gathered 16-bit layers: ZeRO-3's largest matrix, FSDP's current and next layer + its grads */
+        if (r->recipe == PP_RECIPE_ZERO3) gw = 4 * w->dev_big[dev];
+        if (r->recipe == PP_RECIPE_FSDP) gw = (2 * 2 + 4) * w->dev_unit[dev];
+        st = pd * (wb + gb + ob) + pe * (ewb + egb + eob) + gw;
+        w->dev_static[dev] = st;
+        if (st > static_max) {
+            static_max = st;
+            c->mem.weights = pd * wb + pe * ewb + gw;
+            c->mem.grads = pd * gb + pe * egb;
+            c->mem.optimizer = pd * ob + pe * eob;
+            /* the gradient synchronisation of this device (PLANNING, recipes) */
+            dp_step = dshard > 1 || eshard > 1 ? sync_step * (pd * (dshard - 1) / dshard + pe * (eshard - 1) / eshard) /
+                                                     dpbw : 0;
+            dp_mb = dshard > 1 || eshard > 1 ? sync_mb * (pd * (dshard - 1) / dshard + pe * (eshard - 1) / eshard) /
+                                                   dpbw : 0;
         }
     }
+    c->mem.total = static_max + c->mem.reserve;
     if (r->times) { /* measured per-device-share times: spread over stages by cost */
         double tot = 0;
         for (s = 0; s < S; s++) tot += stt[s].f;
@@ -1404,10 +1784,25 @@ static void pp__plan_one(const pp__preq *q, pp__pws *w, const pp__lay *y, int id
             stt[s].b = r->times->b * qs;
             stt[s].w = r->times->w * qs > 0 ? r->times->w * qs : 1e-9;
             stt[s].comm = r->times->comm;
+            stp[s] = scp[s] = sep[s] = 0; /* measured: no split of the communication */
         }
     }
-    /* a unit: one microbatch's activations of 1/pp of the layers (their mean) */
-    unit = recompute ? act_sum / L / pp * (pp__act_bytes(P, 0, 1, tp, 1) / pp__act_bytes(P, 0, 1, tp, 0)) : act_sum / pp;
+    /* DP overlap (PLANNING, overlaps): Megatron's --overlap-grad-reduce and
+       --overlap-param-gather (on in its recipes) run the gradient
+       reduce-scatter bucket by bucket under the last microbatch's backward
+       and the parameter all-gather under the first one's forward; only the
+       excess over that device's F + B + W of one microbatch shows */
+    if (!r->no_dp_overlap && dp_step > 0) {
+        double win = 0;
+        for (dev = 0; dev < pp && w->dev_static[dev] != static_max; dev++) {}
+        for (s = 0; s < S && dev < pp; s++)
+            if ((vplace ? (s < pp ? s : 2 * pp - 1 - s) : s % pp) == dev) win += stt[s].f + stt[s].b + stt[s].w;
+        if (dual) win /= 2; /* a microbatch runs one of the two copies */
+        dp_step = dp_step > win ? dp_step - win : 0;
+    }
+    /* a unit: one microbatch's activations (logits included) of 1/pp of the model (their mean) */
+    unit = act_sum / pp;
+    if (unit <= 0) unit = 1;
     if (static_max >= q->gmem) {
         c->peak_bytes = static_max;
         c->static_bytes = static_max;
@@ -1455,25 +1850,72 @@ static void pp__plan_one(const pp__preq *q, pp__pws *w, const pp__lay *y, int id
     cfg.mem_limit = lim;
     cfg.no_guarantee = 1; /* ranking: PLANNING, "the guarantee" */
     if (recompute) cfg.recompute_input = pp__act_bytes(P, 0, 1, tp, 1) / pp__act_bytes(P, 0, 1, tp, 0);
+    /* F&B overlap (PLANNING, overlaps): dualpipe's pairs hide one pass's
+       all-to-all under the other's compute, on the SMs communication leaves */
+    if (pp__builds_pairs(info)) {
+        double a = 0, sum = 0;
+        for (s = 0; s < S; s++) {
+            int part = s < Sp ? s : s - Sp, end = part + 1 < Sp ? first[part + 1] : items;
+            double x = 0;
+            for (i = first[part]; i < end; i++) x += it[i].epc;
+            w->fbc[s].f = w->fbc[s].b = r->times ? 0 : x;
+            w->fbc[s].w = w->fbc[s].comm = 0;
+            a += 2 * w->fbc[s].f;
+            sum += stt[s].f + stt[s].b + stt[s].w;
+        }
+        /* a runtime pairs only where it gains: the hidden all-to-all outweighs the compute's lost SMs */
+        if (!r->no_fb_overlap && a > 0 && (sum - a) / PP__FB_SHARE < sum) {
+            cfg.fb_overlap = 1;
+            cfg.fb_comm = w->fbc;
+            cfg.fb_share = PP__FB_SHARE;
+            /* pairs are the steady state: a 2pp build has few of them, so it
+               is built to 8pp microbatches (even, as dualpipe needs) before
+               the extrapolation */
+            if (n > nb) {
+                nb = n < 8 * pp ? n : 8 * pp;
+                nb -= nb % 2;
+                cfg.microbatches = nb;
+            }
+        }
+    }
     /* work bound (PLANNING, pruning): device k runs nb x p_k of passes (its
        stages' F + B + W, + F again for recomputation) and cannot start
        before microbatch 0's forwards reach its first stage k, so
        makespan(nb) >= head_k + nb p_k; the extrapolation adds (n - nb) x
-       the busiest p */
+       the busiest p. With F&B pairs every pass lasts at least rho_k of its
+       time, rho_k = the least t_FB / (F + B + W) of the pairs device k can
+       form (at most 1). dualpipe: device k also holds the second copy's
+       stage, whose route starts at device pp-1, so it may start after the
+       shorter of the two heads. */
     {
         double pmax = 0, mk = 0, head = 0, tail = 0, bound;
         for (dev = 0; dev < pp; dev++) {
-            double pk = 0, qk = 0;
+            double pk = 0, qk = 0, rho = 1, hk = head;
+            int s2;
             for (s = 0; s < S; s++) {
                 int sd = vplace ? (s < pp ? s : 2 * pp - 1 - s) : s % pp;
                 if (sd == dev) {
                     pk += stt[s].f + stt[s].b + stt[s].w + (recompute ? stt[s].f : 0);
                     qk += stt[s].f + stt[s].b + (recompute ? stt[s].f : 0);
+                    for (s2 = 0; cfg.fb_overlap && s2 < S; s2++) {
+                        int sd2 = vplace ? (s2 < pp ? s2 : 2 * pp - 1 - s2) : s2 % pp;
+                        double x = stt[s].f + stt[s2].b + stt[s2].w, a = w->fbc[s].f + w->fbc[s2].b, tfb;
+                        if (sd2 != dev) continue;
+                        tfb = (x - a) / PP__FB_SHARE > a ? (x - a) / PP__FB_SHARE : a;
+                        if (tfb / x < rho) rho = tfb / x;
+                    }
                 }
             }
-            if (dual) pk /= 2; /* each microbatch runs one of the two copies */
-            if (pk > pmax) pmax = pk;
-            if (head + nb * pk > mk) mk = head + nb * pk;
+            pk *= rho;
+            qk *= rho;
+            if (dual) { /* each microbatch runs one of the two copies; copy B enters at device pp-1 */
+                double hb = 0;
+                pk /= 2;
+                for (s = pp; s < 2 * pp - 1 - dev; s++) hb += stt[s].f;
+                if (hb < hk) hk = hb;
+            }
+            if (pk > pmax) { pmax = pk; busiest = dev; }
+            if (hk + nb * pk > mk) mk = hk + nb * pk;
             /* one route: stage k is device k's first, and every F and B of a
                microbatch on device k precedes its B on stage k; the last of
                those is followed by the B chain down to stage 0 */
@@ -1481,10 +1923,12 @@ static void pp__plan_one(const pp__preq *q, pp__pws *w, const pp__lay *y, int id
             head += stt[dev].f;
             tail += stt[dev].b;
         }
-        bound = mk + (double)(n - nb) * pmax;
-        if (dshard > 1) bound += grad_max;
+        bound = mk + (double)(n - nb) * pmax + dp_step;
         c->bound = bound;
         if (bound_only) return;
+        /* per-microbatch gathers and reductions (fsdp, zero2, zero3) hide under the device's work */
+        if (dp_mb > pmax) dp_mb = (dp_mb - pmax) * n;
+        else dp_mb = 0;
     }
     {
         int k, hit = -1;
@@ -1492,6 +1936,7 @@ static void pp__plan_one(const pp__preq *q, pp__pws *w, const pp__lay *y, int id
         for (k = 0; k < w->ncache && hit < 0; k++) {
             e = &w->cache[k];
             if (e->id == id && e->v == v && e->nb == nb && e->S == S && e->lim == lim && e->rin == cfg.recompute_input &&
+                !cfg.fb_overlap &&
                 (scale = pp__plan_ratio(stt, e->stt, S)) > 0)
                 hit = k;
         }
@@ -1534,19 +1979,40 @@ static void pp__plan_one(const pp__preq *q, pp__pws *w, const pp__lay *y, int id
         }
     }
     {
-        double work = 0, wd, full = recompute ? act_sum / pp : unit; /* recompute: units are the kept fraction */
+        /* bytes: each device's passes in order, F allocating its stage's
+           bytes, W (or BW) freeing them, as pp_sched_peak_memory does in units;
+           full recomputation adds the largest layer it rebuilds in a backward */
+        double work = 0, wd;
         int p;
         for (dev = 0; dev < pp; dev++) {
-            double peak_b;
+            double cur = 0, curl = 0, pk = 0, pkl = 0, tra = 0, peak_b;
             wd = 0;
-            for (p = sch->device_start[dev]; p < sch->device_start[dev + 1]; p++)
-                wd += sch->passes[p].end - sch->passes[p].start;
+            for (p = sch->device_start[dev]; p < sch->device_start[dev + 1]; p++) {
+                const pp_pass *x = &sch->passes[p];
+                wd += x->end - x->start;
+                if (x->kind == PP_F) {
+                    cur += sact[x->stage];
+                    curl += slog[x->stage];
+                    if (cur + curl > pk + pkl) { pk = cur; pkl = curl; }
+                    if (stra[x->stage] > tra) tra = stra[x->stage];
+                } else if (x->kind == PP_B) {
+                    curl -= slogb[x->stage];
+                } else if (x->kind == PP_W) {
+                    cur -= sact[x->stage];
+                    curl -= slog[x->stage] - slogb[x->stage];
+                } else if (x->kind == PP_BW) {
+                    cur -= sact[x->stage];
+                    curl -= slog[x->stage];
+                }
+            }
             if (wd > work) work = wd;
-            peak_b = w->dev_static[dev] + sch->peak_memory[dev] * full;
+            peak_b = w->dev_static[dev] + pk + pkl + tra;
             if (peak_b > best_peak) {
                 best_peak = peak_b;
                 c->static_bytes = w->dev_static[dev];
                 c->peak_units = sch->peak_memory[dev];
+                c->mem.activations = pk + tra;
+                c->mem.logits = pkl;
             }
         }
         c->peak_bytes = best_peak;
@@ -1554,16 +2020,66 @@ static void pp__plan_one(const pp__preq *q, pp__pws *w, const pp__lay *y, int id
         c->step_time = (sch->makespan + (double)(n - nb) * work / nb) * scale;
     }
     if (!cached) pp_sched_free(sch);
-    if (dshard > 1) c->step_time += grad_max; /* data parallel: ring all-reduce of the gradients */
+    {
+        /* the largest device's breakdown, weights again from that device */
+        double pd = 0, pe = 0, gw = 0;
+        for (dev = 0; dev < pp; dev++)
+            if (w->dev_static[dev] == c->static_bytes) break;
+        if (dev < pp) {
+            pd = w->dev_params[dev];
+            pe = w->dev_eparams[dev];
+            if (r->recipe == PP_RECIPE_ZERO3) gw = 4 * w->dev_big[dev];
+            if (r->recipe == PP_RECIPE_FSDP) gw = (2 * 2 + 4) * w->dev_unit[dev];
+            c->mem.weights = pd * wb + pe * ewb + gw;
+            c->mem.grads = pd * gb + pe * egb;
+            c->mem.optimizer = pd * ob + pe * eob;
+        }
+        c->mem.total = c->peak_bytes + c->mem.reserve;
+    }
+    /* data parallel: the step's gradient synchronisation, and what per-microbatch gathers leave exposed */
+    c->step_time += dp_step + dp_mb;
     c->fits = best_peak <= q->gmem;
     if (!c->fits) {
-        pp__cand_reason(c, "out of memory by %.1f GiB (peak %.1f GiB)", (best_peak - q->gmem) / 1073741824.0,
-                        best_peak / 1073741824.0);
+        pp__cand_reason(c, "out of memory by %.2f GiB (%.1f GiB with the %.1f GiB reserve)",
+                        (best_peak - q->gmem) / 1073741824.0, c->mem.total / 1073741824.0, c->mem.reserve / 1073741824.0);
         c->step_time = 0;
         return;
     }
+    {
+        /* the step's split (PLANNING, step split): the busiest device's
+           passes, their communication apart, then its idle time */
+        double comp = 0, ctp = 0, ccp = 0, cep = 0, busy, idle, mult = rc_full ? 3 : 2, piped;
+        for (s = 0; s < S; s++) {
+            int sd = vplace ? (s < pp ? s : 2 * pp - 1 - s) : s % pp;
+            if (sd != busiest) continue;
+            comp += stt[s].f + stt[s].b + stt[s].w + (recompute ? stt[s].f : 0);
+            ctp += mult * stp[s];
+            ccp += mult * scp[s];
+            cep += mult * sep[s];
+        }
+        comp -= ctp + ccp + cep;
+        if (dual) { comp /= 2; ctp /= 2; ccp /= 2; cep /= 2; }
+        c->time.compute = n * comp;
+        c->time.tp = n * ctp;
+        c->time.cp = n * ccp;
+        c->time.ep = n * cep;
+        c->time.dp = dp_step + dp_mb;
+        busy = c->time.compute + c->time.tp + c->time.cp + c->time.ep;
+        idle = c->step_time - c->time.dp - busy;
+        if (idle < 0) { /* communication an overlap hid (F&B pairs): not exposed, in proportion */
+            double comm = c->time.tp + c->time.cp + c->time.ep, keep = comm + idle > 0 ? (comm + idle) / comm : 0;
+            if (comm > 0) { c->time.tp *= keep; c->time.cp *= keep; c->time.ep *= keep; }
+            else c->time.compute += idle;
+            idle = 0;
+        }
+        piped = 2.0 * (S - 1) * stt[0].comm; /* one microbatch's sends down the pipeline and back */
+        c->time.pp = piped < idle ? piped : idle;
+        c->time.bubble = idle - c->time.pp;
+    }
     /* MFU: the model's training FLOPs over the GPUs' peak (Narayanan et al. 2021, Eq. 3, generalised) */
     c->mfu = (double)r->global_batch * P->s * q->flops_per_token / (c->step_time * r->gpus * q->g.peak_flops);
+    c->tokens_per_gpu = (double)r->global_batch * P->s / (c->step_time * r->gpus);
+    c->tflops_per_gpu = c->mfu * q->g.peak_flops;
 }
 
 /* a (pp, tp, cp) triple of layouts: its candidates' first index in out, its key */
@@ -1586,17 +2102,27 @@ static int pp__plan_nv(const pp__preq *q, int id, int pp, int *vs) {
     for (k = 0; k < (int)(sizeof pp__plan_vs / sizeof pp__plan_vs[0]); k++)
         if (k == 0 || ((double)pp * pp__plan_vs[k] <= items && pp * pp__plan_vs[k] <= PP__PLAN_V_STAGES))
             vs[nv++] = pp__plan_vs[k];
+    /* and every other v giving each stage the same number of layers (pp x v
+       dividing them: NeMo's v = 5 for Llama 3 70B at pp 4), pp >= 2 */
+    for (k = 5; pp >= 2 && k <= 64 && pp * k <= PP__PLAN_V_STAGES && pp * k <= items; k++)
+        if (k != 6 && k != 8 && q->p.m.layers % (pp * k) == 0) vs[nv++] = k;
     return nv;
 }
 
 /* is ep a layout's expert-parallel degree: divides experts and dp x cp (EP
-   groups are carved from the data- and context-parallel ranks) */
-static int pp__plan_ep_ok(const pp__preq *q, int ep, int dp, int cp) {
+   groups carved from the data- and context-parallel ranks, the experts
+   tensor-parallel like the rest), or tp x dp x cp (Megatron-Core's MoE
+   parallel folding: the EP group takes TP ranks too, and the experts are
+   not tensor-parallel: pp__plan_etp) */
+static int pp__plan_ep_ok(const pp__preq *q, int ep, int tp, int dp, int cp) {
     int E = q->p.m.experts;
-    if (q->r->ep > 0) return ep == q->r->ep && (long long)dp * cp % ep == 0;
+    long long all = (long long)tp * dp * cp;
+    if (q->r->ep > 0) return ep == q->r->ep && all % ep == 0;
     if (E == 0) return ep == 1;
-    return E % ep == 0 && (long long)dp * cp % ep == 0 && (ep & (ep - 1)) == 0;
+    return E % ep == 0 && all % ep == 0 && (ep & (ep - 1)) == 0;
 }
+/* the experts' tensor-parallel ranks: tp, or 1 where ep folds TP ranks in */
+static int pp__plan_etp(int ep, int tp, int dp, int cp) { return (long long)dp * cp % ep == 0 ? tp : 1; }
 
 /* mbs values: 1, 2, 4 (or the one asked for) dividing global_batch / dp */
 static int pp__plan_mbs_ok(const pp__preq *q, int mbs, int dp) {
@@ -1610,7 +2136,7 @@ PP_PLAN_DEF pp_status pp_plan(const pp_plan_request *r, pp_candidate *out, int c
     pp__lay y;
     pp_status st;
     int id, total = 0, items, nsched = 0, rep = -1, pass, npairs = 0, k, ktop, ntop = 0, want = -1, nall = pp_sched_count();
-    int mbs_lo, mbs_hi, vs[8];
+    int mbs_lo, mbs_hi, vs[72];
     double *top = NULL;
     pp__plan_pair *pairs = NULL;
     pp__plan_inc *inc = NULL;
@@ -1657,7 +2183,7 @@ PP_PLAN_DEF pp_status pp_plan(const pp_plan_request *r, pp_candidate *out, int c
                     dp = r->gpus / (pp * tp * cp);
                     if (r->dp > 0 && dp != r->dp) continue;
                     for (ep = 1; ep <= (q.p.m.experts > 0 ? q.p.m.experts : 1); ep++) {
-                        if (!pp__plan_ep_ok(&q, ep, dp, cp)) continue;
+                        if (!pp__plan_ep_ok(&q, ep, tp, dp, cp)) continue;
                         for (mbs = mbs_lo; mbs <= mbs_hi; mbs *= 2) {
                             if (!pp__plan_mbs_ok(&q, mbs, dp)) continue;
                             for (id = 0; id < nall; id++)
@@ -1689,7 +2215,7 @@ PP_PLAN_DEF pp_status pp_plan(const pp_plan_request *r, pp_candidate *out, int c
             if (npairs == 0) {
                 pp__plan_err(err, "no layout: no pp x tp x cp x dp = %d (tp within a %d-GPU node dividing heads %d) "
                              "with mbs dividing global batch %d / dp%s", r->gpus, q.node, q.p.m.heads, r->global_batch,
-                             q.p.m.experts ? " and ep dividing experts and dp x cp" : "");
+                             q.p.m.experts ? " and ep dividing experts and tp x dp x cp" : "");
                 return PP_ERR_INVALID_ARG;
             }
             pairs = (pp__plan_pair *)pp__plan_malloc(&w.al, sizeof(pp__plan_pair) * (size_t)npairs);
@@ -1710,18 +2236,23 @@ PP_PLAN_DEF pp_status pp_plan(const pp_plan_request *r, pp_candidate *out, int c
     if (ktop > total) ktop = total;
     w.it = (pp__item *)pp__plan_malloc(&w.al, sizeof(pp__item) * (size_t)items);
     w.cost = (double *)pp__plan_malloc(&w.al, sizeof(double) * (size_t)items);
-    w.stt = (pp_times *)pp__plan_malloc(&w.al, sizeof(pp_times) * (size_t)(2 * items));
-    w.dev_static = (double *)pp__plan_malloc(&w.al, sizeof(double) * (size_t)(3 * items));
+    w.stt = (pp_times *)pp__plan_malloc(&w.al, sizeof(pp_times) * (size_t)(4 * items));
+    if (w.stt) w.fbc = w.stt + 2 * items;
+    w.dev_static = (double *)pp__plan_malloc(&w.al, sizeof(double) * (size_t)(5 * items));
+    w.sact = (double *)pp__plan_malloc(&w.al, sizeof(double) * (size_t)(14 * items));
     w.split = (int *)pp__plan_malloc(&w.al, sizeof(int) * (size_t)PP__PLAN_SPLITS * (size_t)items);
+    w.split_cost = (double *)pp__plan_malloc(&w.al, sizeof(double) * (size_t)items);
     inc = (pp__plan_inc *)pp__plan_malloc(&w.al, sizeof(pp__plan_inc) * (size_t)nall);
     top = (double *)pp__plan_malloc(&w.al, sizeof(double) * (size_t)ktop);
-    if (!w.it || !w.cost || !w.stt || !w.dev_static || !w.split || !inc || !top) {
+    if (!w.it || !w.cost || !w.stt || !w.dev_static || !w.sact || !w.split || !w.split_cost || !inc || !top) {
         st = PP_ERR_OUT_OF_MEMORY;
         pp__plan_err(err, "pp_plan: out of memory");
         goto done;
     }
     w.dev_params = w.dev_static + items;
     w.dev_eparams = w.dev_static + 2 * items;
+    w.dev_big = w.dev_static + 3 * items;
+    w.dev_unit = w.dev_static + 4 * items;
     memset(inc, 0, sizeof(pp__plan_inc) * (size_t)nall);
     /* pass 2: each triple's key (its best work bound); pass 3: evaluate */
     for (pass = 2; pass < 4; pass++) {
@@ -1743,15 +2274,28 @@ PP_PLAN_DEF pp_status pp_plan(const pp_plan_request *r, pp_candidate *out, int c
             /* the cache's key holds (pp, tp, cp): no other triple can hit an
                entry of this one, so it is emptied here and never fills up */
             pp__plan_cache_clear(&w);
+            w.nsplit = 0; /* splits are kept within a triple only: the same ones whatever the triples' order */
             for (ep = 1; ep <= (q.p.m.experts > 0 ? q.p.m.experts : 1); ep++) {
-                if (!pp__plan_ep_ok(&q, ep, y.dp, y.cp)) continue;
+                if (!pp__plan_ep_ok(&q, ep, y.tp, y.dp, y.cp)) continue;
                 y.ep = ep;
+                y.etp = pp__plan_etp(ep, y.tp, y.dp, y.cp);
                 for (y.mbs = mbs_lo; y.mbs <= mbs_hi; y.mbs *= 2) {
                     int i;
                     if (!pp__plan_mbs_ok(&q, y.mbs, y.dp)) continue;
                     pp__plan_items(&q, &y, w.it, &w.comm);
                     for (i = 0; i < items; i++) w.cost[i] = w.it[i].f;
-                    w.nsplit = 0;
+                    /* a min-max split does not change when every cost is scaled
+                       by one factor (another mbs of a model of equal layers):
+                       the splits are kept */
+                    if (w.nsplit > 0) {
+                        double x = w.cost[0] / w.split_cost[0];
+                        for (i = 0; i < items; i++) {
+                            double d = w.cost[i] - x * w.split_cost[i];
+                            if ((d < 0 ? -d : d) > 1e-12 * w.cost[i]) break;
+                        }
+                        if (i < items || !(x > 0)) w.nsplit = 0;
+                    }
+                    if (w.nsplit == 0) memcpy(w.split_cost, w.cost, sizeof(double) * (size_t)items);
                     if (pass == 2) {
                         pp_candidate c;
                         pp__plan_one(&q, &w, &y, rep, pp_sched_info_at(rep)->chunks, &c, NULL, 0, 1);
@@ -1806,7 +2350,9 @@ done:
     pp__plan_free(&w.al, w.cost);
     pp__plan_free(&w.al, w.stt);
     pp__plan_free(&w.al, w.dev_static);
+    pp__plan_free(&w.al, w.sact);
     pp__plan_free(&w.al, w.split);
+    pp__plan_free(&w.al, w.split_cost);
     return st;
 }
 

@@ -418,6 +418,14 @@ typedef struct pp_config {
     double mem_limit;            /* v-auto, zb-auto: activation memory limit per device,
                                     in units; 0 = d (1F1B's peak) */
     pp_allocator allocator;      /* zero = malloc/free */
+    /* dualpipe, dualpipe-v: F&B overlap (DeepSeek-V3 report, Sec. 3.2.1; see
+       pp__fb_time). 0 = the forward and backward of a pair run in sequence */
+    int fb_overlap;              /* 1: a paired F and full backward run as one pass of time t_FB */
+    double fb_time;              /* > 0: t_FB of every pair, seconds; 0 = from fb_comm, fb_share */
+    const pp_times *fb_comm;     /* optional [S]: the part of stage s's F (.f), B (.b), W (.w) time
+                                    that is communication the other pass's compute can hide */
+    double fb_share;             /* compute's share of the GPU inside a pair (the SMs left
+                                    after communication's); 0 = 1 */
 } pp_config;
 
 typedef struct pp_pass {
@@ -455,6 +463,10 @@ typedef struct pp_schedule {
     int recompute;           /* 1: BW recomputes F from the kept stage input (1f1b-r) */
     int bubble_growth;       /* -1 not computed, 0 O(p), 1 O(n): see pp_sched_bubble_growth */
     pp_allocator allocator;
+    int fb_pairs;            /* dualpipe with fb_overlap: F&B pairs run as one pass (their F, B, W
+                                share the pair's interval in that order, so their lengths are
+                                shares of t_FB, not stage times); 0: none. pp_squeeze times every
+                                pass alone again */
 } pp_schedule;
 
 /* Lower bounds on the makespan (pp_sched_bounds). */
@@ -904,6 +916,9 @@ typedef struct pp__cfg {
     int reorder;                 /* 0: no_reorder */
     int guarantee;               /* 0: no_guarantee */
     pp_allocator al;             /* malloc/free when zero */
+    int fb_overlap;              /* checked: 0 or 1 */
+    double fb_time, fb_share;    /* checked; fb_share default applied (1) */
+    const pp_times *fb_comm;     /* [S] or NULL */
 } pp__cfg;
 
 static pp_status pp__cfg_resolve(const pp_config *cfg, pp__cfg *c, char *err) {
@@ -921,6 +936,17 @@ static pp_status pp__cfg_resolve(const pp_config *cfg, pp__cfg *c, char *err) {
     c->reorder = !cfg->no_reorder;
     c->guarantee = !cfg->no_guarantee;
     c->al = pp__allocator(&cfg->allocator);
+    if ((cfg->fb_overlap & ~1) || !pp__finite(cfg->fb_time) || cfg->fb_time < 0 || cfg->fb_time > 1e9 ||
+        !pp__finite(cfg->fb_share) || cfg->fb_share < 0 || cfg->fb_share > 1 ||
+        (cfg->fb_share > 0 && cfg->fb_share < 0.01)) {
+        pp__err(err, "fb_overlap must be 0 or 1, fb_time 0 (derived) or seconds up to 1e9, fb_share 0 (= 1) or a "
+                     "fraction 0.01 .. 1; got %d, %g, %g", cfg->fb_overlap, cfg->fb_time, cfg->fb_share);
+        return PP_ERR_INVALID_ARG;
+    }
+    c->fb_overlap = cfg->fb_overlap;
+    c->fb_time = cfg->fb_time;
+    c->fb_share = cfg->fb_share > 0 ? cfg->fb_share : 1;
+    c->fb_comm = cfg->fb_comm;
     return pp__resolve_times(&cfg->times, &c->times, err);
 }
 
@@ -1314,7 +1340,7 @@ PP__DEF pp_status pp_sched_validate(const pp_schedule *s, char *err) {
                         p->microbatch, p->start, p->end);
                 st = PP_ERR_INVALID_SCHEDULE; break;
             }
-            if (!s->on_grid && pp__abs((p->end - p->start) - pp__dur(s, p)) > PP__EPS * (1 + pp__dur(s, p))) {
+            if (!s->on_grid && !s->fb_pairs && pp__abs((p->end - p->start) - pp__dur(s, p)) > PP__EPS * (1 + pp__dur(s, p))) {
                 pp__err(err, "%s(stage %d, mb %d) lasts %g, its stage time is %g", pp_kind_name(p->kind), p->stage,
                         p->microbatch, p->end - p->start, pp__dur(s, p));
                 st = PP_ERR_INVALID_SCHEDULE; break;
@@ -5172,6 +5198,103 @@ static pp_status pp__looped_bfs(const pp__cfg *cfg, int d, int v, int n, pp_sche
     return st;
 }
 
+/* F&B overlap (DeepSeek-V3 report, Sec. 3.2.1, Table 2): s's passes timed
+   again with each marked F (pair[i] = 1 at its index in s->passes) and the
+   full backward that follows it on its device (B, then W) run as ONE pass,
+   as a runtime does it (torchtitan's overlap_callback, PyTorch's
+   OVERLAP_F_B): the pair starts when its device is free and BOTH inputs
+   have arrived, lasts t_FB, and releases both outputs at its end. t_FB =
+   fb_time when given, else max((F + B + W - a) / fb_share, a), a = the
+   communication parts of the three passes (fb_comm): one pass's
+   all-to-all runs beside the other's compute, the compute runs on the SMs
+   communication leaves it (DeepSeek-V3 Sec. 3.2.2: 20 of 132 SMs), and
+   neither finishes before the longer of the two streams. Inside the pair's
+   interval F, B, W get shares of t_FB in proportion to their own times, so
+   no device runs two passes at once and every dependency holds. Every
+   other pass is timed as pp__squeeze does. Devices run in turn as far as
+   each can: a pass waits for an input not yet run. */
+static pp_status pp__fb_time(pp_schedule *s, const unsigned char *pair, const pp__cfg *c, char *err) {
+    int d = s->devices, S = s->stages, n = s->microbatches, P = s->num_passes, i, left = P, moved = 1, npair = 0;
+    int half = pp__dep_half(s), *tab, *ptr;
+    pp_allocator *al = &s->allocator;
+    size_t keys = (size_t)4 * S * n;
+    double *endt = (double *)pp__malloc(al, pp__size(keys, sizeof(double)));
+    unsigned char *done = (unsigned char *)pp__malloc(al, keys);
+    int *buf = (int *)pp__malloc(al, pp__size((size_t)d + 16u * (size_t)S, sizeof(int)));
+    double *free_at = (double *)pp__malloc(al, pp__size((size_t)d, sizeof(double)));
+    const double comm = s->times.comm, *stt = s->stage_time;
+    if (!endt || !done || !buf || !free_at) {
+        pp__mfree(al, endt); pp__mfree(al, done); pp__mfree(al, buf); pp__mfree(al, free_at);
+        pp__err(err, "out of memory timing F&B pairs");
+        return PP_ERR_OUT_OF_MEMORY;
+    }
+    ptr = buf; tab = buf + d;
+    pp__dep_table(s, tab);
+    memset(done, 0, keys);
+    for (i = 0; i < d; i++) { ptr[i] = s->device_start[i]; free_at[i] = 0; }
+    while (left > 0 && moved) {
+        moved = 0;
+        for (i = 0; i < d; i++) {
+            int j = ptr[i], stop = s->device_start[i + 1];
+            while (j < stop) {
+                pp_pass *p = &s->passes[j];
+                int np = pair[j] && j + 2 < stop ? 3 : 1, q, k, in;
+                double start = free_at[i], sum = 0, t, at;
+                for (q = 0; q < (np == 3 ? 2 : 1); q++) { /* the inputs of the pass, or of the pair's F and B */
+                    k = pp__dep_key(tab, S, half, &p[q], &in);
+                    if (k < 0) continue;
+                    if (!done[k]) break;
+                    start = pp__max(start, endt[k] + (s->stage_device[in] != i ? comm : 0));
+                }
+                if (q < (np == 3 ? 2 : 1)) break;
+                for (q = 0; q < np; q++) sum += stt[p[q].stage * 4 + (int)p[q].kind];
+                t = sum;
+                if (np == 3) {
+                    double a = 0;
+                    if (p[1].kind != PP_B || p[2].kind != PP_W || p[0].kind != PP_F) {
+                        pp__err(err, "internal error: an F&B pair at pass %d is not F, B, W", j);
+                        left = -1;
+                        break;
+                    }
+                    if (c->fb_comm)
+                        for (q = 0; q < 3; q++) {
+                            const pp_times *x = &c->fb_comm[p[q].stage];
+                            double part = q == 0 ? x->f : q == 1 ? x->b : x->w, whole = stt[p[q].stage * 4 + (int)p[q].kind];
+                            a += part < whole ? (part > 0 ? part : 0) : whole;
+                        }
+                    t = c->fb_time > 0 ? c->fb_time : pp__max((sum - a) / c->fb_share, a);
+                    npair++;
+                }
+                at = start;
+                for (q = 0; q < np; q++) {
+                    double dur = stt[p[q].stage * 4 + (int)p[q].kind] * (sum > 0 ? t / sum : 0);
+                    p[q].start = at;
+                    p[q].end = q == np - 1 ? pp__max(at, start + t) : at + dur;
+                    at = p[q].end;
+                    k = pp__key(S, n, p[q].kind, p[q].stage, p[q].microbatch);
+                    done[k] = 1;
+                    endt[k] = start + t; /* a pair releases both outputs at its end */
+                }
+                free_at[i] = start + t;
+                j += np;
+                left -= np;
+                moved = 1;
+            }
+            ptr[i] = j;
+            if (left < 0) break;
+        }
+    }
+    pp__mfree(al, endt); pp__mfree(al, done); pp__mfree(al, buf); pp__mfree(al, free_at);
+    if (left < 0) return PP_ERR_INVALID_SCHEDULE;
+    if (left > 0) {
+        pp__err(err, "the F&B pairs deadlock (%d passes never run): a pair waits for its own output", left);
+        return PP_ERR_DEADLOCK;
+    }
+    s->fb_pairs = npair;
+    pp__metrics(s);
+    return PP_OK;
+}
+
 /* DualPipeV (DeepSeek's V-shape variant of DualPipe, as in their
    dualpipev.py and PyTorch's ScheduleDualPipeV): V placement, rank r holds
    stage r (chunk 0) and stage 2d-1-r (chunk 1); every device runs eight
@@ -5181,7 +5304,8 @@ static pp_status pp__looped_bfs(const pp__cfg *cfg, int d, int v, int n, pp_sche
    times W, B0 (split); r+1 times W. A full backward here is B followed at
    once by W; a split one leaves W in a queue that the W steps take from,
    oldest first. DualPipe overlaps each F with the B it is paired with on
-   the GPU; this model runs them one after the other. Needs n >= 2d.
+   the GPU; this model runs them one after the other, or with
+   pp_config.fb_overlap as one pass of t_FB (pp__fb_time). Needs n >= 2d.
 
    DualPipe itself (DeepSeek-V3, Section 3.2.1; their dualpipe.py) runs the
    same eight phases on each device with (d, r, n) replaced by (d/2,
@@ -5192,6 +5316,7 @@ static pp_status pp__looped_bfs(const pp__cfg *cfg, int d, int v, int n, pp_sche
 typedef struct pp__dpv {
     pp_pass *ps;
     int c, n, dev, stage[2], mb0[2], fwd[2], bwd[2], *wq, wh, wt; /* wq: [2n], deferred W as stage * n + mb */
+    unsigned char *pair; /* [P] or NULL: 1 at the F of an F&B pair (its full B, W follow it) */
 } pp__dpv;
 
 static void pp__dpv_emit(pp__dpv *D, pp_kind k, int stage, int mb) {
@@ -5210,8 +5335,15 @@ static void pp__dpv_w(pp__dpv *D) {
     pp__dpv_emit(D, PP_W, x / D->n, x % D->n);
 }
 
+/* the next F starts an F&B pair (its full B follows it) */
+static void pp__dpv_pair(pp__dpv *D) { if (D->pair) D->pair[D->c] = 1; }
+
 /* The eight phases of one device: H = half the pipeline's length (DualPipeV:
-   d; DualPipe: d/2), r = the device's place in it, m = microbatches per chunk. */
+   d; DualPipe: d/2), r = the device's place in it, m = microbatches per chunk.
+   The F&B pairs are dualpipe.py's: "F0 with B1, F1 with B0" in phase 4
+   but the first F0, B1 of the last place (r = H-1), which run apart ("we
+   don't overlap these two chunks to further reduce bubble size"), and
+   "F1 with B0" in phase 5. */
 static void pp__dpv_device(pp__dpv *D, int H, int r, int m) {
     int k;
     D->fwd[0] = D->fwd[1] = D->bwd[0] = D->bwd[1] = 0;
@@ -5220,10 +5352,12 @@ static void pp__dpv_device(pp__dpv *D, int H, int r, int m) {
     for (k = 0; k < r + 1; k++) { pp__dpv_f(D, 0); pp__dpv_f(D, 1); }                     /* 2: F0 F1 */
     for (k = 0; k < H - r - 1; k++) { pp__dpv_b(D, 1, 1); pp__dpv_w(D); pp__dpv_f(D, 1); } /* 3 */
     for (k = 0; k < m - 2 * H + r + 1; k++) {                                             /* 4: main */
+        if (k > 0 || r != H - 1) pp__dpv_pair(D);
         pp__dpv_f(D, 0); pp__dpv_b(D, 1, 0);
+        pp__dpv_pair(D);
         pp__dpv_f(D, 1); pp__dpv_b(D, 0, 0);
     }
-    for (k = 0; k < H - r - 1; k++) { pp__dpv_b(D, 1, 0); pp__dpv_f(D, 1); pp__dpv_b(D, 0, 0); } /* 5 */
+    for (k = 0; k < H - r - 1; k++) { pp__dpv_b(D, 1, 0); pp__dpv_pair(D); pp__dpv_f(D, 1); pp__dpv_b(D, 0, 0); } /* 5 */
     {                                                                                     /* 6: B1 B0 */
         int zb = 0, half = (r + 1) / 2;
         for (k = 0; k < r + 1; k++) {
@@ -5259,13 +5393,15 @@ static pp_status pp__dualpipe(const pp__cfg *cfg, int d, int n, int dual, pp_sch
     sd = (int *)pp__malloc(&al, pp__size((size_t)S, sizeof(int)));
     if (D) D->ps = (pp_pass *)pp__malloc(&al, pp__size((size_t)P, sizeof(pp_pass)));
     if (D) D->wq = (int *)pp__malloc(&al, pp__size((size_t)2 * n, sizeof(int)));
-    if (!D || !sd || !D->ps || !D->wq) {
-        if (D) { pp__mfree(&al, D->ps); pp__mfree(&al, D->wq); }
+    if (D) D->pair = cfg->fb_overlap ? (unsigned char *)pp__malloc(&al, (size_t)P) : NULL;
+    if (!D || !sd || !D->ps || !D->wq || (cfg->fb_overlap && !D->pair)) {
+        if (D) { pp__mfree(&al, D->ps); pp__mfree(&al, D->wq); pp__mfree(&al, D->pair); }
         pp__mfree(&al, D); pp__mfree(&al, sd);
         pp__err(err, "out of memory");
         return PP_ERR_OUT_OF_MEMORY;
     }
     D->c = 0; D->n = n;
+    if (D->pair) memset(D->pair, 0, (size_t)P);
     /* both place stage s < d on device s and stage s >= d on 2d-1-s: for
        dualpipe, stages d..2d-1 are copy B's stages 0..d-1 */
     for (i = 0; i < S; i++) sd[i] = pp__place(PP_PLACE_VSHAPE, d, i);
@@ -5286,7 +5422,12 @@ static pp_status pp__dualpipe(const pp__cfg *cfg, int d, int n, int dual, pp_sch
     o.name = dual ? "dualpipe" : "dualpipe-v";
     o.devices = d; o.stages = S; o.microbatches = n; o.stage_device = sd; o.passes = D->ps; o.count = P;
     st = pp__from_order(&o, cfg, dual ? 2 : 1, out, err);
-    pp__mfree(&al, D->ps); pp__mfree(&al, D->wq); pp__mfree(&al, D); pp__mfree(&al, sd);
+    /* pp__from_order keeps the device-major order the phases were emitted in */
+    if (st == PP_OK && D->pair) {
+        st = pp__fb_time(*out, D->pair, cfg, err);
+        if (st != PP_OK) { pp_sched_free(*out); *out = NULL; }
+    }
+    pp__mfree(&al, D->ps); pp__mfree(&al, D->wq); pp__mfree(&al, D->pair); pp__mfree(&al, D); pp__mfree(&al, sd);
     return st;
 }
 
@@ -6175,6 +6316,13 @@ PP__DEF pp_status pp_sched_build(const pp_config *cfg, pp_schedule **out, char *
     if (!cfg) { pp__err(err, "pp_sched_build: cfg must not be NULL"); return PP_ERR_INVALID_ARG; }
     st = pp__req_resolve(cfg, &q, err);
     if (st != PP_OK) return st;
+    if (q.c.fb_overlap && pp__builders[q.info->id] != pp__build_dualpipe &&
+        pp__builders[q.info->id] != pp__build_dualpipe_v) {
+        pp__err(err, "fb_overlap pairs the F and B of dualpipe and dualpipe-v; %s has no F&B pairs: use 0",
+                q.info->name);
+        pp__req_free(&q);
+        return PP_ERR_INVALID_ARG;
+    }
     cap = (double *)pp__malloc(&q.c.al, pp__size((size_t)q.d, sizeof(double)));
     if (!cap) { pp__err(err, "out of memory building %s", q.info->name); st = PP_ERR_OUT_OF_MEMORY; }
     if (st == PP_OK) st = pp__build_fit(&q, NULL, cap, out, err);

@@ -787,14 +787,189 @@ static int gallery(const pp_config *base, const char *dir) {
 
 /* ---- ppsched plan: which layout, microbatch size and schedule fit and run fastest ---- */
 
+/* --hf-config: a Hugging Face config.json into a pp_model, read with cJSON
+   (Debian/Ubuntu: libcjson-dev; the Makefile finds it with pkg-config or a
+   compile probe). The families and the fields read are in docs/planner.md;
+   a field that changes the model but is not modelled is refused by name. */
+#ifdef PP_HAVE_CJSON
+#include <cjson/cJSON.h>
+
+/* an integer field: 1 read, 0 absent (out untouched), -1 error (msg names it) */
+static int hf_int(const cJSON *root, const char *key, int *out, char *msg, size_t len) {
+    const cJSON *x = cJSON_GetObjectItemCaseSensitive(root, key);
+    double v;
+    if (!x || cJSON_IsNull(x)) return 0;
+    v = cJSON_IsNumber(x) ? x->valuedouble : -1;
+    if (!cJSON_IsNumber(x) || v != floor(v) || v < 0 || v > 1e9) {
+        snprintf(msg, len, "%s: must be a whole number >= 0", key);
+        return -1;
+    }
+    *out = (int)v;
+    return 1;
+}
+static int hf_need(const cJSON *root, const char *key, int *out, char *msg, size_t len) {
+    int st = hf_int(root, key, out, msg, len);
+    if (st == 0) snprintf(msg, len, "%s: missing (a whole number is needed)", key);
+    return st == 1;
+}
+static int hf_bool(const cJSON *root, const char *key, int dflt) {
+    const cJSON *x = cJSON_GetObjectItemCaseSensitive(root, key);
+    if (!x || cJSON_IsNull(x)) return dflt;
+    return cJSON_IsTrue(x) ? 1 : cJSON_IsFalse(x) ? 0 : -1;
+}
+
+static int hf_config_load(const char *path, pp_model *m, int *seq_from_file, char *msg, size_t len) {
+    static const char *const types[] = {"llama", "mistral", "mixtral", "qwen2", "qwen2_moe", "qwen3", "qwen3_moe",
+                                        "deepseek_v3"};
+    FILE *f = fopen(path, "rb");
+    char *text = NULL;
+    long size;
+    cJSON *root = NULL;
+    const cJSON *x;
+    const char *type;
+    int ok = 0, k, v, known = 0, moe, tied, ffn = 0;
+    if (!f) { snprintf(msg, len, "cannot open: %s", strerror(errno)); return 0; }
+    if (fseek(f, 0, SEEK_END) != 0 || (size = ftell(f)) < 0 || size > (1 << 24) || fseek(f, 0, SEEK_SET) != 0 ||
+        !(text = (char *)malloc((size_t)size + 1)) || fread(text, 1, (size_t)size, f) != (size_t)size) {
+        snprintf(msg, len, "cannot read (a JSON file of at most 16 MiB is expected)");
+        fclose(f);
+        free(text);
+        return 0;
+    }
+    fclose(f);
+    text[size] = 0;
+    root = cJSON_Parse(text);
+    if (!root || !cJSON_IsObject(root)) {
+        const char *at = cJSON_GetErrorPtr();
+        snprintf(msg, len, "not a JSON object%s%.20s%s", at ? " (near '" : "", at ? at : "", at ? "')" : "");
+        goto done;
+    }
+#define HF_FAIL(...) do { snprintf(msg, len, __VA_ARGS__); goto done; } while (0)
+    x = cJSON_GetObjectItemCaseSensitive(root, "model_type");
+    type = cJSON_IsString(x) ? x->valuestring : NULL;
+    for (k = 0; type && k < (int)(sizeof types / sizeof types[0]); k++) known |= strcmp(type, types[k]) == 0;
+    if (!known)
+        HF_FAIL("model_type: '%.40s' is not one the planner reads (llama, mistral, mixtral, qwen2, qwen2_moe, qwen3, "
+                "qwen3_moe, deepseek_v3)", type ? type : "(missing)");
+    memset(m, 0, sizeof *m);
+    m->gated = m->rope = m->rmsnorm = 1;
+    if (!hf_need(root, "num_hidden_layers", &m->layers, msg, len) || !hf_need(root, "hidden_size", &m->hidden, msg, len) ||
+        !hf_need(root, "num_attention_heads", &m->heads, msg, len) || !hf_need(root, "vocab_size", &m->vocab, msg, len) ||
+        hf_int(root, "num_key_value_heads", &m->kv_heads, msg, len) < 0 || hf_int(root, "head_dim", &m->head_dim, msg, len) < 0 ||
+        hf_int(root, "intermediate_size", &ffn, msg, len) < 0)
+        goto done;
+    m->ffn = ffn;
+    if (hf_int(root, "max_position_embeddings", &m->seq, msg, len) < 0) goto done;
+    *seq_from_file = m->seq;
+    /* every family here: SiLU-gated MLP, RoPE, RMSNorm */
+    x = cJSON_GetObjectItemCaseSensitive(root, "hidden_act");
+    if (x && !(cJSON_IsString(x) && strcmp(x->valuestring, "silu") == 0))
+        HF_FAIL("hidden_act: '%.20s' is not modelled (silu, the gated SwiGLU MLP, is)", cJSON_IsString(x) ? x->valuestring : "?");
+    tied = hf_bool(root, "tie_word_embeddings", 0);
+    if (tied < 0) HF_FAIL("tie_word_embeddings: must be true or false");
+    m->untied = !tied;
+    /* what changes the model and is not modelled: refused by name */
+    if (hf_bool(root, "attention_bias", 0) == 1) HF_FAIL("attention_bias: true (Q, K, V, output biases) is not modelled");
+    if (hf_bool(root, "mlp_bias", 0) == 1) HF_FAIL("mlp_bias: true is not modelled");
+    if (hf_bool(root, "use_sliding_window", 0) == 1)
+        HF_FAIL("use_sliding_window: true (sliding-window attention) is not modelled: the planner counts full attention");
+    if (strcmp(type, "mistral") == 0 || strcmp(type, "mixtral") == 0) {
+        x = cJSON_GetObjectItemCaseSensitive(root, "sliding_window");
+        if (x && !cJSON_IsNull(x) && !(cJSON_IsNumber(x) && x->valuedouble >= m->seq))
+            HF_FAIL("sliding_window: %g (sliding-window attention, shorter than max_position_embeddings %d) is not "
+                    "modelled: the planner counts full attention (null turns it off)", cJSON_IsNumber(x) ? x->valuedouble : -1.0, m->seq);
+    }
+    x = cJSON_GetObjectItemCaseSensitive(root, "layer_types");
+    if (cJSON_IsArray(x))
+        for (k = 0; k < cJSON_GetArraySize(x); k++) {
+            const cJSON *e = cJSON_GetArrayItem(x, k);
+            if (!cJSON_IsString(e) || strcmp(e->valuestring, "full_attention") != 0)
+                HF_FAIL("layer_types[%d]: only full_attention is modelled", k);
+        }
+    if (cJSON_GetObjectItemCaseSensitive(root, "quantization_config"))
+        fprintf(stderr, "ppsched plan: note: %s: quantization_config (how the checkpoint is stored) is not read; "
+                "training is planned in BF16 mixed precision\n", path);
+    if (strncmp(type, "qwen2", 5) == 0) m->qkv_bias = 1; /* Qwen2's Q, K, V projections carry biases */
+    if (strncmp(type, "qwen3", 5) == 0) m->qk_norm = 1;  /* Qwen3 normalises each query and key head */
+    moe = strcmp(type, "mixtral") == 0 || strcmp(type, "qwen2_moe") == 0 || strcmp(type, "qwen3_moe") == 0 ||
+          strcmp(type, "deepseek_v3") == 0;
+    if (moe) {
+        int shared = 0;
+        if (strcmp(type, "mixtral") == 0) {
+            if (!hf_need(root, "num_local_experts", &m->experts, msg, len)) goto done;
+            m->expert_ffn = ffn;
+        } else if (strcmp(type, "deepseek_v3") == 0) {
+            if (!hf_need(root, "n_routed_experts", &m->experts, msg, len) ||
+                !hf_need(root, "moe_intermediate_size", &m->expert_ffn, msg, len) ||
+                hf_int(root, "n_shared_experts", &m->shared_experts, msg, len) < 0 ||
+                hf_int(root, "first_k_dense_replace", &m->dense_layers, msg, len) < 0)
+                goto done;
+        } else {
+            if (!hf_need(root, "num_experts", &m->experts, msg, len) ||
+                !hf_need(root, "moe_intermediate_size", &m->expert_ffn, msg, len) ||
+                hf_int(root, "shared_expert_intermediate_size", &shared, msg, len) < 0)
+                goto done;
+            /* Qwen2-MoE's shared expert is one MLP of shared_expert_intermediate_size: as many experts of
+               moe_intermediate_size (the same parameters and FLOPs); its 1 x h gate is not counted */
+            if (shared % m->expert_ffn) HF_FAIL("shared_expert_intermediate_size: %d is not a multiple of "
+                                                "moe_intermediate_size %d (modelled as whole experts)", shared, m->expert_ffn);
+            m->shared_experts = shared / m->expert_ffn;
+            v = 1;
+            if (hf_int(root, "decoder_sparse_step", &v, msg, len) < 0) goto done;
+            if (v != 1) HF_FAIL("decoder_sparse_step: %d (MoE every %d layers) is not modelled; 1 is", v, v);
+            x = cJSON_GetObjectItemCaseSensitive(root, "mlp_only_layers");
+            if (cJSON_IsArray(x) && cJSON_GetArraySize(x) > 0) HF_FAIL("mlp_only_layers: dense layers among MoE ones are not modelled");
+        }
+        if (!hf_need(root, "num_experts_per_tok", &m->top_k, msg, len)) goto done;
+        if (m->top_k < 1) HF_FAIL("num_experts_per_tok: must be >= 1");
+    } else if (!ffn) {
+        HF_FAIL("intermediate_size: missing (a whole number is needed)");
+    }
+    if (strcmp(type, "deepseek_v3") == 0) {
+        int vd = 0, nope = 0;
+        if (!hf_need(root, "kv_lora_rank", &m->kv_lora_rank, msg, len) ||
+            hf_int(root, "q_lora_rank", &m->q_lora_rank, msg, len) < 0 ||
+            !hf_need(root, "qk_rope_head_dim", &m->rope_head_dim, msg, len) ||
+            !hf_need(root, "qk_nope_head_dim", &nope, msg, len) || !hf_need(root, "v_head_dim", &vd, msg, len))
+            goto done;
+        if (vd != nope) HF_FAIL("v_head_dim: %d differs from qk_nope_head_dim %d; the planner models one head width", vd, nope);
+        m->head_dim = nope;
+        m->kv_heads = 0; /* MLA expands keys and values for every head */
+        v = 1;
+        if (hf_int(root, "moe_layer_freq", &v, msg, len) < 0) goto done;
+        if (v != 1) HF_FAIL("moe_layer_freq: %d is not modelled; 1 is", v);
+        v = 0;
+        if (hf_int(root, "num_nextn_predict_layers", &v, msg, len) < 0) goto done;
+        if (v > 0)
+            HF_FAIL("num_nextn_predict_layers: %d multi-token prediction module%s not modelled (0 plans the main model)",
+                    v, v == 1 ? " is" : "s are");
+    }
+    ok = 1;
+#undef HF_FAIL
+done:
+    cJSON_Delete(root);
+    free(text);
+    return ok;
+}
+#else
+static int hf_config_load(const char *path, pp_model *m, int *seq_from_file, char *msg, size_t len) {
+    (void)path; (void)m; (void)seq_from_file;
+    snprintf(msg, len, "this ppsched was built without cJSON: install it (Debian/Ubuntu: apt-get install "
+             "libcjson-dev) and run make again");
+    return 0;
+}
+#endif
+
 /* Every plan option in one table: name, what it sets (an int or double
    field of pp_plan_request at off, scaled by mul), and its help line.
-   INT: whole number; FLAG: sets 1; REAL: number >= 0 times mul. */
-enum { PO_INT, PO_FLAG, PO_REAL, PO_SPECIAL };
+   INT: whole number; FLAG: sets 1; REAL: number >= 0 times mul; POS: number > 0 times mul. */
+enum { PO_INT, PO_FLAG, PO_REAL, PO_POS, PO_SPECIAL };
 typedef struct plan_opt { const char *name; int kind; size_t off; double mul; const char *help; } plan_opt;
 #define PO(field) offsetof(pp_plan_request, field)
 static const plan_opt plan_opts[] = {
     {"--model", PO_SPECIAL, 0, 0, "NAME     a published model (below); other model options override it"},
+    {"--hf-config", PO_SPECIAL, 0, 0, "FILE     a Hugging Face config.json (Llama, Mistral, Mixtral, Qwen2/3 and their\n"
+     "                    MoE, DeepSeek-V3); other model options override it"},
     {"--layers", PO_INT, PO(model.layers), 0, "L        transformer layers"},
     {"--hidden", PO_INT, PO(model.hidden), 0, "H        hidden size"},
     {"--heads", PO_INT, PO(model.heads), 0, "A        attention heads"},
@@ -822,25 +997,38 @@ static const plan_opt plan_opts[] = {
     {"--fp8-moe-act", PO_FLAG, PO(model.fp8_moe_act), 0, "         keep experts' activations in FP8 (DeepSeek-V3)"},
     {"--gpu", PO_SPECIAL, 0, 0, "NAME     a GPU preset (below); other GPU options override it"},
     {"--gpu-mem", PO_REAL, PO(gpu.mem_bytes), 1073741824.0, "G        GiB per GPU (default the preset's, else 80)"},
-    {"--reserve", PO_REAL, PO(gpu.reserve_bytes), 1073741824.0, "R        GiB kept back per GPU (CUDA context, NCCL, fragmentation)"},
+    {"--reserve", PO_REAL, PO(gpu.reserve_bytes), 1073741824.0, "R        GiB kept back per GPU for the CUDA context, NCCL and\n"
+     "                    fragmentation (default 1.5 + 3% of memory; 0 = none)"},
+    {"--recipe", PO_SPECIAL, 0, 0, "NAME     megatron (default: bf16 weights, fp32 grads, distributed optimizer),\n"
+     "                    fsdp, zero1, zero2, zero3: how weights, grads and optimizer are kept"},
+    {"--recompute", PO_SPECIAL, 0, 0, "MODE     none (default), selective or full, for every schedule"},
+    {"--nvlink-bw", PO_POS, PO(gpu.tp_bw), 1e9, "GB/s     NVLink per GPU per direction (default the preset's, else 300)"},
+    {"--net-bw", PO_POS, PO(gpu.net_bw), 1e9, "GB/s     network per GPU (default the preset's, else 25)"},
+    {"--hbm-bw", PO_POS, PO(gpu.hbm_bw), 1e9, "GB/s     GPU memory bandwidth (default the preset's, else 2000)"},
+    {"--train-tokens", PO_SPECIAL, 0, 0, "T        tokens to train on (e.g. 15e12): prints the time to train"},
     {"--tflops", PO_REAL, PO(gpu.flops), 1e12, "X        achieved matmul TFLOP/s per GPU (default efficiency x peak)"},
     {"--peak-tflops", PO_REAL, PO(gpu.peak_flops), 1e12, "X        dense 16-bit peak TFLOP/s, for the MFU (default 312)"},
-    {"--efficiency", PO_REAL, PO(gpu.efficiency), 1, "X        achieved fraction of peak (default 190/312 = 0.61)"},
+    {"--efficiency", PO_REAL, PO(gpu.efficiency), 1, "X        achieved fraction of peak (default the preset's fitted one, else 190/312)"},
+    {"--fp8", PO_FLAG, PO(fp8), 0, "         the layers' matmuls at the FP8 rate (and FP8 MoE dispatch)"},
+    {"--fp8-speedup", PO_REAL, PO(gpu.fp8_speedup), 1, "X        FP8 matmul speed-up over 16-bit (default 1.59, fitted)"},
+    {"--no-tp-overlap", PO_FLAG, PO(no_tp_overlap), 0, "         TP communication not overlapped with the matmuls"},
+    {"--no-dp-overlap", PO_FLAG, PO(no_dp_overlap), 0, "         DP gradient reduction after the pipeline, not under it"},
+    {"--no-fb-overlap", PO_FLAG, PO(no_fb_overlap), 0, "         dualpipe: F&B pairs in sequence (all-to-all not hidden)"},
     {"--node-gpus", PO_INT, PO(gpu.node_gpus), 0, "N        GPUs on one NVLink domain (default 8)"},
     {"--gpus", PO_INT, PO(gpus), 0, "N        GPUs in all"},
     {"--global-batch", PO_INT, PO(global_batch), 0, "GB       sequences per step"},
     {"--pp", PO_INT, PO(pp), 0, "P        pipeline stages' devices (default: try every divisor)"},
     {"--tp", PO_INT, PO(tp), 0, "T        tensor parallel (default 1, 2, 4, 8 dividing heads)"},
     {"--cp", PO_INT, PO(cp), 0, "C        context parallel (default 1, 2, 4.. while seq / C >= 4096)"},
-    {"--ep", PO_INT, PO(ep), 0, "E        expert parallel (default powers of 2 dividing experts, dp x cp)"},
+    {"--ep", PO_INT, PO(ep), 0, "E        expert parallel (default powers of 2 dividing experts, tp x dp x cp)"},
     {"--dp", PO_INT, PO(dp), 0, "D        data parallel (default gpus / (pp tp cp))"},
     {"--mbs", PO_INT, PO(mbs), 0, "M        microbatch size (default 1, 2, 4)"},
-    {"--v", PO_INT, PO(v), 0, "V        stages per device of looped schedules (default 2, 3, 4, 6, 8)"},
+    {"--v", PO_INT, PO(v), 0, "V        stages per device of looped schedules (default 2, 3, 4, 6, 8 and every v dividing the layers)"},
     {"--schedule", PO_SPECIAL, 0, 0, "NAME     one schedule only (-s; default every built-in)"},
     {"--times", PO_SPECIAL, 0, 0, "F,B,W[,COMM] measured seconds of one microbatch through one device's share"},
     {"--top", PO_SPECIAL, 0, 0, "K        rows in the table; pruning keeps the top K exact (default 10)"},
     {"--no-prune", PO_FLAG, PO(no_prune), 0, "         build every candidate"},
-    {"--format", PO_SPECIAL, 0, 0, "FMT      table (default) or json (every candidate)"},
+    {"--format", PO_SPECIAL, 0, 0, "FMT      table (default) or json (the first K of the ranking, --top)"},
 };
 #undef PO
 #define PLAN_NOPTS ((int)(sizeof plan_opts / sizeof plan_opts[0]))
@@ -855,10 +1043,12 @@ static void plan_usage(FILE *f) {
     fprintf(f, "\ngpus:  ");
     for (i = 0; pp_gpu_preset_name(i); i++) fprintf(f, " %s", pp_gpu_preset_name(i));
     fprintf(f, "\n\nPrints the top K candidates, then why each schedule's best lost; --format json prints\n"
-               "every candidate considered, fitting or not. A candidate whose work bound is already\n"
-               "slower than its schedule's best layout so far and than the K-th best so far is not\n"
-               "built (\"pruned\": true); the top K and each schedule's best are exact.\n"
-               "exit status: 0 ok, 1 failed run (out of memory), 2 arguments to change\n");
+               "the first K of the ranking (--top 1000000: every candidate, fitting or not). A candidate\n"
+               "whose work bound is already slower than its schedule's best layout so far and than the\n"
+               "K-th best so far is not built (\"pruned\": true, \"fits\": null: not known); the top K\n"
+               "and each schedule's best are exact.\n"
+               "exit status: 0 ok, 1 nothing fits (stderr names the nearest fix) or a failed run,\n"
+               "2 arguments to change\n");
 }
 
 static int plan_error(const char *fmt, ...) {
@@ -871,14 +1061,73 @@ static int plan_error(const char *fmt, ...) {
     return 2;
 }
 
+/* the best fitting candidate of a request, or none: for the nearest fix */
+static int plan_try(const pp_plan_request *r, pp_candidate *best) {
+    pp_candidate *c;
+    char err[PP_ERR_LEN];
+    int count = 0, ok = 0;
+    if (pp_plan(r, NULL, 0, &count, err) != PP_OK || count < 1) return 0;
+    c = (pp_candidate *)malloc(sizeof *c * (size_t)count);
+    if (!c) return 0;
+    if (pp_plan(r, c, count, &count, err) == PP_OK && count > 0 && c[0].step_time > 0) {
+        *best = c[0];
+        ok = 1;
+    }
+    free(c);
+    return ok;
+}
+
+static void plan_fix_line(const char *how, const pp_candidate *b) {
+    fprintf(stderr, "  %-28s fits: %s pp=%d tp=%d cp=%d ep=%d dp=%d mbs=%d, %.1f GiB, %.3f s per step\n", how, b->schedule,
+            b->pp, b->tp, b->cp, b->ep, b->dp, b->mbs, b->mem.total / 1073741824.0, b->step_time);
+}
+
+/* Nothing fits: what would (PLANNING in docs/planner.md, "no answer"). */
+static void plan_nearest_fix(const pp_plan_request *r0) {
+    pp_plan_request r = *r0;
+    pp_candidate b;
+    char how[64];
+    int found = 0, k;
+    fprintf(stderr, "ppsched plan: no candidate fits in %.1f GiB per GPU; the nearest fixes:\n",
+            pp_gpu_defaults(&r0->gpu).mem_bytes / 1073741824.0);
+    if (r0->recompute != PP_RECOMPUTE_FULL) {
+        r.recompute = PP_RECOMPUTE_FULL;
+        if (plan_try(&r, &b)) { plan_fix_line("--recompute full", &b); found++; }
+        r.recompute = r0->recompute;
+    }
+    if (r0->recipe != PP_RECIPE_FSDP) {
+        r.recipe = PP_RECIPE_FSDP;
+        if (plan_try(&r, &b)) { plan_fix_line("--recipe fsdp", &b); found++; }
+        r.recipe = r0->recipe;
+    }
+    for (k = 2; r0->pp > 0 && k <= 8; k *= 2) {
+        r.pp = r0->pp * k;
+        if (r.dp > 0) r.dp = 0;
+        snprintf(how, sizeof how, "--pp %d", r.pp);
+        if (r.pp <= r0->gpus && plan_try(&r, &b)) { plan_fix_line(how, &b); found++; break; }
+    }
+    r.pp = r0->pp;
+    r.dp = r0->dp;
+    for (k = 2; k <= 64; k *= 2) { /* more GPUs: the data-parallel degree grows */
+        if ((double)r0->gpus * k > (1 << 24)) break;
+        r.gpus = r0->gpus * k;
+        if (r0->dp > 0) r.dp = r0->dp * k;
+        snprintf(how, sizeof how, "--gpus %d (%d more)", r.gpus, r.gpus - r0->gpus);
+        if (plan_try(&r, &b)) { plan_fix_line(how, &b); found++; break; }
+    }
+    if (!found) fprintf(stderr, "  none of --recompute full, --recipe fsdp, a larger --pp or up to 64x the GPUs fits\n");
+}
+
 static int plan_main(int argc, char **argv) {
     pp_plan_request r;
     pp_candidate *c;
     pp_times times;
     pp_model_counts mc;
     pp_gpu g;
-    char err[PP_ERR_LEN];
-    int i, k, count = 0, json = 0, top = 10, have_model = 0;
+    char err[PP_ERR_LEN], msg[PP_ERR_LEN];
+    int i, k, count = 0, json = 0, top = 10, have_model = 0, have_gpu = 0, hf_seq = 0, seq_given = 0, fits = 0;
+    double train_tokens = 0;
+    const char *hf_path = NULL;
     pp_status st;
     memset(&r, 0, sizeof r);
     /* presets first, so that every other option overrides them */
@@ -886,11 +1135,22 @@ static int plan_main(int argc, char **argv) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) { plan_usage(stdout); return 0; }
         if ((strcmp(a, "--model") == 0 || strcmp(a, "--gpu") == 0) && v) {
+            if (a[2] == 'm' && hf_path) return plan_error("--hf-config and --model both name a model: give one");
             st = a[2] == 'm' ? pp_model_preset(v, &r.model, err) : pp_gpu_preset(v, &r.gpu, err);
             if (st != PP_OK) return plan_error("%s %s: %s", a, v, err);
             have_model |= a[2] == 'm';
+            have_gpu |= a[2] == 'g';
         }
+        if (strcmp(a, "--hf-config") == 0 && v) {
+            if (have_model) return plan_error("--hf-config and --model both name a model: give one");
+            if (!hf_config_load(v, &r.model, &hf_seq, msg, sizeof msg)) return plan_error("--hf-config %s: %s", v, msg);
+            have_model = 1;
+            hf_path = v;
+        }
+        if (strcmp(a, "--seq") == 0) seq_given = 1;
     }
+    if (hf_path && !seq_given && hf_seq < 1)
+        return plan_error("--hf-config %s: max_position_embeddings: missing; give the training length with --seq", hf_path);
     for (i = 2; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         const plan_opt *o = NULL;
@@ -903,9 +1163,12 @@ static int plan_main(int argc, char **argv) {
         i++;
         if (o->kind == PO_INT) {
             if (!parse_count(v, (int *)((char *)&r + o->off))) return plan_error("%s needs a whole number, got '%s'", a, v);
-        } else if (o->kind == PO_REAL) {
+        } else if (o->kind == PO_REAL || o->kind == PO_POS) {
             double x;
-            if (!parse_real(v, &x)) return plan_error("%s needs a finite number >= 0, got '%s'", a, v);
+            if (!parse_real(v, &x) || (o->kind == PO_POS && !(x > 0)))
+                return plan_error("%s needs a finite number %s, got '%s'", a, o->kind == PO_POS ? "> 0" : ">= 0", v);
+            /* --reserve 0: none (a zero field is the default reserve) */
+            if (strcmp(a, "--reserve") == 0 && x == 0) x = -1.0 / o->mul;
             *(double *)((char *)&r + o->off) = x * o->mul;
         } else if (strcmp(a, "--schedule") == 0) {
             r.schedule = v;
@@ -918,16 +1181,32 @@ static int plan_main(int argc, char **argv) {
             if (strcmp(v, "json") == 0) json = 1;
             else if (strcmp(v, "table") != 0 && strcmp(v, "ascii") != 0)
                 return plan_error("--format is table or json, got '%s'", v);
-        } /* --model, --gpu: done above */
+        } else if (strcmp(a, "--recipe") == 0 || strcmp(a, "--recompute") == 0) {
+            int rec = strcmp(a, "--recipe") == 0, n = rec ? PP_RECIPE_COUNT : PP_RECOMPUTE_COUNT;
+            for (k = 0; k < n && strcmp(v, rec ? pp_recipe_name(k) : pp_recompute_name(k)) != 0; k++) {}
+            if (k == n)
+                return plan_error(rec ? "--recipe is megatron, fsdp, zero1, zero2 or zero3, got '%s'"
+                                      : "--recompute is none, selective or full, got '%s'", v);
+            if (rec) r.recipe = k;
+            else r.recompute = k;
+        } else if (strcmp(a, "--train-tokens") == 0) {
+            if (!parse_real(v, &train_tokens) || !(train_tokens >= 1) || train_tokens > 1e18)
+                return plan_error("--train-tokens needs a token count from 1 to 1e18, got '%s'", v);
+        } /* --model, --gpu, --hf-config: done above */
     }
+    if (hf_path && !seq_given) r.model.seq = hf_seq;
     if (!have_model && (r.model.layers < 1 || r.model.hidden < 1 || r.model.heads < 1 || r.model.seq < 1))
-        return plan_error("give --model NAME, or --layers, --hidden, --heads and --seq");
+        return plan_error("give --model NAME, --hf-config FILE, or --layers, --hidden, --heads and --seq");
     if (r.global_batch < 1 || r.gpus < 1) return plan_error("--global-batch and --gpus are required (>= 1)");
     r.keep_top = top; /* pruning keeps the printed top exact */
     /* cap 0: the count of candidates (and every check of the request) */
     st = pp_plan(&r, NULL, 0, &count, err);
     if (st != PP_OK)
         return st == PP_ERR_OUT_OF_MEMORY ? (fprintf(stderr, "ppsched plan: %s\n", err), 1) : plan_error("%s", err);
+    g = pp_gpu_defaults(&r.gpu);
+    if (r.tp > g.node_gpus)
+        fprintf(stderr, "ppsched plan: warning: --tp %d is larger than a node (%d GPUs): its collectives run over the "
+                "network (%.0f GB/s per GPU)\n", r.tp, g.node_gpus, g.net_bw / 1e9);
     c = (pp_candidate *)malloc(sizeof *c * (size_t)(count > 0 ? count : 1));
     if (!c) { fprintf(stderr, "ppsched plan: out of memory for %d candidates\n", count); return 1; }
     st = pp_plan(&r, c, count, &count, err);
@@ -936,42 +1215,91 @@ static int plan_main(int argc, char **argv) {
         return st == PP_ERR_OUT_OF_MEMORY ? (fprintf(stderr, "ppsched plan: %s\n", err), 1) : plan_error("%s", err);
     }
     pp_model_stats(&r.model, &mc, NULL);
-    g = pp_gpu_defaults(&r.gpu);
+    for (i = 0; i < count; i++) fits += c[i].step_time > 0;
     if (json) {
-        printf("{\"model\": {\"params\": %.0f, \"active_params\": %.0f, \"flops_per_token\": %.6g},\n", mc.params,
-               mc.active_params, mc.flops_per_token);
+        printf("{\"model\": {\"params\": %.0f, \"active_params\": %.0f, \"flops_per_token\": %.6g, \"seq\": %d},\n",
+               mc.params, mc.active_params, mc.flops_per_token, r.model.seq);
         printf(" \"gpu\": {\"name\": ");
-        json_string(g.name);
-        printf(", \"mem_bytes\": %.0f, \"reserve_bytes\": %.0f, \"peak_flops\": %.6g, \"flops\": %.6g, \"hbm_bw\": %.6g, "
-               "\"tp_bw\": %.6g, \"net_bw\": %.6g, \"node_gpus\": %d},\n \"candidates\": [",
-               g.mem_bytes, g.reserve_bytes, g.peak_flops, g.flops, g.hbm_bw, g.tp_bw, g.net_bw, g.node_gpus);
-        for (i = 0; i < count; i++) {
+        json_string(have_gpu ? g.name : "a100-80g");
+        printf(", \"assumed\": %s, \"mem_bytes\": %.0f, \"reserve_bytes\": %.0f, \"peak_flops\": %.6g, \"flops\": %.6g, "
+               "\"hbm_bw\": %.6g, \"tp_bw\": %.6g, \"net_bw\": %.6g, \"node_gpus\": %d},\n",
+               have_gpu ? "false" : "true", g.mem_bytes, g.reserve_bytes, g.peak_flops, g.flops, g.hbm_bw, g.tp_bw,
+               g.net_bw, g.node_gpus);
+        printf(" \"recipe\": \"%s\", \"recompute\": \"%s\", \"train_tokens\": %.6g,\n \"candidates\": [",
+               pp_recipe_name(r.recipe), pp_recompute_name(r.recompute), train_tokens);
+        for (i = 0; i < count && i < top; i++) { /* the first --top of the ranking */
             printf("%s\n  {\"schedule\": ", i ? "," : "");
             json_string(c[i].schedule);
             printf(", \"pp\": %d, \"tp\": %d, \"cp\": %d, \"ep\": %d, \"dp\": %d, \"v\": %d, \"mbs\": %d, \"microbatches\": %d, "
-                   "\"fits\": %s, \"peak_bytes\": %.0f, \"step_time\": %.6g, \"mfu\": %.4f, \"bound\": %.6g, \"pruned\": %s, "
-                   "\"reason\": ", c[i].pp, c[i].tp, c[i].cp, c[i].ep, c[i].dp, c[i].v, c[i].mbs, c[i].microbatches,
-                   c[i].fits ? "true" : "false", c[i].peak_bytes, c[i].step_time, c[i].mfu, c[i].bound,
+                   "\"fits\": %s, \"peak_bytes\": %.0f, \"step_time\": %.6g, \"mfu\": %.4f, \"bound\": %.6g, \"pruned\": %s, ",
+                   c[i].pp, c[i].tp, c[i].cp, c[i].ep, c[i].dp, c[i].v, c[i].mbs, c[i].microbatches,
+                   c[i].pruned ? "null" : c[i].fits ? "true" : "false", c[i].peak_bytes, c[i].step_time, c[i].mfu, c[i].bound,
                    c[i].pruned ? "true" : "false");
+            printf("\"span\": [%s%s%s%s%s], \"tokens_per_gpu\": %.6g, \"tflops_per_gpu\": %.6g, ",
+                   c[i].span & PP_SPAN_TP ? "\"tp\"" : "", (c[i].span & PP_SPAN_TP) && (c[i].span & ~PP_SPAN_TP) ? ", " : "",
+                   c[i].span & PP_SPAN_CP ? "\"cp\"" : "", (c[i].span & PP_SPAN_CP) && (c[i].span & PP_SPAN_EP) ? ", " : "",
+                   c[i].span & PP_SPAN_EP ? "\"ep\"" : "", c[i].tokens_per_gpu, c[i].tflops_per_gpu / 1e12);
+            if (train_tokens > 0)
+                printf("\"train_seconds\": %.6g, ", c[i].step_time > 0 ? train_tokens / ((double)r.global_batch * r.model.seq) *
+                                                                            c[i].step_time : 0.0);
+            printf("\"memory\": {\"weights\": %.0f, \"grads\": %.0f, \"optimizer\": %.0f, \"activations\": %.0f, "
+                   "\"logits\": %.0f, \"reserve\": %.0f, \"total\": %.0f}, ", c[i].mem.weights, c[i].mem.grads,
+                   c[i].mem.optimizer, c[i].mem.activations, c[i].mem.logits, c[i].mem.reserve, c[i].mem.total);
+            printf("\"time\": {\"compute\": %.6g, \"bubble\": %.6g, \"tp\": %.6g, \"cp\": %.6g, \"ep\": %.6g, "
+                   "\"pp\": %.6g, \"dp\": %.6g}, \"reason\": ", c[i].time.compute, c[i].time.bubble, c[i].time.tp,
+                   c[i].time.cp, c[i].time.ep, c[i].time.pp, c[i].time.dp);
             json_string(c[i].reason);
             printf("}");
         }
         printf("\n]}\n");
     } else {
         int shown = 0;
-        printf("model: %.2fB parameters (%.2fB active), %.3g training FLOPs per token; gpu%s%s: %.0f GiB, "
-               "%.0f TFLOP/s peak, %.0f achieved\n\n", mc.params / 1e9, mc.active_params / 1e9, mc.flops_per_token,
-               g.name[0] ? " " : "", g.name, g.mem_bytes / 1073741824.0, g.peak_flops / 1e12, g.flops / 1e12);
-        printf("%-20s %4s %3s %3s %3s %4s %2s %4s %5s %9s %9s %8s %6s  %s\n", "schedule", "pp", "tp", "cp", "ep", "dp",
-               "v", "mbs", "n", "peak GiB", "units", "step s", "MFU", "reason");
+        printf("model: %.2fB parameters (%.2fB active), %.3g training FLOPs per token, seq %d%s\n", mc.params / 1e9,
+               mc.active_params / 1e9, mc.flops_per_token, r.model.seq,
+               hf_path && !seq_given ? " (max_position_embeddings; --seq sets the training length)" : "");
+        if (have_gpu)
+            printf("gpu %s", g.name);
+        else
+            printf("gpu: none given, assumed a100-80g (--gpu names one)");
+        printf(": %.0f GiB (%.1f reserved), %.0f TFLOP/s peak, %.0f achieved; memory %s, recompute %s\n\n",
+               g.mem_bytes / 1073741824.0, g.reserve_bytes / 1073741824.0, g.peak_flops / 1e12, g.flops / 1e12,
+               pp_recipe_name(r.recipe), pp_recompute_name(r.recompute));
+        printf("%-20s %4s %3s %3s %3s %4s %2s %4s %5s %5s %8s %8s %9s %7s %6s  %s\n", "schedule", "pp", "tp", "cp", "ep", "dp",
+               "v", "mbs", "n", "net", "GiB", "step s", "tok/s/GPU", "TFLOP/s", "MFU", "reason");
         for (i = 0; i < count && shown < top; i++) {
+            char net[16];
             if (c[i].step_time <= 0) continue;
-            printf("%-20s %4d %3d %3d %3d %4d %2d %4d %5d %9.1f %9.2f %8.3f %5.1f%%  %s\n", c[i].schedule, c[i].pp,
-                   c[i].tp, c[i].cp, c[i].ep, c[i].dp, c[i].v, c[i].mbs, c[i].microbatches,
-                   c[i].peak_bytes / 1073741824.0, c[i].peak_units, c[i].step_time, 100 * c[i].mfu, c[i].reason);
+            snprintf(net, sizeof net, "%s%s%s", c[i].span & PP_SPAN_TP ? "T" : "", c[i].span & PP_SPAN_CP ? "C" : "",
+                     c[i].span & PP_SPAN_EP ? "E" : "");
+            printf("%-20s %4d %3d %3d %3d %4d %2d %4d %5d %5s %8.1f %8.3f %9.0f %7.0f %5.1f%%  %s\n", c[i].schedule, c[i].pp,
+                   c[i].tp, c[i].cp, c[i].ep, c[i].dp, c[i].v, c[i].mbs, c[i].microbatches, net[0] ? net : "-",
+                   c[i].mem.total / 1073741824.0, c[i].step_time, c[i].tokens_per_gpu, c[i].tflops_per_gpu / 1e12,
+                   100 * c[i].mfu, c[i].reason);
             shown++;
         }
         if (!shown) printf("(no candidate fits)\n");
+        else {
+            const pp_candidate *b = &c[0];
+            const pp_mem_breakdown *m = &b->mem;
+            const pp_time_breakdown *t = &b->time;
+            printf("\nGiB: the largest GPU's memory, reserve included; net: T, C, E = the TP, CP, EP group spans nodes\n"
+                   "(priced at the network's bandwidth).\n");
+            printf("\nbest: %s pp=%d tp=%d cp=%d ep=%d dp=%d v=%d mbs=%d\n", b->schedule, b->pp, b->tp, b->cp, b->ep, b->dp,
+                   b->v, b->mbs);
+            printf("  memory of its largest GPU (GiB): weights %.1f + grads %.1f + optimizer %.1f + activations %.1f + "
+                   "logits %.1f + reserve %.1f = %.1f of %.0f\n", m->weights / 1073741824.0, m->grads / 1073741824.0,
+                   m->optimizer / 1073741824.0, m->activations / 1073741824.0, m->logits / 1073741824.0,
+                   m->reserve / 1073741824.0, m->total / 1073741824.0, g.mem_bytes / 1073741824.0);
+            printf("  step %.3f s: compute %.3f + bubble %.3f + exposed communication TP %.3f, CP %.3f, EP %.3f, PP %.3f, "
+                   "DP %.3f\n", b->step_time, t->compute, t->bubble, t->tp, t->cp, t->ep, t->pp, t->dp);
+            printf("  %.0f tokens/s per GPU, %.0f TFLOP/s per GPU, MFU %.1f%%\n", b->tokens_per_gpu, b->tflops_per_gpu / 1e12,
+                   100 * b->mfu);
+            if (train_tokens > 0) {
+                double secs = train_tokens / ((double)r.global_batch * r.model.seq) * b->step_time;
+                printf("  %.3g tokens in %.1f days (%.0f steps, %.3g GPU-hours)\n", train_tokens, secs / 86400,
+                       ceil(train_tokens / ((double)r.global_batch * r.model.seq)), secs * r.gpus / 3600);
+            }
+        }
         printf("\nper schedule, its best layout or why none ran:\n");
         for (k = 0; k < pp_sched_count(); k++) {
             const char *name = pp_sched_info_at(k)->name;
@@ -1006,6 +1334,11 @@ static int plan_main(int argc, char **argv) {
         }
     }
     free(c);
+    if (!fits) { /* exit 1: a script can tell; stderr says what would fit */
+        fflush(stdout);
+        plan_nearest_fix(&r);
+        return 1;
+    }
     return 0;
 }
 

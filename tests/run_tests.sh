@@ -41,7 +41,7 @@ step "test_auto: v-auto, zb-auto, lower bounds, bubble growth" \
     sh -c "$CC $CFLAGS '$here/test_auto.c' -o '$out/test_auto' -lm && '$out/test_auto'"
 
 # Planning: exact partitions against brute force, bytes, the paper's 98.5B findings.
-step "test_plan: partitions, model formulas and presets vs published counts, bad requests, dualpipe, allocator, published setups, 98.5B plans" \
+step "test_plan: partitions, model formulas and presets vs published counts, bad requests, dualpipe, allocator, memory vs Megatron's formula, recipes, recompute, spans, published setups, 98.5B plans" \
     sh -c "$CC $CFLAGS '$here/test_plan.c' -o '$out/test_plan' -lm && '$out/test_plan'"
 
 # Test programs that print their own groups: build, then run.
@@ -184,9 +184,10 @@ if $CC $CFLAGS -O0 "$here/../examples/ppsched.c" -o "$out/ppsched" -lm >"$out/lo
     else
         echo "[skip] bench/optimal.py self-check: OR-tools is not importable here (make optimal installs it into bench/.venv)"
     fi
-    step "plan: table, --format json lists every candidate, bad layout exits 2" sh -c "
+    step "plan: table, --format json lists the top K (--top), bad layout exits 2" sh -c "
         '$pp' plan --layers 30 --hidden 5120 --heads 40 --seq 1024 --global-batch 32 --gpus 16 --gpu-mem 80 --pp 4 | grep -q best &&
-        '$pp' plan --layers 30 --hidden 5120 --heads 40 --seq 1024 --global-batch 32 --gpus 16 --gpu-mem 80 --pp 4 --format json >'$out/plan.json' &&
+        '$pp' plan --layers 30 --hidden 5120 --heads 40 --seq 1024 --global-batch 32 --gpus 16 --gpu-mem 80 --pp 4 --format json --top 3 >'$out/plan.json' &&
+        test \$(grep -c '\"schedule\"' '$out/plan.json') -eq 3 &&
         grep -q '\"candidates\"' '$out/plan.json' && grep -q '\"fits\": true' '$out/plan.json' &&
         { '$pp' plan --layers 30 --hidden 5120 --heads 40 --seq 1024 --global-batch 32 --gpus 16 --gpu-mem 80 --pp 3 2>'$out/plan.err'; test \$? -eq 2; } &&
         grep -q 'does not multiply to the GPU count' '$out/plan.err'"
@@ -203,7 +204,31 @@ if $CC $CFLAGS -O0 "$here/../examples/ppsched.c" -o "$out/ppsched" -lm >"$out/lo
         bad 'unknown option' --model llama3-8b --global-batch 64 --gpus 64 --frobnicate
         bad 'give --model NAME' --global-batch 64 --gpus 64
         bad 'v must be 0 (enumerate) or 2..64' --model llama3-8b --global-batch 64 --gpus 64 --v 1"
-    "$pp" plan --model mixtral-8x7b --gpu h100-80g --gpus 64 --global-batch 256 --pp 4 --format json >"$out/plan_moe.json" 2>&1
+    if "$pp" plan --hf-config "$here/hf_configs/llama3-8b.json" --gpus 1 --global-batch 1 2>&1 | grep -q 'without cJSON'; then
+        echo "[skip] plan --hf-config: ppsched was built without cJSON (apt-get install libcjson-dev, then make)"
+    else
+        step "plan --hf-config: Llama 3, Mixtral, Qwen2, Qwen3-MoE, DeepSeek-V3 configs count the presets' (or published) parameters; unmodelled fields and broken files refused by name" \
+            sh "$here/hf_config.sh" "$pp" "$out"
+    fi
+    step "plan: nothing fits exits 1 naming the nearest fixes; new flags validated (exit 2); a TP group wider than a node is warned and marked" sh -c "
+        p='$pp'; e='$out/plan_fix.err'
+        { \"\$p\" plan --model llama3-8b --gpus 8 --global-batch 64 --pp 1 --tp 1 -s 1f1b >/dev/null 2>\"\$e\"; test \$? -eq 1; } &&
+        grep -q 'no candidate fits' \"\$e\" && grep -q -- '--recompute full  *fits' \"\$e\" && grep -q -- '--gpus 16 (8 more) *fits' \"\$e\" &&
+        \"\$p\" plan --model llama3-70b --gpus 32 --global-batch 64 --tp 16 --pp 2 --node-gpus 8 -s 1f1b 2>\"\$e\" | grep -q ' T  ' &&
+        grep -q 'warning: --tp 16 is larger than a node' \"\$e\" || { echo 'no nearest fix, or no TP-span warning and mark:'; cat \"\$e\"; exit 1; }
+        bad() { want=\"\$1\"; shift; \"\$p\" plan \"\$@\" >/dev/null 2>\"\$e\"; rc=\$?; [ \$rc -eq 2 ] && grep -q -e \"\$want\" \"\$e\" || { echo \"exit \$rc for: \$*\"; cat \"\$e\"; exit 1; }; }
+        bad '--recipe is megatron, fsdp' --model llama3-8b --gpus 8 --global-batch 8 --recipe zero4
+        bad '--recompute is none, selective or full' --model llama3-8b --gpus 8 --global-batch 8 --recompute most
+        bad '--nvlink-bw needs a finite number > 0' --model llama3-8b --gpus 8 --global-batch 8 --nvlink-bw 0
+        bad '--net-bw needs a finite number > 0' --model llama3-8b --gpus 8 --global-batch 8 --net-bw nan
+        bad '--hbm-bw needs a finite number > 0' --model llama3-8b --gpus 8 --global-batch 8 --hbm-bw -3
+        bad 'gpu.net_bw must be' --model llama3-8b --gpus 8 --global-batch 8 --net-bw 1e9
+        bad '--train-tokens needs a token count' --model llama3-8b --gpus 8 --global-batch 8 --train-tokens 0
+        bad '--train-tokens needs a token count' --model llama3-8b --gpus 8 --global-batch 8 --train-tokens inf
+        bad '--reserve needs a finite number' --model llama3-8b --gpus 8 --global-batch 8 --reserve -1
+        bad 'gpu.reserve_bytes must be below the GPU memory' --model llama3-8b --gpus 8 --global-batch 8 --reserve 80
+        bad '--hf-config and --model both name a model' --model llama3-8b --hf-config x.json --gpus 8 --global-batch 8"
+    "$pp" plan --model mixtral-8x7b --gpu h100-80g --gpus 64 --global-batch 256 --pp 4 --format json --top 1000000 >"$out/plan_moe.json" 2>&1
     if command -v python3 >/dev/null 2>&1; then
         step "plan --format json parses, with the fields the planner promises (model, gpu, cp, ep, v per candidate)" python3 -c "
 import json,sys
@@ -213,6 +238,13 @@ d=json.load(open(sys.argv[2])); m=d['model']; g=d['gpu']
 assert abs(m['params']/46.7e9-1) < 0.01 and abs(m['active_params']/12.9e9-1) < 0.01 and m['flops_per_token'] > 0, m
 assert g['name'] == 'h100-80g' and g['peak_flops'] == 989e12 and g['mem_bytes'] == 80*2**30, g
 assert all({'cp','ep','v'} <= set(x) for x in d['candidates']); assert any(x['ep'] > 1 and x['fits'] for x in d['candidates'])
+for x in d['candidates']:  # the memory breakdown adds up; a run's step splits into its parts
+    mm = x['memory']; assert abs(sum(mm[k] for k in ('weights','grads','optimizer','activations','logits','reserve')) - mm['total']) <= 1e-6 * mm['total'] + 2, x
+    if x['step_time'] > 0:
+        t = x['time']; assert abs(sum(t.values()) - x['step_time']) <= 1e-4 * x['step_time'], x  # printed to 6 digits
+        assert mm['total'] <= g['mem_bytes'] and x['tokens_per_gpu'] > 0 and abs(x['tflops_per_gpu'] - x['mfu'] * 989) < 0.01 * x['tflops_per_gpu'] + 1e-9, x
+assert d['recipe'] == 'megatron' and d['recompute'] == 'none' and g['assumed'] is False
+assert all(x['fits'] is None for x in d['candidates'] if x['pruned'])
 print(len(c), 'and', len(d['candidates']), 'candidates')" "$out/plan.json" "$out/plan_moe.json"
     fi
 else
