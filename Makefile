@@ -1,4 +1,4 @@
-# pp_sched: make | make test | make bench | make asan | make fuzz | make golden | make hash | make optimal | make paper | make clean
+# pp_sched: make | make test | make bench | make calibrate | make asan | make fuzz | make golden | make hash | make optimal | make paper | make clean
 # The library is one header (pp_sched.h); everything built here is a tool,
 # a test or a benchmark around it.
 

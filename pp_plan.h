@@ -1,4 +1,4 @@
-/* pp_plan.h - v0.3.0 - which pipeline layout, microbatch size and schedule fit a model on a cluster - MIT licence (see end of file)
+/* pp_plan.h - v0.4.0 - which pipeline layout, microbatch size and schedule fit a model on a cluster - MIT licence (see end of file)
 
    A planner on top of pp_sched.h: from a transformer model, a GPU and a GPU
    count it enumerates pipeline x tensor x data parallel layouts, microbatch
@@ -169,11 +169,18 @@ PLANNING (pp_partition, pp_partition_v, pp_model_stats, pp_plan)
                fragmentation 3% (docs/planner.md derives it).
                pp_candidate.mem breaks the largest device down.
    pass times  roofline per microbatch: a layer's forward FLOPs (above) / t
-               at gpu.flops (default efficiency x peak_flops, 190/312 of
-               the A100's 312e12), or its weights (local experts included)
-               + activations at hbm_bw if slower; B = F (input gradient:
-               same matmul FLOPs), W = F without communication, so F:B:W =
-               1:1:1 plus communication, added to F and B:
+               at gpu.flops (default efficiency x peak_flops; a zero pp_gpu
+               190/312 of the A100's 312e12, the presets their fitted
+               efficiency, CALIBRATION), or its weights (local experts
+               included) + activations at hbm_bw if slower. Narrow matmuls:
+               each group (attention projections, MLP, experts) at w / (w +
+               gpu.gemm_width) of the rate, w its narrow side on one rank
+               (a x d / t, ffn / t, expert_ffn / expert tp; presets only).
+               FP8 (req.fp8): the layers' matmuls at gpu.fp8_speedup x the
+               rate; attention scores, embedding and head stay 16-bit
+               (DeepSeek-V3 Sec. 3.3). B = F (input gradient: same matmul
+               FLOPs), W = F without communication, so F:B:W = 1:1:1 plus
+               communication, added to F and B:
                TP  two all-gather/reduce-scatter pairs of 2 T h bytes (T =
                    tokens per rank), each 2(t-1)/t of it over tp_bw. TP
                    also narrows every matmul, which runs below the GPU's
@@ -187,8 +194,32 @@ PLANNING (pp_partition, pp_partition_v, pp_model_stats, pp_plan)
                CP  ring attention: K and V of the other cp - 1 ranks pass
                    by, (cp - 1) x T x 2(k + v widths) / t bytes, overlapped
                    with the QK^T and AV FLOPs; only the excess is added.
-               EP  all-to-all: each token to top_k experts and back, 2 x T
-                   (/t with SP) x top_k x 2h x (ep-1)/ep bytes per MoE layer.
+               EP  all-to-all: each token to top_k experts and back, T (/t
+                   with SP) x top_k (ep-1)/ep x h x (2 + 2) bytes per MoE
+                   layer, dispatch 1 byte instead of 2 with req.fp8; with
+                   model.route_nodes R < top_k and the group across nodes
+                   (DeepSeek-V3's node-limited routing, Sec. 2.1.2, 3.2.2)
+                   R (nodes-1)/nodes copies cross the network, the NVLink
+                   forwarding inside a node is not counted.
+               overlaps (each can be turned off in the request):
+                   TP (no_tp_overlap): Megatron's --tp-comm-overlap
+                   (Transformer Engine userbuffers) splits the all-gathers
+                   and reduce-scatters into chunks that run beside the
+                   matmuls using them: only max(0, TP comm - compute) shows.
+                   DP (no_dp_overlap): Megatron's --overlap-grad-reduce and
+                   --overlap-param-gather run the per-step reduce-scatter
+                   and all-gather bucket by bucket under the last
+                   microbatch's backward and the first one's forward: only
+                   their excess over that device's F + B + W shows.
+                   F&B (no_fb_overlap): dualpipe and dualpipe-v are built
+                   with pp_config.fb_overlap (pp_sched.h, pp__fb_time): each
+                   F paired with another microbatch's full backward is one
+                   pass of t_FB = max((F + B + W - a) / (112/132), a), a =
+                   the pair's all-to-all: one pass's all-to-all beside the
+                   other's compute, the compute on the 112 of 132 SMs
+                   DeepSeek-V3 leaves it (Sec. 3.2.2); used where it is
+                   shorter than the sequence, built to 8pp microbatches
+                   (pairs are the steady state).
                A group of ranks x tp GPUs within gpu.node_gpus (8) talks
                over tp_bw, else over net_bw (TP, CP, EP groups that span
                nodes: pp_candidate.span). Head forward 2 T h V/t FLOPs
@@ -234,17 +265,21 @@ PLANNING (pp_partition, pp_partition_v, pp_model_stats, pp_plan)
                no_guarantee never shortens a build).
    pruning     branch and bound: before a build, the work bound max over
                devices k of (head_k + n_b p_k, head_k + n_b q_k + tail_k) +
-               (n - n_b) max p_k (+ the dp all-reduce), q_k = its F + B per
+               (n - n_b) max p_k (+ the exposed dp time), q_k = its F + B per
                microbatch, tail_k = the B times of stages 0..k-1 (one route:
                stage k is device k's first, every F and B on device k
                precedes its microbatch's B on stage k, and the last of those
                still has the B chain down to stage 0 ahead of it), p_k = device k's F + B + W per microbatch (+ F
                for recomputation; half of both stages for dualpipe), head_k = the F times of the
-               stages before its first stage k (it cannot start earlier),
-               is a lower bound on the step time above (no pass is shorter
-               than its stage time, none overlaps another on its device;
-               tests check bound <= step for every built candidate of the
-               98.5B examples). A candidate is not built when its bound
+               stages before its first stage k (it cannot start earlier;
+               dualpipe: the shorter of its two copies' heads, the second
+               copy entering at device pp-1), times rho_k with F&B pairs
+               (the least t_FB / (F + B + W) of the pairs device k can
+               form: no pass is shorter than rho_k of its time), is a lower
+               bound on the step time above (no pass is shorter than its
+               stage time, none overlaps another on its device; tests check
+               bound <= step for every built candidate of 25 requests, and
+               the top 10 against no_prune's). A candidate is not built when its bound
                exceeds both the best step time its schedule has reached so
                far and the keep_top-th best step time of all candidates so
                far (req.keep_top, 0 = 10; ppsched plan passes --top): then
@@ -269,14 +304,21 @@ PLANNING (pp_partition, pp_partition_v, pp_model_stats, pp_plan)
                in 1, 2, 4, 8 (within a node) dividing the heads; cp 1, and
                powers of 2 dividing seq while seq / cp >= 4096 (CP is for
                long sequences); ep (MoE) powers of 2 dividing the experts
-               and dp x cp (EP groups are carved from the data-parallel
-               ranks, as in Megatron); pp any divisor of N with S <= L + 2
+               and tp x dp x cp: dividing dp x cp, EP groups are carved
+               from the data-parallel ranks and the experts are
+               tensor-parallel (tp); otherwise the EP group folds TP ranks
+               in and the experts are not tensor-parallel (Megatron-Core's
+               MoE parallel folding); pp any divisor of N with S <= L + 2
                and, unless given, at least two items per device (pp <= (L
                + 2) / 2: one-layer devices are dominated by their bubble and
                cost the most to build);
                mbs 1, 2, 4, dividing global_batch / dp; v (the schedules
                whose any_chunks fact is set: interleaved-1f1b, -u,
-               looped-bfs) 2, 3, 4, 6, 8 while pp x v <= 128 and <= L + 2.
+               looped-bfs) 2, 3, 4, 6, 8 while pp x v <= 128 and <= L + 2,
+               and (pp >= 2) every v with pp x v dividing the layers
+               within the same limits (NeMo's v = 5 for Llama 3 70B at pp
+               4). Partitions are kept within a (pp, tp, cp) while the
+               item costs only scale (the min-max split is the same).
                Any of them given in the request is the only value tried.
    adaptive    v-auto and zb-auto get mem_limit = the units left after the
                static bytes (in half units, at most 2pp). A schedule built by
@@ -324,10 +366,29 @@ PRESETS (pp_model_preset, pp_gpu_preset; the counts are checked against the
                  shared, top 8, V 129280, seq 4096 (DeepSeek-V3 report)
    GPUs (memory GiB, dense BF16 peak, HBM, NVLink per direction, network per GPU):
    a100-80g 80, 312e12, 2.0e12, 300e9, 25e9; h100-80g 80, 989e12, 3.35e12,
-   450e9, 50e9; h200 141, 989e12, 4.8e12, 450e9, 50e9; b200 180, 2250e12,
-   8e12, 900e9, 50e9 (NVIDIA's data sheets).
+   450e9, 50e9; h800 as h100-80g with NVLink 200e9 (400 GB/s both ways);
+   h200 141, 989e12, 4.8e12, 450e9, 50e9; b200 180, 2250e12, 8e12, 900e9,
+   50e9 (NVIDIA's data sheets). deepseek-v3 routes each token to at most 4
+   nodes (route_nodes). Each GPU preset carries a fitted efficiency and
+   gemm_width (CALIBRATION).
+
+CALIBRATION (make calibrate; bench/calibrate.c, docs/planner.md)
+   The presets' constants are fitted on 4 of 11 published runs, each planned
+   at its published layout: A100 efficiency 0.7678 and gemm_width 842.3 on
+   Narayanan et al. 2021's 39.1B and 1008B rows (the width so that both err
+   alike), H100 efficiency 0.5390 on Llama 3 405B at 8,192 GPUs (43% MFU),
+   FP8 speed-up 1.59 on DeepSeek-V3 (180K H800 GPU-hours per trillion
+   tokens). H800, H200 and B200 take H100's efficiency (not fitted). The 7
+   held-out runs (Narayanan's 145.6B, 310.1B, 529.6B, GPT-3 175B on 1024
+   A100s, Korthikanti et al. 2022's 175B, Llama 3 405B on 16,384 GPUs,
+   MegaScale's 175B on 12,288) are within 6.6%.
 
 REVISION HISTORY
+   0.4.0  time as runtimes run it: FP8 matmuls (req.fp8), TP, DP and F&B
+          overlaps (dualpipe's pairs through pp_config.fb_overlap), node-
+          limited routing, narrow-matmul rate, h800, efficiencies fitted on
+          published runs (CALIBRATION); EP folded from TP ranks; every v
+          dividing the layers; a work bound that holds for dualpipe.
    0.3.0  memory as frameworks allocate it (recipes megatron, fsdp, zero1-3,
           logits and the embedding input, a default reserve, bytes through
           each device's pass order, pp_candidate.mem); recomputation for
@@ -350,7 +411,7 @@ REVISION HISTORY
 #define PP_PLAN_H
 
 #define PP_PLAN_VERSION_MAJOR 0
-#define PP_PLAN_VERSION_MINOR 3
+#define PP_PLAN_VERSION_MINOR 4
 #define PP_PLAN_VERSION_PATCH 0
 
 #include "pp_sched.h"
@@ -427,10 +488,11 @@ typedef struct pp_gpu {
     double efficiency; /* achieved fraction of peak_flops when flops = 0; 0 = 190/312 (the presets
                           carry the fitted ones: PRESETS, CALIBRATION) */
     double fp8_speedup; /* with req.fp8: the layers' matmuls run this many times faster than at
-                           flops; 0 = 1.42 (fitted, CALIBRATION) */
-    double gemm_width;  /* a layer's matmuls run at w / (w + gemm_width) of flops, w = hidden / tp
-                           (narrow matmuls fill the GPU less); 0 = off (the presets carry the
-                           fitted width, CALIBRATION) */
+                           flops; 0 = 1.59 (fitted, CALIBRATION) */
+    double gemm_width;  /* a layer's matmuls run at w / (w + gemm_width) of flops, w = their narrow
+                           side on one rank (attention: heads x head_dim / tp; MLP: ffn / tp;
+                           experts: expert_ffn / their tp): narrow matmuls fill the GPU less;
+                           0 = off (the presets carry the fitted width, CALIBRATION) */
     int node_gpus;     /* GPUs joined by tp_bw (one node); 0 = 8 */
     const char *name;  /* shown in outputs; NULL = "" */
 } pp_gpu;
@@ -1035,9 +1097,9 @@ typedef struct pp__gpu_preset { const char *name; double mem_gib, peak, hbm, tp_
 /* eff: the achieved fraction of the dense peak, fitted by make calibrate
    (bench/calibrate.c) on published runs: A100 on Narayanan et al. 2021,
    H100 on Llama 3 405B; H800, H200 and B200 take H100's (not fitted) */
-#define PP__EFF_A100 0.7186
-#define PP__EFF_H100 0.5484
-#define PP__GEMM_WIDTH 377.0
+#define PP__EFF_A100 0.7678
+#define PP__EFF_H100 0.5390
+#define PP__GEMM_WIDTH 842.3
 static const pp__gpu_preset pp__gpu_presets[] = {
     /* name       memory GiB  dense bf16   HBM B/s  NVLink B/s per direction  network B/s per GPU  efficiency */
     {"a100-80g", 80, 312e12, 2.0e12, 300e9, 25e9, PP__EFF_A100, PP__GEMM_WIDTH},
@@ -1130,7 +1192,7 @@ PP_PLAN_DEF pp_gpu pp_gpu_defaults(const pp_gpu *in) {
     if (!g.peak_flops) g.peak_flops = 312e12;
     if (!g.efficiency) g.efficiency = 190.0 / 312.0;
     if (!g.flops) g.flops = g.efficiency * g.peak_flops;
-    if (!g.fp8_speedup) g.fp8_speedup = 1.42;
+    if (!g.fp8_speedup) g.fp8_speedup = 1.59;
     if (!g.hbm_bw) g.hbm_bw = 2.0e12;
     if (!g.tp_bw) g.tp_bw = 300e9;
     if (!g.net_bw) g.net_bw = 25e9;
@@ -1182,7 +1244,7 @@ static pp_status pp__plan_resolve(const pp_plan_request *r, pp__preq *q, char *e
         !pp__plan_real_in(err, "gpu.peak_flops", g->peak_flops, 0, 1e18, "0 (= 312e12) or FLOP/s") ||
         !pp__plan_real_in(err, "gpu.flops", g->flops, 0, 1e18, "0 (= efficiency x peak) or FLOP/s") ||
         !pp__plan_real_in(err, "gpu.efficiency", g->efficiency, 0, 1, "0 (= 190/312) or a fraction of peak") ||
-        !pp__plan_real_in(err, "gpu.fp8_speedup", g->fp8_speedup, 0, 4, "0 (= 1.42) or a speed-up over 16-bit") ||
+        !pp__plan_real_in(err, "gpu.fp8_speedup", g->fp8_speedup, 0, 4, "0 (= 1.59) or a speed-up over 16-bit") ||
         !pp__plan_real_in(err, "gpu.gemm_width", g->gemm_width, 0, 1e6, "0 (off) or a width") ||
         !pp__plan_real_in(err, "gpu.hbm_bw", g->hbm_bw, 0, 1e15, "0 (= 2e12) or bytes/s") ||
         !pp__plan_real_in(err, "gpu.tp_bw", g->tp_bw, 0, 1e15, "0 (= 300e9) or bytes/s") ||
@@ -1333,9 +1395,13 @@ static pp__ltime pp__layer_time(const pp__preq *q, const pp__lay *y, int moe) {
     double bytes = 2 * w + pp__act_bytes(p, moe, T, y->tp, 0), tf, tm;
     pp__ltime r;
     memset(&r, 0, sizeof r);
+    if (q->g.gemm_width > 0) { /* narrow matmuls fill the GPU less: each group at w / (w + gemm_width) */
+        double wa = p->o_w / t, wm = moe ? p->m.expert_ffn / (double)y->etp : p->m.ffn / t, gw = q->g.gemm_width;
+        double fa = T * 2 * (p->attn_mm + (moe ? p->router : 0)) / t, fm = mm - fa;
+        mm = fa * (wa + gw) / wa + fm * (wm + gw) / wm;
+    }
     /* FP8: the layer's matmuls at the FP8 rate, attention scores at 16 bits */
     tm = mm / (q->r->fp8 ? q->g.fp8_speedup * q->g.flops : q->g.flops) + attn / q->g.flops;
-    if (q->g.gemm_width > 0) tm *= (p->h / t + q->g.gemm_width) / (p->h / t); /* narrow matmuls */
     tf = tm > bytes / q->g.hbm_bw ? tm : bytes / q->g.hbm_bw;
     tf *= pp__tp_slow(&q->g, y->tp, T);
     /* 2 all-gather/reduce-scatter pairs; a TP group larger than a node runs over the network */
@@ -1460,7 +1526,7 @@ static double pp__plan_ratio(const pp_times *a, const pp_times *b, int S) {
 }
 
 /* splits of the current items, by stage count (v values + 1 + dualpipe's) */
-#define PP__PLAN_SPLITS 8
+#define PP__PLAN_SPLITS 24
 
 /* each schedule's best step time so far (branch and bound) */
 typedef struct pp__plan_inc { double step; char lay[64]; } pp__plan_inc;
@@ -1479,6 +1545,7 @@ typedef struct pp__pws {
     double comm;         /* pipeline send time of the current items */
     int nsplit, split_S[PP__PLAN_SPLITS];
     int *split;          /* [PP__PLAN_SPLITS][L + 2] */
+    double *split_cost;  /* [L + 2]: the costs the kept splits were made for */
     pp__plan_cache cache[PP__PLAN_CACHE];
     int ncache;
 } pp__pws;
@@ -1801,6 +1868,14 @@ static void pp__plan_one(const pp__preq *q, pp__pws *w, const pp__lay *y, int id
             cfg.fb_overlap = 1;
             cfg.fb_comm = w->fbc;
             cfg.fb_share = PP__FB_SHARE;
+            /* pairs are the steady state: a 2pp build has few of them, so it
+               is built to 8pp microbatches (even, as dualpipe needs) before
+               the extrapolation */
+            if (n > nb) {
+                nb = n < 8 * pp ? n : 8 * pp;
+                nb -= nb % 2;
+                cfg.microbatches = nb;
+            }
         }
     }
     /* work bound (PLANNING, pruning): device k runs nb x p_k of passes (its
@@ -2027,6 +2102,10 @@ static int pp__plan_nv(const pp__preq *q, int id, int pp, int *vs) {
     for (k = 0; k < (int)(sizeof pp__plan_vs / sizeof pp__plan_vs[0]); k++)
         if (k == 0 || ((double)pp * pp__plan_vs[k] <= items && pp * pp__plan_vs[k] <= PP__PLAN_V_STAGES))
             vs[nv++] = pp__plan_vs[k];
+    /* and every other v giving each stage the same number of layers (pp x v
+       dividing them: NeMo's v = 5 for Llama 3 70B at pp 4), pp >= 2 */
+    for (k = 5; pp >= 2 && k <= 64 && pp * k <= PP__PLAN_V_STAGES && pp * k <= items; k++)
+        if (k != 6 && k != 8 && q->p.m.layers % (pp * k) == 0) vs[nv++] = k;
     return nv;
 }
 
@@ -2057,7 +2136,7 @@ PP_PLAN_DEF pp_status pp_plan(const pp_plan_request *r, pp_candidate *out, int c
     pp__lay y;
     pp_status st;
     int id, total = 0, items, nsched = 0, rep = -1, pass, npairs = 0, k, ktop, ntop = 0, want = -1, nall = pp_sched_count();
-    int mbs_lo, mbs_hi, vs[8];
+    int mbs_lo, mbs_hi, vs[72];
     double *top = NULL;
     pp__plan_pair *pairs = NULL;
     pp__plan_inc *inc = NULL;
@@ -2162,9 +2241,10 @@ PP_PLAN_DEF pp_status pp_plan(const pp_plan_request *r, pp_candidate *out, int c
     w.dev_static = (double *)pp__plan_malloc(&w.al, sizeof(double) * (size_t)(5 * items));
     w.sact = (double *)pp__plan_malloc(&w.al, sizeof(double) * (size_t)(14 * items));
     w.split = (int *)pp__plan_malloc(&w.al, sizeof(int) * (size_t)PP__PLAN_SPLITS * (size_t)items);
+    w.split_cost = (double *)pp__plan_malloc(&w.al, sizeof(double) * (size_t)items);
     inc = (pp__plan_inc *)pp__plan_malloc(&w.al, sizeof(pp__plan_inc) * (size_t)nall);
     top = (double *)pp__plan_malloc(&w.al, sizeof(double) * (size_t)ktop);
-    if (!w.it || !w.cost || !w.stt || !w.dev_static || !w.sact || !w.split || !inc || !top) {
+    if (!w.it || !w.cost || !w.stt || !w.dev_static || !w.sact || !w.split || !w.split_cost || !inc || !top) {
         st = PP_ERR_OUT_OF_MEMORY;
         pp__plan_err(err, "pp_plan: out of memory");
         goto done;
@@ -2194,6 +2274,7 @@ PP_PLAN_DEF pp_status pp_plan(const pp_plan_request *r, pp_candidate *out, int c
             /* the cache's key holds (pp, tp, cp): no other triple can hit an
                entry of this one, so it is emptied here and never fills up */
             pp__plan_cache_clear(&w);
+            w.nsplit = 0; /* splits are kept within a triple only: the same ones whatever the triples' order */
             for (ep = 1; ep <= (q.p.m.experts > 0 ? q.p.m.experts : 1); ep++) {
                 if (!pp__plan_ep_ok(&q, ep, y.tp, y.dp, y.cp)) continue;
                 y.ep = ep;
@@ -2203,7 +2284,18 @@ PP_PLAN_DEF pp_status pp_plan(const pp_plan_request *r, pp_candidate *out, int c
                     if (!pp__plan_mbs_ok(&q, y.mbs, y.dp)) continue;
                     pp__plan_items(&q, &y, w.it, &w.comm);
                     for (i = 0; i < items; i++) w.cost[i] = w.it[i].f;
-                    w.nsplit = 0;
+                    /* a min-max split does not change when every cost is scaled
+                       by one factor (another mbs of a model of equal layers):
+                       the splits are kept */
+                    if (w.nsplit > 0) {
+                        double x = w.cost[0] / w.split_cost[0];
+                        for (i = 0; i < items; i++) {
+                            double d = w.cost[i] - x * w.split_cost[i];
+                            if ((d < 0 ? -d : d) > 1e-12 * w.cost[i]) break;
+                        }
+                        if (i < items || !(x > 0)) w.nsplit = 0;
+                    }
+                    if (w.nsplit == 0) memcpy(w.split_cost, w.cost, sizeof(double) * (size_t)items);
                     if (pass == 2) {
                         pp_candidate c;
                         pp__plan_one(&q, &w, &y, rep, pp_sched_info_at(rep)->chunks, &c, NULL, 0, 1);
@@ -2260,6 +2352,7 @@ done:
     pp__plan_free(&w.al, w.dev_static);
     pp__plan_free(&w.al, w.sact);
     pp__plan_free(&w.al, w.split);
+    pp__plan_free(&w.al, w.split_cost);
     return st;
 }
 

@@ -50,24 +50,29 @@ typedef struct row {
     int constant;                  /* which constant it fits: 0 A100 efficiency, 1 H100, 2 FP8 */
 } row;
 
-/* GPT models of Narayanan et al. 2021, Table 1: seq 2048, V 51200, TP 8, interleaved
-   or not as the table's runs were (1F1B with full recomputation here, their Eq. 3's
-   4 passes); Korthikanti et al. 2022, Table 5 (selective recomputation, sequence
-   parallelism); Llama 3 (Meta 2024, Table 4); DeepSeek-V3 report (Sec. 1, 3.2);
-   MegaScale (Jiang et al. 2024, Sec. 6.1). */
+/* GPT models of Narayanan et al. 2021, Table 1 (seq 2048, V 51200, TP 8; 1F1B
+   with full recomputation, their Eq. 3's 4 passes; the table does not give v,
+   and plain 1F1B fits its trend with size where the best v does not);
+   Korthikanti et al. 2022, Table 5 (selective recomputation, sequence
+   parallelism); Llama 3 (Meta 2024, Table 4: interleaved 1F1B, TP and DP
+   overlap); DeepSeek-V3 report (Sec. 1: 180K H800 GPU-hours per trillion
+   tokens; Sec. 3.2: DualPipe, EP 64, node-limited routing, FP8); MegaScale
+   (Jiang et al. 2024: 55.2% MFU on 12,288 GPUs; the layout TP 8 PP 8 is
+   assumed, and its parallel blocks and sliding-window attention are not
+   modelled). The model shapes are the presets' (pp_plan.h, PRESETS). */
 static const row rows[] = {
     {"GPT 39.1B, 512 A100", "Narayanan 2021 T1", NULL, 48, 8192, 64, 2048, "a100-80g", 512, 1536, 2, 8, 1, 1, 0,
-     "interleaved-1f1b", 0, 0, 0, PP_RECOMPUTE_FULL, EQ3, 138, 1, 0},
+     "1f1b", 0, 0, 0, PP_RECOMPUTE_FULL, EQ3, 138, 1, 0},
     {"GPT 145.6B, 1536 A100", "Narayanan 2021 T1", NULL, 80, 12288, 96, 2048, "a100-80g", 1536, 2304, 8, 8, 1, 1, 0,
-     "interleaved-1f1b", 0, 0, 0, PP_RECOMPUTE_FULL, EQ3, 148, 0, 0},
+     "1f1b", 0, 0, 0, PP_RECOMPUTE_FULL, EQ3, 148, 0, 0},
     {"GPT 310.1B, 1920 A100", "Narayanan 2021 T1", NULL, 96, 16384, 128, 2048, "a100-80g", 1920, 2160, 16, 8, 1, 1, 0,
-     "interleaved-1f1b", 0, 0, 0, PP_RECOMPUTE_FULL, EQ3, 155, 0, 0},
+     "1f1b", 0, 0, 0, PP_RECOMPUTE_FULL, EQ3, 155, 0, 0},
     {"GPT 529.6B, 2520 A100", "Narayanan 2021 T1", NULL, 105, 20480, 128, 2048, "a100-80g", 2520, 2520, 35, 8, 1, 1, 0,
-     "interleaved-1f1b", 0, 0, 0, PP_RECOMPUTE_FULL, EQ3, 163, 0, 0},
+     "1f1b", 0, 0, 0, PP_RECOMPUTE_FULL, EQ3, 163, 0, 0},
     {"GPT 1008B, 3072 A100", "Narayanan 2021 T1", NULL, 128, 25600, 160, 2048, "a100-80g", 3072, 3072, 64, 8, 1, 1, 0,
-     "interleaved-1f1b", 0, 0, 0, PP_RECOMPUTE_FULL, EQ3, 163, 1, 0},
+     "1f1b", 0, 0, 0, PP_RECOMPUTE_FULL, EQ3, 163, 1, 0},
     {"GPT-3 175B, 1024 A100", "Narayanan 2021 5.1", "gpt3-175b", 0, 0, 0, 0, "a100-80g", 1024, 1536, 8, 8, 1, 1, 0,
-     "interleaved-1f1b", 0, 0, 0, PP_RECOMPUTE_FULL, EQ3, 140, 0, 0},
+     "1f1b", 0, 0, 0, PP_RECOMPUTE_FULL, EQ3, 140, 0, 0},
     {"GPT-3 175B, 64 A100", "Korthikanti 2022 T5", "gpt3-175b", 0, 0, 0, 0, "a100-80g", 64, 64, 8, 8, 1, 1, 1,
      "interleaved-1f1b", 0, 0, 0, PP_RECOMPUTE_SELECTIVE, MFU, 0.514, 0, 0},
     {"Llama 3 405B, 8192 H100", "Llama 3 T4", "llama3-405b", 0, 0, 0, 0, "h100-80g", 8192, 2048, 16, 8, 1, 1, 1,

@@ -1008,22 +1008,27 @@ static const plan_opt plan_opts[] = {
     {"--train-tokens", PO_SPECIAL, 0, 0, "T        tokens to train on (e.g. 15e12): prints the time to train"},
     {"--tflops", PO_REAL, PO(gpu.flops), 1e12, "X        achieved matmul TFLOP/s per GPU (default efficiency x peak)"},
     {"--peak-tflops", PO_REAL, PO(gpu.peak_flops), 1e12, "X        dense 16-bit peak TFLOP/s, for the MFU (default the preset's)"},
-    {"--efficiency", PO_REAL, PO(gpu.efficiency), 1, "X        achieved fraction of peak (default the preset's)"},
+    {"--efficiency", PO_REAL, PO(gpu.efficiency), 1, "X        achieved fraction of peak (default the preset's fitted one)"},
+    {"--fp8", PO_FLAG, PO(fp8), 0, "         the layers' matmuls at the FP8 rate (and FP8 MoE dispatch)"},
+    {"--fp8-speedup", PO_REAL, PO(gpu.fp8_speedup), 1, "X        FP8 matmul speed-up over 16-bit (default 1.59, fitted)"},
+    {"--no-tp-overlap", PO_FLAG, PO(no_tp_overlap), 0, "         TP communication not overlapped with the matmuls"},
+    {"--no-dp-overlap", PO_FLAG, PO(no_dp_overlap), 0, "         DP gradient reduction after the pipeline, not under it"},
+    {"--no-fb-overlap", PO_FLAG, PO(no_fb_overlap), 0, "         dualpipe: F&B pairs in sequence (all-to-all not hidden)"},
     {"--node-gpus", PO_INT, PO(gpu.node_gpus), 0, "N        GPUs on one NVLink domain (default 8)"},
     {"--gpus", PO_INT, PO(gpus), 0, "N        GPUs in all"},
     {"--global-batch", PO_INT, PO(global_batch), 0, "GB       sequences per step"},
     {"--pp", PO_INT, PO(pp), 0, "P        pipeline stages' devices (default: try every divisor)"},
     {"--tp", PO_INT, PO(tp), 0, "T        tensor parallel (default 1, 2, 4, 8 dividing heads)"},
     {"--cp", PO_INT, PO(cp), 0, "C        context parallel (default 1, 2, 4.. while seq / C >= 4096)"},
-    {"--ep", PO_INT, PO(ep), 0, "E        expert parallel (default powers of 2 dividing experts, dp x cp)"},
+    {"--ep", PO_INT, PO(ep), 0, "E        expert parallel (default powers of 2 dividing experts, tp x dp x cp)"},
     {"--dp", PO_INT, PO(dp), 0, "D        data parallel (default gpus / (pp tp cp))"},
     {"--mbs", PO_INT, PO(mbs), 0, "M        microbatch size (default 1, 2, 4)"},
-    {"--v", PO_INT, PO(v), 0, "V        stages per device of looped schedules (default 2, 3, 4, 6, 8)"},
+    {"--v", PO_INT, PO(v), 0, "V        stages per device of looped schedules (default 2, 3, 4, 6, 8 and every v dividing the layers)"},
     {"--schedule", PO_SPECIAL, 0, 0, "NAME     one schedule only (-s; default every built-in)"},
     {"--times", PO_SPECIAL, 0, 0, "F,B,W[,COMM] measured seconds of one microbatch through one device's share"},
     {"--top", PO_SPECIAL, 0, 0, "K        rows in the table; pruning keeps the top K exact (default 10)"},
     {"--no-prune", PO_FLAG, PO(no_prune), 0, "         build every candidate"},
-    {"--format", PO_SPECIAL, 0, 0, "FMT      table (default) or json (every candidate)"},
+    {"--format", PO_SPECIAL, 0, 0, "FMT      table (default) or json (the first K of the ranking, --top)"},
 };
 #undef PO
 #define PLAN_NOPTS ((int)(sizeof plan_opts / sizeof plan_opts[0]))
@@ -1038,9 +1043,10 @@ static void plan_usage(FILE *f) {
     fprintf(f, "\ngpus:  ");
     for (i = 0; pp_gpu_preset_name(i); i++) fprintf(f, " %s", pp_gpu_preset_name(i));
     fprintf(f, "\n\nPrints the top K candidates, then why each schedule's best lost; --format json prints\n"
-               "every candidate considered, fitting or not. A candidate whose work bound is already\n"
-               "slower than its schedule's best layout so far and than the K-th best so far is not\n"
-               "built (\"pruned\": true); the top K and each schedule's best are exact.\n"
+               "the first K of the ranking (--top 1000000: every candidate, fitting or not). A candidate\n"
+               "whose work bound is already slower than its schedule's best layout so far and than the\n"
+               "K-th best so far is not built (\"pruned\": true, \"fits\": null: not known); the top K\n"
+               "and each schedule's best are exact.\n"
                "exit status: 0 ok, 1 nothing fits (stderr names the nearest fix) or a failed run,\n"
                "2 arguments to change\n");
 }
@@ -1223,13 +1229,13 @@ static int plan_main(int argc, char **argv) {
                g.net_bw, g.node_gpus);
         printf(" \"recipe\": \"%s\", \"recompute\": \"%s\", \"train_tokens\": %.6g,\n \"candidates\": [",
                pp_recipe_name(r.recipe), pp_recompute_name(r.recompute), train_tokens);
-        for (i = 0; i < count; i++) {
+        for (i = 0; i < count && i < top; i++) { /* the first --top of the ranking */
             printf("%s\n  {\"schedule\": ", i ? "," : "");
             json_string(c[i].schedule);
             printf(", \"pp\": %d, \"tp\": %d, \"cp\": %d, \"ep\": %d, \"dp\": %d, \"v\": %d, \"mbs\": %d, \"microbatches\": %d, "
                    "\"fits\": %s, \"peak_bytes\": %.0f, \"step_time\": %.6g, \"mfu\": %.4f, \"bound\": %.6g, \"pruned\": %s, ",
                    c[i].pp, c[i].tp, c[i].cp, c[i].ep, c[i].dp, c[i].v, c[i].mbs, c[i].microbatches,
-                   c[i].fits ? "true" : "false", c[i].peak_bytes, c[i].step_time, c[i].mfu, c[i].bound,
+                   c[i].pruned ? "null" : c[i].fits ? "true" : "false", c[i].peak_bytes, c[i].step_time, c[i].mfu, c[i].bound,
                    c[i].pruned ? "true" : "false");
             printf("\"span\": [%s%s%s%s%s], \"tokens_per_gpu\": %.6g, \"tflops_per_gpu\": %.6g, ",
                    c[i].span & PP_SPAN_TP ? "\"tp\"" : "", (c[i].span & PP_SPAN_TP) && (c[i].span & ~PP_SPAN_TP) ? ", " : "",

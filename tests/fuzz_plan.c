@@ -94,6 +94,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         r.model.no_seq_parallel = flags >> 5 & 1; r.model.no_distributed_optimizer = flags >> 6 & 1;
         r.model.recompute_norm_up = flags >> 7 & 1; r.model.fp8_moe_act = flags >> 8 & 1;
         r.no_prune = flags >> 9 & 1;
+        r.fp8 = flags >> 10 & 1; r.no_tp_overlap = flags >> 11 & 1;
+        r.no_dp_overlap = flags >> 12 & 1; r.no_fb_overlap = flags >> 13 & 1;
         if (flags >> 15) r.model.gated = 2; /* an out-of-range flag */
     }
     r.gpus = fz_int(&f, 256);
@@ -121,6 +123,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         r.times = &t;
     }
     if (fz_byte(&f) & 1) r.schedule = pp_sched_info_at((int)(fz_byte(&f) % (unsigned)ns))->name;
+    if (fz_byte(&f) & 1) r.gpu.gemm_width = fz_real(&f, 4000);
+    if (fz_byte(&f) & 1) r.gpu.fp8_speedup = fz_real(&f, 4);
+    if (fz_byte(&f) & 1) r.model.route_nodes = fz_int(&f, 16);
     err[0] = 0;
 #ifdef FUZZ_PLAN_PRINT /* the request, for a look at a finding */
     printf("L=%d h=%d a=%d s=%d kv=%d hd=%d ffn=%d V=%d E=%d k=%d sh=%d eff=%d dl=%d kvr=%d qr=%d rd=%d gpus=%d gb=%d "

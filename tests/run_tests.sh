@@ -178,9 +178,10 @@ if $CC $CFLAGS ${CJSON_FLAGS:-} -O0 "$here/../examples/ppsched.c" -o "$out/ppsch
     else
         echo "[skip] bench/optimal.py self-check: OR-tools is not importable here (make optimal installs it into bench/.venv)"
     fi
-    step "plan: table, --format json lists every candidate, bad layout exits 2" sh -c "
+    step "plan: table, --format json lists the top K (--top), bad layout exits 2" sh -c "
         '$pp' plan --layers 30 --hidden 5120 --heads 40 --seq 1024 --global-batch 32 --gpus 16 --gpu-mem 80 --pp 4 | grep -q best &&
-        '$pp' plan --layers 30 --hidden 5120 --heads 40 --seq 1024 --global-batch 32 --gpus 16 --gpu-mem 80 --pp 4 --format json >'$out/plan.json' &&
+        '$pp' plan --layers 30 --hidden 5120 --heads 40 --seq 1024 --global-batch 32 --gpus 16 --gpu-mem 80 --pp 4 --format json --top 3 >'$out/plan.json' &&
+        test \$(grep -c '\"schedule\"' '$out/plan.json') -eq 3 &&
         grep -q '\"candidates\"' '$out/plan.json' && grep -q '\"fits\": true' '$out/plan.json' &&
         { '$pp' plan --layers 30 --hidden 5120 --heads 40 --seq 1024 --global-batch 32 --gpus 16 --gpu-mem 80 --pp 3 2>'$out/plan.err'; test \$? -eq 2; } &&
         grep -q 'does not multiply to the GPU count' '$out/plan.err'"
@@ -221,7 +222,7 @@ if $CC $CFLAGS ${CJSON_FLAGS:-} -O0 "$here/../examples/ppsched.c" -o "$out/ppsch
         bad '--reserve needs a finite number' --model llama3-8b --gpus 8 --global-batch 8 --reserve -1
         bad 'gpu.reserve_bytes must be below the GPU memory' --model llama3-8b --gpus 8 --global-batch 8 --reserve 80
         bad '--hf-config and --model both name a model' --model llama3-8b --hf-config x.json --gpus 8 --global-batch 8"
-    "$pp" plan --model mixtral-8x7b --gpu h100-80g --gpus 64 --global-batch 256 --pp 4 --format json >"$out/plan_moe.json" 2>&1
+    "$pp" plan --model mixtral-8x7b --gpu h100-80g --gpus 64 --global-batch 256 --pp 4 --format json --top 1000000 >"$out/plan_moe.json" 2>&1
     if command -v python3 >/dev/null 2>&1; then
         step "plan --format json parses, with the fields the issues name (model, gpu, cp, ep, v per candidate)" python3 -c "
 import json,sys
@@ -237,6 +238,7 @@ for x in d['candidates']:  # the memory breakdown adds up; a run's step splits i
         t = x['time']; assert abs(sum(t.values()) - x['step_time']) <= 1e-4 * x['step_time'], x  # printed to 6 digits
         assert mm['total'] <= g['mem_bytes'] and x['tokens_per_gpu'] > 0 and abs(x['tflops_per_gpu'] - x['mfu'] * 989) < 0.01 * x['tflops_per_gpu'] + 1e-9, x
 assert d['recipe'] == 'megatron' and d['recompute'] == 'none' and g['assumed'] is False
+assert all(x['fits'] is None for x in d['candidates'] if x['pruned'])
 print(len(c), 'and', len(d['candidates']), 'candidates')" "$out/plan.json" "$out/plan_moe.json"
     fi
 else

@@ -216,11 +216,11 @@ static const pp_candidate *best_of(const pp_candidate *c, int n, const char *nam
    report exactly what the full run reports; the first 10 of the ranking
    (keep_top = 0 means 10) must be the same. */
 static void check_pruning(pp_plan_request *r, const pp_candidate *c, int n, const char *what) {
-    pp_candidate *f = (pp_candidate *)malloc(sizeof *f * 20000);
+    pp_candidate *f = (pp_candidate *)malloc(sizeof *f * 40000);
     char err[PP_ERR_LEN];
     int nf = 0, i, j, pruned = 0;
     r->no_prune = 1;
-    CHECK(pp_plan(r, f, 20000, &nf, err) == PP_OK, "%s, no_prune: %s", what, err);
+    CHECK(pp_plan(r, f, 40000, &nf, err) == PP_OK, "%s, no_prune: %s", what, err);
     r->no_prune = 0;
     CHECK(nf == n, "%s: %d candidates with pruning, %d without", what, n, nf);
     for (j = 0; j < nf; j++) {
@@ -583,6 +583,64 @@ static void test_fb_overlap(void) {
         pp_sched_free(s);
     }
     group_next("plan", "F&B overlap: t_FB from the pair's communication and the compute share; only dualpipe takes it");
+}
+
+/* Pruning over many requests (PLANNING, pruning): published models on their
+   GPUs (GPT-3 175B on 1024 A100s and Mixtral 8x7B on 64 H100s among them,
+   where a bound above the step time once lost the best layout; DeepSeek-V3
+   with dualpipe's F&B pairs) and GPT and MoE shapes on 8 to 48 GPUs. For
+   each, the pruned run's top 10 must be the no_prune run's, every built
+   candidate's bound at most its step time, every pruned one's bound above
+   its schedule's best (check_pruning). */
+static void test_pruning_many(void) {
+    static const struct { const char *model, *gpu; int gpus, batch, fp8; } pub[] = {
+        {"gpt3-175b", "a100-80g", 1024, 1536, 0}, {"mixtral-8x7b", "h100-80g", 64, 256, 0},
+        {"llama3-8b", "h100-80g", 8, 64, 0},      {"llama3-8b", "h100-80g", 32, 128, 0},
+        {"llama3-70b", "h100-80g", 64, 512, 0},   {"mixtral-8x7b", "h100-80g", 32, 128, 0},
+        {"deepseek-v3", "h800", 2048, 15360, 1},  {"llama3-8b", "h200", 16, 64, 0},
+    };
+    pp_candidate *c = (pp_candidate *)malloc(sizeof *c * 40000);
+    char err[PP_ERR_LEN], what[96];
+    int k, n = 0, requests = 0;
+    for (k = 0; k < (int)(sizeof pub / sizeof pub[0]); k++) {
+        pp_plan_request r;
+        memset(&r, 0, sizeof r);
+        pp_model_preset(pub[k].model, &r.model, NULL);
+        pp_gpu_preset(pub[k].gpu, &r.gpu, NULL);
+        r.gpus = pub[k].gpus;
+        r.global_batch = pub[k].batch;
+        r.fp8 = pub[k].fp8;
+        if (pub[k].fp8) { r.model.recompute_norm_up = 1; r.model.fp8_moe_act = 1; r.pp = 16; } /* its pp: a shorter test */
+        snprintf(what, sizeof what, "%s on %d %s", pub[k].model, r.gpus, pub[k].gpu);
+        CHECK(pp_plan(&r, c, 40000, &n, err) == PP_OK, "%s: %s", what, err);
+        check_pruning(&r, c, n, what);
+        requests++;
+    }
+    for (k = 0; k < 14; k++) { /* GPT and MoE shapes, 8 to 48 GPUs, with and without comm-heavy layouts */
+        pp_plan_request r;
+        static const int gpus[] = {8, 16, 24, 32, 48}, seqs[] = {1024, 2048, 4096};
+        memset(&r, 0, sizeof r);
+        r.model.layers = 16 + 8 * (k % 5);
+        r.model.hidden = k % 2 ? 4096 : 2048;
+        r.model.heads = r.model.hidden / 128;
+        r.model.seq = seqs[k % 3];
+        r.gpus = gpus[k % 5];
+        r.global_batch = 8 * r.gpus;
+        if (k % 4 == 3) { r.model.experts = 8; r.model.top_k = 2; r.model.gated = 1; r.model.ffn = 2 * r.model.hidden; }
+        if (k % 3 == 1) pp_gpu_preset("h100-80g", &r.gpu, NULL);
+        else r.gpu.mem_bytes = (k % 3 ? 24.0 : 40.0) * 1073741824.0;
+        if (k == 5) r.no_tp_overlap = 1;
+        if (k == 6) r.no_dp_overlap = 1;
+        if (k == 7) { r.fp8 = 1; r.no_fb_overlap = 1; }
+        snprintf(what, sizeof what, "L%d h%d seq %d, %d GPUs%s", r.model.layers, r.model.hidden, r.model.seq, r.gpus,
+                 r.model.experts ? ", 8 experts" : "");
+        CHECK(pp_plan(&r, c, 40000, &n, err) == PP_OK, "%s: %s", what, err);
+        check_pruning(&r, c, n, what);
+        requests++;
+    }
+    CHECK(requests >= 20, "%d requests", requests);
+    group_next("plan", "pruning over 22 requests: the top 10 as without pruning, every bound below its step time (dualpipe's pairs included)");
+    free(c);
 }
 
 /* Published training setups (sources in README, "Checks against published setups"):
@@ -955,6 +1013,7 @@ int main(int argc, char **argv) {
     test_models();
     test_dualpipe();
     test_fb_overlap();
+    test_pruning_many();
     test_megatron_memory();
     test_recipes();
     test_published();
