@@ -35,7 +35,8 @@ train_cpu: examples/train_cpu.c pp_sched.h ref/gpt_ref.h ref/cpu_pipeline.h
 # non-zero when a test fails; so does this target.
 test: all
 	@test -f tests/run_tests.sh || { echo "make test: tests/run_tests.sh not found" >&2; exit 1; }
-	CC="$(CC)" CFLAGS="$(CFLAGS) $(CFLAGS_EXTRA)" CFLAGS_EXTRA="$(CFLAGS_EXTRA)" LDLIBS="$(LDLIBS)" sh tests/run_tests.sh
+	CC="$(CC)" CFLAGS="$(CFLAGS) $(CFLAGS_EXTRA)" CFLAGS_EXTRA="$(CFLAGS_EXTRA)" LDLIBS="$(LDLIBS)" \
+	    CJSON_FLAGS="$(CJSON_FLAGS)" CJSON_LIBS="$(CJSON_LIBS)" sh tests/run_tests.sh
 
 # train_gpt in NCCL mode as 4 processes (mpirun; a rank that fails or hangs)
 # on the emulated NCCL, alone (make test runs it too)

@@ -995,20 +995,20 @@ static const plan_opt plan_opts[] = {
     {"--no-dist-opt", PO_FLAG, PO(model.no_distributed_optimizer), 0, "         optimizer state not sharded over dp"},
     {"--recompute-norm-up", PO_FLAG, PO(model.recompute_norm_up), 0, "         recompute norms and MLA up-projections (DeepSeek-V3)"},
     {"--fp8-moe-act", PO_FLAG, PO(model.fp8_moe_act), 0, "         keep experts' activations in FP8 (DeepSeek-V3)"},
-    {"--gpu", PO_SPECIAL, 0, 0, "NAME     a GPU preset (below); other GPU options override it"},
-    {"--gpu-mem", PO_REAL, PO(gpu.mem_bytes), 1073741824.0, "G        GiB per GPU (default the preset's, else 80)"},
+    {"--gpu", PO_SPECIAL, 0, 0, "NAME     a GPU preset (below; default a100-80g); other GPU options override it"},
+    {"--gpu-mem", PO_REAL, PO(gpu.mem_bytes), 1073741824.0, "G        GiB per GPU (default the preset's)"},
     {"--reserve", PO_REAL, PO(gpu.reserve_bytes), 1073741824.0, "R        GiB kept back per GPU for the CUDA context, NCCL and\n"
      "                    fragmentation (default 1.5 + 3% of memory; 0 = none)"},
     {"--recipe", PO_SPECIAL, 0, 0, "NAME     megatron (default: bf16 weights, fp32 grads, distributed optimizer),\n"
      "                    fsdp, zero1, zero2, zero3: how weights, grads and optimizer are kept"},
     {"--recompute", PO_SPECIAL, 0, 0, "MODE     none (default), selective or full, for every schedule"},
-    {"--nvlink-bw", PO_POS, PO(gpu.tp_bw), 1e9, "GB/s     NVLink per GPU per direction (default the preset's, else 300)"},
-    {"--net-bw", PO_POS, PO(gpu.net_bw), 1e9, "GB/s     network per GPU (default the preset's, else 25)"},
-    {"--hbm-bw", PO_POS, PO(gpu.hbm_bw), 1e9, "GB/s     GPU memory bandwidth (default the preset's, else 2000)"},
+    {"--nvlink-bw", PO_POS, PO(gpu.tp_bw), 1e9, "GB/s     NVLink per GPU per direction (default the preset's)"},
+    {"--net-bw", PO_POS, PO(gpu.net_bw), 1e9, "GB/s     network per GPU (default the preset's)"},
+    {"--hbm-bw", PO_POS, PO(gpu.hbm_bw), 1e9, "GB/s     GPU memory bandwidth (default the preset's)"},
     {"--train-tokens", PO_SPECIAL, 0, 0, "T        tokens to train on (e.g. 15e12): prints the time to train"},
     {"--tflops", PO_REAL, PO(gpu.flops), 1e12, "X        achieved matmul TFLOP/s per GPU (default efficiency x peak)"},
-    {"--peak-tflops", PO_REAL, PO(gpu.peak_flops), 1e12, "X        dense 16-bit peak TFLOP/s, for the MFU (default 312)"},
-    {"--efficiency", PO_REAL, PO(gpu.efficiency), 1, "X        achieved fraction of peak (default the preset's fitted one, else 190/312)"},
+    {"--peak-tflops", PO_REAL, PO(gpu.peak_flops), 1e12, "X        dense 16-bit peak TFLOP/s, for the MFU (default the preset's)"},
+    {"--efficiency", PO_REAL, PO(gpu.efficiency), 1, "X        achieved fraction of peak (default the preset's fitted one)"},
     {"--fp8", PO_FLAG, PO(fp8), 0, "         the layers' matmuls at the FP8 rate (and FP8 MoE dispatch)"},
     {"--fp8-speedup", PO_REAL, PO(gpu.fp8_speedup), 1, "X        FP8 matmul speed-up over 16-bit (default 1.59, fitted)"},
     {"--no-tp-overlap", PO_FLAG, PO(no_tp_overlap), 0, "         TP communication not overlapped with the matmuls"},
@@ -1149,6 +1149,8 @@ static int plan_main(int argc, char **argv) {
         }
         if (strcmp(a, "--seq") == 0) seq_given = 1;
     }
+    /* no --gpu: the a100-80g preset, said in the output */
+    if (!have_gpu) pp_gpu_preset("a100-80g", &r.gpu, NULL);
     if (hf_path && !seq_given && hf_seq < 1)
         return plan_error("--hf-config %s: max_position_embeddings: missing; give the training length with --seq", hf_path);
     for (i = 2; i < argc; i++) {
@@ -1220,7 +1222,7 @@ static int plan_main(int argc, char **argv) {
         printf("{\"model\": {\"params\": %.0f, \"active_params\": %.0f, \"flops_per_token\": %.6g, \"seq\": %d},\n",
                mc.params, mc.active_params, mc.flops_per_token, r.model.seq);
         printf(" \"gpu\": {\"name\": ");
-        json_string(have_gpu ? g.name : "a100-80g");
+        json_string(g.name);
         printf(", \"assumed\": %s, \"mem_bytes\": %.0f, \"reserve_bytes\": %.0f, \"peak_flops\": %.6g, \"flops\": %.6g, "
                "\"hbm_bw\": %.6g, \"tp_bw\": %.6g, \"net_bw\": %.6g, \"node_gpus\": %d},\n",
                have_gpu ? "false" : "true", g.mem_bytes, g.reserve_bytes, g.peak_flops, g.flops, g.hbm_bw, g.tp_bw,
@@ -1257,10 +1259,7 @@ static int plan_main(int argc, char **argv) {
         printf("model: %.2fB parameters (%.2fB active), %.3g training FLOPs per token, seq %d%s\n", mc.params / 1e9,
                mc.active_params / 1e9, mc.flops_per_token, r.model.seq,
                hf_path && !seq_given ? " (max_position_embeddings; --seq sets the training length)" : "");
-        if (have_gpu)
-            printf("gpu %s", g.name);
-        else
-            printf("gpu: none given, assumed a100-80g (--gpu names one)");
+        printf(have_gpu ? "gpu %s" : "gpu: none given, assumed %s (--gpu names one)", g.name);
         printf(": %.0f GiB (%.1f reserved), %.0f TFLOP/s peak, %.0f achieved; memory %s, recompute %s\n\n",
                g.mem_bytes / 1073741824.0, g.reserve_bytes / 1073741824.0, g.peak_flops / 1e12, g.flops / 1e12,
                pp_recipe_name(r.recipe), pp_recompute_name(r.recompute));

@@ -3,7 +3,8 @@
 # tests/hf_configs/ (written from the published config.json files): the
 # parameter counts equal the presets' (Llama 3 8B, 70B, 405B, Mixtral 8x7B,
 # DeepSeek-V3 without its MTP module) or the published exact counts (Qwen2-7B
-# 7,615,616,512; Qwen3-30B-A3B 30,532,122,624 of which 3.3B active); what is
+# 7,615,616,512; Mistral 7B v0.3 7,248,023,552; Qwen3-30B-A3B 30,532,122,624
+# of which 3.3B active); what is
 # not modelled is refused by name with exit 2 (Mistral 7B v0.1's sliding
 # window, DeepSeek-V3's MTP module); a broken file names the field. Skips
 # with a line where ppsched was built without cJSON.
@@ -44,6 +45,7 @@ a=$(counts --hf-config "$tmp/deepseek-v3-main.json"); b=$(counts --model deepsee
 if [ -n "$a" ] && [ "$a" = "$b" ]; then echo "    deepseek-v3 (num_nextn_predict_layers 0): $a = --model deepseek-v3"
 else echo "    FAIL deepseek-v3: '$a', --model: '$b'"; fail=1; fi
 exact qwen2-7b 7615616512 7615616512 7615616512
+exact mistral-7b-v0.3 7248023552 7248023552 7248023552
 exact qwen3-30b-a3b 30532122624 3300000000 3400000000
 refused "$here/mistral-7b-v0.1.json" 'sliding_window: 4096'
 refused "$here/deepseek-v3.json" 'num_nextn_predict_layers: 1'

@@ -104,7 +104,8 @@ step "pp_plan.h: quick start in its docs prints its documented output" \
 # ---- export and import (PyTorch CSV, SVG, Chrome trace) ----
 # A ppsched built with these flags (so make asan covers it too), at -O0:
 # it only runs small cases here, and -O2 would cost seconds of compile time.
-if $CC $CFLAGS -O0 "$here/../examples/ppsched.c" -o "$out/ppsched" -lm >"$out/log" 2>&1; then
+# With cJSON where the Makefile found it (CJSON_FLAGS, CJSON_LIBS): plan --hf-config.
+if $CC $CFLAGS ${CJSON_FLAGS:-} -O0 "$here/../examples/ppsched.c" -o "$out/ppsched" ${CJSON_LIBS:-} -lm >"$out/log" 2>&1; then
     pp="$out/ppsched"
     step "golden files: 1f1b d=4 n=8 in every format (tests/golden, make golden rewrites)" \
         sh "$here/golden.sh" check "$pp" "$here/golden"
