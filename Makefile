@@ -12,7 +12,7 @@ LDLIBS   = -lm
 # even to a script that ignores CFLAGS_EXTRA) and CFLAGS_EXTRA.
 ASAN_FLAGS = -fsanitize=address,undefined -fno-omit-frame-pointer
 
-.PHONY: all test test-nccl bench bench-scale bench-plan asan fuzz fuzz-plan golden hash hash-big optimal paper clean
+.PHONY: all test test-nccl bench bench-scale bench-plan bench-limits asan fuzz fuzz-plan fuzz-api golden hash hash-big optimal paper clean
 
 all: ppsched train_cpu
 
@@ -61,7 +61,7 @@ asan:
 FUZZ_TIME ?= 60
 FUZZ_CC    = clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
 FUZZ_RUN   = -max_total_time=$(FUZZ_TIME) -timeout=20 -artifact_prefix=fuzz-out/
-fuzz: fuzz-plan
+fuzz: fuzz-plan fuzz-api
 	$(FUZZ_CC) -o fuzz_csv tests/fuzz_csv.c -lm
 	$(FUZZ_CC) -o fuzz_build tests/fuzz_build.c -lm
 	$(FUZZ_CC) -o fuzz_cli tests/fuzz_cli.c -lm
@@ -69,6 +69,13 @@ fuzz: fuzz-plan
 	./fuzz_csv $(FUZZ_RUN) -max_len=4096 fuzz-work/csv tests/fuzz_corpus
 	./fuzz_build $(FUZZ_RUN) -max_len=256 -len_control=0 fuzz-work/build tests/fuzz_corpus_build
 	./fuzz_cli $(FUZZ_RUN) -max_len=512 -len_control=0 -dict=tests/fuzz_cli.dict fuzz-work/cli tests/fuzz_corpus_cli
+
+# every public function on corrupted schedules, blocks and programs
+# (tests/fuzz_api.c); its corpus is tests/fuzz_corpus_api/
+fuzz-api:
+	$(FUZZ_CC) -o fuzz_api tests/fuzz_api.c -lm
+	mkdir -p fuzz-out fuzz-work/api
+	./fuzz_api $(FUZZ_RUN) -max_len=512 fuzz-work/api tests/fuzz_corpus_api
 
 # the planner's request (tests/fuzz_plan.c); its corpus is tests/fuzz_corpus_plan/
 fuzz-plan:
@@ -113,7 +120,7 @@ paper: ppsched
 	python3 bench/paper.py
 
 clean:
-	rm -rf ppsched train_cpu bench/bench fuzz_csv fuzz_build fuzz_cli fuzz_plan fuzz-out fuzz-work fuzz-work-plan tests/sched_hash
+	rm -rf ppsched train_cpu bench/bench fuzz_csv fuzz_build fuzz_cli fuzz_plan fuzz_api fuzz-out fuzz-work fuzz-work-plan tests/sched_hash
 
 # ---- pp_cuda: make train_gpt | make test-cuda | make bench-cuda ----
 # Needs nvcc and NCCL; not part of plain make (make test builds these through
