@@ -45,6 +45,12 @@ bench-scale: bench/bench
 bench-plan: bench/bench
 	./bench/bench plan
 
+# the corners of LIMITS (largest d, largest n, the searches' limits), each
+# build in its own process: CPU seconds and peak memory (minutes; not in make
+# bench). BENCH_LIMITS_CAP: the CPU cap per build in seconds (default 300).
+bench-limits: bench/bench
+	./bench/bench limits
+
 bench/bench: bench/bench.c pp_sched.h pp_plan.h
 	$(CC) $(CFLAGS) -o $@ bench/bench.c $(LDLIBS)
 

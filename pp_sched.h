@@ -278,8 +278,15 @@ LIMITS (checked by pp_sched_build before any work; the table with the
                      changing at 3d), clamped to it: s->mem_limit is the
                      limit used, s->mem_limit_asked the one asked for, and
                      the ascii and JSON output say so.
-   The adaptive searches (v-auto, zb-auto) grow fast with d: about 1 s at
-   d = 64, n = 128.
+   searches          their work grows faster than d, so they take fewer
+                     devices: v-auto d <= 128, zb-auto, zb-1p, zb-2p d <=
+                     512, interleaved-1f1b-m d <= 128 (its block choice);
+                     each within about a minute of one core at its limit
+                     (make bench-limits prints every corner). Above it:
+                     PP_ERR_OVERFLOW naming the limit and the fixed
+                     schedules of the same placement (pp__devices_most).
+   progress          pp_config.progress is called during the searches;
+                     returning nonzero stops the build (PP_ERR_CANCELLED).
 
 DECISIONS (where the paper is ambiguous, what this file does)
    - Offsets of V blocks: F chunk 0 offsets d0, F chunk 1 offsets d1, B of
@@ -842,7 +849,8 @@ extern "C" {
     X(PP_ERR_OVERFLOW, "sizes too large")                                        \
     X(PP_ERR_COLLISION, "building block collides with its repeat")               \
     X(PP_ERR_DEADLOCK, "pass order cannot run (dependency cycle)")               \
-    X(PP_ERR_INVALID_SCHEDULE, "schedule breaks a rule")
+    X(PP_ERR_INVALID_SCHEDULE, "schedule breaks a rule")                         \
+    X(PP_ERR_CANCELLED, "stopped by the progress callback")
 
 typedef enum pp_status {
 #define PP__ENUM(name, str) name,
@@ -887,6 +895,14 @@ typedef struct pp_config {
     double mem_limit;            /* v-auto, zb-auto: activation memory limit per device,
                                     in units; 0 = d (1F1B's peak) */
     pp_allocator allocator;      /* zero = malloc/free */
+    int (*progress)(void *user, const char *what, double done);
+                                 /* optional: called now and then during long
+                                    work (the adaptive searches, interleaved-
+                                    1f1b-m's block choice) with what it is
+                                    doing and done in 0..1 of that step; a
+                                    nonzero return stops the build with
+                                    PP_ERR_CANCELLED (Ctrl-C). NULL = none */
+    void *progress_user;         /* passed to progress */
 } pp_config;
 
 typedef struct pp_pass {
@@ -1378,6 +1394,8 @@ typedef struct pp__cfg {
     int reorder;                 /* 0: no_reorder */
     int guarantee;               /* 0: no_guarantee */
     pp_allocator al;             /* malloc/free when zero */
+    int (*progress)(void *user, const char *what, double done); /* NULL: none */
+    void *progress_user;
 } pp__cfg;
 
 static pp_status pp__cfg_resolve(const pp_config *cfg, pp__cfg *c, char *err) {
@@ -1395,7 +1413,17 @@ static pp_status pp__cfg_resolve(const pp_config *cfg, pp__cfg *c, char *err) {
     c->reorder = !cfg->no_reorder;
     c->guarantee = !cfg->no_guarantee;
     c->al = pp__allocator(&cfg->allocator);
+    c->progress = cfg->progress;
+    c->progress_user = cfg->progress_user;
     return pp__resolve_times(&cfg->times, &c->times, err);
+}
+
+/* Reports progress (pp_config.progress) and asks whether to go on:
+   PP_ERR_CANCELLED with a message when the callback says stop. */
+static pp_status pp__tick(const pp__cfg *c, const char *what, double done, char *err) {
+    if (!c->progress || !c->progress(c->progress_user, what, done < 0 ? 0 : done > 1 ? 1 : done)) return PP_OK;
+    pp__err(err, "%s: stopped (pp_config.progress asked to stop)", what);
+    return PP_ERR_CANCELLED;
 }
 
 /* The duration of F, B, W, BW of each stage ([S * 4], pp_schedule.stage_time)
@@ -3779,15 +3807,20 @@ static pp_status pp__linear_block(int d, int v, int split, const pp__linear *L, 
    peak (live microbatches at the worst cell, counted exactly over the
    repeat, not Eq. 1's per-microbatch ceiling), then the least c+t0+t1, is
    taken. */
+/* cells x in [0, a) with x = t mod T (a, t >= 0) */
+static int pp__cells_mod(int a, int t, int T) { return a > t ? (a - t - 1) / T + 1 : 0; }
+
 static int pp__zbmin_peak(const pp_block *b) {
-    int dev, t, j, k, worst = 0, T = b->interval;
+    int dev, t, j, worst = 0, T = b->interval;
     for (dev = 0; dev < b->devices; dev++)
         for (t = 0; t < T; t++) {
             int live = 0;
+            /* the copies of each activation alive at cell t mod T: its
+               cells f .. end-1 that are t mod T (counted, not walked: the
+               lives are O(d) cells long) */
             for (j = 0; j < 2; j++) {
                 int i = dev * 2 + j, end = b->w[i] + 1 > b->b[i] + 1 ? b->w[i] + 1 : b->b[i] + 1;
-                for (k = (b->f[i] - t) / T - 1; t + k * T < end; k++)
-                    if (t + k * T >= b->f[i]) live++;
+                if (end > b->f[i]) live += pp__cells_mod(end, t, T) - pp__cells_mod(b->f[i], t, T);
             }
             if (live > worst) worst = live;
         }
@@ -5159,8 +5192,10 @@ static pp_status pp__vgrid_search(const pp__req *q, const pp_schedule *beat, dou
         for (c.o1 = 1; c.o1 <= c.o0; c.o1++)
         /* len0 past d - 1 is o0 everywhere; one block when o0 = o1; beyond
            PP__VGRID_LENS devices every (d / PP__VGRID_LENS)-th len0 */
-        for (c.len0 = 1; c.len0 < d; c.len0 += c.o0 == c.o1 ? d : step) {
+        for (c.len0 = 1; c.len0 < d && st == PP_OK; c.len0 += c.o0 == c.o1 ? d : step) {
             int peak, ok;
+            st = pp__tick(cfg, "v-auto: grid blocks", ((fi - 1) * 25 + (bi - 1) * 5 + bbi - 1) / 125.0, err);
+            if (st != PP_OK) break;
             if (!pp__vgrid_block(d, c.first, c.o0, c.o1, c.len0, G.pos)) continue;
             if (prune) {
                 c.init = pp__vgrid_laid_peak(d, G.M, G.pos, G.lc);
@@ -5179,6 +5214,8 @@ static pp_status pp__vgrid_search(const pp__req *q, const pp_schedule *beat, dou
         int peak;
         c = cand[i];
         if (c.init < best - PP__VGRID_GAP) continue;
+        st = pp__tick(cfg, "v-auto: grid blocks, second phase", (double)i / nc, err);
+        if (st != PP_OK) break;
         pp__vgrid_block(d, c.first, c.o0, c.o1, c.len0, G.pos);
         if (pp__vgrid_run(&G, G.pos, gcap, &peak))
             pp__vgrid_rank(&G, &c, tm, comm, end, free_at, top, &ntop);
@@ -5199,6 +5236,8 @@ static pp_status pp__vgrid_search(const pp__req *q, const pp_schedule *beat, dou
     for (k = 0; k < ntop && st == PP_OK; k++) {
         pp_schedule *s = NULL, *e = NULL;
         const pp_schedule *ref = *out && (!beat || pp__auto_better(*out, beat)) ? *out : beat;
+        st = pp__tick(cfg, "v-auto: grid finalists", (double)k / ntop, err);
+        if (st != PP_OK) break;
         st = pp__vgrid_build(&G, cfg, &top[k], maxmem, &s);
         if (st == PP_OK && s && ref) { /* one that cannot win over the best so far is not reordered */
             double peak = 0;
@@ -5282,7 +5321,8 @@ static pp_status pp__v_auto(const pp__req *q, pp_schedule **out, char *err) {
                 A.extra = sum > minsum + PP__VAUTO_TURNS;
                 V.a = t / 36 + 1; V.b = t / 6 % 6 + 1; V.c = t % 6 + 1;
                 A.kept = 0;
-                st = pp__v_block(d, &V, &A.al, &blk, err);
+                st = pp__tick(&q->c, "v-auto: blocks", (double)K / d, err);
+                if (st == PP_OK) st = pp__v_block(d, &V, &A.al, &blk, err);
                 if (st == PP_OK) st = pp__auto_consider(&A, blk, err);
                 if (st == PP_OK && A.kept) {
                     if (nrec == caprec) { /* grow */
@@ -5311,7 +5351,8 @@ static pp_status pp__v_auto(const pp__req *q, pp_schedule **out, char *err) {
         V.K = q->K; V.f0 = V.b1 = q->x0; V.f1 = V.b0 = q->x1; V.f0k = V.b1k = q->y0; V.f1k = V.b0k = q->y1;
         V.a = q->t / 36 + 1; V.b = q->t / 6 % 6 + 1; V.c = q->t % 6 + 1;
         A.extra = q->extra;
-        st = pp__v_block(d, &V, &A.al, &blk, err);
+        st = pp__tick(&A.q->c, "v-auto: blocks at n", (double)r / nrec, err);
+        if (st == PP_OK) st = pp__v_block(d, &V, &A.al, &blk, err);
         if (st == PP_OK) st = pp__auto_consider(&A, blk, err);
     }
     pp__mfree(&A.al, rec);
@@ -5542,6 +5583,9 @@ static pp_status pp__zb_auto(const pp__req *q, pp_schedule **out, char *err) {
         int s, T = 3, dev;
         unsigned char occ[3];
         int wlife = wl == 0 ? 0 : 3 * wl; /* in cells, multiples of T */
+        st = pp__tick(&q->c, A.pass ? "zb-auto: blocks at n" : "zb-auto: blocks",
+                      ((((fo - 1) * 3 + bo - 1) * 6 + turn - 1) * (2.0 * d + 3) + wl) / (108.0 * (2 * d + 3)), err);
+        if (st != PP_OK) break;
         st = pp_block_create(d, 1, PP_PLACE_SEQUENTIAL, 1, 1, &A.al, &blk, err);
         if (st != PP_OK) break;
         blk->interval = T;
@@ -5647,7 +5691,8 @@ static pp_status pp__interleaved_lowmem_block(const pp__cfg *cfg, int d, const p
         L.fo = 1; L.turn = 1; L.bo = 2; L.bw_cells = 2; L.interval = 6;
         L.gf = ((3 - d) % 6 + 6) % 6 + 6 * j;
         L.gb = 4 * d - 3;
-        st = pp__linear_block(d, 2, 0, &L, al, &b, err);
+        st = pp__tick(cfg, "interleaved-1f1b-m: block choice", (double)(j - (jmax - d / 6 - 4)) / (d / 6 + 5), err);
+        if (st == PP_OK) st = pp__linear_block(d, 2, 0, &L, al, &b, err);
         if (st == PP_OK) st = pp__repeat(b, n0, NULL, cfg, 0, &s, err);
         if (st == PP_OK) st = pp_squeeze(s, err);
         /* v-auto's four ranking variants, until one reaches the target: a
@@ -6334,6 +6379,36 @@ static double pp__limit_of(const pp_sched_info *in, double mem_limit, int d) {
    takes_limit, recompute_input where it has no recompute) are checked all
    the same and ignored. */
 #define PP__MAX_DEVICES 65536
+/* The searches whose work grows faster than their output: the most
+   devices each takes, where it finishes in about a minute of one core at
+   the n that costs it most (make bench-limits). v-auto's block and grid
+   searches grow about as d^2 at small n, zb-auto's (zb-1p, zb-2p) about as
+   d^2 to d^3, interleaved-1f1b-m's block choice as d^3 (every candidate is
+   reordered at 2d microbatches). */
+#define PP__MAX_DEVICES_VAUTO 128
+#define PP__MAX_DEVICES_ZBAUTO 512
+#define PP__MAX_DEVICES_IM 128
+static pp_status pp__build_interleaved_m(const pp__req *q, pp_block **blk, pp_schedule **s, char *err);
+
+/* The most devices schedule in builds at, and what builds at more
+   (alternative: fixed schedules of the same placement and memory). */
+static int pp__devices_most(const pp_sched_info *in, const char **alternative) {
+    *alternative = "";
+    if (pp__builders[in->id] == pp__build_interleaved_m) {
+        *alternative = "interleaved-1f1b-u (any n, more memory) or interleaved-1f1b (n a multiple of d)";
+        return PP__MAX_DEVICES_IM;
+    }
+    if (in->adaptive && in->placement == PP_PLACE_VSHAPE) {
+        *alternative = "v-zb (1F1B's memory), v-half (1/2 of it) or v-min (1/3 of it)";
+        return PP__MAX_DEVICES_VAUTO;
+    }
+    if (in->adaptive) {
+        *alternative = "zb-h1 (1F1B's memory) or zb-h2 (twice 1F1B's memory)";
+        return PP__MAX_DEVICES_ZBAUTO;
+    }
+    return PP__MAX_DEVICES;
+}
+
 static pp_status pp__req_resolve(const pp_config *cfg, pp__req *q, char *err) {
     const pp_sched_info *in;
     const char *name;
@@ -6352,6 +6427,16 @@ static pp_status pp__req_resolve(const pp_config *cfg, pp__req *q, char *err) {
     if (d > PP__MAX_DEVICES) {
         pp__err(err, "%s: %d devices is more than the %d supported", name, d, PP__MAX_DEVICES);
         return PP_ERR_OVERFLOW;
+    }
+    {
+        const char *alt;
+        int most = pp__devices_most(in, &alt);
+        if (d > most) {
+            pp__err(err, "%s takes at most %d devices, got %d (its search grows faster than d; the limit keeps "
+                         "it within about a minute): use devices <= %d, or a fixed schedule, %s", name, most, d,
+                    most, alt);
+            return PP_ERR_OVERFLOW;
+        }
     }
     if (cfg->chunks < 0) { pp__err(err, "%s: chunks must be >= 0 (0 = default), got %d", name, cfg->chunks); return PP_ERR_INVALID_ARG; }
     st = pp__cfg_resolve(cfg, &q->c, err); /* recompute_input, times, allocator */

@@ -5,7 +5,8 @@
    Replay:         tests/fuzz_replay.c -DFUZZ_TARGET='"fuzz_api.c"' runs it on
                    every file of tests/fuzz_corpus_api/ in `make test`.
 
-   The bytes pick a built-in schedule and small d, n; the target builds it
+   The bytes pick a built-in schedule (a fixed one for an adaptive one)
+   and small d, n; the target builds it
    (pp_sched_build) and the building block it came from (or zb-h1's), lowers
    the schedule, then corrupts up to 12 fields of the three objects: a count
    of the header (devices, stages, microbatches, num_passes, chunks,
@@ -370,6 +371,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     in.n = size;
     memset(&cfg, 0, sizeof cfg);
     pick = (int)(fa_byte(&in) % (unsigned)pp_sched_count());
+    /* the adaptive searches build what a fixed schedule of their placement
+       builds, slowly (tests/fuzz_build.c fuzzes them): their stand-ins */
+    if (pp_sched_info_at(pick)->adaptive)
+        pick = pp_sched_info_at(pick)->placement == PP_PLACE_VSHAPE ? PP_SCHED_V_ZB : PP_SCHED_ZB_H2;
     cfg.schedule = pp_sched_info_at(pick)->name;
     cfg.devices = 1 + (int)(fa_byte(&in) % 6);
     cfg.microbatches = 1 + (int)(fa_byte(&in) % 12);

@@ -450,6 +450,56 @@ static void api_entries(void) {
                   "microbatch out of range through every call, device_start, stage_device, an infinite end, a name without NUL");
 }
 
+/* The searches whose work grows faster than their output take fewer
+   devices than LIMITS' 65536; the refusal names the limit and what builds
+   at more, and following it is accepted (the time each takes at its limit
+   is make bench-limits' to show, not a test's). */
+static void search_limits(void) {
+    group g;
+    pp_config c;
+    char err[PP_ERR_LEN];
+    group_begin(&g, "searches above their device limit: refused with the limit and what to use, and the advice is taken");
+    c = make("v-auto", 65536, 1);
+    expect(&g, &c, PP_ERR_OVERFLOW, "v-auto d=65536 n=1", "at most 128 devices", "v-zb");
+    c = make("zb-auto", 65536, 2);
+    expect(&g, &c, PP_ERR_OVERFLOW, "zb-auto d=65536 n=2", "at most 512 devices", "zb-h1");
+    c = make("zb-2p", 4096, 4096);
+    expect(&g, &c, PP_ERR_OVERFLOW, "zb-2p d=4096 n=4096", "at most 512 devices", "zb-h2");
+    c = make("zb-1p", 513, 8);
+    expect(&g, &c, PP_ERR_OVERFLOW, "zb-1p d=513", "at most 512 devices", NULL);
+    c = make("interleaved-1f1b-m", 256, 2);
+    expect(&g, &c, PP_ERR_OVERFLOW, "interleaved-1f1b-m d=256 n=2", "at most 128 devices", "interleaved-1f1b-u");
+    c = make("v-auto", 129, 4);
+    expect(&g, &c, PP_ERR_OVERFLOW, "v-auto d=129", "devices <= 128", NULL);
+    /* the advice: the fixed schedules named are taken at the same d and n */
+    {
+        static const char *alt[3] = {"v-zb", "zb-h1", "interleaved-1f1b-u"};
+        static const int ad[3] = {65536, 65536, 256}, an[3] = {1, 2, 2};
+        int k;
+        for (k = 0; k < 3; k++) {
+            pp__req q;
+            c = make(alt[k], ad[k], an[k]);
+            if (check(&g, pp__req_resolve(&c, &q, err) == PP_OK, "%s d=%d n=%d (the advice): %s", alt[k], ad[k], an[k], err))
+                pp__req_free(&q);
+        }
+    }
+    /* and the searches at their limits pass the checks (a build there is bench-limits') */
+    {
+        static const char *names[4] = {"v-auto", "zb-auto", "zb-2p", "interleaved-1f1b-m"};
+        static const int most[4] = {128, 512, 512, 128};
+        int k;
+        for (k = 0; k < 4; k++) {
+            pp__req q;
+            pp_status st;
+            c = make(names[k], most[k], 2 * most[k] + 4);
+            st = pp__req_resolve(&c, &q, err);
+            if (check(&g, st == PP_OK, "%s d=%d: %s", names[k], most[k], err)) pp__req_free(&q);
+        }
+    }
+    group_end(&g, "v-auto 65536 and 129, zb-auto 65536, zb-2p 4096 x 4096, zb-1p 513, interleaved-1f1b-m 256; zb-h1 at "
+                  "65536 and interleaved-1f1b-u at 256 taken; each search accepted at its limit");
+}
+
 int main(void) {
     reproducers();
     ranges();
@@ -457,6 +507,7 @@ int main(void) {
     clamp_output();
     other_entries();
     api_entries();
+    search_limits();
     printf("test_limits: %d groups passed, %d failed\n", g_groups_passed, g_groups_failed);
     return g_groups_failed != 0;
 }
