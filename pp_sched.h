@@ -1570,6 +1570,15 @@ static pp_status pp__sched_shape(const pp_schedule *s, const char *fn, int times
                         (int)p->kind, dev);
                 return PP_ERR_INVALID_SCHEDULE;
             }
+            /* off its microbatch's route (copies = 2), a pass's input would be a stage outside 0..S-1 */
+            if (p->stage < pp__route_first((int)S, (int)n, s->copies, p->microbatch) ||
+                p->stage > pp__route_last((int)S, (int)n, s->copies, p->microbatch)) {
+                pp__err(err, "%s: %s(stage %d, mb %d): microbatch %d runs stages %d..%d only (copy %d of 2)", fn,
+                        pp_kind_name(p->kind), p->stage, p->microbatch, p->microbatch,
+                        pp__route_first((int)S, (int)n, s->copies, p->microbatch),
+                        pp__route_last((int)S, (int)n, s->copies, p->microbatch), p->microbatch < n / 2 ? 1 : 2);
+                return PP_ERR_INVALID_SCHEDULE;
+            }
         }
     }
     if (!times) return PP_OK;
@@ -1819,19 +1828,6 @@ PP__DEF pp_status pp_sched_validate(const pp_schedule *s, char *err) {
         for (i = s->device_start[dev]; i < s->device_start[dev + 1]; i++) {
             const pp_pass *p = &s->passes[i];
             int k;
-            if (p->stage < 0 || p->stage >= S || p->microbatch < 0 || p->microbatch >= n || (int)p->kind < 0 ||
-                (int)p->kind > 3) {
-                pp__err(err, "pass %d is out of range (stage %d, mb %d)", i, p->stage, p->microbatch);
-                st = PP_ERR_INVALID_SCHEDULE; break;
-            }
-            if (p->stage < pp__route_first(S, n, s->copies, p->microbatch) ||
-                p->stage > pp__route_last(S, n, s->copies, p->microbatch)) {
-                pp__err(err, "%s(stage %d, mb %d): microbatch %d runs stages %d..%d only (copy %d of 2)",
-                        pp_kind_name(p->kind), p->stage, p->microbatch, p->microbatch,
-                        pp__route_first(S, n, s->copies, p->microbatch), pp__route_last(S, n, s->copies, p->microbatch),
-                        p->microbatch < n / 2 ? 1 : 2);
-                st = PP_ERR_INVALID_SCHEDULE; break;
-            }
             if (s->split_backward ? p->kind == PP_BW : (p->kind == PP_B || p->kind == PP_W)) {
                 pp__err(err, "%s(stage %d, mb %d): a %s schedule has no %s pass", pp_kind_name(p->kind), p->stage,
                         p->microbatch, s->split_backward ? "B/W-split" : "combined-backward", pp_kind_name(p->kind));
