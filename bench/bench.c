@@ -205,8 +205,10 @@ static int limits_smallest_n(const char *name, int d) {
     return 0;
 }
 
-/* one build in a child under a CPU cap: CPU seconds, peak memory, status */
-static void limits_run(const char *name, int d, int n, int cap) {
+/* one build in a child under a CPU cap: CPU seconds, peak memory, status;
+   returns 1 when the build refused n (the builders' own rules on n, such as
+   n a multiple of d), 0 otherwise */
+static int limits_run(const char *name, int d, int n, int cap) {
     int fd[2];
     pid_t pid;
     char line[PP_ERR_LEN + 64];
@@ -214,7 +216,7 @@ static void limits_run(const char *name, int d, int n, int cap) {
     int status = 0;
     printf("%-20s %6d %9d  ", name, d, n);
     fflush(stdout);
-    if (pipe(fd) != 0 || (pid = fork()) < 0) { printf("cannot fork\n"); return; }
+    if (pipe(fd) != 0 || (pid = fork()) < 0) { printf("cannot fork\n"); return 0; }
     if (pid == 0) {
         pp_config c;
         pp_schedule *s = NULL;
@@ -236,7 +238,7 @@ static void limits_run(const char *name, int d, int n, int cap) {
                        ru.ru_maxrss / 1024.0, st == PP_OK ? "built" : "refused: ", st == PP_OK ? "" : err);
         if (write(fd[1], line, (size_t)len) != len) _exit(1);
         pp_sched_free(s);
-        _exit(0);
+        _exit(st == PP_ERR_INVALID_ARG ? 3 : 0);
     }
     close(fd[1]);
     got = read(fd[0], line, sizeof line - 1);
@@ -251,6 +253,7 @@ static void limits_run(const char *name, int d, int n, int cap) {
         printf("%8s   the child failed (status %d)\n", "-", status);
     }
     fflush(stdout);
+    return WIFEXITED(status) && WEXITSTATUS(status) == 3;
 }
 
 static void bench_limits(void) {
@@ -270,8 +273,10 @@ static void bench_limits(void) {
                 if (limits_smallest_n(name, mid)) lo = mid; else hi = mid - 1;
             }
         }
+        /* the smallest n the build takes: 1, 2, d or 2d (the builders' rules) */
         n = limits_smallest_n(name, hi);
-        if (n) limits_run(name, hi, n, cap);
+        if (n && limits_run(name, hi, n, cap) && n < hi && limits_run(name, hi, hi, cap) && limits_accepts(name, hi, 2 * hi))
+            limits_run(name, hi, 2 * hi, cap);
     }
     printf("-- d = 4, largest n\n");
     for (i = 0; i < pp_sched_count(); i++) {
