@@ -59,7 +59,8 @@ asan:
 
 # make fuzz: libFuzzer (needs clang; not part of make test) on the PyTorch
 # CSV parser (fuzz_csv), pp_sched_build's config (fuzz_build), ppsched's
-# command line (fuzz_cli) and the planner's request (fuzz-plan), FUZZ_TIME
+# command line (fuzz_cli), the planner's request (fuzz-plan) and every public
+# call on corrupted schedules, blocks and programs (fuzz-api), FUZZ_TIME
 # seconds each. Seeds and fixed crashers live in tests/fuzz_corpus*/ and are
 # replayed by make test; new findings go to fuzz-out/ (copy them to the
 # target's corpus once fixed). Undefined behaviour aborts, so it leaves an
