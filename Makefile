@@ -12,7 +12,7 @@ LDLIBS   = -lm
 # even to a script that ignores CFLAGS_EXTRA) and CFLAGS_EXTRA.
 ASAN_FLAGS = -fsanitize=address,undefined -fno-omit-frame-pointer
 
-.PHONY: all test test-nccl bench bench-scale bench-plan calibrate asan fuzz fuzz-plan golden hash hash-big optimal optimal-grid paper clean
+.PHONY: all test test-nccl bench bench-scale bench-plan bench-limits calibrate asan fuzz fuzz-plan fuzz-api golden hash hash-big optimal optimal-grid paper clean
 
 all: ppsched train_cpu
 
@@ -63,6 +63,12 @@ calibrate: bench/calibrate
 bench/calibrate: bench/calibrate.c pp_sched.h pp_plan.h
 	$(CC) $(CFLAGS) -o $@ bench/calibrate.c $(LDLIBS)
 
+# the corners of LIMITS (largest d, largest n, the searches' limits), each
+# build in its own process: CPU seconds and peak memory (minutes; not in make
+# bench). BENCH_LIMITS_CAP: the CPU cap per build in seconds (default 300).
+bench-limits: bench/bench
+	./bench/bench limits
+
 bench/bench: bench/bench.c pp_sched.h pp_plan.h
 	$(CC) $(CFLAGS) -o $@ bench/bench.c $(LDLIBS)
 
@@ -71,7 +77,8 @@ asan:
 
 # make fuzz: libFuzzer (needs clang; not part of make test) on the PyTorch
 # CSV parser (fuzz_csv), pp_sched_build's config (fuzz_build), ppsched's
-# command line (fuzz_cli) and the planner's request (fuzz-plan), FUZZ_TIME
+# command line (fuzz_cli), the planner's request (fuzz-plan) and every public
+# call on corrupted schedules, blocks and programs (fuzz-api), FUZZ_TIME
 # seconds each. Seeds and fixed crashers live in tests/fuzz_corpus*/ and are
 # replayed by make test; new findings go to fuzz-out/ (copy them to the
 # target's corpus once fixed). Undefined behaviour aborts, so it leaves an
@@ -79,7 +86,7 @@ asan:
 FUZZ_TIME ?= 60
 FUZZ_CC    = clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
 FUZZ_RUN   = -max_total_time=$(FUZZ_TIME) -timeout=20 -artifact_prefix=fuzz-out/
-fuzz: fuzz-plan
+fuzz: fuzz-plan fuzz-api
 	$(FUZZ_CC) -o fuzz_csv tests/fuzz_csv.c -lm
 	$(FUZZ_CC) -o fuzz_build tests/fuzz_build.c -lm
 	$(FUZZ_CC) -o fuzz_cli tests/fuzz_cli.c -lm
@@ -87,6 +94,13 @@ fuzz: fuzz-plan
 	./fuzz_csv $(FUZZ_RUN) -max_len=4096 fuzz-work/csv tests/fuzz_corpus
 	./fuzz_build $(FUZZ_RUN) -max_len=256 -len_control=0 fuzz-work/build tests/fuzz_corpus_build
 	./fuzz_cli $(FUZZ_RUN) -max_len=512 -len_control=0 -dict=tests/fuzz_cli.dict fuzz-work/cli tests/fuzz_corpus_cli
+
+# every public function on corrupted schedules, blocks and programs
+# (tests/fuzz_api.c); its corpus is tests/fuzz_corpus_api/
+fuzz-api:
+	$(FUZZ_CC) -o fuzz_api tests/fuzz_api.c -lm
+	mkdir -p fuzz-out fuzz-work/api
+	./fuzz_api $(FUZZ_RUN) -max_len=512 fuzz-work/api tests/fuzz_corpus_api
 
 # the planner's request (tests/fuzz_plan.c); its corpus is tests/fuzz_corpus_plan/
 fuzz-plan:
@@ -143,7 +157,7 @@ optimal-grid: ppsched bench/stage_json $(VENV)/.ortools
 	$(VENV)/bin/python bench/optimal.py grid --work 1 --workers 2 $(GRID_FLAGS)
 
 clean:
-	rm -rf ppsched train_cpu bench/bench bench/stage_json fuzz_csv fuzz_build fuzz_cli fuzz_plan fuzz-out fuzz-work fuzz-work-plan tests/sched_hash
+	rm -rf ppsched train_cpu bench/bench bench/stage_json fuzz_csv fuzz_build fuzz_cli fuzz_plan fuzz_api fuzz-out fuzz-work fuzz-work-plan tests/sched_hash
 
 # ---- Python: make test-python | make bench-python ----
 # python/.venv (git-ignored, made once) gets torch from PyPI (the plain

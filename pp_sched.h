@@ -241,6 +241,13 @@ ERRORS, MEMORY, THREADS
    right. A pp_schedule lives in one allocation: pp_sched_free frees it. Pass
    your own allocator in pp_config.allocator. No globals: threads may build
    schedules at once. The library never prints unless asked, never exits.
+   Entry checks: every call that takes a schedule, block or program checks
+   first every count, index and time it will read (pp__sched_shape,
+   pp__block_shape, pp__program_shape) and refuses a corrupted object with
+   a status and a message; the void printers write one line saying why
+   (ascii, program) or nothing (JSON). pp_reorder and pp_sched_lower take
+   only a schedule that pp_sched_validate accepts. The arrays must have the
+   lengths the header's counts give them, as the library allocates them.
 
 DOES NOT
    run anything on GPUs (see pp_cuda.h), write or read PyTorch's
@@ -274,8 +281,15 @@ LIMITS (checked by pp_sched_build before any work; the table with the
                      changing at 3d), clamped to it: s->mem_limit is the
                      limit used, s->mem_limit_asked the one asked for, and
                      the ascii and JSON output say so.
-   The adaptive searches (v-auto, zb-auto) grow fast with d: about 1 s at
-   d = 64, n = 128.
+   searches          their work grows faster than d, so they take fewer
+                     devices: v-auto d <= 128, zb-auto, zb-1p, zb-2p d <=
+                     512, interleaved-1f1b-m d <= 128 (its block choice);
+                     each within about a minute of one core at its limit
+                     (make bench-limits prints every corner). Above it:
+                     PP_ERR_OVERFLOW naming the limit and the fixed
+                     schedules of the same placement (pp__devices_most).
+   progress          pp_config.progress is called during the searches;
+                     returning nonzero stops the build (PP_ERR_CANCELLED).
 
 RULINGS (where the papers are ambiguous, what this file does; the comment
    above each named function has the reason, DESIGN.md the measurements)
@@ -373,7 +387,8 @@ extern "C" {
     X(PP_ERR_OVERFLOW, "sizes too large")                                        \
     X(PP_ERR_COLLISION, "building block collides with its repeat")               \
     X(PP_ERR_DEADLOCK, "pass order cannot run (dependency cycle)")               \
-    X(PP_ERR_INVALID_SCHEDULE, "schedule breaks a rule")
+    X(PP_ERR_INVALID_SCHEDULE, "schedule breaks a rule")                         \
+    X(PP_ERR_CANCELLED, "stopped by the progress callback")
 
 typedef enum pp_status {
 #define PP__ENUM(name, str) name,
@@ -426,6 +441,14 @@ typedef struct pp_config {
                                     that is communication the other pass's compute can hide */
     double fb_share;             /* compute's share of the GPU inside a pair (the SMs left
                                     after communication's); 0 = 1 */
+    int (*progress)(void *user, const char *what, double done);
+                                 /* optional: called now and then during long
+                                    work (the adaptive searches, interleaved-
+                                    1f1b-m's block choice) with what it is
+                                    doing and done in 0..1 of that step; a
+                                    nonzero return stops the build with
+                                    PP_ERR_CANCELLED (Ctrl-C). NULL = none */
+    void *progress_user;         /* passed to progress */
 } pp_config;
 
 typedef struct pp_pass {
@@ -822,6 +845,11 @@ static int pp__copies(int copies) { return copies == 2 ? 2 : 1; }
 
 PP__DEF void pp_stage_route(int stages, int copies, int stage, int *first, int *last) {
     int f = copies == 2 && stage >= stages / 2 ? stages / 2 : 0;
+    if (stages < 1) { /* no stages: an empty route, 0..-1 */
+        if (first) *first = 0;
+        if (last) *last = -1;
+        return;
+    }
     if (first) *first = f;
     if (last) *last = f + (copies == 2 ? stages / 2 : stages) - 1;
 }
@@ -836,7 +864,7 @@ static pp_schedule *pp__sched_alloc(const pp_allocator *al, int d, int v, int S,
     size_t P, off_passes, off_times, off_mem, off_peak, off_bound, off_dstart, off_sdev, total;
     pp_schedule *s;
     *st = PP_OK;
-    if ((long long)S * n * 3 > INT_MAX / 4 || (long long)S * 4 > INT_MAX) {
+    if ((long long)S * n > INT_MAX / 12 || (long long)S * 4 > INT_MAX) { /* 3 S n <= INT_MAX / 4 */
         pp__err(err, "%d stages x %d microbatches is too many passes for an int index", S, n);
         *st = PP_ERR_OVERFLOW;
         return NULL;
@@ -919,6 +947,8 @@ typedef struct pp__cfg {
     int fb_overlap;              /* checked: 0 or 1 */
     double fb_time, fb_share;    /* checked; fb_share default applied (1) */
     const pp_times *fb_comm;     /* [S] or NULL */
+    int (*progress)(void *user, const char *what, double done); /* NULL: none */
+    void *progress_user;
 } pp__cfg;
 
 static pp_status pp__cfg_resolve(const pp_config *cfg, pp__cfg *c, char *err) {
@@ -947,7 +977,17 @@ static pp_status pp__cfg_resolve(const pp_config *cfg, pp__cfg *c, char *err) {
     c->fb_time = cfg->fb_time;
     c->fb_share = cfg->fb_share > 0 ? cfg->fb_share : 1;
     c->fb_comm = cfg->fb_comm;
+    c->progress = cfg->progress;
+    c->progress_user = cfg->progress_user;
     return pp__resolve_times(&cfg->times, &c->times, err);
+}
+
+/* Reports progress (pp_config.progress) and asks whether to go on:
+   PP_ERR_CANCELLED with a message when the callback says stop. */
+static pp_status pp__tick(const pp__cfg *c, const char *what, double done, char *err) {
+    if (!c->progress || !c->progress(c->progress_user, what, done < 0 ? 0 : done > 1 ? 1 : done)) return PP_OK;
+    pp__err(err, "%s: stopped (pp_config.progress asked to stop)", what);
+    return PP_ERR_CANCELLED;
 }
 
 /* The duration of F, B, W, BW of each stage ([S * 4], pp_schedule.stage_time)
@@ -1083,6 +1123,108 @@ static pp_status pp__set_stage_times(pp_schedule *s, const pp__cfg *c, int recom
     return pp__check_work(s->stage_time, s->stages, s->microbatches, s->split_backward, c->times.comm, err);
 }
 
+/* ---- the entry check ---------------------------------------------------- */
+
+/* What every public function that reads a schedule checks first (they
+   trust nothing else of a caller's pp_schedule): the header's counts are in
+   range and agree with each other (num_passes is what S, n, copies and
+   split give), the arrays are there, device_start rises from 0 to
+   num_passes, every stage is placed on a device, and every pass's device,
+   stage, microbatch and kind are indices the arrays hold. times: also the
+   numbers a printer lays out (stage times, times, makespan, every pass's
+   start and end) are finite, and every pass lies in [0, makespan]. O(P +
+   S + d), no allocation. The arrays are taken to have the lengths the
+   header gives them (as pp_sched_build allocates them): a count larger
+   than its array cannot be seen from here. pp_sched_validate adds the
+   rules (once each, dependencies, no overlap, durations). fn names the
+   caller in the message. */
+static pp_status pp__sched_shape(const pp_schedule *s, const char *fn, int times, char *err) {
+    long long d, S, n, P, want;
+    int i, dev;
+    if (!s) { pp__err(err, "%s: schedule is NULL", fn); return PP_ERR_INVALID_ARG; }
+    d = s->devices; S = s->stages; n = s->microbatches; P = s->num_passes;
+    if (!memchr(s->name, 0, sizeof s->name)) {
+        pp__err(err, "%s: the schedule's name is not NUL-terminated within its %d bytes", fn, (int)sizeof s->name);
+        return PP_ERR_INVALID_SCHEDULE;
+    }
+    if (d < 1 || S < d || n < 1 || S * n > INT_MAX / 12 || (s->copies == 2 && (S % 2 || n % 2))) {
+        pp__err(err, "%s: schedule header is inconsistent (d=%lld S=%lld n=%lld copies=%d): it needs devices >= 1, "
+                     "stages >= devices, microbatches >= 1, 3 x stages x microbatches <= %d, and even stages and "
+                     "microbatches with copies = 2", fn, d, S, n, s->copies, INT_MAX / 4);
+        return PP_ERR_INVALID_SCHEDULE;
+    }
+    want = S / pp__copies(s->copies) * n * (s->split_backward ? 3 : 2);
+    if (P != want) {
+        pp__err(err, "%s: schedule header is inconsistent (d=%lld S=%lld n=%lld copies=%d passes=%lld): "
+                     "%lld passes expected", fn, d, S, n, s->copies, P, want);
+        return PP_ERR_INVALID_SCHEDULE;
+    }
+    if (!s->passes || !s->device_start || !s->stage_device || !s->stage_time || !s->stage_memory ||
+        !s->peak_memory || !s->peak_bound) {
+        pp__err(err, "%s: the schedule lacks an array (passes, device_start, stage_device, stage_time, "
+                     "stage_memory, peak_memory and peak_bound must all be set)", fn);
+        return PP_ERR_INVALID_SCHEDULE;
+    }
+    if (s->device_start[0] != 0 || s->device_start[d] != P) {
+        pp__err(err, "%s: device_start must run from 0 to num_passes (%lld), got %d..%d", fn, P, s->device_start[0],
+                s->device_start[d]);
+        return PP_ERR_INVALID_SCHEDULE;
+    }
+    for (i = 0; i < S; i++)
+        if (s->stage_device[i] < 0 || s->stage_device[i] >= d) {
+            pp__err(err, "%s: stage %d is placed on device %d, outside 0..%lld", fn, i, s->stage_device[i], d - 1);
+            return PP_ERR_INVALID_SCHEDULE;
+        }
+    for (dev = 0; dev < d; dev++) /* all of it before any pass is read: it bounds the pass loops */
+        if (s->device_start[dev] > s->device_start[dev + 1]) {
+            pp__err(err, "%s: device_start must not decrease: device %d starts at %d and ends at %d", fn, dev,
+                    s->device_start[dev], s->device_start[dev + 1]);
+            return PP_ERR_INVALID_SCHEDULE;
+        }
+    for (dev = 0; dev < d; dev++) {
+        for (i = s->device_start[dev]; i < s->device_start[dev + 1]; i++) {
+            const pp_pass *p = &s->passes[i];
+            if (p->device != dev || p->stage < 0 || p->stage >= S || p->microbatch < 0 || p->microbatch >= n ||
+                (int)p->kind < 0 || (int)p->kind > 3) {
+                pp__err(err, "%s: pass %d is out of range (device %d, stage %d of %lld, microbatch %d of %lld, "
+                             "kind %d) where device %d's passes are", fn, i, p->device, p->stage, S, p->microbatch, n,
+                        (int)p->kind, dev);
+                return PP_ERR_INVALID_SCHEDULE;
+            }
+            /* off its microbatch's route (copies = 2), a pass's input would be a stage outside 0..S-1 */
+            if (p->stage < pp__route_first((int)S, (int)n, s->copies, p->microbatch) ||
+                p->stage > pp__route_last((int)S, (int)n, s->copies, p->microbatch)) {
+                pp__err(err, "%s: %s(stage %d, mb %d): microbatch %d runs stages %d..%d only (copy %d of 2)", fn,
+                        pp_kind_name(p->kind), p->stage, p->microbatch, p->microbatch,
+                        pp__route_first((int)S, (int)n, s->copies, p->microbatch),
+                        pp__route_last((int)S, (int)n, s->copies, p->microbatch), p->microbatch < n / 2 ? 1 : 2);
+                return PP_ERR_INVALID_SCHEDULE;
+            }
+        }
+    }
+    if (!times) return PP_OK;
+    if (!pp__finite(s->makespan) || s->makespan < 0 || !pp__finite(s->times.f) || !pp__finite(s->times.b) ||
+        !pp__finite(s->times.w) || !pp__finite(s->times.comm)) {
+        pp__err(err, "%s: the schedule's makespan (%g) and times (F=%g B=%g W=%g comm=%g) must be finite, the "
+                     "makespan >= 0", fn, s->makespan, s->times.f, s->times.b, s->times.w, s->times.comm);
+        return PP_ERR_INVALID_SCHEDULE;
+    }
+    for (i = 0; i < S * 4; i++)
+        if (!pp__finite(s->stage_time[i])) {
+            pp__err(err, "%s: stage_time[%d] is %g, not a finite time", fn, i, s->stage_time[i]);
+            return PP_ERR_INVALID_SCHEDULE;
+        }
+    for (i = 0; i < P; i++) {
+        const pp_pass *p = &s->passes[i];
+        if (!(p->start >= 0 && p->start <= p->end && p->end <= s->makespan)) {
+            pp__err(err, "%s: pass %d (%s stage %d, microbatch %d) runs [%g, %g], outside [0, makespan %g]", fn, i,
+                    pp_kind_name(p->kind), p->stage, p->microbatch, p->start, p->end, s->makespan);
+            return PP_ERR_INVALID_SCHEDULE;
+        }
+    }
+    return PP_OK;
+}
+
 /* ---- metrics ------------------------------------------------------------ */
 
 /* Memory is a function of each device's pass order alone: F allocates at
@@ -1101,11 +1243,15 @@ static double pp__device_peak(const pp_schedule *s, const pp_pass *p, int count)
     return peak;
 }
 
-PP__DEF pp_status pp_sched_peak_memory(const pp_schedule *s, double *out) {
+static void pp__peak_memory(const pp_schedule *s, double *out) {
     int i;
-    if (!s || !out) return PP_ERR_INVALID_ARG;
     for (i = 0; i < s->devices; i++)
         out[i] = pp__device_peak(s, s->passes + s->device_start[i], s->device_start[i + 1] - s->device_start[i]);
+}
+
+PP__DEF pp_status pp_sched_peak_memory(const pp_schedule *s, double *out) {
+    if (!out || pp__sched_shape(s, "pp_sched_peak_memory", 0, NULL) != PP_OK) return PP_ERR_INVALID_ARG;
+    pp__peak_memory(s, out);
     return PP_OK;
 }
 
@@ -1119,7 +1265,7 @@ static void pp__metrics(pp_schedule *s) {
     s->makespan = end;
     s->bubble_rate = end > 0 ? 1.0 - busy / (s->devices * end) : 0;
     if (s->bubble_rate < 0 && s->bubble_rate > -1e-12) s->bubble_rate = 0;
-    pp_sched_peak_memory(s, s->peak_memory);
+    pp__peak_memory(s, s->peak_memory);
 }
 
 /* ---- squeeze ------------------------------------------------------------ */
@@ -1274,7 +1420,8 @@ static pp_status pp__squeeze(pp_schedule *s, const unsigned char *skip, char *er
 
 PP__DEF pp_status pp_squeeze(pp_schedule *s, char *err) {
     pp_status st;
-    if (!s) { pp__err(err, "pp_squeeze: schedule is NULL"); return PP_ERR_INVALID_ARG; }
+    st = pp__sched_shape(s, "pp_squeeze", 0, err);
+    if (st != PP_OK) return st;
     st = pp__squeeze(s, NULL, err);
     if (st != PP_OK) return st;
     s->on_grid = 0;
@@ -1290,13 +1437,9 @@ PP__DEF pp_status pp_sched_validate(const pp_schedule *s, char *err) {
     int *pos;
     pp_allocator al;
     pp_status st = PP_OK;
-    if (!s) { pp__err(err, "schedule is NULL"); return PP_ERR_INVALID_ARG; }
+    st = pp__sched_shape(s, "pp_sched_validate", 0, err);
+    if (st != PP_OK) return st;
     d = s->devices; S = s->stages; n = s->microbatches; P = s->num_passes;
-    if (d < 1 || S < d || n < 1 || P != S / pp__copies(s->copies) * n * (s->split_backward ? 3 : 2) ||
-        s->device_start[0] != 0 || s->device_start[d] != P || (s->copies == 2 && (S % 2 || n % 2))) {
-        pp__err(err, "schedule header is inconsistent (d=%d S=%d n=%d copies=%d passes=%d)", d, S, n, s->copies, P);
-        return PP_ERR_INVALID_SCHEDULE;
-    }
     al = s->allocator;
     keys = (size_t)4 * S * n;
     pos = (int *)pp__malloc(&al, pp__size(keys, sizeof(int)));
@@ -1306,19 +1449,6 @@ PP__DEF pp_status pp_sched_validate(const pp_schedule *s, char *err) {
         for (i = s->device_start[dev]; i < s->device_start[dev + 1]; i++) {
             const pp_pass *p = &s->passes[i];
             int k;
-            if (p->stage < 0 || p->stage >= S || p->microbatch < 0 || p->microbatch >= n || (int)p->kind < 0 ||
-                (int)p->kind > 3) {
-                pp__err(err, "pass %d is out of range (stage %d, mb %d)", i, p->stage, p->microbatch);
-                st = PP_ERR_INVALID_SCHEDULE; break;
-            }
-            if (p->stage < pp__route_first(S, n, s->copies, p->microbatch) ||
-                p->stage > pp__route_last(S, n, s->copies, p->microbatch)) {
-                pp__err(err, "%s(stage %d, mb %d): microbatch %d runs stages %d..%d only (copy %d of 2)",
-                        pp_kind_name(p->kind), p->stage, p->microbatch, p->microbatch,
-                        pp__route_first(S, n, s->copies, p->microbatch), pp__route_last(S, n, s->copies, p->microbatch),
-                        p->microbatch < n / 2 ? 1 : 2);
-                st = PP_ERR_INVALID_SCHEDULE; break;
-            }
             if (s->split_backward ? p->kind == PP_BW : (p->kind == PP_B || p->kind == PP_W)) {
                 pp__err(err, "%s(stage %d, mb %d): a %s schedule has no %s pass", pp_kind_name(p->kind), p->stage,
                         p->microbatch, s->split_backward ? "B/W-split" : "combined-backward", pp_kind_name(p->kind));
@@ -1394,12 +1524,17 @@ PP__DEF pp_status pp_block_create(int devices, int chunks, pp_placement placemen
                 microbatches_per_block);
         return PP_ERR_INVALID_ARG;
     }
+    if ((int)placement < PP_PLACE_SEQUENTIAL || (int)placement > PP_PLACE_VSHAPE) {
+        pp__err(err, "placement %d is not a pp_placement: use PP_PLACE_SEQUENTIAL (0), PP_PLACE_LOOPED (1) or "
+                     "PP_PLACE_VSHAPE (2)", (int)placement);
+        return PP_ERR_INVALID_ARG;
+    }
     if ((placement == PP_PLACE_SEQUENTIAL && chunks != 1) || (placement == PP_PLACE_VSHAPE && chunks != 2)) {
         pp__err(err, "%s placement needs chunks = %d, got %d", pp_placement_name(placement),
                 placement == PP_PLACE_VSHAPE ? 2 : 1, chunks);
         return PP_ERR_INVALID_ARG;
     }
-    if ((long long)devices * chunks * microbatches_per_block > INT_MAX / 16) {
+    if ((long long)devices * chunks > INT_MAX / 16 || (long long)devices * chunks * microbatches_per_block > INT_MAX / 16) {
         pp__err(err, "block too large: %d devices x %d chunks x %d microbatches", devices, chunks,
                 microbatches_per_block);
         return PP_ERR_OVERFLOW;
@@ -1449,26 +1584,77 @@ static void pp__block_pass(const pp_block *b, int idx, pp_kind *k, int *s, int *
     else { *k = PP_W; *cell = b->w[r]; }
 }
 
+/* The largest offset of a pass in a block, in cells: offsets plus a pass's
+   cells and the interval stay far inside an int. */
+#define PP__CELL_MAX (INT_MAX / 4)
+
+/* What every public function that reads a block checks first (as
+   pp__sched_shape for schedules): devices, chunks and microbatches >= 1,
+   stages = devices x chunks, 16 x stages x microbatches within an int, a
+   placement of the enum, an interval of 1 .. INT_MAX / 64 / devices cells,
+   bw_cells 0 .. interval, the arrays there, every stage on a device and
+   every offset in 0 .. PP__CELL_MAX. O(S m), no allocation; the arrays are
+   taken to have the lengths the header gives. */
+static pp_status pp__block_shape(const pp_block *b, const char *fn, char *err) {
+    long long d, S, mb;
+    int i, m;
+    if (!b) { pp__err(err, "%s: block is NULL", fn); return PP_ERR_INVALID_ARG; }
+    d = b->devices; S = b->stages; mb = b->microbatches;
+    if (d < 1 || b->chunks < 1 || mb < 1 || d * b->chunks > INT_MAX / 16 || S != d * b->chunks ||
+        S * mb > INT_MAX / 16) {
+        pp__err(err, "%s: block header is inconsistent (devices %lld, chunks %d, stages %lld, microbatches %lld): it "
+                     "needs devices, chunks, microbatches >= 1, stages = devices x chunks and 16 x stages x "
+                     "microbatches <= %d", fn, d, b->chunks, S, mb, INT_MAX);
+        return PP_ERR_INVALID_ARG;
+    }
+    if ((int)b->placement < PP_PLACE_SEQUENTIAL || (int)b->placement > PP_PLACE_VSHAPE) {
+        pp__err(err, "%s: block placement %d is not a pp_placement (0, 1 or 2)", fn, (int)b->placement);
+        return PP_ERR_INVALID_ARG;
+    }
+    if (b->interval < 1) { pp__err(err, "%s: block interval must be >= 1 cell, got %d", fn, b->interval); return PP_ERR_INVALID_ARG; }
+    if (b->interval > INT_MAX / 64 / d) {
+        pp__err(err, "%s: block interval %d is too large: at most %lld cells on %lld devices", fn, b->interval,
+                INT_MAX / 64 / d, d);
+        return PP_ERR_OVERFLOW;
+    }
+    if (b->bw_cells < 0 || b->bw_cells > b->interval) {
+        pp__err(err, "%s: bw_cells must be 0 (2 cells) .. the interval (%d), got %d", fn, b->interval, b->bw_cells);
+        return PP_ERR_INVALID_ARG;
+    }
+    if (!b->stage_device || !b->f || !b->b || (b->split_backward && !b->w)) {
+        pp__err(err, "%s: the block lacks an array (stage_device, f, b, and w when split_backward)", fn);
+        return PP_ERR_INVALID_ARG;
+    }
+    for (i = 0; i < S; i++)
+        if (b->stage_device[i] < 0 || b->stage_device[i] >= d) {
+            pp__err(err, "%s: stage %d is placed on device %d, outside 0..%lld", fn, i, b->stage_device[i], d - 1);
+            return PP_ERR_INVALID_ARG;
+        }
+    m = (int)(S * mb);
+    for (i = 0; i < m; i++) {
+        int k, cell[3];
+        cell[0] = b->f[i]; cell[1] = b->b[i]; cell[2] = b->split_backward ? b->w[i] : 0;
+        for (k = 0; k < 3; k++)
+            if (cell[k] < 0 || cell[k] > PP__CELL_MAX) {
+                pp__err(err, "%s: %s(stage %d, mb %d) has offset %d, outside 0..%d", fn,
+                        k == 0 ? "F" : k == 2 ? "W" : b->split_backward ? "B" : "BW", i / (int)mb, i % (int)mb,
+                        cell[k], PP__CELL_MAX);
+                return PP_ERR_INVALID_ARG;
+            }
+    }
+    return PP_OK;
+}
+
 PP__DEF pp_status pp_block_check(const pp_block *b, char *err) {
     int S, mb, T, npass, i, c;
     int *occ;
-    pp_status st = PP_OK;
-    if (!b) { pp__err(err, "block is NULL"); return PP_ERR_INVALID_ARG; }
+    pp_status st = pp__block_shape(b, "pp_block_check", err);
+    if (st != PP_OK) return st;
     S = b->stages; mb = b->microbatches; T = b->interval;
-    if (T < 1) { pp__err(err, "block interval must be >= 1 cell, got %d", T); return PP_ERR_INVALID_ARG; }
-    if (T > INT_MAX / 64 / (b->devices > 0 ? b->devices : 1)) {
-        pp__err(err, "block interval %d is too large", T);
-        return PP_ERR_OVERFLOW;
-    }
     npass = S * mb * (b->split_backward ? 3 : 2);
     /* dependencies inside the block, on the grid (pp__input, one route) */
     for (i = 0; i < S * mb; i++) {
         int s = i / mb, j = i % mb, which;
-        if (b->stage_device[s] < 0 || b->stage_device[s] >= b->devices) {
-            pp__err(err, "stage %d is placed on device %d, outside 0..%d", s, b->stage_device[s], b->devices - 1);
-            return PP_ERR_INVALID_ARG;
-        }
-        if (b->f[i] < 0) { pp__err(err, "F(stage %d, mb %d) has a negative offset %d", s, j, b->f[i]); return PP_ERR_INVALID_ARG; }
         for (which = 0; which < (b->split_backward ? 3 : 2); which++) {
             pp_kind k = which == 0 ? PP_F : which == 2 ? PP_W : b->split_backward ? PP_B : PP_BW, dk;
             int cell = which == 0 ? b->f[i] : which == 1 ? b->b[i] : b->w[i], ds, di, ready;
@@ -1494,7 +1680,7 @@ PP__DEF pp_status pp_block_check(const pp_block *b, char *err) {
         int cells = k == PP_BW ? pp__block_cells(b, k) : 1;
         dev = b->stage_device[s];
         for (c = 0; c < cells; c++) {
-            int r = (cell + c) % T, *o = &occ[dev * T + r];
+            int r = (int)(((long long)cell + c) % T), *o = &occ[(size_t)dev * (size_t)T + (size_t)r];
             if (*o >= 0) {
                 pp_kind k2; int s2, j2, cell2;
                 pp__block_pass(b, *o, &k2, &s2, &j2, &cell2);
@@ -1540,7 +1726,7 @@ static double pp__block_bound(const pp_block *b, int device, const double *stage
 }
 
 PP__DEF double pp_block_peak_bound(const pp_block *blk, int device) {
-    if (!blk || device < 0 || device >= blk->devices) return -1;
+    if (pp__block_shape(blk, "pp_block_peak_bound", NULL) != PP_OK || device < 0 || device >= blk->devices) return -1;
     return pp__block_bound(blk, device, NULL);
 }
 
@@ -1604,7 +1790,8 @@ static pp_status pp__repeat(const pp_block *b, int n, const int *starts, const p
     pp_status st;
     pp_allocator al;
     pp_schedule *s;
-    int d, S, mb, nblocks, i, j, k, *fill;
+    int d, S, mb, i, j, k, *fill;
+    long long nblocks;
     if (!b || !out) { pp__err(err, "pp_repeat: block and out must not be NULL"); return PP_ERR_INVALID_ARG; }
     *out = NULL;
     if (n < 1) { pp__err(err, "microbatches must be >= 1, got %d", n); return PP_ERR_INVALID_ARG; }
@@ -1612,8 +1799,8 @@ static pp_status pp__repeat(const pp_block *b, int n, const int *starts, const p
     /* with explicit starts only the placed passes can collide; checked below */
     if (st != PP_OK && !(starts && st == PP_ERR_COLLISION)) return st;
     d = b->devices; S = b->stages; mb = b->microbatches;
-    nblocks = (n + mb - 1) / mb;
-    if ((long long)nblocks * b->interval + 4LL * S * (b->interval + 4) > INT_MAX / 4) {
+    nblocks = ((long long)n + mb - 1) / mb;
+    if (nblocks * b->interval + 4LL * S * (b->interval + 4) > INT_MAX / 4) {
         pp__err(err, "%d microbatches at interval %d overflow the grid", n, b->interval);
         return PP_ERR_OVERFLOW;
     }
@@ -2384,6 +2571,8 @@ static int pp__sweep_flags(int step) {
 static pp_status pp__reorder(pp_schedule *s, unsigned mask, double limit, char *err);
 
 PP__DEF pp_status pp_reorder(pp_schedule *s, char *err) {
+    pp_status st = pp_sched_validate(s, err);
+    if (st != PP_OK) return st;
     return pp__reorder(s, PP__RV_ALL, 0, err);
 }
 
@@ -3052,7 +3241,7 @@ static pp_status pp__from_order(const pp_order *o, const pp__cfg *c, int copies,
         pp__err(err, "an order needs devices >= 1, stages >= devices, microbatches >= 1; got %d, %d, %d", d, S, n);
         return PP_ERR_INVALID_ARG;
     }
-    if ((long long)S * n * 3 > INT_MAX / 4) { pp__err(err, "%d stages x %d microbatches is too many", S, n); return PP_ERR_OVERFLOW; }
+    if ((long long)S * n > INT_MAX / 12) { pp__err(err, "%d stages x %d microbatches is too many", S, n); return PP_ERR_OVERFLOW; }
     if (!o->passes || o->count < 1) { pp__err(err, "the order has no passes"); return PP_ERR_INVALID_ARG; }
     if (S % d != 0 && !c->stage_times) {
         pp__err(err, "%d stages on %d devices is uneven: give per-stage times (pp_config.stage_times)", S, d);
@@ -3235,15 +3424,20 @@ static pp_status pp__linear_block(int d, int v, int split, const pp__linear *L, 
    peak (live microbatches at the worst cell, counted exactly over the
    repeat, not Eq. 1's per-microbatch ceiling), then the least c+t0+t1, is
    taken. */
+/* cells x in [0, a) with x = t mod T (a, t >= 0) */
+static int pp__cells_mod(int a, int t, int T) { return a > t ? (a - t - 1) / T + 1 : 0; }
+
 static int pp__zbmin_peak(const pp_block *b) {
-    int dev, t, j, k, worst = 0, T = b->interval;
+    int dev, t, j, worst = 0, T = b->interval;
     for (dev = 0; dev < b->devices; dev++)
         for (t = 0; t < T; t++) {
             int live = 0;
+            /* the copies of each activation alive at cell t mod T: its
+               cells f .. end-1 that are t mod T (counted, not walked: the
+               lives are O(d) cells long) */
             for (j = 0; j < 2; j++) {
                 int i = dev * 2 + j, end = b->w[i] + 1 > b->b[i] + 1 ? b->w[i] + 1 : b->b[i] + 1;
-                for (k = (b->f[i] - t) / T - 1; t + k * T < end; k++)
-                    if (t + k * T >= b->f[i]) live++;
+                if (end > b->f[i]) live += pp__cells_mod(end, t, T) - pp__cells_mod(b->f[i], t, T);
             }
             if (live > worst) worst = live;
         }
@@ -4615,8 +4809,10 @@ static pp_status pp__vgrid_search(const pp__req *q, const pp_schedule *beat, dou
         for (c.o1 = 1; c.o1 <= c.o0; c.o1++)
         /* len0 past d - 1 is o0 everywhere; one block when o0 = o1; beyond
            PP__VGRID_LENS devices every (d / PP__VGRID_LENS)-th len0 */
-        for (c.len0 = 1; c.len0 < d; c.len0 += c.o0 == c.o1 ? d : step) {
+        for (c.len0 = 1; c.len0 < d && st == PP_OK; c.len0 += c.o0 == c.o1 ? d : step) {
             int peak, ok;
+            st = pp__tick(cfg, "v-auto: grid blocks", ((fi - 1) * 25 + (bi - 1) * 5 + bbi - 1) / 125.0, err);
+            if (st != PP_OK) break;
             if (!pp__vgrid_block(d, c.first, c.o0, c.o1, c.len0, G.pos)) continue;
             if (prune) {
                 c.init = pp__vgrid_laid_peak(d, G.M, G.pos, G.lc);
@@ -4635,6 +4831,8 @@ static pp_status pp__vgrid_search(const pp__req *q, const pp_schedule *beat, dou
         int peak;
         c = cand[i];
         if (c.init < best - PP__VGRID_GAP) continue;
+        st = pp__tick(cfg, "v-auto: grid blocks, second phase", (double)i / nc, err);
+        if (st != PP_OK) break;
         pp__vgrid_block(d, c.first, c.o0, c.o1, c.len0, G.pos);
         if (pp__vgrid_run(&G, G.pos, gcap, &peak))
             pp__vgrid_rank(&G, &c, tm, comm, end, free_at, top, &ntop);
@@ -4655,6 +4853,8 @@ static pp_status pp__vgrid_search(const pp__req *q, const pp_schedule *beat, dou
     for (k = 0; k < ntop && st == PP_OK; k++) {
         pp_schedule *s = NULL, *e = NULL;
         const pp_schedule *ref = *out && (!beat || pp__auto_better(*out, beat)) ? *out : beat;
+        st = pp__tick(cfg, "v-auto: grid finalists", (double)k / ntop, err);
+        if (st != PP_OK) break;
         st = pp__vgrid_build(&G, cfg, &top[k], maxmem, &s);
         if (st == PP_OK && s && ref) { /* one that cannot win over the best so far is not reordered */
             double peak = 0;
@@ -4738,7 +4938,8 @@ static pp_status pp__v_auto(const pp__req *q, pp_schedule **out, char *err) {
                 A.extra = sum > minsum + PP__VAUTO_TURNS;
                 V.a = t / 36 + 1; V.b = t / 6 % 6 + 1; V.c = t % 6 + 1;
                 A.kept = 0;
-                st = pp__v_block(d, &V, &A.al, &blk, err);
+                st = pp__tick(&q->c, "v-auto: blocks", (double)K / d, err);
+                if (st == PP_OK) st = pp__v_block(d, &V, &A.al, &blk, err);
                 if (st == PP_OK) st = pp__auto_consider(&A, blk, err);
                 if (st == PP_OK && A.kept) {
                     if (nrec == caprec) { /* grow */
@@ -4767,7 +4968,8 @@ static pp_status pp__v_auto(const pp__req *q, pp_schedule **out, char *err) {
         V.K = q->K; V.f0 = V.b1 = q->x0; V.f1 = V.b0 = q->x1; V.f0k = V.b1k = q->y0; V.f1k = V.b0k = q->y1;
         V.a = q->t / 36 + 1; V.b = q->t / 6 % 6 + 1; V.c = q->t % 6 + 1;
         A.extra = q->extra;
-        st = pp__v_block(d, &V, &A.al, &blk, err);
+        st = pp__tick(&A.q->c, "v-auto: blocks at n", (double)r / nrec, err);
+        if (st == PP_OK) st = pp__v_block(d, &V, &A.al, &blk, err);
         if (st == PP_OK) st = pp__auto_consider(&A, blk, err);
     }
     pp__mfree(&A.al, rec);
@@ -4998,6 +5200,9 @@ static pp_status pp__zb_auto(const pp__req *q, pp_schedule **out, char *err) {
         int s, T = 3, dev;
         unsigned char occ[3];
         int wlife = wl == 0 ? 0 : 3 * wl; /* in cells, multiples of T */
+        st = pp__tick(&q->c, A.pass ? "zb-auto: blocks at n" : "zb-auto: blocks",
+                      ((((fo - 1) * 3 + bo - 1) * 6 + turn - 1) * (2.0 * d + 3) + wl) / (108.0 * (2 * d + 3)), err);
+        if (st != PP_OK) break;
         st = pp_block_create(d, 1, PP_PLACE_SEQUENTIAL, 1, 1, &A.al, &blk, err);
         if (st != PP_OK) break;
         blk->interval = T;
@@ -5103,7 +5308,8 @@ static pp_status pp__interleaved_lowmem_block(const pp__cfg *cfg, int d, const p
         L.fo = 1; L.turn = 1; L.bo = 2; L.bw_cells = 2; L.interval = 6;
         L.gf = ((3 - d) % 6 + 6) % 6 + 6 * j;
         L.gb = 4 * d - 3;
-        st = pp__linear_block(d, 2, 0, &L, al, &b, err);
+        st = pp__tick(cfg, "interleaved-1f1b-m: block choice", (double)(j - (jmax - d / 6 - 4)) / (d / 6 + 5), err);
+        if (st == PP_OK) st = pp__linear_block(d, 2, 0, &L, al, &b, err);
         if (st == PP_OK) st = pp__repeat(b, n0, NULL, cfg, 0, &s, err);
         if (st == PP_OK) st = pp_squeeze(s, err);
         /* v-auto's four ranking variants, until one reaches the target: a
@@ -5133,7 +5339,7 @@ static pp_status pp__interleaved_official(const pp__cfg *cfg, int d, int v, int 
     pp_pass *ps;
     pp_order o;
     pp_status st;
-    if ((long long)S * n * 3 > INT_MAX / 4) { pp__err(err, "%d stages x %d microbatches is too many", S, n); return PP_ERR_OVERFLOW; }
+    if ((long long)S * n > INT_MAX / 12) { pp__err(err, "%d stages x %d microbatches is too many", S, n); return PP_ERR_OVERFLOW; }
     ps = (pp_pass *)pp__malloc(&al, pp__size((size_t)P, sizeof(pp_pass)));
     if (!ps) { pp__err(err, "out of memory"); return PP_ERR_OUT_OF_MEMORY; }
     for (dev = 0; dev < d; dev++) {
@@ -5905,6 +6111,36 @@ static double pp__limit_of(const pp_sched_info *in, double mem_limit, int d) {
    takes_limit, recompute_input where it has no recompute) are checked all
    the same and ignored. */
 #define PP__MAX_DEVICES 65536
+/* The searches whose work grows faster than their output: the most
+   devices each takes, where it finishes in about a minute of one core at
+   the n that costs it most (make bench-limits). v-auto's block and grid
+   searches grow about as d^2 at small n, zb-auto's (zb-1p, zb-2p) about as
+   d^2 to d^3, interleaved-1f1b-m's block choice as d^3 (every candidate is
+   reordered at 2d microbatches). */
+#define PP__MAX_DEVICES_VAUTO 128
+#define PP__MAX_DEVICES_ZBAUTO 512
+#define PP__MAX_DEVICES_IM 128
+static pp_status pp__build_interleaved_m(const pp__req *q, pp_block **blk, pp_schedule **s, char *err);
+
+/* The most devices schedule in builds at, and what builds at more
+   (alternative: fixed schedules of the same placement and memory). */
+static int pp__devices_most(const pp_sched_info *in, const char **alternative) {
+    *alternative = "";
+    if (pp__builders[in->id] == pp__build_interleaved_m) {
+        *alternative = "interleaved-1f1b-u (any n, more memory) or interleaved-1f1b (n a multiple of d)";
+        return PP__MAX_DEVICES_IM;
+    }
+    if (in->adaptive && in->placement == PP_PLACE_VSHAPE) {
+        *alternative = "v-zb (1F1B's memory), v-half (1/2 of it) or v-min (1/3 of it)";
+        return PP__MAX_DEVICES_VAUTO;
+    }
+    if (in->adaptive) {
+        *alternative = "zb-h1 (1F1B's memory) or zb-h2 (twice 1F1B's memory)";
+        return PP__MAX_DEVICES_ZBAUTO;
+    }
+    return PP__MAX_DEVICES;
+}
+
 static pp_status pp__req_resolve(const pp_config *cfg, pp__req *q, char *err) {
     const pp_sched_info *in;
     const char *name;
@@ -5923,6 +6159,16 @@ static pp_status pp__req_resolve(const pp_config *cfg, pp__req *q, char *err) {
     if (d > PP__MAX_DEVICES) {
         pp__err(err, "%s: %d devices is more than the %d supported", name, d, PP__MAX_DEVICES);
         return PP_ERR_OVERFLOW;
+    }
+    {
+        const char *alt;
+        int most = pp__devices_most(in, &alt);
+        if (d > most) {
+            pp__err(err, "%s takes at most %d devices, got %d (its search grows faster than d; the limit keeps "
+                         "it within about a minute): use devices <= %d, or a fixed schedule, %s", name, most, d,
+                    most, alt);
+            return PP_ERR_OVERFLOW;
+        }
     }
     if (cfg->chunks < 0) { pp__err(err, "%s: chunks must be >= 0 (0 = default), got %d", name, cfg->chunks); return PP_ERR_INVALID_ARG; }
     st = pp__cfg_resolve(cfg, &q->c, err); /* recompute_input, times, allocator */
@@ -6422,7 +6668,7 @@ static double pp__vbound(const pp_schedule *s, double peak) {
 PP__DEF pp_status pp_sched_bounds(const pp_schedule *s, pp_bounds *out) {
     int i, dev, S, r;
     double peak = 0;
-    if (!s || !out) return PP_ERR_INVALID_ARG;
+    if (!out || pp__sched_shape(s, "pp_sched_bounds", 0, NULL) != PP_OK) return PP_ERR_INVALID_ARG;
     S = s->stages;
     memset(out, 0, sizeof *out);
     for (dev = 0; dev < s->devices; dev++) {
@@ -6806,15 +7052,14 @@ static void pp__op_text(const pp_op *op, char *buf, size_t len) {
    a group's ops are posted together and each completes when its partner
    (the k-th send a->b pairs with the k-th receive on b from a) is posted
    too; a device leaves a group when all its ops completed. */
-PP__DEF pp_status pp_sched_check_deadlock(const pp_program *p, int *stuck, char *err) {
-    int d, S, n, N, i, dev, progress, left;
-    int *partner = NULL, *seq = NULL, *cnt = NULL, *chan_off = NULL, *chan_ops = NULL, *pc = NULL;
-    unsigned char *done = NULL, *have = NULL, *made = NULL;
-    pp_allocator al;
-    pp_status st = PP_OK;
-    char a[96], b[96];
-    if (!p || !p->ops || !p->device_start || p->devices < 1 || p->stages < 1 || p->microbatches < 1) {
-        pp__err(err, "pp_sched_check_deadlock needs a program with devices, stages, microbatches >= 1 and ops");
+/* What pp_sched_check_deadlock and pp_program_print check first (as
+   pp__sched_shape for schedules): counts >= 1, device_start rising from 0
+   to num_ops, and every op's type, kind, stage, microbatch, peer and
+   payload in range. O(ops), no allocation. */
+static pp_status pp__program_shape(const pp_program *p, const char *fn, char *err) {
+    int d, S, n, N, i, dev;
+    if (!p || !p->ops || !p->device_start || p->devices < 1 || p->stages < 1 || p->microbatches < 1 || p->num_ops < 0) {
+        pp__err(err, "%s needs a program with devices, stages, microbatches >= 1, num_ops >= 0 and ops", fn);
         return PP_ERR_INVALID_ARG;
     }
     d = p->devices; S = p->stages; n = p->microbatches; N = p->num_ops;
@@ -6822,12 +7067,13 @@ PP__DEF pp_status pp_sched_check_deadlock(const pp_program *p, int *stuck, char 
         pp__err(err, "device_start must run from 0 to num_ops (%d), got %d..%d", N, p->device_start[0], p->device_start[d]);
         return PP_ERR_INVALID_ARG;
     }
-    for (dev = 0; dev < d; dev++) {
+    for (dev = 0; dev < d; dev++) /* all of it before any op is read: it bounds the op loops */
         if (p->device_start[dev] > p->device_start[dev + 1]) {
             pp__err(err, "device_start must not decrease, device %d starts at %d and ends at %d", dev,
                     p->device_start[dev], p->device_start[dev + 1]);
             return PP_ERR_INVALID_ARG;
         }
+    for (dev = 0; dev < d; dev++) {
         for (i = p->device_start[dev]; i < p->device_start[dev + 1]; i++) {
             const pp_op *op = &p->ops[i];
             int bad = op->stage < 0 || op->stage >= S || op->microbatch < 0 || op->microbatch >= n;
@@ -6849,6 +7095,19 @@ PP__DEF pp_status pp_sched_check_deadlock(const pp_program *p, int *stuck, char 
             }
         }
     }
+    return PP_OK;
+}
+
+PP__DEF pp_status pp_sched_check_deadlock(const pp_program *p, int *stuck, char *err) {
+    int d, S, n, N, i, dev, progress, left;
+    int *partner = NULL, *seq = NULL, *cnt = NULL, *chan_off = NULL, *chan_ops = NULL, *pc = NULL;
+    unsigned char *done = NULL, *have = NULL, *made = NULL;
+    pp_allocator al;
+    pp_status st = PP_OK;
+    char a[96], b[96];
+    st = pp__program_shape(p, "pp_sched_check_deadlock", err);
+    if (st != PP_OK) return st;
+    d = p->devices; S = p->stages; n = p->microbatches; N = p->num_ops;
     al = p->allocator;
     if (!al.alloc || !al.free) al = pp__allocator(NULL);
     partner = (int *)pp__malloc(&al, pp__size((size_t)N + 1, sizeof(int)));
@@ -7027,7 +7286,12 @@ PP__DEF void pp_sched_print_ascii(FILE *f, const pp_schedule *s, int color) {
     double q = 0, mk;
     long cols, c;
     int i, dev, digits = 1, cw, k;
-    if (!f || !s) return;
+    char err[PP_ERR_LEN];
+    if (!f) return;
+    if (pp__sched_shape(s, "pp_sched_print_ascii", 1, err) != PP_OK) {
+        fprintf(f, "%s\n", err);
+        return;
+    }
     for (i = 10; i <= s->microbatches - 1 && digits < 9; i *= 10) digits++;
     cw = 1 + digits; /* "F12" */
     for (i = 0; i < s->stages * 4; i++) {
@@ -7110,7 +7374,7 @@ static void pp__json_str(FILE *f, const char *x) {
 
 PP__DEF void pp_sched_print_json(FILE *f, const pp_schedule *s) {
     int i;
-    if (!f || !s) return;
+    if (!f || pp__sched_shape(s, "pp_sched_print_json", 0, NULL) != PP_OK) return;
     fprintf(f, "{\"schedule\": ");
     pp__json_str(f, s->name);
     fprintf(f, ", \"devices\": %d, \"chunks\": %d, \"stages\": %d, \"microbatches\": %d,\n", s->devices, s->chunks,
@@ -7148,7 +7412,12 @@ PP__DEF void pp_sched_print_json(FILE *f, const pp_schedule *s) {
    (a = activation, g = gradient, of the producing stage); { } = one group. */
 PP__DEF void pp_program_print(FILE *f, const pp_program *p) {
     int dev, i;
-    if (!p) return;
+    char err[PP_ERR_LEN];
+    if (!f) return;
+    if (pp__program_shape(p, "pp_program_print", err) != PP_OK) {
+        fprintf(f, "%s\n", err);
+        return;
+    }
     for (dev = 0; dev < p->devices; dev++) {
         int open = 0, prev_group = -1;
         fprintf(f, "device %d", dev);
@@ -7196,7 +7465,7 @@ static char pp__csv_letter(pp_kind k) { return k == PP_F ? 'F' : k == PP_B ? 'I'
 
 PP__DEF const char *pp_sched_torchtitan_schedule(const pp_schedule *s) {
     int i, looped = 1, vshape = 1;
-    if (!s || s->devices < 1 || s->copies == 2) return NULL;
+    if (pp__sched_shape(s, "pp_sched_torchtitan_schedule", 0, NULL) != PP_OK || s->copies == 2) return NULL;
     for (i = 0; i < s->stages; i++) {
         if (s->stage_device[i] != i % s->devices) looped = 0;
         if (s->stages != 2 * s->devices || s->stage_device[i] != pp__place(PP_PLACE_VSHAPE, s->devices, i)) vshape = 0;
@@ -7784,7 +8053,9 @@ PP__DEF pp_status pp_sched_print_csv(FILE *f, const pp_schedule *s, char *err) {
     pp_allocator al;
     int *col, ncols = 0, dev, i;
     pp_status st;
-    if (!f || !s) { pp__err(err, "pp_sched_print_csv: file and schedule must not be NULL"); return PP_ERR_INVALID_ARG; }
+    if (!f) { pp__err(err, "pp_sched_print_csv: file is NULL"); return PP_ERR_INVALID_ARG; }
+    st = pp__sched_shape(s, "pp_sched_print_csv", 0, err);
+    if (st != PP_OK) return st;
     if (s->copies == 2) {
         pp__err(err, "%s runs two model copies, each on half the microbatches; PyTorch's schedule CSV has one "
                      "route (every stage runs every microbatch) and cannot express it: use --format json or trace",
@@ -7854,7 +8125,10 @@ PP__DEF pp_status pp_sched_print_svg(FILE *f, const pp_schedule *s, int flags, c
     double mk, sx, W, H, axis_y, mem_y, step, t, maxpeak = 0;
     int dev, i, d, memory = (flags & PP_SVG_MEMORY) != 0;
     const char *title;
-    if (!f || !s) { pp__err(err, "pp_sched_print_svg: file and schedule must not be NULL"); return PP_ERR_INVALID_ARG; }
+    pp_status st;
+    if (!f) { pp__err(err, "pp_sched_print_svg: file is NULL"); return PP_ERR_INVALID_ARG; }
+    st = pp__sched_shape(s, "pp_sched_print_svg", 1, err);
+    if (st != PP_OK) return st;
     d = s->devices;
     mk = s->makespan > 0 ? s->makespan : 1;
     sx = PW / mk;
@@ -7972,7 +8246,10 @@ PP__DEF pp_status pp_sched_print_svg(FILE *f, const pp_schedule *s, int flags, c
 
 PP__DEF pp_status pp_sched_print_trace(FILE *f, const pp_schedule *s, char *err) {
     int dev, i, first = 1;
-    if (!f || !s) { pp__err(err, "pp_sched_print_trace: file and schedule must not be NULL"); return PP_ERR_INVALID_ARG; }
+    pp_status st;
+    if (!f) { pp__err(err, "pp_sched_print_trace: file is NULL"); return PP_ERR_INVALID_ARG; }
+    st = pp__sched_shape(s, "pp_sched_print_trace", 0, err);
+    if (st != PP_OK) return st;
     /* ts and dur are microseconds in the trace format: one time unit of ours is written as 1000 (1 ms) */
     fprintf(f, "{\"displayTimeUnit\": \"ms\",\n \"otherData\": {\"schedule\": ");
     pp__json_str(f, s->name);

@@ -16,11 +16,26 @@
                    First, the scale table: every built-in at
                    d = 128, n = 1024 and v-auto at d = 16, n = 128, CPU ms
                    (best of up to 3 builds); `bench/bench scale` prints it
-                   alone (make bench-scale). */
+                   alone (make bench-scale).
+                   `bench/bench limits` (make bench-limits): the corners of
+                   LIMITS, each built alone in a child process under a CPU
+                   cap (BENCH_LIMITS_CAP seconds, default 300): every
+                   built-in at its largest d with its smallest n, every
+                   built-in at d = 4 with its largest n, and the adaptive
+                   searches at their largest d (at n = 1 and n = 2d + 4,
+                   their dearest) and at d = 4096 and 65536 (refused, with
+                   what to use instead). One line each: CPU seconds, peak
+                   memory (getrusage maxrss) and the status. */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime under -std=c99 */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #define PP_SCHED_IMPLEMENTATION
 #include "../pp_sched.h"
@@ -169,9 +184,132 @@ static void bench_scale(void) {
     printf("all built-ins at d=128 n=1024: %.0f ms CPU in all\n\n", total);
 }
 
+/* ---- bench limits: the corners of LIMITS ---- */
+
+/* 1 when pp_sched_build's validation (the checks before any work) takes
+   name at d, n */
+static int limits_accepts(const char *name, int d, int n) {
+    pp_config c;
+    pp__req q;
+    char err[PP_ERR_LEN];
+    memset(&c, 0, sizeof c);
+    c.schedule = name; c.devices = d; c.microbatches = n;
+    if (pp__req_resolve(&c, &q, err) != PP_OK) return 0;
+    pp__req_free(&q);
+    return 1;
+}
+
+/* the smallest n the schedule takes at d (1, 2, d or 2d: the rules of
+   the built-ins), 0 when none */
+static int limits_smallest_n(const char *name, int d) {
+    int tries[4], k;
+    tries[0] = 1; tries[1] = 2; tries[2] = d; tries[3] = 2 * d;
+    for (k = 0; k < 4; k++) if (limits_accepts(name, d, tries[k])) return tries[k];
+    return 0;
+}
+
+/* one build in a child under a CPU cap: CPU seconds, peak memory, status;
+   returns 1 when the build refused n (the builders' own rules on n, such as
+   n a multiple of d), 0 otherwise */
+static int limits_run(const char *name, int d, int n, int cap) {
+    int fd[2];
+    pid_t pid;
+    char line[PP_ERR_LEN + 64];
+    ssize_t got = 0;
+    int status = 0;
+    printf("%-20s %6d %9d  ", name, d, n);
+    fflush(stdout);
+    if (pipe(fd) != 0 || (pid = fork()) < 0) { printf("cannot fork\n"); return 0; }
+    if (pid == 0) {
+        pp_config c;
+        pp_schedule *s = NULL;
+        char err[PP_ERR_LEN];
+        struct rlimit rl;
+        struct rusage ru;
+        pp_status st;
+        int len;
+        close(fd[0]);
+        rl.rlim_cur = rl.rlim_max = (rlim_t)cap;
+        setrlimit(RLIMIT_CPU, &rl);
+        memset(&c, 0, sizeof c);
+        c.schedule = name; c.devices = d; c.microbatches = n;
+        err[0] = 0;
+        st = pp_sched_build(&c, &s, err);
+        getrusage(RUSAGE_SELF, &ru);
+        len = snprintf(line, sizeof line, "%8.2f s %8.0f MB  %s%s\n",
+                       ru.ru_utime.tv_sec + ru.ru_utime.tv_usec * 1e-6 + ru.ru_stime.tv_sec + ru.ru_stime.tv_usec * 1e-6,
+                       ru.ru_maxrss / 1024.0, st == PP_OK ? "built" : "refused: ", st == PP_OK ? "" : err);
+        if (write(fd[1], line, (size_t)len) != len) _exit(1);
+        pp_sched_free(s);
+        _exit(st == PP_ERR_INVALID_ARG ? 3 : 0);
+    }
+    close(fd[1]);
+    got = read(fd[0], line, sizeof line - 1);
+    close(fd[0]);
+    waitpid(pid, &status, 0);
+    if (got > 0) {
+        line[got] = 0;
+        fputs(line, stdout);
+    } else if (WIFSIGNALED(status) && (WTERMSIG(status) == SIGXCPU || WTERMSIG(status) == SIGKILL)) {
+        printf("%8s   over the cap of %d s of CPU\n", "-", cap);
+    } else {
+        printf("%8s   the child failed (status %d)\n", "-", status);
+    }
+    fflush(stdout);
+    return WIFEXITED(status) && WEXITSTATUS(status) == 3;
+}
+
+static void bench_limits(void) {
+    int i, cap = getenv("BENCH_LIMITS_CAP") ? atoi(getenv("BENCH_LIMITS_CAP")) : 300;
+    static const int search_d[2] = {4096, 65536};
+    if (cap < 1) cap = 300;
+    printf("pp_sched %d.%d.%d: the corners of LIMITS, one build each in its own process, unit times, CPU capped at "
+           "%d s\n%-20s %6s %9s  %8s   %8s     %s\n", PP_SCHED_VERSION_MAJOR, PP_SCHED_VERSION_MINOR,
+           PP_SCHED_VERSION_PATCH, cap, "schedule", "d", "n", "CPU", "peak mem", "status");
+    printf("-- largest d, smallest n\n");
+    for (i = 0; i < pp_sched_count(); i++) {
+        const char *name = pp_sched_info_at(i)->name;
+        int lo = 1, hi = 65536, n;
+        if (!limits_smallest_n(name, hi)) { /* the largest d it takes (one by d) */
+            while (lo < hi) {
+                int mid = lo + (hi - lo + 1) / 2;
+                if (limits_smallest_n(name, mid)) lo = mid; else hi = mid - 1;
+            }
+        }
+        /* the smallest n the build takes: 1, 2, d or 2d (the builders' rules) */
+        n = limits_smallest_n(name, hi);
+        if (n && limits_run(name, hi, n, cap) && n < hi && limits_run(name, hi, hi, cap) && limits_accepts(name, hi, 2 * hi))
+            limits_run(name, hi, 2 * hi, cap);
+    }
+    printf("-- d = 4, largest n\n");
+    for (i = 0; i < pp_sched_count(); i++) {
+        const char *name = pp_sched_info_at(i)->name;
+        long long lo = 1, hi = INT_MAX;
+        if (!limits_accepts(name, 4, 4)) continue;
+        while (lo < hi) {
+            long long mid = lo + (hi - lo + 1) / 2;
+            /* interleaved and dualpipe take n a multiple of d or even: round down to 4 */
+            if (limits_accepts(name, 4, (int)mid) || limits_accepts(name, 4, (int)(mid - mid % 4))) lo = mid; else hi = mid - 1;
+        }
+        limits_run(name, 4, limits_accepts(name, 4, (int)hi) ? (int)hi : (int)(hi - hi % 4), cap);
+    }
+    printf("-- the adaptive searches: their largest d at n = 1 and 2d + 4, and d = 4096, 65536\n");
+    for (i = 0; i < pp_sched_count(); i++) {
+        const pp_sched_info *in = pp_sched_info_at(i);
+        const char *alt;
+        int k, most;
+        if (!in->adaptive) continue;
+        most = pp__devices_most(in, &alt);
+        limits_run(in->name, most, 1, cap);
+        limits_run(in->name, most, 2 * most + 4, cap);
+        for (k = 0; k < 2; k++) limits_run(in->name, search_d[k], 1, cap);
+    }
+}
+
 int main(int argc, char **argv) {
     int i, r, d;
     if (argc > 1 && strcmp(argv[1], "plan") == 0) { bench_plan(); return 0; }
+    if (argc > 1 && strcmp(argv[1], "limits") == 0) { bench_limits(); return 0; }
     bench_scale();
     if (argc > 1 && strcmp(argv[1], "scale") == 0) return 0;
     printf("pp_sched %d.%d.%d: pp_sched_build, d=%d n=%d, unit times, best of %d\n", PP_SCHED_VERSION_MAJOR,

@@ -40,10 +40,12 @@
 #include <limits.h>
 #include <stddef.h>
 #include <math.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <unistd.h>
@@ -1342,6 +1344,37 @@ static int plan_main(int argc, char **argv) {
 }
 
 #ifndef PPSCHED_NO_MAIN
+/* Long work: progress on stderr when it is a terminal (never into the
+   output), and Ctrl-C stops the build cleanly. The SIGINT handler only sets
+   a flag; the library asks the callback whether to go on (it keeps no
+   globals of its own). */
+static volatile sig_atomic_t interrupted;
+static void on_sigint(int sig) {
+    (void)sig;
+    interrupted = 1;
+}
+typedef struct progress_line {
+    int tty;      /* stderr is a terminal */
+    time_t start; /* the line shows after a second of work, at most once a second */
+    time_t shown;
+} progress_line;
+static int show_progress(void *user, const char *what, double done) {
+    progress_line *p = (progress_line *)user;
+    time_t now;
+    if (interrupted) return 1;
+    if (!p->tty) return 0;
+    now = time(NULL);
+    if (now - p->start >= 1 && now != p->shown) {
+        fprintf(stderr, "\rppsched: %s %3.0f%% (Ctrl-C stops) \r", what, 100 * done);
+        p->shown = now;
+    }
+    return 0;
+}
+static void progress_clear(progress_line *p) {
+    if (p->shown) fprintf(stderr, "\r%-72s\r", "");
+    p->shown = 0;
+}
+
 static int run(int argc, char **argv);
 int main(int argc, char **argv) {
     pp_cli_init();
@@ -1350,6 +1383,7 @@ int main(int argc, char **argv) {
 
 static int run(int argc, char **argv) {
     args A;
+    progress_line progress;
     pp_schedule *s = NULL;
     pp_status st;
     char err[PP_ERR_LEN], msg[1024];
@@ -1371,6 +1405,12 @@ static int run(int argc, char **argv) {
         list_schedules();
         return 0;
     }
+    memset(&progress, 0, sizeof progress);
+    progress.tty = isatty(STDERR_FILENO);
+    progress.start = time(NULL);
+    A.cfg.progress = show_progress;
+    A.cfg.progress_user = &progress;
+    signal(SIGINT, on_sigint);
     switch (A.mode) {
     case MODE_GALLERY: return gallery(&A.cfg, A.outdir);
     case MODE_BEST: return run_best(A.cfg, A.format == FMT_JSON);
@@ -1398,6 +1438,11 @@ static int run(int argc, char **argv) {
     default: {
         const pp_sched_info *info = pp_sched_find(A.cfg.schedule);
         st = pp_sched_build(&A.cfg, &s, err);
+        progress_clear(&progress);
+        if (st == PP_ERR_CANCELLED && interrupted) {
+            fprintf(stderr, "ppsched: interrupted (Ctrl-C) while building %s; nothing written\n", info->name);
+            return 130;
+        }
         if (st != PP_OK) {
             fprintf(stderr, "ppsched: %s\n", err[0] ? err : pp_status_string(st));
             return exit_code(st);

@@ -2,8 +2,8 @@
 
    Build and run (tests/run_tests.sh does this for every target, each on its
    corpus: fuzz_csv.c on tests/fuzz_corpus, fuzz_build.c on
-   tests/fuzz_corpus_build, fuzz_cli.c on tests/fuzz_corpus_cli, fuzz_plan.c
-   on tests/fuzz_corpus_plan):
+   tests/fuzz_corpus_build, fuzz_cli.c on tests/fuzz_corpus_cli, fuzz_api.c
+   on tests/fuzz_corpus_api, fuzz_plan.c on tests/fuzz_corpus_plan):
        cc -std=c99 -O2 -DFUZZ_TARGET='"fuzz_build.c"' tests/fuzz_replay.c -o fuzz_replay -lm
        ./fuzz_replay tests/fuzz_corpus_build/FILE...
    FUZZ_TARGET defaults to fuzz_csv.c; -DFUZZ_PLAN is FUZZ_TARGET

@@ -272,6 +272,8 @@ step "fuzz corpus replay: pp_sched_build's config (tests/fuzz_corpus_build, $(ls
     "$CC $CFLAGS -O0 -DFUZZ_TARGET='\"fuzz_build.c\"' '$here/fuzz_replay.c' -o '$out/fuzz_replay_build' -lm && '$out/fuzz_replay_build' '$here'/fuzz_corpus_build/*"
 step "fuzz corpus replay: ppsched's command line (tests/fuzz_corpus_cli, $(ls "$here/fuzz_corpus_cli" | wc -l) files)" sh -c \
     "$CC $CFLAGS -O0 -DFUZZ_TARGET='\"fuzz_cli.c\"' '$here/fuzz_replay.c' -o '$out/fuzz_replay_cli' -lm && '$out/fuzz_replay_cli' '$here'/fuzz_corpus_cli/*"
+step "fuzz corpus replay: every public call on corrupted objects (tests/fuzz_corpus_api, $(ls "$here/fuzz_corpus_api" | wc -l) files)" sh -c \
+    "$CC $CFLAGS -O0 -DFUZZ_TARGET='\"fuzz_api.c\"' '$here/fuzz_replay.c' -o '$out/fuzz_replay_api' -lm && '$out/fuzz_replay_api' '$here'/fuzz_corpus_api/*"
 # Planner requests that once crashed or hung fuzz_plan.c, and seeds.
 step "planner fuzz corpus replay (tests/fuzz_corpus_plan, $(ls "$here/fuzz_corpus_plan" | wc -l) files)" sh -c \
     "$CC $CFLAGS -DFUZZ_PLAN '$here/fuzz_replay.c' -o '$out/fuzz_replay_plan' -lm && '$out/fuzz_replay_plan' '$here'/fuzz_corpus_plan/*"

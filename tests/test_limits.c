@@ -1,6 +1,7 @@
 /* test_limits.c - pp_sched_build's one validation (pp__req_resolve): every
    range in LIMITS just inside and just outside, the input-limit reproducers
-   at the library level, and the clamp of mem_limit.
+   at the library level, the clamp of mem_limit, and the entry checks of the
+   calls that take a block or a schedule (corrupted fields refused).
 
    Build and run:  cc -std=c99 -O2 tests/test_limits.c -o test_limits -lm && ./test_limits
    Prints one line per check group and "test_limits: N groups passed, M failed". */
@@ -283,12 +284,240 @@ static void other_entries(void) {
     group_end(&g, "F=1e308 and F=1e-12 refused before squeezing; pp_status_bad_input's split");
 }
 
+/* 1F1B's block on d = 2 without a split, worked by hand: F(0) at cell 0,
+   F(1) at 1, BW(1) at 2-3 (after its own F), BW(0) at 4-5 (after BW(1));
+   interval 3 (F + BW = 3 cells per device): device 0 uses cells 0, 4, 5 =
+   0, 1, 2 mod 3, device 1 cells 1, 2, 3 = 1, 2, 0. */
+static pp_block *hand_block(void) {
+    pp_block *b = NULL;
+    char err[PP_ERR_LEN];
+    if (pp_block_create(2, 1, PP_PLACE_SEQUENTIAL, 0, 1, NULL, &b, err) != PP_OK) return NULL;
+    b->interval = 3;
+    b->f[0] = 0; b->f[1] = 1;
+    b->b[1] = 2; b->b[0] = 4;
+    return b;
+}
+
+/* the text a printer writes, into buf */
+static void printed(void (*print)(FILE *, const pp_schedule *, int), const pp_schedule *s, char *buf, size_t size) {
+    FILE *f = tmpfile();
+    size_t len = 0;
+    if (f) {
+        print(f, s, 0);
+        rewind(f);
+        len = fread(buf, 1, size - 1, f);
+        fclose(f);
+    }
+    buf[len] = 0;
+}
+
+/* Every public call that takes a schedule, on one whose pass k was set to
+   the given stage and microbatch: each refuses with a status (and, where
+   it has one, a message naming the pass), none reads out of range. */
+static void corrupt_pass(group *g, const char *what, int stage, int mb) {
+    pp_config c = make("zb-h1", 4, 8);
+    pp_schedule *s = NULL;
+    pp_program *prog = NULL;
+    pp_bounds lb;
+    double peak[4];
+    char err[PP_ERR_LEN], buf[4096];
+    pp_status st;
+    FILE *f;
+    if (!check(g, pp_sched_build(&c, &s, err) == PP_OK, "%s: build: %s", what, err)) return;
+    s->passes[s->num_passes / 2].stage = stage;
+    s->passes[s->num_passes / 2].microbatch = mb;
+    err[0] = 0;
+    st = pp_sched_validate(s, err);
+    check(g, st == PP_ERR_INVALID_SCHEDULE && strstr(err, "out of range"), "%s: validate: %s %s", what, pp_status_string(st), err);
+    f = tmpfile();
+    err[0] = 0;
+    st = pp_sched_print_csv(f, s, err);
+    check(g, st == PP_ERR_INVALID_SCHEDULE && strstr(err, "pp_sched_print_csv: pass"), "%s: csv: %s %s", what, pp_status_string(st), err);
+    err[0] = 0;
+    st = pp_sched_print_svg(f, s, PP_SVG_MEMORY, err);
+    check(g, st == PP_ERR_INVALID_SCHEDULE && strstr(err, "out of range"), "%s: svg: %s %s", what, pp_status_string(st), err);
+    err[0] = 0;
+    st = pp_sched_print_trace(f, s, err);
+    check(g, st == PP_ERR_INVALID_SCHEDULE && strstr(err, "out of range"), "%s: trace: %s %s", what, pp_status_string(st), err);
+    if (f) fclose(f);
+    err[0] = 0;
+    st = pp_reorder(s, err);
+    check(g, st == PP_ERR_INVALID_SCHEDULE && strstr(err, "out of range"), "%s: reorder: %s %s", what, pp_status_string(st), err);
+    err[0] = 0;
+    st = pp_squeeze(s, err);
+    check(g, st == PP_ERR_INVALID_SCHEDULE && strstr(err, "out of range"), "%s: squeeze: %s %s", what, pp_status_string(st), err);
+    err[0] = 0;
+    st = pp_sched_lower(s, &prog, err);
+    check(g, st == PP_ERR_INVALID_SCHEDULE && !prog, "%s: lower: %s %s", what, pp_status_string(st), err);
+    check(g, pp_sched_peak_memory(s, peak) == PP_ERR_INVALID_ARG, "%s: peak_memory accepted it", what);
+    check(g, pp_sched_bounds(s, &lb) == PP_ERR_INVALID_ARG, "%s: bounds accepted it", what);
+    check(g, pp_sched_torchtitan_schedule(s) == NULL, "%s: torchtitan_schedule named it", what);
+    printed(pp_sched_print_ascii, s, buf, sizeof buf);
+    check(g, strncmp(buf, "pp_sched_print_ascii: pass", 26) == 0 && strchr(buf, '\n') == buf + strlen(buf) - 1,
+          "%s: ascii printed '%.80s', not one line saying why", what, buf);
+    {
+        FILE *j = tmpfile();
+        long len = -1;
+        if (j) { pp_sched_print_json(j, s); len = ftell(j); fclose(j); }
+        check(g, len == 0, "%s: json wrote %ld bytes of a schedule it refuses", what, len);
+    }
+    pp_sched_free(s);
+}
+
+static void api_entries(void) {
+    group g;
+    pp_block *b;
+    pp_schedule *s = NULL;
+    char err[PP_ERR_LEN];
+    pp_status st;
+    int first = 7, last = 7;
+    group_begin(&g, "public entry points on corrupted blocks and schedules: a status and a message, no out-of-range access");
+    b = hand_block();
+    if (check(&g, b != NULL, "pp_block_create(2, 1, sequential) failed")) {
+        err[0] = 0;
+        check(&g, pp_block_check(b, err) == PP_OK, "the hand-worked 1F1B block is refused: %s", err);
+        check(&g, pp_block_peak_bound(b, 0) == 2 && pp_block_peak_bound(b, 1) == 1,
+              "Eq. 1 of the hand block: %g %g, want ceil(6/3) = 2 and ceil(3/3) = 1", pp_block_peak_bound(b, 0),
+              pp_block_peak_bound(b, 1));
+        /* pp_repeat(b, INT_MAX): (n + mb - 1) overflowed inside the size check */
+        err[0] = 0;
+        st = pp_repeat(b, INT_MAX, NULL, NULL, &s, err);
+        check(&g, st == PP_ERR_OVERFLOW && !s && err[0], "pp_repeat n=INT_MAX: %s %s", pp_status_string(st), err);
+        pp_sched_free(s);
+        s = NULL;
+        /* an offset near INT_MAX: (cell + c) % T overflowed and indexed out of the table */
+        b->b[0] = INT_MAX - 1;
+        err[0] = 0;
+        st = pp_block_check(b, err);
+        check(&g, st == PP_ERR_INVALID_ARG && strstr(err, "outside 0.."), "offset INT_MAX-1: %s %s", pp_status_string(st), err);
+        err[0] = 0;
+        st = pp_repeat(b, 4, NULL, NULL, &s, err);
+        check(&g, st == PP_ERR_INVALID_ARG && !s, "pp_repeat of the offset INT_MAX-1 block: %s %s", pp_status_string(st), err);
+        pp_sched_free(s);
+        s = NULL;
+        check(&g, pp_block_peak_bound(b, 0) == -1, "pp_block_peak_bound of the offset INT_MAX-1 block: %g", pp_block_peak_bound(b, 0));
+        b->b[0] = 4;
+        b->stage_device[1] = 2; /* one past the devices */
+        err[0] = 0;
+        st = pp_block_check(b, err);
+        check(&g, st == PP_ERR_INVALID_ARG && strstr(err, "placed on device 2"), "stage on device 2: %s %s", pp_status_string(st), err);
+        b->stage_device[1] = 1;
+        b->microbatches = 0; /* was a division by zero in pp_block_peak_bound */
+        check(&g, pp_block_peak_bound(b, 0) == -1, "microbatches 0: pp_block_peak_bound %g", pp_block_peak_bound(b, 0));
+        b->microbatches = 1;
+        b->placement = (pp_placement)7;
+        err[0] = 0;
+        st = pp_block_check(b, err);
+        check(&g, st == PP_ERR_INVALID_ARG && strstr(err, "placement 7"), "block placement 7: %s %s", pp_status_string(st), err);
+        pp_block_free(b);
+    }
+    b = NULL;
+    err[0] = 0;
+    st = pp_block_create(4, 1, (pp_placement)3, 0, 1, NULL, &b, err);
+    check(&g, st == PP_ERR_INVALID_ARG && !b && strstr(err, "PP_PLACE_VSHAPE (2)"), "pp_block_create placement 3: %s %s",
+          pp_status_string(st), err);
+    st = pp_block_create(INT_MAX, INT_MAX, PP_PLACE_LOOPED, 0, INT_MAX, NULL, &b, err);
+    check(&g, st == PP_ERR_OVERFLOW && !b, "pp_block_create INT_MAX^3: %s %s", pp_status_string(st), err);
+    corrupt_pass(&g, "stage S+5", 4 + 5, 0);
+    corrupt_pass(&g, "stage -1", -1, 0);
+    corrupt_pass(&g, "microbatch n", 0, 8);
+    corrupt_pass(&g, "microbatch INT_MIN", 0, INT_MIN);
+    /* device_start out of order: the pass loops ran past the passes */
+    {
+        pp_config c = make("1f1b", 4, 8);
+        if (check(&g, pp_sched_build(&c, &s, err) == PP_OK, "1f1b: %s", err)) {
+            int keep = s->device_start[1];
+            s->device_start[1] = s->num_passes + 1000;
+            err[0] = 0;
+            st = pp_sched_validate(s, err);
+            check(&g, st == PP_ERR_INVALID_SCHEDULE && strstr(err, "must not decrease"), "device_start[1] past the end: %s %s",
+                  pp_status_string(st), err);
+            s->device_start[1] = keep;
+            s->stage_device[2] = 4;
+            err[0] = 0;
+            st = pp_squeeze(s, err);
+            check(&g, st == PP_ERR_INVALID_SCHEDULE && strstr(err, "placed on device 4"), "stage 2 on device 4: %s %s",
+                  pp_status_string(st), err);
+            s->stage_device[2] = 2;
+            s->passes[3].end = 1.0 / 0.0;
+            err[0] = 0;
+            st = pp_sched_print_svg(stdout, s, 0, err);
+            check(&g, st == PP_ERR_INVALID_SCHEDULE && strstr(err, "outside [0, makespan"), "a pass ending at inf: svg %s %s",
+                  pp_status_string(st), err);
+            s->passes[3].end = s->passes[3].start + 1;
+            memset(s->name, 'x', sizeof s->name);
+            err[0] = 0;
+            st = pp_sched_validate(s, err);
+            check(&g, st == PP_ERR_INVALID_SCHEDULE && strstr(err, "NUL-terminated"), "name without its NUL: %s %s",
+                  pp_status_string(st), err);
+            pp_sched_free(s);
+            s = NULL;
+        }
+    }
+    pp_stage_route(INT_MIN, 1, 0, &first, &last);
+    check(&g, first == 0 && last == -1, "pp_stage_route(INT_MIN stages): %d..%d, want the empty route 0..-1", first, last);
+    group_end(&g, "block offset INT_MAX-1, stage on no device, placement 7 and 3, pp_repeat n=INT_MAX, pass stage and "
+                  "microbatch out of range through every call, device_start, stage_device, an infinite end, a name without NUL");
+}
+
+/* The searches whose work grows faster than their output take fewer
+   devices than LIMITS' 65536; the refusal names the limit and what builds
+   at more, and following it is accepted (the time each takes at its limit
+   is make bench-limits' to show, not a test's). */
+static void search_limits(void) {
+    group g;
+    pp_config c;
+    char err[PP_ERR_LEN];
+    group_begin(&g, "searches above their device limit: refused with the limit and what to use, and the advice is taken");
+    c = make("v-auto", 65536, 1);
+    expect(&g, &c, PP_ERR_OVERFLOW, "v-auto d=65536 n=1", "at most 128 devices", "v-zb");
+    c = make("zb-auto", 65536, 2);
+    expect(&g, &c, PP_ERR_OVERFLOW, "zb-auto d=65536 n=2", "at most 512 devices", "zb-h1");
+    c = make("zb-2p", 4096, 4096);
+    expect(&g, &c, PP_ERR_OVERFLOW, "zb-2p d=4096 n=4096", "at most 512 devices", "zb-h2");
+    c = make("zb-1p", 513, 8);
+    expect(&g, &c, PP_ERR_OVERFLOW, "zb-1p d=513", "at most 512 devices", NULL);
+    c = make("interleaved-1f1b-m", 256, 2);
+    expect(&g, &c, PP_ERR_OVERFLOW, "interleaved-1f1b-m d=256 n=2", "at most 128 devices", "interleaved-1f1b-u");
+    c = make("v-auto", 129, 4);
+    expect(&g, &c, PP_ERR_OVERFLOW, "v-auto d=129", "devices <= 128", NULL);
+    /* the advice: the fixed schedules named are taken at the same d and n */
+    {
+        static const char *alt[3] = {"v-zb", "zb-h1", "interleaved-1f1b-u"};
+        static const int ad[3] = {65536, 65536, 256}, an[3] = {1, 2, 2};
+        int k;
+        for (k = 0; k < 3; k++) {
+            pp__req q;
+            c = make(alt[k], ad[k], an[k]);
+            if (check(&g, pp__req_resolve(&c, &q, err) == PP_OK, "%s d=%d n=%d (the advice): %s", alt[k], ad[k], an[k], err))
+                pp__req_free(&q);
+        }
+    }
+    /* and the searches at their limits pass the checks (a build there is bench-limits') */
+    {
+        static const char *names[4] = {"v-auto", "zb-auto", "zb-2p", "interleaved-1f1b-m"};
+        static const int most[4] = {128, 512, 512, 128};
+        int k;
+        for (k = 0; k < 4; k++) {
+            pp__req q;
+            pp_status st;
+            c = make(names[k], most[k], 2 * most[k] + 4);
+            st = pp__req_resolve(&c, &q, err);
+            if (check(&g, st == PP_OK, "%s d=%d: %s", names[k], most[k], err)) pp__req_free(&q);
+        }
+    }
+    group_end(&g, "v-auto 65536 and 129, zb-auto 65536, zb-2p 4096 x 4096, zb-1p 513, interleaved-1f1b-m 256; zb-h1 at "
+                  "65536 and interleaved-1f1b-u at 256 taken; each search accepted at its limit");
+}
+
 int main(void) {
     reproducers();
     ranges();
     clamp();
     clamp_output();
     other_entries();
+    api_entries();
+    search_limits();
     printf("test_limits: %d groups passed, %d failed\n", g_groups_passed, g_groups_failed);
     return g_groups_failed != 0;
 }
