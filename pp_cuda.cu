@@ -58,11 +58,11 @@
 #include <time.h>
 
 #include "pp_cuda.h"
-/* the model's kernels; the host emulation (tests/cuda_mock, built with
-   -DPP_CUDA_HOST_EMULATION -Itests/cuda_mock by tests/run_tests.sh) swaps
-   in gpt_ref.h behind the same interface */
+/* the model's kernels; the host emulation (-DPP_CUDA_HOST_EMULATION with
+   the mock runtime's folder on the include path) swaps in the reference
+   model behind the same interface (docs/cuda.md, "The kernel contract") */
 #ifdef PP_CUDA_HOST_EMULATION
-#include "tests/cuda_mock/pp_cuda_gpt.cuh"
+#include "pp_cuda_gpt_ref.cuh"
 #else
 #include "pp_cuda_gpt.cuh"
 #endif
