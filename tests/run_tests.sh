@@ -313,6 +313,10 @@ printf '#include "pp_cuda.h"\nint main(void) { return pp_cuda_device_count() < 0
 step "pp_cuda.h alone: C99 -Wall -Wextra -Wpedantic -Werror, and as C++" sh -c "
     $CC -std=c99 -Wall -Wextra -Wpedantic -Werror -I'$root' -c '$out/cuda_h.c' -o '$out/cuda_h.o' &&
     $CXX -x c++ -Wall -Wextra -Wpedantic -Werror -I'$root' -c '$out/cuda_h.c' -o '$out/cuda_hpp.o'"
+# the product names no file of tests/ or emu/: a test build selects the
+# host emulation's headers by include path (-I emu/mock), never by name
+step "the product (pp_*.h, pp_cuda.cu, pp_cuda_gpt.cuh, examples/) includes nothing from tests/ or emu/" sh -c "
+    cd '$root' && ! grep -nE '^[[:space:]]*#[[:space:]]*include[[:space:]]*[<\"]([^>\"]*/)?(tests|emu)/' pp_*.h pp_cuda.cu pp_cuda_gpt.cuh examples/*"
 mock="$CXX -std=c++11 -O1 -Wall -Wextra $CFLAGS_EXTRA -DPP_CUDA_HOST_EMULATION -I'$root/emu/mock' -x c++"
 step "pp_cuda executor on the host emulation (streams as queues run in two random orders): every schedule pipelined = one device, slots, memory plan, deadlock report; train_gpt --profile, and exit 1 naming the step and tensor of a NaN gradient" sh -c "
     $mock -c '$root/pp_cuda.cu' -o '$out/pp_cuda_mock.o' &&
