@@ -2,6 +2,10 @@
 
    Compile once, link the object:  nvcc -O2 -c pp_cuda.cu -o pp_cuda.o  (-DPP_CUDA_MPI for MPI's id broadcast)
 
+   Names: pp_cuda_ public (pp_cuda.h), pp__cuda_ / PP__CUDA_ private to this
+   file (apart from pp_sched.h's private pp__), pp__gpt_ the kernels'
+   contract (pp_cuda_gpt.cuh; docs/cuda.md, "The kernel contract").
+
    How a step runs. Every pipeline device this process runs (all d in the
    one-GPU mode, its rank's in NCCL mode) has a stream, its activation slots,
    its send buffers and a workspace. The step starts on the main stream
