@@ -277,12 +277,12 @@ bench-cuda-kernels: bench/bench_cuda
 	./bench/bench_cuda
 
 # ---- the CUDA emulator: make test-emu | make test-emu-full | make mutants ----
-# tests/cuda_emu runs the real kernels and pp_cuda.cu on the CPU (g++, no
+# emu/gpu runs the real kernels and pp_cuda.cu on the CPU (g++, no
 # GPU) with checkers for races, bounds and barriers; make test runs the
 # quick set. test-emu-full is long (about 47 min of CPU; measured 2026-11-24
 # part by part, seed 2's grid not yet to its end): its parts are targets of their own, and make -j2
 # test-emu-full runs two at once (CPU times on this 2-core machine):
-#   emu-build         the emulated programs (tests/cuda_emu/build.sh): 25 s
+#   emu-build         the emulated programs (emu/gpu/build.sh): 25 s
 #   emu-full-grid1    the executor test on the whole grid (every schedule, d 2..4,
 #   emu-full-grid2    n up to 4d, 2 layers per stage; 30 AdamW steps on d=4) in
 #                     stream order seed 1 / 2: 20 min each (seed 1 measured; its 176 runs 18 min)
@@ -300,7 +300,7 @@ EMU_OUT ?= emu-out
 EMU_FULL = emu-full-grid1 emu-full-grid2 emu-full-train emu-full-engines
 .PHONY: test-emu test-emu-full emu-build $(EMU_FULL) mutants bench-emu kernel-report
 emu-build:
-	sh tests/cuda_emu/build.sh $(EMU_OUT)
+	sh emu/gpu/build.sh $(EMU_OUT)
 test-emu: emu-build
 	$(EMU_OUT)/test_emu
 	$(EMU_OUT)/test_cuda_kernels
@@ -312,17 +312,17 @@ emu-full-grid1 emu-full-grid2: emu-build
 emu-full-train: emu-build
 	$(EMU_OUT)/train_gpt -s v-half -d 4 -n 8 --steps 20 --channels 32 --seq 32 --batch 2 --heads 2
 emu-full-engines:
-	EMU_DEFS="-DPP__MM_ENGINE=0 -DPP__ATT_ENGINE=1" sh tests/cuda_emu/build.sh $(EMU_OUT)/engines "" kernels
+	EMU_DEFS="-DPP__MM_ENGINE=0 -DPP__ATT_ENGINE=1" sh emu/gpu/build.sh $(EMU_OUT)/engines "" kernels
 	$(EMU_OUT)/engines/test_cuda_kernels
-	EMU_DEFS=-DPP_EMU_UCONTEXT sh tests/cuda_emu/build.sh $(EMU_OUT)/ucontext "" self
+	EMU_DEFS=-DPP_EMU_UCONTEXT sh emu/gpu/build.sh $(EMU_OUT)/ucontext "" self
 	$(EMU_OUT)/ucontext/test_emu
 mutants:
-	python3 tests/cuda_emu/mutants.py $(EMU_OUT)/mutants
+	python3 tests/mutants.py $(EMU_OUT)/mutants
 kernel-report:
-	python3 tests/cuda_emu/kernel_report.py $(EMU_OUT)/kernel-report
+	python3 bench/kernel_report.py $(EMU_OUT)/kernel-report
 # the emulator's speed: CPU seconds of the 128^3 matmul and friends, checkers on and off
 bench-emu:
-	sh tests/cuda_emu/build.sh $(EMU_OUT) "" bench
+	sh emu/gpu/build.sh $(EMU_OUT) "" bench
 	$(EMU_OUT)/bench_emu
 	PP_EMU_CHECK=0 $(EMU_OUT)/bench_emu
 

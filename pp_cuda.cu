@@ -2,6 +2,10 @@
 
    Compile once, link the object:  nvcc -O2 -c pp_cuda.cu -o pp_cuda.o  (-DPP_CUDA_MPI for MPI's id broadcast)
 
+   Names: pp_cuda_ public (pp_cuda.h), pp__cuda_ / PP__CUDA_ private to this
+   file (apart from pp_sched.h's private pp__), pp__gpt_ the kernels'
+   contract (pp_cuda_gpt.cuh; docs/cuda.md, "The kernel contract").
+
    How a step runs. Every pipeline device this process runs (all d in the
    one-GPU mode, its rank's in NCCL mode) has a stream, its activation slots,
    its send buffers and a workspace. The step starts on the main stream
@@ -58,18 +62,18 @@
 #include <time.h>
 
 #include "pp_cuda.h"
-/* the model's kernels; the host emulation (tests/cuda_mock, built with
-   -DPP_CUDA_HOST_EMULATION -Itests/cuda_mock by tests/run_tests.sh) swaps
-   in gpt_ref.h behind the same interface */
+/* the model's kernels; the host emulation (-DPP_CUDA_HOST_EMULATION with
+   the mock runtime's folder on the include path) swaps in the reference
+   model behind the same interface (docs/cuda.md, "The kernel contract") */
 #ifdef PP_CUDA_HOST_EMULATION
-#include "tests/cuda_mock/pp_cuda_gpt.cuh"
+#include "pp_cuda_gpt_ref.cuh"
 #else
 #include "pp_cuda_gpt.cuh"
 #endif
 
 /* ---- errors ---- */
 
-static pp_cuda_status pp__fail(char *err, pp_cuda_status st, const char *fmt, ...) {
+static pp_cuda_status pp__cuda_fail(char *err, pp_cuda_status st, const char *fmt, ...) {
     if (err) {
         va_list ap;
         va_start(ap, fmt);
@@ -80,42 +84,42 @@ static pp_cuda_status pp__fail(char *err, pp_cuda_status st, const char *fmt, ..
 }
 
 /* every CUDA and NCCL call goes through one of these; `err` must be in scope */
-#define PP__CUDA(call)                                                                                             \
+#define PP__CUDA_CHECK(call)                                                                                             \
     do {                                                                                                           \
         cudaError_t e_ = (call);                                                                                   \
         if (e_ != cudaSuccess)                                                                                     \
-            return pp__fail(err, PP_CUDA_ERR_CUDA, "%s failed: %s (%s) at %s:%d", #call, cudaGetErrorString(e_),  \
+            return pp__cuda_fail(err, PP_CUDA_ERR_CUDA, "%s failed: %s (%s) at %s:%d", #call, cudaGetErrorString(e_),  \
                             cudaGetErrorName(e_), __FILE__, __LINE__);                                             \
     } while (0)
-#define PP__NCCL(call)                                                                                             \
+#define PP__CUDA_NCCL(call)                                                                                             \
     do {                                                                                                           \
         ncclResult_t r_ = (call);                                                                                  \
         if (r_ != ncclSuccess)                                                                                     \
-            return pp__fail(err, PP_CUDA_ERR_NCCL, "%s failed: %s at %s:%d", #call, ncclGetErrorString(r_),       \
+            return pp__cuda_fail(err, PP_CUDA_ERR_NCCL, "%s failed: %s at %s:%d", #call, ncclGetErrorString(r_),       \
                             __FILE__, __LINE__);                                                                   \
     } while (0)
-#define PP__TRY(expr)                                                                                              \
+#define PP__CUDA_TRY(expr)                                                                                              \
     do {                                                                                                           \
         pp_cuda_status s_ = (expr);                                                                                \
         if (s_ != PP_CUDA_OK) return s_;                                                                           \
     } while (0)
 
-static const char *const pp__status_strings[] = {
-#define PP__STR(name, str) str,
-    PP_CUDA_STATUS_LIST(PP__STR)
-#undef PP__STR
+static const char *const pp__cuda_status_strings[] = {
+#define PP__CUDA_STR(name, str) str,
+    PP_CUDA_STATUS_LIST(PP__CUDA_STR)
+#undef PP__CUDA_STR
 };
 
 const char *pp_cuda_status_string(pp_cuda_status st) {
     if ((int)st < 0 || st >= PP_CUDA_STATUS_COUNT) return "unknown status";
-    return pp__status_strings[st];
+    return pp__cuda_status_strings[st];
 }
 
-static size_t pp__round256(size_t x) { return (x + 255) / 256 * 256; }
+static size_t pp__cuda_round256(size_t x) { return (x + 255) / 256 * 256; }
 
 /* ---- the context ---- */
 
-typedef struct pp__dev { /* one pipeline device run by this process */
+typedef struct pp__cuda_dev { /* one pipeline device run by this process */
     int device;          /* its index in the pipeline */
     cudaStream_t stream;
     int own_stream;
@@ -132,7 +136,7 @@ typedef struct pp__dev { /* one pipeline device run by this process */
     int *prof_key;       /* stage*4 + kind of each pair */
     int nprof, prof_used;
     double busy_ms;
-} pp__dev;
+} pp__cuda_dev;
 
 struct pp_cuda {
     pp__gpt_dims dims;
@@ -149,7 +153,7 @@ struct pp_cuda {
     ncclComm_t comm;
     int own_comm, mpi_init;
     int failed; /* NCCL mode: a step or collective failed, peers may still wait: destroy aborts the communicator */
-    pp__dev *dev; /* [nlocal] */
+    pp__cuda_dev *dev; /* [nlocal] */
     int nlocal;
     float *master, *grad, *m, *v;
     __nv_bfloat16 *w;
@@ -171,7 +175,7 @@ struct pp_cuda {
 /* ---- host-side set-up (no GPU) ---- */
 
 /* tensor sizes in ref/gpt_ref.h's gpt_param_sizes order */
-static size_t pp__param_sizes(const pp__gpt_dims *c, size_t sizes[18]) {
+static size_t pp__cuda_param_sizes(const pp__gpt_dims *c, size_t sizes[18]) {
     size_t V = (size_t)c->vocab, T = (size_t)c->seq, C = (size_t)c->channels, L = (size_t)c->layers, total = 0;
     size_t s[18] = {V * C, T * C, L * C, L * C, L * 3 * C * C, L * 3 * C, L * C * C, L * C, L * C, L * C,
                     L * 4 * C * C, L * 4 * C, L * C * 4 * C, L * C, C, C, V * C, V};
@@ -181,21 +185,21 @@ static size_t pp__param_sizes(const pp__gpt_dims *c, size_t sizes[18]) {
 }
 
 /* gpt_ref.h's gpt_init, bit for bit (the tests compare against it) */
-static unsigned long long pp__rng(unsigned long long *s) {
+static unsigned long long pp__cuda_rng(unsigned long long *s) {
     *s ^= *s >> 12;
     *s ^= *s << 25;
     *s ^= *s >> 27;
     return *s * 2685821657736338717ULL;
 }
-static double pp__uniform(unsigned long long *s) { return (double)(pp__rng(s) >> 11) * (1.0 / 9007199254740992.0); }
-static void pp__init_params(const pp__gpt_dims *c, float *p, unsigned long long seed) {
+static double pp__cuda_uniform(unsigned long long *s) { return (double)(pp__cuda_rng(s) >> 11) * (1.0 / 9007199254740992.0); }
+static void pp__cuda_init_params(const pp__gpt_dims *c, float *p, unsigned long long seed) {
     size_t sizes[18], i, off = 0;
     unsigned long long s = seed * 0x9E3779B97F4A7C15ULL + 1;
     int t;
-    pp__param_sizes(c, sizes);
+    pp__cuda_param_sizes(c, sizes);
     for (t = 0; t < 18; t++) {
         for (i = 0; i < sizes[t]; i++) {
-            double g = pp__uniform(&s) + pp__uniform(&s) + pp__uniform(&s) - 1.5;
+            double g = pp__cuda_uniform(&s) + pp__cuda_uniform(&s) + pp__cuda_uniform(&s) - 1.5;
             if (t == 2 || t == 8 || t == 14) p[off + i] = 1;       /* ln1w, ln2w, lnfw */
             else if (t == 3 || t == 9 || t == 15) p[off + i] = 0;  /* ln1b, ln2b, lnfb */
             else p[off + i] = (float)(0.04 * g);
@@ -205,7 +209,7 @@ static void pp__init_params(const pp__gpt_dims *c, float *p, unsigned long long 
 }
 
 /* the device that runs program op index i */
-static int pp__op_device(const pp_program *p, int i) {
+static int pp__cuda_op_device(const pp_program *p, int i) {
     int lo = 0, hi = p->devices - 1;
     while (lo < hi) {
         int mid = (lo + hi + 1) / 2;
@@ -215,23 +219,23 @@ static int pp__op_device(const pp_program *p, int i) {
     return lo;
 }
 
-static int pp__is_comm(const pp_op *op) { return op->type == PP_OP_SEND || op->type == PP_OP_RECV; }
+static int pp__cuda_is_comm(const pp_op *op) { return op->type == PP_OP_SEND || op->type == PP_OP_RECV; }
 
 /* end (exclusive) of the SEND/RECV group starting at op i of device dev */
-static int pp__group_end(const pp_program *p, int dev, int i) {
+static int pp__cuda_group_end(const pp_program *p, int dev, int i) {
     int j = i + 1, e = p->device_start[dev + 1];
-    if (!pp__is_comm(&p->ops[i]) || p->ops[i].group < 0) return j;
-    while (j < e && pp__is_comm(&p->ops[j]) && p->ops[j].group == p->ops[i].group) j++;
+    if (!pp__cuda_is_comm(&p->ops[i]) || p->ops[i].group < 0) return j;
+    while (j < e && pp__cuda_is_comm(&p->ops[j]) && p->ops[j].group == p->ops[i].group) j++;
     return j;
 }
 
 /* the first and last stage of the route through stage s: 0 and S-1, or the
    stages of s's model copy with two copies (pp_schedule.copies = 2) */
-static int pp__route_first(const pp_cuda *c, int s) { int f; pp_stage_route(c->S, c->copies, s, &f, NULL); return f; }
-static int pp__route_last(const pp_cuda *c, int s) { int l; pp_stage_route(c->S, c->copies, s, NULL, &l); return l; }
+static int pp__cuda_route_first(const pp_cuda *c, int s) { int f; pp_stage_route(c->S, c->copies, s, &f, NULL); return f; }
+static int pp__cuda_route_last(const pp_cuda *c, int s) { int l; pp_stage_route(c->S, c->copies, s, NULL, &l); return l; }
 
 /* slots (largest index + 1, and the program's count) and send buffers device dev needs */
-static void pp__count(const pp_program *p, int dev, int *slots, int *sends) {
+static void pp__cuda_count(const pp_program *p, int dev, int *slots, int *sends) {
     int i, live = 0, most = 0, top = p->slots ? p->slots[dev] : 0;
     for (i = p->device_start[dev]; i < p->device_start[dev + 1]; i++) {
         const pp_op *op = &p->ops[i];
@@ -245,16 +249,16 @@ static void pp__count(const pp_program *p, int dev, int *slots, int *sends) {
 }
 
 /* model dims, stages and placement from the config and its program; c is zeroed by the caller */
-static pp_cuda_status pp__setup(pp_cuda *c, const pp_cuda_config *cfg, char *err) {
+static pp_cuda_status pp__cuda_setup(pp_cuda *c, const pp_cuda_config *cfg, char *err) {
     const pp_program *p;
     pp_cuda_model m;
     int i, half;
     if (!cfg || !cfg->program)
-        return pp__fail(err, PP_CUDA_ERR_INVALID_ARG, "pp_cuda needs a config with a program (pp_sched_lower), got %s",
+        return pp__cuda_fail(err, PP_CUDA_ERR_INVALID_ARG, "pp_cuda needs a config with a program (pp_sched_lower), got %s",
                         !cfg ? "cfg = NULL" : "program = NULL");
     p = cfg->program;
     if (p->devices < 1 || p->stages < 1 || p->microbatches < 1 || !p->ops || !p->device_start || !p->stage_device)
-        return pp__fail(err, PP_CUDA_ERR_INVALID_ARG,
+        return pp__cuda_fail(err, PP_CUDA_ERR_INVALID_ARG,
                         "the program needs devices, stages, microbatches >= 1, ops, device_start and stage_device "
                         "(pp_sched_lower fills them), got d=%d, %d stages, n=%d%s", p->devices, p->stages,
                         p->microbatches, p->stage_device ? "" : ", stage_device = NULL");
@@ -267,14 +271,14 @@ static pp_cuda_status pp__setup(pp_cuda *c, const pp_cuda_config *cfg, char *err
     if (!m.layers) m.layers = 2 * half;
     if (!m.batch) m.batch = 4;
     if (m.vocab < 1 || m.seq < 1 || m.channels < 1 || m.heads < 1 || m.batch < 1 || m.channels % m.heads)
-        return pp__fail(err, PP_CUDA_ERR_INVALID_ARG,
+        return pp__cuda_fail(err, PP_CUDA_ERR_INVALID_ARG,
                         "model needs positive vocab, seq, channels, heads, batch and heads dividing channels; got "
                         "vocab %d seq %d channels %d heads %d batch %d", m.vocab, m.seq, m.channels, m.heads, m.batch);
     if (m.layers < half)
-        return pp__fail(err, PP_CUDA_ERR_INVALID_ARG, "%s has %d stages per model copy: the model needs at least %d layers, got %d",
+        return pp__cuda_fail(err, PP_CUDA_ERR_INVALID_ARG, "%s has %d stages per model copy: the model needs at least %d layers, got %d",
                         p->name[0] ? p->name : "the program", half, half, m.layers);
     if (cfg->mode != PP_CUDA_AUTO && cfg->mode != PP_CUDA_ONE_GPU && cfg->mode != PP_CUDA_NCCL)
-        return pp__fail(err, PP_CUDA_ERR_INVALID_ARG, "mode must be PP_CUDA_AUTO, PP_CUDA_ONE_GPU or PP_CUDA_NCCL, got %d",
+        return pp__cuda_fail(err, PP_CUDA_ERR_INVALID_ARG, "mode must be PP_CUDA_AUTO, PP_CUDA_ONE_GPU or PP_CUDA_NCCL, got %d",
                         (int)cfg->mode);
     c->dims.vocab = m.vocab;
     c->dims.seq = m.seq;
@@ -290,26 +294,26 @@ static pp_cuda_status pp__setup(pp_cuda *c, const pp_cuda_config *cfg, char *err
     c->recompute = p->recompute;
     c->N = (size_t)m.batch * m.seq;
     c->io = pp__gpt_io_bytes(&c->dims);
-    c->io_stride = pp__round256(c->io);
+    c->io_stride = pp__cuda_round256(c->io);
     c->P = pp__gpt_param_count(&c->dims);
     {
         size_t sizes[18];
-        if (pp__param_sizes(&c->dims, sizes) != c->P)
-            return pp__fail(err, PP_CUDA_ERR_INVALID_ARG,
+        if (pp__cuda_param_sizes(&c->dims, sizes) != c->P)
+            return pp__cuda_fail(err, PP_CUDA_ERR_INVALID_ARG,
                             "pp_cuda_gpt.cuh counts %zu parameters, gpt_ref.h's layout %zu: the kernels and the "
-                            "executor disagree on the model", c->P, pp__param_sizes(&c->dims, sizes));
+                            "executor disagree on the model", c->P, pp__cuda_param_sizes(&c->dims, sizes));
     }
     c->stages = (pp__gpt_stage *)calloc((size_t)c->S, sizeof(pp__gpt_stage));
     c->stage_device = (int *)calloc((size_t)c->S, sizeof(int));
     c->pass_sum = (double *)calloc((size_t)c->S * 4, sizeof(double));
     c->pass_count = (long *)calloc((size_t)c->S * 4, sizeof(long));
     if (!c->stages || !c->stage_device || !c->pass_sum || !c->pass_count)
-        return pp__fail(err, PP_CUDA_ERR_HOST_MEMORY, "out of host memory for %d stages", c->S);
+        return pp__cuda_fail(err, PP_CUDA_ERR_HOST_MEMORY, "out of host memory for %d stages", c->S);
     for (i = 0; i < c->S; i++) {
         c->stages[i] = pp__gpt_stage_of(&c->dims, i % c->half, c->half); /* copy B's stage i = the model's i - half */
         c->stage_device[i] = p->stage_device[i];
         if (c->stage_device[i] < 0 || c->stage_device[i] >= c->d)
-            return pp__fail(err, PP_CUDA_ERR_INVALID_ARG, "stage %d sits on device %d of %d", i, c->stage_device[i], c->d);
+            return pp__cuda_fail(err, PP_CUDA_ERR_INVALID_ARG, "stage %d sits on device %d of %d", i, c->stage_device[i], c->d);
     }
     c->opt = cfg->opt;
     if (c->opt.lr == 0) c->opt.lr = 1e-3f;
@@ -321,7 +325,7 @@ static pp_cuda_status pp__setup(pp_cuda *c, const pp_cuda_config *cfg, char *err
 }
 
 /* sizes of local device dev (slots, send buffers, scratch, workspace) */
-static void pp__dev_sizes(const pp_cuda *c, const pp_program *p, int dev, pp__dev *v) {
+static void pp__cuda_dev_sizes(const pp_cuda *c, const pp_program *p, int dev, pp__cuda_dev *v) {
     int s;
     size_t slot = 0, ws = 0;
     for (s = 0; s < c->S; s++)
@@ -331,29 +335,29 @@ static void pp__dev_sizes(const pp_cuda *c, const pp_program *p, int dev, pp__de
             if (w > ws) ws = w;
         }
     v->device = dev;
-    pp__count(p, dev, &v->nslots, &v->nsend);
-    v->slot_bytes = c->recompute ? 2 * c->io_stride : pp__round256(slot);
-    v->scratch_bytes = c->recompute ? pp__round256(slot) : 0;
-    v->ws_bytes = pp__round256(ws);
+    pp__cuda_count(p, dev, &v->nslots, &v->nsend);
+    v->slot_bytes = c->recompute ? 2 * c->io_stride : pp__cuda_round256(slot);
+    v->scratch_bytes = c->recompute ? pp__cuda_round256(slot) : 0;
+    v->ws_bytes = pp__cuda_round256(ws);
 }
 
-static void pp__plan_add(const pp_cuda *c, const pp__dev *v, pp_cuda_memory *m) {
+static void pp__cuda_plan_add(const pp_cuda *c, const pp__cuda_dev *v, pp_cuda_memory *m) {
     m->activations += (size_t)v->nslots * v->slot_bytes;
     m->send_buffers += (size_t)v->nsend * c->io_stride;
     m->scratch += v->scratch_bytes;
     m->workspaces += v->ws_bytes;
 }
 
-static void pp__plan_common(const pp_cuda *c, pp_cuda_memory *m) {
-    m->weights = c->P * sizeof(float) + pp__round256(c->P * sizeof(__nv_bfloat16));
+static void pp__cuda_plan_common(const pp_cuda *c, pp_cuda_memory *m) {
+    m->weights = c->P * sizeof(float) + pp__cuda_round256(c->P * sizeof(__nv_bfloat16));
     m->grads = c->P * sizeof(float);
     m->optimizer = 2 * c->P * sizeof(float);
-    m->data = 2 * pp__round256((size_t)c->n * c->N * sizeof(int)) + 256 + pp__round256(8 * (size_t)c->S * sizeof(double));
+    m->data = 2 * pp__cuda_round256((size_t)c->n * c->N * sizeof(int)) + 256 + pp__cuda_round256(8 * (size_t)c->S * sizeof(double));
     m->total = m->activations + m->send_buffers + m->scratch + m->weights + m->grads + m->optimizer + m->workspaces +
                m->data;
 }
 
-static void pp__free_host(pp_cuda *c) {
+static void pp__cuda_free_host(pp_cuda *c) {
     int l;
     if (c->dev)
         for (l = 0; l < c->nlocal; l++) {
@@ -373,25 +377,25 @@ static void pp__free_host(pp_cuda *c) {
 
 pp_cuda_status pp_cuda_plan(const pp_cuda_config *cfg, int device, pp_cuda_memory *out, char *err) {
     pp_cuda c;
-    pp__dev v;
+    pp__cuda_dev v;
     pp_cuda_status st;
     int dev;
     memset(&c, 0, sizeof c);
-    if (!out) return pp__fail(err, PP_CUDA_ERR_INVALID_ARG, "pp_cuda_plan needs an output, got NULL");
+    if (!out) return pp__cuda_fail(err, PP_CUDA_ERR_INVALID_ARG, "pp_cuda_plan needs an output, got NULL");
     memset(out, 0, sizeof *out);
-    st = pp__setup(&c, cfg, err);
+    st = pp__cuda_setup(&c, cfg, err);
     if (st == PP_CUDA_OK && (device < -1 || device >= c.d))
-        st = pp__fail(err, PP_CUDA_ERR_INVALID_ARG, "device must be -1 (all, one GPU) or 0..%d, got %d", c.d - 1, device);
+        st = pp__cuda_fail(err, PP_CUDA_ERR_INVALID_ARG, "device must be -1 (all, one GPU) or 0..%d, got %d", c.d - 1, device);
     if (st == PP_CUDA_OK) {
         for (dev = 0; dev < c.d; dev++)
             if (device < 0 || dev == device) {
                 memset(&v, 0, sizeof v);
-                pp__dev_sizes(&c, cfg->program, dev, &v);
-                pp__plan_add(&c, &v, out);
+                pp__cuda_dev_sizes(&c, cfg->program, dev, &v);
+                pp__cuda_plan_add(&c, &v, out);
             }
-        pp__plan_common(&c, out);
+        pp__cuda_plan_common(&c, out);
     }
-    pp__free_host(&c);
+    pp__cuda_free_host(&c);
     return st;
 }
 
@@ -406,7 +410,7 @@ int pp_cuda_device_count(void) {
 
 /* ---- start-up: launcher variables, NCCL id ---- */
 
-static int pp__env_int(const char *name, int *out) {
+static int pp__cuda_env_int(const char *name, int *out) {
     const char *s = getenv(name);
     char *e;
     long v;
@@ -421,7 +425,7 @@ static int pp__env_int(const char *name, int *out) {
    The launcher that started this process comes first: torchrun run by srun
    (or mpirun run inside a Slurm allocation) inherits the outer launcher's
    variables, which number the torchrun agents (or the batch step), not us. */
-static int pp__launcher(int *rank, int *world, int *local, const char **who) {
+static int pp__cuda_launcher(int *rank, int *world, int *local, const char **who) {
     static const char *const vars[4][4] = {
         {"RANK", "WORLD_SIZE", "LOCAL_RANK", "torchrun"},
         {"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_RANK", "mpirun (Open MPI)"},
@@ -429,8 +433,8 @@ static int pp__launcher(int *rank, int *world, int *local, const char **who) {
         {"SLURM_PROCID", "SLURM_NTASKS", "SLURM_LOCALID", "srun"}};
     int i;
     for (i = 0; i < 4; i++)
-        if (pp__env_int(vars[i][0], rank) && pp__env_int(vars[i][1], world)) {
-            if (!pp__env_int(vars[i][2], local)) *local = -1;
+        if (pp__cuda_env_int(vars[i][0], rank) && pp__cuda_env_int(vars[i][1], world)) {
+            if (!pp__cuda_env_int(vars[i][2], local)) *local = -1;
             *who = vars[i][3];
             return 1;
         }
@@ -438,85 +442,85 @@ static int pp__launcher(int *rank, int *world, int *local, const char **who) {
 }
 
 #ifdef PP_CUDA_MPI
-static void pp__mpi_finalize(void) {
+static void pp__cuda_mpi_finalize(void) {
     int done = 0;
     if (MPI_Finalized(&done) == MPI_SUCCESS && !done) MPI_Finalize();
 }
 #endif
 
-static pp_cuda_status pp__bootstrap(pp_cuda *c, const pp_cuda_config *cfg, int gpus, char *err) {
+static pp_cuda_status pp__cuda_bootstrap(pp_cuda *c, const pp_cuda_config *cfg, int gpus, char *err) {
     ncclUniqueId id;
     int local = -1;
     const char *who = "no launcher";
     if (cfg->comm) {
         c->comm = (ncclComm_t)cfg->comm;
-        PP__NCCL(ncclCommUserRank(c->comm, &c->rank));
-        PP__NCCL(ncclCommCount(c->comm, &c->world));
-        PP__NCCL(ncclCommCuDevice(c->comm, &c->cuda_device));
+        PP__CUDA_NCCL(ncclCommUserRank(c->comm, &c->rank));
+        PP__CUDA_NCCL(ncclCommCount(c->comm, &c->world));
+        PP__CUDA_NCCL(ncclCommCuDevice(c->comm, &c->cuda_device));
         if (c->world != c->d)
-            return pp__fail(err, PP_CUDA_ERR_INVALID_ARG, "the communicator has %d ranks, the program %d devices",
+            return pp__cuda_fail(err, PP_CUDA_ERR_INVALID_ARG, "the communicator has %d ranks, the program %d devices",
                             c->world, c->d);
-        PP__CUDA(cudaSetDevice(c->cuda_device));
+        PP__CUDA_CHECK(cudaSetDevice(c->cuda_device));
         return PP_CUDA_OK;
     }
 #ifdef PP_CUDA_MPI
     {
         int inited = 0;
         if (MPI_Initialized(&inited) != MPI_SUCCESS)
-            return pp__fail(err, PP_CUDA_ERR_BOOTSTRAP, "MPI_Initialized failed at %s:%d", __FILE__, __LINE__);
+            return pp__cuda_fail(err, PP_CUDA_ERR_BOOTSTRAP, "MPI_Initialized failed at %s:%d", __FILE__, __LINE__);
         if (!inited) {
             if (MPI_Init(NULL, NULL) != MPI_SUCCESS)
-                return pp__fail(err, PP_CUDA_ERR_BOOTSTRAP, "MPI_Init failed at %s:%d", __FILE__, __LINE__);
+                return pp__cuda_fail(err, PP_CUDA_ERR_BOOTSTRAP, "MPI_Init failed at %s:%d", __FILE__, __LINE__);
             /* finalized at exit, not in pp_cuda_destroy: a second context
                (train_gpt's re-plan) must still find MPI usable, and MPI
                cannot be initialised again after MPI_Finalize */
-            atexit(pp__mpi_finalize);
+            atexit(pp__cuda_mpi_finalize);
             c->mpi_init = 1;
         }
         if (MPI_Comm_rank(MPI_COMM_WORLD, &c->rank) != MPI_SUCCESS || MPI_Comm_size(MPI_COMM_WORLD, &c->world) != MPI_SUCCESS)
-            return pp__fail(err, PP_CUDA_ERR_BOOTSTRAP, "MPI_Comm_rank/size failed at %s:%d", __FILE__, __LINE__);
+            return pp__cuda_fail(err, PP_CUDA_ERR_BOOTSTRAP, "MPI_Comm_rank/size failed at %s:%d", __FILE__, __LINE__);
         {
             int r, w;
-            if (!pp__launcher(&r, &w, &local, &who)) local = -1;
+            if (!pp__cuda_launcher(&r, &w, &local, &who)) local = -1;
         }
         who = "MPI";
     }
 #else
-    if (!pp__launcher(&c->rank, &c->world, &local, &who)) {
+    if (!pp__cuda_launcher(&c->rank, &c->world, &local, &who)) {
         c->rank = 0;
         c->world = 1;
     }
 #endif
     if (c->world != c->d)
-        return pp__fail(err, PP_CUDA_ERR_BOOTSTRAP,
+        return pp__cuda_fail(err, PP_CUDA_ERR_BOOTSTRAP,
                         "NCCL mode runs one rank per pipeline device: the program has %d devices, %s started %d "
                         "rank(s) (rank %d)", c->d, who, c->world, c->rank);
     if (c->rank < 0 || c->rank >= c->world)
-        return pp__fail(err, PP_CUDA_ERR_BOOTSTRAP, "%s gave rank %d of %d", who, c->rank, c->world);
+        return pp__cuda_fail(err, PP_CUDA_ERR_BOOTSTRAP, "%s gave rank %d of %d", who, c->rank, c->world);
     if (cfg->stream) {
-        PP__CUDA(cudaGetDevice(&c->cuda_device)); /* the stream's device: the caller set it */
+        PP__CUDA_CHECK(cudaGetDevice(&c->cuda_device)); /* the stream's device: the caller set it */
     } else {
         c->cuda_device = (local >= 0 ? local : c->rank) % gpus;
-        PP__CUDA(cudaSetDevice(c->cuda_device));
+        PP__CUDA_CHECK(cudaSetDevice(c->cuda_device));
     }
 #ifdef PP_CUDA_MPI
-    if (c->rank == 0) PP__NCCL(ncclGetUniqueId(&id));
+    if (c->rank == 0) PP__CUDA_NCCL(ncclGetUniqueId(&id));
     if (MPI_Bcast(&id, (int)sizeof id, MPI_BYTE, 0, MPI_COMM_WORLD) != MPI_SUCCESS)
-        return pp__fail(err, PP_CUDA_ERR_BOOTSTRAP, "MPI_Bcast of the NCCL id failed at %s:%d", __FILE__, __LINE__);
+        return pp__cuda_fail(err, PP_CUDA_ERR_BOOTSTRAP, "MPI_Bcast of the NCCL id failed at %s:%d", __FILE__, __LINE__);
 #else
     if (c->world > 1 && !getenv("NCCL_COMM_ID"))
-        return pp__fail(err, PP_CUDA_ERR_BOOTSTRAP,
+        return pp__cuda_fail(err, PP_CUDA_ERR_BOOTSTRAP,
                         "rank %d of %d (%s): set NCCL_COMM_ID=host:port (a free port on rank 0's host) in every "
                         "rank's environment, or build with make MPI=1 to broadcast the id with MPI",
                         c->rank, c->world, who);
     /* with NCCL_COMM_ID set every rank gets the same id, and rank 0's
        ncclCommInitRank runs the bootstrap root at that address */
-    PP__NCCL(ncclGetUniqueId(&id));
+    PP__CUDA_NCCL(ncclGetUniqueId(&id));
 #endif
     {
         ncclResult_t r = ncclCommInitRank(&c->comm, c->world, id, c->rank);
         if (r != ncclSuccess) /* NCCL's own words say which peer or address */
-            return pp__fail(err, PP_CUDA_ERR_NCCL, "rank %d of %d (%s): ncclCommInitRank failed: %s (%s) at %s:%d",
+            return pp__cuda_fail(err, PP_CUDA_ERR_NCCL, "rank %d of %d (%s): ncclCommInitRank failed: %s (%s) at %s:%d",
                             c->rank, c->world, who, ncclGetErrorString(r), ncclGetLastError(NULL), __FILE__, __LINE__);
     }
     c->own_comm = 1;
@@ -529,9 +533,9 @@ static pp_cuda_status pp__bootstrap(pp_cuda *c, const pp_cuda_config *cfg, int g
    That error ends the wait, with NCCL's last message (which names the peer
    where NCCL knows it); the context is then marked failed, so destroy
    aborts the communicator and our own operations end too. */
-static pp_cuda_status pp__wait(pp_cuda *c, cudaStream_t s, char *err) {
+static pp_cuda_status pp__cuda_wait(pp_cuda *c, cudaStream_t s, char *err) {
     if (c->mode != PP_CUDA_NCCL || !c->comm) {
-        PP__CUDA(cudaStreamSynchronize(s));
+        PP__CUDA_CHECK(cudaStreamSynchronize(s));
         return PP_CUDA_OK;
     }
     for (;;) {
@@ -541,94 +545,94 @@ static pp_cuda_status pp__wait(pp_cuda *c, cudaStream_t s, char *err) {
         /* first: a failed NCCL operation may let the stream finish, with garbage */
         if (ncclCommGetAsyncError(c->comm, &a) == ncclSuccess && a != ncclSuccess && a != ncclInProgress) {
             c->failed = 1;
-            return pp__fail(err, PP_CUDA_ERR_NCCL, "rank %d: NCCL failed while this rank waited for its stream: %s (%s) "
+            return pp__cuda_fail(err, PP_CUDA_ERR_NCCL, "rank %d: NCCL failed while this rank waited for its stream: %s (%s) "
                             "at %s:%d", c->rank, ncclGetErrorString(a), ncclGetLastError(c->comm), __FILE__, __LINE__);
         }
         if (e == cudaSuccess) return PP_CUDA_OK;
-        if (e != cudaErrorNotReady) PP__CUDA(e);
+        if (e != cudaErrorNotReady) PP__CUDA_CHECK(e);
         nanosleep(&pause, NULL);
     }
 }
 
 /* ---- allocation ---- */
 
-static pp_cuda_status pp__malloc(void **p, size_t bytes, char *err) {
+static pp_cuda_status pp__cuda_malloc(void **p, size_t bytes, char *err) {
     *p = NULL;
     if (bytes == 0) return PP_CUDA_OK;
-    PP__CUDA(cudaMalloc(p, bytes));
+    PP__CUDA_CHECK(cudaMalloc(p, bytes));
     return PP_CUDA_OK;
 }
 
-static pp_cuda_status pp__events(cudaEvent_t **pool, int *have, int want, unsigned flags, char *err) {
+static pp_cuda_status pp__cuda_events(cudaEvent_t **pool, int *have, int want, unsigned flags, char *err) {
     cudaEvent_t *p;
     if (want <= *have) return PP_CUDA_OK;
     p = (cudaEvent_t *)realloc(*pool, sizeof(cudaEvent_t) * (size_t)want);
-    if (!p) return pp__fail(err, PP_CUDA_ERR_HOST_MEMORY, "out of host memory for %d events", want);
+    if (!p) return pp__cuda_fail(err, PP_CUDA_ERR_HOST_MEMORY, "out of host memory for %d events", want);
     *pool = p;
     while (*have < want) {
-        PP__CUDA(cudaEventCreateWithFlags(&p[*have], flags));
+        PP__CUDA_CHECK(cudaEventCreateWithFlags(&p[*have], flags));
         (*have)++;
     }
     return PP_CUDA_OK;
 }
 
-static int pp__count_ops(const pp_program *p, int dev, int type) {
+static int pp__cuda_count_ops(const pp_program *p, int dev, int type) {
     int i, k = 0, lo = dev < 0 ? 0 : p->device_start[dev], hi = dev < 0 ? p->num_ops : p->device_start[dev + 1];
     for (i = lo; i < hi; i++) k += p->ops[i].type == type;
     return k;
 }
 
-static pp_cuda_status pp__prof_pool(pp__dev *v, int ops, char *err) {
+static pp_cuda_status pp__cuda_prof_pool(pp__cuda_dev *v, int ops, char *err) {
     int have = v->nprof;
     int *k;
-    PP__TRY(pp__events(&v->prof, &have, 2 * ops, cudaEventDefault, err));
+    PP__CUDA_TRY(pp__cuda_events(&v->prof, &have, 2 * ops, cudaEventDefault, err));
     if (have > v->nprof) {
         k = (int *)realloc(v->prof_key, sizeof(int) * (size_t)have);
-        if (!k) return pp__fail(err, PP_CUDA_ERR_HOST_MEMORY, "out of host memory");
+        if (!k) return pp__cuda_fail(err, PP_CUDA_ERR_HOST_MEMORY, "out of host memory");
         v->prof_key = k;
         v->nprof = have;
     }
     return PP_CUDA_OK;
 }
 
-static pp_cuda_status pp__create(pp_cuda *c, const pp_cuda_config *cfg, char *err) {
+static pp_cuda_status pp__cuda_create(pp_cuda *c, const pp_cuda_config *cfg, char *err) {
     int gpus = pp_cuda_device_count(), l;
     size_t free_b = 0, total_b = 0, budget, f0, f1;
-    PP__TRY(pp__setup(c, cfg, err));
-    if (gpus <= 0) return pp__fail(err, PP_CUDA_ERR_NO_DEVICE, "no CUDA device (cudaGetDeviceCount found none or failed)");
+    PP__CUDA_TRY(pp__cuda_setup(c, cfg, err));
+    if (gpus <= 0) return pp__cuda_fail(err, PP_CUDA_ERR_NO_DEVICE, "no CUDA device (cudaGetDeviceCount found none or failed)");
     c->mode = cfg->mode;
     if (c->mode == PP_CUDA_AUTO) {
         int r, w = 1, lr;
         const char *who;
-        c->mode = cfg->comm || (pp__launcher(&r, &w, &lr, &who) && w > 1) ? PP_CUDA_NCCL : PP_CUDA_ONE_GPU;
+        c->mode = cfg->comm || (pp__cuda_launcher(&r, &w, &lr, &who) && w > 1) ? PP_CUDA_NCCL : PP_CUDA_ONE_GPU;
     }
     if (c->mode == PP_CUDA_NCCL) {
-        PP__TRY(pp__bootstrap(c, cfg, gpus, err));
+        PP__CUDA_TRY(pp__cuda_bootstrap(c, cfg, gpus, err));
         c->nlocal = 1;
     } else {
         if (cfg->comm)
-            return pp__fail(err, PP_CUDA_ERR_INVALID_ARG, "a communicator was given for the one-GPU mode (set mode to PP_CUDA_NCCL or AUTO)");
-        PP__CUDA(cudaGetDevice(&c->cuda_device));
+            return pp__cuda_fail(err, PP_CUDA_ERR_INVALID_ARG, "a communicator was given for the one-GPU mode (set mode to PP_CUDA_NCCL or AUTO)");
+        PP__CUDA_CHECK(cudaGetDevice(&c->cuda_device));
         c->rank = 0;
         c->world = 1;
         c->nlocal = c->d;
     }
-    c->dev = (pp__dev *)calloc((size_t)c->nlocal, sizeof(pp__dev));
-    if (!c->dev) return pp__fail(err, PP_CUDA_ERR_HOST_MEMORY, "out of host memory");
+    c->dev = (pp__cuda_dev *)calloc((size_t)c->nlocal, sizeof(pp__cuda_dev));
+    if (!c->dev) return pp__cuda_fail(err, PP_CUDA_ERR_HOST_MEMORY, "out of host memory");
     memset(&c->mem, 0, sizeof c->mem);
     for (l = 0; l < c->nlocal; l++) {
-        pp__dev *v = &c->dev[l];
-        pp__dev_sizes(c, cfg->program, c->mode == PP_CUDA_NCCL ? c->rank : l, v);
-        pp__plan_add(c, v, &c->mem);
+        pp__cuda_dev *v = &c->dev[l];
+        pp__cuda_dev_sizes(c, cfg->program, c->mode == PP_CUDA_NCCL ? c->rank : l, v);
+        pp__cuda_plan_add(c, v, &c->mem);
         v->slot_owner = (int *)malloc(sizeof(int) * (size_t)(v->nslots + 1));
         v->slot_of = (int *)malloc(sizeof(int) * (size_t)c->S * c->n);
         v->send_owner = (int *)malloc(sizeof(int) * (size_t)(v->nsend + 1));
-        if (!v->slot_owner || !v->slot_of || !v->send_owner) return pp__fail(err, PP_CUDA_ERR_HOST_MEMORY, "out of host memory");
+        if (!v->slot_owner || !v->slot_of || !v->send_owner) return pp__cuda_fail(err, PP_CUDA_ERR_HOST_MEMORY, "out of host memory");
     }
-    pp__plan_common(c, &c->mem);
+    pp__cuda_plan_common(c, &c->mem);
 
     /* the memory check, before anything is allocated */
-    PP__CUDA(cudaMemGetInfo(&free_b, &total_b));
+    PP__CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
     c->mem.free_at_start = free_b;
     budget = cfg->memory_budget && cfg->memory_budget < free_b ? cfg->memory_budget : free_b;
     {
@@ -636,18 +640,18 @@ static pp_cuda_status pp__create(pp_cuda *c, const pp_cuda_config *cfg, char *er
         if (c->mode == PP_CUDA_NCCL) { /* every rank fails together, none waits in a step for a rank that left */
             int h = short_of ? c->rank + 1 : 0;
             cudaStream_t s0 = cfg->stream ? (cudaStream_t)cfg->stream : 0;
-            PP__CUDA(cudaMalloc((void **)&c->flag, sizeof(int)));
-            PP__CUDA(cudaMemcpyAsync(c->flag, &h, sizeof h, cudaMemcpyHostToDevice, s0));
-            PP__NCCL(ncclAllReduce(c->flag, c->flag, 1, ncclInt32, ncclMax, c->comm, s0));
-            PP__TRY(pp__wait(c, s0, err)); /* before the copy: a pageable copy would wait unwatched */
-            PP__CUDA(cudaMemcpyAsync(&h, c->flag, sizeof h, cudaMemcpyDeviceToHost, s0));
-            PP__CUDA(cudaStreamSynchronize(s0));
+            PP__CUDA_CHECK(cudaMalloc((void **)&c->flag, sizeof(int)));
+            PP__CUDA_CHECK(cudaMemcpyAsync(c->flag, &h, sizeof h, cudaMemcpyHostToDevice, s0));
+            PP__CUDA_NCCL(ncclAllReduce(c->flag, c->flag, 1, ncclInt32, ncclMax, c->comm, s0));
+            PP__CUDA_TRY(pp__cuda_wait(c, s0, err)); /* before the copy: a pageable copy would wait unwatched */
+            PP__CUDA_CHECK(cudaMemcpyAsync(&h, c->flag, sizeof h, cudaMemcpyDeviceToHost, s0));
+            PP__CUDA_CHECK(cudaStreamSynchronize(s0));
             if (h && !short_of)
-                return pp__fail(err, PP_CUDA_ERR_NO_MEMORY, "rank %d has too little free GPU memory (see its message)",
+                return pp__cuda_fail(err, PP_CUDA_ERR_NO_MEMORY, "rank %d has too little free GPU memory (see its message)",
                                 h - 1);
         }
         if (short_of)
-            return pp__fail(err, PP_CUDA_ERR_NO_MEMORY,
+            return pp__cuda_fail(err, PP_CUDA_ERR_NO_MEMORY,
                             "%s needs %zu bytes on GPU %d (activation slots %zu, send buffers %zu, recompute scratch "
                             "%zu, weights %zu, gradients %zu, optimizer %zu, workspaces %zu, data %zu) but %zu bytes "
                             "are free (cudaMemGetInfo: %zu free of %zu%s)",
@@ -658,78 +662,78 @@ static pp_cuda_status pp__create(pp_cuda *c, const pp_cuda_config *cfg, char *er
     }
 
     /* the slots first, alone, so the drop of the free bytes measures them */
-    PP__CUDA(cudaDeviceSynchronize());
-    PP__CUDA(cudaMemGetInfo(&f0, &total_b));
+    PP__CUDA_CHECK(cudaDeviceSynchronize());
+    PP__CUDA_CHECK(cudaMemGetInfo(&f0, &total_b));
     for (l = 0; l < c->nlocal; l++) {
-        pp__dev *v = &c->dev[l];
-        PP__TRY(pp__malloc((void **)&v->slots, (size_t)v->nslots * v->slot_bytes, err));
+        pp__cuda_dev *v = &c->dev[l];
+        PP__CUDA_TRY(pp__cuda_malloc((void **)&v->slots, (size_t)v->nslots * v->slot_bytes, err));
     }
-    PP__CUDA(cudaMemGetInfo(&f1, &total_b));
+    PP__CUDA_CHECK(cudaMemGetInfo(&f1, &total_b));
     c->mem.measured_activations = f0 > f1 ? f0 - f1 : 0;
     for (l = 0; l < c->nlocal; l++) {
-        pp__dev *v = &c->dev[l];
-        PP__TRY(pp__malloc((void **)&v->sendbuf, (size_t)v->nsend * c->io_stride, err));
-        PP__TRY(pp__malloc((void **)&v->scratch, v->scratch_bytes, err));
-        PP__TRY(pp__malloc(&v->ws, v->ws_bytes, err));
+        pp__cuda_dev *v = &c->dev[l];
+        PP__CUDA_TRY(pp__cuda_malloc((void **)&v->sendbuf, (size_t)v->nsend * c->io_stride, err));
+        PP__CUDA_TRY(pp__cuda_malloc((void **)&v->scratch, v->scratch_bytes, err));
+        PP__CUDA_TRY(pp__cuda_malloc(&v->ws, v->ws_bytes, err));
         if (c->mode == PP_CUDA_NCCL && cfg->stream) {
             v->stream = (cudaStream_t)cfg->stream;
         } else {
-            PP__CUDA(cudaStreamCreateWithFlags(&v->stream, cudaStreamNonBlocking));
+            PP__CUDA_CHECK(cudaStreamCreateWithFlags(&v->stream, cudaStreamNonBlocking));
             v->own_stream = 1;
         }
-        PP__CUDA(cudaEventCreateWithFlags(&v->done, cudaEventDisableTiming));
-        if (c->profile) PP__TRY(pp__prof_pool(v, pp__count_ops(cfg->program, v->device, PP_OP_COMPUTE), err));
+        PP__CUDA_CHECK(cudaEventCreateWithFlags(&v->done, cudaEventDisableTiming));
+        if (c->profile) PP__CUDA_TRY(pp__cuda_prof_pool(v, pp__cuda_count_ops(cfg->program, v->device, PP_OP_COMPUTE), err));
     }
     if (c->mode == PP_CUDA_NCCL) {
         c->main = c->dev[0].stream; /* one stream: everything in order */
     } else if (cfg->stream) {
         c->main = (cudaStream_t)cfg->stream;
     } else {
-        PP__CUDA(cudaStreamCreateWithFlags(&c->main, cudaStreamNonBlocking));
+        PP__CUDA_CHECK(cudaStreamCreateWithFlags(&c->main, cudaStreamNonBlocking));
         c->own_main = 1;
     }
-    PP__CUDA(cudaEventCreate(&c->ev_start));
-    PP__CUDA(cudaEventCreate(&c->ev_end));
+    PP__CUDA_CHECK(cudaEventCreate(&c->ev_start));
+    PP__CUDA_CHECK(cudaEventCreate(&c->ev_end));
     if (c->mode == PP_CUDA_ONE_GPU)
-        PP__TRY(pp__events(&c->xfer, &c->nxfer, 2 * pp__count_ops(cfg->program, -1, PP_OP_SEND), cudaEventDisableTiming, err));
-    PP__TRY(pp__malloc((void **)&c->master, c->P * sizeof(float), err));
-    PP__TRY(pp__malloc((void **)&c->w, pp__round256(c->P * sizeof(__nv_bfloat16)), err));
-    PP__TRY(pp__malloc((void **)&c->grad, c->P * sizeof(float), err));
-    PP__TRY(pp__malloc((void **)&c->m, c->P * sizeof(float), err));
-    PP__TRY(pp__malloc((void **)&c->v, c->P * sizeof(float), err));
-    PP__TRY(pp__malloc((void **)&c->tokens, pp__round256((size_t)c->n * c->N * sizeof(int)), err));
-    PP__TRY(pp__malloc((void **)&c->targets, pp__round256((size_t)c->n * c->N * sizeof(int)), err));
-    PP__TRY(pp__malloc((void **)&c->loss, 2 * sizeof(float), err));
-    PP__TRY(pp__malloc((void **)&c->times_dev, 8 * (size_t)c->S * sizeof(double), err));
+        PP__CUDA_TRY(pp__cuda_events(&c->xfer, &c->nxfer, 2 * pp__cuda_count_ops(cfg->program, -1, PP_OP_SEND), cudaEventDisableTiming, err));
+    PP__CUDA_TRY(pp__cuda_malloc((void **)&c->master, c->P * sizeof(float), err));
+    PP__CUDA_TRY(pp__cuda_malloc((void **)&c->w, pp__cuda_round256(c->P * sizeof(__nv_bfloat16)), err));
+    PP__CUDA_TRY(pp__cuda_malloc((void **)&c->grad, c->P * sizeof(float), err));
+    PP__CUDA_TRY(pp__cuda_malloc((void **)&c->m, c->P * sizeof(float), err));
+    PP__CUDA_TRY(pp__cuda_malloc((void **)&c->v, c->P * sizeof(float), err));
+    PP__CUDA_TRY(pp__cuda_malloc((void **)&c->tokens, pp__cuda_round256((size_t)c->n * c->N * sizeof(int)), err));
+    PP__CUDA_TRY(pp__cuda_malloc((void **)&c->targets, pp__cuda_round256((size_t)c->n * c->N * sizeof(int)), err));
+    PP__CUDA_TRY(pp__cuda_malloc((void **)&c->loss, 2 * sizeof(float), err));
+    PP__CUDA_TRY(pp__cuda_malloc((void **)&c->times_dev, 8 * (size_t)c->S * sizeof(double), err));
     /* everything on the main stream: plain cudaMemset/cudaMemcpy run on the
        legacy stream, which our non-blocking streams do not wait for */
-    PP__CUDA(cudaMemsetAsync(c->grad, 0, c->P * sizeof(float), c->main));
-    PP__CUDA(cudaMemsetAsync(c->m, 0, c->P * sizeof(float), c->main));
-    PP__CUDA(cudaMemsetAsync(c->v, 0, c->P * sizeof(float), c->main));
+    PP__CUDA_CHECK(cudaMemsetAsync(c->grad, 0, c->P * sizeof(float), c->main));
+    PP__CUDA_CHECK(cudaMemsetAsync(c->m, 0, c->P * sizeof(float), c->main));
+    PP__CUDA_CHECK(cudaMemsetAsync(c->v, 0, c->P * sizeof(float), c->main));
     {
         float *host = (float *)malloc(c->P * sizeof(float));
-        if (!host) return pp__fail(err, PP_CUDA_ERR_HOST_MEMORY, "out of host memory for %zu parameters", c->P);
-        pp__init_params(&c->dims, host, cfg->seed);
+        if (!host) return pp__cuda_fail(err, PP_CUDA_ERR_HOST_MEMORY, "out of host memory for %zu parameters", c->P);
+        pp__cuda_init_params(&c->dims, host, cfg->seed);
         {
             cudaError_t e = cudaMemcpyAsync(c->master, host, c->P * sizeof(float), cudaMemcpyHostToDevice, c->main);
             if (e == cudaSuccess) e = cudaStreamSynchronize(c->main);
             free(host);
-            PP__CUDA(e);
+            PP__CUDA_CHECK(e);
         }
     }
-    PP__CUDA(pp__gpt_to_bf16(c->w, c->master, c->P, c->main));
-    PP__CUDA(cudaStreamSynchronize(c->main));
+    PP__CUDA_CHECK(pp__gpt_to_bf16(c->w, c->master, c->P, c->main));
+    PP__CUDA_CHECK(cudaStreamSynchronize(c->main));
     return PP_CUDA_OK;
 }
 
 pp_cuda_status pp_cuda_create(const pp_cuda_config *cfg, pp_cuda **out, char *err) {
     pp_cuda *c;
     pp_cuda_status st;
-    if (!out) return pp__fail(err, PP_CUDA_ERR_INVALID_ARG, "pp_cuda_create needs an output pointer, got NULL");
+    if (!out) return pp__cuda_fail(err, PP_CUDA_ERR_INVALID_ARG, "pp_cuda_create needs an output pointer, got NULL");
     *out = NULL;
     c = (pp_cuda *)calloc(1, sizeof(pp_cuda));
-    if (!c) return pp__fail(err, PP_CUDA_ERR_HOST_MEMORY, "out of host memory");
-    st = pp__create(c, cfg, err);
+    if (!c) return pp__cuda_fail(err, PP_CUDA_ERR_HOST_MEMORY, "out of host memory");
+    st = pp__cuda_create(c, cfg, err);
     if (st != PP_CUDA_OK) {
         c->failed = 1;
         pp_cuda_destroy(c);
@@ -752,7 +756,7 @@ void pp_cuda_destroy(pp_cuda *c) {
     if (c->main) (void)cudaStreamSynchronize(c->main);
     if (c->dev)
         for (l = 0; l < c->nlocal; l++) {
-            pp__dev *v = &c->dev[l];
+            pp__cuda_dev *v = &c->dev[l];
             if (v->stream) (void)cudaStreamSynchronize(v->stream);
             cudaFree(v->slots);
             cudaFree(v->sendbuf);
@@ -777,26 +781,26 @@ void pp_cuda_destroy(pp_cuda *c) {
     cudaFree(c->flag);
     cudaFree(c->times_dev);
     if (c->own_comm && c->comm) ncclCommDestroy(c->comm);
-    pp__free_host(c);
+    pp__cuda_free_host(c);
     free(c);
 }
 
 /* ---- a step ---- */
 
-static int pp__key(const pp_cuda *c, int stage, int mb) { return stage * c->n + mb; }
+static int pp__cuda_key(const pp_cuda *c, int stage, int mb) { return stage * c->n + mb; }
 
 /* (stage, mb) takes slot k (or already holds it: its RECV took it) */
-static pp_cuda_status pp__take(pp_cuda *c, pp__dev *v, int k, int stage, int mb, char *err) {
-    int key = pp__key(c, stage, mb);
+static pp_cuda_status pp__cuda_take(pp_cuda *c, pp__cuda_dev *v, int k, int stage, int mb, char *err) {
+    int key = pp__cuda_key(c, stage, mb);
     if (k < 0 || k >= v->nslots)
-        return pp__fail(err, PP_CUDA_ERR_PROGRAM, "device %d: stage %d mb %d has slot %d of %d", v->device, stage, mb, k,
+        return pp__cuda_fail(err, PP_CUDA_ERR_PROGRAM, "device %d: stage %d mb %d has slot %d of %d", v->device, stage, mb, k,
                         v->nslots);
     if (v->slot_owner[k] == key) return PP_CUDA_OK;
     if (v->slot_owner[k] != -1)
-        return pp__fail(err, PP_CUDA_ERR_PROGRAM, "device %d: stage %d mb %d takes slot %d still held by stage %d mb %d",
+        return pp__cuda_fail(err, PP_CUDA_ERR_PROGRAM, "device %d: stage %d mb %d takes slot %d still held by stage %d mb %d",
                         v->device, stage, mb, k, v->slot_owner[k] / c->n, v->slot_owner[k] % c->n);
     if (v->slot_of[key] != -1)
-        return pp__fail(err, PP_CUDA_ERR_PROGRAM, "device %d: stage %d mb %d takes a second slot", v->device, stage, mb);
+        return pp__cuda_fail(err, PP_CUDA_ERR_PROGRAM, "device %d: stage %d mb %d takes a second slot", v->device, stage, mb);
     v->slot_owner[k] = key;
     v->slot_of[key] = k;
     if (++v->live > v->peak) v->peak = v->live;
@@ -804,49 +808,49 @@ static pp_cuda_status pp__take(pp_cuda *c, pp__dev *v, int k, int stage, int mb,
 }
 
 /* the slot (stage, mb) holds, which must be k when k >= 0 */
-static pp_cuda_status pp__held(pp_cuda *c, pp__dev *v, int k, int stage, int mb, char **slot, char *err) {
-    int at = v->slot_of[pp__key(c, stage, mb)];
+static pp_cuda_status pp__cuda_held(pp_cuda *c, pp__cuda_dev *v, int k, int stage, int mb, char **slot, char *err) {
+    int at = v->slot_of[pp__cuda_key(c, stage, mb)];
     if (at < 0 || (k >= 0 && at != k))
-        return pp__fail(err, PP_CUDA_ERR_PROGRAM, "device %d: stage %d mb %d should hold slot %d but holds %d", v->device,
+        return pp__cuda_fail(err, PP_CUDA_ERR_PROGRAM, "device %d: stage %d mb %d should hold slot %d but holds %d", v->device,
                         stage, mb, k, at);
     *slot = v->slots + (size_t)at * v->slot_bytes;
     return PP_CUDA_OK;
 }
 
 /* where a received (or same-device) input (grad = 0) or output gradient (grad = 1) of stage goes */
-static char *pp__in_region(pp_cuda *c, int stage, char *slot, int grad) {
+static char *pp__cuda_in_region(pp_cuda *c, int stage, char *slot, int grad) {
     if (c->recompute) return slot + (grad ? c->io_stride : 0);
     return (char *)(grad ? pp__gpt_slot_doutput(&c->dims, &c->stages[stage], slot)
                          : pp__gpt_slot_input(&c->dims, &c->stages[stage], slot));
 }
 
-static int pp__send_key(const pp_cuda *c, int what, int stage, int mb) { return (what * c->S + stage) * c->n + mb; }
+static int pp__cuda_send_key(const pp_cuda *c, int what, int stage, int mb) { return (what * c->S + stage) * c->n + mb; }
 
 /* copies an output into a free send buffer */
-static pp_cuda_status pp__to_send_buffer(pp_cuda *c, pp__dev *v, int what, int stage, int mb, const void *src, char *err) {
+static pp_cuda_status pp__cuda_to_send_buffer(pp_cuda *c, pp__cuda_dev *v, int what, int stage, int mb, const void *src, char *err) {
     int i;
     for (i = 0; i < v->nsend && v->send_owner[i] != -1; i++) {}
     if (i == v->nsend)
-        return pp__fail(err, PP_CUDA_ERR_PROGRAM,
+        return pp__cuda_fail(err, PP_CUDA_ERR_PROGRAM,
                         "device %d: the output of stage %d mb %d finds all %d send buffers taken (create the context "
                         "with this program)", v->device, stage, mb, v->nsend);
-    v->send_owner[i] = pp__send_key(c, what, stage, mb);
-    PP__CUDA(cudaMemcpyAsync(v->sendbuf + (size_t)i * c->io_stride, src, c->io, cudaMemcpyDeviceToDevice, v->stream));
+    v->send_owner[i] = pp__cuda_send_key(c, what, stage, mb);
+    PP__CUDA_CHECK(cudaMemcpyAsync(v->sendbuf + (size_t)i * c->io_stride, src, c->io, cudaMemcpyDeviceToDevice, v->stream));
     return PP_CUDA_OK;
 }
 
-static pp_cuda_status pp__send_buffer(pp_cuda *c, pp__dev *v, const pp_op *op, int *index, char *err) {
-    int i, key = pp__send_key(c, (int)op->what, op->stage, op->microbatch);
+static pp_cuda_status pp__cuda_send_buffer(pp_cuda *c, pp__cuda_dev *v, const pp_op *op, int *index, char *err) {
+    int i, key = pp__cuda_send_key(c, (int)op->what, op->stage, op->microbatch);
     for (i = 0; i < v->nsend; i++)
         if (v->send_owner[i] == key) {
             *index = i;
             return PP_CUDA_OK;
         }
-    return pp__fail(err, PP_CUDA_ERR_PROGRAM, "device %d: SEND of the %s of stage %d mb %d before it was produced",
+    return pp__cuda_fail(err, PP_CUDA_ERR_PROGRAM, "device %d: SEND of the %s of stage %d mb %d before it was produced",
                     v->device, op->what == PP_ACTIVATION ? "activation" : "gradient", op->stage, op->microbatch);
 }
 
-static pp_cuda_status pp__compute(pp_cuda *c, pp__dev *v, const pp_op *op, char *err) {
+static pp_cuda_status pp__cuda_compute(pp_cuda *c, pp__cuda_dev *v, const pp_op *op, char *err) {
     const int s = op->stage, j = op->microbatch, S = c->S;
     const pp__gpt_stage *g;
     const pp__gpt_dims *dm = &c->dims;
@@ -856,7 +860,7 @@ static pp_cuda_status pp__compute(pp_cuda *c, pp__dev *v, const pp_op *op, char 
     int prof = -1;
     if (s < 0 || s >= S || j < 0 || j >= c->n || (int)op->kind < 0 || (int)op->kind > 3 ||
         c->stage_device[s] != v->device)
-        return pp__fail(err, PP_CUDA_ERR_PROGRAM, "device %d: %s of stage %d mb %d does not belong here", v->device,
+        return pp__cuda_fail(err, PP_CUDA_ERR_PROGRAM, "device %d: %s of stage %d mb %d does not belong here", v->device,
                         pp_kind_name(op->kind), s, j);
     g = &c->stages[s];
     tok = c->tokens + (size_t)j * c->N;
@@ -865,96 +869,96 @@ static pp_cuda_status pp__compute(pp_cuda *c, pp__dev *v, const pp_op *op, char 
         prof = v->prof_used;
         v->prof_used += 2;
         v->prof_key[prof] = s * 4 + (int)op->kind;
-        PP__CUDA(cudaEventRecord(v->prof[prof], v->stream));
+        PP__CUDA_CHECK(cudaEventRecord(v->prof[prof], v->stream));
     }
     if (op->kind == PP_F) {
-        PP__TRY(pp__take(c, v, op->slot, s, j, err));
+        PP__CUDA_TRY(pp__cuda_take(c, v, op->slot, s, j, err));
         slot = v->slots + (size_t)op->slot * v->slot_bytes;
         act = c->recompute ? v->scratch : slot;
         /* the input is in the slot already (RECV or HANDOFF); 1f1b-r runs F in the scratch */
-        if (s > pp__route_first(c, s) && c->recompute) {
-            PP__CUDA(cudaMemcpyAsync(pp__gpt_slot_input(dm, g, act), slot, c->io, cudaMemcpyDeviceToDevice, v->stream));
+        if (s > pp__cuda_route_first(c, s) && c->recompute) {
+            PP__CUDA_CHECK(cudaMemcpyAsync(pp__gpt_slot_input(dm, g, act), slot, c->io, cudaMemcpyDeviceToDevice, v->stream));
         }
-        PP__CUDA(pp__gpt_forward(dm, g, c->w, act, tok, tgt, c->loss, v->ws, v->stream));
-        if (op->sends) PP__TRY(pp__to_send_buffer(c, v, PP_ACTIVATION, s, j, pp__gpt_slot_output(dm, g, act), err));
+        PP__CUDA_CHECK(pp__gpt_forward(dm, g, c->w, act, tok, tgt, c->loss, v->ws, v->stream));
+        if (op->sends) PP__CUDA_TRY(pp__cuda_to_send_buffer(c, v, PP_ACTIVATION, s, j, pp__gpt_slot_output(dm, g, act), err));
     } else {
-        PP__TRY(pp__held(c, v, op->slot, s, j, &slot, err));
+        PP__CUDA_TRY(pp__cuda_held(c, v, op->slot, s, j, &slot, err));
         act = slot;
         if (c->recompute) { /* 1f1b-r's BW: the forward again, from the kept input */
             act = v->scratch;
-            if (s > pp__route_first(c, s))
-                PP__CUDA(cudaMemcpyAsync(pp__gpt_slot_input(dm, g, act), slot, c->io, cudaMemcpyDeviceToDevice, v->stream));
-            PP__CUDA(pp__gpt_forward(dm, g, c->w, act, tok, tgt, c->loss + 1, v->ws, v->stream));
-            if (s < pp__route_last(c, s))
-                PP__CUDA(cudaMemcpyAsync(pp__gpt_slot_doutput(dm, g, act), slot + c->io_stride, c->io,
+            if (s > pp__cuda_route_first(c, s))
+                PP__CUDA_CHECK(cudaMemcpyAsync(pp__gpt_slot_input(dm, g, act), slot, c->io, cudaMemcpyDeviceToDevice, v->stream));
+            PP__CUDA_CHECK(pp__gpt_forward(dm, g, c->w, act, tok, tgt, c->loss + 1, v->ws, v->stream));
+            if (s < pp__cuda_route_last(c, s))
+                PP__CUDA_CHECK(cudaMemcpyAsync(pp__gpt_slot_doutput(dm, g, act), slot + c->io_stride, c->io,
                                          cudaMemcpyDeviceToDevice, v->stream));
         }
         if (op->kind == PP_B || op->kind == PP_BW) {
-            PP__CUDA(pp__gpt_backward_input(dm, g, c->w, act, tgt, dloss, v->ws, v->stream));
-            if (op->sends) PP__TRY(pp__to_send_buffer(c, v, PP_GRADIENT, s, j, pp__gpt_slot_dinput(dm, g, act), err));
+            PP__CUDA_CHECK(pp__gpt_backward_input(dm, g, c->w, act, tgt, dloss, v->ws, v->stream));
+            if (op->sends) PP__CUDA_TRY(pp__cuda_to_send_buffer(c, v, PP_GRADIENT, s, j, pp__gpt_slot_dinput(dm, g, act), err));
         }
         if (op->kind == PP_W || op->kind == PP_BW) {
-            PP__CUDA(pp__gpt_backward_weight(dm, g, c->grad, act, tok, v->ws, v->stream));
-            v->slot_owner[v->slot_of[pp__key(c, s, j)]] = -1;
-            v->slot_of[pp__key(c, s, j)] = -1;
+            PP__CUDA_CHECK(pp__gpt_backward_weight(dm, g, c->grad, act, tok, v->ws, v->stream));
+            v->slot_owner[v->slot_of[pp__cuda_key(c, s, j)]] = -1;
+            v->slot_of[pp__cuda_key(c, s, j)] = -1;
             v->live--;
         }
     }
-    if (prof >= 0) PP__CUDA(cudaEventRecord(v->prof[prof + 1], v->stream));
+    if (prof >= 0) PP__CUDA_CHECK(cudaEventRecord(v->prof[prof + 1], v->stream));
     return PP_CUDA_OK;
 }
 
 /* the consumer side of a transfer: the slot region a RECV or HANDOFF writes */
-static pp_cuda_status pp__recv_region(pp_cuda *c, pp__dev *v, const pp_op *op, char **dst, char *err) {
+static pp_cuda_status pp__cuda_recv_region(pp_cuda *c, pp__cuda_dev *v, const pp_op *op, char **dst, char *err) {
     int cs = op->consumer;
     char *slot;
     if (cs < 0 || cs >= c->S || c->stage_device[cs] != v->device || op->microbatch < 0 || op->microbatch >= c->n)
-        return pp__fail(err, PP_CUDA_ERR_PROGRAM, "device %d: %s of stage %d's %s mb %d has no consumer here (stage %d)",
+        return pp__cuda_fail(err, PP_CUDA_ERR_PROGRAM, "device %d: %s of stage %d's %s mb %d has no consumer here (stage %d)",
                         v->device, pp_op_type_name(op->type), op->stage,
                         op->what == PP_ACTIVATION ? "activation" : "gradient", op->microbatch, cs);
-    if (op->what == PP_ACTIVATION) PP__TRY(pp__take(c, v, op->slot, cs, op->microbatch, err));
-    PP__TRY(pp__held(c, v, op->slot, cs, op->microbatch, &slot, err));
-    *dst = pp__in_region(c, cs, slot, op->what == PP_GRADIENT);
+    if (op->what == PP_ACTIVATION) PP__CUDA_TRY(pp__cuda_take(c, v, op->slot, cs, op->microbatch, err));
+    PP__CUDA_TRY(pp__cuda_held(c, v, op->slot, cs, op->microbatch, &slot, err));
+    *dst = pp__cuda_in_region(c, cs, slot, op->what == PP_GRADIENT);
     return PP_CUDA_OK;
 }
 
 /* HANDOFF (the turn of a V): the output waiting in this device's send buffer
    becomes its consumer's input, as a RECV from the device itself */
-static pp_cuda_status pp__handoff(pp_cuda *c, pp__dev *v, const pp_op *op, char *err) {
+static pp_cuda_status pp__cuda_handoff(pp_cuda *c, pp__cuda_dev *v, const pp_op *op, char *err) {
     int b = 0;
     char *dst = NULL;
-    PP__TRY(pp__send_buffer(c, v, op, &b, err));
-    PP__TRY(pp__recv_region(c, v, op, &dst, err));
-    PP__CUDA(cudaMemcpyAsync(dst, v->sendbuf + (size_t)b * c->io_stride, c->io, cudaMemcpyDeviceToDevice, v->stream));
+    PP__CUDA_TRY(pp__cuda_send_buffer(c, v, op, &b, err));
+    PP__CUDA_TRY(pp__cuda_recv_region(c, v, op, &dst, err));
+    PP__CUDA_CHECK(cudaMemcpyAsync(dst, v->sendbuf + (size_t)b * c->io_stride, c->io, cudaMemcpyDeviceToDevice, v->stream));
     v->send_owner[b] = -1; /* stream order: a later producer writes after this copy */
     return PP_CUDA_OK;
 }
 
 /* a compute or a hand-off: an op of this device alone */
-static pp_cuda_status pp__local(pp_cuda *c, pp__dev *v, const pp_op *op, char *err) {
-    return op->type == PP_OP_HANDOFF ? pp__handoff(c, v, op, err) : pp__compute(c, v, op, err);
+static pp_cuda_status pp__cuda_local(pp_cuda *c, pp__cuda_dev *v, const pp_op *op, char *err) {
+    return op->type == PP_OP_HANDOFF ? pp__cuda_handoff(c, v, op, err) : pp__cuda_compute(c, v, op, err);
 }
 
 /* NCCL mode: this rank's program, in order */
-static pp_cuda_status pp__walk_nccl(pp_cuda *c, const pp_program *p, char *err) {
-    pp__dev *v = &c->dev[0];
+static pp_cuda_status pp__cuda_walk_nccl(pp_cuda *c, const pp_program *p, char *err) {
+    pp__cuda_dev *v = &c->dev[0];
     int i = p->device_start[v->device], e, k;
     while (i < p->device_start[v->device + 1]) {
         const pp_op *op = &p->ops[i];
-        if (!pp__is_comm(op)) {
-            PP__TRY(pp__local(c, v, op, err));
+        if (!pp__cuda_is_comm(op)) {
+            PP__CUDA_TRY(pp__cuda_local(c, v, op, err));
             i++;
             continue;
         }
-        e = pp__group_end(p, v->device, i);
+        e = pp__cuda_group_end(p, v->device, i);
         /* check the peers first, so a bad program mostly fails outside the group */
         for (k = i; k < e; k++) {
             const pp_op *x = &p->ops[k];
-            if (!pp__is_comm(x) || x->peer < 0 || x->peer >= c->d || x->peer == v->device)
-                return pp__fail(err, PP_CUDA_ERR_PROGRAM, "device %d: op %d is a %s with peer %d", v->device,
+            if (!pp__cuda_is_comm(x) || x->peer < 0 || x->peer >= c->d || x->peer == v->device)
+                return pp__cuda_fail(err, PP_CUDA_ERR_PROGRAM, "device %d: op %d is a %s with peer %d", v->device,
                                 k - p->device_start[v->device], x->type == PP_OP_SEND ? "SEND" : "RECV", x->peer);
         }
-        PP__NCCL(ncclGroupStart());
+        PP__CUDA_NCCL(ncclGroupStart());
         for (k = i; k < e; k++) {
             const pp_op *x = &p->ops[k];
             pp_cuda_status st;
@@ -962,52 +966,52 @@ static pp_cuda_status pp__walk_nccl(pp_cuda *c, const pp_program *p, char *err) 
             const char *call;
             if (x->type == PP_OP_SEND) {
                 int b = 0;
-                st = pp__send_buffer(c, v, x, &b, err);
+                st = pp__cuda_send_buffer(c, v, x, &b, err);
                 if (st != PP_CUDA_OK) { (void)ncclGroupEnd(); return st; }
                 r = ncclSend(v->sendbuf + (size_t)b * c->io_stride, c->io, ncclUint8, x->peer, c->comm, v->stream);
                 call = "ncclSend";
                 v->send_owner[b] = -1; /* stream order: a later producer writes after the send is done */
             } else {
                 char *dst = NULL;
-                st = pp__recv_region(c, v, x, &dst, err);
+                st = pp__cuda_recv_region(c, v, x, &dst, err);
                 if (st != PP_CUDA_OK) { (void)ncclGroupEnd(); return st; }
                 r = ncclRecv(dst, c->io, ncclUint8, x->peer, c->comm, v->stream);
                 call = "ncclRecv";
             }
             if (r != ncclSuccess) {
                 (void)ncclGroupEnd();
-                return pp__fail(err, PP_CUDA_ERR_NCCL, "%s(peer %d, stage %d mb %d) failed: %s at %s:%d", call,
+                return pp__cuda_fail(err, PP_CUDA_ERR_NCCL, "%s(peer %d, stage %d mb %d) failed: %s at %s:%d", call,
                                 x->peer, x->stage, x->microbatch, ncclGetErrorString(r), __FILE__, __LINE__);
             }
         }
-        PP__NCCL(ncclGroupEnd());
+        PP__CUDA_NCCL(ncclGroupEnd());
         i = e;
     }
     return PP_CUDA_OK;
 }
 
 /* one-GPU mode: one transfer, SEND op x on device a, its RECV y on device b */
-static pp_cuda_status pp__transfer(pp_cuda *c, const pp_op *x, const pp_op *y, int a, int b, int t, char *err) {
-    pp__dev *va = &c->dev[a], *vb = &c->dev[b];
+static pp_cuda_status pp__cuda_transfer(pp_cuda *c, const pp_op *x, const pp_op *y, int a, int b, int t, char *err) {
+    pp__cuda_dev *va = &c->dev[a], *vb = &c->dev[b];
     char *dst = NULL;
     int sb = 0;
     if ((int)x->what != (int)y->what || x->stage != y->stage || x->microbatch != y->microbatch)
-        return pp__fail(err, PP_CUDA_ERR_PROGRAM,
+        return pp__cuda_fail(err, PP_CUDA_ERR_PROGRAM,
                         "the send %d->%d of stage %d mb %d meets a receive of stage %d mb %d (sends and receives of "
                         "a channel must match in order)", a, b, x->stage, x->microbatch, y->stage, y->microbatch);
-    PP__TRY(pp__send_buffer(c, va, x, &sb, err));
-    PP__TRY(pp__recv_region(c, vb, y, &dst, err));
-    PP__CUDA(cudaEventRecord(c->xfer[2 * t], va->stream));
-    PP__CUDA(cudaStreamWaitEvent(vb->stream, c->xfer[2 * t], 0));
-    PP__CUDA(cudaMemcpyAsync(dst, va->sendbuf + (size_t)sb * c->io_stride, c->io, cudaMemcpyDeviceToDevice, vb->stream));
-    PP__CUDA(cudaEventRecord(c->xfer[2 * t + 1], vb->stream));
-    PP__CUDA(cudaStreamWaitEvent(va->stream, c->xfer[2 * t + 1], 0)); /* as ncclSend: done when received */
+    PP__CUDA_TRY(pp__cuda_send_buffer(c, va, x, &sb, err));
+    PP__CUDA_TRY(pp__cuda_recv_region(c, vb, y, &dst, err));
+    PP__CUDA_CHECK(cudaEventRecord(c->xfer[2 * t], va->stream));
+    PP__CUDA_CHECK(cudaStreamWaitEvent(vb->stream, c->xfer[2 * t], 0));
+    PP__CUDA_CHECK(cudaMemcpyAsync(dst, va->sendbuf + (size_t)sb * c->io_stride, c->io, cudaMemcpyDeviceToDevice, vb->stream));
+    PP__CUDA_CHECK(cudaEventRecord(c->xfer[2 * t + 1], vb->stream));
+    PP__CUDA_CHECK(cudaStreamWaitEvent(va->stream, c->xfer[2 * t + 1], 0)); /* as ncclSend: done when received */
     va->send_owner[sb] = -1;
     return PP_CUDA_OK;
 }
 
 /* one-GPU mode: issue every device's program, interleaved under NCCL's rules */
-static pp_cuda_status pp__walk_one_gpu(pp_cuda *c, const pp_program *p, char *err) {
+static pp_cuda_status pp__cuda_walk_one_gpu(pp_cuda *c, const pp_program *p, char *err) {
     int d = p->devices, i, dev, t = 0, left = d;
     int *pc = (int *)malloc(sizeof(int) * (size_t)d);
     int *partner = (int *)malloc(sizeof(int) * (size_t)(p->num_ops + 1));
@@ -1017,17 +1021,17 @@ static pp_cuda_status pp__walk_one_gpu(pp_cuda *c, const pp_program *p, char *er
     unsigned char *done = (unsigned char *)calloc((size_t)p->num_ops + 1, 1);
     pp_cuda_status st = PP_CUDA_OK;
     if (!pc || !partner || !cnt || !first || !list || !done) {
-        st = pp__fail(err, PP_CUDA_ERR_HOST_MEMORY, "out of host memory");
+        st = pp__cuda_fail(err, PP_CUDA_ERR_HOST_MEMORY, "out of host memory");
         goto end;
     }
     /* the k-th send a->b meets the k-th receive on b from a: channel lists */
     for (i = 0; i < p->num_ops; i++) {
         const pp_op *x = &p->ops[i];
-        int a = pp__op_device(p, i);
+        int a = pp__cuda_op_device(p, i);
         partner[i] = -1;
-        if (!pp__is_comm(x)) continue;
+        if (!pp__cuda_is_comm(x)) continue;
         if (x->peer < 0 || x->peer >= d || x->peer == a) {
-            st = pp__fail(err, PP_CUDA_ERR_PROGRAM, "device %d: op %d has peer %d", a, i - p->device_start[a], x->peer);
+            st = pp__cuda_fail(err, PP_CUDA_ERR_PROGRAM, "device %d: op %d has peer %d", a, i - p->device_start[a], x->peer);
             goto end;
         }
         cnt[x->type == PP_OP_SEND ? (a * d + x->peer) * 2 : (x->peer * d + a) * 2 + 1]++;
@@ -1036,15 +1040,15 @@ static pp_cuda_status pp__walk_one_gpu(pp_cuda *c, const pp_program *p, char *er
     memset(cnt, 0, sizeof(int) * (size_t)d * d * 2);
     for (i = 0; i < p->num_ops; i++) {
         const pp_op *x = &p->ops[i];
-        int a = pp__op_device(p, i), ch;
-        if (!pp__is_comm(x)) continue;
+        int a = pp__cuda_op_device(p, i), ch;
+        if (!pp__cuda_is_comm(x)) continue;
         ch = x->type == PP_OP_SEND ? (a * d + x->peer) * 2 : (x->peer * d + a) * 2 + 1;
         list[first[ch] + cnt[ch]++] = i;
     }
     for (i = 0; i < d * d; i++) {
         int k, ns = first[2 * i + 1] - first[2 * i], nr = first[2 * i + 2] - first[2 * i + 1];
         if (ns != nr) {
-            st = pp__fail(err, PP_CUDA_ERR_PROGRAM, "device %d sends %d tensors to device %d, which receives %d",
+            st = pp__cuda_fail(err, PP_CUDA_ERR_PROGRAM, "device %d sends %d tensors to device %d, which receives %d",
                           i / d, ns, i % d, nr);
             goto end;
         }
@@ -1053,7 +1057,7 @@ static pp_cuda_status pp__walk_one_gpu(pp_cuda *c, const pp_program *p, char *er
             partner[list[first[2 * i + 1] + k]] = list[first[2 * i] + k];
         }
     }
-    st = pp__events(&c->xfer, &c->nxfer, first[d * d * 2], cudaEventDisableTiming, err); /* 2 per send */
+    st = pp__cuda_events(&c->xfer, &c->nxfer, first[d * d * 2], cudaEventDisableTiming, err); /* 2 per send */
     if (st != PP_CUDA_OK) goto end;
     for (dev = 0; dev < d; dev++) pc[dev] = p->device_start[dev];
     while (left > 0) {
@@ -1063,22 +1067,22 @@ static pp_cuda_status pp__walk_one_gpu(pp_cuda *c, const pp_program *p, char *er
             while (pc[dev] < p->device_start[dev + 1]) {
                 const pp_op *op = &p->ops[pc[dev]];
                 int e, k, all = 1;
-                if (!pp__is_comm(op)) {
-                    st = pp__local(c, &c->dev[dev], op, err);
+                if (!pp__cuda_is_comm(op)) {
+                    st = pp__cuda_local(c, &c->dev[dev], op, err);
                     if (st != PP_CUDA_OK) goto end;
                     pc[dev]++;
                     progress = 1;
                     continue;
                 }
-                e = pp__group_end(p, dev, pc[dev]);
+                e = pp__cuda_group_end(p, dev, pc[dev]);
                 for (k = pc[dev]; k < e; k++) {
                     int q = partner[k], b;
                     if (done[k]) continue;
-                    b = pp__op_device(p, q);
+                    b = pp__cuda_op_device(p, q);
                     /* the partner is posted: its device stands at the group that holds it */
-                    if (pc[b] <= q && pp__is_comm(&p->ops[pc[b]]) && q < pp__group_end(p, b, pc[b])) {
+                    if (pc[b] <= q && pp__cuda_is_comm(&p->ops[pc[b]]) && q < pp__cuda_group_end(p, b, pc[b])) {
                         int sk = p->ops[k].type == PP_OP_SEND ? k : q, rk = sk == k ? q : k;
-                        st = pp__transfer(c, &p->ops[sk], &p->ops[rk], pp__op_device(p, sk), pp__op_device(p, rk), t++, err);
+                        st = pp__cuda_transfer(c, &p->ops[sk], &p->ops[rk], pp__cuda_op_device(p, sk), pp__cuda_op_device(p, rk), t++, err);
                         if (st != PP_CUDA_OK) goto end;
                         done[k] = done[q] = 1;
                         progress = 1;
@@ -1122,23 +1126,23 @@ end:
     return st;
 }
 
-static pp_cuda_status pp__step(pp_cuda *c, const pp_program *p, const int *inputs, const int *targets, float *loss,
+static pp_cuda_status pp__cuda_step(pp_cuda *c, const pp_program *p, const int *inputs, const int *targets, float *loss,
                                char *err) {
     int l, i;
     float host_loss = 0;
     size_t bytes;
     if (!c || !p || !inputs || !targets || !loss)
-        return pp__fail(err, PP_CUDA_ERR_INVALID_ARG, "pp_cuda_step needs a context, a program, inputs, targets and a loss pointer");
+        return pp__cuda_fail(err, PP_CUDA_ERR_INVALID_ARG, "pp_cuda_step needs a context, a program, inputs, targets and a loss pointer");
     if (p->devices != c->d || p->stages != c->S || p->microbatches != c->n || !p->ops || !p->device_start)
-        return pp__fail(err, PP_CUDA_ERR_PROGRAM,
+        return pp__cuda_fail(err, PP_CUDA_ERR_PROGRAM,
                         "the program has d=%d, %d stages, n=%d; the context was made for d=%d, %d stages, n=%d",
                         p->devices, p->stages, p->microbatches, c->d, c->S, c->n);
     for (l = 0; l < c->nlocal; l++) {
-        pp__dev *v = &c->dev[l];
+        pp__cuda_dev *v = &c->dev[l];
         int slots, sends;
-        pp__count(p, v->device, &slots, &sends);
+        pp__cuda_count(p, v->device, &slots, &sends);
         if (slots > v->nslots || sends > v->nsend)
-            return pp__fail(err, PP_CUDA_ERR_PROGRAM,
+            return pp__cuda_fail(err, PP_CUDA_ERR_PROGRAM,
                             "device %d: the program needs %d slots and %d send buffers, the context has %d and %d "
                             "(create it with this program)", v->device, slots, sends, v->nslots, v->nsend);
         for (i = 0; i < v->nslots; i++) v->slot_owner[i] = -1;
@@ -1146,43 +1150,43 @@ static pp_cuda_status pp__step(pp_cuda *c, const pp_program *p, const int *input
         for (i = 0; i < v->nsend; i++) v->send_owner[i] = -1;
         v->live = 0;
         v->prof_used = 0;
-        if (c->profile) PP__TRY(pp__prof_pool(v, pp__count_ops(p, v->device, PP_OP_COMPUTE), err));
+        if (c->profile) PP__CUDA_TRY(pp__cuda_prof_pool(v, pp__cuda_count_ops(p, v->device, PP_OP_COMPUTE), err));
     }
     /* start: data up, gradients and loss zeroed, then every device stream may go */
     bytes = (size_t)c->n * c->N * sizeof(int);
-    PP__CUDA(cudaMemcpyAsync(c->tokens, inputs, bytes, cudaMemcpyHostToDevice, c->main));
-    PP__CUDA(cudaMemcpyAsync(c->targets, targets, bytes, cudaMemcpyHostToDevice, c->main));
-    PP__CUDA(cudaMemsetAsync(c->grad, 0, c->P * sizeof(float), c->main));
-    PP__CUDA(cudaMemsetAsync(c->loss, 0, 2 * sizeof(float), c->main));
-    PP__CUDA(cudaEventRecord(c->ev_start, c->main));
-    for (l = 0; l < c->nlocal; l++) PP__CUDA(cudaStreamWaitEvent(c->dev[l].stream, c->ev_start, 0));
-    PP__TRY(c->mode == PP_CUDA_NCCL ? pp__walk_nccl(c, p, err) : pp__walk_one_gpu(c, p, err));
+    PP__CUDA_CHECK(cudaMemcpyAsync(c->tokens, inputs, bytes, cudaMemcpyHostToDevice, c->main));
+    PP__CUDA_CHECK(cudaMemcpyAsync(c->targets, targets, bytes, cudaMemcpyHostToDevice, c->main));
+    PP__CUDA_CHECK(cudaMemsetAsync(c->grad, 0, c->P * sizeof(float), c->main));
+    PP__CUDA_CHECK(cudaMemsetAsync(c->loss, 0, 2 * sizeof(float), c->main));
+    PP__CUDA_CHECK(cudaEventRecord(c->ev_start, c->main));
+    for (l = 0; l < c->nlocal; l++) PP__CUDA_CHECK(cudaStreamWaitEvent(c->dev[l].stream, c->ev_start, 0));
+    PP__CUDA_TRY(c->mode == PP_CUDA_NCCL ? pp__cuda_walk_nccl(c, p, err) : pp__cuda_walk_one_gpu(c, p, err));
     for (l = 0; l < c->nlocal; l++) {
-        PP__CUDA(cudaEventRecord(c->dev[l].done, c->dev[l].stream));
-        PP__CUDA(cudaStreamWaitEvent(c->main, c->dev[l].done, 0));
+        PP__CUDA_CHECK(cudaEventRecord(c->dev[l].done, c->dev[l].stream));
+        PP__CUDA_CHECK(cudaStreamWaitEvent(c->main, c->dev[l].done, 0));
     }
     /* the loss lives on the last stage's device: every rank gets it */
-    if (c->mode == PP_CUDA_NCCL) PP__NCCL(ncclAllReduce(c->loss, c->loss, 1, ncclFloat, ncclSum, c->comm, c->main));
+    if (c->mode == PP_CUDA_NCCL) PP__CUDA_NCCL(ncclAllReduce(c->loss, c->loss, 1, ncclFloat, ncclSum, c->comm, c->main));
     /* dualpipe: rank r holds copy A's stage r and copy B's stage d-1-r, so the
        two copies' gradients of a stage sit on two ranks; summing the whole
        array (zero where a rank computed nothing) gives every rank the sum,
        as the one-GPU mode's shared gradient array does */
     if (c->mode == PP_CUDA_NCCL && c->half != c->S)
-        PP__NCCL(ncclAllReduce(c->grad, c->grad, c->P, ncclFloat, ncclSum, c->comm, c->main));
-    PP__CUDA(cudaEventRecord(c->ev_end, c->main));
-    PP__TRY(pp__wait(c, c->main, err));
-    PP__CUDA(cudaMemcpyAsync(&host_loss, c->loss, sizeof(float), cudaMemcpyDeviceToHost, c->main));
-    PP__CUDA(cudaStreamSynchronize(c->main));
+        PP__CUDA_NCCL(ncclAllReduce(c->grad, c->grad, c->P, ncclFloat, ncclSum, c->comm, c->main));
+    PP__CUDA_CHECK(cudaEventRecord(c->ev_end, c->main));
+    PP__CUDA_TRY(pp__cuda_wait(c, c->main, err));
+    PP__CUDA_CHECK(cudaMemcpyAsync(&host_loss, c->loss, sizeof(float), cudaMemcpyDeviceToHost, c->main));
+    PP__CUDA_CHECK(cudaStreamSynchronize(c->main));
     *loss = host_loss / (float)c->n;
     if (c->profile) {
         float ms = 0;
-        PP__CUDA(cudaEventElapsedTime(&ms, c->ev_start, c->ev_end));
+        PP__CUDA_CHECK(cudaEventElapsedTime(&ms, c->ev_start, c->ev_end));
         c->step_ms = ms;
         for (l = 0; l < c->nlocal; l++) {
-            pp__dev *v = &c->dev[l];
+            pp__cuda_dev *v = &c->dev[l];
             v->busy_ms = 0;
             for (i = 0; i + 1 < v->prof_used; i += 2) {
-                PP__CUDA(cudaEventElapsedTime(&ms, v->prof[i], v->prof[i + 1]));
+                PP__CUDA_CHECK(cudaEventElapsedTime(&ms, v->prof[i], v->prof[i + 1]));
                 v->busy_ms += ms;
                 c->pass_sum[v->prof_key[i]] += ms;
                 c->pass_count[v->prof_key[i]]++;
@@ -1194,17 +1198,17 @@ static pp_cuda_status pp__step(pp_cuda *c, const pp_program *p, const int *input
 
 pp_cuda_status pp_cuda_step(pp_cuda *c, const pp_program *p, const int *inputs, const int *targets, float *loss,
                             char *err) {
-    pp_cuda_status st = pp__step(c, p, inputs, targets, loss, err);
+    pp_cuda_status st = pp__cuda_step(c, p, inputs, targets, loss, err);
     if (st != PP_CUDA_OK && c && c->mode == PP_CUDA_NCCL) c->failed = 1;
     return st;
 }
 
 pp_cuda_status pp_cuda_update(pp_cuda *c, char *err) {
-    if (!c) return pp__fail(err, PP_CUDA_ERR_INVALID_ARG, "pp_cuda_update needs a context");
+    if (!c) return pp__cuda_fail(err, PP_CUDA_ERR_INVALID_ARG, "pp_cuda_update needs a context");
     c->t++;
-    PP__CUDA(pp__gpt_adamw(c->master, c->grad, c->m, c->v, c->P, c->opt.lr, c->opt.beta1, c->opt.beta2, c->opt.eps,
+    PP__CUDA_CHECK(pp__gpt_adamw(c->master, c->grad, c->m, c->v, c->P, c->opt.lr, c->opt.beta1, c->opt.beta2, c->opt.eps,
                            c->opt.weight_decay, c->t, c->main));
-    PP__CUDA(pp__gpt_to_bf16(c->w, c->master, c->P, c->main));
+    PP__CUDA_CHECK(pp__gpt_to_bf16(c->w, c->master, c->P, c->main));
     return PP_CUDA_OK;
 }
 
@@ -1212,23 +1216,23 @@ pp_cuda_status pp_cuda_update(pp_cuda *c, char *err) {
 
 size_t pp_cuda_num_params(const pp_cuda *c) { return c ? c->P : 0; }
 
-static pp_cuda_status pp__copy(pp_cuda *c, void *dst, const void *src, cudaMemcpyKind kind, char *err) {
-    if (!c || !dst || !src) return pp__fail(err, PP_CUDA_ERR_INVALID_ARG, "needs a context and a host array");
-    PP__CUDA(cudaStreamSynchronize(c->main));
-    PP__CUDA(cudaMemcpyAsync(dst, src, c->P * sizeof(float), kind, c->main));
-    PP__CUDA(cudaStreamSynchronize(c->main));
+static pp_cuda_status pp__cuda_copy(pp_cuda *c, void *dst, const void *src, cudaMemcpyKind kind, char *err) {
+    if (!c || !dst || !src) return pp__cuda_fail(err, PP_CUDA_ERR_INVALID_ARG, "needs a context and a host array");
+    PP__CUDA_CHECK(cudaStreamSynchronize(c->main));
+    PP__CUDA_CHECK(cudaMemcpyAsync(dst, src, c->P * sizeof(float), kind, c->main));
+    PP__CUDA_CHECK(cudaStreamSynchronize(c->main));
     return PP_CUDA_OK;
 }
 pp_cuda_status pp_cuda_get_params(pp_cuda *c, float *host, char *err) {
-    return pp__copy(c, host, c ? c->master : NULL, cudaMemcpyDeviceToHost, err);
+    return pp__cuda_copy(c, host, c ? c->master : NULL, cudaMemcpyDeviceToHost, err);
 }
 pp_cuda_status pp_cuda_get_grads(pp_cuda *c, float *host, char *err) {
-    return pp__copy(c, host, c ? c->grad : NULL, cudaMemcpyDeviceToHost, err);
+    return pp__cuda_copy(c, host, c ? c->grad : NULL, cudaMemcpyDeviceToHost, err);
 }
 pp_cuda_status pp_cuda_set_params(pp_cuda *c, const float *host, char *err) {
-    PP__TRY(pp__copy(c, c ? c->master : NULL, host, cudaMemcpyHostToDevice, err));
-    PP__CUDA(pp__gpt_to_bf16(c->w, c->master, c->P, c->main));
-    PP__CUDA(cudaStreamSynchronize(c->main));
+    PP__CUDA_TRY(pp__cuda_copy(c, c ? c->master : NULL, host, cudaMemcpyHostToDevice, err));
+    PP__CUDA_CHECK(pp__gpt_to_bf16(c->w, c->master, c->P, c->main));
+    PP__CUDA_CHECK(cudaStreamSynchronize(c->main));
     return PP_CUDA_OK;
 }
 
@@ -1242,11 +1246,11 @@ pp_cuda_status pp_cuda_device_info(const pp_cuda *c, int device, pp_cuda_device 
     int l;
     char *err = NULL;
     if (!c || !out || device < 0 || device >= c->d)
-        return pp__fail(err, PP_CUDA_ERR_INVALID_ARG, "bad device");
+        return pp__cuda_fail(err, PP_CUDA_ERR_INVALID_ARG, "bad device");
     memset(out, 0, sizeof *out);
     for (l = 0; l < c->nlocal; l++)
         if (c->dev[l].device == device) {
-            const pp__dev *v = &c->dev[l];
+            const pp__cuda_dev *v = &c->dev[l];
             out->local = 1;
             out->slots = v->nslots;
             out->peak_slots = v->peak;
@@ -1267,10 +1271,10 @@ double pp_cuda_pass_ms(const pp_cuda *c, int stage, pp_kind kind) {
 pp_cuda_status pp_cuda_stage_times(pp_cuda *c, pp_times *out, char *err) {
     int s, k, S;
     double *sum, *cnt;
-    if (!c || !out) return pp__fail(err, PP_CUDA_ERR_INVALID_ARG, "pp_cuda_stage_times needs a context and out[S]");
+    if (!c || !out) return pp__cuda_fail(err, PP_CUDA_ERR_INVALID_ARG, "pp_cuda_stage_times needs a context and out[S]");
     S = c->S;
     sum = (double *)malloc(sizeof(double) * 8 * (size_t)S);
-    if (!sum) return pp__fail(err, PP_CUDA_ERR_HOST_MEMORY, "out of host memory");
+    if (!sum) return pp__cuda_fail(err, PP_CUDA_ERR_HOST_MEMORY, "out of host memory");
     cnt = sum + 4 * S;
     for (k = 0; k < 4 * S; k++) {
         sum[k] = c->pass_sum[k];
@@ -1281,7 +1285,7 @@ pp_cuda_status pp_cuda_stage_times(pp_cuda *c, pp_times *out, char *err) {
         ncclResult_t r = e == cudaSuccess ? ncclAllReduce(c->times_dev, c->times_dev, 8 * (size_t)S, ncclDouble, ncclSum,
                                                           c->comm, c->main) : ncclSuccess;
         if (e == cudaSuccess && r == ncclSuccess) {
-            pp_cuda_status st = pp__wait(c, c->main, err);
+            pp_cuda_status st = pp__cuda_wait(c, c->main, err);
             if (st != PP_CUDA_OK) {
                 free(sum);
                 return st;
@@ -1294,8 +1298,8 @@ pp_cuda_status pp_cuda_stage_times(pp_cuda *c, pp_times *out, char *err) {
             free(sum);
             c->failed = 1;
             if (r != ncclSuccess)
-                return pp__fail(err, PP_CUDA_ERR_NCCL, "ncclAllReduce(times) failed: %s at %s:%d", ncclGetErrorString(r), __FILE__, __LINE__);
-            return pp__fail(err, PP_CUDA_ERR_CUDA, "copying the pass times failed: %s at %s:%d", cudaGetErrorString(e), __FILE__, __LINE__);
+                return pp__cuda_fail(err, PP_CUDA_ERR_NCCL, "ncclAllReduce(times) failed: %s at %s:%d", ncclGetErrorString(r), __FILE__, __LINE__);
+            return pp__cuda_fail(err, PP_CUDA_ERR_CUDA, "copying the pass times failed: %s at %s:%d", cudaGetErrorString(e), __FILE__, __LINE__);
         }
     }
     for (s = 0; s < S; s++) {
@@ -1312,7 +1316,7 @@ pp_cuda_status pp_cuda_stage_times(pp_cuda *c, pp_times *out, char *err) {
         }
         if (!(out[s].f > 0 && out[s].b > 0)) {
             free(sum);
-            return pp__fail(err, PP_CUDA_ERR_INVALID_ARG,
+            return pp__cuda_fail(err, PP_CUDA_ERR_INVALID_ARG,
                             "stage %d has no measured passes: create the context with profile = 1 and run a step first", s);
         }
     }

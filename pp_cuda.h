@@ -45,7 +45,7 @@ QUICK START (one GPU, the 4 devices of v-half simulated on it)
    }
    Build: cc -std=c99 -c quick.c && nvcc -c pp_cuda.cu && nvcc quick.o pp_cuda.o -lnccl -o quick
    Output: the loss at steps 0, 10, 20, falling from about ln 7 = 1.95. No
-   GPU has run it yet. On the CUDA emulator (tests/cuda_emu: these kernels
+   GPU has run it yet. On the CUDA emulator (emu/gpu: these kernels
    and this executor on the CPU, checkers on, no finding), with
    cfg.model.channels = 32, seq = 16, batch = 1 added to keep it to 5 CPU
    minutes, it printed (emulated, not GPU output):

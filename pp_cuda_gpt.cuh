@@ -5,8 +5,9 @@
    and <cuda_bf16.h>); every function is static and every name starts with
    pp__, so nothing leaks into the engine that compiles it. It may be pasted
    into pp_cuda.cu; it does not rely on being its own translation unit.
-   The contract with the executor is in this file (types and
-   functions at the bottom of this file, "stage" section).
+   The contract with the executor: the names in the "the contract"
+   section at the bottom of this file, listed in docs/cuda.md ("The kernel
+   contract"); emu/mock/pp_cuda_gpt_ref.cuh implements the same names.
 
    Model and split: exactly ref/gpt_ref.h, op for op. gpt_stage_forward,
    gpt_stage_backward_input and gpt_stage_backward_weight become
@@ -287,7 +288,7 @@ static __device__ __forceinline__ float pp__dot_row(const float *x, const pp__bf
         for (int c = 0; c < n / 8; c++) {
             /* one 16-byte load, then a copy into bf16 pairs: reading the
                uint4 through a __nv_bfloat162 pointer breaks strict aliasing
-               (g++ -O2 miscompiled it under tests/cuda_emu) */
+               (g++ -O2 miscompiled it under the emulator, emu/gpu) */
             uint4 u = g4[c];
             __nv_bfloat162 h2[4];
             memcpy((void *)h2, &u, sizeof h2);
@@ -1157,7 +1158,7 @@ static inline cudaError_t pp__gpt_crossentropy_backward_input(pp__bf16 *dlogits,
     return cudaSuccess;
 }
 
-/* ======================= the contract (cuda_contract.md) ======================= */
+/* ================== the contract (docs/cuda.md, "The kernel contract") ================== */
 
 typedef struct pp__gpt_dims {
     int vocab, seq, channels, heads, layers, batch;

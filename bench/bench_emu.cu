@@ -1,8 +1,8 @@
-/* bench_emu.cu - how fast the CUDA emulator (tests/cuda_emu) runs the real
+/* bench_emu.cu - how fast the CUDA emulator (emu/gpu) runs the real
    kernels of pp_cuda_gpt.cuh on the CPU: CPU seconds per call, best of 3.
 
    Build and run (make bench-emu does both; no GPU, no nvcc needed):
-       sh tests/cuda_emu/build.sh emu-out "" bench && emu-out/bench_emu
+       sh emu/gpu/build.sh emu-out "" bench && emu-out/bench_emu
    Prints one line per case: the matmul forward on the mma.sync engine at
    128^3 and 256^3, the WMMA engine at 128^3, layernorm forward at 4096 x
    768, and a whole F+B+W of one GPT block (T=64, C=128), with the checkers

@@ -1,6 +1,6 @@
 #!/bin/sh
 # nccl_procs.sh - train_gpt in NCCL mode as 4 real processes, on the host
-# emulation (tests/cuda_mock) with the emulated NCCL (tests/cuda_emu/nccl.h):
+# emulation (emu/mock) with the emulated NCCL (emu/nccl.h):
 # its send, receive and all-reduce cross process boundaries over loopback TCP.
 #   - mpirun -np 4 --oversubscribe (Open MPI) with the NCCL_COMM_ID bootstrap
 #     (every built-in schedule, ./ppsched --list, with PP_EMU_NCCL_RENDEZVOUS=1:
@@ -22,7 +22,7 @@
 # First tests/test_nccl_emu.cpp checks the emulated NCCL alone (3 processes).
 # Usage: sh tests/nccl_procs.sh [TRAIN_GPT [EMU_TRAIN_GPT]]   (run by
 # tests/run_tests.sh, which passes the train_gpt it built on the host
-# emulation and the one built on the CUDA emulator, tests/cuda_emu, whose real
+# emulation and the one built on the CUDA emulator, emu/gpu, whose real
 # kernels then run as 4 processes too; and by make test-nccl; CXX and
 # CFLAGS_EXTRA honoured). Prints one line per group; exits non-zero
 # when one fails. Without mpirun the mpirun groups print a skip line.
@@ -59,7 +59,7 @@ free_port() {
         echo $((20000 + $$ % 20000))
 }
 
-mock="$CXX -std=c++11 -O1 -Wall -Wextra $CFLAGS_EXTRA -DPP_CUDA_HOST_EMULATION -I$here/cuda_mock -x c++"
+mock="$CXX -std=c++11 -O1 -Wall -Wextra $CFLAGS_EXTRA -DPP_CUDA_HOST_EMULATION -I$root/emu/mock -x c++"
 build() {
     if [ -n "$1" ]; then
         cp "$1" "$out/train_gpt" || return 1
@@ -198,7 +198,7 @@ if command -v mpirun >/dev/null 2>&1; then
             equal mpi v-half dualpipe
     fi
     if [ -n "$2" ]; then
-        group "the real kernels on the CUDA emulator (tests/cuda_emu): train_gpt 1f1b d=4 n=4 under mpirun -np 4 = one process" \
+        group "the real kernels on the CUDA emulator (emu/gpu): train_gpt 1f1b d=4 n=4 under mpirun -np 4 = one process" \
             emu_equal "$2"
     fi
     group "mpirun -np 4, train_gpt --profile: the pass-time all-reduce, then a second communicator at the same NCCL_COMM_ID" sh -c "
@@ -251,7 +251,7 @@ group "a rank that dies during step 1 (rank 3 SIGKILLed at op 60)" ranks_kill
 # Every other rank must time out (or take a peer's timeout abort) and exit 1
 # in bounded time, naming rank 3. Each waits on its own peer with its own
 # clock, and on a loaded machine a rank waiting on a waiter may time out
-# first: the "waiting on" notices (tests/cuda_emu/nccl.h) let it follow the
+# first: the "waiting on" notices (emu/nccl.h) let it follow the
 # chain of waits to rank 3, and its abort carries rank 3 to the others.
 # Rank 3 stays hung until they have all ended (hung=3; it is stopped then).
 ranks_hang() {

@@ -306,7 +306,7 @@ else
 fi
 # ---- pp_cuda executor (pp_cuda.h, pp_cuda.cu, examples/train_gpt.cu, tests/test_cuda_pipeline.cu) ----
 # The public header is plain C; the executor's logic runs on the host
-# emulation (tests/cuda_mock: the CUDA/NCCL calls it makes, streams as queues
+# emulation (emu/mock: the CUDA/NCCL calls it makes, streams as queues
 # run in a random order that keeps stream order and event waits, and the
 # kernel contract on gpt_ref.h), where a missing event wait breaks the
 # gradients; nvcc builds the real thing; the GPU test runs or prints its skip
@@ -316,7 +316,11 @@ printf '#include "pp_cuda.h"\nint main(void) { return pp_cuda_device_count() < 0
 step "pp_cuda.h alone: C99 -Wall -Wextra -Wpedantic -Werror, and as C++" sh -c "
     $CC -std=c99 -Wall -Wextra -Wpedantic -Werror -I'$root' -c '$out/cuda_h.c' -o '$out/cuda_h.o' &&
     $CXX -x c++ -Wall -Wextra -Wpedantic -Werror -I'$root' -c '$out/cuda_h.c' -o '$out/cuda_hpp.o'"
-mock="$CXX -std=c++11 -O1 -Wall -Wextra $CFLAGS_EXTRA -DPP_CUDA_HOST_EMULATION -I'$here/cuda_mock' -x c++"
+# the product names no file of tests/ or emu/: a test build selects the
+# host emulation's headers by include path (-I emu/mock), never by name
+step "the product (pp_*.h, pp_cuda.cu, pp_cuda_gpt.cuh, examples/) includes nothing from tests/ or emu/" sh -c "
+    cd '$root' && ! grep -nE '^[[:space:]]*#[[:space:]]*include[[:space:]]*[<\"]([^>\"]*/)?(tests|emu)/' pp_*.h pp_cuda.cu pp_cuda_gpt.cuh examples/*"
+mock="$CXX -std=c++11 -O1 -Wall -Wextra $CFLAGS_EXTRA -DPP_CUDA_HOST_EMULATION -I'$root/emu/mock' -x c++"
 step "pp_cuda executor on the host emulation (streams as queues run in two random orders): every schedule pipelined = one device, slots, memory plan, deadlock report; train_gpt --profile, and exit 1 naming the step and tensor of a NaN gradient" sh -c "
     $mock -c '$root/pp_cuda.cu' -o '$out/pp_cuda_mock.o' &&
     $mock '$here/test_cuda_pipeline.cu' -x none '$out/pp_cuda_mock.o' -o '$out/test_cuda_mock' &&
@@ -360,8 +364,8 @@ else
 fi
 # ---- end of the pp_cuda executor block ----
 
-# ---- the CUDA emulator (tests/cuda_emu): the real kernels and pp_cuda.cu on the CPU ----
-# g++ compiles the kernel source as host C++ (tests/cuda_emu/rewrite.py keeps
+# ---- the CUDA emulator (emu/gpu): the real kernels and pp_cuda.cu on the CPU ----
+# g++ compiles the kernel source as host C++ (emu/gpu/rewrite.py keeps
 # every line); each CUDA thread runs as a fiber, and checkers fail the run on
 # shared/global races, out-of-bounds and freed accesses, reads of unwritten
 # shared memory and barrier divergence. The kernel test runs in the
@@ -374,11 +378,11 @@ elif ! [ -f "$CUDA_HOME/include/cuda_runtime.h" ]; then
     echo "[skip] CUDA emulator: needs the CUDA toolkit's headers (set CUDA_HOME; found no $CUDA_HOME/include/cuda_runtime.h)"
 else
     emu="$out/emu"
-    if sh "$here/cuda_emu/build.sh" "$emu" >"$out/log" 2>&1; then
-        echo "[ok] build the emulated test_emu, test_cuda_kernels, test_cuda_pipeline, train_gpt (tests/cuda_emu, g++)"
+    if sh "$root/emu/gpu/build.sh" "$emu" >"$out/log" 2>&1; then
+        echo "[ok] build the emulated test_emu, test_cuda_kernels, test_cuda_pipeline, train_gpt (emu/gpu, g++)"
         passed=$((passed + 1))
         t0=$(date +%s)
-        echo "tests/cuda_emu/test_emu.cu (the emulator's checkers and limits on planted bugs):"
+        echo "tests/test_emu.cu (the emulator's checkers and limits on planted bugs):"
         if "$emu/test_emu" 2>"$out/emu_self.err"; then passed=$((passed + 1)); else failed=$((failed + 1)); sed 's/^/    /' "$out/emu_self.err"; fi
         "$emu/test_cuda_kernels" >"$out/emu_kernels.log" 2>&1 &
         kpid=$!
@@ -396,14 +400,14 @@ else
         cat "$out/emu_kernels.log"
         echo "    (emulator: $(( $(date +%s) - t0 )) s for the three runs)"
     else
-        echo "[FAIL] build the emulated pp_cuda programs (tests/cuda_emu/build.sh)"
+        echo "[FAIL] build the emulated pp_cuda programs (emu/gpu/build.sh)"
         sed 's/^/    /' "$out/log" | tail -n 40
         failed=$((failed + 1))
     fi
 fi
 
 # NCCL mode as 4 real processes: train_gpt under mpirun (both id paths) and
-# with a rank that fails or hangs, on the emulated NCCL (tests/cuda_emu/nccl.h).
+# with a rank that fails or hangs, on the emulated NCCL (emu/nccl.h).
 # The script prints its own groups; it reuses the host-mock train_gpt built
 # above, and the emulator's train_gpt (real kernels) where it was built.
 if [ -x "$out/train_gpt_mock" ]; then nccl_bin="$out/train_gpt_mock"; else nccl_bin=; fi

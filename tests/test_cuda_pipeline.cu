@@ -10,8 +10,8 @@
 
    Without a CUDA device it prints "[skip] test_cuda_pipeline: no CUDA device"
    and exits 0. make test runs it twice without a GPU: on the host
-   emulation (tests/cuda_mock, the kernels replaced by gpt_ref.h) and on
-   the CUDA emulator (tests/cuda_emu: the real kernels on the CPU, with
+   emulation (emu/mock, the kernels replaced by gpt_ref.h) and on
+   the CUDA emulator (emu/gpu: the real kernels on the CPU, with
    PP_TEST_TINY=1 PP_TEST_QUICK=1; make test-emu-full without QUICK).
 
    Groups:
@@ -81,7 +81,7 @@ static const double ORACLE_LOSS_RTOL = 1e-3, ORACLE_ATOL = 4e-2, ORACLE_RTOL = 1
 
 static double now(void) { return (double)clock() / CLOCKS_PER_SEC; }
 
-/* PP_TEST_QUICK=1 (the CUDA emulator in make test, tests/cuda_emu): one
+/* PP_TEST_QUICK=1 (the CUDA emulator in make test, emu/gpu): one
    layer per stage, n in {d, 2d+1}, a shorter training run on d = 2; make
    test-emu-full runs without it */
 static int quick(void) { return getenv("PP_TEST_QUICK") != NULL; }
@@ -108,7 +108,7 @@ static int selected(const char *name) {
     return 0;
 }
 
-/* PP_TEST_TINY=1 (the host emulation tests/cuda_mock, the CUDA emulator tests/cuda_emu): test_runtime.c's tiny model */
+/* PP_TEST_TINY=1 (the host emulation emu/mock, the CUDA emulator emu/gpu): test_runtime.c's tiny model */
 static pp_cuda_model model_for(int stages) {
     pp_cuda_model m;
     int tiny = getenv("PP_TEST_TINY") != NULL;

@@ -1,5 +1,5 @@
-/* test_nccl_emu.cpp - the emulated NCCL (tests/cuda_emu/nccl.h) on its own:
-   3 processes (forked) on the host runtime of tests/cuda_mock, bootstrapped
+/* test_nccl_emu.cpp - the emulated NCCL (emu/nccl.h) on its own:
+   3 processes (forked) on the host runtime of emu/mock, bootstrapped
    at NCCL_COMM_ID=127.0.0.1:<a free port>. Checks NCCL's rules as NCCL
    states them, not figures taken from the emulation:
    - a group that posts its receive before its send completes (a ring);
@@ -21,7 +21,7 @@
      where rank 2 stopped, rank 0's clock, which fires first, names rank 2
      (not rank 1, which only waits); ranks that wait on each other are
      named a deadlock.
-   Build (tests/nccl_procs.sh does): c++ -std=c++11 -Itests/cuda_mock -x c++ tests/test_nccl_emu.cpp
+   Build (tests/nccl_procs.sh does): c++ -std=c++11 -Iemu/mock -x c++ tests/test_nccl_emu.cpp
    Prints one line per group and "N passed, N failed". */
 #include <cuda_runtime.h>
 #include <nccl.h>

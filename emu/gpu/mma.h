@@ -1,4 +1,4 @@
-/* tests/cuda_emu/mma.h - nvcuda::wmma for the emulator (pp_emu.h).
+/* emu/gpu/mma.h - nvcuda::wmma for the emulator (pp_emu.h).
 
    CUDA leaves a WMMA fragment's layout opaque: which lane holds which
    element is unspecified, so any assignment is faithful. Here lane L holds

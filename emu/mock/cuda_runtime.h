@@ -1,8 +1,8 @@
-/* cuda_mock/cuda_runtime.h - a host emulation of the CUDA runtime calls
+/* emu/mock/cuda_runtime.h - a host emulation of the CUDA runtime calls
    pp_cuda.cu makes, so that the executor's logic (slots, send buffers,
    transfers, the one-GPU interleaving, deadlock reports, the memory plan)
    runs on a machine without a GPU (tests/run_tests.sh builds pp_cuda.cu with
-   -DPP_CUDA_HOST_EMULATION -Itests/cuda_mock, as C++).
+   -DPP_CUDA_HOST_EMULATION -Iemu/mock, as C++).
 
    Streams are real queues: work (copies, memsets, the mock kernels, event
    records, event waits) is queued per stream and runs only when something
@@ -15,9 +15,9 @@
    device-to-host copy returns when it is done.
 
    Host operations run in stream order too: cudaLaunchHostFunc, and
-   pp_emu_stream_poll (tests/cuda_emu/pp_emu_hostop.h), an operation that is
+   pp_emu_stream_poll (emu/pp_emu_hostop.h), an operation that is
    polled until it says it is done, so another process can make progress
-   meanwhile (the emulated NCCL, tests/cuda_emu/nccl.h, is built on it).
+   meanwhile (the emulated NCCL, emu/nccl.h, is built on it).
    When every stream with work is blocked on such a poll, the mock sleeps
    about 1 ms and polls again; a poll that fails puts its stream in error,
    which the stream's synchronize and query return from then on (as a
@@ -228,7 +228,7 @@ static inline cudaError_t cudaLaunchHostFunc(cudaStream_t s, cudaHostFn_t fn, vo
     mock_enqueue(s, [=] { fn(user); });
     return cudaSuccess;
 }
-#include "../cuda_emu/pp_emu_hostop.h"
+#include "../pp_emu_hostop.h"
 /* the NULL stream and seed 0 poll at once, until done */
 /* no checkers on the host emulation */
 inline int pp_emu_device_access(const void *, size_t, int, const char *) { return 1; }

@@ -1,7 +1,7 @@
-/* cuda_mock/pp_cuda_gpt.cuh - the contract of pp_cuda_gpt.cuh (the
-   kernels' interface) implemented on the host with ref/gpt_ref.h in float:
+/* emu/mock/pp_cuda_gpt_ref.cuh - the contract of pp_cuda_gpt.cuh (the
+   kernels' interface; docs/cuda.md, "The kernel contract") implemented on the host with ref/gpt_ref.h in float:
    a slot is gpt_ref's activation buffer followed by the output gradient.
-   With cuda_mock/cuda_runtime.h it lets pp_cuda.cu run without a GPU; each
+   With emu/mock/cuda_runtime.h it lets pp_cuda.cu run without a GPU; each
    "kernel" is queued on its stream and runs when the mock runtime says. */
 #ifndef PP_CUDA_MOCK_GPT_H
 #define PP_CUDA_MOCK_GPT_H

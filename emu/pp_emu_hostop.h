@@ -1,6 +1,6 @@
-/* tests/cuda_emu/pp_emu_hostop.h - the emulator's one non-standard stream
-   operation, for an emulated NCCL built on tests/cuda_emu (and on
-   tests/cuda_mock/cuda_runtime.h). */
+/* emu/pp_emu_hostop.h - the emulator's one non-standard stream
+   operation, for an emulated NCCL built on emu/gpu (and on
+   emu/mock/cuda_runtime.h). */
 #ifndef PP_EMU_HOSTOP_H
 #define PP_EMU_HOSTOP_H
 #include <cuda_runtime.h>

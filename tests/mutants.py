@@ -3,11 +3,11 @@
 of pp_cuda.cu (the executor) and requires the tests to catch every one
 (make mutants).
 
-    python3 tests/cuda_emu/mutants.py OUTDIR     (MUTANTS="4 5 e0" runs only those)
+    python3 tests/mutants.py OUTDIR     (MUTANTS="4 5 e0" runs only those)
 
 Kernel mutants (numbered) run the emulated tests/test_cuda_kernels.cu.
 Executor mutants (e0, e1, ...) run tests/test_cuda_pipeline.cu as make test
-does: on the host emulation (tests/cuda_mock, streams as queues in two
+does: on the host emulation (emu/mock, streams as queues in two
 random orders) and on the CUDA emulator (the real kernels, PP_TEST_TINY
 PP_TEST_QUICK, checkers on, the schedules of EMU_SCHEDULES); caught when
 either fails. The table gives the
@@ -17,7 +17,7 @@ tolerance, which says by how wide a margin the numbers catch a bug.
 Each mutant is one exact textual change (the script fails if its text is not
 found exactly once, so a mutant cannot silently stop applying). For each it
 builds tests/test_cuda_kernels.cu against the mutated kernels with
-tests/cuda_emu/build.sh, runs it, and records whether the numeric checks
+emu/gpu/build.sh, runs it, and records whether the numeric checks
 failed and what the checkers reported. A mutant is caught when the run
 fails; the table shows which of the two caught it. Exit 1 if any survives."""
 import os
@@ -26,7 +26,8 @@ import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(os.path.dirname(HERE))
+ROOT = os.path.dirname(HERE)
+BUILD = os.path.join(ROOT, 'emu', 'gpu', 'build.sh')
 
 MMA_LOOP = '''    for (int kt = 0; kt < ntiles; kt++) {
         pp__cp_async_wait<PP__MM_STAGES - 2>();
@@ -60,15 +61,15 @@ EXEC_MUTANTS = [
      'const float dloss = (float)(1.0 / ((double)c->n * (double)c->N));',
      'const float dloss = (float)(1.0 / (double)c->N);'),
     ("last microbatch's W dropped",
-     '            PP__CUDA(pp__gpt_backward_weight(dm, g, c->grad, act, tok, v->ws, v->stream));',
-     '            if (j != c->n - 1) PP__CUDA(pp__gpt_backward_weight(dm, g, c->grad, act, tok, v->ws, v->stream));'),
+     '            PP__CUDA_CHECK(pp__gpt_backward_weight(dm, g, c->grad, act, tok, v->ws, v->stream));',
+     '            if (j != c->n - 1) PP__CUDA_CHECK(pp__gpt_backward_weight(dm, g, c->grad, act, tok, v->ws, v->stream));'),
     ("missing event wait (a receiver's copy not ordered after its sender's producer)",
-     '    PP__CUDA(cudaStreamWaitEvent(vb->stream, c->xfer[2 * t], 0));\n', ''),
+     '    PP__CUDA_CHECK(cudaStreamWaitEvent(vb->stream, c->xfer[2 * t], 0));\n', ''),
     ('wrong receive peer (a RECV matched on the channel of the next device)',
      'cnt[x->type == PP_OP_SEND ? (a * d + x->peer) * 2 : (x->peer * d + a) * 2 + 1]++;',
      'cnt[x->type == PP_OP_SEND ? (a * d + x->peer) * 2 : (((x->peer + 1) % d) * d + a) * 2 + 1]++;'),
     ("early free (a send buffer reused before the receiver's copy of it ran)",
-     '    PP__CUDA(cudaStreamWaitEvent(va->stream, c->xfer[2 * t + 1], 0)); /* as ncclSend: done when received */\n', ''),
+     '    PP__CUDA_CHECK(cudaStreamWaitEvent(va->stream, c->xfer[2 * t + 1], 0)); /* as ncclSend: done when received */\n', ''),
 ]
 
 
@@ -85,7 +86,7 @@ def run_exec_mutant(i, name, old, new, src, out):
     cu = os.path.join(d, 'pp_cuda.cu')
     open(cu, 'w').write(src.replace(old, new))
     cxx = os.environ.get('CXX', 'c++')
-    mock = [cxx, '-std=c++11', '-O1', '-w', '-DPP_CUDA_HOST_EMULATION', '-I' + os.path.join(ROOT, 'tests', 'cuda_mock'),
+    mock = [cxx, '-std=c++11', '-O1', '-w', '-DPP_CUDA_HOST_EMULATION', '-I' + os.path.join(ROOT, 'emu', 'mock'),
             '-I' + ROOT, '-x', 'c++']
     b = subprocess.run(mock + ['-c', cu, '-o', os.path.join(d, 'pp_cuda_mock.o')], stdout=subprocess.PIPE,
                        stderr=subprocess.STDOUT, text=True)
@@ -94,7 +95,7 @@ def run_exec_mutant(i, name, old, new, src, out):
                                    os.path.join(d, 'pp_cuda_mock.o'), '-o', os.path.join(d, 'test_cuda_mock')],
                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     if b.returncode == 0:
-        b = subprocess.run(['sh', os.path.join(HERE, 'build.sh'), os.path.join(d, 'build'), '', 'pipeline'],
+        b = subprocess.run(['sh', BUILD, os.path.join(d, 'build'), '', 'pipeline'],
                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                            env=dict(os.environ, EMU_PP_CUDA=cu))
     if b.returncode != 0:
@@ -141,7 +142,7 @@ def main(argv):
         os.makedirs(d, exist_ok=True)
         cuh = os.path.join(d, 'pp_cuda_gpt.cuh')
         open(cuh, 'w').write(src.replace(old, new))
-        b = subprocess.run(['sh', os.path.join(HERE, 'build.sh'), os.path.join(d, 'build'), cuh, 'kernels'],
+        b = subprocess.run(['sh', BUILD, os.path.join(d, 'build'), cuh, 'kernels'],
                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         if b.returncode != 0:
             sys.stderr.write(b.stdout[-3000:])

@@ -1,7 +1,7 @@
-/* pp_emu.h - CUDA kernels as host C++ for tests/cuda_emu (README.md, "Without a GPU: the CUDA emulator").
+/* pp_emu.h - CUDA kernels as host C++ for emu/gpu (emu/README.md).
 
    Force-included (g++ -include pp_emu.h) into a translation unit that
-   tests/cuda_emu/rewrite.py produced from CUDA source. The toolkit's
+   emu/gpu/rewrite.py produced from CUDA source. The toolkit's
    cuda_runtime.h and cuda_bf16.h give the types and bf16 rounding (round to
    nearest even, in host code); this header gives what device code uses:
    threadIdx and friends, __syncthreads, __syncwarp, warp shuffles,

@@ -1,7 +1,7 @@
 /* kernel_profile.cu - one F, B and W of a one-block GPT stage (embedding,
    block, head) through the kernels of pp_cuda_gpt.cuh, for the emulator's
    counters (make kernel-report runs it with PP_EMU_PROFILE=path under
-   tests/cuda_emu; the counters are documented in pp_emu.cpp). Shape:
+   emu/gpu; the counters are documented in pp_emu.cpp). Shape:
    vocab 256, T 64, C 128, 4 heads, batch 2: N = 128 rows, the matmuls'
    full 128-row tiles. Not a benchmark: the emulator has no timing. */
 #include <cuda_bf16.h>
@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <vector>
 
-#include "../../pp_cuda_gpt.cuh"
+#include "../pp_cuda_gpt.cuh"
 
 static pp__bf16 *dev_bf16(size_t n, float scale) {
     std::vector<pp__bf16> h(n);

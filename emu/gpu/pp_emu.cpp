@@ -1,4 +1,4 @@
-/* pp_emu.cpp - the CUDA emulator's runtime (tests/cuda_emu; README.md, "Without a GPU: the CUDA emulator").
+/* pp_emu.cpp - the CUDA emulator's runtime (emu/gpu; emu/README.md).
 
    Device side: each CUDA thread of a block is a fiber on the calling OS
    thread; blocks run one after another. __syncthreads is a block barrier,
@@ -61,7 +61,7 @@
 
 #define PP_EMU_RUNTIME 1
 #include "pp_emu.h"
-#include "pp_emu_hostop.h"
+#include "../pp_emu_hostop.h"
 #include "mma.h"
 #include <memory>
 /* the runtime names the fields, not the device macros */
@@ -1882,7 +1882,7 @@ cudaError_t cudaGetDevice(int *d) {
 cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *p, int d) {
     if (d < 0 || d >= emu_devices()) return set_err(cudaErrorInvalidDevice);
     memset(p, 0, sizeof *p);
-    snprintf(p->name, sizeof p->name, "pp_emu (CPU emulation of an sm_90 GPU, tests/cuda_emu)");
+    snprintf(p->name, sizeof p->name, "pp_emu (CPU emulation of an sm_90 GPU, emu/gpu)");
     arena_init();
     p->totalGlobalMem = g_arena_cap;
     p->sharedMemPerBlock = SMEM_DEFAULT;

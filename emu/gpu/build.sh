@@ -1,6 +1,6 @@
 #!/bin/sh
-# tests/cuda_emu/build.sh - builds pp_cuda's CUDA programs for the emulator.
-# Usage: sh tests/cuda_emu/build.sh OUT [KERNELS.cuh] [TARGETS]
+# emu/gpu/build.sh - builds pp_cuda's CUDA programs for the emulator.
+# Usage: sh emu/gpu/build.sh OUT [KERNELS.cuh] [TARGETS]
 #   OUT          a directory for the rewritten sources, objects and programs
 #   KERNELS.cuh  the kernels to use (default pp_cuda_gpt.cuh; make mutants
 #                passes a mutated copy)
@@ -17,6 +17,7 @@
 set -e
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
+emu=$(cd "$here/.." && pwd)
 out=$1
 cuh=${2:-$root/pp_cuda_gpt.cuh}
 targets=${3:-self kernels pipeline train}
@@ -24,11 +25,10 @@ targets=${3:-self kernels pipeline train}
 CXX=${EMU_CXX:-g++}
 PY=${PYTHON:-python3}
 OPT=${EMU_OPT:--O2}
-mkdir -p "$out/src/tests"
+mkdir -p "$out/src/tests" "$out/src/bench"
 cuda=${CUDA_HOME:-/usr/local/cuda}
-# the reference model's folder (tests/ today), wherever gpt_ref.h lives
-ref=$(dirname "$(find "$root" -name gpt_ref.h -not -path "*/emu-out/*" -not -path "$out/*" | head -n 1)")
-inc="-I$here -I$cuda/include -I$root -I$root/tests -I$ref"
+# emu/ for the emulated NCCL shared with the host emulation (emu/nccl.h)
+inc="-I$here -I$emu -I$cuda/include -I$root -I$root/tests -I$root/ref"
 # the hooks: every load and store calls __tsan_{read,write}N (pp_emu.cpp);
 # -fno-tree-sra keeps a vector load or store (uint4, float2) one access of
 # its width, so the alignment check sees it whole, as the GPU executes it;
@@ -40,8 +40,8 @@ flags="-std=c++17 $OPT -g -Wall -Wextra -Wno-unknown-pragmas $EMU_DEFS"
     "$root/tests/test_cuda_kernels.cu" "$out/src/tests/test_cuda_kernels.cpp" \
     "${EMU_PP_CUDA:-$root/pp_cuda.cu}" "$out/src/pp_cuda.cpp" \
     "$root/bench/bench_emu.cu" "$out/src/bench/bench_emu.cpp" \
-    "$here/test_emu.cu" "$out/src/tests/test_emu.cpp" \
-    "$here/kernel_profile.cu" "$out/src/tests/cuda_emu/kernel_profile.cpp"
+    "$root/tests/test_emu.cu" "$out/src/tests/test_emu.cpp" \
+    "$root/bench/kernel_profile.cu" "$out/src/bench/kernel_profile.cpp"
 $CXX $flags $inc -c "$here/pp_emu.cpp" -o "$out/pp_emu.o" &
 emu=$!
 case " $targets " in *" kernels "*)
@@ -54,7 +54,7 @@ case " $targets " in *" bench "*)
     $CXX $flags $san -include pp_emu.h $inc -c "$out/src/bench/bench_emu.cpp" -o "$out/bench_emu.o" ;;
 esac
 case " $targets " in *" profile "*)
-    $CXX $flags $san -include pp_emu.h $inc -c "$out/src/tests/cuda_emu/kernel_profile.cpp" -o "$out/kernel_profile.o" ;;
+    $CXX $flags $san -include pp_emu.h $inc -c "$out/src/bench/kernel_profile.cpp" -o "$out/kernel_profile.o" ;;
 esac
 case " $targets " in *" pipeline "*|*" train "*)
     $CXX $flags $san -include pp_emu.h $inc -c "$out/src/pp_cuda.cpp" -o "$out/pp_cuda.o" ;;

@@ -1,5 +1,5 @@
-/* tests/cuda_emu/nccl.h - NCCL emulated across real processes, for the host
-   runtimes (tests/cuda_mock, tests/cuda_emu). Header-only: it is included by
+/* emu/nccl.h - NCCL emulated across real processes, for the host
+   runtimes (emu/mock, emu/gpu). Header-only: it is included by
    the one translation unit that calls NCCL (pp_cuda.cu) and is written on
    the CUDA runtime API plus pp_emu_stream_poll (pp_emu_hostop.h), so it runs
    on either runtime. Compile as C++ (the runtimes are C++).

@@ -2,12 +2,12 @@
 """kernel_report.py - what decides the kernels' speed, measured without a GPU
 (make kernel-report).
 
-    python3 tests/cuda_emu/kernel_report.py OUTDIR
+    python3 bench/kernel_report.py OUTDIR
 
-1. ptxas (nvcc -Xptxas -v, sm_80 and sm_90a) on tests/cuda_emu/kernel_profile.cu,
+1. ptxas (nvcc -Xptxas -v, sm_80 and sm_90a) on bench/kernel_profile.cu,
    which instantiates every kernel one pipeline stage launches: registers,
    spill stores and loads, stack and static shared memory per kernel.
-2. The CUDA emulator (tests/cuda_emu) runs kernel_profile (one F, B and W of
+2. The CUDA emulator (emu/gpu) runs kernel_profile (one F, B and W of
    a one-block stage: vocab 256, T 64, C 128, 4 heads, batch 2) with
    PP_EMU_PROFILE: per kernel its block size, dynamic shared memory,
    tensor-core FLOPs and device bytes touched; per source line of a shared
@@ -27,7 +27,7 @@ import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(os.path.dirname(HERE))
+ROOT = os.path.dirname(HERE)
 
 # per SM (CUDA C++ Programming Guide, "Compute capabilities" table; the
 # occupancy calculator's allocation rules): max warps, max blocks,
@@ -89,7 +89,7 @@ def base(name):
 
 
 def emulate(out):
-    b = subprocess.run(['sh', os.path.join(HERE, 'build.sh'), os.path.join(out, 'emu'), '', 'profile'],
+    b = subprocess.run(['sh', os.path.join(ROOT, 'emu', 'gpu', 'build.sh'), os.path.join(out, 'emu'), '', 'profile'],
                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     if b.returncode != 0:
         sys.stderr.write(b.stdout[-3000:])

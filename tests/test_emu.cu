@@ -1,7 +1,7 @@
 /* test_emu.cu - the CUDA emulator's checkers and limits on small kernels
-   with planted bugs, each next to its correct twin (tests/cuda_emu).
+   with planted bugs, each next to its correct twin (emu/gpu).
 
-   Built by tests/cuda_emu/build.sh (target "self") and run by make test:
+   Built by emu/gpu/build.sh (target "self") and run by make test:
    every buggy kernel must raise the kind of finding it plants, every
    correct twin none at all, and the launch limits must refuse what CUDA refuses.
    One line per check group, then "N passed, N failed". The findings are

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
-"""rewrite.py - turns CUDA source into host C++ for tests/cuda_emu, keeping
+"""rewrite.py - turns CUDA source into host C++ for emu/gpu, keeping
 every line where it was (so __LINE__, debug info and checker reports name the
 original lines; a #line directive names the original file).
 
-    python3 tests/cuda_emu/rewrite.py IN OUT [IN OUT ...]
+    python3 emu/gpu/rewrite.py IN OUT [IN OUT ...]
 
 Three forms are rewritten, everything else is left to pp_emu.h's macros:
   kern<<<grid, block, smem, stream>>>(args)
