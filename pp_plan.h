@@ -155,7 +155,9 @@ PLANNING (pp_partition, pp_partition_v, pp_model_stats, pp_plan)
                fsdp (PyTorch FSDP2, bf16 compute, fp32 reduce) 4/D fp32
                weight + 4/D gradient + 8/D Adam + the current and next
                layer gathered in bf16 and one layer's fp32 gradient
-               (8 x the device's largest layer). dualpipe: each device
+               (8 x the device's largest layer); deepseek (DeepSeek-V3
+               report Sec. 3.3.3, ZeRO-1 Sec. 3.1) 2 + 4 fp32 gradient +
+               8/D (fp32 master, bf16 AdamW m, v). dualpipe: each device
                holds stage k of one copy and stage pp-1-k of the other,
                each with its gradients and optimizer state (two full
                copies; its optimizer state could be shared, which we do not
@@ -236,8 +238,8 @@ PLANNING (pp_partition, pp_partition_v, pp_model_stats, pp_plan)
                for routed experts; over tp_bw when the dp x cp x tp GPUs
                fit a node, else net_bw): megatron reduce-scatters fp32
                gradients and all-gathers bf16 weights, 4 + 2 bytes per step
-               (an fp32 all-reduce, 8, without the distributed optimizer);
-               zero1 2 + 2 per step; zero2 2 per microbatch + 2 per step;
+               (an fp32 all-reduce, 8, without the distributed optimizer;
+               deepseek as megatron); zero1 2 + 2 per step; zero2 2 per microbatch + 2 per step;
                zero3 2 + 2 + 2 and fsdp 2 + 2 + 4 per microbatch (gathers
                in F and B, a reduce-scatter); per-microbatch traffic hides
                under the device's work for that microbatch, only its excess
@@ -377,7 +379,7 @@ CALIBRATION (make calibrate; bench/calibrate.c, docs/planner.md)
    at its published layout: A100 efficiency 0.7678 and gemm_width 842.3 on
    Narayanan et al. 2021's 39.1B and 1008B rows (the width so that both err
    alike), H100 efficiency 0.5390 on Llama 3 405B at 8,192 GPUs (43% MFU),
-   FP8 speed-up 1.59 on DeepSeek-V3 (180K H800 GPU-hours per trillion
+   FP8 speed-up 1.42 on DeepSeek-V3 (180K H800 GPU-hours per trillion
    tokens). H800, H200 and B200 take H100's efficiency (not fitted). The 7
    held-out runs (Narayanan's 145.6B, 310.1B, 529.6B, GPT-3 175B on 1024
    A100s, Korthikanti et al. 2022's 175B, Llama 3 405B on 16,384 GPUs,
@@ -488,7 +490,7 @@ typedef struct pp_gpu {
     double efficiency; /* achieved fraction of peak_flops when flops = 0; 0 = 190/312 (the presets
                           carry the fitted ones: PRESETS, CALIBRATION) */
     double fp8_speedup; /* with req.fp8: the layers' matmuls run this many times faster than at
-                           flops; 0 = 1.59 (fitted, CALIBRATION) */
+                           flops; 0 = 1.42 (fitted, CALIBRATION) */
     double gemm_width;  /* a layer's matmuls run at w / (w + gemm_width) of flops, w = their narrow
                            side on one rank (attention: heads x head_dim / tp; MLP: ffn / tp;
                            experts: expert_ffn / their tp): narrow matmuls fill the GPU less;
@@ -505,6 +507,7 @@ typedef enum pp_recipe {
     PP_RECIPE_ZERO1,        /* DeepSpeed ZeRO-1: 2 + 2 + 12/D */
     PP_RECIPE_ZERO2,        /* ZeRO-2: 2 + 14/D */
     PP_RECIPE_ZERO3,        /* ZeRO-3: 16/D + the largest gathered matrix */
+    PP_RECIPE_DEEPSEEK,     /* DeepSeek-V3: 2 weight + 4 fp32 grad + (4 fp32 master + 2 + 2 bf16 Adam m, v)/D */
     PP_RECIPE_COUNT
 } pp_recipe;
 
@@ -613,7 +616,7 @@ PP_PLAN_API pp_status pp_gpu_preset(const char *name, pp_gpu *out, char *err);
 PP_PLAN_API const char *pp_gpu_preset_name(int i);
 /* g (NULL: a zero pp_gpu) with every default applied: the values pp_plan uses */
 PP_PLAN_API pp_gpu pp_gpu_defaults(const pp_gpu *g);
-/* "megatron", "fsdp", "zero1", "zero2", "zero3" / "none", "selective", "full"; NULL past the end */
+/* "megatron", "fsdp", "zero1", "zero2", "zero3", "deepseek" / "none", "selective", "full"; NULL past the end */
 PP_PLAN_API const char *pp_recipe_name(int recipe);
 PP_PLAN_API const char *pp_recompute_name(int recompute);
 PP_PLAN_API pp_status pp_plan(const pp_plan_request *req, pp_candidate *out, int cap, int *count, char *err);
@@ -1023,14 +1026,18 @@ static double pp__layer_flops(const pp__pmodel *p, int moe) {
    experts the token's dispatched copy and the expert's inner activations,
    the same for each shared expert, and fp32 router logits. */
 static void pp__layer_act(const pp__pmodel *p, int moe, double *whole, double *split) {
-    double h = p->h, inner_e = (p->m.gated ? 6 : 4) * p->m.expert_ffn, eb = p->m.fp8_moe_act ? 0.5 : 1;
+    double h = p->h, inner_e = (p->m.gated ? 6 : 4) * p->m.expert_ffn, inner_e8 = (p->m.gated ? 2 : 1) * p->m.expert_ffn;
     int up = p->m.recompute_norm_up;
     *whole = up ? 6 * h : 10 * h; /* recomputed norms: their outputs (the attention and MLP inputs) go */
     /* with MLA's up-projections recomputed, Q, K, V are rebuilt from the latents */
     *split = 2 * ((up && p->m.kv_lora_rank ? 0 : p->q_w + p->k_w + p->v_w) + p->o_w) + 2 * p->lat_w;
     if (p->m.no_flash_attention) *split += 5 * p->a * p->s;
     if (!moe) *split += (p->m.gated ? 6 : 4) * (double)p->m.ffn;
-    else *split += eb * (p->m.top_k * (2 * h + inner_e) + p->m.shared_experts * inner_e) + 4 * (double)p->m.experts;
+    else if (!p->m.fp8_moe_act)
+        *split += p->m.top_k * (2 * h + inner_e) + p->m.shared_experts * inner_e + 4 * (double)p->m.experts;
+    else /* DeepSeek-V3 Sec. 3.3.3: the FP8 dispatched copy (h bytes) and the
+            SwiGLU's FP8 inputs, its output recomputed in the backward */
+        *split += p->m.top_k * (h + inner_e8) + p->m.shared_experts * inner_e8 + 4 * (double)p->m.experts;
 }
 
 /* bytes a layer keeps for `tokens` tokens on one of t tensor-parallel ranks */
@@ -1192,7 +1199,7 @@ PP_PLAN_DEF pp_gpu pp_gpu_defaults(const pp_gpu *in) {
     if (!g.peak_flops) g.peak_flops = 312e12;
     if (!g.efficiency) g.efficiency = 190.0 / 312.0;
     if (!g.flops) g.flops = g.efficiency * g.peak_flops;
-    if (!g.fp8_speedup) g.fp8_speedup = 1.59;
+    if (!g.fp8_speedup) g.fp8_speedup = 1.42;
     if (!g.hbm_bw) g.hbm_bw = 2.0e12;
     if (!g.tp_bw) g.tp_bw = 300e9;
     if (!g.net_bw) g.net_bw = 25e9;
@@ -1205,7 +1212,7 @@ PP_PLAN_DEF pp_gpu pp_gpu_defaults(const pp_gpu *in) {
     return g;
 }
 
-static const char *const pp__recipe_names[] = {"megatron", "fsdp", "zero1", "zero2", "zero3"};
+static const char *const pp__recipe_names[] = {"megatron", "fsdp", "zero1", "zero2", "zero3", "deepseek"};
 static const char *const pp__recompute_names[] = {"none", "selective", "full"};
 PP_PLAN_DEF const char *pp_recipe_name(int i) { return i >= 0 && i < PP_RECIPE_COUNT ? pp__recipe_names[i] : NULL; }
 PP_PLAN_DEF const char *pp_recompute_name(int i) {
@@ -1244,7 +1251,7 @@ static pp_status pp__plan_resolve(const pp_plan_request *r, pp__preq *q, char *e
         !pp__plan_real_in(err, "gpu.peak_flops", g->peak_flops, 0, 1e18, "0 (= 312e12) or FLOP/s") ||
         !pp__plan_real_in(err, "gpu.flops", g->flops, 0, 1e18, "0 (= efficiency x peak) or FLOP/s") ||
         !pp__plan_real_in(err, "gpu.efficiency", g->efficiency, 0, 1, "0 (= 190/312) or a fraction of peak") ||
-        !pp__plan_real_in(err, "gpu.fp8_speedup", g->fp8_speedup, 0, 4, "0 (= 1.59) or a speed-up over 16-bit") ||
+        !pp__plan_real_in(err, "gpu.fp8_speedup", g->fp8_speedup, 0, 4, "0 (= 1.42) or a speed-up over 16-bit") ||
         !pp__plan_real_in(err, "gpu.gemm_width", g->gemm_width, 0, 1e6, "0 (off) or a width") ||
         !pp__plan_real_in(err, "gpu.hbm_bw", g->hbm_bw, 0, 1e15, "0 (= 2e12) or bytes/s") ||
         !pp__plan_real_in(err, "gpu.tp_bw", g->tp_bw, 0, 1e15, "0 (= 300e9) or bytes/s") ||
@@ -1253,7 +1260,7 @@ static pp_status pp__plan_resolve(const pp_plan_request *r, pp__preq *q, char *e
         !pp__plan_real_in(err, "gpu.reserve_bytes", g->reserve_bytes, -1e300, 1125899906842624.0,
                           "0 (the default), < 0 (none) or bytes") ||
         !pp__plan_int_in(err, "recipe", r->recipe, 0, PP_RECIPE_COUNT - 1,
-                         "0 megatron, 1 fsdp, 2 zero1, 3 zero2, 4 zero3") ||
+                         "0 megatron, 1 fsdp, 2 zero1, 3 zero2, 4 zero3, 5 deepseek") ||
         !pp__plan_int_in(err, "recompute", r->recompute, 0, PP_RECOMPUTE_COUNT - 1, "0 none, 1 selective, 2 full"))
         return PP_ERR_INVALID_ARG;
     q->g = pp_gpu_defaults(g);
@@ -1573,6 +1580,25 @@ static void pp__plan_cache_clear(pp__pws *w) {
     }
 }
 
+/* Among the splits whose slowest stage costs mx, the one that gives the
+   first stages the fewest items: each stage from the last takes what fits
+   in mx, leaving one item for each stage before it. The first stages hold
+   the most microbatches in flight (1F1B's first holds pp), so this costs
+   no time bound and lowers the peak. Its first stage fits in mx: greedy
+   boundaries from the back lie at or before those of any split within mx. */
+static void pp__split_back(const double *cost, int items, int S, double mx, int *first) {
+    int k, j = items;
+    double tol = mx * (1 + 1e-12);
+    for (k = S - 1; k >= 1; k--) {
+        double x = cost[j - 1];
+        int i = j - 1;
+        while (i - 1 >= k && x + cost[i - 1] <= tol) x += cost[--i];
+        first[k] = i;
+        j = i;
+    }
+    first[0] = 0;
+}
+
 /* the split of the current items into S stages (kept per S until the items change) */
 static const int *pp__plan_split(pp__pws *w, int items, int S, char *err) {
     int k;
@@ -1582,6 +1608,7 @@ static const int *pp__plan_split(pp__pws *w, int items, int S, char *err) {
     if (w->nsplit == PP__PLAN_SPLITS) w->nsplit = 0;
     k = w->nsplit;
     if (pp_partition(w->cost, items, S, w->split + (size_t)k * items, &mx, &w->al, err) != PP_OK) return NULL;
+    pp__split_back(w->cost, items, S, mx, w->split + (size_t)k * items);
     w->split_S[k] = S;
     w->nsplit = k + 1;
     return w->split + (size_t)k * items;
@@ -1650,6 +1677,9 @@ static void pp__recipe_bytes(int recipe, int no_dist, double D, double *wb, doub
     case PP_RECIPE_ZERO1: *wb = 2; *gb = 2; *ob = 12 / D; break;
     case PP_RECIPE_ZERO2: *wb = 2; *gb = 2 / D; *ob = 12 / D; break;
     case PP_RECIPE_ZERO3: *wb = 2 / D; *gb = 2 / D; *ob = 12 / D; break;
+    /* DeepSeek-V3 report Sec. 3.3.3: AdamW moments in BF16, master weights
+       and gradients (for accumulation) in FP32; ZeRO-1 over DP (Sec. 3.1) */
+    case PP_RECIPE_DEEPSEEK: *wb = 2; *gb = 4; *ob = 8 / D; break;
     default: *wb = 2; *gb = 4; *ob = no_dist ? 12 : 12 / D; break; /* Megatron bf16: fp32 grads */
     }
 }
@@ -1664,6 +1694,7 @@ static void pp__recipe_sync(int recipe, int no_dist, double *per_step, double *p
     case PP_RECIPE_ZERO1: *per_step = 2 + 2; break;   /* reduce-scatter of 16-bit grads, all-gather of weights */
     case PP_RECIPE_ZERO2: *per_mb = 2; *per_step = 2; break; /* grads reduced per microbatch */
     case PP_RECIPE_ZERO3: *per_mb = 2 + 2 + 2; break; /* all-gather in F and in B, reduce-scatter */
+    case PP_RECIPE_DEEPSEEK: *per_step = 4 + 2; break; /* ZeRO-1: fp32 grads reduce-scattered, bf16 weights gathered */
     default: *per_step = no_dist ? 2 * 4 : 4 + 2; break; /* fp32 all-reduce; or reduce-scatter + all-gather */
     }
 }
