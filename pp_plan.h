@@ -105,8 +105,10 @@ PLANNING (pp_partition, pp_partition_v, pp_model_stats, pp_plan)
                device k holds stages k and 2d-1-k; g_k(a, b) = least slowest
                device for the items [a, b) left to devices k..d-1; O(d L^4),
                exact, refused above 4e8 steps. pp_plan uses pp_partition
-               over all S stages for every placement: per-stage times then
-               drive the scheduler (stage_times). dualpipe: one split into
+               over all S stages for every placement, then, at the same
+               slowest stage, gives the first stages the fewest items
+               (pp__split_back: they hold the most microbatches); per-stage
+               times then drive the scheduler (stage_times). dualpipe: one split into
                pp stages, used by both copies.
    activation  bytes per layer per microbatch, 16-bit (Korthikanti et al.
                2022, "Reducing Activation Recomputation in Large Transformer
@@ -135,8 +137,10 @@ PLANNING (pp_partition, pp_partition_v, pp_model_stats, pp_plan)
                head's and final norm's inputs 4h and the fp32 softmax 4V
                (/t), of which a split backward's B frees 2V (Megatron's
                report_theoretical_memory: 4sbh(1 + V/h)). recompute_norm_up drops the norm outputs (4h) and
-               MLA's expanded Q, K, V; fp8_moe_act halves the experts'
-               bytes (DeepSeek-V3 report, Sec. 3.2.3, 3.3.2). A unit
+               MLA's expanded Q, K, V (DeepSeek-V3 report, Sec. 3.2.3);
+               fp8_moe_act keeps per routed expert an FP8 dispatched copy
+               (h) and the SwiGLU's FP8 inputs (2 expert_ffn), its output
+               recomputed (Sec. 3.3.3). A unit
                (schedule peak_memory, mem_limit, peak_units) = one
                microbatch's activations of 1/pp of the model, embedding
                input and logits included (their mean); bytes are counted
@@ -456,7 +460,7 @@ typedef struct pp_model {
     int no_distributed_optimizer;   /* 0: optimizer state sharded over the data-parallel ranks */
     /* DeepSeek-V3's activation savings (its report, Sec. 3.2.3 and 3.3.2) */
     int recompute_norm_up;          /* 1: norm outputs and MLA's Q/K/V up-projections recomputed in backward */
-    int fp8_moe_act;                /* 1: experts' inputs and inner activations kept in FP8 (1 byte) */
+    int fp8_moe_act;                /* 1: experts' inputs and SwiGLU inputs kept in FP8, the SwiGLU output recomputed */
     int qkv_bias;                   /* 1: Q, K, V biases with rmsnorm (Qwen2) */
     int qk_norm;                    /* 1: RMSNorm of each query and key head (Qwen3): 2 head_dim parameters */
     int route_nodes;                /* MoE: a token's routed experts span at most this many nodes, and its
