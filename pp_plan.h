@@ -1846,6 +1846,33 @@ static void pp__plan_one(const pp__preq *q, pp__pws *w, const pp__lay *y, int id
                         q->gmem / 1073741824.0, dual ? " (two copies of the parameters)" : "");
         return;
     }
+    /* memory bound (PLANNING, pruning): a device holds at least one
+       microbatch's bytes on all its stages of one copy (the F of its last
+       stage comes before the B and W of its earlier ones) and the largest
+       transient of full recomputation; above the memory, no build can fit */
+    if (!r->no_prune) {
+        double lb_max = 0;
+        for (dev = 0; dev < pp; dev++) {
+            double sum = 0, one = 0, tr = 0, lb;
+            for (s = 0; s < S; s++) {
+                if ((vplace ? (s < pp ? s : 2 * pp - 1 - s) : s % pp) != dev) continue;
+                sum += sact[s] + slog[s];
+                if (sact[s] + slog[s] > one) one = sact[s] + slog[s];
+                if (stra[s] > tr) tr = stra[s];
+            }
+            lb = w->dev_static[dev] + (dual ? one : sum) + tr;
+            if (lb > lb_max) lb_max = lb;
+        }
+        if (lb_max > q->gmem) {
+            c->peak_bytes = lb_max;
+            c->static_bytes = static_max;
+            c->unit_bytes = unit;
+            c->mem.total = lb_max + c->mem.reserve;
+            pp__cand_reason(c, "out of memory by at least %.2f GiB (one microbatch on every stage of a device)",
+                            (lb_max - q->gmem) / 1073741824.0);
+            return;
+        }
+    }
     if (info->takes_limit) {
         /* the most units every device can hold, in half units */
         lim = (double)(long)((q->gmem - static_max) / unit * 2) / 2;

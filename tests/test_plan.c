@@ -218,7 +218,7 @@ static const pp_candidate *best_of(const pp_candidate *c, int n, const char *nam
 static void check_pruning(pp_plan_request *r, const pp_candidate *c, int n, const char *what) {
     pp_candidate *f = (pp_candidate *)malloc(sizeof *f * 40000);
     char err[PP_ERR_LEN];
-    int nf = 0, i, j, pruned = 0;
+    int nf = 0, i, j, pruned = 0, memory_skipped = 0;
     r->no_prune = 1;
     CHECK(pp_plan(r, f, 40000, &nf, err) == PP_OK, "%s, no_prune: %s", what, err);
     r->no_prune = 0;
@@ -242,6 +242,14 @@ static void check_pruning(pp_plan_request *r, const pp_candidate *c, int n, cons
                   what, x->schedule, x->pp, x->fits, x->step_time, x->reason);
             CHECK(sb && x->bound > sb->step_time, "%s: pruned %s pp=%d tp=%d mbs=%d, bound %.6f <= its schedule's best %.6f",
                   what, x->schedule, x->pp, x->tp, x->mbs, x->bound, sb ? sb->step_time : 0);
+        } else if (strncmp(x->reason, "out of memory by at least", 25) == 0) {
+            /* skipped on its memory bound: it must not fit, and the bound must not exceed the built peak */
+            memory_skipped++;
+            CHECK(!x->fits && !y->fits && x->step_time == 0 &&
+                      (strncmp(y->reason, "out of memory by", 16) != 0 || x->peak_bytes <= y->peak_bytes * (1 + 1e-9)),
+                  "%s: %s pp=%d tp=%d mbs=%d skipped on memory (%.3f GiB) but without pruning fits %d, %.3f GiB, '%s'", what,
+                  x->schedule, x->pp, x->tp, x->mbs, x->peak_bytes / 1073741824.0, y->fits, y->peak_bytes / 1073741824.0,
+                  y->reason);
         } else {
             CHECK(x->fits == y->fits && x->step_time == y->step_time && x->peak_bytes == y->peak_bytes && !strcmp(x->reason, y->reason),
                   "%s: %s pp=%d tp=%d mbs=%d differs with pruning: step %.9g / %.9g, reason '%s' / '%s'", what, x->schedule, x->pp,
@@ -255,7 +263,8 @@ static void check_pruning(pp_plan_request *r, const pp_candidate *c, int n, cons
               c[i].pp, c[i].tp, c[i].mbs, f[i].schedule, f[i].pp, f[i].tp, f[i].mbs);
     CHECK(n > 0 && nf > 0 && c[0].step_time == f[0].step_time && !strcmp(c[0].schedule, f[0].schedule) && c[0].pp == f[0].pp &&
               c[0].tp == f[0].tp && c[0].mbs == f[0].mbs, "%s: best differs with pruning", what);
-    printf("    %s: %d of %d candidates pruned (not built)\n", what, pruned, n);
+    printf("    %s: %d of %d candidates pruned (not built), %d more out of memory by their bound\n", what, pruned, n,
+           memory_skipped);
     free(f);
 }
 
