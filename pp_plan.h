@@ -1603,6 +1603,42 @@ static void pp__split_back(const double *cost, int items, int S, double mx, int 
     first[0] = 0;
 }
 
+/* stages of at most M the split from the front needs (each takes what fits) */
+static int pp__split_count(const double *cost, int items, double M) {
+    int i, n = 1;
+    double x = 0;
+    for (i = 0; i < items; i++) {
+        if (cost[i] > M) return items + 1;
+        if (x + cost[i] > M) { n++; x = 0; }
+        x += cost[i];
+    }
+    return n;
+}
+
+/* pp_partition's least slowest stage, in O(items) per probe instead of its
+   O(S items log items): the count above falls as M rises, so bisect M to
+   adjacent values and take the slowest stage of the split at the upper one
+   (every split within the lower one needs more than S stages). items >= S. */
+static double pp__split_minmax(const double *cost, int items, int S) {
+    double lo = 0, hi = 0, m = 0, x = 0;
+    int i, it;
+    for (i = 0; i < items; i++) {
+        hi += cost[i];
+        if (cost[i] > lo) lo = cost[i];
+    }
+    if (pp__split_count(cost, items, lo) <= S) hi = lo;
+    for (it = 0; it < 200 && hi > lo; it++) {
+        double mid = lo + 0.5 * (hi - lo);
+        if (mid <= lo || mid >= hi) break;
+        if (pp__split_count(cost, items, mid) <= S) hi = mid; else lo = mid;
+    }
+    for (i = 0; i < items; i++) { /* the slowest stage of the split at hi */
+        if (x + cost[i] > hi) { if (x > m) m = x; x = 0; }
+        x += cost[i];
+    }
+    return x > m ? x : m;
+}
+
 /* the split of the current items into S stages (kept per S until the items change) */
 static const int *pp__plan_split(pp__pws *w, int items, int S, char *err) {
     int k;
@@ -1611,7 +1647,8 @@ static const int *pp__plan_split(pp__pws *w, int items, int S, char *err) {
         if (w->split_S[k] == S) return w->split + (size_t)k * items;
     if (w->nsplit == PP__PLAN_SPLITS) w->nsplit = 0;
     k = w->nsplit;
-    if (pp_partition(w->cost, items, S, w->split + (size_t)k * items, &mx, &w->al, err) != PP_OK) return NULL;
+    (void)err;
+    mx = pp__split_minmax(w->cost, items, S);
     pp__split_back(w->cost, items, S, mx, w->split + (size_t)k * items);
     w->split_S[k] = S;
     w->nsplit = k + 1;
