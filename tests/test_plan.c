@@ -157,6 +157,27 @@ static void test_partition(void) {
         }
         group_next("plan", "pp_partition's binary searches give the scan's split, bit for bit (300 random cases, L <= 400, "
                    "S <= 40, ties and zero costs)");
+        /* the planner's split: the bisected slowest stage equals pp_partition's, and the split
+           taken from the back stays within it with every boundary at or before pp_partition's */
+        for (trial2 = 0; trial2 < 300; trial2++) {
+            int L = 1 + (int)(rnd() % 400), S = 1 + (int)(rnd() % 40), i, k, first[40], back[40];
+            double mx, bm;
+            if (S > L) S = L;
+            for (i = 0; i < L; i++)
+                c[i] = trial2 % 3 == 0 ? (double)(rnd() % 3) : trial2 % 3 == 1 ? 1.0 + (i == 0 || i == L - 1) * 0.37
+                                                                           : (double)(rnd() % 1000) / 7;
+            if (!CHECK(pp_partition(c, L, S, first, &mx, NULL, err) == PP_OK, "L=%d S=%d: %s", L, S, err)) continue;
+            bm = pp__split_minmax(c, L, S);
+            CHECK(fabs(bm - mx) <= 1e-12 * mx, "L=%d S=%d: bisected slowest stage %.17g, pp_partition's %.17g", L, S, bm, mx);
+            pp__split_back(c, L, S, bm, back);
+            CHECK(valid_first(back, S, L) && stages_max(c, L, back, S, 0) <= mx * (1 + 1e-9),
+                  "L=%d S=%d: the split from the back is not a split within %g", L, S, mx);
+            for (k = 0; k < S && back[k] <= first[k]; k++) {}
+            CHECK(k == S, "L=%d S=%d: the split from the back starts stage %d at %d, after pp_partition's %d", L, S, k,
+                  k < S ? back[k] : -1, k < S ? first[k] : -1);
+        }
+        group_next("plan", "the planner's split: bisection finds pp_partition's slowest stage; taken from the back, every "
+                   "stage starts at or before pp_partition's (300 random cases)");
     }
     {
         /* seed overview: skew = [1]*40 + [1000]*8, p = 4; naive = np.array_split (12 each) */
