@@ -304,7 +304,13 @@ PLANNING (pp_partition, pp_partition_v, pp_model_stats, pp_plan)
                evaluated in the order of their lowest 1f1b work bound (that
                of the schedule asked for with req.schedule), so good
                incumbents come first. The bound ignores the bubble and
-               memory. Timings: make bench-plan and the README.
+               memory. Memory bound (not with no_prune): before a build,
+               each device's static bytes + one microbatch on all its
+               stages of one copy (the F of its last stage precedes the B
+               and W of the earlier ones) + full recomputation's transient;
+               above the memory the candidate is not built: fits = 0,
+               pruned = 0, peak_bytes = that bound, reason "out of memory
+               by at least ...". Timings: make bench-plan and the README.
    layouts     dp = N / (tp x cp x pp), rejected when it does not divide
                (the seed overview's 3D rule, with context parallelism); tp
                in 1, 2, 4, 8 (within a node) dividing the heads; cp 1, and
