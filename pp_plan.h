@@ -1910,6 +1910,7 @@ static void pp__plan_one(const pp__preq *q, pp__pws *w, const pp__lay *y, int id
             c->peak_bytes = lb_max;
             c->static_bytes = static_max;
             c->unit_bytes = unit;
+            c->mem.activations = lb_max - static_max; /* the breakdown adds up to the bound */
             c->mem.total = lb_max + c->mem.reserve;
             pp__cand_reason(c, "out of memory by at least %.2f GiB (one microbatch on every stage of a device)",
                             (lb_max - q->gmem) / 1073741824.0);
