@@ -105,8 +105,10 @@ PLANNING (pp_partition, pp_partition_v, pp_model_stats, pp_plan)
                device k holds stages k and 2d-1-k; g_k(a, b) = least slowest
                device for the items [a, b) left to devices k..d-1; O(d L^4),
                exact, refused above 4e8 steps. pp_plan uses pp_partition
-               over all S stages for every placement: per-stage times then
-               drive the scheduler (stage_times). dualpipe: one split into
+               over all S stages for every placement, then, at the same
+               slowest stage, gives the first stages the fewest items
+               (pp__split_back: they hold the most microbatches); per-stage
+               times then drive the scheduler (stage_times). dualpipe: one split into
                pp stages, used by both copies.
    activation  bytes per layer per microbatch, 16-bit (Korthikanti et al.
                2022, "Reducing Activation Recomputation in Large Transformer
@@ -135,8 +137,10 @@ PLANNING (pp_partition, pp_partition_v, pp_model_stats, pp_plan)
                head's and final norm's inputs 4h and the fp32 softmax 4V
                (/t), of which a split backward's B frees 2V (Megatron's
                report_theoretical_memory: 4sbh(1 + V/h)). recompute_norm_up drops the norm outputs (4h) and
-               MLA's expanded Q, K, V; fp8_moe_act halves the experts'
-               bytes (DeepSeek-V3 report, Sec. 3.2.3, 3.3.2). A unit
+               MLA's expanded Q, K, V (DeepSeek-V3 report, Sec. 3.2.3);
+               fp8_moe_act keeps per routed expert an FP8 dispatched copy
+               (h) and the SwiGLU's FP8 inputs (2 expert_ffn), its output
+               recomputed (Sec. 3.3.3). A unit
                (schedule peak_memory, mem_limit, peak_units) = one
                microbatch's activations of 1/pp of the model, embedding
                input and logits included (their mean); bytes are counted
@@ -155,7 +159,9 @@ PLANNING (pp_partition, pp_partition_v, pp_model_stats, pp_plan)
                fsdp (PyTorch FSDP2, bf16 compute, fp32 reduce) 4/D fp32
                weight + 4/D gradient + 8/D Adam + the current and next
                layer gathered in bf16 and one layer's fp32 gradient
-               (8 x the device's largest layer). dualpipe: each device
+               (8 x the device's largest layer); deepseek (DeepSeek-V3
+               report Sec. 3.3.3, ZeRO-1 Sec. 3.1) 2 + 4 fp32 gradient +
+               8/D (fp32 master, bf16 AdamW m, v). dualpipe: each device
                holds stage k of one copy and stage pp-1-k of the other,
                each with its gradients and optimizer state (two full
                copies; its optimizer state could be shared, which we do not
@@ -236,8 +242,8 @@ PLANNING (pp_partition, pp_partition_v, pp_model_stats, pp_plan)
                for routed experts; over tp_bw when the dp x cp x tp GPUs
                fit a node, else net_bw): megatron reduce-scatters fp32
                gradients and all-gathers bf16 weights, 4 + 2 bytes per step
-               (an fp32 all-reduce, 8, without the distributed optimizer);
-               zero1 2 + 2 per step; zero2 2 per microbatch + 2 per step;
+               (an fp32 all-reduce, 8, without the distributed optimizer;
+               deepseek as megatron); zero1 2 + 2 per step; zero2 2 per microbatch + 2 per step;
                zero3 2 + 2 + 2 and fsdp 2 + 2 + 4 per microbatch (gathers
                in F and B, a reduce-scatter); per-microbatch traffic hides
                under the device's work for that microbatch, only its excess
@@ -298,7 +304,13 @@ PLANNING (pp_partition, pp_partition_v, pp_model_stats, pp_plan)
                evaluated in the order of their lowest 1f1b work bound (that
                of the schedule asked for with req.schedule), so good
                incumbents come first. The bound ignores the bubble and
-               memory. Timings: make bench-plan and the README.
+               memory. Memory bound (not with no_prune): before a build,
+               each device's static bytes + one microbatch on all its
+               stages of one copy (the F of its last stage precedes the B
+               and W of the earlier ones) + full recomputation's transient;
+               above the memory the candidate is not built: fits = 0,
+               pruned = 0, peak_bytes = that bound, reason "out of memory
+               by at least ...". Timings: make bench-plan and the README.
    layouts     dp = N / (tp x cp x pp), rejected when it does not divide
                (the seed overview's 3D rule, with context parallelism); tp
                in 1, 2, 4, 8 (within a node) dividing the heads; cp 1, and
@@ -377,7 +389,7 @@ CALIBRATION (make calibrate; bench/calibrate.c, docs/planner.md)
    at its published layout: A100 efficiency 0.7678 and gemm_width 842.3 on
    Narayanan et al. 2021's 39.1B and 1008B rows (the width so that both err
    alike), H100 efficiency 0.5390 on Llama 3 405B at 8,192 GPUs (43% MFU),
-   FP8 speed-up 1.59 on DeepSeek-V3 (180K H800 GPU-hours per trillion
+   FP8 speed-up 1.42 on DeepSeek-V3 (180K H800 GPU-hours per trillion
    tokens). H800, H200 and B200 take H100's efficiency (not fitted). The 7
    held-out runs (Narayanan's 145.6B, 310.1B, 529.6B, GPT-3 175B on 1024
    A100s, Korthikanti et al. 2022's 175B, Llama 3 405B on 16,384 GPUs,
@@ -454,7 +466,7 @@ typedef struct pp_model {
     int no_distributed_optimizer;   /* 0: optimizer state sharded over the data-parallel ranks */
     /* DeepSeek-V3's activation savings (its report, Sec. 3.2.3 and 3.3.2) */
     int recompute_norm_up;          /* 1: norm outputs and MLA's Q/K/V up-projections recomputed in backward */
-    int fp8_moe_act;                /* 1: experts' inputs and inner activations kept in FP8 (1 byte) */
+    int fp8_moe_act;                /* 1: experts' inputs and SwiGLU inputs kept in FP8, the SwiGLU output recomputed */
     int qkv_bias;                   /* 1: Q, K, V biases with rmsnorm (Qwen2) */
     int qk_norm;                    /* 1: RMSNorm of each query and key head (Qwen3): 2 head_dim parameters */
     int route_nodes;                /* MoE: a token's routed experts span at most this many nodes, and its
@@ -488,7 +500,7 @@ typedef struct pp_gpu {
     double efficiency; /* achieved fraction of peak_flops when flops = 0; 0 = 190/312 (the presets
                           carry the fitted ones: PRESETS, CALIBRATION) */
     double fp8_speedup; /* with req.fp8: the layers' matmuls run this many times faster than at
-                           flops; 0 = 1.59 (fitted, CALIBRATION) */
+                           flops; 0 = 1.42 (fitted, CALIBRATION) */
     double gemm_width;  /* a layer's matmuls run at w / (w + gemm_width) of flops, w = their narrow
                            side on one rank (attention: heads x head_dim / tp; MLP: ffn / tp;
                            experts: expert_ffn / their tp): narrow matmuls fill the GPU less;
@@ -505,6 +517,7 @@ typedef enum pp_recipe {
     PP_RECIPE_ZERO1,        /* DeepSpeed ZeRO-1: 2 + 2 + 12/D */
     PP_RECIPE_ZERO2,        /* ZeRO-2: 2 + 14/D */
     PP_RECIPE_ZERO3,        /* ZeRO-3: 16/D + the largest gathered matrix */
+    PP_RECIPE_DEEPSEEK,     /* DeepSeek-V3: 2 weight + 4 fp32 grad + (4 fp32 master + 2 + 2 bf16 Adam m, v)/D */
     PP_RECIPE_COUNT
 } pp_recipe;
 
@@ -613,7 +626,7 @@ PP_PLAN_API pp_status pp_gpu_preset(const char *name, pp_gpu *out, char *err);
 PP_PLAN_API const char *pp_gpu_preset_name(int i);
 /* g (NULL: a zero pp_gpu) with every default applied: the values pp_plan uses */
 PP_PLAN_API pp_gpu pp_gpu_defaults(const pp_gpu *g);
-/* "megatron", "fsdp", "zero1", "zero2", "zero3" / "none", "selective", "full"; NULL past the end */
+/* "megatron", "fsdp", "zero1", "zero2", "zero3", "deepseek" / "none", "selective", "full"; NULL past the end */
 PP_PLAN_API const char *pp_recipe_name(int recipe);
 PP_PLAN_API const char *pp_recompute_name(int recompute);
 PP_PLAN_API pp_status pp_plan(const pp_plan_request *req, pp_candidate *out, int cap, int *count, char *err);
@@ -1023,14 +1036,18 @@ static double pp__layer_flops(const pp__pmodel *p, int moe) {
    experts the token's dispatched copy and the expert's inner activations,
    the same for each shared expert, and fp32 router logits. */
 static void pp__layer_act(const pp__pmodel *p, int moe, double *whole, double *split) {
-    double h = p->h, inner_e = (p->m.gated ? 6 : 4) * p->m.expert_ffn, eb = p->m.fp8_moe_act ? 0.5 : 1;
+    double h = p->h, inner_e = (p->m.gated ? 6 : 4) * p->m.expert_ffn, inner_e8 = (p->m.gated ? 2 : 1) * p->m.expert_ffn;
     int up = p->m.recompute_norm_up;
     *whole = up ? 6 * h : 10 * h; /* recomputed norms: their outputs (the attention and MLP inputs) go */
     /* with MLA's up-projections recomputed, Q, K, V are rebuilt from the latents */
     *split = 2 * ((up && p->m.kv_lora_rank ? 0 : p->q_w + p->k_w + p->v_w) + p->o_w) + 2 * p->lat_w;
     if (p->m.no_flash_attention) *split += 5 * p->a * p->s;
     if (!moe) *split += (p->m.gated ? 6 : 4) * (double)p->m.ffn;
-    else *split += eb * (p->m.top_k * (2 * h + inner_e) + p->m.shared_experts * inner_e) + 4 * (double)p->m.experts;
+    else if (!p->m.fp8_moe_act)
+        *split += p->m.top_k * (2 * h + inner_e) + p->m.shared_experts * inner_e + 4 * (double)p->m.experts;
+    else /* DeepSeek-V3 Sec. 3.3.3: the FP8 dispatched copy (h bytes) and the
+            SwiGLU's FP8 inputs, its output recomputed in the backward */
+        *split += p->m.top_k * (h + inner_e8) + p->m.shared_experts * inner_e8 + 4 * (double)p->m.experts;
 }
 
 /* bytes a layer keeps for `tokens` tokens on one of t tensor-parallel ranks */
@@ -1192,7 +1209,7 @@ PP_PLAN_DEF pp_gpu pp_gpu_defaults(const pp_gpu *in) {
     if (!g.peak_flops) g.peak_flops = 312e12;
     if (!g.efficiency) g.efficiency = 190.0 / 312.0;
     if (!g.flops) g.flops = g.efficiency * g.peak_flops;
-    if (!g.fp8_speedup) g.fp8_speedup = 1.59;
+    if (!g.fp8_speedup) g.fp8_speedup = 1.42;
     if (!g.hbm_bw) g.hbm_bw = 2.0e12;
     if (!g.tp_bw) g.tp_bw = 300e9;
     if (!g.net_bw) g.net_bw = 25e9;
@@ -1205,7 +1222,7 @@ PP_PLAN_DEF pp_gpu pp_gpu_defaults(const pp_gpu *in) {
     return g;
 }
 
-static const char *const pp__recipe_names[] = {"megatron", "fsdp", "zero1", "zero2", "zero3"};
+static const char *const pp__recipe_names[] = {"megatron", "fsdp", "zero1", "zero2", "zero3", "deepseek"};
 static const char *const pp__recompute_names[] = {"none", "selective", "full"};
 PP_PLAN_DEF const char *pp_recipe_name(int i) { return i >= 0 && i < PP_RECIPE_COUNT ? pp__recipe_names[i] : NULL; }
 PP_PLAN_DEF const char *pp_recompute_name(int i) {
@@ -1244,7 +1261,7 @@ static pp_status pp__plan_resolve(const pp_plan_request *r, pp__preq *q, char *e
         !pp__plan_real_in(err, "gpu.peak_flops", g->peak_flops, 0, 1e18, "0 (= 312e12) or FLOP/s") ||
         !pp__plan_real_in(err, "gpu.flops", g->flops, 0, 1e18, "0 (= efficiency x peak) or FLOP/s") ||
         !pp__plan_real_in(err, "gpu.efficiency", g->efficiency, 0, 1, "0 (= 190/312) or a fraction of peak") ||
-        !pp__plan_real_in(err, "gpu.fp8_speedup", g->fp8_speedup, 0, 4, "0 (= 1.59) or a speed-up over 16-bit") ||
+        !pp__plan_real_in(err, "gpu.fp8_speedup", g->fp8_speedup, 0, 4, "0 (= 1.42) or a speed-up over 16-bit") ||
         !pp__plan_real_in(err, "gpu.gemm_width", g->gemm_width, 0, 1e6, "0 (off) or a width") ||
         !pp__plan_real_in(err, "gpu.hbm_bw", g->hbm_bw, 0, 1e15, "0 (= 2e12) or bytes/s") ||
         !pp__plan_real_in(err, "gpu.tp_bw", g->tp_bw, 0, 1e15, "0 (= 300e9) or bytes/s") ||
@@ -1253,7 +1270,7 @@ static pp_status pp__plan_resolve(const pp_plan_request *r, pp__preq *q, char *e
         !pp__plan_real_in(err, "gpu.reserve_bytes", g->reserve_bytes, -1e300, 1125899906842624.0,
                           "0 (the default), < 0 (none) or bytes") ||
         !pp__plan_int_in(err, "recipe", r->recipe, 0, PP_RECIPE_COUNT - 1,
-                         "0 megatron, 1 fsdp, 2 zero1, 3 zero2, 4 zero3") ||
+                         "0 megatron, 1 fsdp, 2 zero1, 3 zero2, 4 zero3, 5 deepseek") ||
         !pp__plan_int_in(err, "recompute", r->recompute, 0, PP_RECOMPUTE_COUNT - 1, "0 none, 1 selective, 2 full"))
         return PP_ERR_INVALID_ARG;
     q->g = pp_gpu_defaults(g);
@@ -1573,6 +1590,61 @@ static void pp__plan_cache_clear(pp__pws *w) {
     }
 }
 
+/* Among the splits whose slowest stage costs mx, the one that gives the
+   first stages the fewest items: each stage from the last takes what fits
+   in mx, leaving one item for each stage before it. The first stages hold
+   the most microbatches in flight (1F1B's first holds pp), so this costs
+   no time bound and lowers the peak. Its first stage fits in mx: greedy
+   boundaries from the back lie at or before those of any split within mx. */
+static void pp__split_back(const double *cost, int items, int S, double mx, int *first) {
+    int k, j = items;
+    double tol = mx * (1 + 1e-12);
+    for (k = S - 1; k >= 1; k--) {
+        double x = cost[j - 1];
+        int i = j - 1;
+        while (i - 1 >= k && x + cost[i - 1] <= tol) x += cost[--i];
+        first[k] = i;
+        j = i;
+    }
+    first[0] = 0;
+}
+
+/* stages of at most M the split from the front needs (each takes what fits) */
+static int pp__split_count(const double *cost, int items, double M) {
+    int i, n = 1;
+    double x = 0;
+    for (i = 0; i < items; i++) {
+        if (cost[i] > M) return items + 1;
+        if (x + cost[i] > M) { n++; x = 0; }
+        x += cost[i];
+    }
+    return n;
+}
+
+/* pp_partition's least slowest stage, in O(items) per probe instead of its
+   O(S items log items): the count above falls as M rises, so bisect M to
+   adjacent values and take the slowest stage of the split at the upper one
+   (every split within the lower one needs more than S stages). items >= S. */
+static double pp__split_minmax(const double *cost, int items, int S) {
+    double lo = 0, hi = 0, m = 0, x = 0;
+    int i, it;
+    for (i = 0; i < items; i++) {
+        hi += cost[i];
+        if (cost[i] > lo) lo = cost[i];
+    }
+    if (pp__split_count(cost, items, lo) <= S) hi = lo;
+    for (it = 0; it < 200 && hi > lo; it++) {
+        double mid = lo + 0.5 * (hi - lo);
+        if (mid <= lo || mid >= hi) break;
+        if (pp__split_count(cost, items, mid) <= S) hi = mid; else lo = mid;
+    }
+    for (i = 0; i < items; i++) { /* the slowest stage of the split at hi */
+        if (x + cost[i] > hi) { if (x > m) m = x; x = 0; }
+        x += cost[i];
+    }
+    return x > m ? x : m;
+}
+
 /* the split of the current items into S stages (kept per S until the items change) */
 static const int *pp__plan_split(pp__pws *w, int items, int S, char *err) {
     int k;
@@ -1581,7 +1653,9 @@ static const int *pp__plan_split(pp__pws *w, int items, int S, char *err) {
         if (w->split_S[k] == S) return w->split + (size_t)k * items;
     if (w->nsplit == PP__PLAN_SPLITS) w->nsplit = 0;
     k = w->nsplit;
-    if (pp_partition(w->cost, items, S, w->split + (size_t)k * items, &mx, &w->al, err) != PP_OK) return NULL;
+    (void)err;
+    mx = pp__split_minmax(w->cost, items, S);
+    pp__split_back(w->cost, items, S, mx, w->split + (size_t)k * items);
     w->split_S[k] = S;
     w->nsplit = k + 1;
     return w->split + (size_t)k * items;
@@ -1650,6 +1724,9 @@ static void pp__recipe_bytes(int recipe, int no_dist, double D, double *wb, doub
     case PP_RECIPE_ZERO1: *wb = 2; *gb = 2; *ob = 12 / D; break;
     case PP_RECIPE_ZERO2: *wb = 2; *gb = 2 / D; *ob = 12 / D; break;
     case PP_RECIPE_ZERO3: *wb = 2 / D; *gb = 2 / D; *ob = 12 / D; break;
+    /* DeepSeek-V3 report Sec. 3.3.3: AdamW moments in BF16, master weights
+       and gradients (for accumulation) in FP32; ZeRO-1 over DP (Sec. 3.1) */
+    case PP_RECIPE_DEEPSEEK: *wb = 2; *gb = 4; *ob = 8 / D; break;
     default: *wb = 2; *gb = 4; *ob = no_dist ? 12 : 12 / D; break; /* Megatron bf16: fp32 grads */
     }
 }
@@ -1664,6 +1741,7 @@ static void pp__recipe_sync(int recipe, int no_dist, double *per_step, double *p
     case PP_RECIPE_ZERO1: *per_step = 2 + 2; break;   /* reduce-scatter of 16-bit grads, all-gather of weights */
     case PP_RECIPE_ZERO2: *per_mb = 2; *per_step = 2; break; /* grads reduced per microbatch */
     case PP_RECIPE_ZERO3: *per_mb = 2 + 2 + 2; break; /* all-gather in F and in B, reduce-scatter */
+    case PP_RECIPE_DEEPSEEK: *per_step = 4 + 2; break; /* ZeRO-1: fp32 grads reduce-scattered, bf16 weights gathered */
     default: *per_step = no_dist ? 2 * 4 : 4 + 2; break; /* fp32 all-reduce; or reduce-scatter + all-gather */
     }
 }
@@ -1810,6 +1888,34 @@ static void pp__plan_one(const pp__preq *q, pp__pws *w, const pp__lay *y, int id
         pp__cand_reason(c, "parameters and optimizer alone need %.1f GiB > %.1f GiB%s", static_max / 1073741824.0,
                         q->gmem / 1073741824.0, dual ? " (two copies of the parameters)" : "");
         return;
+    }
+    /* memory bound (PLANNING, pruning): a device holds at least one
+       microbatch's bytes on all its stages of one copy (the F of its last
+       stage comes before the B and W of its earlier ones) and the largest
+       transient of full recomputation; above the memory, no build can fit */
+    if (!r->no_prune) {
+        double lb_max = 0;
+        for (dev = 0; dev < pp; dev++) {
+            double sum = 0, one = 0, tr = 0, lb;
+            for (s = 0; s < S; s++) {
+                if ((vplace ? (s < pp ? s : 2 * pp - 1 - s) : s % pp) != dev) continue;
+                sum += sact[s] + slog[s];
+                if (sact[s] + slog[s] > one) one = sact[s] + slog[s];
+                if (stra[s] > tr) tr = stra[s];
+            }
+            lb = w->dev_static[dev] + (dual ? one : sum) + tr;
+            if (lb > lb_max) lb_max = lb;
+        }
+        if (lb_max > q->gmem) {
+            c->peak_bytes = lb_max;
+            c->static_bytes = static_max;
+            c->unit_bytes = unit;
+            c->mem.activations = lb_max - static_max; /* the breakdown adds up to the bound */
+            c->mem.total = lb_max + c->mem.reserve;
+            pp__cand_reason(c, "out of memory by at least %.2f GiB (one microbatch on every stage of a device)",
+                            (lb_max - q->gmem) / 1073741824.0);
+            return;
+        }
     }
     if (info->takes_limit) {
         /* the most units every device can hold, in half units */

@@ -121,7 +121,7 @@ static void bench_plan(void) {
             memset(&r, 0, sizeof r);
             pp_model_preset(big[j - 5].model, &r.model, NULL);
             pp_gpu_preset(big[j - 5].gpu, &r.gpu, NULL);
-            if (j == 6) { r.fp8 = 1; r.model.recompute_norm_up = 1; r.model.fp8_moe_act = 1; }
+            if (j == 6) { r.fp8 = 1; r.model.recompute_norm_up = 1; r.model.fp8_moe_act = 1; r.recipe = PP_RECIPE_DEEPSEEK; }
             r.gpus = big[j - 5].gpus;
             r.global_batch = big[j - 5].batch;
             snprintf(what, sizeof what, "%s, %d x %s, batch %d x %d", big[j - 5].model, r.gpus, big[j - 5].gpu,

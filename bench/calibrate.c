@@ -97,7 +97,9 @@ static int make_request(const row *w, pp_plan_request *r, char *err) {
     } else {
         r->model.layers = w->layers; r->model.hidden = w->hidden; r->model.heads = w->heads; r->model.seq = w->seq;
     }
-    if (w->preset && strcmp(w->preset, "deepseek-v3") == 0) { r->model.recompute_norm_up = 1; r->model.fp8_moe_act = 1; }
+    if (w->preset && strcmp(w->preset, "deepseek-v3") == 0) {
+        r->model.recompute_norm_up = 1; r->model.fp8_moe_act = 1; r->recipe = PP_RECIPE_DEEPSEEK;
+    }
     if (pp_gpu_preset(w->gpu, &r->gpu, err) != PP_OK) return 0;
     r->gpu.mem_bytes = 1e15; /* time, not memory */
     if (g_const[w->constant == 2 ? 1 : w->constant] > 0) r->gpu.efficiency = g_const[w->constant == 2 ? 1 : w->constant];

@@ -13,7 +13,9 @@
    check of the request is fuzzed too). Property: pp_plan returns PP_OK
    with candidates that are finite, sorted and consistent (a fitting one's
    peak within memory - reserve), or a status with a message; never a
-   crash, a leak, undefined behaviour or a hang. Requests whose candidate
+   crash, a leak, undefined behaviour or a hang. The recipe and the
+   recomputation are read last (out-of-range values included), so older
+   corpus files keep their meaning. Requests whose candidate
    count (asked with cap = 0, which runs only the check and the count) is
    above 400, or with more than 96 layers or 32 GPUs, are only counted,
    not planned, to keep each run short (planning 162 GPUs can take 3 s:
@@ -126,14 +128,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (fz_byte(&f) & 1) r.gpu.gemm_width = fz_real(&f, 4000);
     if (fz_byte(&f) & 1) r.gpu.fp8_speedup = fz_real(&f, 4);
     if (fz_byte(&f) & 1) r.model.route_nodes = fz_int(&f, 16);
+    /* the accounting: a recipe and a recomputation, the count itself out of range at times */
+    if (fz_byte(&f) & 1) r.recipe = (int)(fz_byte(&f) % (PP_RECIPE_COUNT + 1));
+    if (fz_byte(&f) & 1) r.recompute = (int)(fz_byte(&f) % (PP_RECOMPUTE_COUNT + 1));
     err[0] = 0;
 #ifdef FUZZ_PLAN_PRINT /* the request, for a look at a finding */
     printf("L=%d h=%d a=%d s=%d kv=%d hd=%d ffn=%d V=%d E=%d k=%d sh=%d eff=%d dl=%d kvr=%d qr=%d rd=%d gpus=%d gb=%d "
-           "pp=%d tp=%d dp=%d cp=%d ep=%d mbs=%d v=%d sched=%s times=%d mem=%g\n", r.model.layers, r.model.hidden,
+           "pp=%d tp=%d dp=%d cp=%d ep=%d mbs=%d v=%d sched=%s times=%d mem=%g recipe=%d recompute=%d\n", r.model.layers, r.model.hidden,
            r.model.heads, r.model.seq, r.model.kv_heads, r.model.head_dim, r.model.ffn, r.model.vocab, r.model.experts,
            r.model.top_k, r.model.shared_experts, r.model.expert_ffn, r.model.dense_layers, r.model.kv_lora_rank,
            r.model.q_lora_rank, r.model.rope_head_dim, r.gpus, r.global_batch, r.pp, r.tp, r.dp, r.cp, r.ep, r.mbs, r.v,
-           r.schedule ? r.schedule : "-", r.times != NULL, r.gpu.mem_bytes);
+           r.schedule ? r.schedule : "-", r.times != NULL, r.gpu.mem_bytes, r.recipe, r.recompute);
 #endif
     st = pp_plan(&r, NULL, 0, &count, err);
     if (st != PP_OK) {

@@ -157,6 +157,27 @@ static void test_partition(void) {
         }
         group_next("plan", "pp_partition's binary searches give the scan's split, bit for bit (300 random cases, L <= 400, "
                    "S <= 40, ties and zero costs)");
+        /* the planner's split: the bisected slowest stage equals pp_partition's, and the split
+           taken from the back stays within it with every boundary at or before pp_partition's */
+        for (trial2 = 0; trial2 < 300; trial2++) {
+            int L = 1 + (int)(rnd() % 400), S = 1 + (int)(rnd() % 40), i, k, first[40], back[40];
+            double mx, bm;
+            if (S > L) S = L;
+            for (i = 0; i < L; i++)
+                c[i] = trial2 % 3 == 0 ? (double)(rnd() % 3) : trial2 % 3 == 1 ? 1.0 + (i == 0 || i == L - 1) * 0.37
+                                                                           : (double)(rnd() % 1000) / 7;
+            if (!CHECK(pp_partition(c, L, S, first, &mx, NULL, err) == PP_OK, "L=%d S=%d: %s", L, S, err)) continue;
+            bm = pp__split_minmax(c, L, S);
+            CHECK(fabs(bm - mx) <= 1e-12 * mx, "L=%d S=%d: bisected slowest stage %.17g, pp_partition's %.17g", L, S, bm, mx);
+            pp__split_back(c, L, S, bm, back);
+            CHECK(valid_first(back, S, L) && stages_max(c, L, back, S, 0) <= mx * (1 + 1e-9),
+                  "L=%d S=%d: the split from the back is not a split within %g", L, S, mx);
+            for (k = 0; k < S && back[k] <= first[k]; k++) {}
+            CHECK(k == S, "L=%d S=%d: the split from the back starts stage %d at %d, after pp_partition's %d", L, S, k,
+                  k < S ? back[k] : -1, k < S ? first[k] : -1);
+        }
+        group_next("plan", "the planner's split: bisection finds pp_partition's slowest stage; taken from the back, every "
+                   "stage starts at or before pp_partition's (300 random cases)");
     }
     {
         /* seed overview: skew = [1]*40 + [1000]*8, p = 4; naive = np.array_split (12 each) */
@@ -218,7 +239,7 @@ static const pp_candidate *best_of(const pp_candidate *c, int n, const char *nam
 static void check_pruning(pp_plan_request *r, const pp_candidate *c, int n, const char *what) {
     pp_candidate *f = (pp_candidate *)malloc(sizeof *f * 40000);
     char err[PP_ERR_LEN];
-    int nf = 0, i, j, pruned = 0;
+    int nf = 0, i, j, pruned = 0, memory_skipped = 0;
     r->no_prune = 1;
     CHECK(pp_plan(r, f, 40000, &nf, err) == PP_OK, "%s, no_prune: %s", what, err);
     r->no_prune = 0;
@@ -242,6 +263,14 @@ static void check_pruning(pp_plan_request *r, const pp_candidate *c, int n, cons
                   what, x->schedule, x->pp, x->fits, x->step_time, x->reason);
             CHECK(sb && x->bound > sb->step_time, "%s: pruned %s pp=%d tp=%d mbs=%d, bound %.6f <= its schedule's best %.6f",
                   what, x->schedule, x->pp, x->tp, x->mbs, x->bound, sb ? sb->step_time : 0);
+        } else if (strncmp(x->reason, "out of memory by at least", 25) == 0) {
+            /* skipped on its memory bound: it must not fit, and the bound must not exceed the built peak */
+            memory_skipped++;
+            CHECK(!x->fits && !y->fits && x->step_time == 0 &&
+                      (strncmp(y->reason, "out of memory by", 16) != 0 || x->peak_bytes <= y->peak_bytes * (1 + 1e-9)),
+                  "%s: %s pp=%d tp=%d mbs=%d skipped on memory (%.3f GiB) but without pruning fits %d, %.3f GiB, '%s'", what,
+                  x->schedule, x->pp, x->tp, x->mbs, x->peak_bytes / 1073741824.0, y->fits, y->peak_bytes / 1073741824.0,
+                  y->reason);
         } else {
             CHECK(x->fits == y->fits && x->step_time == y->step_time && x->peak_bytes == y->peak_bytes && !strcmp(x->reason, y->reason),
                   "%s: %s pp=%d tp=%d mbs=%d differs with pruning: step %.9g / %.9g, reason '%s' / '%s'", what, x->schedule, x->pp,
@@ -255,7 +284,8 @@ static void check_pruning(pp_plan_request *r, const pp_candidate *c, int n, cons
               c[i].pp, c[i].tp, c[i].mbs, f[i].schedule, f[i].pp, f[i].tp, f[i].mbs);
     CHECK(n > 0 && nf > 0 && c[0].step_time == f[0].step_time && !strcmp(c[0].schedule, f[0].schedule) && c[0].pp == f[0].pp &&
               c[0].tp == f[0].tp && c[0].mbs == f[0].mbs, "%s: best differs with pruning", what);
-    printf("    %s: %d of %d candidates pruned (not built)\n", what, pruned, n);
+    printf("    %s: %d of %d candidates pruned (not built), %d more out of memory by their bound\n", what, pruned, n,
+           memory_skipped);
     free(f);
 }
 
@@ -687,9 +717,8 @@ static void test_published(void) {
         r.model.recompute_norm_up = 1;
         r.model.fp8_moe_act = 1;
         CHECK(pp_plan(&r, c, 20000, &n, err) == PP_OK && n == 1, "deepseek-v3: %s", err);
-        /* the savings cut the activations by more than a third; whether it then fits 80 GiB depends on
-           the stage split (balanced by time here, so the first stage holds 5 of the lighter dense layers)
-           and the recipe (the report keeps Adam's moments in BF16, which no recipe here models) */
+        /* the savings cut the activations by more than a third (fitting 80 GiB also takes the
+           report's BF16 Adam moments, below) */
         CHECK(c[0].static_bytes > 0 && c[0].peak_bytes - c[0].static_bytes < (plain - c[0].static_bytes) * 2 / 3,
               "deepseek-v3 with its activation savings: %.1f GiB of activations, %.1f GiB without",
               (c[0].peak_bytes - c[0].static_bytes) / 1073741824.0, (plain - c[0].static_bytes) / 1073741824.0);
@@ -697,7 +726,24 @@ static void test_published(void) {
                "report's recomputation and FP8 (static %.1f GiB, two copies)\n", plain / 1073741824.0,
                c[0].peak_bytes / 1073741824.0, c[0].static_bytes / 1073741824.0);
     }
-    group_next("plan", "DeepSeek-V3's layout (DualPipe PP 16, EP 64): not in 80 GiB with BF16 activations; the report's savings cut them by > 1/3");
+    {
+        /* the whole request on 2,048 H800s with every saving of the report (recomputation,
+           FP8 activations and matmuls, BF16 Adam moments): the published layout fits */
+        double st = 0;
+        int pos = 0;
+        pp_gpu_preset("h800", &r.gpu, NULL);
+        r.pp = r.tp = r.cp = r.ep = r.mbs = 0; r.schedule = NULL;
+        r.fp8 = 1; r.recipe = PP_RECIPE_DEEPSEEK;
+        CHECK(pp_plan(&r, c, 20000, &n, err) == PP_OK, "deepseek-v3 request: %s", err);
+        for (i = 0; i < n && c[i].step_time > 0; i++)
+            if (!pos && c[i].pp == 16 && c[i].tp == 1 && c[i].cp == 1 && c[i].ep == 64 &&
+                strcmp(c[i].schedule, "dualpipe") == 0) { pos = i + 1; st = c[i].mem.total; }
+        CHECK(pos > 0, "deepseek-v3: the published layout (dualpipe pp 16 tp 1 ep 64) fits in no candidate");
+        if (pos > 0)
+            printf("    deepseek-v3 on 2048 h800, the report's savings: its layout fits (%.1f GiB), ranks %d of %d fitting\n",
+                   st / 1073741824.0, pos, i);
+    }
+    group_next("plan", "DeepSeek-V3's layout (DualPipe PP 16, EP 64): not in 80 GiB with BF16 activations; the report's savings cut them by > 1/3 and it fits");
     memset(&r, 0, sizeof r);
     pp_model_preset("gpt3-175b", &r.model, NULL);
     pp_gpu_preset("a100-80g", &r.gpu, NULL);
@@ -895,6 +941,8 @@ static void test_recipes(void) {
         {PP_RECIPE_MEGATRON, 2, 4, 12.0 / 8, 0}, {PP_RECIPE_ZERO1, 2, 2, 12.0 / 8, 0},
         {PP_RECIPE_ZERO2, 2, 2.0 / 8, 12.0 / 8, 0}, {PP_RECIPE_ZERO3, 2.0 / 8, 2.0 / 8, 12.0 / 8, 4},
         {PP_RECIPE_FSDP, 4.0 / 8, 4.0 / 8, 8.0 / 8, 8},
+        /* DeepSeek-V3 report Sec. 3.3.3: fp32 master and gradients, BF16 AdamW moments; ZeRO-1 */
+        {PP_RECIPE_DEEPSEEK, 2, 4, (4 + 2 + 2) / 8.0, 0},
     };
     const double P = 8030261248.0, E = 128256.0 * 4096, T = 4096, h = 4096, V = 128256, L = 32;
     pp_plan_request r;
@@ -917,7 +965,7 @@ static void test_recipes(void) {
               c[0].mem.grads, P * R[i].g);
     }
     r.recipe = 0;
-    group_next("plan", "recipes: megatron, zero1, zero2, zero3, fsdp bytes per parameter (and gathered buffers) as written out");
+    group_next("plan", "recipes: megatron, zero1, zero2, zero3, fsdp, deepseek bytes per parameter (and gathered buffers) as written out");
     /* one microbatch in flight (1F1B at pp = 1): none keeps every layer's activations
        (Korthikanti's 10h + 2(Q + K + V + out) + 6 ffn for SwiGLU, GQA's K, V 1024 wide); full keeps
        each layer's input 2h and rebuilds one layer; both keep the embedding input (8 + h) and the logits 4h + 4V */
@@ -971,8 +1019,9 @@ static void test_recipes(void) {
         r.recompute = 3;
         CHECK(pp_plan(&r, c, 8, &n, err) == PP_ERR_INVALID_ARG && strstr(err, "recompute"), "recompute 3 accepted: %s", err);
         r.recompute = 0;
-        r.recipe = 5;
-        CHECK(pp_plan(&r, c, 8, &n, err) == PP_ERR_INVALID_ARG && strstr(err, "recipe"), "recipe 5 accepted: %s", err);
+        r.recipe = PP_RECIPE_COUNT;
+        CHECK(pp_plan(&r, c, 8, &n, err) == PP_ERR_INVALID_ARG && strstr(err, "recipe"), "recipe %d accepted: %s",
+              PP_RECIPE_COUNT, err);
         r.recipe = 0;
     }
     group_next("plan", "recompute none|selective|full for any schedule: kept bytes as written out, the forward redone");
