@@ -137,17 +137,26 @@ def test_stage_times_and_limits():
 
 
 def test_plan_equals_cli(cli):
+    # the CLI's JSON holds the first --top (10) of the ranking
     out = cli("plan", "--model", "llama3-8b", "--gpu", "h100-80g", "--gpus", "16", "--global-batch", "64",
               "--format", "json")
     assert out.returncode == 0, out.stderr
     want = json.loads(out.stdout)["candidates"]
-    got = pps.plan("llama3-8b", "h100-80g", 16, global_batch=64)
-    assert len(got) == len(want)
-    for c, w in zip(got, want):
-        for key in ("schedule", "pp", "tp", "cp", "ep", "dp", "v", "mbs", "microbatches", "fits", "pruned", "reason"):
+    got = pps.plan("llama3-8b", "h100-80g", 16, global_batch=64, top=10)
+    assert len(got) == len(want) == 10
+    # the same candidates with the same figures; candidates whose step times
+    # tie may come in either order, so they are matched by layout
+    layout = ("schedule", "pp", "tp", "cp", "ep", "dp", "v", "mbs")
+    by_layout = {tuple(w[k] for k in layout): w for w in want}
+    assert len(by_layout) == len(want)
+    for c in got:
+        w = by_layout[tuple(getattr(c, k) for k in layout)]
+        for key in ("microbatches", "fits", "pruned"):
             assert getattr(c, key) == w[key], key
         for key in ("peak_bytes", "step_time", "bound", "mfu"):
             assert getattr(c, key) == pytest.approx(w[key], rel=1e-4, abs=1e-4), key
+    for c, w in zip(got, want):  # ranked alike: same step time at every rank
+        assert c.step_time == pytest.approx(w["step_time"], rel=1e-4, abs=1e-4)
     assert got[0].fits and got[0].reason == "best"
     # a model by its fields, and a field the planner does not know
     m = {"layers": 32, "hidden": 4096, "heads": 32, "seq": 4096}
