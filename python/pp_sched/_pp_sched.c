@@ -80,12 +80,14 @@ static PyObject *wrap_schedule(pp_schedule *s) {
     return o;
 }
 
-static PyObject *double_list(const double *x, int n) {
+/* A list of n numbers: ints (as_int) read from ix, or floats read from x;
+   zeros where the array is NULL. */
+static PyObject *num_list(const double *x, const int *ix, int as_int, int n) {
     PyObject *l = PyList_New(n);
     int i;
     if (!l) return NULL;
     for (i = 0; i < n; i++) {
-        PyObject *v = PyFloat_FromDouble(x ? x[i] : 0.0);
+        PyObject *v = as_int ? PyLong_FromLong(ix ? ix[i] : 0) : PyFloat_FromDouble(x ? x[i] : 0.0);
         if (!v || PyList_SetItem(l, i, v) < 0) {
             Py_DECREF(l);
             return NULL;
@@ -93,20 +95,8 @@ static PyObject *double_list(const double *x, int n) {
     }
     return l;
 }
-
-static PyObject *int_list(const int *x, int n) {
-    PyObject *l = PyList_New(n);
-    int i;
-    if (!l) return NULL;
-    for (i = 0; i < n; i++) {
-        PyObject *v = PyLong_FromLong(x ? x[i] : 0);
-        if (!v || PyList_SetItem(l, i, v) < 0) {
-            Py_DECREF(l);
-            return NULL;
-        }
-    }
-    return l;
-}
+static PyObject *double_list(const double *x, int n) { return num_list(x, NULL, 0, n); }
+static PyObject *int_list(const int *x, int n) { return num_list(NULL, x, 1, n); }
 
 /* Every scalar and per-device/per-stage fact of the schedule as one dict. */
 static PyObject *sched_info(PyObject *self, PyObject *unused) {
