@@ -438,6 +438,19 @@ static void json_string(const char *s) {
    1 a failed run (pp_status_bad_input decides). */
 static int exit_code(pp_status st) { return st == PP_OK ? 0 : pp_status_bad_input(st) ? 2 : 1; }
 
+/* Ctrl-C: the SIGINT handler only sets this flag. The searches see it
+   through the progress callback (they stop with PP_ERR_CANCELLED); best,
+   sweep and gallery check it before each build and stop there, exit 130. */
+static volatile sig_atomic_t interrupted;
+static void on_sigint(int sig) {
+    (void)sig;
+    interrupted = 1;
+}
+static int interrupted_exit(const char *what) {
+    fprintf(stderr, "ppsched: interrupted (Ctrl-C) during %s\n", what);
+    return 130;
+}
+
 /* ppsched sweep: one line per memory limit. An adaptive schedule is built
    under each limit (the trade-off between activation memory and makespan);
    any other schedule is built once, and a limit its peak is above is
@@ -463,10 +476,18 @@ static int run_sweep(pp_config cfg, double from, double to, double step, int jso
     for (k = 0; k < count; k++) {
         pp_schedule *s = fixed;
         double lim = from + k * step;
+        if (interrupted) {
+            pp_sched_free(fixed);
+            return interrupted_exit("sweep");
+        }
         if (adaptive) {
             pp_status st;
             cfg.mem_limit = lim;
             st = pp_sched_build(&cfg, &s, err);
+            if (interrupted) {
+                pp_sched_free(s);
+                return interrupted_exit("sweep");
+            }
             if (st != PP_OK && (st != PP_ERR_INVALID_ARG || !strstr(err, "no "))) {
                 if (json) printf("\n]}\n");
                 fprintf(stderr, "ppsched: %s\n", err);
@@ -517,6 +538,11 @@ static int run_best(pp_config cfg, int json) {
         row *r = &rows[i];
         c.schedule = r->name = pp_sched_info_at(i)->name;
         r->st = pp_sched_build(&c, &s, r->why);
+        if (interrupted) {
+            pp_sched_free(s);
+            free(rows);
+            return interrupted_exit("best");
+        }
         if (r->st != PP_OK) { bad_input += pp_status_bad_input(r->st); continue; }
         r->built = 1;
         r->mk = s->makespan;
@@ -719,6 +745,15 @@ static int gallery(const pp_config *base, const char *dir) {
         cfg.schedule = info->name;
         snprintf(path, sizeof path, "%s/%s.svg", dir, info->name);
         st = pp_sched_build(&cfg, &s, err);
+        if (interrupted) { /* no index of a gallery that is not whole, nor an earlier one */
+            pp_sched_free(s);
+            free(wrote);
+            pp_cli_discard(&html);
+            snprintf(path, sizeof path, "%s/index.html", dir);
+            if (remove(path) != 0 && errno != ENOENT)
+                fprintf(stderr, "ppsched: gallery: cannot remove the earlier '%s': %s\n", path, strerror(errno));
+            return interrupted_exit("gallery");
+        }
         if (st != PP_OK) {
             bad_input += pp_status_bad_input(st);
             fprintf(h, "<tr><td>%s</td><td colspan=\"3\">not built: ", info->name);
@@ -1349,11 +1384,6 @@ static int plan_main(int argc, char **argv) {
    output), and Ctrl-C stops the build cleanly. The SIGINT handler only sets
    a flag; the library asks the callback whether to go on (it keeps no
    globals of its own). */
-static volatile sig_atomic_t interrupted;
-static void on_sigint(int sig) {
-    (void)sig;
-    interrupted = 1;
-}
 typedef struct progress_line {
     int tty;      /* stderr is a terminal */
     time_t start; /* the line shows after a second of work, at most once a second */
