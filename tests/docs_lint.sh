@@ -1,13 +1,14 @@
 #!/bin/sh
 # docs_lint.sh - the product speaks of itself alone. Fails on, in any file of
 # the repository (docs, headers, examples, tests, comments in code):
-#   - an issue number ("issue 17", "Issue #4");
-#   - a word about how it was made: "session", "lent to the ...";
-#   - an absolute path of a machine it was made on (/work/..., /root/...,
-#     /home/...);
+#   - an issue number (the word issue, any case, then a number or #number);
+#   - a word about how it was made (a work period of the makers, a device
+#     that was or was not given to them);
+#   - an absolute path of a machine it was made on (under the top-level
+#     folders work, root and home);
 # and, outside CHANGELOG.md and DESIGN.md, which keep the history:
-#   - a version-by-version tally ("since 0.5.2", "before 0.5.0",
-#     "was 1.1% before").
+#   - a version-by-version tally (a version number after since, before,
+#     until, after or at; a percentage that "was" so much "before").
 # Usage: sh tests/docs_lint.sh [DIR]   (default: the repository this script is in)
 # First it checks itself: each rule must catch a planted example.
 here=$(cd "$(dirname "$0")" && pwd)
@@ -23,7 +24,7 @@ files() { # the repository's files, tracked or new, without ignored ones, data a
         git -C "$1" ls-files -co --exclude-standard
     else
         (cd "$1" && find . -type f ! -path './.git/*' | sed 's|^\./||')
-    fi | grep -vE '^tests/(fuzz_corpus[^/]*/|fuzz_cli\.dict$|docs_lint\.sh$)' | sort
+    fi | grep -vE '^tests/(fuzz_corpus[^/]*/|fuzz_cli\.dict$)' | sort
 }
 
 lint() { # lint DIR: print every finding as FILE:LINE: text; status 1 when any
@@ -48,8 +49,9 @@ lint() { # lint DIR: print every finding as FILE:LINE: text; status 1 when any
 
 # self-check: one planted example per rule must be found, a clean file must not
 mkdir -p "$tmp/plant"
-for bad in 'see issue 17' 'Issue #4' 'the session that wrote it' 'no device was lent to the team' \
-           'read /work/notes/x.md' 'in /root/x' 'since 0.5.2 it is shorter' 'was 1.1% before'; do
+# (each planted line is spelled in pieces, so this script passes its own rules)
+for bad in 'see iss''ue 17' 'Iss''ue #4' 'the sess''ion that wrote it' 'no device was le''nt to the team' \
+           'read /wo''rk/notes/x.md' 'in /ro''ot/x' 'sin''ce 0.5.2 it is shorter' 'was 1.1% be''fore'; do
     printf 'line one\n%s\n' "$bad" >"$tmp/plant/README.md"
     if lint "$tmp/plant" >/dev/null; then
         echo "docs_lint.sh: the rules miss a planted '$bad'"
@@ -61,7 +63,7 @@ if ! lint "$tmp/plant" >/dev/null; then
     echo "docs_lint.sh: the rules flag a clean line"
     exit 1
 fi
-printf 'since 0.5.2 it is shorter\n' >"$tmp/plant/CHANGELOG.md"
+printf 'sin''ce 0.5.2 it is shorter\n' >"$tmp/plant/CHANGELOG.md"
 rm "$tmp/plant/README.md"
 if ! lint "$tmp/plant" >/dev/null; then
     echo "docs_lint.sh: CHANGELOG.md may give versions"
