@@ -58,13 +58,12 @@ def _worker(rank, world, store_path, csv_text, out_dir):
         os._exit(1)
 
 
-def run_pipelined(s, tmp_path):
-    """Checks s (to_pipeline_order validates and simulates it) and only then
-    starts one process per rank."""
-    ppt.to_pipeline_order(s)
+def run_ranks(worker, world, tmp_path, *extra):
+    """Runs worker(rank, world, store_path, *extra, out_dir) in one forked
+    process per rank; fails with the first rank's traceback or exit code."""
     ctx = multiprocessing.get_context("fork")
-    procs = [ctx.Process(target=_worker, args=(r, s.devices, str(tmp_path / "store"), s.to_csv(), str(tmp_path)))
-             for r in range(s.devices)]
+    procs = [ctx.Process(target=worker, args=(r, world, str(tmp_path / "store"), *extra, str(tmp_path)))
+             for r in range(world)]
     for p in procs:
         p.start()
     for p in procs:
@@ -76,6 +75,13 @@ def run_pipelined(s, tmp_path):
     errors = [open(tmp_path / f).read() for f in sorted(os.listdir(tmp_path)) if f.startswith("error")]
     assert not errors, errors[0]
     assert all(p.exitcode == 0 for p in procs), [p.exitcode for p in procs]
+
+
+def run_pipelined(s, tmp_path):
+    """Checks s (to_pipeline_order validates and simulates it) and only then
+    starts one process per rank."""
+    ppt.to_pipeline_order(s)
+    run_ranks(_worker, s.devices, tmp_path, s.to_csv())
     grads = {}
     for r in range(s.devices):
         grads.update(torch.load(tmp_path / f"grads{r}.pt"))

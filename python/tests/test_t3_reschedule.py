@@ -1,7 +1,6 @@
 """T3 (torch, gloo): measure, re-plan, swap. A sleep in one stage's forward
 makes reschedule build a different order; every rank builds the same one
 (hash); the step after the swap still gives the reference gradients."""
-import multiprocessing
 import os
 import time
 import traceback
@@ -15,7 +14,7 @@ from torch.distributed.pipelining import schedules as S  # noqa: E402
 
 import pp_sched as pps  # noqa: E402
 import pp_sched.torch as ppt  # noqa: E402
-from test_t2_gloo import MB_ROWS, H, loss_fn, make_blocks, make_data, reference_grads  # noqa: E402
+from test_t2_gloo import MB_ROWS, H, loss_fn, make_blocks, make_data, reference_grads, run_ranks  # noqa: E402
 
 pytestmark = pytest.mark.skipif(not dist.is_available() or not dist.is_gloo_available(), reason="needs gloo")
 
@@ -86,18 +85,7 @@ def _worker(rank, world, store_path, out_dir):
 
 def test_reschedule_from_measured_times(tmp_path):
     world = 4
-    ctx = multiprocessing.get_context("fork")
-    procs = [ctx.Process(target=_worker, args=(r, world, str(tmp_path / "store"), str(tmp_path)))
-             for r in range(world)]
-    for p in procs:
-        p.start()
-    for p in procs:
-        p.join(timeout=300)
-        if p.is_alive():
-            p.kill()
-            p.join()
-    errors = [open(tmp_path / f).read() for f in sorted(os.listdir(tmp_path)) if f.startswith("error")]
-    assert not errors, errors[0]
+    run_ranks(_worker, world, tmp_path)
     res = [torch.load(tmp_path / f"r{r}.pt") for r in range(world)]
     # the measured F of the slow stage includes the sleep; the others do not
     times = res[0]["times"]
