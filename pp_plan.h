@@ -1683,29 +1683,14 @@ static int pp__cand_cmp(const void *x, const void *y) {
 /* the most passes one build may have (pp x v x n_b x 3) */
 #define PP__PLAN_MAX_PASSES 4194304.0
 
-/* The planner's own facts about a schedule, beside pp_sched_info's (its
-   calibration, PLANNING step time and adaptive). steady: after steady x pp
-   microbatches each further one adds the same work and no memory (1: the
-   1F1B-like and V schedules, checked at d = 8, 20, n = 160; 0: memory grows
-   with n; 2: the rest). */
-static int pp__plan_steady(const pp_sched_info *info) {
-    switch (info->id) {
-    case PP_SCHED_1F1B: case PP_SCHED_1F1B_R: case PP_SCHED_ZB_H1: case PP_SCHED_1F1B_V:
-    case PP_SCHED_V_MIN: case PP_SCHED_V_HALF: case PP_SCHED_V_ZB:
-        return 1;
-    case PP_SCHED_GPIPE: case PP_SCHED_LOOPED_BFS:
-        return 0;
-    default:
-        return 2;
-    }
-}
+/* The schedule's facts the planner reads (pp_sched_info, PP_SCHED_LIST's
+   steady and search_d columns). steady: after steady x pp microbatches
+   each further one adds the same work and no memory (0: memory grows
+   with n). */
+static int pp__plan_steady(const pp_sched_info *info) { return info->steady; }
 /* the largest pp at which a schedule built by a search is built in about
-   0.1 s (unit times, n = 2pp); 0: no search. The adaptive ones take
-   seconds above 8; interleaved-1f1b-m's block search 0.1 s at 40. */
-static int pp__plan_search_d(const pp_sched_info *info) {
-    if (info->adaptive) return 8;
-    return info->id == PP_SCHED_INTERLEAVED_1F1B_M ? 40 : 0;
-}
+   0.1 s (unit times, n = 2pp); 0: no search */
+static int pp__plan_search_d(const pp_sched_info *info) { return info->search_devices; }
 
 /* compute's share of the GPU inside an F&B pair: DeepSeek-V3 gives 20 of
    the H800's 132 SMs to communication (report, Sec. 3.2.2) */

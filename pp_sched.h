@@ -534,7 +534,8 @@ typedef struct pp_order {
    around the library (the builder, the chunks check, the reorder rule, the
    planner, the CLI, the runtimes, the tests) reads a fact here, never a
    schedule's name. One row per schedule:
-     X(id, name, placement, chunks, any_chunks, split, recompute, copies, limit, published, builder, description)
+     X(id, name, placement, chunks, any_chunks, split, recompute, copies, limit, published,
+       steady, search_d, max_d, fb_pairs, fixed, builder, description)
    placement  PP_PLACE_<placement>
    chunks     v when pp_config.chunks is 0; any_chunks 1: any v >= 2 is accepted
    split      1: B and W are separate passes; 0: one BW pass
@@ -543,53 +544,69 @@ typedef struct pp_order {
    limit      0: a fixed construction; -1: adaptive, searched under
               pp_config.mem_limit (0 = d); k > 0: adaptive at the fixed limit k x d
    published  1: built in its published order and never reordered (Appendix C)
+   steady     k > 0: from k x d microbatches on, each further microbatch adds
+              the same work and no memory (1: the 1F1B-like and V schedules,
+              checked at unit times for d = 8, 20, n = 160; 2: the rest);
+              0: memory grows with n. The planner builds min(n, k x d)
+   search_d   its build is a search: the most devices at which it takes
+              about 0.1 s (unit times, n = 2d), which the planner keeps to;
+              0: not a search
+   max_d      the most devices it builds at, its search growing faster than
+              d (about a minute of one core at its costliest n: make
+              bench-limits); 0: the library's limit, 65536
+   fb_pairs   1: pp_config.fb_overlap runs its F&B pairs as one pass
+              (DualPipe); 0: it has none and refuses fb_overlap
+   fixed      the fixed schedules its adaptive search starts from and
+              returns where they win (pp__<fixed>_fixed); none: no search
    builder    pp__build_<builder> in the implementation */
-#define PP_SCHED_LIST(X)                                                                                            \
-    X(PP_SCHED_GPIPE, "gpipe", SEQUENTIAL, 1, 0, 0, 0, 1, 0, 1, gpipe,                                               \
-      "all forwards, then all backwards; memory grows with n (GPipe)")                                              \
-    X(PP_SCHED_1F1B, "1f1b", SEQUENTIAL, 1, 0, 0, 0, 1, 0, 1, 1f1b,                                                  \
-      "one forward, one backward; device 0 holds d microbatches (DAPPLE/PipeDream-flush)")                          \
-    X(PP_SCHED_EAGER_1F1B, "eager-1f1b", SEQUENTIAL, 1, 0, 0, 0, 1, 0, 1, eager_1f1b,                                \
-      "1F1B with wider forward offsets: 2(d-i)-1 warm-up forwards, more memory")                                    \
-    X(PP_SCHED_INTERLEAVED_1F1B, "interleaved-1f1b", LOOPED, 2, 1, 0, 0, 1, 0, 1, interleaved,                      \
-      "Megatron's interleaved 1F1B, v chunks looped over devices; needs n % d == 0")                                \
-    X(PP_SCHED_INTERLEAVED_1F1B_U, "interleaved-1f1b-u", LOOPED, 2, 1, 0, 0, 1, 0, 0, interleaved_u,               \
-      "interleaved 1F1B repeated at a uniform interval (Appendix H): Megatron's bubble, any n, more memory")        \
-    X(PP_SCHED_ZB_H1, "zb-h1", SEQUENTIAL, 1, 0, 1, 0, 1, 0, 0, zb_h1,                                               \
-      "zero bubble H1: 1F1B's memory, B/W split, about 1/3 of 1F1B's bubble")                                       \
-    X(PP_SCHED_ZB_H2, "zb-h2", SEQUENTIAL, 1, 0, 1, 0, 1, 0, 0, zb_h2,                                               \
-      "zero bubble H2: eager 1F1B's block with B/W split, near-zero bubble, 2x memory")                             \
-    X(PP_SCHED_1F1B_V, "1f1b-v", VSHAPE, 2, 0, 0, 0, 1, 0, 0, 1f1b_v,                                                \
-      "1F1B's block on V-shape placement, no B/W split (Appendix I)")                                               \
-    X(PP_SCHED_V_MIN, "v-min", VSHAPE, 2, 0, 1, 0, 1, 0, 0, v_min,                                                   \
-      "V-shape, minimal offsets: about 1/3 of 1F1B's memory (Section 3)")                                           \
-    X(PP_SCHED_V_HALF, "v-half", VSHAPE, 2, 0, 1, 0, 1, 0, 0, v_half,                                                \
-      "V-shape: about 1/2 of 1F1B's memory, less bubble than 1F1B (Section 3)")                                     \
-    X(PP_SCHED_V_ZB, "v-zb", VSHAPE, 2, 0, 1, 0, 1, 0, 0, v_zb,                                                      \
-      "V-shape zero bubble at 1F1B's memory (Section 3)")                                                           \
-    X(PP_SCHED_1F1B_R, "1f1b-r", SEQUENTIAL, 1, 0, 0, 1, 1, 0, 1, 1f1b_r,                                            \
-      "1F1B with full recomputation: backward redoes F, keeps only stage inputs")                                   \
-    X(PP_SCHED_V_AUTO, "v-auto", VSHAPE, 2, 0, 1, 0, 1, -1, 0, v_auto,                                               \
-      "adaptive V-shape: least makespan within mem_limit (Appendix A; default limit d)")                            \
-    X(PP_SCHED_ZB_AUTO, "zb-auto", SEQUENTIAL, 1, 0, 1, 0, 1, -1, 0, zb_auto,                                        \
-      "adaptive zero bubble, one stage per device: least makespan within mem_limit")                                \
-    X(PP_SCHED_ZB_1P, "zb-1p", SEQUENTIAL, 1, 0, 1, 0, 1, 1, 0, zb_auto,                                             \
-      "zb-auto at 1F1B's memory (limit d)")                                                                         \
-    X(PP_SCHED_ZB_2P, "zb-2p", SEQUENTIAL, 1, 0, 1, 0, 1, 2, 0, zb_auto,                                             \
-      "zb-auto at twice 1F1B's memory (limit 2d)")                                                                  \
-    X(PP_SCHED_LOOPED_BFS, "looped-bfs", LOOPED, 2, 1, 0, 0, 1, 0, 1, looped_bfs,                                    \
-      "looped placement, breadth-first: every forward of a chunk before the next (PyTorch's LoopedBFS)")            \
-    X(PP_SCHED_DUALPIPE_V, "dualpipe-v", VSHAPE, 2, 0, 1, 0, 1, 0, 1, dualpipe_v,                                    \
-      "DeepSeek's DualPipeV: V placement, F/B pairs (run in sequence here); needs n >= 2d")                         \
-    X(PP_SCHED_DUALPIPE, "dualpipe", VSHAPE, 2, 0, 1, 0, 2, 0, 1, dualpipe,                                          \
-      "DeepSeek's DualPipe: two model copies fed from both ends, half the microbatches each; even d, even n >= 2d") \
-    X(PP_SCHED_ZB_MIN, "zb-min", SEQUENTIAL, 1, 0, 1, 0, 1, 0, 0, zb_min,                                            \
-      "zero bubble block with two microbatches per block: about 2/3 of 1F1B's memory (Appendix I, Fig. 16b)")       \
-    X(PP_SCHED_INTERLEAVED_1F1B_M, "interleaved-1f1b-m", LOOPED, 2, 0, 0, 0, 1, 0, 0, interleaved_m,               \
+#define PP_SCHED_LIST(X)                                                                                                  \
+    X(PP_SCHED_GPIPE, "gpipe", SEQUENTIAL, 1, 0, 0, 0, 1, 0, 1, 0, 0, 0, 0, none, gpipe,                                  \
+      "all forwards, then all backwards; memory grows with n (GPipe)")                                                    \
+    X(PP_SCHED_1F1B, "1f1b", SEQUENTIAL, 1, 0, 0, 0, 1, 0, 1, 1, 0, 0, 0, none, 1f1b,                                     \
+      "one forward, one backward; device 0 holds d microbatches (DAPPLE/PipeDream-flush)")                                \
+    X(PP_SCHED_EAGER_1F1B, "eager-1f1b", SEQUENTIAL, 1, 0, 0, 0, 1, 0, 1, 2, 0, 0, 0, none, eager_1f1b,                   \
+      "1F1B with wider forward offsets: 2(d-i)-1 warm-up forwards, more memory")                                          \
+    X(PP_SCHED_INTERLEAVED_1F1B, "interleaved-1f1b", LOOPED, 2, 1, 0, 0, 1, 0, 1, 2, 0, 0, 0, none, interleaved,          \
+      "Megatron's interleaved 1F1B, v chunks looped over devices; needs n % d == 0")                                      \
+    X(PP_SCHED_INTERLEAVED_1F1B_U, "interleaved-1f1b-u", LOOPED, 2, 1, 0, 0, 1, 0, 0, 2, 0, 0, 0, none, interleaved_u,    \
+      "interleaved 1F1B repeated at a uniform interval (Appendix H): Megatron's bubble, any n, more memory")              \
+    X(PP_SCHED_ZB_H1, "zb-h1", SEQUENTIAL, 1, 0, 1, 0, 1, 0, 0, 1, 0, 0, 0, none, zb_h1,                                  \
+      "zero bubble H1: 1F1B's memory, B/W split, about 1/3 of 1F1B's bubble")                                             \
+    X(PP_SCHED_ZB_H2, "zb-h2", SEQUENTIAL, 1, 0, 1, 0, 1, 0, 0, 2, 0, 0, 0, none, zb_h2,                                  \
+      "zero bubble H2: eager 1F1B's block with B/W split, near-zero bubble, 2x memory")                                   \
+    X(PP_SCHED_1F1B_V, "1f1b-v", VSHAPE, 2, 0, 0, 0, 1, 0, 0, 1, 0, 0, 0, none, 1f1b_v,                                   \
+      "1F1B's block on V-shape placement, no B/W split (Appendix I)")                                                     \
+    X(PP_SCHED_V_MIN, "v-min", VSHAPE, 2, 0, 1, 0, 1, 0, 0, 1, 0, 0, 0, none, v_min,                                      \
+      "V-shape, minimal offsets: about 1/3 of 1F1B's memory (Section 3)")                                                 \
+    X(PP_SCHED_V_HALF, "v-half", VSHAPE, 2, 0, 1, 0, 1, 0, 0, 1, 0, 0, 0, none, v_half,                                   \
+      "V-shape: about 1/2 of 1F1B's memory, less bubble than 1F1B (Section 3)")                                           \
+    X(PP_SCHED_V_ZB, "v-zb", VSHAPE, 2, 0, 1, 0, 1, 0, 0, 1, 0, 0, 0, none, v_zb,                                         \
+      "V-shape zero bubble at 1F1B's memory (Section 3)")                                                                 \
+    X(PP_SCHED_1F1B_R, "1f1b-r", SEQUENTIAL, 1, 0, 0, 1, 1, 0, 1, 1, 0, 0, 0, none, 1f1b_r,                               \
+      "1F1B with full recomputation: backward redoes F, keeps only stage inputs")                                         \
+    X(PP_SCHED_V_AUTO, "v-auto", VSHAPE, 2, 0, 1, 0, 1, -1, 0, 2, 8, 128, 0, vauto, v_auto,                               \
+      "adaptive V-shape: least makespan within mem_limit (Appendix A; default limit d)")                                  \
+    X(PP_SCHED_ZB_AUTO, "zb-auto", SEQUENTIAL, 1, 0, 1, 0, 1, -1, 0, 2, 8, 512, 0, zbauto, zb_auto,                       \
+      "adaptive zero bubble, one stage per device: least makespan within mem_limit")                                      \
+    X(PP_SCHED_ZB_1P, "zb-1p", SEQUENTIAL, 1, 0, 1, 0, 1, 1, 0, 2, 8, 512, 0, zbauto, zb_auto,                            \
+      "zb-auto at 1F1B's memory (limit d)")                                                                               \
+    X(PP_SCHED_ZB_2P, "zb-2p", SEQUENTIAL, 1, 0, 1, 0, 1, 2, 0, 2, 8, 512, 0, zbauto, zb_auto,                            \
+      "zb-auto at twice 1F1B's memory (limit 2d)")                                                                        \
+    X(PP_SCHED_LOOPED_BFS, "looped-bfs", LOOPED, 2, 1, 0, 0, 1, 0, 1, 0, 0, 0, 0, none, looped_bfs,                       \
+      "looped placement, breadth-first: every forward of a chunk before the next (PyTorch's LoopedBFS)")                  \
+    X(PP_SCHED_DUALPIPE_V, "dualpipe-v", VSHAPE, 2, 0, 1, 0, 1, 0, 1, 2, 0, 0, 1, none, dualpipe_v,                       \
+      "DeepSeek's DualPipeV: V placement, F/B pairs (run in sequence here); needs n >= 2d")                               \
+    X(PP_SCHED_DUALPIPE, "dualpipe", VSHAPE, 2, 0, 1, 0, 2, 0, 1, 2, 0, 0, 1, none, dualpipe,                             \
+      "DeepSeek's DualPipe: two model copies fed from both ends, half the microbatches each; even d, even n >= 2d")       \
+    X(PP_SCHED_ZB_MIN, "zb-min", SEQUENTIAL, 1, 0, 1, 0, 1, 0, 0, 2, 0, 0, 0, none, zb_min,                               \
+      "zero bubble block with two microbatches per block: about 2/3 of 1F1B's memory (Appendix I, Fig. 16b)")             \
+    X(PP_SCHED_INTERLEAVED_1F1B_M, "interleaved-1f1b-m", LOOPED, 2, 0, 0, 0, 1, 0, 0, 2, 40, 128, 0, none, interleaved_m, \
       "interleaved 1F1B's makespan (n >= 2d, no comm) at less memory, any n; v = 2 (Appendix I, Fig. 16c)")
 
 typedef enum pp_sched_id {
-#define PP__SCHED_ENUM(id, name, place, chunks, any_chunks, split, recompute, copies, limit, published, builder, desc) id,
+#define PP__SCHED_ENUM(id, name, place, chunks, any_chunks, split, recompute, copies, limit, published, steady, \
+                       search_d, max_d, fb_pairs, fixed, builder, desc)                                          \
+    id,
     PP_SCHED_LIST(PP__SCHED_ENUM)
 #undef PP__SCHED_ENUM
     PP_SCHED_COUNT
@@ -610,6 +627,12 @@ typedef struct pp_sched_info {
     int takes_limit;    /* 1: reads pp_config.mem_limit (0 = d) */
     double fixed_limit; /* adaptive at a fixed limit of fixed_limit x d units; 0 = none */
     int published;      /* 1: built in its published order, never reordered */
+    int steady;         /* k: from k x d microbatches on, each adds the same work and
+                           no memory; 0: memory grows with n */
+    int search_devices; /* its build is a search quick (about 0.1 s) up to this many
+                           devices; 0: not a search */
+    int max_devices;    /* the most devices it builds at; 0: the library's limit */
+    int fb_pairs;       /* 1: has F&B pairs that pp_config.fb_overlap runs as one */
 } pp_sched_info;
 
 PP_SCHED_API const char *pp_status_string(pp_status st);
@@ -5870,9 +5893,10 @@ static pp_status pp__vzb_list(const pp__req *q, const double *cap, double beat, 
 /* ---- the built-in schedules --------------------------------------------- */
 
 static const pp_sched_info pp__infos[PP_SCHED_COUNT] = {
-#define PP__SCHED_INFO(id, name, place, chunks, any_chunks, split, recompute, copies, limit, published, builder, desc) \
+#define PP__SCHED_INFO(id, name, place, chunks, any_chunks, split, recompute, copies, limit, published, steady,      \
+                       search_d, max_d, fb_pairs, fixed, builder, desc)                                                 \
     {name, desc, id, PP_PLACE_##place, chunks, any_chunks, split, recompute, copies, (limit) != 0, (limit) < 0,       \
-     (limit) > 0 ? (double)(limit) : 0.0, published},
+     (limit) > 0 ? (double)(limit) : 0.0, published, steady, search_d, max_d, fb_pairs},
     PP_SCHED_LIST(PP__SCHED_INFO)
 #undef PP__SCHED_INFO
 };
@@ -6032,11 +6056,23 @@ static pp_status pp__build_dualpipe(const pp__req *q, pp_block **blk, pp_schedul
 
 typedef pp_status (*pp__builder)(const pp__req *q, pp_block **blk, pp_schedule **s, char *err);
 static const pp__builder pp__builders[PP_SCHED_COUNT] = {
-#define PP__SCHED_BUILDER(id, name, place, chunks, any_chunks, split, recompute, copies, limit, published, builder, desc) \
+#define PP__SCHED_BUILDER(id, name, place, chunks, any_chunks, split, recompute, copies, limit, published, steady, \
+                          search_d, max_d, fb_pairs, fixed, builder, desc)                                          \
     pp__build_##builder,
     PP_SCHED_LIST(PP__SCHED_BUILDER)
 #undef PP__SCHED_BUILDER
 };
+
+/* Each row's fixed column: the fixed schedules its search takes, or NULL. */
+#define pp__none_fixed NULL
+static const pp_sched_id *const pp__fixed_of[PP_SCHED_COUNT] = {
+#define PP__SCHED_FIXED(id, name, place, chunks, any_chunks, split, recompute, copies, limit, published, steady, \
+                        search_d, max_d, fb_pairs, fixed, builder, desc)                                          \
+    pp__##fixed##_fixed,
+    PP_SCHED_LIST(PP__SCHED_FIXED)
+#undef PP__SCHED_FIXED
+};
+#undef pp__none_fixed
 
 /* The chunks a schedule accepts, from its row: v, or err saying what would be right. */
 static int pp__resolve_chunks(const pp_sched_info *in, int chunks, char *err) {
@@ -6111,34 +6147,25 @@ static double pp__limit_of(const pp_sched_info *in, double mem_limit, int d) {
    takes_limit, recompute_input where it has no recompute) are checked all
    the same and ignored. */
 #define PP__MAX_DEVICES 65536
-/* The searches whose work grows faster than their output: the most
-   devices each takes, where it finishes in about a minute of one core at
-   the n that costs it most (make bench-limits). v-auto's block and grid
+
+/* The most devices schedule in builds at, and what builds at more
+   (alternative: fixed schedules of the same placement and memory). The
+   searches whose work grows faster than their output take at most their
+   row's max_d devices, where each finishes in about a minute of one core
+   at the n that costs it most (make bench-limits): v-auto's block and grid
    searches grow about as d^2 at small n, zb-auto's (zb-1p, zb-2p) about as
    d^2 to d^3, interleaved-1f1b-m's block choice as d^3 (every candidate is
    reordered at 2d microbatches). */
-#define PP__MAX_DEVICES_VAUTO 128
-#define PP__MAX_DEVICES_ZBAUTO 512
-#define PP__MAX_DEVICES_IM 128
-static pp_status pp__build_interleaved_m(const pp__req *q, pp_block **blk, pp_schedule **s, char *err);
-
-/* The most devices schedule in builds at, and what builds at more
-   (alternative: fixed schedules of the same placement and memory). */
 static int pp__devices_most(const pp_sched_info *in, const char **alternative) {
     *alternative = "";
-    if (pp__builders[in->id] == pp__build_interleaved_m) {
-        *alternative = "interleaved-1f1b-u (any n, more memory) or interleaved-1f1b (n a multiple of d)";
-        return PP__MAX_DEVICES_IM;
-    }
-    if (in->adaptive && in->placement == PP_PLACE_VSHAPE) {
+    if (!in->max_devices) return PP__MAX_DEVICES;
+    if (in->placement == PP_PLACE_VSHAPE)
         *alternative = "v-zb (1F1B's memory), v-half (1/2 of it) or v-min (1/3 of it)";
-        return PP__MAX_DEVICES_VAUTO;
-    }
-    if (in->adaptive) {
+    else if (in->placement == PP_PLACE_SEQUENTIAL)
         *alternative = "zb-h1 (1F1B's memory) or zb-h2 (twice 1F1B's memory)";
-        return PP__MAX_DEVICES_ZBAUTO;
-    }
-    return PP__MAX_DEVICES;
+    else
+        *alternative = "interleaved-1f1b-u (any n, more memory) or interleaved-1f1b (n a multiple of d)";
+    return in->max_devices;
 }
 
 static pp_status pp__req_resolve(const pp_config *cfg, pp__req *q, char *err) {
@@ -6446,8 +6473,7 @@ static int pp__may_beat(const pp_schedule *best, double lb0, double peak) {
    caps fitting the limit implies), and the local search after it only
    shortens: the guarantee need not build it again at those times. */
 static int pp__search_built(const pp_sched_info *in, pp_sched_id y) {
-    const pp_sched_id *f = pp__builders[in->id] == pp__build_v_auto ? pp__vauto_fixed
-                           : pp__builders[in->id] == pp__build_zb_auto ? pp__zbauto_fixed : NULL;
+    const pp_sched_id *f = pp__fixed_of[in->id];
     int k;
     for (k = 0; f && k < PP__AUTO_FIXED; k++) if (f[k] == y) return 1;
     return 0;
@@ -6562,8 +6588,7 @@ PP__DEF pp_status pp_sched_build(const pp_config *cfg, pp_schedule **out, char *
     if (!cfg) { pp__err(err, "pp_sched_build: cfg must not be NULL"); return PP_ERR_INVALID_ARG; }
     st = pp__req_resolve(cfg, &q, err);
     if (st != PP_OK) return st;
-    if (q.c.fb_overlap && pp__builders[q.info->id] != pp__build_dualpipe &&
-        pp__builders[q.info->id] != pp__build_dualpipe_v) {
+    if (q.c.fb_overlap && !q.info->fb_pairs) {
         pp__err(err, "fb_overlap pairs the F and B of dualpipe and dualpipe-v; %s has no F&B pairs: use 0",
                 q.info->name);
         pp__req_free(&q);
