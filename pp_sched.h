@@ -535,7 +535,7 @@ typedef struct pp_order {
    planner, the CLI, the runtimes, the tests) reads a fact here, never a
    schedule's name. One row per schedule:
      X(id, name, placement, chunks, any_chunks, split, recompute, copies, limit, published,
-       steady, search_d, max_d, fb_pairs, fixed, builder, description)
+       steady, search_d, max_d, fb_pairs, fixed, block, builder, description)
    placement  PP_PLACE_<placement>
    chunks     v when pp_config.chunks is 0; any_chunks 1: any v >= 2 is accepted
    split      1: B and W are separate passes; 0: one BW pass
@@ -558,54 +558,59 @@ typedef struct pp_order {
               (DualPipe); 0: it has none and refuses fb_overlap
    fixed      the fixed schedules its adaptive search starts from and
               returns where they win (pp__<fixed>_fixed); none: no search
-   builder    pp__build_<builder> in the implementation */
-#define PP_SCHED_LIST(X)                                                                                                  \
-    X(PP_SCHED_GPIPE, "gpipe", SEQUENTIAL, 1, 0, 0, 0, 1, 0, 1, 0, 0, 0, 0, none, gpipe,                                  \
-      "all forwards, then all backwards; memory grows with n (GPipe)")                                                    \
-    X(PP_SCHED_1F1B, "1f1b", SEQUENTIAL, 1, 0, 0, 0, 1, 0, 1, 1, 0, 0, 0, none, 1f1b,                                     \
-      "one forward, one backward; device 0 holds d microbatches (DAPPLE/PipeDream-flush)")                                \
-    X(PP_SCHED_EAGER_1F1B, "eager-1f1b", SEQUENTIAL, 1, 0, 0, 0, 1, 0, 1, 2, 0, 0, 0, none, eager_1f1b,                   \
-      "1F1B with wider forward offsets: 2(d-i)-1 warm-up forwards, more memory")                                          \
-    X(PP_SCHED_INTERLEAVED_1F1B, "interleaved-1f1b", LOOPED, 2, 1, 0, 0, 1, 0, 1, 2, 0, 0, 0, none, interleaved,          \
-      "Megatron's interleaved 1F1B, v chunks looped over devices; needs n % d == 0")                                      \
-    X(PP_SCHED_INTERLEAVED_1F1B_U, "interleaved-1f1b-u", LOOPED, 2, 1, 0, 0, 1, 0, 0, 2, 0, 0, 0, none, interleaved_u,    \
-      "interleaved 1F1B repeated at a uniform interval (Appendix H): Megatron's bubble, any n, more memory")              \
-    X(PP_SCHED_ZB_H1, "zb-h1", SEQUENTIAL, 1, 0, 1, 0, 1, 0, 0, 1, 0, 0, 0, none, zb_h1,                                  \
-      "zero bubble H1: 1F1B's memory, B/W split, about 1/3 of 1F1B's bubble")                                             \
-    X(PP_SCHED_ZB_H2, "zb-h2", SEQUENTIAL, 1, 0, 1, 0, 1, 0, 0, 2, 0, 0, 0, none, zb_h2,                                  \
-      "zero bubble H2: eager 1F1B's block with B/W split, near-zero bubble, 2x memory")                                   \
-    X(PP_SCHED_1F1B_V, "1f1b-v", VSHAPE, 2, 0, 0, 0, 1, 0, 0, 1, 0, 0, 0, none, 1f1b_v,                                   \
-      "1F1B's block on V-shape placement, no B/W split (Appendix I)")                                                     \
-    X(PP_SCHED_V_MIN, "v-min", VSHAPE, 2, 0, 1, 0, 1, 0, 0, 1, 0, 0, 0, none, v_min,                                      \
-      "V-shape, minimal offsets: about 1/3 of 1F1B's memory (Section 3)")                                                 \
-    X(PP_SCHED_V_HALF, "v-half", VSHAPE, 2, 0, 1, 0, 1, 0, 0, 1, 0, 0, 0, none, v_half,                                   \
-      "V-shape: about 1/2 of 1F1B's memory, less bubble than 1F1B (Section 3)")                                           \
-    X(PP_SCHED_V_ZB, "v-zb", VSHAPE, 2, 0, 1, 0, 1, 0, 0, 1, 0, 0, 0, none, v_zb,                                         \
-      "V-shape zero bubble at 1F1B's memory (Section 3)")                                                                 \
-    X(PP_SCHED_1F1B_R, "1f1b-r", SEQUENTIAL, 1, 0, 0, 1, 1, 0, 1, 1, 0, 0, 0, none, 1f1b_r,                               \
-      "1F1B with full recomputation: backward redoes F, keeps only stage inputs")                                         \
-    X(PP_SCHED_V_AUTO, "v-auto", VSHAPE, 2, 0, 1, 0, 1, -1, 0, 2, 8, 128, 0, vauto, v_auto,                               \
-      "adaptive V-shape: least makespan within mem_limit (Appendix A; default limit d)")                                  \
-    X(PP_SCHED_ZB_AUTO, "zb-auto", SEQUENTIAL, 1, 0, 1, 0, 1, -1, 0, 2, 8, 512, 0, zbauto, zb_auto,                       \
-      "adaptive zero bubble, one stage per device: least makespan within mem_limit")                                      \
-    X(PP_SCHED_ZB_1P, "zb-1p", SEQUENTIAL, 1, 0, 1, 0, 1, 1, 0, 2, 8, 512, 0, zbauto, zb_auto,                            \
-      "zb-auto at 1F1B's memory (limit d)")                                                                               \
-    X(PP_SCHED_ZB_2P, "zb-2p", SEQUENTIAL, 1, 0, 1, 0, 1, 2, 0, 2, 8, 512, 0, zbauto, zb_auto,                            \
-      "zb-auto at twice 1F1B's memory (limit 2d)")                                                                        \
-    X(PP_SCHED_LOOPED_BFS, "looped-bfs", LOOPED, 2, 1, 0, 0, 1, 0, 1, 0, 0, 0, 0, none, looped_bfs,                       \
-      "looped placement, breadth-first: every forward of a chunk before the next (PyTorch's LoopedBFS)")                  \
-    X(PP_SCHED_DUALPIPE_V, "dualpipe-v", VSHAPE, 2, 0, 1, 0, 1, 0, 1, 2, 0, 0, 1, none, dualpipe_v,                       \
-      "DeepSeek's DualPipeV: V placement, F/B pairs (run in sequence here); needs n >= 2d")                               \
-    X(PP_SCHED_DUALPIPE, "dualpipe", VSHAPE, 2, 0, 1, 0, 2, 0, 1, 2, 0, 0, 1, none, dualpipe,                             \
-      "DeepSeek's DualPipe: two model copies fed from both ends, half the microbatches each; even d, even n >= 2d")       \
-    X(PP_SCHED_ZB_MIN, "zb-min", SEQUENTIAL, 1, 0, 1, 0, 1, 0, 0, 2, 0, 0, 0, none, zb_min,                               \
-      "zero bubble block with two microbatches per block: about 2/3 of 1F1B's memory (Appendix I, Fig. 16b)")             \
-    X(PP_SCHED_INTERLEAVED_1F1B_M, "interleaved-1f1b-m", LOOPED, 2, 0, 0, 0, 1, 0, 0, 2, 40, 128, 0, none, interleaved_m, \
+   block      pp__block_of_<block> in the implementation: the building block
+              it repeats over n; none: it is not built from a block
+   builder    pp__build_<builder>: every builder returns the schedule, from
+              the row's block where it has one (from_block: the block
+              repeated, squeezed and reordered). The memory caps of a row
+              with a block are its block's, known before the builder runs */
+#define PP_SCHED_LIST(X)                                                                                                              \
+    X(PP_SCHED_GPIPE, "gpipe", SEQUENTIAL, 1, 0, 0, 0, 1, 0, 1, 0, 0, 0, 0, none, gpipe, from_block,                                  \
+      "all forwards, then all backwards; memory grows with n (GPipe)")                                                                \
+    X(PP_SCHED_1F1B, "1f1b", SEQUENTIAL, 1, 0, 0, 0, 1, 0, 1, 1, 0, 0, 0, none, 1f1b, from_block,                                     \
+      "one forward, one backward; device 0 holds d microbatches (DAPPLE/PipeDream-flush)")                                            \
+    X(PP_SCHED_EAGER_1F1B, "eager-1f1b", SEQUENTIAL, 1, 0, 0, 0, 1, 0, 1, 2, 0, 0, 0, none, eager_1f1b, from_block,                   \
+      "1F1B with wider forward offsets: 2(d-i)-1 warm-up forwards, more memory")                                                      \
+    X(PP_SCHED_INTERLEAVED_1F1B, "interleaved-1f1b", LOOPED, 2, 1, 0, 0, 1, 0, 1, 2, 0, 0, 0, none, none, interleaved,                \
+      "Megatron's interleaved 1F1B, v chunks looped over devices; needs n % d == 0")                                                  \
+    X(PP_SCHED_INTERLEAVED_1F1B_U, "interleaved-1f1b-u", LOOPED, 2, 1, 0, 0, 1, 0, 0, 2, 0, 0, 0, none, interleaved_u, from_block,    \
+      "interleaved 1F1B repeated at a uniform interval (Appendix H): Megatron's bubble, any n, more memory")                          \
+    X(PP_SCHED_ZB_H1, "zb-h1", SEQUENTIAL, 1, 0, 1, 0, 1, 0, 0, 1, 0, 0, 0, none, zb_h1, from_block,                                  \
+      "zero bubble H1: 1F1B's memory, B/W split, about 1/3 of 1F1B's bubble")                                                         \
+    X(PP_SCHED_ZB_H2, "zb-h2", SEQUENTIAL, 1, 0, 1, 0, 1, 0, 0, 2, 0, 0, 0, none, zb_h2, from_block,                                  \
+      "zero bubble H2: eager 1F1B's block with B/W split, near-zero bubble, 2x memory")                                               \
+    X(PP_SCHED_1F1B_V, "1f1b-v", VSHAPE, 2, 0, 0, 0, 1, 0, 0, 1, 0, 0, 0, none, 1f1b_v, from_block,                                   \
+      "1F1B's block on V-shape placement, no B/W split (Appendix I)")                                                                 \
+    X(PP_SCHED_V_MIN, "v-min", VSHAPE, 2, 0, 1, 0, 1, 0, 0, 1, 0, 0, 0, none, v_min, from_block,                                      \
+      "V-shape, minimal offsets: about 1/3 of 1F1B's memory (Section 3)")                                                             \
+    X(PP_SCHED_V_HALF, "v-half", VSHAPE, 2, 0, 1, 0, 1, 0, 0, 1, 0, 0, 0, none, v_half, from_block,                                   \
+      "V-shape: about 1/2 of 1F1B's memory, less bubble than 1F1B (Section 3)")                                                       \
+    X(PP_SCHED_V_ZB, "v-zb", VSHAPE, 2, 0, 1, 0, 1, 0, 0, 1, 0, 0, 0, none, v_zb, v_zb,                                               \
+      "V-shape zero bubble at 1F1B's memory (Section 3)")                                                                             \
+    X(PP_SCHED_1F1B_R, "1f1b-r", SEQUENTIAL, 1, 0, 0, 1, 1, 0, 1, 1, 0, 0, 0, none, 1f1b_r, from_block,                               \
+      "1F1B with full recomputation: backward redoes F, keeps only stage inputs")                                                     \
+    X(PP_SCHED_V_AUTO, "v-auto", VSHAPE, 2, 0, 1, 0, 1, -1, 0, 2, 8, 128, 0, vauto, none, v_auto,                                     \
+      "adaptive V-shape: least makespan within mem_limit (Appendix A; default limit d)")                                              \
+    X(PP_SCHED_ZB_AUTO, "zb-auto", SEQUENTIAL, 1, 0, 1, 0, 1, -1, 0, 2, 8, 512, 0, zbauto, none, zb_auto,                             \
+      "adaptive zero bubble, one stage per device: least makespan within mem_limit")                                                  \
+    X(PP_SCHED_ZB_1P, "zb-1p", SEQUENTIAL, 1, 0, 1, 0, 1, 1, 0, 2, 8, 512, 0, zbauto, none, zb_auto,                                  \
+      "zb-auto at 1F1B's memory (limit d)")                                                                                           \
+    X(PP_SCHED_ZB_2P, "zb-2p", SEQUENTIAL, 1, 0, 1, 0, 1, 2, 0, 2, 8, 512, 0, zbauto, none, zb_auto,                                  \
+      "zb-auto at twice 1F1B's memory (limit 2d)")                                                                                    \
+    X(PP_SCHED_LOOPED_BFS, "looped-bfs", LOOPED, 2, 1, 0, 0, 1, 0, 1, 0, 0, 0, 0, none, none, looped_bfs,                             \
+      "looped placement, breadth-first: every forward of a chunk before the next (PyTorch's LoopedBFS)")                              \
+    X(PP_SCHED_DUALPIPE_V, "dualpipe-v", VSHAPE, 2, 0, 1, 0, 1, 0, 1, 2, 0, 0, 1, none, none, dualpipe_v,                             \
+      "DeepSeek's DualPipeV: V placement, F/B pairs (run in sequence here); needs n >= 2d")                                           \
+    X(PP_SCHED_DUALPIPE, "dualpipe", VSHAPE, 2, 0, 1, 0, 2, 0, 1, 2, 0, 0, 1, none, none, dualpipe,                                   \
+      "DeepSeek's DualPipe: two model copies fed from both ends, half the microbatches each; even d, even n >= 2d")                   \
+    X(PP_SCHED_ZB_MIN, "zb-min", SEQUENTIAL, 1, 0, 1, 0, 1, 0, 0, 2, 0, 0, 0, none, zb_min, from_block,                               \
+      "zero bubble block with two microbatches per block: about 2/3 of 1F1B's memory (Appendix I, Fig. 16b)")                         \
+    X(PP_SCHED_INTERLEAVED_1F1B_M, "interleaved-1f1b-m", LOOPED, 2, 0, 0, 0, 1, 0, 0, 2, 40, 128, 0, none, interleaved_m, from_block, \
       "interleaved 1F1B's makespan (n >= 2d, no comm) at less memory, any n; v = 2 (Appendix I, Fig. 16c)")
 
 typedef enum pp_sched_id {
 #define PP__SCHED_ENUM(id, name, place, chunks, any_chunks, split, recompute, copies, limit, published, steady, \
-                       search_d, max_d, fb_pairs, fixed, builder, desc)                                          \
+                       search_d, max_d, fb_pairs, fixed, block, builder, desc)                                   \
     id,
     PP_SCHED_LIST(PP__SCHED_ENUM)
 #undef PP__SCHED_ENUM
@@ -5894,7 +5899,7 @@ static pp_status pp__vzb_list(const pp__req *q, const double *cap, double beat, 
 
 static const pp_sched_info pp__infos[PP_SCHED_COUNT] = {
 #define PP__SCHED_INFO(id, name, place, chunks, any_chunks, split, recompute, copies, limit, published, steady,      \
-                       search_d, max_d, fb_pairs, fixed, builder, desc)                                                 \
+                       search_d, max_d, fb_pairs, fixed, block, builder, desc)                                          \
     {name, desc, id, PP_PLACE_##place, chunks, any_chunks, split, recompute, copies, (limit) != 0, (limit) < 0,       \
      (limit) > 0 ? (double)(limit) : 0.0, published, steady, search_d, max_d, fb_pairs},
     PP_SCHED_LIST(PP__SCHED_INFO)
@@ -5928,11 +5933,12 @@ PP__DEF const pp_sched_info *pp_sched_find(const char *name) {
     return NULL;
 }
 
-/* Every builder gets the request, resolved and checked once
-   (pp__req_resolve). It returns either a building block (*blk, which
-   pp__build repeats over n) or a finished schedule (*s). */
+/* Every block and builder gets the request, resolved and checked once
+   (pp__req_resolve). A row's block (pp__block_of_<block>) returns its
+   building block; its builder (pp__build_<builder>) returns the schedule,
+   from that block where the row has one. */
 /* The one-stage-per-device blocks of Section 2 (offsets: see DESIGN.md). */
-static pp_status pp__build_linear(const pp__req *q, int fo, int turn, int wlife, int recompute, pp_block **blk,
+static pp_status pp__block_linear(const pp__req *q, int fo, int turn, int wlife, int recompute, pp_block **blk,
                                   char *err) {
     pp__linear L;
     memset(&L, 0, sizeof L);
@@ -5940,34 +5946,28 @@ static pp_status pp__build_linear(const pp__req *q, int fo, int turn, int wlife,
     if (recompute) { L.bo = 3; L.bw_cells = 3; L.interval = 4; }
     return pp__linear_block(q->d, 1, q->info->split_backward, &L, &q->c.al, blk, err);
 }
-static pp_status pp__build_gpipe(const pp__req *q, pp_block **blk, pp_schedule **s, char *err) {
-    (void)s;
+static pp_status pp__block_of_gpipe(const pp__req *q, pp_block **blk, char *err) {
     if (q->n > INT_MAX / 64) { pp__err(err, "gpipe: %d microbatches is too many", q->n); return PP_ERR_OVERFLOW; }
-    return pp__build_linear(q, 1, 3 * q->n - 2, 0, 0, blk, err); /* all F before any B */
+    return pp__block_linear(q, 1, 3 * q->n - 2, 0, 0, blk, err); /* all F before any B */
 }
-static pp_status pp__build_1f1b(const pp__req *q, pp_block **blk, pp_schedule **s, char *err) {
-    (void)s;
-    return pp__build_linear(q, 1, 1, 0, 0, blk, err);
+static pp_status pp__block_of_1f1b(const pp__req *q, pp_block **blk, char *err) {
+    return pp__block_linear(q, 1, 1, 0, 0, blk, err);
 }
-static pp_status pp__build_eager_1f1b(const pp__req *q, pp_block **blk, pp_schedule **s, char *err) {
-    (void)s;
-    return pp__build_linear(q, 4, 1, 0, 0, blk, err);
+static pp_status pp__block_of_eager_1f1b(const pp__req *q, pp_block **blk, char *err) {
+    return pp__block_linear(q, 4, 1, 0, 0, blk, err);
 }
-static pp_status pp__build_zb_h1(const pp__req *q, pp_block **blk, pp_schedule **s, char *err) {
-    (void)s;
-    return pp__build_linear(q, 1, 1, 3 * q->d, 0, blk, err); /* W lives as long as stage 0 in 1F1B */
+static pp_status pp__block_of_zb_h1(const pp__req *q, pp_block **blk, char *err) {
+    return pp__block_linear(q, 1, 1, 3 * q->d, 0, blk, err); /* W lives as long as stage 0 in 1F1B */
 }
-static pp_status pp__build_zb_h2(const pp__req *q, pp_block **blk, pp_schedule **s, char *err) {
-    (void)s;
-    return pp__build_linear(q, 4, 1, 6 * q->d - 3, 0, blk, err); /* ... in eager 1F1B */
+static pp_status pp__block_of_zb_h2(const pp__req *q, pp_block **blk, char *err) {
+    return pp__block_linear(q, 4, 1, 6 * q->d - 3, 0, blk, err); /* ... in eager 1F1B */
 }
-static pp_status pp__build_1f1b_r(const pp__req *q, pp_block **blk, pp_schedule **s, char *err) {
-    (void)s;
-    return pp__build_linear(q, 1, 1, 0, 1, blk, err);
+static pp_status pp__block_of_1f1b_r(const pp__req *q, pp_block **blk, char *err) {
+    return pp__block_linear(q, 1, 1, 0, 1, blk, err);
 }
 
 /* The V-shape blocks of Section 3: offsets of F and B of each chunk. */
-static pp_status pp__build_vshape(const pp__req *q, int f0, int f1, int b0, int b1, pp_block **blk, char *err) {
+static pp_status pp__block_vshape(const pp__req *q, int f0, int f1, int b0, int b1, pp_block **blk, char *err) {
     pp__vblock V;
     memset(&V, 0, sizeof V);
     V.split = q->info->split_backward; V.bw_cells = 2;
@@ -5975,32 +5975,48 @@ static pp_status pp__build_vshape(const pp__req *q, int f0, int f1, int b0, int 
     if (!V.split) { V.gap_every = 3; V.gap = 3; }
     return pp__v_search(q->d, V, &q->c.al, blk, err);
 }
-static pp_status pp__build_1f1b_v(const pp__req *q, pp_block **blk, pp_schedule **s, char *err) {
-    (void)s;
-    return pp__build_vshape(q, 1, 1, 2, 2, blk, err);
+static pp_status pp__block_of_1f1b_v(const pp__req *q, pp_block **blk, char *err) {
+    return pp__block_vshape(q, 1, 1, 2, 2, blk, err);
 }
-static pp_status pp__build_v_min(const pp__req *q, pp_block **blk, pp_schedule **s, char *err) {
-    (void)s;
-    return pp__build_vshape(q, 1, 1, 1, 1, blk, err);
+static pp_status pp__block_of_v_min(const pp__req *q, pp_block **blk, char *err) {
+    return pp__block_vshape(q, 1, 1, 1, 1, blk, err);
 }
-static pp_status pp__build_v_half(const pp__req *q, pp_block **blk, pp_schedule **s, char *err) {
-    (void)s;
-    return pp__build_vshape(q, 2, 1, 1, 2, blk, err);
+static pp_status pp__block_of_v_half(const pp__req *q, pp_block **blk, char *err) {
+    return pp__block_vshape(q, 2, 1, 1, 2, blk, err);
 }
-/* V-ZB: its block, repeated, squeezed and reordered, or the list-built
-   order of pp__vzb_list under the block's Eq. 1 bound (the memory V-ZB
-   promises, d units), reordered within it, where that is shorter. */
-static pp_status pp__build_v_zb(const pp__req *q, pp_block **blk, pp_schedule **s, char *err) {
-    pp_block *b = NULL;
+static pp_status pp__block_of_v_zb(const pp__req *q, pp_block **blk, char *err) {
+    return pp__block_vshape(q, 4, 2, 2, 4, blk, err);
+}
+static pp_status pp__block_of_interleaved_u(const pp__req *q, pp_block **blk, char *err) {
+    return pp__interleaved_uniform_block(q->d, q->v, &q->c.al, blk, err);
+}
+static pp_status pp__block_of_interleaved_m(const pp__req *q, pp_block **blk, char *err) {
+    return pp__interleaved_lowmem_block(&q->c, q->d, &q->c.al, blk, err);
+}
+static pp_status pp__block_of_zb_min(const pp__req *q, pp_block **blk, char *err) {
+    return pp__zbmin_block(q->d, &q->c.al, blk, err);
+}
+
+/* The builder of most rows with a block: the block repeated over n,
+   squeezed and reordered (the published schedules are defined by their
+   order and are not; the adaptive ones reorder their candidates
+   themselves). */
+static pp_status pp__build_from_block(const pp__req *q, const pp_block *blk, pp_schedule **s, char *err) {
+    const pp_sched_info *in = q->info;
+    int reorder = q->c.reorder && !in->published && !in->adaptive;
+    return pp__block_schedule(blk, q->n, &q->c, in->recompute, reorder ? PP__RV_ALL : 0u, 0, NULL, s, err);
+}
+/* V-ZB: its block's schedule, or the list-built order of pp__vzb_list
+   under the block's Eq. 1 bound (the memory V-ZB promises, d units),
+   reordered within it, where that is shorter. */
+static pp_status pp__build_v_zb(const pp__req *q, const pp_block *b, pp_schedule **s, char *err) {
     pp_schedule *g = NULL;
-    pp_status st = pp__build_vshape(q, 4, 2, 2, 4, &b, err);
-    if (st != PP_OK || !q->c.reorder) { *blk = b; return st; } /* no_reorder: the block alone */
-    st = pp__block_schedule(b, q->n, &q->c, 0, PP__RV_ALL, 0, NULL, s, err);
-    pp_block_free(b);
+    pp_status st = pp__build_from_block(q, b, s, err);
+    if (st != PP_OK || !q->c.reorder) return st; /* no_reorder: the block alone */
     /* reordered only up to 2d + 6 microbatches (beyond, the block's schedule
        is reordered at 2d + 4 and extended; reordering at full n is slow),
        so beyond only an order shorter before reordering can win */
-    if (st == PP_OK) st = pp__vzb_list(q, (*s)->peak_bound, pp__small_n(q->d, q->n) ? 1e300 : (*s)->makespan, &g, err);
+    st = pp__vzb_list(q, (*s)->peak_bound, pp__small_n(q->d, q->n) ? 1e300 : (*s)->makespan, &g, err);
     if (st == PP_OK && g) {
         g->interval = (*s)->interval;
         memcpy(g->peak_bound, (*s)->peak_bound, (size_t)q->d * sizeof *g->peak_bound);
@@ -6012,15 +6028,15 @@ static pp_status pp__build_v_zb(const pp__req *q, pp_block **blk, pp_schedule **
     return st;
 }
 
-static pp_status pp__build_v_auto(const pp__req *q, pp_block **blk, pp_schedule **s, char *err) {
+static pp_status pp__build_v_auto(const pp__req *q, const pp_block *blk, pp_schedule **s, char *err) {
     (void)blk;
     return pp__v_auto(q, s, err);
 }
-static pp_status pp__build_zb_auto(const pp__req *q, pp_block **blk, pp_schedule **s, char *err) {
+static pp_status pp__build_zb_auto(const pp__req *q, const pp_block *blk, pp_schedule **s, char *err) {
     (void)blk;
     return pp__zb_auto(q, s, err);
 }
-static pp_status pp__build_interleaved(const pp__req *q, pp_block **blk, pp_schedule **s, char *err) {
+static pp_status pp__build_interleaved(const pp__req *q, const pp_block *blk, pp_schedule **s, char *err) {
     (void)blk;
     if (q->n % q->d != 0) {
         pp__err(err, "interleaved-1f1b (Megatron) needs microbatches to be a multiple of devices, got n=%d, d=%d; "
@@ -6029,35 +6045,34 @@ static pp_status pp__build_interleaved(const pp__req *q, pp_block **blk, pp_sche
     }
     return pp__interleaved_official(&q->c, q->d, q->v, q->n, s, err);
 }
-static pp_status pp__build_interleaved_u(const pp__req *q, pp_block **blk, pp_schedule **s, char *err) {
-    (void)s;
-    return pp__interleaved_uniform_block(q->d, q->v, &q->c.al, blk, err);
-}
-static pp_status pp__build_interleaved_m(const pp__req *q, pp_block **blk, pp_schedule **s, char *err) {
-    (void)s;
-    return pp__interleaved_lowmem_block(&q->c, q->d, &q->c.al, blk, err);
-}
-static pp_status pp__build_zb_min(const pp__req *q, pp_block **blk, pp_schedule **s, char *err) {
-    (void)s;
-    return pp__zbmin_block(q->d, &q->c.al, blk, err);
-}
-static pp_status pp__build_looped_bfs(const pp__req *q, pp_block **blk, pp_schedule **s, char *err) {
+static pp_status pp__build_looped_bfs(const pp__req *q, const pp_block *blk, pp_schedule **s, char *err) {
     (void)blk;
     return pp__looped_bfs(&q->c, q->d, q->v, q->n, s, err);
 }
-static pp_status pp__build_dualpipe_v(const pp__req *q, pp_block **blk, pp_schedule **s, char *err) {
+static pp_status pp__build_dualpipe_v(const pp__req *q, const pp_block *blk, pp_schedule **s, char *err) {
     (void)blk;
     return pp__dualpipe(&q->c, q->d, q->n, 0, s, err);
 }
-static pp_status pp__build_dualpipe(const pp__req *q, pp_block **blk, pp_schedule **s, char *err) {
+static pp_status pp__build_dualpipe(const pp__req *q, const pp_block *blk, pp_schedule **s, char *err) {
     (void)blk;
     return pp__dualpipe(&q->c, q->d, q->n, 1, s, err);
 }
 
-typedef pp_status (*pp__builder)(const pp__req *q, pp_block **blk, pp_schedule **s, char *err);
+/* The rows' blocks (NULL: none) and builders, from PP_SCHED_LIST. */
+typedef pp_status (*pp__block_fn)(const pp__req *q, pp_block **blk, char *err);
+typedef pp_status (*pp__builder)(const pp__req *q, const pp_block *blk, pp_schedule **s, char *err);
+#define pp__block_of_none NULL
+static const pp__block_fn pp__blocks[PP_SCHED_COUNT] = {
+#define PP__SCHED_BLOCK(id, name, place, chunks, any_chunks, split, recompute, copies, limit, published, steady, \
+                        search_d, max_d, fb_pairs, fixed, block, builder, desc)                                   \
+    pp__block_of_##block,
+    PP_SCHED_LIST(PP__SCHED_BLOCK)
+#undef PP__SCHED_BLOCK
+};
+#undef pp__block_of_none
 static const pp__builder pp__builders[PP_SCHED_COUNT] = {
 #define PP__SCHED_BUILDER(id, name, place, chunks, any_chunks, split, recompute, copies, limit, published, steady, \
-                          search_d, max_d, fb_pairs, fixed, builder, desc)                                          \
+                          search_d, max_d, fb_pairs, fixed, block, builder, desc)                                   \
     pp__build_##builder,
     PP_SCHED_LIST(PP__SCHED_BUILDER)
 #undef PP__SCHED_BUILDER
@@ -6067,7 +6082,7 @@ static const pp__builder pp__builders[PP_SCHED_COUNT] = {
 #define pp__none_fixed NULL
 static const pp_sched_id *const pp__fixed_of[PP_SCHED_COUNT] = {
 #define PP__SCHED_FIXED(id, name, place, chunks, any_chunks, split, recompute, copies, limit, published, steady, \
-                        search_d, max_d, fb_pairs, fixed, builder, desc)                                          \
+                        search_d, max_d, fb_pairs, fixed, block, builder, desc)                                          \
     pp__##fixed##_fixed,
     PP_SCHED_LIST(PP__SCHED_FIXED)
 #undef PP__SCHED_FIXED
@@ -6252,29 +6267,18 @@ static pp_status pp__req_resolve(const pp_config *cfg, pp__req *q, char *err) {
     return st;
 }
 
-/* The memory caps of q's schedule (cap[d]), from what its builder
-   returned (blk, or the schedule s before any reorder): an adaptive
-   schedule's limit; a published order's own peak (it is never moved); else
-   the caps its reorder keeps (pp__reorder_caps of its block repeated at n,
-   or of s). Every order pp__build returns for q fits them. */
+/* The memory caps of q's schedule (cap[d]), from its block (blk, repeated
+   at n) where its row has one, else from the schedule s its builder
+   returned: an adaptive schedule's limit; a published order's own peak
+   (it is never moved); else the caps its reorder keeps (pp__reorder_caps).
+   Every order pp__build returns for q fits them. */
 static pp_status pp__build_caps(const pp__req *q, const pp_block *blk, const pp_schedule *s, double *cap, char *err) {
-    pp_schedule *g = NULL, *g2 = NULL;
-    pp_block *b2 = NULL;
+    pp_schedule *g = NULL;
     pp_status st = PP_OK;
     int i;
     if (q->info->adaptive) {
         for (i = 0; i < q->d; i++) cap[i] = q->limit;
         return PP_OK;
-    }
-    if (!blk && !q->info->published && q->c.reorder) {
-        /* a fixed builder that returned a finished schedule (v-zb): its caps
-           are those of what it builds without reordering, its block */
-        pp__req r = *q;
-        r.c.reorder = 0;
-        st = pp__builders[q->info->id](&r, &b2, &g2, err);
-        if (st != PP_OK) return st;
-        blk = b2;
-        if (g2) s = g2;
     }
     if (blk) {
         st = pp__repeat(blk, q->n, NULL, &q->c, q->info->recompute, &g, err);
@@ -6283,37 +6287,29 @@ static pp_status pp__build_caps(const pp__req *q, const pp_block *blk, const pp_
     if (st == PP_OK && q->info->published) memcpy(cap, s->peak_memory, (size_t)q->d * sizeof(double));
     else if (st == PP_OK) pp__reorder_caps(s, 0, cap);
     pp_sched_free(g);
-    pp_sched_free(g2);
-    pp_block_free(b2);
     return st;
 }
 
 static double pp__vbound(const pp_schedule *s, double peak);
 static double pp__device_bound(const pp_schedule *s);
 
-/* Builds q's schedule: its builder, then (a block) the repeat, squeeze and
-   reorder, the local search, then validation. cap[d] (may be NULL) gets
-   its memory caps (pp__build_caps); with fit (may be NULL) a schedule that
-   does not fit (pp__fit) is not built: *out = NULL, PP_OK. */
+/* Builds q's schedule: its block (where its row has one), its builder,
+   the local search, then validation. cap[d] (may be NULL) gets its memory
+   caps (pp__build_caps); with fit (may be NULL) a schedule that does not
+   fit (pp__fit) is not built: *out = NULL, PP_OK. A row with a block has
+   its caps from the block, checked before its builder runs. */
 static pp_status pp__build_fit(const pp__req *q, const pp__fit *fit, double *cap, pp_schedule **out, char *err) {
     const pp_sched_info *in = q->info;
+    pp__block_fn block = pp__blocks[in->id];
     pp_block *blk = NULL;
     pp_schedule *s = NULL;
     pp_status st;
-    int reorder, local, i;
+    int local, i;
     double *caps = NULL;
-    /* v-zb's builder returns a finished (reordered) schedule: its caps come
-       from its block (pp__build_caps), so check those before building it */
-    int late = (fit || cap) && q->c.reorder && !in->published && !in->adaptive &&
-               pp__builders[in->id] == pp__build_v_zb;
     *out = NULL;
-    if (!late) {
-        st = pp__builders[in->id](q, &blk, &s, err);
-        if (st != PP_OK) return st;
-    }
-    /* the published schedules are defined by their order: they are not
-       reordered; the adaptive ones reorder their candidates themselves */
-    reorder = q->c.reorder && !in->published && !in->adaptive;
+    st = block ? block(q, &blk, err) : pp__builders[in->id](q, NULL, &s, err);
+    if (st != PP_OK) return st;
+    /* the published schedules are defined by their order, not moved */
     local = q->c.reorder && !in->published;
     if (fit || cap || local) {
         caps = (double *)pp__malloc(&q->c.al, pp__size((size_t)q->d, sizeof(double)));
@@ -6333,15 +6329,11 @@ static pp_status pp__build_fit(const pp__req *q, const pp__fit *fit, double *cap
             return st;
         }
     }
-    if (late) {
-        st = pp__builders[in->id](q, &blk, &s, err);
-        if (st != PP_OK) { pp__mfree(&q->c.al, caps); return st; }
-    }
-    if (blk) {
-        st = pp__block_schedule(blk, q->n, &q->c, in->recompute, reorder ? PP__RV_ALL : 0u, 0, NULL, &s, err);
+    if (block) {
+        st = pp__builders[in->id](q, blk, &s, err);
         pp_block_free(blk);
         if (st != PP_OK) { pp__mfree(&q->c.al, caps); return st; }
-    } /* a builder that returns a schedule has reordered it where it should be (v-zb) */
+    }
     if (st == PP_OK && local) st = pp__local_search(s, caps, err);
     if (st == PP_OK) {
         char verr[PP_ERR_LEN];

@@ -360,7 +360,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     fa_bytes in;
     pp_config cfg;
     pp__req q;
-    pp_schedule *s = NULL, *sb = NULL, hs, cs;
+    pp_schedule *s = NULL, hs, cs;
     pp_block *blk = NULL, hb, cb;
     pp_program *prog = NULL, hp, cp;
     char err[PP_ERR_LEN];
@@ -387,16 +387,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     }
     /* the block: the schedule's own where it is built from one, else zb-h1's */
     if (pp__req_resolve(&cfg, &q, err) == PP_OK) {
-        if (pp__builders[q.info->id](&q, &blk, &sb, err) != PP_OK) blk = NULL;
-        pp_sched_free(sb);
-        sb = NULL;
+        if (!pp__blocks[q.info->id] || pp__blocks[q.info->id](&q, &blk, err) != PP_OK) blk = NULL;
         pp__req_free(&q);
     }
     if (!blk) {
         cfg.schedule = "zb-h1";
         if (pp__req_resolve(&cfg, &q, err) != PP_OK) abort();
-        if (pp__builders[q.info->id](&q, &blk, &sb, err) != PP_OK || !blk) abort();
-        pp_sched_free(sb);
+        if (pp__blocks[q.info->id](&q, &blk, err) != PP_OK || !blk) abort();
         pp__req_free(&q);
     }
     if (pp_sched_lower(s, &prog, err) != PP_OK) abort();
