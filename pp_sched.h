@@ -5037,6 +5037,172 @@ static pp_status pp__v_auto(const pp__req *q, pp_schedule **out, char *err) {
     return st;
 }
 
+/* ---- list scheduling: the core of zb-auto's and v-zb's list builders ---- */
+
+/* An order of one route with B/W split built pass by pass on the real
+   times. A device runs its passes in the order they are put; a pass ends
+   its time after the later of its device's clock and its input's end
+   (pp__input), plus comm where the input ran on another device, so each
+   run is timed as it is built (the times are a squeeze of the order). A W
+   is its device's oldest pending one, in the order of their B. The list
+   builders (pp__zl_run, pp__vl_run) only choose which pass each device puts
+   next. */
+typedef struct pp__ls {
+    int d, S, n;
+    const int *sd;                /* stage_device [S] */
+    const double *tm, *sm, *cap;  /* stage_time [S*4], stage_memory [S], cap [d] in units */
+    double comm, idle_max;        /* idle_max: the largest of idle, kept as it grows */
+    const double *budget;         /* [d] idle of a previous run, or NULL (pp__ls_budget) */
+    double budget_max, best_mk;   /* best_mk: the shortest run's makespan, -1 = none yet */
+    double *end;                  /* [3 S n]: end of (kind F/B/W, stage, microbatch); -1 = not placed */
+    double *clock, *idle, *mem;   /* [d] */
+    double *prev;                 /* [d]: scratch for a run's idle (L->budget) */
+    int *next;                    /* [3 S]: next microbatch of (kind, stage) */
+    int *wq, *wh, *wt;            /* [S n]: pending W, device r's at r (S/d) n, as stage n + microbatch; head, tail [d] */
+    int *len;                     /* [d]: order length */
+    pp_pass *ord, *best;          /* [3 S n] each: device r's order at r 3 (S/d) n; the shortest run's */
+    char *mem_block;              /* the one allocation */
+} pp__ls;
+
+static double *pp__ls_end(const pp__ls *L, pp_kind k, int st, int i) { return &L->end[((int)k * L->S + st) * L->n + i]; }
+static int pp__ls_count(const pp__ls *L, pp_kind k, int st) { return L->next[(int)k * L->S + st]; }
+static int pp__ls_pending(const pp__ls *L, int r) { return L->wt[r] - L->wh[r]; }
+
+/* One allocation for q's microbatches on S stages placed by sd, under
+   cap [d], with `extra` ints after it (*extra_out). */
+static pp_status pp__ls_init(pp__ls *L, const pp__req *q, int S, const double *cap, int extra, int **extra_out,
+                             const char *what, char *err) {
+    int d = q->d, n = q->n;
+    size_t P = (size_t)3 * S * n, words;
+    memset(L, 0, sizeof *L);
+    L->d = d; L->S = S; L->n = n; L->tm = q->shape.stage_time; L->sm = q->shape.stage_memory; L->cap = cap;
+    L->comm = q->c.times.comm; L->best_mk = -1;
+    words = pp__size(P, 2 * sizeof(pp_pass));
+    L->mem_block = words ? (char *)pp__malloc(&q->c.al, pp__size(1, words + pp__size(P + 4u * d, sizeof(double)) +
+                                                                    pp__size((size_t)S * (n + 3u) + 3u * d + extra,
+                                                                             sizeof(int))))
+                         : NULL;
+    if (!L->mem_block) { pp__err(err, "out of memory building %s", what); return PP_ERR_OUT_OF_MEMORY; }
+    L->ord = (pp_pass *)L->mem_block;
+    L->best = L->ord + P;
+    L->end = (double *)(L->best + P);
+    L->clock = L->end + P; L->idle = L->clock + d; L->mem = L->idle + d; L->prev = L->mem + d;
+    L->next = (int *)(L->prev + d);
+    L->wq = L->next + 3 * (size_t)S; L->wh = L->wq + (size_t)S * n; L->wt = L->wh + d; L->len = L->wt + d;
+    *extra_out = L->len + d;
+    return PP_OK;
+}
+
+/* Before a run: nothing placed. */
+static void pp__ls_reset(pp__ls *L) {
+    int r;
+    for (r = 0; r < L->d; r++) { L->clock[r] = L->idle[r] = L->mem[r] = 0; L->wh[r] = L->wt[r] = L->len[r] = 0; }
+    for (r = 0; r < 3 * L->S; r++) L->next[r] = 0;
+    for (r = 0; r < 3 * L->S * L->n; r++) L->end[r] = -1;
+    L->idle_max = 0;
+}
+
+/* The input of (k, st, i) (pp__input): 2 where it runs on another device,
+   1 on the same device, its end in *in (-1: not placed yet); 0: none. */
+static int pp__ls_input(const pp__ls *L, pp_kind k, int st, int i, double *in) {
+    pp_kind dk;
+    int ds;
+    if (!pp__input(L->S, L->n, 1, 1, k, st, i, &dk, &ds)) return 0;
+    *in = *pp__ls_end(L, dk, ds, i);
+    return L->sd[ds] != L->sd[st] ? 2 : 1;
+}
+
+/* Device r's next pass of kind k on stage st; 0 where its microbatches are
+   used up, its input is not placed yet or its F would go above the cap.
+   A W goes through pp__ls_put_w. */
+static int pp__ls_put(pp__ls *L, int r, pp_kind k, int st) {
+    int i = L->next[(int)k * L->S + st], x;
+    double t = L->tm[st * 4 + (int)k], no_wait = L->clock[r] + t, e = no_wait, in = 0;
+    pp_pass *p;
+    if (i >= L->n || (k == PP_F && L->mem[r] + L->sm[st] > L->cap[r] + PP__EPS)) return 0;
+    x = pp__ls_input(L, k, st, i, &in);
+    if (x && in < 0) return 0;
+    if (x == 2 && in + L->comm + t > e) e = in + L->comm + t;
+    if (L->len[r] > 0) { L->idle[r] += e - no_wait; L->idle_max = pp__max(L->idle_max, L->idle[r]); }
+    *pp__ls_end(L, k, st, i) = e;
+    L->clock[r] = e;
+    if (k == PP_F) L->mem[r] += L->sm[st];
+    if (k == PP_W) L->mem[r] -= L->sm[st];
+    if (k == PP_B) L->wq[r * (L->S / L->d) * L->n + L->wt[r]++] = st * L->n + i;
+    p = &L->ord[(size_t)r * 3 * (L->S / L->d) * L->n + L->len[r]++];
+    p->device = r; p->stage = st; p->microbatch = i; p->kind = k; p->start = e - t; p->end = e;
+    L->next[(int)k * L->S + st]++;
+    return 1;
+}
+
+/* Device r's oldest pending W (the next W of its stage); 0 where none is pending. */
+static int pp__ls_put_w(pp__ls *L, int r) {
+    if (L->wh[r] == L->wt[r]) return 0;
+    return pp__ls_put(L, r, PP_W, L->wq[r * (L->S / L->d) * L->n + L->wh[r]++] / L->n);
+}
+
+/* Device r's idle budget: the largest idle of any device so far, or with
+   a previous run's idle (L->budget), the largest of that minus r's own
+   there, where larger. */
+static double pp__ls_budget(const pp__ls *L, int r) {
+    return L->budget ? pp__max(L->idle_max, L->budget_max - L->budget[r]) : L->idle_max;
+}
+
+/* Before device r's next pass of kind k on stage st, whose input comes
+   from another device: W passes that end before the input arrives, and one
+   more where the wait stays: with greedy, any wait; else, where extra, a
+   wait above r's idle budget. */
+static void pp__ls_fill(pp__ls *L, int r, pp_kind k, int st, int extra, int greedy) {
+    double in;
+    int i = pp__ls_count(L, k, st);
+    if (i >= L->n || pp__ls_input(L, k, st, i, &in) != 2 || in < 0) return;
+    while (L->wh[r] < L->wt[r]) {
+        int x = L->wq[r * (L->S / L->d) * L->n + L->wh[r]];
+        double w = L->tm[(x / L->n) * 4 + PP_W];
+        if (!(in + L->comm >= L->clock[r] + w)) break;
+        pp__ls_put_w(L, r);
+    }
+    if (L->wh[r] < L->wt[r] &&
+        (greedy ? L->clock[r] < in + L->comm : extra && in + L->comm - L->clock[r] > pp__ls_budget(L, r) - L->idle[r]))
+        pp__ls_put_w(L, r);
+}
+
+/* After a run that placed every pass: keeps its order where it is the
+   shortest so far; returns its makespan. */
+static double pp__ls_keep(pp__ls *L) {
+    double mk = 0;
+    int r;
+    for (r = 0; r < L->d; r++) mk = pp__max(mk, L->clock[r]);
+    if (L->best_mk < 0 || mk < L->best_mk - PP__EPS * (1 + mk)) {
+        L->best_mk = mk;
+        memcpy(L->best, L->ord, (size_t)3 * L->S * L->n * sizeof *L->best);
+    }
+    return mk;
+}
+
+/* 1 where the run placed every pass. */
+static int pp__ls_full(const pp__ls *L) {
+    int r;
+    for (r = 0; r < L->d; r++) if (L->len[r] != 3 * (L->S / L->d) * L->n) return 0;
+    return 1;
+}
+
+/* The shortest run as a squeezed schedule in *out, where one finished
+   and is shorter than beat (NULL otherwise); frees L's memory. */
+static pp_status pp__ls_finish(pp__ls *L, const pp__req *q, double beat, pp_schedule **out, char *err) {
+    pp_status st = PP_OK;
+    *out = NULL;
+    if (L->best_mk >= 0 && L->best_mk < beat - PP__EPS * (1 + beat)) {
+        pp_order O;
+        memset(&O, 0, sizeof O);
+        O.name = q->info->name; O.devices = L->d; O.stages = L->S; O.microbatches = L->n;
+        O.stage_device = L->sd; O.passes = L->best; O.count = 3 * L->S * L->n;
+        st = pp__from_order(&O, &q->c, 1, out, err);
+    }
+    pp__mfree(&q->c.al, L->mem_block);
+    return st;
+}
+
 /* zb-auto's list-built candidate. The Zero Bubble authors' heuristic
    (sail-sg's zb.py, its greedy part) builds a one-stage-per-device order
    microbatch by microbatch on the real times; the facts we take, in our own
@@ -5057,152 +5223,90 @@ static pp_status pp__v_auto(const pp__req *q, pp_schedule **out, char *err) {
    (idle allowed before the first B, B first, the extra W within the
    budget) give 8 runs; the shortest is kept. */
 typedef struct pp__zl {
-    int d, n, bubble_first, b_first, w_greedy;
-    const double *tm, *sm;       /* stage_time [d*4], stage_memory [d] */
-    double comm, cap, idle_max;
-    double *end;                 /* [3 d n]: end of (kind F/B/W, device, microbatch); -1 = not placed */
-    double *clock, *idle, *mem;  /* [d] */
-    int *f, *b, *w, *req;        /* [d]: placed F, B, W; F to add (microbatch 0) */
-    pp_pass *ord;                /* [3 n d]: device j's order at j * 3n */
-    int *len;                    /* [d] */
+    pp__ls c;                    /* one stage per device: stage j on device j */
+    int bubble_first, b_first, w_greedy;
+    int *req;                    /* [d]: F to add */
 } pp__zl;
 
-static double *pp__zl_end(pp__zl *L, pp_kind k, int j, int i) { return &L->end[((int)k * L->d + j) * L->n + i]; }
-
-/* Device j's next pass of kind k (F, B or W); 0 where it is not legal. */
-static int pp__zl_put(pp__zl *L, int j, pp_kind k) {
-    int *c = k == PP_F ? L->f : k == PP_B ? L->b : L->w, i = c[j];
-    double t = L->tm[j * 4 + (int)k], no_wait = L->clock[j] + t, e = no_wait, in = 0;
-    pp_pass *p;
-    if (i >= L->n || (k == PP_W && i >= L->b[j]) || (k == PP_F && L->mem[j] + L->sm[j] > L->cap + PP__EPS)) return 0;
-    if (k == PP_F && j > 0) in = *pp__zl_end(L, PP_F, j - 1, i);
-    if (k == PP_B) in = j < L->d - 1 ? *pp__zl_end(L, PP_B, j + 1, i) : *pp__zl_end(L, PP_F, j, i);
-    if (in < 0) return 0;
-    if (k == PP_F ? j > 0 : k == PP_B && j < L->d - 1) { if (in + L->comm + t > e) e = in + L->comm + t; }
-    if (L->f[j] > 0) { L->idle[j] += e - no_wait; L->idle_max = pp__max(L->idle_max, L->idle[j]); }
-    *pp__zl_end(L, k, j, i) = e;
-    L->clock[j] = e;
-    L->mem[j] += k == PP_F ? L->sm[j] : k == PP_W ? -L->sm[j] : 0;
-    p = &L->ord[(size_t)j * 3 * L->n + L->len[j]++];
-    p->device = j; p->stage = j; p->microbatch = i; p->kind = k; p->start = e - t; p->end = e;
-    c[j]++;
-    return 1;
-}
-
-/* Before device j's F or B whose input ends at in (+ comm): W passes that
-   end before it arrives, and one more where the wait stays (beyond the idle
-   budget, or within it when w_greedy). */
-static void pp__zl_fill(pp__zl *L, int j, double in) {
-    double wt = L->tm[j * 4 + PP_W];
-    while (L->w[j] < L->b[j] && L->clock[j] + wt <= in + L->comm) pp__zl_put(L, j, PP_W);
-    if (L->w[j] < L->b[j] && L->clock[j] < in + L->comm &&
-        (L->w_greedy || in + L->comm - L->clock[j] > L->idle_max - L->idle[j]))
-        pp__zl_put(L, j, PP_W);
-}
-
-static int pp__zl_run(pp__zl *L) {
-    int d = L->d, n = L->n, i, j;
-    for (j = 0; j < d; j++) { L->clock[j] = L->idle[j] = L->mem[j] = 0; L->f[j] = L->b[j] = L->w[j] = L->req[j] = L->len[j] = 0; }
-    for (j = 0; j < 3 * d * n; j++) L->end[j] = -1;
-    L->idle_max = 0;
+static int pp__zl_run(pp__zl *Z) {
+    pp__ls *L = &Z->c;
+    int d = L->d, n = L->n, i, j, *req = Z->req;
+    pp__ls_reset(L);
+    for (j = 0; j < d; j++) req[j] = 0;
     /* 1: microbatch 0, and the F each device runs before its first B */
-    for (j = 0; j < d; j++) if (!pp__zl_put(L, j, PP_F)) return 0;
+    for (j = 0; j < d; j++) if (!pp__ls_put(L, j, PP_F, j)) return 0;
     {
-        double grad = *pp__zl_end(L, PP_F, d - 1, 0) + L->tm[(d - 1) * 4 + PP_B]; /* when device j's B can end */
+        double grad = *pp__ls_end(L, PP_F, d - 1, 0) + L->tm[(d - 1) * 4 + PP_B]; /* when device j's B can end */
         for (j = d - 2; j >= 0; j--) {
             double mem = L->mem[j], at = L->clock[j], tf = L->tm[j * 4 + PP_F];
-            while (L->f[j] + L->req[j] < n && mem + L->sm[j] <= L->cap + PP__EPS &&
-                   (L->bubble_first ? !(at + tf > grad + L->comm) : !(at >= grad + L->comm))) {
-                mem += L->sm[j]; at += tf; L->req[j]++;
+            while (pp__ls_count(L, PP_F, j) + req[j] < n && mem + L->sm[j] <= L->cap[j] + PP__EPS &&
+                   (Z->bubble_first ? !(at + tf > grad + L->comm) : !(at >= grad + L->comm))) {
+                mem += L->sm[j]; at += tf; req[j]++;
             }
             grad = pp__max(at, grad + L->comm) + L->tm[j * 4 + PP_B];
         }
         for (j = 1; j < d; j++)
-            while (L->req[j] > 0 && L->req[j] >= L->req[j - 1] && L->f[j] + L->req[j] < n) L->req[j]--;
-        for (j = 0; j < d; j++) for (i = 0; i < L->req[j]; i++) if (!pp__zl_put(L, j, PP_F)) return 0;
-        for (j = d - 1; j >= 0; j--) if (!pp__zl_put(L, j, PP_B)) return 0;
+            while (req[j] > 0 && req[j] >= req[j - 1] && pp__ls_count(L, PP_F, j) + req[j] < n) req[j]--;
+        for (j = 0; j < d; j++) for (i = 0; i < req[j]; i++) if (!pp__ls_put(L, j, PP_F, j)) return 0;
+        for (j = d - 1; j >= 0; j--) if (!pp__ls_put(L, j, PP_B, j)) return 0;
     }
     /* 2: the next microbatches */
     for (i = 1; i < n; i++) {
         for (j = 0; j < d; j++) {
-            L->req[j] = 0;
-            if (L->f[j] >= n) continue;
-            if (L->b_first && j + 1 < d && L->f[j] >= L->f[j + 1] + 2) {
+            int f = pp__ls_count(L, PP_F, j);
+            req[j] = 0;
+            if (f >= n) continue;
+            if (Z->b_first && j + 1 < d && f >= pp__ls_count(L, PP_F, j + 1) + 2) {
                 double next = L->clock[j + 1] + L->tm[(j + 1) * 4 + PP_F] + L->tm[(j + 1) * 4 + PP_B] + L->comm;
                 double mem = L->mem[j] + L->sm[j], wc = 0;
                 int k = 0;
                 if (L->clock[j] >= next) continue;
-                while (mem > L->cap + PP__EPS && L->w[j] + k < L->b[j]) { wc += L->tm[j * 4 + PP_W]; mem -= L->sm[j]; k++; }
-                if (L->clock[j] + L->tm[j * 4 + PP_F] + wc <= next) { L->req[j] = 1; continue; }
+                while (mem > L->cap[j] + PP__EPS && k < pp__ls_pending(L, j)) { wc += L->tm[j * 4 + PP_W]; mem -= L->sm[j]; k++; }
+                if (L->clock[j] + L->tm[j * 4 + PP_F] + wc <= next) { req[j] = 1; continue; }
                 if (next - L->clock[j] <= L->idle_max - L->idle[j]) continue;
             }
-            L->req[j] = 1;
+            req[j] = 1;
         }
-        for (j = d - 2; j >= 0; j--) if (L->req[j + 1] < L->req[j]) L->req[j] = L->req[j + 1];
+        for (j = d - 2; j >= 0; j--) if (req[j + 1] < req[j]) req[j] = req[j + 1];
         for (j = 0; j < d; j++) {
-            if (!L->req[j]) continue;
-            while (L->mem[j] + L->sm[j] > L->cap + PP__EPS) if (!pp__zl_put(L, j, PP_W)) return 0;
-            if (j > 0) {
-                double in = *pp__zl_end(L, PP_F, j - 1, L->f[j]);
-                if (in < 0) return 0;
-                pp__zl_fill(L, j, in);
-            }
-            if (!pp__zl_put(L, j, PP_F)) return 0;
+            if (!req[j]) continue;
+            while (L->mem[j] + L->sm[j] > L->cap[j] + PP__EPS) if (!pp__ls_put_w(L, j)) return 0;
+            pp__ls_fill(L, j, PP_F, j, 1, Z->w_greedy);
+            if (!pp__ls_put(L, j, PP_F, j)) return 0;
         }
         for (j = d - 1; j >= 0; j--) {
-            if (L->b[j] != i) return 0;
-            if (j + 1 < d) pp__zl_fill(L, j, *pp__zl_end(L, PP_B, j + 1, i));
-            if (j == 0 && L->f[j] == n) while (pp__zl_put(L, j, PP_W)) {}
-            if (!pp__zl_put(L, j, PP_B)) return 0;
+            if (pp__ls_count(L, PP_B, j) != i) return 0;
+            pp__ls_fill(L, j, PP_B, j, 1, Z->w_greedy);
+            if (j == 0 && pp__ls_count(L, PP_F, j) == n) while (pp__ls_put_w(L, j)) {}
+            if (!pp__ls_put(L, j, PP_B, j)) return 0;
         }
     }
     /* 3: the rest of the W */
-    for (j = 0; j < d; j++) while (pp__zl_put(L, j, PP_W)) {}
-    for (j = 0; j < d; j++) if (L->len[j] != 3 * n) return 0;
-    return 1;
+    for (j = 0; j < d; j++) while (pp__ls_put_w(L, j)) {}
+    return pp__ls_full(L);
 }
 
 /* The shortest of the 8 runs within limit (units, every device) as a
    squeezed schedule in *out; NULL where none finishes or none is shorter
    than beat. */
 static pp_status pp__zb_list(const pp__req *q, double limit, double beat, pp_schedule **out, char *err) {
-    int d = q->d, n = q->n, v;
-    size_t P = (size_t)3 * d * n, words;
-    pp__zl L;
-    pp_pass *best;
-    double best_mk = -1;
-    char *mem;
-    pp_status st = PP_OK;
+    int d = q->d, v, j, *sd;
+    pp__zl Z;
+    pp_status st;
+    double *cap;
     *out = NULL;
-    memset(&L, 0, sizeof L);
-    L.d = d; L.n = n; L.tm = q->shape.stage_time; L.sm = q->shape.stage_memory; L.comm = q->c.times.comm; L.cap = limit;
-    words = pp__size(P, 2 * sizeof(pp_pass));
-    mem = words ? (char *)pp__malloc(&q->c.al, pp__size(1, words + pp__size((size_t)d * (3u * n + 3u), sizeof(double)) +
-                                                          pp__size((size_t)d, 6 * sizeof(int))))
-                : NULL;
-    if (!mem) { pp__err(err, "out of memory building zb-auto"); return PP_ERR_OUT_OF_MEMORY; }
-    L.ord = (pp_pass *)mem;
-    best = L.ord + P;
-    L.end = (double *)(best + P);
-    L.clock = L.end + P; L.idle = L.clock + d; L.mem = L.idle + d;
-    L.f = (int *)(L.mem + d); L.b = L.f + d; L.w = L.b + d; L.req = L.w + d; L.len = L.req + d;
+    memset(&Z, 0, sizeof Z);
+    st = pp__ls_init(&Z.c, q, d, NULL, 2 * d, &Z.req, "zb-auto", err);
+    if (st != PP_OK) return st;
+    sd = Z.req + d;
+    cap = Z.c.prev; /* the one cap, on every device */
+    for (j = 0; j < d; j++) { sd[j] = j; cap[j] = limit; }
+    Z.c.sd = sd; Z.c.cap = cap;
     for (v = 0; v < 8; v++) {
-        double mk = 0;
-        int j;
-        L.bubble_first = !(v & 4); L.b_first = !(v & 2); L.w_greedy = !(v & 1);
-        if (!pp__zl_run(&L)) continue;
-        for (j = 0; j < d; j++) mk = pp__max(mk, L.clock[j]);
-        if (best_mk < 0 || mk < best_mk - PP__EPS * (1 + mk)) { best_mk = mk; memcpy(best, L.ord, P * sizeof *best); }
+        Z.bubble_first = !(v & 4); Z.b_first = !(v & 2); Z.w_greedy = !(v & 1);
+        if (pp__zl_run(&Z)) pp__ls_keep(&Z.c);
     }
-    if (best_mk >= 0 && best_mk < beat - PP__EPS * (1 + beat)) {
-        pp_order O;
-        memset(&O, 0, sizeof O);
-        O.name = q->info->name; O.devices = d; O.stages = d; O.microbatches = n;
-        O.passes = best; O.count = (int)P;
-        st = pp__from_order(&O, &q->c, 1, out, err);
-    }
-    pp__mfree(&q->c.al, mem);
-    return st;
+    return pp__ls_finish(&Z.c, q, beat, out, err);
 }
 
 /* zb-auto: sequential blocks with B/W split. F steps fo cells per device, B
@@ -5690,114 +5794,47 @@ static pp_status pp__dualpipe(const pp__cfg *cfg, int d, int n, int dual, pp_sch
 enum { PP__VL_F0, PP__VL_F1, PP__VL_B1, PP__VL_B0 }; /* a device's four passes of a microbatch, in V order */
 
 typedef struct pp__vl {
-    int d, n, fill_f, fill_b;
-    const double *tm, *sm, *cap; /* stage_time [S*4], stage_memory [S], cap [d] in units */
-    double comm, budget_max, idle_max; /* idle_max: the largest of idle, kept as it grows */
-    const double *budget;        /* [d] idle of the previous run, or NULL */
-    double *end;                 /* [4 d n]: end of pass (q, device, microbatch); -1 = not placed */
-    double *clock, *idle, *mem;  /* [d] */
-    int *cnt;                    /* [5 d]: F0, F1, B1, B0, W placed per device */
-    int *wq, *wh, *wt;           /* [2 n d] per device, pending W as q * n + microbatch; head, tail [d] */
-    pp_pass *ord;                /* [6 n d]: device r's order at r * 6n */
-    int *len, *bq;               /* [d] each: order length; a round's B, device r as r (chunk 0) or -1-r (chunk 1) */
+    pp__ls c;                    /* V placement: device r holds stages r and 2d-1-r */
+    int fill_f, fill_b;
+    int *bq;                     /* [d]: a round's B, device r as r (chunk 0) or -1-r (chunk 1) */
 } pp__vl;
 
 static int pp__vl_stage(int d, int r, int q) { return q == PP__VL_F0 || q == PP__VL_B0 ? r : 2 * d - 1 - r; }
-static int pp__vl_id(const pp__vl *L, int q, int r, int j) { return (q * L->d + r) * L->n + j; }
-
-/* The input of (q, r, j) on another device: its id, or -1 where the input
-   is on r itself (the turns) or there is none. */
-static int pp__vl_input(const pp__vl *L, int q, int r, int j) {
-    int d = L->d;
-    if ((q == PP__VL_F0 || q == PP__VL_B1) && r > 0) return pp__vl_id(L, q, r - 1, j);
-    if ((q == PP__VL_F1 || q == PP__VL_B0) && r < d - 1) return pp__vl_id(L, q, r + 1, j);
-    return -1;
+static pp_kind pp__vl_kind(int q) { return q <= PP__VL_F1 ? PP_F : PP_B; }
+/* placed passes of kind q on device r, the end of (q, r, j), device r's next q */
+static int pp__vl_cnt(const pp__vl *V, int r, int q) { return pp__ls_count(&V->c, pp__vl_kind(q), pp__vl_stage(V->c.d, r, q)); }
+static double pp__vl_end(const pp__vl *V, int q, int r, int j) {
+    return *pp__ls_end(&V->c, pp__vl_kind(q), pp__vl_stage(V->c.d, r, q), j);
 }
-
-static double pp__vl_budget(const pp__vl *L, int r) {
-    return L->budget ? pp__max(L->idle_max, L->budget_max - L->budget[r]) : L->idle_max;
-}
-
-/* Device r's next pass of kind q; 0 where its input is not placed yet, its
-   microbatches are used up or its F would go above the cap. */
-static int pp__vl_put(pp__vl *L, int r, int q) {
-    int d = L->d, j = L->cnt[r * 5 + q], st = pp__vl_stage(d, r, q), in = pp__vl_input(L, q, r, j);
-    pp_kind k = q <= PP__VL_F1 ? PP_F : PP_B;
-    double t = L->tm[st * 4 + (int)k], no_wait = L->clock[r] + t, e = no_wait;
-    pp_pass *p;
-    if (j >= L->n) return 0;
-    if (k == PP_F && L->mem[r] + L->sm[st] > L->cap[r] + PP__EPS) return 0;
-    if (q != PP__VL_F0 && L->end[pp__vl_id(L, q - 1, r, j)] < 0 && in < 0) return 0; /* a turn before its first half */
-    if (in >= 0) {
-        if (L->end[in] < 0) return 0;
-        if (L->end[in] + L->comm + t > e) e = L->end[in] + L->comm + t;
-    }
-    if (L->cnt[r * 5] > 0) { L->idle[r] += e - no_wait; L->idle_max = pp__max(L->idle_max, L->idle[r]); }
-    L->end[pp__vl_id(L, q, r, j)] = e;
-    L->clock[r] = e;
-    if (k == PP_F) L->mem[r] += L->sm[st];
-    else L->wq[r * 2 * L->n + L->wt[r]++] = q * L->n + j;
-    p = &L->ord[(size_t)r * 6 * L->n + L->len[r]++];
-    p->device = r; p->stage = st; p->microbatch = j; p->kind = k; p->start = e - t; p->end = e;
-    L->cnt[r * 5 + q]++;
-    return 1;
-}
-
-/* Device r's oldest pending W; 0 where none is pending. */
-static int pp__vl_put_w(pp__vl *L, int r) {
-    int x, st;
-    pp_pass *p;
-    if (L->wh[r] == L->wt[r]) return 0;
-    x = L->wq[r * 2 * L->n + L->wh[r]++];
-    st = pp__vl_stage(L->d, r, x / L->n);
-    p = &L->ord[(size_t)r * 6 * L->n + L->len[r]++];
-    p->device = r; p->stage = st; p->microbatch = x % L->n; p->kind = PP_W;
-    p->start = L->clock[r]; p->end = L->clock[r] += L->tm[st * 4 + PP_W];
-    L->mem[r] -= L->sm[st];
-    L->cnt[r * 5 + 4]++;
-    return 1;
-}
-
-/* Before device r's pass of kind q: W passes into the wait for its input
-   (id in, -1 none), and one more where the wait is above r's idle budget
-   and extra (the variant's switch for this kind of pass) allows it. */
-static void pp__vl_fill(pp__vl *L, int r, int in, int extra) {
-    while (in >= 0 && L->wh[r] < L->wt[r]) {
-        int x = L->wq[r * 2 * L->n + L->wh[r]];
-        double w = L->tm[pp__vl_stage(L->d, r, x / L->n) * 4 + PP_W];
-        if (!(L->end[in] + L->comm >= L->clock[r] + w)) break;
-        pp__vl_put_w(L, r);
-    }
-    if (extra && in >= 0 && L->wh[r] < L->wt[r] &&
-        L->end[in] + L->comm - L->clock[r] > pp__vl_budget(L, r) - L->idle[r])
-        pp__vl_put_w(L, r);
+static int pp__vl_put(pp__vl *V, int r, int q) { return pp__ls_put(&V->c, r, pp__vl_kind(q), pp__vl_stage(V->c.d, r, q)); }
+static void pp__vl_fill(pp__vl *V, int r, int q, int extra) {
+    pp__ls_fill(&V->c, r, pp__vl_kind(q), pp__vl_stage(V->c.d, r, q), extra, 0);
 }
 
 /* One run (steps 1-4 above); 0 where a step finds no legal pass. */
-static int pp__vl_run(pp__vl *L) {
+static int pp__vl_run(pp__vl *V) {
+    pp__ls *L = &V->c;
     int d = L->d, n = L->n, r, j, round, alt = 0;
-    for (r = 0; r < d; r++) { L->clock[r] = L->idle[r] = L->mem[r] = 0; L->wh[r] = L->wt[r] = L->len[r] = 0; }
-    for (r = 0; r < 5 * d; r++) L->cnt[r] = 0;
-    L->idle_max = 0;
-    for (r = 0; r < 4 * d * n; r++) L->end[r] = -1;
+    pp__ls_reset(L);
     /* 1: the warm-up, comm counted in when chunk 1's input arrives */
-    for (r = 0; r < d; r++) if (!pp__vl_put(L, r, PP__VL_F0)) return 0;
+    for (r = 0; r < d; r++) if (!pp__vl_put(V, r, PP__VL_F0)) return 0;
     for (r = d - 1; r >= 0; r--) {
         if (r < d - 1) {
             int st = pp__vl_stage(d, r, PP__VL_F0);
-            double arrive = L->end[pp__vl_id(L, PP__VL_F1, r + 1, 0)] + L->comm;
+            double arrive = pp__vl_end(V, PP__VL_F1, r + 1, 0) + L->comm;
             while (L->mem[r] + L->sm[st] * (2 + 2 * r) <= L->cap[r] + PP__EPS &&
-                   L->clock[r] + L->tm[st * 4 + PP_F] <= arrive && L->cnt[r * 5 + PP__VL_F0] < n)
-                for (j = 0; j <= r; j++) if (!pp__vl_put(L, j, PP__VL_F0)) return 0;
+                   L->clock[r] + L->tm[st * 4 + PP_F] <= arrive && pp__vl_cnt(V, r, PP__VL_F0) < n)
+                for (j = 0; j <= r; j++) if (!pp__vl_put(V, j, PP__VL_F0)) return 0;
         }
-        if (!pp__vl_put(L, r, PP__VL_F1)) return 0;
+        if (!pp__vl_put(V, r, PP__VL_F1)) return 0;
     }
     /* 2: each device catches up with the one before it in F passes */
     for (r = 1; r < d; r++) {
-        const int *a = &L->cnt[r * 5], *b = &L->cnt[(r - 1) * 5];
-        while (a[0] + a[1] < b[0] + b[1] || (a[1] <= b[1] && b[1] < n)) {
+        while (pp__vl_cnt(V, r, PP__VL_F0) + pp__vl_cnt(V, r, PP__VL_F1) <
+                   pp__vl_cnt(V, r - 1, PP__VL_F0) + pp__vl_cnt(V, r - 1, PP__VL_F1) ||
+               (pp__vl_cnt(V, r, PP__VL_F1) <= pp__vl_cnt(V, r - 1, PP__VL_F1) && pp__vl_cnt(V, r - 1, PP__VL_F1) < n)) {
             for (j = d - 1; j >= r; j--)
-                if (L->cnt[j * 5 + alt] < n && !pp__vl_put(L, j, alt)) return 0;
+                if (pp__vl_cnt(V, j, alt) < n && !pp__vl_put(V, j, alt)) return 0;
             alt = 1 - alt;
         }
     }
@@ -5809,90 +5846,65 @@ static int pp__vl_run(pp__vl *L) {
            order; which one each device runs is decided before any runs */
         for (i = 0; i < 2; i++)
             for (r = i ? 0 : d - 1; i ? r < d : r >= 0; r += i ? 1 : -1) {
-                const int *c = &L->cnt[r * 5];
-                int b0 = c[PP__VL_B0] < c[PP__VL_B1] &&
-                         (r == d - 1 || c[PP__VL_B1] >= n || L->end[pp__vl_id(L, PP__VL_B0, r + 1, c[PP__VL_B0])] >= 0);
-                if (b0 == !i) L->bq[nb++] = b0 ? r : -1 - r;
+                int c0 = pp__vl_cnt(V, r, PP__VL_B0), c1 = pp__vl_cnt(V, r, PP__VL_B1);
+                int b0 = c0 < c1 && (r == d - 1 || c1 >= n || pp__vl_end(V, PP__VL_B0, r + 1, c0) >= 0);
+                if (b0 == !i) V->bq[nb++] = b0 ? r : -1 - r;
             }
         for (i = 0; i < nb; i++) {
-            int b0 = L->bq[i] >= 0, qq = b0 ? PP__VL_B0 : PP__VL_B1;
-            r = b0 ? L->bq[i] : -1 - L->bq[i];
-            pp__vl_fill(L, r, pp__vl_input(L, qq, r, L->cnt[r * 5 + qq]), b0 || L->fill_b);
-            if (!pp__vl_put(L, r, qq)) return 0;
+            int b0 = V->bq[i] >= 0, qq = b0 ? PP__VL_B0 : PP__VL_B1;
+            r = b0 ? V->bq[i] : -1 - V->bq[i];
+            pp__vl_fill(V, r, qq, b0 || V->fill_b);
+            if (!pp__vl_put(V, r, qq)) return 0;
         }
         /* F: chunk 1's where its input is there, else chunk 0's where its input is there */
         for (r = 0; r < d; r++) {
-            const int *c = &L->cnt[r * 5];
-            int qq = -1, in;
-            if (c[PP__VL_F1] >= n) continue;
-            if (c[PP__VL_F1] >= c[PP__VL_F0]) qq = PP__VL_F0;
-            else if (r == d - 1 || L->end[pp__vl_id(L, PP__VL_F1, r + 1, c[PP__VL_F1])] >= 0) qq = PP__VL_F1;
-            else if (c[PP__VL_F0] < n && (r == 0 || L->end[pp__vl_id(L, PP__VL_F0, r - 1, c[PP__VL_F0])] >= 0)) qq = PP__VL_F0;
+            int c0 = pp__vl_cnt(V, r, PP__VL_F0), c1 = pp__vl_cnt(V, r, PP__VL_F1), qq = -1, st;
+            if (c1 >= n) continue;
+            if (c1 >= c0) qq = PP__VL_F0;
+            else if (r == d - 1 || pp__vl_end(V, PP__VL_F1, r + 1, c1) >= 0) qq = PP__VL_F1;
+            else if (c0 < n && (r == 0 || pp__vl_end(V, PP__VL_F0, r - 1, c0) >= 0)) qq = PP__VL_F0;
             if (qq < 0) continue;
-            in = pp__vl_stage(d, r, qq);
-            while (L->mem[r] + L->sm[in] > L->cap[r] + PP__EPS) if (!pp__vl_put_w(L, r)) return 0;
-            pp__vl_fill(L, r, pp__vl_input(L, qq, r, c[qq]), L->fill_f);
-            if (!pp__vl_put(L, r, qq)) return 0;
+            st = pp__vl_stage(d, r, qq);
+            while (L->mem[r] + L->sm[st] > L->cap[r] + PP__EPS) if (!pp__ls_put_w(L, r)) return 0;
+            pp__vl_fill(V, r, qq, V->fill_f);
+            if (!pp__vl_put(V, r, qq)) return 0;
         }
     }
     /* 4: the rest of the W */
-    for (r = 0; r < d; r++) while (pp__vl_put_w(L, r)) {}
-    for (r = 0; r < d; r++) if (L->len[r] != 6 * n) return 0;
-    return 1;
+    for (r = 0; r < d; r++) while (pp__ls_put_w(L, r)) {}
+    return pp__ls_full(L);
 }
 
 /* The shortest order of the runs, within cap ([d], units), as a squeezed
    schedule in *out; NULL where no run finishes or none is shorter than
    beat (its makespan is known before the schedule is built). */
 static pp_status pp__vzb_list(const pp__req *q, const double *cap, double beat, pp_schedule **out, char *err) {
-    int d = q->d, n = q->n, r, fb, ff, it, *sd;
-    size_t P = (size_t)6 * d * n, words;
-    pp__vl L;
-    pp_pass *best;
-    double best_mk = -1, *bud;
-    char *mem;
-    pp_status st = PP_OK;
+    int d = q->d, r, fb, ff, it, *sd;
+    pp__vl V;
+    pp_status st;
     *out = NULL;
-    memset(&L, 0, sizeof L);
-    L.d = d; L.n = n; L.tm = q->shape.stage_time; L.sm = q->shape.stage_memory; L.cap = cap; L.comm = q->c.times.comm;
-    /* one allocation: passes (two orders), doubles, ints */
-    words = pp__size(P, 2 * sizeof(pp_pass));
-    mem = words ? (char *)pp__malloc(&q->c.al, pp__size(1, words + pp__size((size_t)d * (4u * n + 5u), sizeof(double)) +
-                                                          pp__size((size_t)d * (2u * n + 12u), sizeof(int))))
-                : NULL;
-    if (!mem) { pp__err(err, "out of memory building v-zb"); return PP_ERR_OUT_OF_MEMORY; }
-    L.ord = (pp_pass *)mem;
-    best = L.ord + P;
-    L.end = (double *)(best + P);
-    L.clock = L.end + (size_t)4 * d * n; L.idle = L.clock + d; L.mem = L.idle + d; bud = L.mem + d;
-    L.cnt = (int *)(bud + 2 * (size_t)d);
-    L.wq = L.cnt + 5 * (size_t)d; L.wh = L.wq + (size_t)2 * n * d; L.wt = L.wh + d; L.len = L.wt + d; L.bq = L.len + d;
-    sd = L.bq + d;
+    memset(&V, 0, sizeof V);
+    st = pp__ls_init(&V.c, q, 2 * d, cap, 3 * d, &V.bq, "v-zb", err);
+    if (st != PP_OK) return st;
+    sd = V.bq + d;
+    for (r = 0; r < 2 * d; r++) sd[r] = r < d ? r : 2 * d - 1 - r;
+    V.c.sd = sd;
     for (fb = 1; fb >= 0; fb--)
         for (ff = 1; ff >= 0; ff--) {
             double last = -1;
-            L.fill_b = fb; L.fill_f = ff; L.budget = NULL;
+            V.fill_b = fb; V.fill_f = ff; V.c.budget = NULL;
             /* again with the idle of the run before as the budget, while the largest idle drops */
             for (it = 0; it < 64; it++) {
-                double mk = 0, top = 0;
-                if (!pp__vl_run(&L)) break;
-                for (r = 0; r < d; r++) { mk = pp__max(mk, L.clock[r]); top = pp__max(top, L.idle[r]); }
-                if (best_mk < 0 || mk < best_mk - PP__EPS * (1 + mk)) { best_mk = mk; memcpy(best, L.ord, P * sizeof *best); }
-                if (L.budget && !(top < last)) break;
-                memcpy(bud, L.idle, (size_t)d * sizeof *bud);
-                L.budget = bud; L.budget_max = last = top;
+                double top = 0;
+                if (!pp__vl_run(&V)) break;
+                pp__ls_keep(&V.c);
+                for (r = 0; r < d; r++) top = pp__max(top, V.c.idle[r]);
+                if (V.c.budget && !(top < last)) break;
+                memcpy(V.c.prev, V.c.idle, (size_t)d * sizeof *V.c.prev);
+                V.c.budget = V.c.prev; V.c.budget_max = last = top;
             }
         }
-    if (best_mk >= 0 && best_mk < beat - PP__EPS * (1 + beat)) {
-        pp_order O;
-        for (r = 0; r < 2 * d; r++) sd[r] = r < d ? r : 2 * d - 1 - r;
-        memset(&O, 0, sizeof O);
-        O.name = q->info->name; O.devices = d; O.stages = 2 * d; O.microbatches = n;
-        O.stage_device = sd; O.passes = best; O.count = (int)P;
-        st = pp__from_order(&O, &q->c, 1, out, err);
-    }
-    pp__mfree(&q->c.al, mem);
-    return st;
+    return pp__ls_finish(&V.c, q, beat, out, err);
 }
 
 /* ---- the built-in schedules --------------------------------------------- */
