@@ -4092,22 +4092,22 @@ static pp_status pp__auto_finish(pp__auto *A, const pp_sched_id *fixed, int nfix
    v_auto_schedule.py, Appendix A as they run it) builds its schedules on a
    grid of unit cells, not by repeating a block and squeezing with real
    times. Its steps, as we re-derived them and run them here:
-     1. a block: device 0's cells for F, f, B, b (f/b: chunk 1's forward and
-        chunk 0's backward, which run from device d-1 back to 0) are a
-        permutation of 4 of the 6 cells of a period; device i+1's F and B
-        cells are device i's plus o (mod 6), its f and b cells minus 1, with
+     1. a block: device 0's cells for F0, F1, B1, B0 (F1 and B0 run from
+        device d-1 back to 0) are a
+        permutation of 4 of the 6 cells of a period; device i+1's F0 and B1
+        cells are device i's plus o (mod 6), its F1 and B0 cells minus 1, with
         o = o0 on the first len0 devices and o1 <= o0 after; each W takes
         the first cell free after its B (cyclically);
      2. the period is laid down 4d + M + 1 times per device (M = max(n, 2d))
         and the copies before microbatch 0 and after microbatch M-1 cleared;
      3. unit-time squeeze keeping each device's order;
-     4. warm-up rebuilt under the peak: device i runs its F passes for
-        2(d-1-i) cells, then i+1 F/f pairs, then B, W, f-or-F triples, with
-        at most min(i+1, peak/2) f and peak - that F in flight;
+     4. warm-up rebuilt under the peak: device i runs its F0 passes for
+        2(d-1-i) cells, then i+1 F0/F1 pairs, then B, W, F1-or-F0 triples,
+        with at most min(i+1, peak/2) F1 and peak - that F0 in flight;
      5. squeeze; for n < 2d the extra microbatches are dropped and, where
         memory allows, the early W passes are pushed to the end; squeeze;
-     6. cool-down rebuilt: the last B and b passes move onto the diagonal
-        that starts at device 0's last f, the W passes after them fill the
+     6. cool-down rebuilt: the last B1 and B0 passes move onto the diagonal
+        that starts at device 0's last F1, the W passes after them fill the
         free cells in order; squeeze;
      7. each free cell, left to right, takes the first later pass of its
         device that is ready and keeps the device under its peak;
@@ -4122,9 +4122,11 @@ static pp_status pp__auto_finish(pp__auto *A, const pp_sched_id *fixed, int nfix
    their own peak (never longer; up to 7% shorter with comm or uneven
    times on our grids). */
 
-/* Cell codes (0 = free): F, B, W of chunk 0 (stage i on device i) and of
-   chunk 1 (stage 2d-1-i); the steps above write them F, b, w and f, B, W.
-   The order matters: a W's code is its B's plus 2. */
+/* A V device's passes of one microbatch, the one set of names for them
+   (the V blocks, the grid, v-zb's list builder): F0, F1, B1, B0 in V
+   order, then W1, W0; chunk 0 is stage i on device i, chunk 1 stage
+   2d-1-i. As cell codes 0 is a free cell, and the order matters: a W's
+   code is its B's plus 2. */
 enum { PP__G_F0 = 1, PP__G_F1, PP__G_B1, PP__G_B0, PP__G_W1, PP__G_W0 };
 
 typedef struct pp__vgrid {
@@ -4141,10 +4143,12 @@ typedef struct pp__vgrid {
 #define PP__GROW(G, i) ((G)->g + (size_t)(i) * (size_t)(G)->cap)
 #define PP__GIDX(G, c, i, k) ((G)->idx[((size_t)(c) * (size_t)(G)->d + (size_t)(i)) * 7u + (size_t)(k)])
 
+/* 1 for the passes that run from device 0 towards d-1 (F0, B1, W1), 0 for
+   those that run from d-1 back to 0 (F1, B0, W0) */
 static int pp__g_upper(int k) { return k == PP__G_F0 || k == PP__G_B1 || k == PP__G_W1; }
 
 /* The pass a cell code stands for on device dev: its kind, and its stage
-   (F, b, w: chunk 0's stage dev; f, B, W: chunk 1's stage 2p-1-dev). */
+   (F0, B0, W0: chunk 0's stage dev; F1, B1, W1: chunk 1's stage 2d-1-dev). */
 static pp_kind pp__g_kind(int k) { return k == PP__G_F0 || k == PP__G_F1 ? PP_F : k == PP__G_B1 || k == PP__G_B0 ? PP_B : PP_W; }
 static int pp__g_stage(int d, int dev, int k) { return k == PP__G_F0 || k == PP__G_B0 || k == PP__G_W0 ? dev : 2 * d - 1 - dev; }
 
@@ -4152,7 +4156,7 @@ static int pp__g_stage(int d, int dev, int k) { return k == PP__G_F0 || k == PP_
 static int pp__g_mem(int k) { return k == PP__G_F0 || k == PP__G_F1 ? 1 : k == PP__G_W1 || k == PP__G_W0 ? -1 : 0; }
 
 /* The code of pass (k, stage) and its device in *dev (pp__g_kind and
-   pp__g_stage inverted): chunk 0 (stage < d) is F, b, w; chunk 1 f, B, W. */
+   pp__g_stage inverted): chunk 0 (stage < d) is F0, B0, W0; chunk 1 F1, B1, W1. */
 static int pp__g_code(int d, pp_kind k, int stage, int *dev) {
     int upper = stage >= d;
     *dev = upper ? 2 * d - 1 - stage : stage;
@@ -4319,8 +4323,8 @@ static void pp__vgrid_spans(const pp__vgrid *G) {
 }
 
 /* The cell order of the squeeze and of the timing: column by column; in
-   a column first the passes that run towards device d-1 (F, B, W) in
-   device order, then those that run towards device 0 (f, b, w) in
+   a column first the passes that run towards device d-1 (F0, B1, W1) in
+   device order, then those that run towards device 0 (F1, B0, W0) in
    reverse, so a pass's input in the same column comes first. Calls
    visit(G, dev, j, ctx) for every busy cell and stops with 0 at the first
    visit that returns 0. */
@@ -5791,51 +5795,48 @@ static pp_status pp__dualpipe(const pp__cfg *cfg, int d, int n, int dual, pp_sch
    the idle of the previous run as a per-device budget while that lowers
    the largest idle. Every run is timed as it is built (the times are a
    squeeze of the order); pp__vzb_list keeps the shortest. */
-enum { PP__VL_F0, PP__VL_F1, PP__VL_B1, PP__VL_B0 }; /* a device's four passes of a microbatch, in V order */
-
 typedef struct pp__vl {
     pp__ls c;                    /* V placement: device r holds stages r and 2d-1-r */
     int fill_f, fill_b;
     int *bq;                     /* [d]: a round's B, device r as r (chunk 0) or -1-r (chunk 1) */
 } pp__vl;
 
-static int pp__vl_stage(int d, int r, int q) { return q == PP__VL_F0 || q == PP__VL_B0 ? r : 2 * d - 1 - r; }
-static pp_kind pp__vl_kind(int q) { return q <= PP__VL_F1 ? PP_F : PP_B; }
-/* placed passes of kind q on device r, the end of (q, r, j), device r's next q */
-static int pp__vl_cnt(const pp__vl *V, int r, int q) { return pp__ls_count(&V->c, pp__vl_kind(q), pp__vl_stage(V->c.d, r, q)); }
+/* device r's pass q (PP__G_F0 .. PP__G_B0): how many are placed, the end
+   of microbatch j's, put the next, fill the wait before it */
+static int pp__vl_cnt(const pp__vl *V, int r, int q) { return pp__ls_count(&V->c, pp__g_kind(q), pp__g_stage(V->c.d, r, q)); }
 static double pp__vl_end(const pp__vl *V, int q, int r, int j) {
-    return *pp__ls_end(&V->c, pp__vl_kind(q), pp__vl_stage(V->c.d, r, q), j);
+    return *pp__ls_end(&V->c, pp__g_kind(q), pp__g_stage(V->c.d, r, q), j);
 }
-static int pp__vl_put(pp__vl *V, int r, int q) { return pp__ls_put(&V->c, r, pp__vl_kind(q), pp__vl_stage(V->c.d, r, q)); }
+static int pp__vl_put(pp__vl *V, int r, int q) { return pp__ls_put(&V->c, r, pp__g_kind(q), pp__g_stage(V->c.d, r, q)); }
 static void pp__vl_fill(pp__vl *V, int r, int q, int extra) {
-    pp__ls_fill(&V->c, r, pp__vl_kind(q), pp__vl_stage(V->c.d, r, q), extra, 0);
+    pp__ls_fill(&V->c, r, pp__g_kind(q), pp__g_stage(V->c.d, r, q), extra, 0);
 }
 
 /* One run (steps 1-4 above); 0 where a step finds no legal pass. */
 static int pp__vl_run(pp__vl *V) {
     pp__ls *L = &V->c;
-    int d = L->d, n = L->n, r, j, round, alt = 0;
+    int d = L->d, n = L->n, r, j, round, alt = PP__G_F0;
     pp__ls_reset(L);
     /* 1: the warm-up, comm counted in when chunk 1's input arrives */
-    for (r = 0; r < d; r++) if (!pp__vl_put(V, r, PP__VL_F0)) return 0;
+    for (r = 0; r < d; r++) if (!pp__vl_put(V, r, PP__G_F0)) return 0;
     for (r = d - 1; r >= 0; r--) {
         if (r < d - 1) {
-            int st = pp__vl_stage(d, r, PP__VL_F0);
-            double arrive = pp__vl_end(V, PP__VL_F1, r + 1, 0) + L->comm;
+            int st = pp__g_stage(d, r, PP__G_F0);
+            double arrive = pp__vl_end(V, PP__G_F1, r + 1, 0) + L->comm;
             while (L->mem[r] + L->sm[st] * (2 + 2 * r) <= L->cap[r] + PP__EPS &&
-                   L->clock[r] + L->tm[st * 4 + PP_F] <= arrive && pp__vl_cnt(V, r, PP__VL_F0) < n)
-                for (j = 0; j <= r; j++) if (!pp__vl_put(V, j, PP__VL_F0)) return 0;
+                   L->clock[r] + L->tm[st * 4 + PP_F] <= arrive && pp__vl_cnt(V, r, PP__G_F0) < n)
+                for (j = 0; j <= r; j++) if (!pp__vl_put(V, j, PP__G_F0)) return 0;
         }
-        if (!pp__vl_put(V, r, PP__VL_F1)) return 0;
+        if (!pp__vl_put(V, r, PP__G_F1)) return 0;
     }
     /* 2: each device catches up with the one before it in F passes */
     for (r = 1; r < d; r++) {
-        while (pp__vl_cnt(V, r, PP__VL_F0) + pp__vl_cnt(V, r, PP__VL_F1) <
-                   pp__vl_cnt(V, r - 1, PP__VL_F0) + pp__vl_cnt(V, r - 1, PP__VL_F1) ||
-               (pp__vl_cnt(V, r, PP__VL_F1) <= pp__vl_cnt(V, r - 1, PP__VL_F1) && pp__vl_cnt(V, r - 1, PP__VL_F1) < n)) {
+        while (pp__vl_cnt(V, r, PP__G_F0) + pp__vl_cnt(V, r, PP__G_F1) <
+                   pp__vl_cnt(V, r - 1, PP__G_F0) + pp__vl_cnt(V, r - 1, PP__G_F1) ||
+               (pp__vl_cnt(V, r, PP__G_F1) <= pp__vl_cnt(V, r - 1, PP__G_F1) && pp__vl_cnt(V, r - 1, PP__G_F1) < n)) {
             for (j = d - 1; j >= r; j--)
                 if (pp__vl_cnt(V, j, alt) < n && !pp__vl_put(V, j, alt)) return 0;
-            alt = 1 - alt;
+            alt = alt == PP__G_F0 ? PP__G_F1 : PP__G_F0;
         }
     }
     /* 3: 2n rounds of one B, then one F, per device */
@@ -5846,25 +5847,25 @@ static int pp__vl_run(pp__vl *V) {
            order; which one each device runs is decided before any runs */
         for (i = 0; i < 2; i++)
             for (r = i ? 0 : d - 1; i ? r < d : r >= 0; r += i ? 1 : -1) {
-                int c0 = pp__vl_cnt(V, r, PP__VL_B0), c1 = pp__vl_cnt(V, r, PP__VL_B1);
-                int b0 = c0 < c1 && (r == d - 1 || c1 >= n || pp__vl_end(V, PP__VL_B0, r + 1, c0) >= 0);
+                int c0 = pp__vl_cnt(V, r, PP__G_B0), c1 = pp__vl_cnt(V, r, PP__G_B1);
+                int b0 = c0 < c1 && (r == d - 1 || c1 >= n || pp__vl_end(V, PP__G_B0, r + 1, c0) >= 0);
                 if (b0 == !i) V->bq[nb++] = b0 ? r : -1 - r;
             }
         for (i = 0; i < nb; i++) {
-            int b0 = V->bq[i] >= 0, qq = b0 ? PP__VL_B0 : PP__VL_B1;
+            int b0 = V->bq[i] >= 0, qq = b0 ? PP__G_B0 : PP__G_B1;
             r = b0 ? V->bq[i] : -1 - V->bq[i];
             pp__vl_fill(V, r, qq, b0 || V->fill_b);
             if (!pp__vl_put(V, r, qq)) return 0;
         }
         /* F: chunk 1's where its input is there, else chunk 0's where its input is there */
         for (r = 0; r < d; r++) {
-            int c0 = pp__vl_cnt(V, r, PP__VL_F0), c1 = pp__vl_cnt(V, r, PP__VL_F1), qq = -1, st;
+            int c0 = pp__vl_cnt(V, r, PP__G_F0), c1 = pp__vl_cnt(V, r, PP__G_F1), qq = -1, st;
             if (c1 >= n) continue;
-            if (c1 >= c0) qq = PP__VL_F0;
-            else if (r == d - 1 || pp__vl_end(V, PP__VL_F1, r + 1, c1) >= 0) qq = PP__VL_F1;
-            else if (c0 < n && (r == 0 || pp__vl_end(V, PP__VL_F0, r - 1, c0) >= 0)) qq = PP__VL_F0;
+            if (c1 >= c0) qq = PP__G_F0;
+            else if (r == d - 1 || pp__vl_end(V, PP__G_F1, r + 1, c1) >= 0) qq = PP__G_F1;
+            else if (c0 < n && (r == 0 || pp__vl_end(V, PP__G_F0, r - 1, c0) >= 0)) qq = PP__G_F0;
             if (qq < 0) continue;
-            st = pp__vl_stage(d, r, qq);
+            st = pp__g_stage(d, r, qq);
             while (L->mem[r] + L->sm[st] > L->cap[r] + PP__EPS) if (!pp__ls_put_w(L, r)) return 0;
             pp__vl_fill(V, r, qq, V->fill_f);
             if (!pp__vl_put(V, r, qq)) return 0;
