@@ -4127,7 +4127,7 @@ static pp_status pp__auto_finish(pp__auto *A, const pp_sched_id *fixed, int nfix
    order, then W1, W0; chunk 0 is stage i on device i, chunk 1 stage
    2d-1-i. As cell codes 0 is a free cell, and the order matters: a W's
    code is its B's plus 2. */
-enum { PP__G_F0 = 1, PP__G_F1, PP__G_B1, PP__G_B0, PP__G_W1, PP__G_W0 };
+enum { PP__V_F0 = 1, PP__V_F1, PP__V_B1, PP__V_B0, PP__V_W1, PP__V_W0 };
 
 typedef struct pp__vgrid {
     int d, m, M, len, cap;   /* devices, microbatches kept, on the grid, row length, row capacity */
@@ -4145,24 +4145,24 @@ typedef struct pp__vgrid {
 
 /* 1 for the passes that run from device 0 towards d-1 (F0, B1, W1), 0 for
    those that run from d-1 back to 0 (F1, B0, W0) */
-static int pp__g_upper(int k) { return k == PP__G_F0 || k == PP__G_B1 || k == PP__G_W1; }
+static int pp__v_from_first(int k) { return k == PP__V_F0 || k == PP__V_B1 || k == PP__V_W1; }
 
 /* The pass a cell code stands for on device dev: its kind, and its stage
    (F0, B0, W0: chunk 0's stage dev; F1, B1, W1: chunk 1's stage 2d-1-dev). */
-static pp_kind pp__g_kind(int k) { return k == PP__G_F0 || k == PP__G_F1 ? PP_F : k == PP__G_B1 || k == PP__G_B0 ? PP_B : PP_W; }
-static int pp__g_stage(int d, int dev, int k) { return k == PP__G_F0 || k == PP__G_B0 || k == PP__G_W0 ? dev : 2 * d - 1 - dev; }
+static pp_kind pp__v_kind(int k) { return k == PP__V_F0 || k == PP__V_F1 ? PP_F : k == PP__V_B1 || k == PP__V_B0 ? PP_B : PP_W; }
+static int pp__v_stage(int d, int dev, int k) { return k == PP__V_F0 || k == PP__V_B0 || k == PP__V_W0 ? dev : 2 * d - 1 - dev; }
 
 /* +1 for a forward (it allocates), -1 for a W (it frees), 0 for the rest */
-static int pp__g_mem(int k) { return k == PP__G_F0 || k == PP__G_F1 ? 1 : k == PP__G_W1 || k == PP__G_W0 ? -1 : 0; }
+static int pp__v_mem(int k) { return k == PP__V_F0 || k == PP__V_F1 ? 1 : k == PP__V_W1 || k == PP__V_W0 ? -1 : 0; }
 
-/* The code of pass (k, stage) and its device in *dev (pp__g_kind and
-   pp__g_stage inverted): chunk 0 (stage < d) is F0, B0, W0; chunk 1 F1, B1, W1. */
-static int pp__g_code(int d, pp_kind k, int stage, int *dev) {
+/* The code of pass (k, stage) and its device in *dev (pp__v_kind and
+   pp__v_stage inverted): chunk 0 (stage < d) is F0, B0, W0; chunk 1 F1, B1, W1. */
+static int pp__v_code(int d, pp_kind k, int stage, int *dev) {
     int upper = stage >= d;
     *dev = upper ? 2 * d - 1 - stage : stage;
-    if (k == PP_F) return upper ? PP__G_F1 : PP__G_F0;
-    if (k == PP_W) return upper ? PP__G_W1 : PP__G_W0;
-    return upper ? PP__G_B1 : PP__G_B0;
+    if (k == PP_F) return upper ? PP__V_F1 : PP__V_F0;
+    if (k == PP_W) return upper ? PP__V_W1 : PP__V_W0;
+    return upper ? PP__V_B1 : PP__V_B0;
 }
 
 /* The input of code k's pass on device dev (pp__input on the V): the code
@@ -4171,8 +4171,8 @@ static int pp__vgrid_input(int d, int dev, int k, int *dd) {
     pp_kind dk;
     int ds;
     *dd = dev;
-    if (!pp__input(2 * d, 1, 1, 1, pp__g_kind(k), pp__g_stage(d, dev, k), 0, &dk, &ds)) return 0;
-    return pp__g_code(d, dk, ds, dd);
+    if (!pp__input(2 * d, 1, 1, 1, pp__v_kind(k), pp__v_stage(d, dev, k), 0, &dk, &ds)) return 0;
+    return pp__v_code(d, dk, ds, dd);
 }
 
 /* The highest activation count (cells: one chunk each) over the devices. */
@@ -4182,7 +4182,7 @@ static int pp__vgrid_peak(const pp__vgrid *G, int *per) {
         const unsigned char *r = PP__GROW(G, i);
         int mem = 0, pk = 0;
         for (j = 0; j < G->len; j++) {
-            mem += pp__g_mem(r[j]);
+            mem += pp__v_mem(r[j]);
             if (mem > pk) pk = mem;
         }
         if (per) per[i] = pk;
@@ -4231,22 +4231,22 @@ static int pp__vgrid_count(int t, int a, int M) {
    the largest value lies at one of those or at the first or last copy.
    a: [d * 7] scratch. Equal to pp__vgrid_peak after pp__vgrid_lay. */
 static int pp__vgrid_laid_peak(int d, int M, int (*pos)[6], int *a) {
-    static const int order[4] = {PP__G_F0, PP__G_F1, PP__G_B1, PP__G_B0};
+    static const int order[4] = {PP__V_F0, PP__V_F1, PP__V_B1, PP__V_B0};
     int at = 6, q, v, i, best = 0;
     for (q = 0; q < 4; q++) {
         int k = order[q];
         for (v = 0; v < d; v++) {
-            int dev = pp__g_upper(k) ? v : d - 1 - v;
+            int dev = pp__v_from_first(k) ? v : d - 1 - v;
             at += ((pos[dev][k - 1] - at) % 6 + 6) % 6;
             a[dev * 7 + k] = at++;
-            if (k == PP__G_B1 || k == PP__G_B0) a[dev * 7 + k + 2] = at + ((pos[dev][k + 1] - at) % 6 + 6) % 6;
+            if (k == PP__V_B1 || k == PP__V_B0) a[dev * 7 + k + 2] = at + ((pos[dev][k + 1] - at) % 6 + 6) % 6;
         }
     }
     for (i = 0; i < d; i++) {
-        static const int kinked[4] = {PP__G_F0, PP__G_F1, PP__G_W1, PP__G_W0};
+        static const int kinked[4] = {PP__V_F0, PP__V_F1, PP__V_W1, PP__V_W0};
         const int *ai = a + i * 7;
         for (q = 0; q < 2; q++) {
-            int c = ai[q ? PP__G_F1 : PP__G_F0], js[18], nj = 0, x;
+            int c = ai[q ? PP__V_F1 : PP__V_F0], js[18], nj = 0, x;
             js[nj++] = 0;
             js[nj++] = M - 1;
             for (v = 0; v < 4; v++) { /* where code v's count starts (j0) and stops (j1) changing along c's copies */
@@ -4256,8 +4256,8 @@ static int pp__vgrid_laid_peak(int d, int M, int (*pos)[6], int *a) {
             for (x = 0; x < nj; x++) {
                 int t = c + 6 * js[x], m;
                 if (js[x] < 0 || js[x] >= M) continue;
-                m = pp__vgrid_count(t, ai[PP__G_F0], M) + pp__vgrid_count(t, ai[PP__G_F1], M) -
-                    pp__vgrid_count(t, ai[PP__G_W1], M) - pp__vgrid_count(t, ai[PP__G_W0], M);
+                m = pp__vgrid_count(t, ai[PP__V_F0], M) + pp__vgrid_count(t, ai[PP__V_F1], M) -
+                    pp__vgrid_count(t, ai[PP__V_W1], M) - pp__vgrid_count(t, ai[PP__V_W0], M);
                 if (m > best) best = m;
             }
         }
@@ -4272,7 +4272,7 @@ static void pp__vgrid_clear(pp__vgrid *G, int i, int at, int step) {
 
 /* Step 2: lay the period down and keep microbatches 0..M-1 of every pass. */
 static void pp__vgrid_lay(pp__vgrid *G, int (*pos)[6]) {
-    static const int order[4] = {PP__G_F0, PP__G_F1, PP__G_B1, PP__G_B0};
+    static const int order[4] = {PP__V_F0, PP__V_F1, PP__V_B1, PP__V_B0};
     int d = G->d, i, j, v, q, at = 6;
     G->len = 6 * (4 * d + G->M + 1);
     for (i = 0; i < d; i++) {
@@ -4286,14 +4286,14 @@ static void pp__vgrid_lay(pp__vgrid *G, int (*pos)[6]) {
     for (q = 0; q < 4; q++) {
         int k = order[q];
         for (v = 0; v < d; v++) {
-            int dev = pp__g_upper(k) ? v : d - 1 - v;
+            int dev = pp__v_from_first(k) ? v : d - 1 - v;
             unsigned char *r = PP__GROW(G, dev);
             for (j = 0; j < 6; j++, at++) {
                 if (r[at] != k) continue;
                 pp__vgrid_clear(G, dev, at - 6, -6);
                 pp__vgrid_clear(G, dev, at + 6 * G->M, 6);
                 at++;
-                if (k == PP__G_B1 || k == PP__G_B0) {
+                if (k == PP__V_B1 || k == PP__V_B0) {
                     int w = k + 2, x;
                     for (x = 0; x < 6; x++)
                         if (r[at + x] == w) {
@@ -4338,7 +4338,7 @@ static int pp__vgrid_walk(pp__vgrid *G, pp__vgrid_visit visit, void *ctx) {
         for (i = 0; i < d; i++) {
             int k = j < G->lo[i] || j > G->hi[i] ? 0 : PP__GROW(G, i)[j];
             if (!k) continue;
-            if (!pp__g_upper(k)) low[nlow++] = i;
+            if (!pp__v_from_first(k)) low[nlow++] = i;
             else if (!visit(G, i, j, ctx)) return 0;
         }
         while (nlow > 0)
@@ -4407,31 +4407,31 @@ static int pp__vgrid_warmup(pp__vgrid *G, int peak) {
         if (nff > M) nff = M;
         nf = peak - nff < M ? peak - nff : M;
         /* take out everything before the device's first b */
-        for (j = 0; j < G->len && r[j] != PP__G_B0; j++) {
-            if (r[j] == PP__G_F0) cf++;
-            else if (r[j] == PP__G_F1) cff++;
-            else if (r[j] == PP__G_B1) cb++;
-            else if (r[j] == PP__G_W1) cw++;
-            else if (r[j] == PP__G_W0) return 0;
+        for (j = 0; j < G->len && r[j] != PP__V_B0; j++) {
+            if (r[j] == PP__V_F0) cf++;
+            else if (r[j] == PP__V_F1) cff++;
+            else if (r[j] == PP__V_B1) cb++;
+            else if (r[j] == PP__V_W1) cw++;
+            else if (r[j] == PP__V_W0) return 0;
             r[j] = 0;
         }
         j = i;
         for (x = 0; x < 2 * (d - 1 - i); x++, j++)
-            if (uf < nf && uf < cf) { if (j >= G->cap) return 0; r[j] = PP__G_F0; uf++; }
+            if (uf < nf && uf < cf) { if (j >= G->cap) return 0; r[j] = PP__V_F0; uf++; }
         for (x = 0; x < i + 1; x++) {
-            if (uf < nf && uf < cf) { if (j >= G->cap) return 0; r[j] = PP__G_F0; uf++; }
+            if (uf < nf && uf < cf) { if (j >= G->cap) return 0; r[j] = PP__V_F0; uf++; }
             j++;
-            if (uff < nff && uff < cff) { if (j >= G->cap) return 0; r[j] = PP__G_F1; uff++; }
+            if (uff < nff && uff < cff) { if (j >= G->cap) return 0; r[j] = PP__V_F1; uff++; }
             j++;
         }
         while (uf < cf || uff < cff || ub < cb || uw < cw) {
             if (j + 2 >= G->cap) return 0;
-            if (ub < cb) { r[j] = PP__G_B1; ub++; }
+            if (ub < cb) { r[j] = PP__V_B1; ub++; }
             j++;
-            if (uw < cw) { r[j] = PP__G_W1; uw++; }
+            if (uw < cw) { r[j] = PP__V_W1; uw++; }
             j++;
-            if (uff < cff) { if (uff >= uf) return 0; r[j] = PP__G_F1; uff++; }
-            else if (uf < cf) { r[j] = PP__G_F0; uf++; }
+            if (uff < cff) { if (uff >= uf) return 0; r[j] = PP__V_F1; uff++; }
+            else if (uf < cf) { r[j] = PP__V_F0; uf++; }
             j++;
         }
         if (j > G->len) return 0;
@@ -4463,7 +4463,7 @@ static void pp__vgrid_late_w(pp__vgrid *G, int peak) {
         unsigned char *r = PP__GROW(G, i), *pad = G->t;
         int cnt = 0;
         for (j = 0; j < G->len && per[i] + cnt < peak; j++)
-            if (r[j] == PP__G_W1 || r[j] == PP__G_W0) { pad[cnt++] = r[j]; r[j] = 0; }
+            if (r[j] == PP__V_W1 || r[j] == PP__V_W0) { pad[cnt++] = r[j]; r[j] = 0; }
         for (j = 0; j < ext; j++) r[G->len + j] = j < cnt ? pad[j] : 0;
     }
     G->len += ext;
@@ -4480,46 +4480,46 @@ static int pp__vgrid_cooldown(pp__vgrid *G, int m, int peak) {
         unsigned char *r = PP__GROW(G, i);
         int cb = 0, cbb = 0, cw = 0, cww = 0, lastf = -1;
         for (j = G->len - 1; j >= 0; j--) {
-            if (r[j] == PP__G_F1 && lastf < 0) lastf = j;
-            if (r[j] == PP__G_B1 && cb < i + 1 && cb < maxb) { r[j] = 0; cb++; }
-            if (r[j] == PP__G_B0 && cbb < maxbb) { r[j] = 0; cbb++; }
+            if (r[j] == PP__V_F1 && lastf < 0) lastf = j;
+            if (r[j] == PP__V_B1 && cb < i + 1 && cb < maxb) { r[j] = 0; cb++; }
+            if (r[j] == PP__V_B0 && cbb < maxbb) { r[j] = 0; cbb++; }
         }
         for (j = G->len - 1; j >= 0; j--) {
             if (cw >= cb && cww >= cbb && cw + cww >= peak) break;
-            if (r[j] == PP__G_W1) { r[j] = 0; cw++; }
-            if (r[j] == PP__G_W0) { r[j] = 0; cww++; }
+            if (r[j] == PP__V_W1) { r[j] = 0; cw++; }
+            if (r[j] == PP__V_W0) { r[j] = 0; cww++; }
         }
         if (i == 0) start = lastf;
         for (k = 0; k < cbb; k++) {
             int at = start - i + 2 * d - 2 * k;
             if (at < 0 || at >= G->len || r[at]) return 0;
-            r[at] = PP__G_B0;
+            r[at] = PP__V_B0;
         }
         for (k = 0; k < cb; k++) {
             int at = start + 1 + i - 2 * k;
             if (at < 0 || at >= G->len) return 0;
-            r[at] = PP__G_B1;
+            r[at] = PP__V_B1;
         }
     }
     /* W passes into the free cells after the device's last W, in order */
     for (i = 0; i < d; i++) {
         unsigned char *r = PP__GROW(G, i);
         int cw = 0, cww = 0, lastw = -1, end = G->len;
-        for (j = G->len - 1; j >= 0; j--) if (r[j] == PP__G_W1 || r[j] == PP__G_W0) { lastw = j; break; }
+        for (j = G->len - 1; j >= 0; j--) if (r[j] == PP__V_W1 || r[j] == PP__V_W0) { lastw = j; break; }
         for (j = 0; j < G->len; j++) {
             int c = r[j];
-            if (c == PP__G_B1) cw++;
-            else if (c == PP__G_B0) cww++;
-            else if (c == PP__G_W1) cw--;
-            else if (c == PP__G_W0) cww--;
+            if (c == PP__V_B1) cw++;
+            else if (c == PP__V_B0) cww++;
+            else if (c == PP__V_W1) cw--;
+            else if (c == PP__V_W0) cww--;
             if (!c && j > lastw) {
-                if (cw > 0) { r[j] = PP__G_W1; cw--; }
-                else if (cww > 0) { r[j] = PP__G_W0; cww--; }
+                if (cw > 0) { r[j] = PP__V_W1; cw--; }
+                else if (cww > 0) { r[j] = PP__V_W0; cww--; }
             }
         }
         if (end + cw + cww > G->cap) return 0;
-        for (; cw > 0; cw--) r[end++] = PP__G_W1;
-        for (; cww > 0; cww--) r[end++] = PP__G_W0;
+        for (; cw > 0; cw--) r[end++] = PP__V_W1;
+        for (; cww > 0; cww--) r[end++] = PP__V_W0;
         for (j = end; j < G->cap; j++) r[j] = 0;
         if (end > len) len = end;
     }
@@ -4551,7 +4551,7 @@ static int pp__vgrid_fill(pp__vgrid *G, int m) {
             if (r[j]) {
                 c = cnt[i][r[j]]++;
                 PP__GIDX(G, c, i, r[j]) = j;
-                mem[i] += pp__g_mem(r[j]);
+                mem[i] += pp__v_mem(r[j]);
                 if (mem[i] > after) after = mem[i];
                 continue;
             }
@@ -4561,7 +4561,7 @@ static int pp__vgrid_fill(pp__vgrid *G, int m) {
                skips the others and stops once it has seen these */
             for (k = 1; k < 7; k++) {
                 int dk = G->in[(i * 7 + k) * 2], dd = G->in[(i * 7 + k) * 2 + 1];
-                if (lc[i * 7 + k] <= j || (pp__g_mem(k) > 0 && mem[i] >= peak)) continue;
+                if (lc[i * 7 + k] <= j || (pp__v_mem(k) > 0 && mem[i] >= peak)) continue;
                 c = cnt[i][k];
                 if (c >= m) continue;
                 /* its input has run (counts), on another device before cell j */
@@ -4569,18 +4569,18 @@ static int pp__vgrid_fill(pp__vgrid *G, int m) {
             }
             for (x = j + 1; x < G->len && avail; x++) {
                 int q = r[x], before = top;
-                delta += pp__g_mem(q);
+                delta += pp__v_mem(q);
                 if (delta > top) top = delta;
                 if (!q || !(avail >> q & 1)) continue;
                 avail &= ~(1 << q);
-                if (pp__g_mem(q) > 0 && mem[i] + before >= peak) continue;
+                if (pp__v_mem(q) > 0 && mem[i] + before >= peak) continue;
                 c = cnt[i][q];
                 r[j] = (unsigned char)q; r[x] = 0;
                 if (lc[i * 7 + q] == x) /* the code's last cell moved: the one before it (j at worst) */
                     for (lc[i * 7 + q] = x - 1; r[lc[i * 7 + q]] != q; lc[i * 7 + q]--) {}
                 cnt[i][q] = c + 1;
                 PP__GIDX(G, c, i, q) = j;
-                mem[i] += pp__g_mem(q);
+                mem[i] += pp__v_mem(q);
                 if (mem[i] > after) after = mem[i];
                 break;
             }
@@ -4599,8 +4599,8 @@ static int pp__vgrid_relabel(pp__vgrid *G, int m) {
         for (j = 0; j < G->len; j++) if (r[j]) c[r[j]]++;
         for (j = 1; j < 7; j++) if (c[j] != m) return 0;
         for (j = 0; j < G->len; j++) {
-            if (r[j] == PP__G_B1 || r[j] == PP__G_B0) q[tail++] = (unsigned char)(r[j] + 2);
-            else if (r[j] == PP__G_W1 || r[j] == PP__G_W0) {
+            if (r[j] == PP__V_B1 || r[j] == PP__V_B0) q[tail++] = (unsigned char)(r[j] + 2);
+            else if (r[j] == PP__V_W1 || r[j] == PP__V_W0) {
                 if (head == tail) return 0;
                 r[j] = q[head++];
             }
@@ -4650,8 +4650,8 @@ static void pp__vgrid_order(const pp__vgrid *G, pp_pass *out) {
             if (!k) continue;
             memset(&x, 0, sizeof x);
             x.device = i;
-            x.kind = pp__g_kind(k);
-            x.stage = pp__g_stage(d, i, k);
+            x.kind = pp__v_kind(k);
+            x.stage = pp__v_stage(d, i, k);
             x.microbatch = c[k]++;
             out[n++] = x;
         }
@@ -4682,7 +4682,7 @@ static int pp__vgrid_time_pass(pp__vgrid *G, int dev, int j, void *ctx) {
         e = end[((size_t)c * (size_t)d + (size_t)dd) * 7u + (size_t)dk] + (dd != dev ? comm : 0);
         if (e > t) t = e;
     }
-    t += tm[pp__g_stage(d, dev, k) * 4 + (int)pp__g_kind(k)];
+    t += tm[pp__v_stage(d, dev, k) * 4 + (int)pp__v_kind(k)];
     end[((size_t)c * (size_t)d + (size_t)dev) * 7u + (size_t)k] = free_at[dev] = t;
     if (t > T->mk) T->mk = t;
     return 1;
@@ -5801,42 +5801,42 @@ typedef struct pp__vl {
     int *bq;                     /* [d]: a round's B, device r as r (chunk 0) or -1-r (chunk 1) */
 } pp__vl;
 
-/* device r's pass q (PP__G_F0 .. PP__G_B0): how many are placed, the end
+/* device r's pass q (PP__V_F0 .. PP__V_B0): how many are placed, the end
    of microbatch j's, put the next, fill the wait before it */
-static int pp__vl_cnt(const pp__vl *V, int r, int q) { return pp__ls_count(&V->c, pp__g_kind(q), pp__g_stage(V->c.d, r, q)); }
+static int pp__vl_cnt(const pp__vl *V, int r, int q) { return pp__ls_count(&V->c, pp__v_kind(q), pp__v_stage(V->c.d, r, q)); }
 static double pp__vl_end(const pp__vl *V, int q, int r, int j) {
-    return *pp__ls_end(&V->c, pp__g_kind(q), pp__g_stage(V->c.d, r, q), j);
+    return *pp__ls_end(&V->c, pp__v_kind(q), pp__v_stage(V->c.d, r, q), j);
 }
-static int pp__vl_put(pp__vl *V, int r, int q) { return pp__ls_put(&V->c, r, pp__g_kind(q), pp__g_stage(V->c.d, r, q)); }
+static int pp__vl_put(pp__vl *V, int r, int q) { return pp__ls_put(&V->c, r, pp__v_kind(q), pp__v_stage(V->c.d, r, q)); }
 static void pp__vl_fill(pp__vl *V, int r, int q, int extra) {
-    pp__ls_fill(&V->c, r, pp__g_kind(q), pp__g_stage(V->c.d, r, q), extra, 0);
+    pp__ls_fill(&V->c, r, pp__v_kind(q), pp__v_stage(V->c.d, r, q), extra, 0);
 }
 
 /* One run (steps 1-4 above); 0 where a step finds no legal pass. */
 static int pp__vl_run(pp__vl *V) {
     pp__ls *L = &V->c;
-    int d = L->d, n = L->n, r, j, round, alt = PP__G_F0;
+    int d = L->d, n = L->n, r, j, round, alt = PP__V_F0;
     pp__ls_reset(L);
     /* 1: the warm-up, comm counted in when chunk 1's input arrives */
-    for (r = 0; r < d; r++) if (!pp__vl_put(V, r, PP__G_F0)) return 0;
+    for (r = 0; r < d; r++) if (!pp__vl_put(V, r, PP__V_F0)) return 0;
     for (r = d - 1; r >= 0; r--) {
         if (r < d - 1) {
-            int st = pp__g_stage(d, r, PP__G_F0);
-            double arrive = pp__vl_end(V, PP__G_F1, r + 1, 0) + L->comm;
+            int st = pp__v_stage(d, r, PP__V_F0);
+            double arrive = pp__vl_end(V, PP__V_F1, r + 1, 0) + L->comm;
             while (L->mem[r] + L->sm[st] * (2 + 2 * r) <= L->cap[r] + PP__EPS &&
-                   L->clock[r] + L->tm[st * 4 + PP_F] <= arrive && pp__vl_cnt(V, r, PP__G_F0) < n)
-                for (j = 0; j <= r; j++) if (!pp__vl_put(V, j, PP__G_F0)) return 0;
+                   L->clock[r] + L->tm[st * 4 + PP_F] <= arrive && pp__vl_cnt(V, r, PP__V_F0) < n)
+                for (j = 0; j <= r; j++) if (!pp__vl_put(V, j, PP__V_F0)) return 0;
         }
-        if (!pp__vl_put(V, r, PP__G_F1)) return 0;
+        if (!pp__vl_put(V, r, PP__V_F1)) return 0;
     }
     /* 2: each device catches up with the one before it in F passes */
     for (r = 1; r < d; r++) {
-        while (pp__vl_cnt(V, r, PP__G_F0) + pp__vl_cnt(V, r, PP__G_F1) <
-                   pp__vl_cnt(V, r - 1, PP__G_F0) + pp__vl_cnt(V, r - 1, PP__G_F1) ||
-               (pp__vl_cnt(V, r, PP__G_F1) <= pp__vl_cnt(V, r - 1, PP__G_F1) && pp__vl_cnt(V, r - 1, PP__G_F1) < n)) {
+        while (pp__vl_cnt(V, r, PP__V_F0) + pp__vl_cnt(V, r, PP__V_F1) <
+                   pp__vl_cnt(V, r - 1, PP__V_F0) + pp__vl_cnt(V, r - 1, PP__V_F1) ||
+               (pp__vl_cnt(V, r, PP__V_F1) <= pp__vl_cnt(V, r - 1, PP__V_F1) && pp__vl_cnt(V, r - 1, PP__V_F1) < n)) {
             for (j = d - 1; j >= r; j--)
                 if (pp__vl_cnt(V, j, alt) < n && !pp__vl_put(V, j, alt)) return 0;
-            alt = alt == PP__G_F0 ? PP__G_F1 : PP__G_F0;
+            alt = alt == PP__V_F0 ? PP__V_F1 : PP__V_F0;
         }
     }
     /* 3: 2n rounds of one B, then one F, per device */
@@ -5847,25 +5847,25 @@ static int pp__vl_run(pp__vl *V) {
            order; which one each device runs is decided before any runs */
         for (i = 0; i < 2; i++)
             for (r = i ? 0 : d - 1; i ? r < d : r >= 0; r += i ? 1 : -1) {
-                int c0 = pp__vl_cnt(V, r, PP__G_B0), c1 = pp__vl_cnt(V, r, PP__G_B1);
-                int b0 = c0 < c1 && (r == d - 1 || c1 >= n || pp__vl_end(V, PP__G_B0, r + 1, c0) >= 0);
+                int c0 = pp__vl_cnt(V, r, PP__V_B0), c1 = pp__vl_cnt(V, r, PP__V_B1);
+                int b0 = c0 < c1 && (r == d - 1 || c1 >= n || pp__vl_end(V, PP__V_B0, r + 1, c0) >= 0);
                 if (b0 == !i) V->bq[nb++] = b0 ? r : -1 - r;
             }
         for (i = 0; i < nb; i++) {
-            int b0 = V->bq[i] >= 0, qq = b0 ? PP__G_B0 : PP__G_B1;
+            int b0 = V->bq[i] >= 0, qq = b0 ? PP__V_B0 : PP__V_B1;
             r = b0 ? V->bq[i] : -1 - V->bq[i];
             pp__vl_fill(V, r, qq, b0 || V->fill_b);
             if (!pp__vl_put(V, r, qq)) return 0;
         }
         /* F: chunk 1's where its input is there, else chunk 0's where its input is there */
         for (r = 0; r < d; r++) {
-            int c0 = pp__vl_cnt(V, r, PP__G_F0), c1 = pp__vl_cnt(V, r, PP__G_F1), qq = -1, st;
+            int c0 = pp__vl_cnt(V, r, PP__V_F0), c1 = pp__vl_cnt(V, r, PP__V_F1), qq = -1, st;
             if (c1 >= n) continue;
-            if (c1 >= c0) qq = PP__G_F0;
-            else if (r == d - 1 || pp__vl_end(V, PP__G_F1, r + 1, c1) >= 0) qq = PP__G_F1;
-            else if (c0 < n && (r == 0 || pp__vl_end(V, PP__G_F0, r - 1, c0) >= 0)) qq = PP__G_F0;
+            if (c1 >= c0) qq = PP__V_F0;
+            else if (r == d - 1 || pp__vl_end(V, PP__V_F1, r + 1, c1) >= 0) qq = PP__V_F1;
+            else if (c0 < n && (r == 0 || pp__vl_end(V, PP__V_F0, r - 1, c0) >= 0)) qq = PP__V_F0;
             if (qq < 0) continue;
-            st = pp__g_stage(d, r, qq);
+            st = pp__v_stage(d, r, qq);
             while (L->mem[r] + L->sm[st] > L->cap[r] + PP__EPS) if (!pp__ls_put_w(L, r)) return 0;
             pp__vl_fill(V, r, qq, V->fill_f);
             if (!pp__vl_put(V, r, qq)) return 0;
