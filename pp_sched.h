@@ -133,7 +133,8 @@ API (one line each; status-returning calls fill err[PP_ERR_LEN] on failure)
    pp_sched_peak_memory(s, out)        simulate allocation/free, out[d] in units
    pp_sched_count(), pp_sched_info_at(i)   the built-in schedules: pp_sched_info, one row
                                        of PP_SCHED_LIST (placement, chunks, split, recompute,
-                                       copies, adaptive, limit, published order)
+                                       copies, adaptive, limit, published order, steady,
+                                       search and most devices, F&B pairs)
    pp_sched_find(name)                 the row of a name (or of a built schedule's s->name)
    pp_block_create(d, v, place, split, mpb, alloc, &blk, err)  an empty block (alloc may be
                                        NULL); fill f, b, w and set blk->interval by hand
@@ -545,9 +546,11 @@ typedef struct pp_order {
               pp_config.mem_limit (0 = d); k > 0: adaptive at the fixed limit k x d
    published  1: built in its published order and never reordered (Appendix C)
    steady     k > 0: from k x d microbatches on, each further microbatch adds
-              the same work and no memory (1: the 1F1B-like and V schedules,
-              checked at unit times for d = 8, 20, n = 160; 2: the rest);
-              0: memory grows with n. The planner builds min(n, k x d)
+              the busiest device's work and about no memory, so the planner
+              builds min(n, k x d) and extrapolates (1: the 1F1B-like and V
+              schedules, where at unit times that equals the full build,
+              checked for d = 8, 20, n = 160; 2: the rest, whose warm-up runs
+              longer); 0: memory grows with n, built at n
    search_d   its build is a search: the most devices at which it takes
               about 0.1 s (unit times, n = 2d), which the planner keeps to;
               0: not a search
@@ -633,7 +636,7 @@ typedef struct pp_sched_info {
     double fixed_limit; /* adaptive at a fixed limit of fixed_limit x d units; 0 = none */
     int published;      /* 1: built in its published order, never reordered */
     int steady;         /* k: from k x d microbatches on, each adds the same work and
-                           no memory; 0: memory grows with n */
+                           about no memory; 0: memory grows with n */
     int search_devices; /* its build is a search quick (about 0.1 s) up to this many
                            devices; 0: not a search */
     int max_devices;    /* the most devices it builds at; 0: the library's limit */

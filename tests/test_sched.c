@@ -2105,8 +2105,65 @@ static void test_sched_table(void) {
     group_end(&g, "PP_SCHED_LIST agrees with the papers' facts and with every build; pp_sched_find");
 }
 
+/* The facts the planner and the checks read (steady, max_devices,
+   fb_pairs) against what each schedule builds at unit times, d = 4:
+   steady k > 0: from k d microbatches on, each further d microbatches add
+   the same time (the makespan grows linearly); steady 0: some device's
+   peak grows with n. max_devices: one device more is refused before any
+   build. fb_pairs: fb_overlap is accepted exactly where it is set. */
+static void test_sched_facts(void) {
+    group g;
+    int i, j;
+    char err[PP_ERR_LEN];
+    group_begin(&g, "sched-facts");
+    for (i = 0; i < pp_sched_count(); i++) {
+        const pp_sched_info *in = pp_sched_info_at(i);
+        pp_config cfg;
+        pp_schedule *s = NULL;
+        pp_status st;
+        double mk[3], pk0[4], grow = 0;
+        int k = in->steady ? in->steady : 2, built = 0, r;
+        for (j = 0; j < 3; j++) {
+            memset(&cfg, 0, sizeof cfg);
+            cfg.schedule = in->name, cfg.devices = 4, cfg.microbatches = 4 * (k + j);
+            if (!check(&g, pp_sched_build(&cfg, &s, err) == PP_OK, "%s n=%d: %s", in->name, cfg.microbatches, err))
+                break;
+            mk[j] = s->makespan;
+            if (j == 0) memcpy(pk0, s->peak_memory, sizeof pk0);
+            if (j == 2)
+                for (r = 0; r < 4; r++) grow = s->peak_memory[r] - pk0[r] > grow ? s->peak_memory[r] - pk0[r] : grow;
+            pp_sched_free(s);
+            s = NULL;
+            built++;
+        }
+        if (built == 3 && in->steady)
+            check(&g, fabs((mk[2] - mk[1]) - (mk[1] - mk[0])) <= 1e-9 * mk[2],
+                  "%s: steady %d, but makespans %g %g %g at n = %d, %d, %d", in->name, in->steady, mk[0], mk[1], mk[2],
+                  4 * k, 4 * k + 4, 4 * k + 8);
+        if (built == 3 && !in->steady)
+            check(&g, grow > 0, "%s: steady 0 (memory grows with n), but no device's peak grows from n = 8 to 16", in->name);
+        memset(&cfg, 0, sizeof cfg);
+        cfg.schedule = in->name, cfg.devices = 4, cfg.microbatches = 8, cfg.fb_overlap = 1;
+        st = pp_sched_build(&cfg, &s, err);
+        check(&g, (st == PP_OK) == in->fb_pairs, "%s: fb_pairs %d, fb_overlap gives %s (%s)", in->name, in->fb_pairs,
+              pp_status_string(st), err);
+        pp_sched_free(s);
+        s = NULL;
+        if (in->max_devices > 0) {
+            cfg.fb_overlap = 0, cfg.devices = in->max_devices + 1, cfg.microbatches = 1;
+            st = pp_sched_build(&cfg, &s, err);
+            check(&g, st == PP_ERR_OVERFLOW, "%s: max_devices %d, but d = %d gives %s", in->name, in->max_devices,
+                  cfg.devices, pp_status_string(st));
+            pp_sched_free(s);
+            s = NULL;
+        }
+    }
+    group_end(&g, "steady, max_devices and fb_pairs agree with what each schedule builds");
+}
+
 int main(void) {
     test_sched_table();
+    test_sched_facts();
     test_grid();
     test_stage_times();
     test_interleaved_v3();
