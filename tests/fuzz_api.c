@@ -24,6 +24,8 @@
    status of the enum and every failure has a message. */
 #define PP_SCHED_IMPLEMENTATION
 #include "../pp_sched.h"
+#define PP_SCHED_IO_IMPLEMENTATION
+#include "../pp_sched_io.h"
 
 #include <math.h>
 #include <stdint.h>

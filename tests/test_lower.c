@@ -1,4 +1,4 @@
-/* test_lower.c - lowering, activation slots and the deadlock checker of pp_sched.h.
+/* test_lower.c - pp_pass_input, lowering, activation slots and the deadlock checker of pp_sched.h.
 
    Build and run (tests/run_tests.sh does this):
        cc -std=c99 -O2 -Wall -Wextra tests/test_lower.c -o test_lower -lm && ./test_lower
@@ -475,7 +475,40 @@ static void test_handoff(void) {
     group_end(&g, "v-half, 1f1b-v, dualpipe-v d=4 n=8: two per microbatch; without it or too early: refused");
 }
 
+/* pp_pass_input against the rule as Section 2 states it, written out here
+   for S = 4 stages, n = 4 microbatches: F(s) after F(s-1); B(3) after F(3)
+   (the loss); B(s) after B(s+1); W(s) after B(s); BW as B without split;
+   with two copies (routes 0..1 for mb 0, 1 and 2..3 for mb 2, 3) each route
+   alone. Then every out-of-range argument gives -1. */
+static void test_pass_input(void) {
+    group g;
+    /* {copies, split, kind, stage, mb, want (1/0/-1), kind in, stage in} */
+    static const int cases[][8] = {
+        {1, 1, PP_F, 0, 0, 0, 0, 0},  {1, 1, PP_F, 3, 2, 1, PP_F, 2},  {1, 1, PP_B, 3, 1, 1, PP_F, 3},
+        {1, 1, PP_B, 1, 3, 1, PP_B, 2}, {1, 1, PP_W, 2, 0, 1, PP_B, 2}, {1, 0, PP_BW, 0, 1, 1, PP_BW, 1},
+        {1, 0, PP_BW, 3, 0, 1, PP_F, 3}, {2, 1, PP_F, 2, 2, 0, 0, 0},  {2, 1, PP_F, 3, 3, 1, PP_F, 2},
+        {2, 1, PP_B, 1, 0, 1, PP_F, 1}, {2, 1, PP_B, 0, 1, 1, PP_B, 1}, {2, 1, PP_B, 3, 2, 1, PP_F, 3},
+        {1, 1, PP_F, 4, 0, -1, 0, 0}, {1, 1, PP_F, -1, 0, -1, 0, 0}, {1, 1, PP_F, 1, 4, -1, 0, 0},
+        {1, 1, 4, 1, 0, -1, 0, 0},    {2, 1, PP_F, 2, 0, -1, 0, 0},  {2, 1, PP_B, 1, 3, -1, 0, 0},
+    };
+    int i;
+    group_begin(&g, "pp_pass_input: the dependency rule");
+    for (i = 0; i < (int)(sizeof cases / sizeof cases[0]); i++) {
+        const int *c = cases[i];
+        pp_kind k = PP_W;
+        int st = -7, r = pp_pass_input(4, 4, c[0], c[1], (pp_kind)c[2], c[3], c[4], &k, &st);
+        check(&g, r == c[5] && (r != 1 || (k == (pp_kind)c[6] && st == c[7])) && (r == 1 || (k == PP_W && st == -7)),
+              "copies %d split %d %s(stage %d, mb %d): got %d (%s, %d), expected %d (%s, %d)", c[0], c[1],
+              pp_kind_name((pp_kind)c[2]), c[3], c[4], r, pp_kind_name(k), st, c[5], pp_kind_name((pp_kind)c[6]), c[7]);
+    }
+    check(&g, pp_pass_input(0, 4, 1, 1, PP_F, 0, 0, &(pp_kind){PP_F}, &(int){0}) == -1, "0 stages accepted");
+    check(&g, pp_pass_input(3, 4, 2, 1, PP_F, 0, 0, &(pp_kind){PP_F}, &(int){0}) == -1, "two copies of 3 stages accepted");
+    check(&g, pp_pass_input(4, 4, 1, 1, PP_F, 1, 0, NULL, &(int){0}) == -1, "NULL in_kind accepted");
+    group_end(&g, "18 passes by hand (F, B, W, BW, the loss, two routes), out-of-range arguments -1");
+}
+
 int main(void) {
+    test_pass_input();
     test_lower_grid();
     test_handoff();
     test_hand_built();
