@@ -150,6 +150,8 @@ API (one line each; status-returning calls fill err[PP_ERR_LEN] on failure)
    pp_vhalf_o_p(times)                 Appendix E.1's condition for V-Half's O(p) bubble
    pp_sched_lower(s, &prog, err)       per-device programs: computes, SEND/RECV, HANDOFF, slots
    pp_sched_check_deadlock(prog, stuck, err)  simulate blocking send/recv; names stuck ops
+   pp_program_group_end(prog, dev, i)  end of the SEND/RECV group that starts at op i (the group rule)
+   pp_program_pair(prog, partner, err) the op each SEND/RECV meets: k-th send a->b, k-th receive (pairing)
    pp_program_free(prog), pp_op_type_name(t)
    pp_sched_print_ascii(f, s, color)   timeline like the paper's figures
    pp_sched_print_json(f, s)           one JSON object
@@ -217,6 +219,11 @@ LOWERING (pp_sched_lower; the full argument sits above its implementation)
                rules (a send may block until its receive is posted, ops of
                a group progress together) this cannot deadlock: the stuck
                op with the smallest key always finds its partner posted.
+   groups      consecutive SEND/RECV ops of a device with one group id are
+               posted together; pp_program_group_end is the rule.
+   pairing     the k-th SEND a->b meets the k-th RECV on b from a;
+               pp_program_pair is the rule. The deadlock checker and every
+               runtime (ref/cpu_pipeline.h, pp_cuda.cu) read these two.
    slots       a (stage, microbatch) takes the lowest free slot of its device
                at its RECV, HANDOFF or F and frees it after its W (or BW); slots[d]
                equals the schedule's peak in chunk activations
@@ -702,6 +709,20 @@ PP_SCHED_API void pp_program_free(pp_program *p);
    from a carry different data, or a compute or send runs before its data is
    on the device; PP_ERR_INVALID_ARG for out-of-range fields. */
 PP_SCHED_API pp_status pp_sched_check_deadlock(const pp_program *p, int *stuck, char *err);
+/* The two rules every runtime of a program follows (LOWERING), so that
+   none writes its own. Groups: pp_program_group_end gives the end
+   (exclusive) of the group that starts at op i of device: i + 1 for a
+   COMPUTE, a HANDOFF or a SEND/RECV with group -1; otherwise past the SEND
+   and RECV ops right after i with i's group id. A runtime posts ops
+   [i, end) together (ncclGroupStart/End). Pairing: pp_program_pair fills
+   partner[num_ops] with the op each SEND and RECV meets, the k-th SEND
+   a->b with the k-th RECV on b from a (NCCL matches in order), and -1 for
+   other ops and a SEND or RECV whose channel has fewer ops on the other
+   side. PP_ERR_INVALID_SCHEDULE when two that meet carry different data (a
+   channel ordered differently on its two sides), PP_ERR_INVALID_ARG when
+   p fails the entry check; it allocates through p->allocator. */
+PP_SCHED_API int pp_program_group_end(const pp_program *p, int device, int i);
+PP_SCHED_API pp_status pp_program_pair(const pp_program *p, int *partner, char *err);
 PP_SCHED_API const char *pp_op_type_name(pp_op_type t);
 
 #ifndef PP_SCHED_NO_STDIO
@@ -7029,9 +7050,15 @@ oom:
 
 static int pp__is_comm(pp_op_type t) { return t == PP_OP_SEND || t == PP_OP_RECV; }
 
-/* end of the group that starts at op i of device dev */
-static int pp__group_end(const pp_program *p, int dev, int i) {
-    int e = p->device_start[dev + 1], j = i + 1;
+/* The group rule (LOWERING): a SEND or RECV with group >= 0 and the SEND
+   and RECV ops right after it on its device with the same group id are
+   posted together; any other op is a group of its own. */
+PP__DEF int pp_program_group_end(const pp_program *p, int device, int i) {
+    int e, j = i + 1;
+    if (!p || !p->ops || !p->device_start || device < 0 || device >= p->devices || i < 0 ||
+        i < p->device_start[device] || i >= p->device_start[device + 1] || p->device_start[device + 1] > p->num_ops)
+        return j; /* not an op of that device: a group of its own */
+    e = p->device_start[device + 1];
     if (!pp__is_comm(p->ops[i].type) || p->ops[i].group < 0) return j;
     while (j < e && pp__is_comm(p->ops[j].type) && p->ops[j].group == p->ops[i].group) j++;
     return j;
@@ -7099,37 +7126,30 @@ static pp_status pp__program_shape(const pp_program *p, const char *fn, char *er
     return PP_OK;
 }
 
-PP__DEF pp_status pp_sched_check_deadlock(const pp_program *p, int *stuck, char *err) {
-    int d, S, n, N, i, dev, progress, left;
-    int *partner = NULL, *seq = NULL, *cnt = NULL, *chan_off = NULL, *chan_ops = NULL, *pc = NULL;
-    unsigned char *done = NULL, *have = NULL, *made = NULL;
+/* The pairing rule (LOWERING): on every channel a->b, the k-th SEND of
+   device a to b meets the k-th RECV of device b from a, as NCCL matches
+   the point-to-point calls of two ranks in order. */
+PP__DEF pp_status pp_program_pair(const pp_program *p, int *partner, char *err) {
+    int d, N, i, dev;
+    int *seq = NULL, *cnt = NULL, *chan_off = NULL, *chan_ops = NULL;
     pp_allocator al;
     pp_status st = PP_OK;
     char a[96], b[96];
-    st = pp__program_shape(p, "pp_sched_check_deadlock", err);
+    st = pp__program_shape(p, "pp_program_pair", err);
     if (st != PP_OK) return st;
-    d = p->devices; S = p->stages; n = p->microbatches; N = p->num_ops;
+    if (!partner) { pp__err(err, "pp_program_pair: partner is NULL (it needs num_ops ints)"); return PP_ERR_INVALID_ARG; }
+    d = p->devices; N = p->num_ops;
     al = p->allocator;
     if (!al.alloc || !al.free) al = pp__allocator(NULL);
-    partner = (int *)pp__malloc(&al, pp__size((size_t)N + 1, sizeof(int)));
     seq = (int *)pp__malloc(&al, pp__size((size_t)N + 1, sizeof(int)));
     cnt = (int *)pp__malloc(&al, pp__size((size_t)2 * d * d, sizeof(int)));
     chan_off = (int *)pp__malloc(&al, pp__size((size_t)2 * d * d + 1, sizeof(int)));
     chan_ops = (int *)pp__malloc(&al, pp__size((size_t)N + 1, sizeof(int)));
-    pc = (int *)pp__malloc(&al, pp__size((size_t)d, sizeof(int)));
-    done = (unsigned char *)pp__malloc(&al, (size_t)N + 1);
-    /* per device, by (payload, stage, microbatch): have = there as an input
-       (RECV, HANDOFF), made = computed there */
-    have = (unsigned char *)pp__malloc(&al, pp__size((size_t)d * 2 * S, (size_t)n));
-    made = (unsigned char *)pp__malloc(&al, pp__size((size_t)d * 2 * S, (size_t)n));
-    if (!partner || !seq || !cnt || !chan_off || !chan_ops || !pc || !done || !have || !made) {
-        pp__err(err, "out of memory checking %d ops", N);
+    if (!seq || !cnt || !chan_off || !chan_ops) {
+        pp__err(err, "out of memory pairing %d ops", N);
         st = PP_ERR_OUT_OF_MEMORY;
         goto end;
     }
-    memset(done, 0, (size_t)N + 1);
-    memset(have, 0, (size_t)d * 2 * S * n);
-    memset(made, 0, (size_t)d * 2 * S * n);
     memset(cnt, 0, sizeof(int) * 2 * d * d);
     /* channel c = (src*d + dst)*2 + (0 send side, 1 receive side); seq = order on the channel */
     for (dev = 0; dev < d; dev++)
@@ -7168,6 +7188,44 @@ PP__DEF pp_status pp_sched_check_deadlock(const pp_program *p, int *stuck, char 
             partner[ri] = si;
         }
     }
+end:
+    pp__mfree(&al, seq);
+    pp__mfree(&al, cnt);
+    pp__mfree(&al, chan_off);
+    pp__mfree(&al, chan_ops);
+    return st;
+}
+
+PP__DEF pp_status pp_sched_check_deadlock(const pp_program *p, int *stuck, char *err) {
+    int d, S, n, N, dev, progress, left;
+    int *partner = NULL, *pc = NULL;
+    unsigned char *done = NULL, *have = NULL, *made = NULL;
+    pp_allocator al;
+    pp_status st = PP_OK;
+    char a[96];
+    st = pp__program_shape(p, "pp_sched_check_deadlock", err);
+    if (st != PP_OK) return st;
+    d = p->devices; S = p->stages; n = p->microbatches; N = p->num_ops;
+    al = p->allocator;
+    if (!al.alloc || !al.free) al = pp__allocator(NULL);
+    partner = (int *)pp__malloc(&al, pp__size((size_t)N + 1, sizeof(int)));
+    pc = (int *)pp__malloc(&al, pp__size((size_t)d, sizeof(int)));
+    done = (unsigned char *)pp__malloc(&al, (size_t)N + 1);
+    /* per device, by (payload, stage, microbatch): have = there as an input
+       (RECV, HANDOFF), made = computed there */
+    have = (unsigned char *)pp__malloc(&al, pp__size((size_t)d * 2 * S, (size_t)n));
+    made = (unsigned char *)pp__malloc(&al, pp__size((size_t)d * 2 * S, (size_t)n));
+    if (!partner || !pc || !done || !have || !made) {
+        pp__err(err, "out of memory checking %d ops", N);
+        st = PP_ERR_OUT_OF_MEMORY;
+        goto end;
+    }
+    memset(done, 0, (size_t)N + 1);
+    memset(have, 0, (size_t)d * 2 * S * n);
+    memset(made, 0, (size_t)d * 2 * S * n);
+    /* the k-th send a->b meets the k-th receive on b from a */
+    st = pp_program_pair(p, partner, err);
+    if (st != PP_OK) goto end;
     for (dev = 0; dev < d; dev++) pc[dev] = p->device_start[dev];
     do {
         progress = 0;
@@ -7175,7 +7233,7 @@ PP__DEF pp_status pp_sched_check_deadlock(const pp_program *p, int *stuck, char 
             unsigned char *h = have + (size_t)dev * 2 * S * n, *m = made + (size_t)dev * 2 * S * n;
             while (pc[dev] < p->device_start[dev + 1]) {
                 const pp_op *op = &p->ops[pc[dev]];
-                int e = pp__group_end(p, dev, pc[dev]), all = 1, k;
+                int e = pp_program_group_end(p, dev, pc[dev]), all = 1, k;
                 if (op->type == PP_OP_HANDOFF) {
                     size_t at = (size_t)(op->what * S + op->stage) * n + op->microbatch;
                     if (!m[at]) {
@@ -7217,7 +7275,7 @@ PP__DEF pp_status pp_sched_check_deadlock(const pp_program *p, int *stuck, char 
                     if (done[k]) continue;
                     if (q < 0) { all = 0; continue; }
                     pd = p->ops[k].peer;
-                    if (q >= pc[pd] && pc[pd] < p->device_start[pd + 1] && q < pp__group_end(p, pd, pc[pd]) &&
+                    if (q >= pc[pd] && pc[pd] < p->device_start[pd + 1] && q < pp_program_group_end(p, pd, pc[pd]) &&
                         pp__is_comm(p->ops[pc[pd]].type)) {
                         int si = p->ops[k].type == PP_OP_SEND ? k : q, ri = si == k ? q : k;
                         int sd = p->ops[ri].peer, rd = p->ops[si].peer;
@@ -7256,7 +7314,7 @@ PP__DEF pp_status pp_sched_check_deadlock(const pp_program *p, int *stuck, char 
         for (dev = 0; dev < d && len < sizeof msg; dev++) {
             int k, e;
             if (pc[dev] >= p->device_start[dev + 1]) continue;
-            e = pp__group_end(p, dev, pc[dev]);
+            e = pp_program_group_end(p, dev, pc[dev]);
             for (k = pc[dev]; k < e - 1 && done[k]; k++) {}
             pp__op_text(&p->ops[k], a, sizeof a);
             len += (size_t)snprintf(msg + len, sizeof msg - len, " device %d at op %d (%s%s);", dev,
@@ -7267,10 +7325,6 @@ PP__DEF pp_status pp_sched_check_deadlock(const pp_program *p, int *stuck, char 
     }
 end:
     pp__mfree(&al, partner);
-    pp__mfree(&al, seq);
-    pp__mfree(&al, cnt);
-    pp__mfree(&al, chan_off);
-    pp__mfree(&al, chan_ops);
     pp__mfree(&al, pc);
     pp__mfree(&al, done);
     pp__mfree(&al, have);

@@ -507,8 +507,58 @@ static void test_pass_input(void) {
     group_end(&g, "18 passes by hand (F, B, W, BW, the loss, two routes), out-of-range arguments -1");
 }
 
+/* pp_program_group_end and pp_program_pair on a hand-built program whose
+   groups and pairs are written out here: device 0 = {F, SEND a0.0 (g 4),
+   SEND a0.1 (g 4), RECV g1.0 (g 4), RECV g1.1 (g 5), BW}, device 1 =
+   {RECV a0.0 (g -1), RECV a0.1 (g 2), SEND g1.0 (g 2), F, SEND g1.1 (g 2)}. */
+static void test_groups_and_pairs(void) {
+    group g;
+    pp_op ops[] = {
+        C(PP_F, 0, 0), X(PP_OP_SEND, PP_ACTIVATION, 0, 0, 1, 4), X(PP_OP_SEND, PP_ACTIVATION, 0, 1, 1, 4),
+        X(PP_OP_RECV, PP_GRADIENT, 1, 0, 1, 4), X(PP_OP_RECV, PP_GRADIENT, 1, 1, 1, 5), C(PP_BW, 0, 0),
+        /* device 1: ops 6.. */
+        X(PP_OP_RECV, PP_ACTIVATION, 0, 0, 0, -1), X(PP_OP_RECV, PP_ACTIVATION, 0, 1, 0, 2),
+        X(PP_OP_SEND, PP_GRADIENT, 1, 0, 0, 2), C(PP_F, 1, 0), X(PP_OP_SEND, PP_GRADIENT, 1, 1, 0, 2)};
+    int starts[] = {0, 6, 11};
+    /* end of the group starting at op i (on its device) */
+    static const int want_end[] = {1, 4, 4, 4, 5, 6, 7, 9, 9, 10, 11};
+    /* the k-th send a->b with the k-th receive on b from a */
+    static const int want_pair[] = {-1, 6, 7, 8, 10, -1, 1, 2, 3, -1, 4};
+    int partner[11], i, dev, okp = 1;
+    char err[PP_ERR_LEN];
+    pp_program p;
+    pp_status st;
+    memset(&p, 0, sizeof p);
+    p.devices = 2; p.stages = 2; p.microbatches = 2; p.num_ops = 11; p.ops = ops; p.device_start = starts;
+    group_begin(&g, "pp_program_group_end, pp_program_pair: the group and pairing rules");
+    for (dev = 0; dev < 2; dev++)
+        for (i = starts[dev]; i < starts[dev + 1]; i++)
+            check(&g, pp_program_group_end(&p, dev, i) == want_end[i], "group_end(device %d, op %d) = %d, want %d", dev,
+                  i, pp_program_group_end(&p, dev, i), want_end[i]);
+    check(&g, pp_program_group_end(&p, 1, 3) == 4 && pp_program_group_end(NULL, 0, 3) == 4,
+          "an op of another device or no program: i + 1");
+    st = pp_program_pair(&p, partner, err);
+    if (check(&g, st == PP_OK, "pair: %s %s", pp_status_string(st), err))
+        for (i = 0; i < 11; i++) okp &= check(&g, partner[i] == want_pair[i], "partner[%d] = %d, want %d", i, partner[i], want_pair[i]);
+    /* a channel ordered differently on its two sides: device 1 receives mb 1 first */
+    ops[6].microbatch = 1; ops[7].microbatch = 0;
+    st = pp_program_pair(&p, partner, err);
+    check(&g, st == PP_ERR_INVALID_SCHEDULE && strstr(err, "send 0 from device 0 to 1") &&
+                  strstr(err, "RECV activation of stage 0 mb 1 from device 0"),
+          "mismatched channel: %s %s", pp_status_string(st), err);
+    ops[6].microbatch = 0; ops[7].microbatch = 1;
+    /* one send too few (device 1's last): the second receive on device 0 has no partner, the rest still pair */
+    p.num_ops = 10; starts[2] = 10;
+    st = pp_program_pair(&p, partner, err);
+    check(&g, st == PP_OK && partner[4] == -1 && partner[3] == 8 && partner[1] == 6, "one send short: %s, partner[4] %d",
+          pp_status_string(st), partner[4]);
+    check(&g, pp_program_pair(&p, NULL, err) == PP_ERR_INVALID_ARG, "NULL partner accepted");
+    group_end(&g, "a hand-built program of 11 ops: every group end and pair as written by hand; a mismatch named");
+}
+
 int main(void) {
     test_pass_input();
+    test_groups_and_pairs();
     test_lower_grid();
     test_handoff();
     test_hand_built();
