@@ -24,7 +24,7 @@ CJSON_LIBS := $(shell pkg-config --libs libcjson 2>/dev/null || \
                   $(CC) -x c - -o /dev/null -lcjson >/dev/null 2>&1 && echo -lcjson; })
 CJSON_FLAGS := $(if $(CJSON_LIBS),-DPP_HAVE_CJSON $(shell pkg-config --cflags libcjson 2>/dev/null))
 
-ppsched: examples/ppsched.c pp_sched.h pp_plan.h
+ppsched: examples/ppsched.c pp_sched.h pp_sched_io.h pp_plan.h
 	$(CC) $(CFLAGS) $(CJSON_FLAGS) -o $@ examples/ppsched.c $(CJSON_LIBS) $(LDLIBS)
 
 # examples/train_cpu.c: a tiny GPT trained through a schedule on CPU threads
@@ -202,7 +202,7 @@ CHECK_CFLAGS = -std=c99 -O1 -Wall -Wextra -Wpedantic $(WERROR) $(CFLAGS_EXTRA)
 .PRECIOUS: $(CHECK_DIR)/%
 check: $(CHECK_TESTS:%=check-%) check-cli
 	@echo "make check: $(words $(CHECK_TESTS)) library tests and the CLI checks passed"
-$(CHECK_DIR)/%: tests/%.c pp_sched.h tests/group.h
+$(CHECK_DIR)/%: tests/%.c pp_sched.h pp_sched_io.h tests/group.h
 	@mkdir -p $(CHECK_DIR)
 	$(CC) $(CHECK_CFLAGS) -o $@ $< $(LDLIBS)
 check-%: $(CHECK_DIR)/%
@@ -211,6 +211,7 @@ check-cli: ppsched train_cpu
 	@mkdir -p $(CHECK_DIR)
 	CC="$(CC)" CFLAGS="$(CHECK_CFLAGS)" sh tests/quickstart.sh pp_sched.h $(CHECK_DIR)
 	CC="$(CC)" CFLAGS="$(CHECK_CFLAGS)" sh tests/quickstart.sh pp_sched.h $(CHECK_DIR) "WRITE YOUR OWN BLOCK" LOWERING own_block
+	CC="$(CC)" CFLAGS="$(CHECK_CFLAGS)" sh tests/quickstart.sh pp_sched_io.h $(CHECK_DIR) "QUICK START" API io_quickstart
 	sh tests/golden.sh check ./ppsched tests/golden
 	sh tests/cli_errors.sh ./ppsched ./train_cpu
 	sh tests/docs_lint.sh

@@ -29,16 +29,16 @@
             RECV from the device itself would. The executor reads the
             program alone (stage_device, copies, recompute, ops): it has no
             dependency rule of its own.
-   NCCL     a group of SEND/RECV ops (one pp_op.group) is one
-            ncclGroupStart/End with an ncclSend from the send buffer or an
-            ncclRecv into the consumer's slot region. All on the device's
+   NCCL     a group of SEND/RECV ops (pp_program_group_end, pp_sched.h's
+            rule) is one ncclGroupStart/End with an ncclSend from the send
+            buffer or an ncclRecv into the consumer's slot region. All on the device's
             one stream, so a send buffer freed at its SEND can be refilled
             by a later producer: it runs after the send completed.
    one GPU  the host issues the d programs interleaved, under the rules
             pp_sched_check_deadlock simulates (a group posts all its ops;
             a SEND and its RECV complete together, the k-th send a->b
-            with the k-th receive on b from a). When both are posted it
-            issues: event after the producer on a's stream; b's stream waits
+            with the k-th receive on b from a: pp_program_pair). When
+            both are posted it issues: event after the producer on a's stream; b's stream waits
             for it and copies the send buffer into the consumer's slot; an
             event after the copy that a's stream waits for (so a's send
             buffer can be reused, as with NCCL). Every wait is issued after
@@ -220,14 +220,6 @@ static int pp__cuda_op_device(const pp_program *p, int i) {
 }
 
 static int pp__cuda_is_comm(const pp_op *op) { return op->type == PP_OP_SEND || op->type == PP_OP_RECV; }
-
-/* end (exclusive) of the SEND/RECV group starting at op i of device dev */
-static int pp__cuda_group_end(const pp_program *p, int dev, int i) {
-    int j = i + 1, e = p->device_start[dev + 1];
-    if (!pp__cuda_is_comm(&p->ops[i]) || p->ops[i].group < 0) return j;
-    while (j < e && pp__cuda_is_comm(&p->ops[j]) && p->ops[j].group == p->ops[i].group) j++;
-    return j;
-}
 
 /* the first and last stage of the route through stage s: 0 and S-1, or the
    stages of s's model copy with two copies (pp_schedule.copies = 2) */
@@ -950,7 +942,7 @@ static pp_cuda_status pp__cuda_walk_nccl(pp_cuda *c, const pp_program *p, char *
             i++;
             continue;
         }
-        e = pp__cuda_group_end(p, v->device, i);
+        e = pp_program_group_end(p, v->device, i);
         /* check the peers first, so a bad program mostly fails outside the group */
         for (k = i; k < e; k++) {
             const pp_op *x = &p->ops[k];
@@ -995,10 +987,6 @@ static pp_cuda_status pp__cuda_transfer(pp_cuda *c, const pp_op *x, const pp_op 
     pp__cuda_dev *va = &c->dev[a], *vb = &c->dev[b];
     char *dst = NULL;
     int sb = 0;
-    if ((int)x->what != (int)y->what || x->stage != y->stage || x->microbatch != y->microbatch)
-        return pp__cuda_fail(err, PP_CUDA_ERR_PROGRAM,
-                        "the send %d->%d of stage %d mb %d meets a receive of stage %d mb %d (sends and receives of "
-                        "a channel must match in order)", a, b, x->stage, x->microbatch, y->stage, y->microbatch);
     PP__CUDA_TRY(pp__cuda_send_buffer(c, va, x, &sb, err));
     PP__CUDA_TRY(pp__cuda_recv_region(c, vb, y, &dst, err));
     PP__CUDA_CHECK(cudaEventRecord(c->xfer[2 * t], va->stream));
@@ -1012,52 +1000,36 @@ static pp_cuda_status pp__cuda_transfer(pp_cuda *c, const pp_op *x, const pp_op 
 
 /* one-GPU mode: issue every device's program, interleaved under NCCL's rules */
 static pp_cuda_status pp__cuda_walk_one_gpu(pp_cuda *c, const pp_program *p, char *err) {
-    int d = p->devices, i, dev, t = 0, left = d;
+    int d = p->devices, i, dev, t = 0, left = d, comm = 0;
     int *pc = (int *)malloc(sizeof(int) * (size_t)d);
     int *partner = (int *)malloc(sizeof(int) * (size_t)(p->num_ops + 1));
-    int *cnt = (int *)calloc((size_t)d * d * 2 + 1, sizeof(int));
-    int *first = (int *)malloc(sizeof(int) * ((size_t)d * d * 2 + 1));
-    int *list = (int *)malloc(sizeof(int) * (size_t)(p->num_ops + 1));
     unsigned char *done = (unsigned char *)calloc((size_t)p->num_ops + 1, 1);
     pp_cuda_status st = PP_CUDA_OK;
-    if (!pc || !partner || !cnt || !first || !list || !done) {
+    pp_status ps;
+    if (!pc || !partner || !done) {
         st = pp__cuda_fail(err, PP_CUDA_ERR_HOST_MEMORY, "out of host memory");
         goto end;
     }
-    /* the k-th send a->b meets the k-th receive on b from a: channel lists */
+    /* the k-th send a->b meets the k-th receive on b from a: pp_sched.h's pairing rule */
+    ps = pp_program_pair(p, partner, err);
+    if (ps != PP_OK) {
+        st = ps == PP_ERR_OUT_OF_MEMORY ? PP_CUDA_ERR_HOST_MEMORY : PP_CUDA_ERR_PROGRAM;
+        goto end;
+    }
     for (i = 0; i < p->num_ops; i++) {
         const pp_op *x = &p->ops[i];
-        int a = pp__cuda_op_device(p, i);
-        partner[i] = -1;
         if (!pp__cuda_is_comm(x)) continue;
-        if (x->peer < 0 || x->peer >= d || x->peer == a) {
-            st = pp__cuda_fail(err, PP_CUDA_ERR_PROGRAM, "device %d: op %d has peer %d", a, i - p->device_start[a], x->peer);
+        comm++;
+        if (partner[i] < 0) {
+            int a = pp__cuda_op_device(p, i);
+            st = pp__cuda_fail(err, PP_CUDA_ERR_PROGRAM, "device %d: op %d, a %s of stage %d mb %d %s device %d, meets "
+                               "no op on that device (a channel needs as many receives as sends)", a,
+                               i - p->device_start[a], pp_op_type_name(x->type), x->stage, x->microbatch,
+                               x->type == PP_OP_SEND ? "to" : "from", x->peer);
             goto end;
         }
-        cnt[x->type == PP_OP_SEND ? (a * d + x->peer) * 2 : (x->peer * d + a) * 2 + 1]++;
     }
-    for (i = 0, first[0] = 0; i < d * d * 2; i++) first[i + 1] = first[i] + cnt[i];
-    memset(cnt, 0, sizeof(int) * (size_t)d * d * 2);
-    for (i = 0; i < p->num_ops; i++) {
-        const pp_op *x = &p->ops[i];
-        int a = pp__cuda_op_device(p, i), ch;
-        if (!pp__cuda_is_comm(x)) continue;
-        ch = x->type == PP_OP_SEND ? (a * d + x->peer) * 2 : (x->peer * d + a) * 2 + 1;
-        list[first[ch] + cnt[ch]++] = i;
-    }
-    for (i = 0; i < d * d; i++) {
-        int k, ns = first[2 * i + 1] - first[2 * i], nr = first[2 * i + 2] - first[2 * i + 1];
-        if (ns != nr) {
-            st = pp__cuda_fail(err, PP_CUDA_ERR_PROGRAM, "device %d sends %d tensors to device %d, which receives %d",
-                          i / d, ns, i % d, nr);
-            goto end;
-        }
-        for (k = 0; k < ns; k++) {
-            partner[list[first[2 * i] + k]] = list[first[2 * i + 1] + k];
-            partner[list[first[2 * i + 1] + k]] = list[first[2 * i] + k];
-        }
-    }
-    st = pp__cuda_events(&c->xfer, &c->nxfer, first[d * d * 2], cudaEventDisableTiming, err); /* 2 per send */
+    st = pp__cuda_events(&c->xfer, &c->nxfer, comm, cudaEventDisableTiming, err); /* 2 per send */
     if (st != PP_CUDA_OK) goto end;
     for (dev = 0; dev < d; dev++) pc[dev] = p->device_start[dev];
     while (left > 0) {
@@ -1074,13 +1046,13 @@ static pp_cuda_status pp__cuda_walk_one_gpu(pp_cuda *c, const pp_program *p, cha
                     progress = 1;
                     continue;
                 }
-                e = pp__cuda_group_end(p, dev, pc[dev]);
+                e = pp_program_group_end(p, dev, pc[dev]);
                 for (k = pc[dev]; k < e; k++) {
                     int q = partner[k], b;
                     if (done[k]) continue;
                     b = pp__cuda_op_device(p, q);
                     /* the partner is posted: its device stands at the group that holds it */
-                    if (pc[b] <= q && pp__cuda_is_comm(&p->ops[pc[b]]) && q < pp__cuda_group_end(p, b, pc[b])) {
+                    if (pc[b] <= q && pp__cuda_is_comm(&p->ops[pc[b]]) && q < pp_program_group_end(p, b, pc[b])) {
                         int sk = p->ops[k].type == PP_OP_SEND ? k : q, rk = sk == k ? q : k;
                         st = pp__cuda_transfer(c, &p->ops[sk], &p->ops[rk], pp__cuda_op_device(p, sk), pp__cuda_op_device(p, rk), t++, err);
                         if (st != PP_CUDA_OK) goto end;
@@ -1119,9 +1091,6 @@ static pp_cuda_status pp__cuda_walk_one_gpu(pp_cuda *c, const pp_program *p, cha
 end:
     free(pc);
     free(partner);
-    free(cnt);
-    free(first);
-    free(list);
     free(done);
     return st;
 }

@@ -52,6 +52,8 @@
 
 #define PP_SCHED_IMPLEMENTATION
 #include "../pp_sched.h"
+#define PP_SCHED_IO_IMPLEMENTATION
+#include "../pp_sched_io.h"
 #define PP_PLAN_IMPLEMENTATION
 #include "../pp_plan.h"
 #include "pp_cli.h" /* the option rules and the checked output of every example program */

@@ -6,10 +6,12 @@
    tests/test_runtime.c and examples/train_cpu.c. Link with -lpthread -lm.
 
    Channels behave like NCCL point-to-point calls: a device posts the SENDs
-   of a group (consecutive ops with one group id), then waits for each RECV
-   of the group, then waits until every one of its SENDs was received. A
+   of a group (pp_program_group_end: consecutive SEND/RECV ops with one
+   group id), then waits for each RECV of the group, then waits until
+   every one of its SENDs was received. A
    SEND therefore blocks until its RECV is posted (rendezvous), and the k-th
-   send a->b meets the k-th receive on b from a (a mismatch is reported).
+   send a->b meets the k-th receive on b from a (pp_program_pair: a program
+   whose pairs carry different data is refused before the step runs).
    So an ordering bug deadlocks here as it would on GPUs; every wait has a
    deadline, and a device that passes it stops the step and reports the op
    it waited on.
@@ -266,13 +268,8 @@ GPT_FN void *cpu__device_main(void *arg) {
             continue;
         }
         {
-            /* a group: post its sends, take its receives, wait for its sends to be taken */
-            int e = i + 1, k, ok = 1;
-            if (op->group >= 0)
-                while (e < prog->device_start[dev + 1] &&
-                       (prog->ops[e].type == PP_OP_SEND || prog->ops[e].type == PP_OP_RECV) &&
-                       prog->ops[e].group == op->group)
-                    e++;
+            /* a group (pp_sched.h's rule): post its sends, take its receives, wait for its sends to be taken */
+            int e = pp_program_group_end(prog, dev, i), k, ok = 1;
             pthread_mutex_lock(&p->mu);
             for (k = i; k < e; k++) {
                 const pp_op *x = &prog->ops[k];
@@ -356,6 +353,17 @@ GPT_FN int cpu_pipeline_step(const gpt_config *c, const float *params, const pp_
     if (!prog->stage_device) {
         snprintf(err, errlen, "the program has no stage_device (pp_sched_lower fills it)");
         return 0;
+    }
+    {   /* pp_sched.h's pairing rule: a channel ordered differently on its two sides is refused here,
+           before any thread runs (the channels below would find it too, as NCCL would not) */
+        int *partner = (int *)malloc(sizeof(int) * (size_t)(prog->num_ops > 0 ? prog->num_ops : 1));
+        char perr[PP_ERR_LEN] = "out of memory";
+        pp_status ps = partner ? pp_program_pair(prog, partner, perr) : PP_ERR_OUT_OF_MEMORY;
+        free(partner);
+        if (ps != PP_OK) {
+            snprintf(err, errlen, "%s", perr);
+            return 0;
+        }
     }
     if (d > CPU_PIPE_MAX_DEVICES || c->layers < p.half) {
         snprintf(err, errlen, "need d <= %d and layers >= stages, got d=%d, %d layers, %d stages", CPU_PIPE_MAX_DEVICES,

@@ -24,6 +24,8 @@
    status of the enum and every failure has a message. */
 #define PP_SCHED_IMPLEMENTATION
 #include "../pp_sched.h"
+#define PP_SCHED_IO_IMPLEMENTATION
+#include "../pp_sched_io.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -281,6 +283,18 @@ static void fa_call_sched(pp_schedule *s, unsigned flags) {
     err[0] = 0;
     st = pp_sched_validate(s, err);
     fa_status(st, err);
+    err[0] = 0;
+    st = pp_sched_check_shape(s, NULL, (int)(flags & 1), err);
+    fa_status(st, err);
+    {   /* the dependency rule on the header's counts and the passes' fields (read where the shape holds) */
+        pp_kind k;
+        int st_in, i;
+        (void)pp_pass_input(s->stages, s->microbatches, s->copies, s->split_backward, (pp_kind)(flags & 7),
+                            (int)(flags >> 3 & 7) - 1, (int)(flags >> 6 & 7) - 1, &k, &st_in);
+        for (i = 0; st == PP_OK && i < s->num_passes && i < 64; i++)
+            (void)pp_pass_input(s->stages, s->microbatches, s->copies, s->split_backward, s->passes[i].kind,
+                                s->passes[i].stage, s->passes[i].microbatch, &k, &st_in);
+    }
     if (s->devices >= 1 && s->devices <= FA_CAP) peak = (double *)malloc((size_t)s->devices * sizeof(double));
     pp_sched_peak_memory(s, peak);
     free(peak);
@@ -427,6 +441,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         if ((double)cp.devices * cp.stages * cp.microbatches <= (double)(1 << 20)) {
             err[0] = 0;
             fa_status(pp_sched_check_deadlock(&cp, NULL, err), err);
+        }
+        if (cp.num_ops >= 0 && cp.num_ops <= FA_CAP) { /* the two rules on the corrupted program */
+            int *partner = (int *)malloc(((size_t)cp.num_ops + 1) * sizeof(int));
+            int dev, i;
+            if (partner && (double)cp.devices * cp.devices <= (double)(1 << 20)) {
+                err[0] = 0;
+                fa_status(pp_program_pair(&cp, partner, err), err);
+            }
+            free(partner);
+            for (dev = -1; dev <= 2; dev++)
+                for (i = -1; i <= 4 && i <= cp.num_ops; i++) (void)pp_program_group_end(&cp, dev, i);
         }
         if (f) pp_program_print(f, &cp);
     }

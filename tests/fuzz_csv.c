@@ -11,6 +11,8 @@
    message of a refused file must be non-empty. */
 #define PP_SCHED_IMPLEMENTATION
 #include "../pp_sched.h"
+#define PP_SCHED_IO_IMPLEMENTATION
+#include "../pp_sched_io.h"
 
 #include <stdint.h>
 #include <stdlib.h>

@@ -65,9 +65,9 @@ EXEC_MUTANTS = [
      '            if (j != c->n - 1) PP__CUDA_CHECK(pp__gpt_backward_weight(dm, g, c->grad, act, tok, v->ws, v->stream));'),
     ("missing event wait (a receiver's copy not ordered after its sender's producer)",
      '    PP__CUDA_CHECK(cudaStreamWaitEvent(vb->stream, c->xfer[2 * t], 0));\n', ''),
-    ('wrong receive peer (a RECV matched on the channel of the next device)',
-     'cnt[x->type == PP_OP_SEND ? (a * d + x->peer) * 2 : (x->peer * d + a) * 2 + 1]++;',
-     'cnt[x->type == PP_OP_SEND ? (a * d + x->peer) * 2 : (((x->peer + 1) % d) * d + a) * 2 + 1]++;'),
+    ('wrong receive device (a transfer copied into the next device, not its RECV\'s)',
+     'pp__cuda_op_device(p, sk), pp__cuda_op_device(p, rk), t++, err);',
+     'pp__cuda_op_device(p, sk), (pp__cuda_op_device(p, rk) + 1) % d, t++, err);'),
     ("early free (a send buffer reused before the receiver's copy of it ran)",
      '    PP__CUDA_CHECK(cudaStreamWaitEvent(va->stream, c->xfer[2 * t + 1], 0)); /* as ncclSend: done when received */\n', ''),
 ]

@@ -90,6 +90,8 @@ step "two translation units, PP_SCHED_STATIC in both" sh -c "$CC $sflags -DTWO_T
 # recent compilers), so it fails this step whatever CFLAGS say.
 nflags="$CFLAGS -DPP_SCHED_NO_STDIO -Werror=implicit-function-declaration"
 step "pp_plan.h on pp_sched.h's public API: its implementation in a unit without pp_sched.h's" sh -c "$CC $CFLAGS -DPLAN_TU_SCHED -c '$here/plan_tu.c' -o '$out/ps.o' && $CC $CFLAGS -c '$here/plan_tu.c' -o '$out/pp.o' && $CC $CFLAGS '$out/ps.o' '$out/pp.o' -o '$out/plan_tu' -lm && '$out/plan_tu'"
+# pp_sched_io.h the same way; and its private names are its own (pp__io_, PP__IO_)
+step "pp_sched_io.h on pp_sched.h's public API: its implementation in a unit without pp_sched.h's; no other private name" sh -c "$CC $CFLAGS -DIO_TU_SCHED -c '$here/io_tu.c' -o '$out/is.o' && $CC $CFLAGS -Werror=implicit-function-declaration -c '$here/io_tu.c' -o '$out/ii.o' && $CC $CFLAGS '$out/is.o' '$out/ii.o' -o '$out/io_tu' -lm && '$out/io_tu' && ! grep -nE '(pp__|PP__)' '$here/../pp_sched_io.h' | grep -vE '(pp__io_|PP__IO_)'"
 step "PP_SCHED_NO_STDIO" sh -c "$CC $nflags -c '$here/two_tu_a.c' -o '$out/na.o' && $CC $nflags -c '$here/two_tu_b.c' -o '$out/nb.o' && $CC $CFLAGS '$out/na.o' '$out/nb.o' -o '$out/two_tu_nostdio' -lm && '$out/two_tu_nostdio'"
 
 # The docs block's quick start: the program builds and prints what the docs show.
@@ -97,6 +99,9 @@ step "quick start in the docs prints its documented output" \
     env CC="$CC" CFLAGS="$CFLAGS" LDLIBS="-lm" sh "$here/quickstart.sh" "$here/../pp_sched.h" "$out"
 step "write-your-own-block program in the docs prints its documented output" \
     env CC="$CC" CFLAGS="$CFLAGS" LDLIBS="-lm" sh "$here/quickstart.sh" "$here/../pp_sched.h" "$out" "WRITE YOUR OWN BLOCK" "LOWERING" own_block
+mkdir -p "$out/io_qs"
+step "pp_sched_io.h: quick start in its docs prints its documented output" \
+    env CC="$CC" CFLAGS="$CFLAGS" LDLIBS="-lm" sh "$here/quickstart.sh" "$here/../pp_sched_io.h" "$out/io_qs" "QUICK START" API
 mkdir -p "$out/plan_qs"
 step "pp_plan.h: quick start in its docs prints its documented output" \
     env CC="$CC" CFLAGS="$CFLAGS" LDLIBS="-lm" sh "$here/quickstart.sh" "$here/../pp_plan.h" "$out/plan_qs" "QUICK START" API

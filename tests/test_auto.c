@@ -12,6 +12,8 @@
    which the adaptive search must never lose to at their own memory. */
 #define PP_SCHED_IMPLEMENTATION
 #include "../pp_sched.h"
+#define PP_SCHED_IO_IMPLEMENTATION
+#include "../pp_sched_io.h"
 #define PP_TEST_CURRENT_GROUP
 #include "group.h" /* CHECK, group_next */
 

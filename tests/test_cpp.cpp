@@ -3,6 +3,8 @@
 // with pp_plan.h (also compiled as C++); exits 0 on success.
 #define PP_SCHED_IMPLEMENTATION
 #include "../pp_sched.h"
+#define PP_SCHED_IO_IMPLEMENTATION
+#include "../pp_sched_io.h"
 #define PP_PLAN_IMPLEMENTATION
 #include "../pp_plan.h"
 

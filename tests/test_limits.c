@@ -7,6 +7,8 @@
    Prints one line per check group and "test_limits: N groups passed, M failed". */
 #define PP_SCHED_IMPLEMENTATION
 #include "../pp_sched.h"
+#define PP_SCHED_IO_IMPLEMENTATION
+#include "../pp_sched_io.h"
 #include "group.h"
 
 #include <limits.h>

@@ -1,4 +1,4 @@
-/* test_lower.c - lowering, activation slots and the deadlock checker of pp_sched.h.
+/* test_lower.c - pp_pass_input, lowering, activation slots and the deadlock checker of pp_sched.h.
 
    Build and run (tests/run_tests.sh does this):
        cc -std=c99 -O2 -Wall -Wextra tests/test_lower.c -o test_lower -lm && ./test_lower
@@ -475,7 +475,90 @@ static void test_handoff(void) {
     group_end(&g, "v-half, 1f1b-v, dualpipe-v d=4 n=8: two per microbatch; without it or too early: refused");
 }
 
+/* pp_pass_input against the rule as Section 2 states it, written out here
+   for S = 4 stages, n = 4 microbatches: F(s) after F(s-1); B(3) after F(3)
+   (the loss); B(s) after B(s+1); W(s) after B(s); BW as B without split;
+   with two copies (routes 0..1 for mb 0, 1 and 2..3 for mb 2, 3) each route
+   alone. Then every out-of-range argument gives -1. */
+static void test_pass_input(void) {
+    group g;
+    /* {copies, split, kind, stage, mb, want (1/0/-1), kind in, stage in} */
+    static const int cases[][8] = {
+        {1, 1, PP_F, 0, 0, 0, 0, 0},  {1, 1, PP_F, 3, 2, 1, PP_F, 2},  {1, 1, PP_B, 3, 1, 1, PP_F, 3},
+        {1, 1, PP_B, 1, 3, 1, PP_B, 2}, {1, 1, PP_W, 2, 0, 1, PP_B, 2}, {1, 0, PP_BW, 0, 1, 1, PP_BW, 1},
+        {1, 0, PP_BW, 3, 0, 1, PP_F, 3}, {2, 1, PP_F, 2, 2, 0, 0, 0},  {2, 1, PP_F, 3, 3, 1, PP_F, 2},
+        {2, 1, PP_B, 1, 0, 1, PP_F, 1}, {2, 1, PP_B, 0, 1, 1, PP_B, 1}, {2, 1, PP_B, 3, 2, 1, PP_F, 3},
+        {1, 1, PP_F, 4, 0, -1, 0, 0}, {1, 1, PP_F, -1, 0, -1, 0, 0}, {1, 1, PP_F, 1, 4, -1, 0, 0},
+        {1, 1, 4, 1, 0, -1, 0, 0},    {2, 1, PP_F, 2, 0, -1, 0, 0},  {2, 1, PP_B, 1, 3, -1, 0, 0},
+    };
+    int i;
+    group_begin(&g, "pp_pass_input: the dependency rule");
+    for (i = 0; i < (int)(sizeof cases / sizeof cases[0]); i++) {
+        const int *c = cases[i];
+        pp_kind k = PP_W;
+        int st = -7, r = pp_pass_input(4, 4, c[0], c[1], (pp_kind)c[2], c[3], c[4], &k, &st);
+        check(&g, r == c[5] && (r != 1 || (k == (pp_kind)c[6] && st == c[7])) && (r == 1 || (k == PP_W && st == -7)),
+              "copies %d split %d %s(stage %d, mb %d): got %d (%s, %d), expected %d (%s, %d)", c[0], c[1],
+              pp_kind_name((pp_kind)c[2]), c[3], c[4], r, pp_kind_name(k), st, c[5], pp_kind_name((pp_kind)c[6]), c[7]);
+    }
+    check(&g, pp_pass_input(0, 4, 1, 1, PP_F, 0, 0, &(pp_kind){PP_F}, &(int){0}) == -1, "0 stages accepted");
+    check(&g, pp_pass_input(3, 4, 2, 1, PP_F, 0, 0, &(pp_kind){PP_F}, &(int){0}) == -1, "two copies of 3 stages accepted");
+    check(&g, pp_pass_input(4, 4, 1, 1, PP_F, 1, 0, NULL, &(int){0}) == -1, "NULL in_kind accepted");
+    group_end(&g, "18 passes by hand (F, B, W, BW, the loss, two routes), out-of-range arguments -1");
+}
+
+/* pp_program_group_end and pp_program_pair on a hand-built program whose
+   groups and pairs are written out here: device 0 = {F, SEND a0.0 (g 4),
+   SEND a0.1 (g 4), RECV g1.0 (g 4), RECV g1.1 (g 5), BW}, device 1 =
+   {RECV a0.0 (g -1), RECV a0.1 (g 2), SEND g1.0 (g 2), F, SEND g1.1 (g 2)}. */
+static void test_groups_and_pairs(void) {
+    group g;
+    pp_op ops[] = {
+        C(PP_F, 0, 0), X(PP_OP_SEND, PP_ACTIVATION, 0, 0, 1, 4), X(PP_OP_SEND, PP_ACTIVATION, 0, 1, 1, 4),
+        X(PP_OP_RECV, PP_GRADIENT, 1, 0, 1, 4), X(PP_OP_RECV, PP_GRADIENT, 1, 1, 1, 5), C(PP_BW, 0, 0),
+        /* device 1: ops 6.. */
+        X(PP_OP_RECV, PP_ACTIVATION, 0, 0, 0, -1), X(PP_OP_RECV, PP_ACTIVATION, 0, 1, 0, 2),
+        X(PP_OP_SEND, PP_GRADIENT, 1, 0, 0, 2), C(PP_F, 1, 0), X(PP_OP_SEND, PP_GRADIENT, 1, 1, 0, 2)};
+    int starts[] = {0, 6, 11};
+    /* end of the group starting at op i (on its device) */
+    static const int want_end[] = {1, 4, 4, 4, 5, 6, 7, 9, 9, 10, 11};
+    /* the k-th send a->b with the k-th receive on b from a */
+    static const int want_pair[] = {-1, 6, 7, 8, 10, -1, 1, 2, 3, -1, 4};
+    int partner[11], i, dev, okp = 1;
+    char err[PP_ERR_LEN];
+    pp_program p;
+    pp_status st;
+    memset(&p, 0, sizeof p);
+    p.devices = 2; p.stages = 2; p.microbatches = 2; p.num_ops = 11; p.ops = ops; p.device_start = starts;
+    group_begin(&g, "pp_program_group_end, pp_program_pair: the group and pairing rules");
+    for (dev = 0; dev < 2; dev++)
+        for (i = starts[dev]; i < starts[dev + 1]; i++)
+            check(&g, pp_program_group_end(&p, dev, i) == want_end[i], "group_end(device %d, op %d) = %d, want %d", dev,
+                  i, pp_program_group_end(&p, dev, i), want_end[i]);
+    check(&g, pp_program_group_end(&p, 1, 3) == 4 && pp_program_group_end(NULL, 0, 3) == 4,
+          "an op of another device or no program: i + 1");
+    st = pp_program_pair(&p, partner, err);
+    if (check(&g, st == PP_OK, "pair: %s %s", pp_status_string(st), err))
+        for (i = 0; i < 11; i++) okp &= check(&g, partner[i] == want_pair[i], "partner[%d] = %d, want %d", i, partner[i], want_pair[i]);
+    /* a channel ordered differently on its two sides: device 1 receives mb 1 first */
+    ops[6].microbatch = 1; ops[7].microbatch = 0;
+    st = pp_program_pair(&p, partner, err);
+    check(&g, st == PP_ERR_INVALID_SCHEDULE && strstr(err, "send 0 from device 0 to 1") &&
+                  strstr(err, "RECV activation of stage 0 mb 1 from device 0"),
+          "mismatched channel: %s %s", pp_status_string(st), err);
+    ops[6].microbatch = 0; ops[7].microbatch = 1;
+    /* one send too few (device 1's last): the second receive on device 0 has no partner, the rest still pair */
+    p.num_ops = 10; starts[2] = 10;
+    st = pp_program_pair(&p, partner, err);
+    check(&g, st == PP_OK && partner[4] == -1 && partner[3] == 8 && partner[1] == 6, "one send short: %s, partner[4] %d",
+          pp_status_string(st), partner[4]);
+    check(&g, pp_program_pair(&p, NULL, err) == PP_ERR_INVALID_ARG, "NULL partner accepted");
+    group_end(&g, "a hand-built program of 11 ops: every group end and pair as written by hand; a mismatch named");
+}
+
 int main(void) {
+    test_pass_input();
+    test_groups_and_pairs();
     test_lower_grid();
     test_handoff();
     test_hand_built();

@@ -133,7 +133,8 @@ static void test_equal_gradients(const pp_times *times, const char *title) {
 
 /* The runtime blocks like NCCL: swapping a SEND and the RECV after it on one
    device deadlocks, and the timeout names where each device waits. With every
-   group split instead, the lowered order still runs. */
+   group split instead, the lowered order still runs. Two receives of one
+   channel in the other order are refused before the step (pp_program_pair). */
 static void test_deadlock_reported(void) {
     group g;
     pp_config cfg;
@@ -169,6 +170,25 @@ static void test_deadlock_reported(void) {
         check(&g, swapped > 0 && !cpu_pipeline_step(&mc, params, prog, tok, tgt, 0.5, gp, &st, err, sizeof err) &&
                       strstr(err, "timeout: device"),
               "swapped: want a timeout, got '%s'", err);
+        {   /* device 1's first two receives from device 0 (mb 0 and 1) in the other order: the
+               pairing meets mb 0's send with mb 1's receive, and the step is refused before it runs */
+            int r0 = -1, r1 = -1;
+            char keep[512];
+            snprintf(keep, sizeof keep, "%s", err);
+            for (k = prog->device_start[1]; k < prog->device_start[2] && r1 < 0; k++)
+                if (prog->ops[k].type == PP_OP_RECV && prog->ops[k].peer == 0) {
+                    if (r0 < 0) r0 = k; else r1 = k;
+                }
+            if (check(&g, r1 > 0, "no two receives from device 0 on device 1")) {
+                int m = prog->ops[r0].microbatch;
+                prog->ops[r0].microbatch = prog->ops[r1].microbatch;
+                prog->ops[r1].microbatch = m;
+                check(&g, !cpu_pipeline_step(&mc, params, prog, tok, tgt, 30.0, gp, &st, err, sizeof err) &&
+                              strstr(err, "send 0 from device 0 to 1") && strstr(err, "matching receive"),
+                      "receives swapped: want the pairing's refusal, got '%s'", err);
+            }
+            snprintf(err, sizeof err, "%s", keep);
+        }
         free(params); free(gp); free(tok); free(tgt);
     }
     pp_program_free(prog);

@@ -14,6 +14,8 @@
    simulation, list scheduler), each derived next to where it is asserted. */
 #define PP_SCHED_IMPLEMENTATION
 #include "../pp_sched.h"
+#define PP_SCHED_IO_IMPLEMENTATION
+#include "../pp_sched_io.h"
 
 #include <math.h>
 #include <stdarg.h>

@@ -3,13 +3,16 @@
    without duplicate symbols. With -DTWO_TU_STATIC both define it together with
    PP_SCHED_STATIC, each gets its own private copy, and they still link.
    With -DPP_SCHED_NO_STDIO the printers are gone and the rest still builds,
-   the PyTorch CSV parser (which reads from memory) included.
+   pp_sched_io.h's PyTorch CSV parser (which reads from memory) included.
    Exits 0 when both units built the same schedule and the CSV parsed. */
 #ifdef TWO_TU_STATIC
 #define PP_SCHED_STATIC
+#define PP_SCHED_IO_STATIC
 #endif
 #define PP_SCHED_IMPLEMENTATION
 #include "../pp_sched.h"
+#define PP_SCHED_IO_IMPLEMENTATION
+#include "../pp_sched_io.h"
 #ifndef PP_SCHED_NO_STDIO
 #include <stdio.h>
 #endif

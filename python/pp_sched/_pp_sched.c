@@ -19,6 +19,9 @@
 #define PP_SCHED_IMPLEMENTATION
 #define PP_SCHED_STATIC
 #include "pp_sched.h"
+#define PP_SCHED_IO_IMPLEMENTATION
+#define PP_SCHED_IO_STATIC
+#include "pp_sched_io.h"
 #define PP_PLAN_IMPLEMENTATION
 #define PP_PLAN_STATIC
 #include "pp_plan.h"
