@@ -32,11 +32,25 @@ train_cpu: examples/train_cpu.c pp_sched.h ref/gpt_ref.h ref/cpu_pipeline.h
 	$(CC) $(CFLAGS) -o $@ examples/train_cpu.c -lpthread $(LDLIBS)
 
 # tests/run_tests.sh compiles and runs everything in tests/ and exits
-# non-zero when a test fails; so does this target.
+# non-zero when a test fails; so does this target. It takes every flag from
+# here: make test passes TEST_VARS; run by hand, it asks make test-env for
+# those its environment does not set. Its CFLAGS has CFLAGS_EXTRA appended.
+ifeq ($(origin CXX),default)
+CXX = c++
+endif
+CXXFLAGS        = -std=c++11 -O2 -Wall -Wextra
+STRICT_CFLAGS   = -std=c99 -Wall -Wextra -Wpedantic -Werror
+STRICT_CXXFLAGS = -Wall -Wextra -Wpedantic -Werror
+MOCK_CXXFLAGS   = -std=c++11 -O1 -Wall -Wextra
+TEST_VARS = CC CFLAGS CFLAGS_EXTRA LDLIBS CJSON_FLAGS CJSON_LIBS CXX CXXFLAGS STRICT_CFLAGS STRICT_CXXFLAGS \
+            MOCK_CXXFLAGS NVCC NVKFLAGS NVFLAGS NVLIBS CUDA_HOME NCCL_HOME
+test_var = $(if $(filter CFLAGS,$(1)),$(CFLAGS) $(CFLAGS_EXTRA),$($(1)))
 test: all
 	@test -f tests/run_tests.sh || { echo "make test: tests/run_tests.sh not found" >&2; exit 1; }
-	CC="$(CC)" CFLAGS="$(CFLAGS) $(CFLAGS_EXTRA)" CFLAGS_EXTRA="$(CFLAGS_EXTRA)" LDLIBS="$(LDLIBS)" \
-	    CJSON_FLAGS="$(CJSON_FLAGS)" CJSON_LIBS="$(CJSON_LIBS)" sh tests/run_tests.sh
+	$(foreach v,$(TEST_VARS),$(v)='$(call test_var,$(v))') PP_TEST_ENV=make sh tests/run_tests.sh
+.PHONY: test-env
+test-env:
+	@$(foreach v,$(TEST_VARS),printf '%s=$${%s-%s}\n' '$(v)' '$(v)' "'$(call test_var,$(v))'";)
 
 # train_gpt in NCCL mode as 4 processes (mpirun; a rank that fails or hangs)
 # on the emulated NCCL, alone (make test runs it too)
@@ -156,7 +170,7 @@ bench/stage_json: bench/stage_json.c pp_sched.h
 optimal-grid: ppsched bench/stage_json $(VENV)/.ortools
 	$(VENV)/bin/python bench/optimal.py grid --work 1 --workers 2 $(GRID_FLAGS)
 
-clean:
+clean: clean-check clean-cuda
 	rm -rf ppsched train_cpu bench/bench bench/stage_json fuzz_csv fuzz_build fuzz_cli fuzz_plan fuzz_api fuzz-out fuzz-work fuzz-work-plan tests/sched_hash
 
 # ---- Python: make test-python | make bench-python ----
@@ -215,7 +229,6 @@ check-cli: ppsched train_cpu
 	sh tests/golden.sh check ./ppsched tests/golden
 	sh tests/cli_errors.sh ./ppsched ./train_cpu
 	sh tests/docs_lint.sh
-clean: clean-check
 clean-check:
 	rm -rf $(CHECK_DIR)
 
@@ -327,7 +340,6 @@ bench-emu:
 	$(EMU_OUT)/bench_emu
 	PP_EMU_CHECK=0 $(EMU_OUT)/bench_emu
 
-clean: clean-cuda
 clean-cuda:
 	rm -f pp_cuda.o train_gpt tests/test_cuda_pipeline tests/test_cuda_kernels bench/bench_cuda
 	rm -rf $(EMU_OUT)

@@ -1,12 +1,15 @@
 #!/bin/sh
 # run_tests.sh - builds and runs every pp_sched test that needs no GPU.
-# Usage: sh tests/run_tests.sh   (from anywhere; env CC, CFLAGS, CXX, CXXFLAGS honoured)
+# Usage: make test, or sh tests/run_tests.sh from anywhere (every flag comes
+# from the Makefile's TEST_VARS: make test passes them; run by hand, the
+# script asks make test-env for those the environment does not set).
 # Exits non-zero if any step fails.
 here=$(cd "$(dirname "$0")" && pwd)
-CC=${CC:-cc}
-CFLAGS=${CFLAGS:--std=c99 -O2 -Wall -Wextra}
-CXX=${CXX:-c++}
-CXXFLAGS=${CXXFLAGS:--std=c++11 -O2 -Wall -Wextra}
+if [ "${PP_TEST_ENV:-}" != make ]; then
+    vars=$(cd "$here/.." && env -u MAKEFLAGS -u MAKELEVEL -u MFLAGS make -s --no-print-directory test-env) ||
+        { echo "run_tests: make test-env (the flags) failed" >&2; exit 1; }
+    eval "$vars"
+fi
 out=$(mktemp -d "${TMPDIR:-/tmp}/pp_sched_tests.XXXXXX") || exit 1
 trap 'rm -rf "$out"' EXIT INT TERM
 passed=0
@@ -26,7 +29,7 @@ step() { # step NAME COMMAND...: run, report one line
 }
 
 # The property tests print their own groups.
-if $CC $CFLAGS "$here/test_sched.c" -o "$out/test_sched" -lm >"$out/log" 2>&1; then
+if $CC $CFLAGS "$here/test_sched.c" -o "$out/test_sched" $LDLIBS >"$out/log" 2>&1; then
     echo "[ok] build test_sched"
     passed=$((passed + 1))
     if "$out/test_sched"; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
@@ -38,17 +41,17 @@ fi
 
 # Memory-limited schedules, lower bounds, bubble growth.
 step "test_auto: v-auto, zb-auto, lower bounds, bubble growth" \
-    sh -c "$CC $CFLAGS '$here/test_auto.c' -o '$out/test_auto' -lm && '$out/test_auto'"
+    sh -c "$CC $CFLAGS '$here/test_auto.c' -o '$out/test_auto' $LDLIBS && '$out/test_auto'"
 
 # Planning: exact partitions against brute force, bytes, the paper's 98.5B findings.
 step "test_plan: partitions, model formulas and presets vs published counts, bad requests, dualpipe, allocator, memory vs Megatron's formula, recipes, recompute, spans, published setups, 98.5B plans" \
-    sh -c "$CC $CFLAGS '$here/test_plan.c' -o '$out/test_plan' -lm && '$out/test_plan'"
+    sh -c "$CC $CFLAGS '$here/test_plan.c' -o '$out/test_plan' $LDLIBS && '$out/test_plan'"
 
 # Test programs that print their own groups: build, then run.
 program() { # program NAME EXTRA_LIBS...
     name=$1
     shift
-    if $CC $CFLAGS "$here/$name.c" -o "$out/$name" "$@" -lm >"$out/log" 2>&1; then
+    if $CC $CFLAGS "$here/$name.c" -o "$out/$name" "$@" $LDLIBS >"$out/log" 2>&1; then
         echo "[ok] build $name"
         passed=$((passed + 1))
         if "$out/$name"; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
@@ -66,51 +69,51 @@ program test_limits    # pp_sched_build's one validation: every range, the input
 program test_guarantee # the guarantee: never longer than its unit-time order or a fitting schedule of its family
 
 # examples/train_cpu.c: --check compares one pipelined step with one device, then a few steps train.
-step "train_cpu --check (v-half d=4 n=8, 1f1b-r d=3 n=5, 5 steps each); bad -d exits 2" sh -c "$CC $CFLAGS '$here/../examples/train_cpu.c' -o '$out/train_cpu' -lpthread -lm && '$out/train_cpu' -s v-half -d 4 -n 8 --steps 5 --channels 16 --seq 8 --check --data '$here/../data/pipeline.txt' && '$out/train_cpu' -s 1f1b-r -d 3 -n 5 --steps 5 --channels 16 --seq 8 --check --data '$here/../data/pipeline.txt' && { '$out/train_cpu' -d 0 2>/dev/null; test \$? -eq 2; }"
+step "train_cpu --check (v-half d=4 n=8, 1f1b-r d=3 n=5, 5 steps each); bad -d exits 2" sh -c "$CC $CFLAGS '$here/../examples/train_cpu.c' -o '$out/train_cpu' -lpthread $LDLIBS && '$out/train_cpu' -s v-half -d 4 -n 8 --steps 5 --channels 16 --seq 8 --check --data '$here/../data/pipeline.txt' && '$out/train_cpu' -s 1f1b-r -d 3 -n 5 --steps 5 --channels 16 --seq 8 --check --data '$here/../data/pipeline.txt' && { '$out/train_cpu' -d 0 2>/dev/null; test \$? -eq 2; }"
 
 # The header is warning-free in a strict C99 build (the implementation included).
 step "strict C99 warnings (-Wall -Wextra -Wpedantic -Werror)" \
-    $CC -std=c99 -Wall -Wextra -Wpedantic -Werror -c "$here/two_tu_a.c" -o "$out/strict.o"
+    $CC $STRICT_CFLAGS -c "$here/two_tu_a.c" -o "$out/strict.o"
 
 # Compiled as C++, implementation included.
 step "C++ build and run" sh -c "$CXX $CXXFLAGS '$here/test_cpp.cpp' -o '$out/test_cpp' && '$out/test_cpp'"
 
 # Two translation units: one implementation, linked together.
-step "two translation units" sh -c "$CC $CFLAGS -c '$here/two_tu_a.c' -o '$out/a.o' && $CC $CFLAGS -c '$here/two_tu_b.c' -o '$out/b.o' && $CC $CFLAGS '$out/a.o' '$out/b.o' -o '$out/two_tu' -lm && '$out/two_tu'"
+step "two translation units" sh -c "$CC $CFLAGS -c '$here/two_tu_a.c' -o '$out/a.o' && $CC $CFLAGS -c '$here/two_tu_b.c' -o '$out/b.o' && $CC $CFLAGS '$out/a.o' '$out/b.o' -o '$out/two_tu' $LDLIBS && '$out/two_tu'"
 
 # PP_SCHED_STATIC: each unit has its own static implementation. What is
 # tested is that the two private copies link; a unit that calls only some of
 # the functions gets unused-function warnings (as with stb headers), so those
 # are not turned into errors here.
 sflags="$CFLAGS -Wno-unused-function"
-step "two translation units, PP_SCHED_STATIC in both" sh -c "$CC $sflags -DTWO_TU_STATIC -c '$here/two_tu_a.c' -o '$out/sa.o' && $CC $sflags -DTWO_TU_STATIC -c '$here/two_tu_b.c' -o '$out/sb.o' && $CC $CFLAGS '$out/sa.o' '$out/sb.o' -o '$out/two_tu_static' -lm && '$out/two_tu_static'"
+step "two translation units, PP_SCHED_STATIC in both" sh -c "$CC $sflags -DTWO_TU_STATIC -c '$here/two_tu_a.c' -o '$out/sa.o' && $CC $sflags -DTWO_TU_STATIC -c '$here/two_tu_b.c' -o '$out/sb.o' && $CC $CFLAGS '$out/sa.o' '$out/sb.o' -o '$out/two_tu_static' $LDLIBS && '$out/two_tu_static'"
 
 # PP_SCHED_NO_STDIO: no FILE* printers, everything else builds. A function
 # used without its declaration is a C99 constraint violation (and an error in
 # recent compilers), so it fails this step whatever CFLAGS say.
 nflags="$CFLAGS -DPP_SCHED_NO_STDIO -Werror=implicit-function-declaration"
-step "pp_plan.h on pp_sched.h's public API: its implementation in a unit without pp_sched.h's" sh -c "$CC $CFLAGS -DPLAN_TU_SCHED -c '$here/plan_tu.c' -o '$out/ps.o' && $CC $CFLAGS -c '$here/plan_tu.c' -o '$out/pp.o' && $CC $CFLAGS '$out/ps.o' '$out/pp.o' -o '$out/plan_tu' -lm && '$out/plan_tu'"
+step "pp_plan.h on pp_sched.h's public API: its implementation in a unit without pp_sched.h's" sh -c "$CC $CFLAGS -DPLAN_TU_SCHED -c '$here/plan_tu.c' -o '$out/ps.o' && $CC $CFLAGS -c '$here/plan_tu.c' -o '$out/pp.o' && $CC $CFLAGS '$out/ps.o' '$out/pp.o' -o '$out/plan_tu' $LDLIBS && '$out/plan_tu'"
 # pp_sched_io.h the same way; and its private names are its own (pp__io_, PP__IO_)
-step "pp_sched_io.h on pp_sched.h's public API: its implementation in a unit without pp_sched.h's; no other private name" sh -c "$CC $CFLAGS -DIO_TU_SCHED -c '$here/io_tu.c' -o '$out/is.o' && $CC $CFLAGS -Werror=implicit-function-declaration -c '$here/io_tu.c' -o '$out/ii.o' && $CC $CFLAGS '$out/is.o' '$out/ii.o' -o '$out/io_tu' -lm && '$out/io_tu' && ! grep -nE '(pp__|PP__)' '$here/../pp_sched_io.h' | grep -vE '(pp__io_|PP__IO_)'"
-step "PP_SCHED_NO_STDIO" sh -c "$CC $nflags -c '$here/two_tu_a.c' -o '$out/na.o' && $CC $nflags -c '$here/two_tu_b.c' -o '$out/nb.o' && $CC $CFLAGS '$out/na.o' '$out/nb.o' -o '$out/two_tu_nostdio' -lm && '$out/two_tu_nostdio'"
+step "pp_sched_io.h on pp_sched.h's public API: its implementation in a unit without pp_sched.h's; no other private name" sh -c "$CC $CFLAGS -DIO_TU_SCHED -c '$here/io_tu.c' -o '$out/is.o' && $CC $CFLAGS -Werror=implicit-function-declaration -c '$here/io_tu.c' -o '$out/ii.o' && $CC $CFLAGS '$out/is.o' '$out/ii.o' -o '$out/io_tu' $LDLIBS && '$out/io_tu' && ! grep -nE '(pp__|PP__)' '$here/../pp_sched_io.h' | grep -vE '(pp__io_|PP__IO_)'"
+step "PP_SCHED_NO_STDIO" sh -c "$CC $nflags -c '$here/two_tu_a.c' -o '$out/na.o' && $CC $nflags -c '$here/two_tu_b.c' -o '$out/nb.o' && $CC $CFLAGS '$out/na.o' '$out/nb.o' -o '$out/two_tu_nostdio' $LDLIBS && '$out/two_tu_nostdio'"
 
 # The docs block's quick start: the program builds and prints what the docs show.
 step "quick start in the docs prints its documented output" \
-    env CC="$CC" CFLAGS="$CFLAGS" LDLIBS="-lm" sh "$here/quickstart.sh" "$here/../pp_sched.h" "$out"
+    env CC="$CC" CFLAGS="$CFLAGS" LDLIBS="$LDLIBS" sh "$here/quickstart.sh" "$here/../pp_sched.h" "$out"
 step "write-your-own-block program in the docs prints its documented output" \
-    env CC="$CC" CFLAGS="$CFLAGS" LDLIBS="-lm" sh "$here/quickstart.sh" "$here/../pp_sched.h" "$out" "WRITE YOUR OWN BLOCK" "LOWERING" own_block
+    env CC="$CC" CFLAGS="$CFLAGS" LDLIBS="$LDLIBS" sh "$here/quickstart.sh" "$here/../pp_sched.h" "$out" "WRITE YOUR OWN BLOCK" "LOWERING" own_block
 mkdir -p "$out/io_qs"
 step "pp_sched_io.h: quick start in its docs prints its documented output" \
-    env CC="$CC" CFLAGS="$CFLAGS" LDLIBS="-lm" sh "$here/quickstart.sh" "$here/../pp_sched_io.h" "$out/io_qs" "QUICK START" API
+    env CC="$CC" CFLAGS="$CFLAGS" LDLIBS="$LDLIBS" sh "$here/quickstart.sh" "$here/../pp_sched_io.h" "$out/io_qs" "QUICK START" API
 mkdir -p "$out/plan_qs"
 step "pp_plan.h: quick start in its docs prints its documented output" \
-    env CC="$CC" CFLAGS="$CFLAGS" LDLIBS="-lm" sh "$here/quickstart.sh" "$here/../pp_plan.h" "$out/plan_qs" "QUICK START" API
+    env CC="$CC" CFLAGS="$CFLAGS" LDLIBS="$LDLIBS" sh "$here/quickstart.sh" "$here/../pp_plan.h" "$out/plan_qs" "QUICK START" API
 
 # ---- export and import (PyTorch CSV, SVG, Chrome trace) ----
 # A ppsched built with these flags (so make asan covers it too), at -O0:
 # it only runs small cases here, and -O2 would cost seconds of compile time.
 # With cJSON where the Makefile found it (CJSON_FLAGS, CJSON_LIBS): plan --hf-config.
-if $CC $CFLAGS ${CJSON_FLAGS:-} -O0 "$here/../examples/ppsched.c" -o "$out/ppsched" ${CJSON_LIBS:-} -lm >"$out/log" 2>&1; then
+if $CC $CFLAGS ${CJSON_FLAGS:-} -O0 "$here/../examples/ppsched.c" -o "$out/ppsched" ${CJSON_LIBS:-} $LDLIBS >"$out/log" 2>&1; then
     pp="$out/ppsched"
     step "golden files: 1f1b d=4 n=8 in every format (tests/golden, make golden rewrites)" \
         sh "$here/golden.sh" check "$pp" "$here/golden"
@@ -272,16 +275,16 @@ fi
 # Inputs that once crashed a fuzz target (found by make fuzz), and seeds:
 # each target on its own corpus.
 step "fuzz corpus replay: CSV parser (tests/fuzz_corpus, $(ls "$here/fuzz_corpus" | wc -l) files)" sh -c \
-    "$CC $CFLAGS -O0 '$here/fuzz_replay.c' -o '$out/fuzz_replay' -lm && '$out/fuzz_replay' '$here'/fuzz_corpus/*"
+    "$CC $CFLAGS -O0 '$here/fuzz_replay.c' -o '$out/fuzz_replay' $LDLIBS && '$out/fuzz_replay' '$here'/fuzz_corpus/*"
 step "fuzz corpus replay: pp_sched_build's config (tests/fuzz_corpus_build, $(ls "$here/fuzz_corpus_build" | wc -l) files)" sh -c \
-    "$CC $CFLAGS -O0 -DFUZZ_TARGET='\"fuzz_build.c\"' '$here/fuzz_replay.c' -o '$out/fuzz_replay_build' -lm && '$out/fuzz_replay_build' '$here'/fuzz_corpus_build/*"
+    "$CC $CFLAGS -O0 -DFUZZ_TARGET='\"fuzz_build.c\"' '$here/fuzz_replay.c' -o '$out/fuzz_replay_build' $LDLIBS && '$out/fuzz_replay_build' '$here'/fuzz_corpus_build/*"
 step "fuzz corpus replay: ppsched's command line (tests/fuzz_corpus_cli, $(ls "$here/fuzz_corpus_cli" | wc -l) files)" sh -c \
-    "$CC $CFLAGS -O0 -DFUZZ_TARGET='\"fuzz_cli.c\"' '$here/fuzz_replay.c' -o '$out/fuzz_replay_cli' -lm && '$out/fuzz_replay_cli' '$here'/fuzz_corpus_cli/*"
+    "$CC $CFLAGS -O0 -DFUZZ_TARGET='\"fuzz_cli.c\"' '$here/fuzz_replay.c' -o '$out/fuzz_replay_cli' $LDLIBS && '$out/fuzz_replay_cli' '$here'/fuzz_corpus_cli/*"
 step "fuzz corpus replay: every public call on corrupted objects (tests/fuzz_corpus_api, $(ls "$here/fuzz_corpus_api" | wc -l) files)" sh -c \
-    "$CC $CFLAGS -O0 -DFUZZ_TARGET='\"fuzz_api.c\"' '$here/fuzz_replay.c' -o '$out/fuzz_replay_api' -lm && '$out/fuzz_replay_api' '$here'/fuzz_corpus_api/*"
+    "$CC $CFLAGS -O0 -DFUZZ_TARGET='\"fuzz_api.c\"' '$here/fuzz_replay.c' -o '$out/fuzz_replay_api' $LDLIBS && '$out/fuzz_replay_api' '$here'/fuzz_corpus_api/*"
 # Planner requests that once crashed or hung fuzz_plan.c, and seeds.
 step "planner fuzz corpus replay (tests/fuzz_corpus_plan, $(ls "$here/fuzz_corpus_plan" | wc -l) files)" sh -c \
-    "$CC $CFLAGS -DFUZZ_PLAN '$here/fuzz_replay.c' -o '$out/fuzz_replay_plan' -lm && '$out/fuzz_replay_plan' '$here'/fuzz_corpus_plan/*"
+    "$CC $CFLAGS -DFUZZ_PLAN '$here/fuzz_replay.c' -o '$out/fuzz_replay_plan' $LDLIBS && '$out/fuzz_replay_plan' '$here'/fuzz_corpus_plan/*"
 
 # the tensor-core matmul's ldmatrix/mma.sync fragment addressing, emulated
 # from the PTX ISA's tables (no GPU needed)
@@ -294,8 +297,6 @@ fi
 # pp_cuda's GPT kernels (pp_cuda_gpt.cuh) against gpt_ref.h: the nvcc build
 # runs wherever there is an nvcc; the program prints a skip line and exits 0
 # where there is no GPU. NVCC and NVKFLAGS are honoured.
-NVCC=${NVCC:-$(command -v nvcc 2>/dev/null || echo /usr/local/cuda/bin/nvcc)}
-NVKFLAGS=${NVKFLAGS:--O3 -std=c++17 -gencode arch=compute_90a,code=sm_90a -gencode arch=compute_80,code=compute_80 -Xcompiler -Wall,-Wextra -Werror all-warnings}
 if command -v "$NVCC" >/dev/null 2>&1; then
     if $NVCC $NVKFLAGS -o "$out/test_cuda_kernels" "$here/test_cuda_kernels.cu" >"$out/log" 2>&1; then
         echo "[ok] build test_cuda_kernels (nvcc)"
@@ -319,13 +320,13 @@ fi
 root="$here/.."
 printf '#include "pp_cuda.h"\nint main(void) { return pp_cuda_device_count() < 0; }\n' >"$out/cuda_h.c"
 step "pp_cuda.h alone: C99 -Wall -Wextra -Wpedantic -Werror, and as C++" sh -c "
-    $CC -std=c99 -Wall -Wextra -Wpedantic -Werror -I'$root' -c '$out/cuda_h.c' -o '$out/cuda_h.o' &&
-    $CXX -x c++ -Wall -Wextra -Wpedantic -Werror -I'$root' -c '$out/cuda_h.c' -o '$out/cuda_hpp.o'"
+    $CC $STRICT_CFLAGS -I'$root' -c '$out/cuda_h.c' -o '$out/cuda_h.o' &&
+    $CXX -x c++ $STRICT_CXXFLAGS -I'$root' -c '$out/cuda_h.c' -o '$out/cuda_hpp.o'"
 # the product names no file of tests/ or emu/: a test build selects the
 # host emulation's headers by include path (-I emu/mock), never by name
 step "the product (pp_*.h, pp_cuda.cu, pp_cuda_gpt.cuh, examples/) includes nothing from tests/ or emu/" sh -c "
     cd '$root' && ! grep -nE '^[[:space:]]*#[[:space:]]*include[[:space:]]*[<\"]([^>\"]*/)?(tests|emu)/' pp_*.h pp_cuda.cu pp_cuda_gpt.cuh examples/*"
-mock="$CXX -std=c++11 -O1 -Wall -Wextra $CFLAGS_EXTRA -DPP_CUDA_HOST_EMULATION -I'$root/emu/mock' -x c++"
+mock="$CXX $MOCK_CXXFLAGS $CFLAGS_EXTRA -DPP_CUDA_HOST_EMULATION -I'$root/emu/mock' -x c++"
 step "pp_cuda executor on the host emulation (streams as queues run in two random orders): every schedule pipelined = one device, slots, memory plan, deadlock report; train_gpt --profile, and exit 1 naming the step and tensor of a NaN gradient" sh -c "
     $mock -c '$root/pp_cuda.cu' -o '$out/pp_cuda_mock.o' &&
     $mock '$here/test_cuda_pipeline.cu' -x none '$out/pp_cuda_mock.o' -o '$out/test_cuda_mock' &&
@@ -340,19 +341,16 @@ if [ -x "$out/train_gpt_mock" ]; then
         sh "$here/cli_errors.sh" - - "$out/train_gpt_mock"
     sed 's/^/    /' "$out/log" | tail -n 1
 fi
-NVCC=${NVCC:-$(command -v nvcc 2>/dev/null || echo /usr/local/cuda/bin/nvcc)}
-NVFLAGS=${NVFLAGS:--O2 -std=c++17 -gencode arch=compute_90a,code=sm_90a -gencode arch=compute_80,code=compute_80 -Xcompiler -Wall,-Wextra -Werror all-warnings}
-NCCL_HOME=${NCCL_HOME:-/usr/local/cuda}
 if ! command -v "$NVCC" >/dev/null 2>&1; then
     echo "[skip] nvcc builds of pp_cuda.cu, train_gpt, test_cuda_pipeline: no nvcc on this machine (set NVCC=)"
 elif ! [ -f "$root/pp_cuda_gpt.cuh" ]; then
     echo "[skip] nvcc builds of pp_cuda.cu, train_gpt, test_cuda_pipeline: pp_cuda_gpt.cuh (the kernels) is not in this tree"
 else
-    nv="$NVCC $NVFLAGS -I$NCCL_HOME/include"
+    nv="$NVCC $NVFLAGS"
     step "nvcc: pp_cuda.cu (object, once), train_gpt, tests/test_cuda_pipeline" sh -c "
         $nv -c '$root/pp_cuda.cu' -o '$out/pp_cuda.o' &&
-        $nv '$root/examples/train_gpt.cu' '$out/pp_cuda.o' -o '$out/train_gpt' -L$NCCL_HOME/lib64 -lnccl &&
-        $nv '$here/test_cuda_pipeline.cu' '$out/pp_cuda.o' -o '$out/test_cuda_pipeline' -L$NCCL_HOME/lib64 -lnccl"
+        $nv '$root/examples/train_gpt.cu' '$out/pp_cuda.o' -o '$out/train_gpt' $NVLIBS &&
+        $nv '$here/test_cuda_pipeline.cu' '$out/pp_cuda.o' -o '$out/test_cuda_pipeline' $NVLIBS"
     if [ -x "$out/test_cuda_pipeline" ]; then
         # prints "[skip] test_cuda_pipeline: no CUDA device" where there is no GPU
         if "$out/test_cuda_pipeline" >"$out/tcp.log" 2>&1; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
@@ -376,7 +374,6 @@ fi
 # shared memory and barrier divergence. The kernel test runs in the
 # background while the executor test runs (two cores). make test-emu-full
 # runs the heavier grid, make mutants the planted bugs.
-CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
 if ! command -v g++ >/dev/null 2>&1 || ! command -v python3 >/dev/null 2>&1; then
     echo "[skip] CUDA emulator: needs g++ and python3"
 elif ! [ -f "$CUDA_HOME/include/cuda_runtime.h" ]; then
