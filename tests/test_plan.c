@@ -239,7 +239,7 @@ static const pp_candidate *best_of(const pp_candidate *c, int n, const char *nam
 static void check_pruning(pp_plan_request *r, const pp_candidate *c, int n, const char *what) {
     pp_candidate *f = (pp_candidate *)malloc(sizeof *f * 40000);
     char err[PP_ERR_LEN];
-    int nf = 0, i, j, pruned = 0, memory_skipped = 0;
+    int nf = 0, i, j, pruned = 0, memory_skipped = 0, memory_time_fit = 0;
     r->no_prune = 1;
     CHECK(pp_plan(r, f, 40000, &nf, err) == PP_OK, "%s, no_prune: %s", what, err);
     r->no_prune = 0;
@@ -263,6 +263,12 @@ static void check_pruning(pp_plan_request *r, const pp_candidate *c, int n, cons
                   what, x->schedule, x->pp, x->fits, x->step_time, x->reason);
             CHECK(sb && x->bound > sb->step_time, "%s: pruned %s pp=%d tp=%d mbs=%d, bound %.6f <= its schedule's best %.6f",
                   what, x->schedule, x->pp, x->tp, x->mbs, x->bound, sb ? sb->step_time : 0);
+            /* its bound (the work bound, or the memory-time bound) is a lower
+               bound: built, it is out of memory or at least that slow */
+            CHECK(!y->fits || y->step_time >= x->bound * (1 - 1e-9),
+                  "%s: pruned %s pp=%d tp=%d v=%d mbs=%d on a bound %.6f, but without pruning it fits at %.6f", what,
+                  x->schedule, x->pp, x->tp, x->v, x->mbs, x->bound, y->step_time);
+            if (y->fits && strstr(x->reason, "memory-time")) memory_time_fit++;
         } else if (strncmp(x->reason, "out of memory by at least", 25) == 0) {
             /* skipped on its memory bound: it must not fit, and the bound must not exceed the built peak */
             memory_skipped++;
@@ -284,11 +290,122 @@ static void check_pruning(pp_plan_request *r, const pp_candidate *c, int n, cons
               c[i].pp, c[i].tp, c[i].mbs, f[i].schedule, f[i].pp, f[i].tp, f[i].mbs);
     CHECK(n > 0 && nf > 0 && c[0].step_time == f[0].step_time && !strcmp(c[0].schedule, f[0].schedule) && c[0].pp == f[0].pp &&
               c[0].tp == f[0].tp && c[0].mbs == f[0].mbs, "%s: best differs with pruning", what);
-    printf("    %s: %d of %d candidates pruned (not built), %d more out of memory by their bound\n", what, pruned, n,
-           memory_skipped);
+    printf("    %s: %d of %d candidates pruned (not built; %d of them fit without pruning, slower than the memory-time "
+           "bound), %d more out of memory by their bound\n", what, pruned, n, memory_time_fit, memory_skipped);
     free(f);
 }
 
+
+/* The memory-time bound (PLANNING, pruning), derived here on its own: a
+   microbatch's bytes on stage s are held from the start of its F there to
+   the end of its B there, a span that holds the F and B of every later
+   stage of its route (R_s; B, or BW where it is not split); all of them lie after the F chain and before
+   the B chain of the stages before s. So a device whose peak is P holds,
+   on average over that window, sum_s a_s x (microbatches per route) x R_s
+   / window <= P, i.e. makespan >= head + tail + n_route sum_s a_s R_s / P.
+   Checked on every built-in schedule (F&B pairs off, no comm), d = 2, 4,
+   n = 2d, 4d, random stage times and bytes, P each device's simulated peak
+   (the least memory in which the build fits); then the planner's
+   pp__plan_live_bound against a case worked by hand. */
+static void test_memory_time_bound(void) {
+    int id, d, k, builds = 0;
+    char err[PP_ERR_LEN];
+    for (id = 0; id < pp_sched_count(); id++)
+        for (d = 2; d <= 4; d += 2)
+            for (k = 2; k <= 4; k += 2) {
+                const pp_sched_info *info = pp_sched_info_at(id);
+                pp_config cfg;
+                pp_times t[16];
+                double a[16], R[16], head[16], tail[16];
+                pp_schedule *sc = NULL;
+                int v = info->any_chunks ? 2 : info->chunks, S = d * v, s, dev, i, n = k * d;
+                int back = info->split_backward ? PP_B : PP_BW; /* the backward pass that chains */
+                memset(&cfg, 0, sizeof cfg);
+                cfg.schedule = info->name;
+                cfg.devices = d;
+                cfg.microbatches = n;
+                cfg.chunks = v;
+                cfg.stage_times = t;
+                for (s = 0; s < S; s++) {
+                    t[s].f = 0.5 + (rnd() % 100) / 100.0;
+                    t[s].b = 0.5 + (rnd() % 200) / 100.0;
+                    t[s].w = (rnd() % 100) / 100.0;
+                    t[s].comm = 0;
+                    a[s] = 0.5 + (rnd() % 100) / 100.0;
+                }
+                if (pp_sched_build(&cfg, &sc, err) != PP_OK) continue; /* e.g. a search's limits */
+                for (s = 0; s < S; s++) {
+                    int first, last, u;
+                    pp_stage_route(S, sc->copies, s, &first, &last);
+                    R[s] = head[s] = tail[s] = 0;
+                    for (u = s; u <= last; u++) R[s] += sc->stage_time[u * 4 + PP_F] + sc->stage_time[u * 4 + back];
+                    for (u = first; u < s; u++) {
+                        head[s] += sc->stage_time[u * 4 + PP_F];
+                        tail[s] += sc->stage_time[u * 4 + back];
+                    }
+                }
+                for (dev = 0; dev < d; dev++) {
+                    double cur = 0, peak = 0, held = 0, h = 1e300, tl = 1e300, lb;
+                    for (i = sc->device_start[dev]; i < sc->device_start[dev + 1]; i++) {
+                        const pp_pass *x = &sc->passes[i];
+                        if (x->kind == PP_F) cur += a[x->stage];
+                        if (x->kind == PP_W || x->kind == PP_BW) cur -= a[x->stage];
+                        if (cur > peak) peak = cur;
+                    }
+                    for (s = 0; s < S; s++) {
+                        if (sc->stage_device[s] != dev) continue;
+                        held += a[s] * R[s];
+                        if (head[s] < h) h = head[s];
+                        if (tail[s] < tl) tl = tail[s];
+                    }
+                    lb = h + tl + (double)(n / (sc->copies > 1 ? sc->copies : 1)) * held / peak;
+                    CHECK(lb <= sc->makespan * (1 + 1e-9), "%s d=%d n=%d: device %d's memory-time bound %.6f > makespan %.6f",
+                          info->name, d, n, dev, lb, sc->makespan);
+                }
+                builds++;
+                pp_sched_free(sc);
+            }
+    CHECK(builds >= 60, "only %d builds", builds);
+    {   /* the planner's function, by hand: 2 devices, one stage each; F 1, 2, B 2, 3;
+           kept bytes 4 and 6, the last stage's logits 1 of which B frees 0.5;
+           static 10 and 20 of 30; 4 microbatches. R_1 = 2 + 3 = 5, R_0 = 1 + 2 + 5 = 8.
+           device 0: 0 + 0 + 4 x (4 x 8) / (30 - 10) = 6.4; device 1: head 1 + tail 2
+           + 4 x (6 + 1 - 0.5) x 5 / (30 - 20) = 16. */
+        pp__preq q;
+        pp__pws w;
+        pp_times st[4];
+        double sact[16 * 4], dst[4];
+        const pp_sched_info *zb = pp_sched_find("zb-h1"); /* B and W split */
+        memset(&q, 0, sizeof q);
+        memset(&w, 0, sizeof w);
+        memset(st, 0, sizeof st);
+        memset(sact, 0, sizeof sact);
+        q.p.m.layers = 2; /* 4 items: the arrays' stride */
+        q.gmem = 30;
+        st[0].f = 1; st[0].b = 2; st[1].f = 2; st[1].b = 3;
+        sact[0] = 4; sact[1] = 6;   /* kept bytes */
+        sact[2 * 4 + 1] = 1;        /* logits */
+        sact[12 * 4 + 1] = 0.5;     /* of them, freed by B */
+        dst[0] = 10; dst[1] = 20;
+        w.stt = st;
+        w.sact = sact;
+        w.dev_static = dst;
+        CHECK(fabs(pp__plan_live_bound(&q, &w, 2, 2, 2, 0, 0, 4, zb) - 16) < 1e-12, "hand case: %.9g, expected 16",
+              pp__plan_live_bound(&q, &w, 2, 2, 2, 0, 0, 4, zb));
+        /* 1f1b (BW = B + W): W 0.5 and 1 make R_1 = 2 + 4 = 6, R_0 = 1 + 2.5 + 6 = 9.5, tail 2.5:
+           device 0: 4 x 4 x 9.5 / 20 = 7.6; device 1: 1 + 2.5 + 4 x 6.5 x 6 / 10 = 19.1 */
+        st[0].w = 0.5; st[1].w = 1;
+        CHECK(fabs(pp__plan_live_bound(&q, &w, 2, 2, 2, 0, 0, 4, pp_sched_find("1f1b")) - 19.1) < 1e-12,
+              "hand case, BW: %.9g, expected 19.1", pp__plan_live_bound(&q, &w, 2, 2, 2, 0, 0, 4, pp_sched_find("1f1b")));
+        st[0].w = st[1].w = 0;
+        dst[1] = 5; /* device 1: 3 + 4 x 32.5 / 25 = 8.2, still above device 0's 6.4 */
+        CHECK(fabs(pp__plan_live_bound(&q, &w, 2, 2, 2, 0, 0, 4, zb) - 8.2) < 1e-12, "hand case 2: %.9g, expected 8.2",
+              pp__plan_live_bound(&q, &w, 2, 2, 2, 0, 0, 4, zb));
+        dst[1] = 30; /* nothing left on device 1 */
+        CHECK(pp__plan_live_bound(&q, &w, 2, 2, 2, 0, 0, 4, zb) >= 1e300, "no memory left: not infinite");
+    }
+    group_next("plan", "memory-time bound: makespan >= head + tail + n sum a_s R_s / peak on every schedule; the planner's by hand");
+}
 
 /* Published parameter counts (independent facts, not our output):
    GPT-3 175B: Brown et al. 2020, "Language Models are Few-Shot Learners", Table 2.1 (175.0B);
@@ -1057,12 +1174,17 @@ int main(int argc, char **argv) {
         test_recipes();
         return g_groups_failed != 0;
     }
+    if (argc > 1 && !strcmp(argv[1], "bound")) { /* the memory-time bound alone */
+        test_memory_time_bound();
+        return g_groups_failed != 0;
+    }
     test_partition();
     test_bytes();
     test_models();
     test_dualpipe();
     test_fb_overlap();
     test_pruning_many();
+    test_memory_time_bound();
     test_megatron_memory();
     test_recipes();
     test_published();
