@@ -205,7 +205,8 @@ PLANNING (pp_partition, pp_partition_v, pp_model_stats, pp_plan)
                    layer, dispatch 1 byte instead of 2 with req.fp8; with
                    model.route_nodes R < top_k and the group across nodes
                    (DeepSeek-V3's node-limited routing, Sec. 2.1.2, 3.2.2)
-                   R (nodes-1)/nodes copies cross the network, the NVLink
+                   min(R, nodes) (nodes-1)/nodes copies cross the network
+                   (one per remote node a token reaches), the NVLink
                    forwarding inside a node is not counted.
                overlaps (each can be turned off in the request):
                    TP (no_tp_overlap): Megatron's --tp-comm-overlap
@@ -1445,9 +1446,10 @@ static pp__ltime pp__layer_time(const pp__preq *q, const pp__lay *y, int moe) {
     }
     if (moe && y->ep > 1) { /* all-to-all: each token to top_k experts and back (PLANNING, pass times) */
         double copies = p->m.top_k * (y->ep - 1.0) / y->ep, gpus = (double)y->ep * y->etp, nodes = gpus / q->node;
-        /* node-limited routing: across nodes once per target node, NVLink within */
+        /* node-limited routing: across nodes once per target node, NVLink
+           within; a group of fewer nodes than R has at most that many */
         if (p->m.route_nodes && nodes > 1 && p->m.route_nodes < p->m.top_k)
-            copies = p->m.route_nodes * (nodes - 1) / nodes;
+            copies = (p->m.route_nodes < nodes ? p->m.route_nodes : nodes) * (nodes - 1) / nodes;
         /* dispatch in FP8 with req.fp8 (DeepSeek-V3 Sec. 3.3.2), combine in 16 bits */
         r.ep = (T / (p->m.no_seq_parallel ? 1 : t)) * copies * p->h * ((q->r->fp8 ? 1 : 2) + 2) /
                pp__link(q, y->ep, y->etp);

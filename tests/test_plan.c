@@ -790,6 +790,41 @@ static void test_pruning_many(void) {
     free(c);
 }
 
+/* Node-limited routing (DeepSeek-V3 report, Sec. 2.1.2: a token's experts
+   lie on at most R = 4 nodes; Sec. 3.2.2: a token crosses IB once per target
+   node and NVLink forwards it inside the node). A token reaches, of the
+   group's N nodes, min(R, N), each remote with probability (N - 1)/N, so
+   the network carries min(R, N)(N - 1)/N copies per token and MoE layer;
+   without a limit top_k (ep - 1)/ep. A one-stage 1f1b plan's exposed EP
+   time is then 2 (F and B) x layers x tokens x copies x h x (2 + 2 bytes)
+   / net_bw: checked at EP 16 (2 nodes: 1 copy, not R/2 = 2), EP 64 (8
+   nodes: 3.5) and EP 16 without the limit (7.5). */
+static void test_node_limited(void) {
+    static const struct { int gpus, route; double copies; } k[] = {{16, 4, 1.0}, {64, 4, 3.5}, {16, 0, 7.5}};
+    pp_candidate *c = (pp_candidate *)malloc(sizeof *c * 64);
+    char err[PP_ERR_LEN];
+    int i, n = 0;
+    for (i = 0; i < 3; i++) {
+        pp_plan_request r;
+        double net, want;
+        memset(&r, 0, sizeof r);
+        r.model.layers = 4; r.model.hidden = 1024; r.model.heads = 8; r.model.seq = 1024;
+        r.model.experts = 64; r.model.top_k = 8; r.model.expert_ffn = 256; r.model.gated = 1; r.model.ffn = 4096;
+        r.model.route_nodes = k[i].route;
+        pp_gpu_preset("h100-80g", &r.gpu, NULL);
+        net = pp_gpu_defaults(&r.gpu).net_bw;
+        r.gpus = k[i].gpus; r.global_batch = k[i].gpus;
+        r.pp = 1; r.tp = 1; r.ep = k[i].gpus; r.mbs = 1; r.schedule = "1f1b";
+        want = 2.0 * 4 * 1024 * k[i].copies * 1024 * 4 / net;
+        CHECK(pp_plan(&r, c, 64, &n, err) == PP_OK && n == 1 && c[0].fits, "EP %d: %s", k[i].gpus, err);
+        if (n == 1 && c[0].fits)
+            CHECK(fabs(c[0].time.ep - want) < 1e-9 * want, "EP %d route %d: exposed EP %.9g s, expected %.9g (%g copies)",
+                  k[i].gpus, k[i].route, c[0].time.ep, want, k[i].copies);
+    }
+    free(c);
+    group_next("plan", "node-limited routing: min(R, nodes)(nodes-1)/nodes copies cross the network (EP 16: 1, EP 64: 3.5; no limit: 7.5)");
+}
+
 /* Published training setups (sources in README, "Checks against published setups"):
    Llama 3 405B on 16,384 H100s: TP 8, CP 1, PP 16, DP 128, seq 8192, 16M tokens per step
      (2048 sequences), 400 TFLOP/s per GPU, 41% BF16 MFU (Meta 2024, Table 4);
@@ -1174,8 +1209,9 @@ int main(int argc, char **argv) {
         test_recipes();
         return g_groups_failed != 0;
     }
-    if (argc > 1 && !strcmp(argv[1], "bound")) { /* the memory-time bound alone */
+    if (argc > 1 && !strcmp(argv[1], "bound")) { /* the memory-time bound and routing alone */
         test_memory_time_bound();
+        test_node_limited();
         return g_groups_failed != 0;
     }
     test_partition();
@@ -1185,6 +1221,7 @@ int main(int argc, char **argv) {
     test_fb_overlap();
     test_pruning_many();
     test_memory_time_bound();
+    test_node_limited();
     test_megatron_memory();
     test_recipes();
     test_published();
