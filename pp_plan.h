@@ -1,4 +1,4 @@
-/* pp_plan.h - v0.4.0 - which pipeline layout, microbatch size and schedule fit a model on a cluster - MIT licence (see end of file)
+/* pp_plan.h - v0.4.1 - which pipeline layout, microbatch size and schedule fit a model on a cluster - MIT licence (see end of file)
 
    A planner on top of pp_sched.h: from a transformer model, a GPU and a GPU
    count it enumerates pipeline x tensor x data parallel layouts, microbatch
@@ -408,6 +408,10 @@ CALIBRATION (make calibrate; bench/calibrate.c, docs/planner.md)
    MegaScale's 175B on 12,288) are within 6.6%.
 
 REVISION HISTORY
+   0.4.1  a memory-time bound prunes layouts whose activations cannot fit
+          at a competitive step time (same top K, Llama 3 405B on 1,024
+          GPUs 2.2x faster); node-limited routing reaches at most the EP
+          group's nodes (EP 16 over 2 nodes: 1 network copy, not 2).
    0.4.0  time as runtimes run it: FP8 matmuls (req.fp8), TP, DP and F&B
           overlaps (dualpipe's pairs through pp_config.fb_overlap), node-
           limited routing, narrow-matmul rate, h800, efficiencies fitted on
@@ -436,7 +440,7 @@ REVISION HISTORY
 
 #define PP_PLAN_VERSION_MAJOR 0
 #define PP_PLAN_VERSION_MINOR 4
-#define PP_PLAN_VERSION_PATCH 0
+#define PP_PLAN_VERSION_PATCH 1
 
 #include "pp_sched.h"
 
