@@ -1,4 +1,4 @@
-/* pp_plan.h - v0.4.0 - which pipeline layout, microbatch size and schedule fit a model on a cluster - MIT licence (see end of file)
+/* pp_plan.h - v0.4.1 - which pipeline layout, microbatch size and schedule fit a model on a cluster - MIT licence (see end of file)
 
    A planner on top of pp_sched.h: from a transformer model, a GPU and a GPU
    count it enumerates pipeline x tensor x data parallel layouts, microbatch
@@ -205,7 +205,8 @@ PLANNING (pp_partition, pp_partition_v, pp_model_stats, pp_plan)
                    layer, dispatch 1 byte instead of 2 with req.fp8; with
                    model.route_nodes R < top_k and the group across nodes
                    (DeepSeek-V3's node-limited routing, Sec. 2.1.2, 3.2.2)
-                   R (nodes-1)/nodes copies cross the network, the NVLink
+                   min(R, nodes) (nodes-1)/nodes copies cross the network
+                   (one per remote node a token reaches), the NVLink
                    forwarding inside a node is not counted.
                overlaps (each can be turned off in the request):
                    TP (no_tp_overlap): Megatron's --tp-comm-overlap
@@ -303,8 +304,19 @@ PLANNING (pp_partition, pp_partition_v, pp_model_stats, pp_plan)
                mbs, schedule, v ascending) but the (pp, tp, cp) triples are
                evaluated in the order of their lowest 1f1b work bound (that
                of the schedule asked for with req.schedule), so good
-               incumbents come first. The bound ignores the bubble and
-               memory. Memory bound (not with no_prune): before a build,
+               incumbents come first. The work bound ignores the bubble
+               and memory; the memory-time bound (not with no_prune;
+               pp__plan_live_bound) adds memory: a microbatch's bytes on
+               stage s live at least R_s, the F and backward of stages s
+               to its route's last, inside [head, M - tail], so a device
+               with L bytes left after its static ones holds on average n_b
+               sum_s a_s R_s / (M - head - tail) <= L and M >= head + tail
+               + n_b sum_s a_s R_s / L (extrapolated and + dp as above; no
+               F&B pairs). A candidate past it is slower than that or out of
+               memory, so it is pruned by the same rule (reason "memory-time
+               bound"); a built candidate's bound field stays its work bound.
+               The triples' order key takes the larger of the two.
+               Memory bound (not with no_prune): before a build,
                each device's static bytes + one microbatch on all its
                stages of one copy (the F of its last stage precedes the B
                and W of the earlier ones) + full recomputation's transient;
@@ -396,6 +408,10 @@ CALIBRATION (make calibrate; bench/calibrate.c, docs/planner.md)
    MegaScale's 175B on 12,288) are within 6.6%.
 
 REVISION HISTORY
+   0.4.1  a memory-time bound prunes layouts whose activations cannot fit
+          at a competitive step time (same top K, Llama 3 405B on 1,024
+          GPUs 2.2x faster); node-limited routing reaches at most the EP
+          group's nodes (EP 16 over 2 nodes: 1 network copy, not 2).
    0.4.0  time as runtimes run it: FP8 matmuls (req.fp8), TP, DP and F&B
           overlaps (dualpipe's pairs through pp_config.fb_overlap), node-
           limited routing, narrow-matmul rate, h800, efficiencies fitted on
@@ -424,7 +440,7 @@ REVISION HISTORY
 
 #define PP_PLAN_VERSION_MAJOR 0
 #define PP_PLAN_VERSION_MINOR 4
-#define PP_PLAN_VERSION_PATCH 0
+#define PP_PLAN_VERSION_PATCH 1
 
 #include "pp_sched.h"
 
@@ -1434,9 +1450,10 @@ static pp__ltime pp__layer_time(const pp__preq *q, const pp__lay *y, int moe) {
     }
     if (moe && y->ep > 1) { /* all-to-all: each token to top_k experts and back (PLANNING, pass times) */
         double copies = p->m.top_k * (y->ep - 1.0) / y->ep, gpus = (double)y->ep * y->etp, nodes = gpus / q->node;
-        /* node-limited routing: across nodes once per target node, NVLink within */
+        /* node-limited routing: across nodes once per target node, NVLink
+           within; a group of fewer nodes than R has at most that many */
         if (p->m.route_nodes && nodes > 1 && p->m.route_nodes < p->m.top_k)
-            copies = p->m.route_nodes * (nodes - 1) / nodes;
+            copies = (p->m.route_nodes < nodes ? p->m.route_nodes : nodes) * (nodes - 1) / nodes;
         /* dispatch in FP8 with req.fp8 (DeepSeek-V3 Sec. 3.3.2), combine in 16 bits */
         r.ep = (T / (p->m.no_seq_parallel ? 1 : t)) * copies * p->h * ((q->r->fp8 ? 1 : 2) + 2) /
                pp__link(q, y->ep, y->etp);
@@ -1557,8 +1574,8 @@ typedef struct pp__pws {
     pp_times *fbc;       /* [2 (L + 2)]: each stage's all-to-all part of F and B (pp_config.fb_comm) */
     double *dev_static, *dev_params, *dev_eparams; /* [L + 2]: pp <= items */
     double *dev_big, *dev_unit; /* [L + 2]: a device's largest matrix, largest item (gathered by zero3, fsdp) */
-    double *sact;        /* [14 (L + 2)]: per stage kept bytes, logits, TP, CP, EP comm, recompute
-                            transient, logits freed by B */
+    double *sact;        /* [16 (L + 2)]: per stage kept bytes, logits, TP, CP, EP comm, recompute
+                            transient, logits freed by B, round trip (pp__plan_live_bound) */
     double comm;         /* pipeline send time of the current items */
     int nsplit, split_S[PP__PLAN_SPLITS];
     int *split;          /* [PP__PLAN_SPLITS][L + 2] */
@@ -1731,6 +1748,59 @@ static void pp__recipe_sync(int recipe, int no_dist, double *per_step, double *p
     }
 }
 
+/* The memory-time bound (PLANNING, pruning), without the extrapolation:
+   the least makespan of nb microbatches that keeps every device within its
+   memory. A microbatch's bytes on stage s that last until its W (a_s: its
+   kept bytes, less the logits a split backward frees at B) are held from
+   the start of its F there to the end of its B there at least, and that
+   span contains the F and B of every later stage of its route (F after F
+   of the stage before, B after B of the stage after): R_s = the F + B of
+   stages s to the route's last (BW where the backward is not split). Over a makespan M the bytes a device holds
+   average at least (microbatches per route) x sum_s a_s R_s / M, and the
+   peak is no lower than the mean; for the device to fit, its activations
+   stay within the memory left after its static bytes and its largest
+   recomputation transient, so M >= that sum / what is left. 0 when no
+   device bounds anything; a device with nothing left (the memory bound
+   catches it first): 1e300. Needs w->stt, sact, slog, slogb, stra of the
+   current stages. */
+static double pp__plan_live_bound(const pp__preq *q, pp__pws *w, int S, int Sp, int pp, int vplace, int dual, int nb,
+                                  const pp_sched_info *info) {
+    const pp_times *stt = w->stt;
+    int items = q->p.m.layers + 2, s, dev;
+    double *sact = w->sact, *slog = w->sact + 2 * items, *stra = w->sact + 10 * items;
+    double *slogb = w->sact + 12 * items, *R = w->sact + 14 * items, x = 0, best = 0;
+    /* a backward pass's time: B, or where it is not split BW = B + W (+ F when it recomputes) */
+#define PP__PLAN_BACK(s) (info->split_backward ? stt[s].b : stt[s].b + stt[s].w + (info->recompute ? stt[s].f : 0))
+    for (s = S - 1; s >= 0; s--) { /* suffix sums within each route (dualpipe: [0, Sp) and [Sp, S)) */
+        x = s == S - 1 || (dual && s == Sp - 1) ? 0 : x;
+        x += stt[s].f + PP__PLAN_BACK(s);
+        R[s] = x;
+    }
+    for (dev = 0; dev < pp; dev++) {
+        double held = 0, tr = 0, left, head = 1e300, tail = 1e300;
+        for (s = 0; s < S; s++) {
+            double a, hs = 0, ts = 0;
+            int t;
+            if ((vplace ? (s < pp ? s : 2 * pp - 1 - s) : s % pp) != dev) continue;
+            a = sact[s] + slog[s] - slogb[s];
+            if (a > 0) held += a * R[s];
+            if (stra[s] > tr) tr = stra[s];
+            /* the F and B chains before stage s on its route: its bytes are
+               held inside [head, M - tail] */
+            for (t = dual && s >= Sp ? Sp : 0; t < s; t++) { hs += stt[t].f; ts += PP__PLAN_BACK(t); }
+            if (hs < head) head = hs;
+            if (ts < tail) tail = ts;
+        }
+        left = q->gmem - w->dev_static[dev] - tr;
+        if (held <= 0) continue;
+        if (left <= 0) return 1e300;
+        x = head + tail + held * (dual ? nb / 2 : nb) / left;
+        if (x > best) best = x;
+    }
+#undef PP__PLAN_BACK
+    return best;
+}
+
 /* Evaluate one (layout, schedule, v). */
 static void pp__plan_one(const pp__preq *q, pp__pws *w, const pp__lay *y, int id, int v, pp_candidate *c,
                          const pp__plan_inc *inc, double top_k, int bound_only) {
@@ -1750,7 +1820,7 @@ static void pp__plan_one(const pp__preq *q, pp__pws *w, const pp__lay *y, int id
     double wb, gb, ob, ewb, egb, eob, sync_step, sync_mb, dp_step = 0, dp_mb = 0;
     /* the data-parallel group (dp x cp ranks, tp apart in Megatron's rank order) inside one node: NVLink */
     double dpbw = dshard * tp <= q->node ? q->g.tp_bw : q->g.net_bw;
-    double unit, act_sum = 0, static_max = 0, best_peak = 0, lim = 0, scale = 1;
+    double unit, act_sum = 0, static_max = 0, best_peak = 0, lim = 0, scale = 1, mem_bound = 0;
     double *sact = w->sact, *slog = w->sact + 2 * items, *stp = w->sact + 4 * items, *scp = w->sact + 6 * items;
     double *sep = w->sact + 8 * items, *stra = w->sact + 10 * items, *slogb = w->sact + 12 * items;
     pp_config cfg;
@@ -2016,7 +2086,16 @@ static void pp__plan_one(const pp__preq *q, pp__pws *w, const pp__lay *y, int id
         }
         bound = mk + (double)(n - nb) * pmax + dp_step;
         c->bound = bound;
-        if (bound_only) return;
+        /* memory-time bound (PLANNING, pruning): what fits limits how many
+           microbatches live at once, and each lives at least its round trip */
+        if (!r->no_prune && !cfg.fb_overlap) {
+            double live = pp__plan_live_bound(q, w, S, Sp, pp, vplace, dual, nb, info);
+            if (live > 0) mem_bound = live + (double)(n - nb) * pmax + dp_step;
+        }
+        if (bound_only) {
+            if (mem_bound > c->bound) c->bound = mem_bound;
+            return;
+        }
         /* per-microbatch gathers and reductions (fsdp, zero2, zero3) hide under the device's work */
         if (dp_mb > pmax) dp_mb = (dp_mb - pmax) * n;
         else dp_mb = 0;
@@ -2032,17 +2111,25 @@ static void pp__plan_one(const pp__preq *q, pp__pws *w, const pp__lay *y, int id
                 hit = k;
         }
         if (hit < 0) scale = 1;
+        double pb = mem_bound > c->bound ? mem_bound : c->bound;
         if ((hit < 0 || !w->cache[hit].s) && !r->no_prune && inc && inc->step > 0 &&
-            c->bound > inc->step * (1 + 1e-9) && c->bound > top_k * (1 + 1e-9)) {
-            /* slower than this schedule's best so far whatever its bubble: not
+            pb > inc->step * (1 + 1e-9) && pb > top_k * (1 + 1e-9)) {
+            /* slower than this schedule's best so far whatever its bubble
+               (or, past the memory-time bound, slower or out of memory): not
                built; its times are kept for a later layout that shares the build */
             c->pruned = 1;
             c->unit_bytes = unit;
             c->static_bytes = static_max;
             c->peak_bytes = static_max;
-            pp__cand_reason(c, "not built: at least %.1f%% slower (work bound %.3f s) than its best layout %s, "
-                            "outside the top %d", 100 * (c->bound / inc->step - 1), c->bound, inc->lay,
-                            r->keep_top > 0 ? r->keep_top : 10);
+            if (mem_bound > c->bound) {
+                c->bound = mem_bound;
+                pp__cand_reason(c, "not built: at least %.1f%% slower (memory-time bound %.3f s) than its best "
+                                "layout %s, outside the top %d, or out of memory", 100 * (c->bound / inc->step - 1),
+                                c->bound, inc->lay, r->keep_top > 0 ? r->keep_top : 10);
+            } else
+                pp__cand_reason(c, "not built: at least %.1f%% slower (work bound %.3f s) than its best layout %s, "
+                                "outside the top %d", 100 * (c->bound / inc->step - 1), c->bound, inc->lay,
+                                r->keep_top > 0 ? r->keep_top : 10);
             if (hit < 0) pp__plan_cache_put(w, id, v, nb, S, lim, cfg.recompute_input, NULL, stt);
             return;
         }
@@ -2330,7 +2417,7 @@ PP_PLAN_DEF pp_status pp_plan(const pp_plan_request *r, pp_candidate *out, int c
     w.stt = (pp_times *)pp__plan_malloc(&w.al, sizeof(pp_times) * (size_t)(4 * items));
     if (w.stt) w.fbc = w.stt + 2 * items;
     w.dev_static = (double *)pp__plan_malloc(&w.al, sizeof(double) * (size_t)(5 * items));
-    w.sact = (double *)pp__plan_malloc(&w.al, sizeof(double) * (size_t)(14 * items));
+    w.sact = (double *)pp__plan_malloc(&w.al, sizeof(double) * (size_t)(16 * items));
     w.split = (int *)pp__plan_malloc(&w.al, sizeof(int) * (size_t)PP__PLAN_SPLITS * (size_t)items);
     w.split_cost = (double *)pp__plan_malloc(&w.al, sizeof(double) * (size_t)items);
     inc = (pp__plan_inc *)pp__plan_malloc(&w.al, sizeof(pp__plan_inc) * (size_t)nall);

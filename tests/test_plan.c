@@ -239,7 +239,7 @@ static const pp_candidate *best_of(const pp_candidate *c, int n, const char *nam
 static void check_pruning(pp_plan_request *r, const pp_candidate *c, int n, const char *what) {
     pp_candidate *f = (pp_candidate *)malloc(sizeof *f * 40000);
     char err[PP_ERR_LEN];
-    int nf = 0, i, j, pruned = 0, memory_skipped = 0;
+    int nf = 0, i, j, pruned = 0, memory_skipped = 0, memory_time_fit = 0;
     r->no_prune = 1;
     CHECK(pp_plan(r, f, 40000, &nf, err) == PP_OK, "%s, no_prune: %s", what, err);
     r->no_prune = 0;
@@ -263,6 +263,12 @@ static void check_pruning(pp_plan_request *r, const pp_candidate *c, int n, cons
                   what, x->schedule, x->pp, x->fits, x->step_time, x->reason);
             CHECK(sb && x->bound > sb->step_time, "%s: pruned %s pp=%d tp=%d mbs=%d, bound %.6f <= its schedule's best %.6f",
                   what, x->schedule, x->pp, x->tp, x->mbs, x->bound, sb ? sb->step_time : 0);
+            /* its bound (the work bound, or the memory-time bound) is a lower
+               bound: built, it is out of memory or at least that slow */
+            CHECK(!y->fits || y->step_time >= x->bound * (1 - 1e-9),
+                  "%s: pruned %s pp=%d tp=%d v=%d mbs=%d on a bound %.6f, but without pruning it fits at %.6f", what,
+                  x->schedule, x->pp, x->tp, x->v, x->mbs, x->bound, y->step_time);
+            if (y->fits && strstr(x->reason, "memory-time")) memory_time_fit++;
         } else if (strncmp(x->reason, "out of memory by at least", 25) == 0) {
             /* skipped on its memory bound: it must not fit, and the bound must not exceed the built peak */
             memory_skipped++;
@@ -284,11 +290,122 @@ static void check_pruning(pp_plan_request *r, const pp_candidate *c, int n, cons
               c[i].pp, c[i].tp, c[i].mbs, f[i].schedule, f[i].pp, f[i].tp, f[i].mbs);
     CHECK(n > 0 && nf > 0 && c[0].step_time == f[0].step_time && !strcmp(c[0].schedule, f[0].schedule) && c[0].pp == f[0].pp &&
               c[0].tp == f[0].tp && c[0].mbs == f[0].mbs, "%s: best differs with pruning", what);
-    printf("    %s: %d of %d candidates pruned (not built), %d more out of memory by their bound\n", what, pruned, n,
-           memory_skipped);
+    printf("    %s: %d of %d candidates pruned (not built; %d of them fit without pruning, slower than the memory-time "
+           "bound), %d more out of memory by their bound\n", what, pruned, n, memory_time_fit, memory_skipped);
     free(f);
 }
 
+
+/* The memory-time bound (PLANNING, pruning), derived here on its own: a
+   microbatch's bytes on stage s are held from the start of its F there to
+   the end of its B there, a span that holds the F and B of every later
+   stage of its route (R_s; B, or BW where it is not split); all of them lie after the F chain and before
+   the B chain of the stages before s. So a device whose peak is P holds,
+   on average over that window, sum_s a_s x (microbatches per route) x R_s
+   / window <= P, i.e. makespan >= head + tail + n_route sum_s a_s R_s / P.
+   Checked on every built-in schedule (F&B pairs off, no comm), d = 2, 4,
+   n = 2d, 4d, random stage times and bytes, P each device's simulated peak
+   (the least memory in which the build fits); then the planner's
+   pp__plan_live_bound against a case worked by hand. */
+static void test_memory_time_bound(void) {
+    int id, d, k, builds = 0;
+    char err[PP_ERR_LEN];
+    for (id = 0; id < pp_sched_count(); id++)
+        for (d = 2; d <= 4; d += 2)
+            for (k = 2; k <= 4; k += 2) {
+                const pp_sched_info *info = pp_sched_info_at(id);
+                pp_config cfg;
+                pp_times t[16];
+                double a[16], R[16], head[16], tail[16];
+                pp_schedule *sc = NULL;
+                int v = info->any_chunks ? 2 : info->chunks, S = d * v, s, dev, i, n = k * d;
+                int back = info->split_backward ? PP_B : PP_BW; /* the backward pass that chains */
+                memset(&cfg, 0, sizeof cfg);
+                cfg.schedule = info->name;
+                cfg.devices = d;
+                cfg.microbatches = n;
+                cfg.chunks = v;
+                cfg.stage_times = t;
+                for (s = 0; s < S; s++) {
+                    t[s].f = 0.5 + (rnd() % 100) / 100.0;
+                    t[s].b = 0.5 + (rnd() % 200) / 100.0;
+                    t[s].w = (rnd() % 100) / 100.0;
+                    t[s].comm = 0;
+                    a[s] = 0.5 + (rnd() % 100) / 100.0;
+                }
+                if (pp_sched_build(&cfg, &sc, err) != PP_OK) continue; /* e.g. a search's limits */
+                for (s = 0; s < S; s++) {
+                    int first, last, u;
+                    pp_stage_route(S, sc->copies, s, &first, &last);
+                    R[s] = head[s] = tail[s] = 0;
+                    for (u = s; u <= last; u++) R[s] += sc->stage_time[u * 4 + PP_F] + sc->stage_time[u * 4 + back];
+                    for (u = first; u < s; u++) {
+                        head[s] += sc->stage_time[u * 4 + PP_F];
+                        tail[s] += sc->stage_time[u * 4 + back];
+                    }
+                }
+                for (dev = 0; dev < d; dev++) {
+                    double cur = 0, peak = 0, held = 0, h = 1e300, tl = 1e300, lb;
+                    for (i = sc->device_start[dev]; i < sc->device_start[dev + 1]; i++) {
+                        const pp_pass *x = &sc->passes[i];
+                        if (x->kind == PP_F) cur += a[x->stage];
+                        if (x->kind == PP_W || x->kind == PP_BW) cur -= a[x->stage];
+                        if (cur > peak) peak = cur;
+                    }
+                    for (s = 0; s < S; s++) {
+                        if (sc->stage_device[s] != dev) continue;
+                        held += a[s] * R[s];
+                        if (head[s] < h) h = head[s];
+                        if (tail[s] < tl) tl = tail[s];
+                    }
+                    lb = h + tl + (double)(n / (sc->copies > 1 ? sc->copies : 1)) * held / peak;
+                    CHECK(lb <= sc->makespan * (1 + 1e-9), "%s d=%d n=%d: device %d's memory-time bound %.6f > makespan %.6f",
+                          info->name, d, n, dev, lb, sc->makespan);
+                }
+                builds++;
+                pp_sched_free(sc);
+            }
+    CHECK(builds >= 60, "only %d builds", builds);
+    {   /* the planner's function, by hand: 2 devices, one stage each; F 1, 2, B 2, 3;
+           kept bytes 4 and 6, the last stage's logits 1 of which B frees 0.5;
+           static 10 and 20 of 30; 4 microbatches. R_1 = 2 + 3 = 5, R_0 = 1 + 2 + 5 = 8.
+           device 0: 0 + 0 + 4 x (4 x 8) / (30 - 10) = 6.4; device 1: head 1 + tail 2
+           + 4 x (6 + 1 - 0.5) x 5 / (30 - 20) = 16. */
+        pp__preq q;
+        pp__pws w;
+        pp_times st[4];
+        double sact[16 * 4], dst[4];
+        const pp_sched_info *zb = pp_sched_find("zb-h1"); /* B and W split */
+        memset(&q, 0, sizeof q);
+        memset(&w, 0, sizeof w);
+        memset(st, 0, sizeof st);
+        memset(sact, 0, sizeof sact);
+        q.p.m.layers = 2; /* 4 items: the arrays' stride */
+        q.gmem = 30;
+        st[0].f = 1; st[0].b = 2; st[1].f = 2; st[1].b = 3;
+        sact[0] = 4; sact[1] = 6;   /* kept bytes */
+        sact[2 * 4 + 1] = 1;        /* logits */
+        sact[12 * 4 + 1] = 0.5;     /* of them, freed by B */
+        dst[0] = 10; dst[1] = 20;
+        w.stt = st;
+        w.sact = sact;
+        w.dev_static = dst;
+        CHECK(fabs(pp__plan_live_bound(&q, &w, 2, 2, 2, 0, 0, 4, zb) - 16) < 1e-12, "hand case: %.9g, expected 16",
+              pp__plan_live_bound(&q, &w, 2, 2, 2, 0, 0, 4, zb));
+        /* 1f1b (BW = B + W): W 0.5 and 1 make R_1 = 2 + 4 = 6, R_0 = 1 + 2.5 + 6 = 9.5, tail 2.5:
+           device 0: 4 x 4 x 9.5 / 20 = 7.6; device 1: 1 + 2.5 + 4 x 6.5 x 6 / 10 = 19.1 */
+        st[0].w = 0.5; st[1].w = 1;
+        CHECK(fabs(pp__plan_live_bound(&q, &w, 2, 2, 2, 0, 0, 4, pp_sched_find("1f1b")) - 19.1) < 1e-12,
+              "hand case, BW: %.9g, expected 19.1", pp__plan_live_bound(&q, &w, 2, 2, 2, 0, 0, 4, pp_sched_find("1f1b")));
+        st[0].w = st[1].w = 0;
+        dst[1] = 5; /* device 1: 3 + 4 x 32.5 / 25 = 8.2, still above device 0's 6.4 */
+        CHECK(fabs(pp__plan_live_bound(&q, &w, 2, 2, 2, 0, 0, 4, zb) - 8.2) < 1e-12, "hand case 2: %.9g, expected 8.2",
+              pp__plan_live_bound(&q, &w, 2, 2, 2, 0, 0, 4, zb));
+        dst[1] = 30; /* nothing left on device 1 */
+        CHECK(pp__plan_live_bound(&q, &w, 2, 2, 2, 0, 0, 4, zb) >= 1e300, "no memory left: not infinite");
+    }
+    group_next("plan", "memory-time bound: makespan >= head + tail + n sum a_s R_s / peak on every schedule; the planner's by hand");
+}
 
 /* Published parameter counts (independent facts, not our output):
    GPT-3 175B: Brown et al. 2020, "Language Models are Few-Shot Learners", Table 2.1 (175.0B);
@@ -671,6 +788,41 @@ static void test_pruning_many(void) {
     CHECK(requests >= 20, "%d requests", requests);
     group_next("plan", "pruning over 22 requests: the top 10 as without pruning, every bound below its step time (dualpipe's pairs included)");
     free(c);
+}
+
+/* Node-limited routing (DeepSeek-V3 report, Sec. 2.1.2: a token's experts
+   lie on at most R = 4 nodes; Sec. 3.2.2: a token crosses IB once per target
+   node and NVLink forwards it inside the node). A token reaches, of the
+   group's N nodes, min(R, N), each remote with probability (N - 1)/N, so
+   the network carries min(R, N)(N - 1)/N copies per token and MoE layer;
+   without a limit top_k (ep - 1)/ep. A one-stage 1f1b plan's exposed EP
+   time is then 2 (F and B) x layers x tokens x copies x h x (2 + 2 bytes)
+   / net_bw: checked at EP 16 (2 nodes: 1 copy, not R/2 = 2), EP 64 (8
+   nodes: 3.5) and EP 16 without the limit (7.5). */
+static void test_node_limited(void) {
+    static const struct { int gpus, route; double copies; } k[] = {{16, 4, 1.0}, {64, 4, 3.5}, {16, 0, 7.5}};
+    pp_candidate *c = (pp_candidate *)malloc(sizeof *c * 64);
+    char err[PP_ERR_LEN];
+    int i, n = 0;
+    for (i = 0; i < 3; i++) {
+        pp_plan_request r;
+        double net, want;
+        memset(&r, 0, sizeof r);
+        r.model.layers = 4; r.model.hidden = 1024; r.model.heads = 8; r.model.seq = 1024;
+        r.model.experts = 64; r.model.top_k = 8; r.model.expert_ffn = 256; r.model.gated = 1; r.model.ffn = 4096;
+        r.model.route_nodes = k[i].route;
+        pp_gpu_preset("h100-80g", &r.gpu, NULL);
+        net = pp_gpu_defaults(&r.gpu).net_bw;
+        r.gpus = k[i].gpus; r.global_batch = k[i].gpus;
+        r.pp = 1; r.tp = 1; r.ep = k[i].gpus; r.mbs = 1; r.schedule = "1f1b";
+        want = 2.0 * 4 * 1024 * k[i].copies * 1024 * 4 / net;
+        CHECK(pp_plan(&r, c, 64, &n, err) == PP_OK && n == 1 && c[0].fits, "EP %d: %s", k[i].gpus, err);
+        if (n == 1 && c[0].fits)
+            CHECK(fabs(c[0].time.ep - want) < 1e-9 * want, "EP %d route %d: exposed EP %.9g s, expected %.9g (%g copies)",
+                  k[i].gpus, k[i].route, c[0].time.ep, want, k[i].copies);
+    }
+    free(c);
+    group_next("plan", "node-limited routing: min(R, nodes)(nodes-1)/nodes copies cross the network (EP 16: 1, EP 64: 3.5; no limit: 7.5)");
 }
 
 /* Published training setups (sources in README, "Checks against published setups"):
@@ -1057,12 +1209,19 @@ int main(int argc, char **argv) {
         test_recipes();
         return g_groups_failed != 0;
     }
+    if (argc > 1 && !strcmp(argv[1], "bound")) { /* the memory-time bound and routing alone */
+        test_memory_time_bound();
+        test_node_limited();
+        return g_groups_failed != 0;
+    }
     test_partition();
     test_bytes();
     test_models();
     test_dualpipe();
     test_fb_overlap();
     test_pruning_many();
+    test_memory_time_bound();
+    test_node_limited();
     test_megatron_memory();
     test_recipes();
     test_published();
