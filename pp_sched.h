@@ -4031,6 +4031,52 @@ static int pp__auto_better(const pp_schedule *s, const pp_schedule *best) {
     return a < b - 1e-9;
 }
 
+/* The reorder variants of the searches' finalists above pp__small_n
+   (reordered at 2d+4 microbatches, and at the full n): above 16 devices,
+   all but the two list variants, which cost two thirds of such a reorder's
+   time at d = 128 and won none of those finalists at d = 32 and 128 (they
+   do win a few at d = 4 and 5, limits above d: up to 0.4%). */
+static unsigned pp__rv_large(int d) { return d > 16 ? PP__RV_ALL & ~(1u << PP__RV_LIST | 1u << PP__RV_W_LIST) : PP__RV_ALL; }
+
+/* A finalist blk of A's search above pp__small_n, as pp__block_schedule
+   builds it (reordered at 2d+4 microbatches and extended by its stable
+   phase; where that is not exact, reordered at the full n), and where the
+   extension was not exact, that extension too when it keeps within the
+   limit: a stable phase with a bubble is sometimes shorter as the small
+   reorder left it than as the reorder at n makes it. The shorter of them
+   replaces *best when better. */
+static pp_status pp__auto_large(pp__auto *A, const pp_block *blk, pp_schedule **best, char *err) {
+    pp_schedule *s = NULL, *e = NULL;
+    pp_status st;
+    unsigned mask = pp__rv_large(A->q->d);
+    int i;
+    st = pp__repeat(blk, pp__reorder_n(blk->devices), NULL, &A->q->c, 0, &s, err);
+    if (st == PP_OK) st = pp_squeeze(s, err);
+    if (st == PP_OK) st = pp__reorder_memo(s, mask, A->limit, &A->memo, err);
+    if (st == PP_OK) st = pp__extend_exact(s, A->n, &e, err);
+    if (st == PP_OK && !e) { /* the inexact extension, then the whole n reordered */
+        st = pp__extend(s, A->n, &e, err);
+        for (i = 0; st == PP_OK && e && i < e->devices; i++)
+            if (e->peak_memory[i] > A->limit + 1e-9) { pp_sched_free(e); e = NULL; }
+        pp_sched_free(s);
+        s = NULL;
+        if (st == PP_OK) st = pp__repeat(blk, A->n, NULL, &A->q->c, 0, &s, err);
+        if (st == PP_OK) st = pp_squeeze(s, err);
+        if (st == PP_OK) st = pp__reorder_memo(s, mask, A->limit, &A->memo, err);
+        if (st == PP_OK && e && !pp__auto_better(e, s)) { pp_sched_free(e); e = NULL; }
+    } else {
+        pp_sched_free(s);
+        s = NULL;
+    }
+    if (st == PP_OK && !e) { e = s; s = NULL; }
+    pp_sched_free(s);
+    if (st != PP_OK) { pp_sched_free(e); return st; }
+    if (A->lb_n < 0) A->lb_n = pp__order_bound(e);
+    if (pp__auto_better(e, *best)) { pp_sched_free(*best); *best = e; e = NULL; }
+    pp_sched_free(e);
+    return PP_OK;
+}
+
 static pp_status pp__auto_finish(pp__auto *A, const pp_sched_id *fixed, int nfixed, pp_schedule **out, char *err) {
     pp_schedule *best = NULL;
     pp_status st = PP_OK;
@@ -4078,14 +4124,17 @@ static pp_status pp__auto_finish(pp__auto *A, const pp_sched_id *fixed, int nfix
     nf += nx;
     /* stage 3: the finalists at the real n, every reorder variant; above
        pp__small_n, none after one at the order bound (DESIGN.md: the search
-       stops at the bound) */
+       stops at the bound), and each reordered at 2d+4 microbatches and
+       extended by its stable phase (pp__auto_large) */
     for (k = 0; k < nf && st == PP_OK; k++) {
         pp_schedule *s = NULL;
         if (best && !pp__small_n(A->q->d, A->n) && pp__at_bound(best->makespan, A->lb_n)) break;
-        st = pp__block_schedule(fb[k], A->n, &A->q->c, 0, A->q->c.reorder ? PP__RV_ALL : 0u, A->limit, &A->memo, &s,
-                                err);
-        if (st == PP_OK && A->lb_n < 0) A->lb_n = pp__order_bound(s);
-        if (st == PP_OK && pp__auto_better(s, best)) { pp_sched_free(best); best = s; s = NULL; }
+        if (A->q->c.reorder && !pp__small_n(A->q->d, A->n)) st = pp__auto_large(A, fb[k], &best, err);
+        else
+            st = pp__block_schedule(fb[k], A->n, &A->q->c, 0, A->q->c.reorder ? PP__RV_ALL : 0u, A->limit, &A->memo, &s,
+                                    err);
+        if (st == PP_OK && s && A->lb_n < 0) A->lb_n = pp__order_bound(s);
+        if (st == PP_OK && s && pp__auto_better(s, best)) { pp_sched_free(best); best = s; s = NULL; }
         pp_sched_free(s);
     }
     /* the fixed blocks of the same family, where they fit: the adaptive
@@ -4910,6 +4959,7 @@ static pp_status pp__vgrid_search(const pp__req *q, const pp_schedule *beat, dou
     for (k = 0; k < ntop && st == PP_OK; k++) {
         pp_schedule *s = NULL, *e = NULL;
         const pp_schedule *ref = *out && (!beat || pp__auto_better(*out, beat)) ? *out : beat;
+        int inexact = 0;
         st = pp__tick(cfg, "v-auto: grid finalists", (double)k / ntop, err);
         if (st != PP_OK) break;
         st = pp__vgrid_build(&G, cfg, &top[k], maxmem, &s);
@@ -4920,13 +4970,22 @@ static pp_status pp__vgrid_search(const pp__req *q, const pp_schedule *beat, dou
             if (!pp__may_beat(ref, lb0, peak)) { pp_sched_free(s); continue; }
         }
         if (n1 != n) {
-            if (st == PP_OK && s) st = pp__reorder_memo(s, PP__RV_ALL, 0, &memo, err);
+            if (st == PP_OK && s) st = pp__reorder_memo(s, pp__rv_large(d), 0, &memo, err);
             if (st == PP_OK && s) st = pp__extend_exact(s, n, &e, err);
+            /* not exact: the extension is a candidate too (within the
+               limit), beside the grid at n reordered */
+            if (st == PP_OK && s && !e) {
+                inexact = 1;
+                st = pp__extend(s, n, &e, err);
+                for (i = 0; st == PP_OK && e && i < d; i++)
+                    if (e->peak_memory[i] > limit + 1e-9) { pp_sched_free(e); e = NULL; }
+            }
             pp_sched_free(s);
             s = NULL;
             if (st == PP_OK) st = pp__vgrid_build(&G2, cfg, &top[k], maxmem, &s);
         }
-        if (st == PP_OK && s && !e) st = pp__reorder_memo(s, PP__RV_ALL, 0, &memo, err);
+        if (st == PP_OK && s && (!e || inexact))
+            st = pp__reorder_memo(s, n1 != n ? pp__rv_large(d) : PP__RV_ALL, 0, &memo, err);
         if (st == PP_OK && e && pp__auto_better(e, *out)) { pp_sched_free(*out); *out = e; e = NULL; }
         if (st == PP_OK && s && pp__auto_better(s, *out)) { pp_sched_free(*out); *out = s; s = NULL; }
         pp_sched_free(s);

@@ -15,8 +15,11 @@
                    Always exits 0: it measures, it does not judge.
                    First, the scale table: every built-in at
                    d = 128, n = 1024 and v-auto at d = 16, n = 128, CPU ms
-                   (best of up to 3 builds); `bench/bench scale` prints it
-                   alone (make bench-scale).
+                   (best of up to 3 builds), at unit times and at the three
+                   measured settings of make optimal-grid (Table 5 + comm
+                   0.6, B = 2F + comm 0.1, the last stage 1.3x);
+                   `bench/bench scale [NAME..]` prints it alone (make
+                   bench-scale), for the schedules named.
                    `bench/bench limits` (make bench-limits): the corners of
                    LIMITS, each built alone in a child process under a CPU
                    cap (BENCH_LIMITS_CAP seconds, default 300): every
@@ -156,32 +159,79 @@ static double cpu_build(const pp_config *cfg, double *makespan, char *err) {
     return best;
 }
 
-/* The build-time targets: every built-in at d = 128, n = 1024 (unit times,
-   default settings) under 2 s of CPU, v-auto at d = 16, n = 128 under
-   50 ms. CPU time: steadier than wall time on a shared machine. */
-static void bench_scale(void) {
+/* The time settings of the scale table: unit times, and the three measured
+   settings of make optimal-grid (Table 5 + comm 0.6; B = 2F + comm 0.1;
+   per-stage times, every stage F, B, W = 1/v, the last stage 1.3x, as an LM
+   head makes it), where the searches rarely stop at the order bound. */
+static const struct { const char *name; double f, b, w, comm, last; } scale_set[] = {
+    {"unit", 1, 1, 1, 0, 1}, {"table5", 12.96, 13.22, 9.76, 0.6, 1}, {"b2f", 1, 2, 1, 0.1, 1}, {"last1.3", 1, 1, 1, 0, 1.3}};
+#define SCALE_SETS ((int)(sizeof scale_set / sizeof scale_set[0]))
+
+/* cfg at setting k; stage: room for the per-stage times (d * chunks) */
+static void scale_config(pp_config *cfg, const pp_sched_info *in, int d, int n, int k, pp_times *stage) {
+    int S, i;
+    double v;
+    memset(cfg, 0, sizeof *cfg);
+    cfg->schedule = in->name;
+    cfg->devices = d;
+    cfg->microbatches = n;
+    cfg->times.f = scale_set[k].f; cfg->times.b = scale_set[k].b; cfg->times.w = scale_set[k].w;
+    cfg->times.comm = scale_set[k].comm;
+    if (scale_set[k].last == 1) return;
+    /* as bench/stage_json.c: S = chunks x d stages, each at 1/v of the
+       device's share (v = chunks per model copy) */
+    S = in->chunks * d;
+    v = (double)in->chunks / (in->copies > 1 ? in->copies : 1);
+    for (i = 0; i < S; i++) {
+        double x = i == S - 1 ? scale_set[k].last : 1.0;
+        stage[i].f = cfg->times.f / v * x;
+        stage[i].b = cfg->times.b / v * x;
+        stage[i].w = cfg->times.w / v * x;
+        stage[i].comm = 0;
+    }
+    cfg->stage_times = stage;
+}
+
+/* The build-time targets: every built-in at d = 128, n = 1024 (default
+   settings) under 2 s of CPU, v-auto at d = 16, n = 128 under 50 ms, at
+   unit times and at the three measured settings. CPU time: steadier than
+   wall time on a shared machine. `bench/bench scale NAME..` times only
+   those schedules. */
+static void bench_scale(int argc, char **argv) {
     static const struct { int d, n; const char *only; } rows[] = {{128, 1024, NULL}, {16, 128, "v-auto"}};
-    int k, i;
-    double total = 0;
-    printf("build time at scale: unit times, default settings, CPU ms (best of up to 3)\n");
-    printf("%-20s %4s %5s %10s %10s\n", "schedule", "d", "n", "cpu ms", "makespan");
+    static pp_times stage[4096];
+    int k, i, j, a;
+    double total[SCALE_SETS];
+    printf("build time at scale: default settings, CPU ms (best of up to 3); unit = F,B,W 1,1,1; table5 = 12.96,13.22,9.76 "
+           "comm 0.6;\nb2f = 1,2,1 comm 0.1; last1.3 = unit times per device, the last stage 1.3x (per-stage times)\n");
+    printf("%-20s %4s %5s", "schedule", "d", "n");
+    for (j = 0; j < SCALE_SETS; j++) printf(" %10s", scale_set[j].name);
+    printf("\n");
+    for (j = 0; j < SCALE_SETS; j++) total[j] = 0;
     for (k = 0; k < 2; k++)
         for (i = 0; i < pp_sched_count(); i++) {
-            pp_config cfg;
-            char err[PP_ERR_LEN];
-            double ms, makespan = 0;
-            memset(&cfg, 0, sizeof cfg);
-            cfg.schedule = pp_sched_info_at(i)->name;
-            if (rows[k].only && strcmp(rows[k].only, cfg.schedule) != 0) continue;
-            cfg.devices = rows[k].d;
-            cfg.microbatches = rows[k].n;
-            ms = cpu_build(&cfg, &makespan, err);
-            if (ms < 0) printf("%-20s %4d %5d failed: %s\n", cfg.schedule, cfg.devices, cfg.microbatches, err);
-            else printf("%-20s %4d %5d %10.1f %10.6g\n", cfg.schedule, cfg.devices, cfg.microbatches, ms, makespan);
-            if (k == 0 && ms > 0) total += ms;
+            const pp_sched_info *in = pp_sched_info_at(i);
+            int want = argc <= 2;
+            for (a = 2; a < argc; a++) want |= strcmp(argv[a], in->name) == 0;
+            if (!want || (rows[k].only && strcmp(rows[k].only, in->name) != 0)) continue;
+            printf("%-20s %4d %5d", in->name, rows[k].d, rows[k].n);
             fflush(stdout);
+            for (j = 0; j < SCALE_SETS; j++) {
+                pp_config cfg;
+                char err[PP_ERR_LEN];
+                double ms, makespan = 0;
+                scale_config(&cfg, in, rows[k].d, rows[k].n, j, stage);
+                ms = cpu_build(&cfg, &makespan, err);
+                if (ms < 0) printf(" %10s", "failed");
+                else printf(" %10.1f", ms);
+                if (k == 0 && ms > 0) total[j] += ms;
+                fflush(stdout);
+            }
+            printf("\n");
         }
-    printf("all built-ins at d=128 n=1024: %.0f ms CPU in all\n\n", total);
+    printf("all built-ins at d=128 n=1024, CPU ms in all:");
+    for (j = 0; j < SCALE_SETS; j++) printf(" %s %.0f%s", scale_set[j].name, total[j], j + 1 < SCALE_SETS ? "," : "");
+    printf("\n\n");
 }
 
 /* ---- bench limits: the corners of LIMITS ---- */
@@ -310,7 +360,7 @@ int main(int argc, char **argv) {
     int i, r, d;
     if (argc > 1 && strcmp(argv[1], "plan") == 0) { bench_plan(); return 0; }
     if (argc > 1 && strcmp(argv[1], "limits") == 0) { bench_limits(); return 0; }
-    bench_scale();
+    bench_scale(argc, argv);
     if (argc > 1 && strcmp(argv[1], "scale") == 0) return 0;
     printf("pp_sched %d.%d.%d: pp_sched_build, d=%d n=%d, unit times, best of %d\n", PP_SCHED_VERSION_MAJOR,
            PP_SCHED_VERSION_MINOR, PP_SCHED_VERSION_PATCH, DEVICES, MICROBATCHES, REPEATS);
