@@ -267,10 +267,10 @@ group "a rank that hangs during step 1 (rank 3 stops at op 60, connections open,
 # The same failures under the real launcher, `mpirun -np 4`: Open MPI ends
 # the job itself when a process ends non-zero or by a signal, killing the
 # others (SIGTERM), and prints which process it was; a survivor may print
-# its own message first, or be killed before it can. Each job runs in a
-# session of its own (setsid), so that what it leaves behind can be found:
-# after mpirun returns, no process of that session may still run (zombies
-# waiting for their reaper aside), nor any copy of this run's train_gpt.
+# its own message first, or be killed before it can. Each job runs under
+# setsid, so that every process it starts carries its sid (ps -o sid): after
+# mpirun returns, no process with that sid may still run (zombies waiting
+# for their reaper aside), nor any copy of this run's train_gpt.
 # The bound comes from a clean job under mpirun, measured here as above.
 # mpi FILE ARGS...: `timeout $limit mpirun --oversubscribe ARGS`, its output
 # in $out/FILE; sets mpi_rc, mpi_t (seconds) and mpi_left (what still runs)
