@@ -289,6 +289,7 @@ static __device__ __forceinline__ float pp__dot_row(const float *x, const pp__bf
             /* one 16-byte load, then a copy into bf16 pairs: reading the
                uint4 through a __nv_bfloat162 pointer breaks strict aliasing
                (g++ -O2 miscompiled it under the emulator, emu/gpu) */
+            /* report: one row per lane, rows apart: a request is 32 rows' 16 bytes, half of each row's 32-byte sector; the lane's next read is the other half (L1) */
             uint4 u = g4[c];
             __nv_bfloat162 h2[4];
             memcpy((void *)h2, &u, sizeof h2);
@@ -401,7 +402,9 @@ static __global__ void pp__attention_bwd_cols(pp__bf16 *dqkv, const float *srow,
         float dpl = 0, al = 0;
         if (t < T) {
             float datt = pp__dot_row(v, dbase + (size_t)t * C, hs, vec);
+            /* report: a column of att, one row per lane; coalesced, it needs att stored transposed too (B*NH*T*T bf16 more, att's own size, and a transpose pass); the block's 4 warps read 4 adjacent columns of the same sectors (L1, L2) */
             al = __bfloat162float(att[(bh + t) * T + t2]);
+            /* report: 32 floats from row t2 on, which need not start a sector: one sector more in some requests */
             dpl = al * (datt - srow[bh + t]) * scale;
         }
         sdp[lane] = dpl;
@@ -529,10 +532,30 @@ static __device__ __forceinline__ void pp__mm_load_tile(pp__bf16 *s, const pp__b
                                                         int c0, int cmax) {
     const int tid = threadIdx.x;
     if (VEC) {
-        const int chunks = ROWS * COLS / 8;
+        /* A quarter warp's eight 16-byte stores are one shared-memory phase,
+           conflict-free when they land in eight distinct 16-byte slots of a
+           128-byte line. With CPR < 8 chunks per row, consecutive chunks
+           would span rows r, r+1, ... whose slots overlap (rows of
+           CPR + 1 slots: at BK 32, rows of 5 slots put row r+1's last chunk
+           on row r's first). So a phase takes rows CPR apart instead: row
+           g + k*CPR (k < 8/CPR) of an 8-row group starts (CPR+1)*k*CPR
+           slots after row g, 4k (CPR 4) or 6k (CPR 2) modulo 8, and their
+           CPR chunks each fill the slots in between. The warp still reads the same 8 rows'
+           bytes from global memory; ldmatrix's reads are unchanged. */
+        constexpr int CPR = COLS / 8, chunks = ROWS * CPR;
+        static_assert(CPR >= 8 || (8 % CPR == 0 && ROWS % 8 == 0), "tile rows in groups of 8");
 #pragma unroll
         for (int c = tid; c < chunks; c += PP__MM_THREADS) {
-            int row = c / (COLS / 8), col = (c % (COLS / 8)) * 8, gr = r0 + row, gc = c0 + col;
+            int row, col;
+            if (CPR >= 8) {
+                row = c / CPR;
+                col = (c % CPR) * 8;
+            } else { /* c = group (8 rows), g (< CPR), k (< 8/CPR), chunk (< CPR) */
+                int w = c % (8 * CPR), p = w % 8;
+                row = c / (8 * CPR) * 8 + w / 8 + p / CPR * CPR;
+                col = p % CPR * 8;
+            }
+            int gr = r0 + row, gc = c0 + col;
             bool ok = gr < rmax && gc < cmax; /* cmax % 8 == 0: a chunk is all in or all out */
             const pp__bf16 *src = ok ? g + (size_t)gr * ld + gc : g;
             pp__cp_async16(s + row * (COLS + PP__MM_PAD) + col, src, ok ? 16 : 0);
@@ -675,9 +698,11 @@ static __device__ __forceinline__ void pp__mm_put(const pp__mm_args &a, float *o
                                                   const pp__bf16 *resid, int gm, int gn, float v) {
     size_t k = (size_t)gm * a.ldc + gn;
     if (outf) {
+        /* report: the mma fragment's layout: a request is 8 rows of 4 lanes at every other column (a lane's 2 adjacent columns are 2 requests) */
         outf[k] = a.accumulate ? outf[k] + v : v;
     } else {
         if (a.bias) v += __bfloat162float(a.bias[gn]);
+        /* report: the mma fragment's layout, as for outf: 8 rows of 4 bf16 at every other column */
         if (resid) v += __bfloat162float(resid[k]);
         outb[k] = __float2bfloat16(v);
     }

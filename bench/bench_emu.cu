@@ -16,17 +16,9 @@
 #include <vector>
 
 #include "../pp_cuda_gpt.cuh"
+#include "bench_dev.h"
 
 static double cpu_s(void) { return (double)clock() / CLOCKS_PER_SEC; }
-
-static pp__bf16 *dev_bf16(size_t n, float scale) {
-    std::vector<pp__bf16> h(n);
-    for (size_t i = 0; i < n; i++) h[i] = __float2bfloat16(scale * (float)((i * 2654435761u) % 1000) / 1000.0f - scale / 2);
-    pp__bf16 *d;
-    if (cudaMalloc(&d, n * sizeof(pp__bf16)) != cudaSuccess) exit(1);
-    cudaMemcpy(d, h.data(), n * sizeof(pp__bf16), cudaMemcpyHostToDevice);
-    return d;
-}
 
 /* best of 3 CPU seconds of f() followed by a device synchronize */
 template <class F> static double best3(F f) {

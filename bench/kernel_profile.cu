@@ -11,15 +11,7 @@
 #include <vector>
 
 #include "../pp_cuda_gpt.cuh"
-
-static pp__bf16 *dev_bf16(size_t n, float scale) {
-    std::vector<pp__bf16> h(n);
-    for (size_t i = 0; i < n; i++) h[i] = __float2bfloat16(scale * (float)((i * 2654435761u) % 1000) / 1000.0f - scale / 2);
-    pp__bf16 *d;
-    if (cudaMalloc(&d, n * sizeof(pp__bf16)) != cudaSuccess) exit(1);
-    cudaMemcpy(d, h.data(), n * sizeof(pp__bf16), cudaMemcpyHostToDevice);
-    return d;
-}
+#include "bench_dev.h"
 
 int main(void) {
     pp__gpt_dims d = {256, 64, 128, 4, 1, 2};

@@ -114,6 +114,22 @@ def emulate(out):
     return kernels, sites
 
 
+def why(where):
+    """the reason a site is not at the ideal: a one-line `/* report: ... */`
+    comment on its source line or the line above it (file:line, under ROOT)"""
+    f, _, n = where.rpartition(':')
+    try:
+        lines = open(os.path.join(ROOT, f)).read().split('\n')
+        n = int(n)
+    except (OSError, ValueError):
+        return ''
+    for text in (lines[n - 1] if n <= len(lines) else '', lines[n - 2] if n >= 2 else ''):
+        m = re.search(r'/\* report: (.*?) \*/', text)
+        if m:
+            return m.group(1)
+    return '(no reason written)'
+
+
 def occupancy(arch, regs, threads, smem):
     a = SM[arch]
     warps = (threads + 31) // 32
@@ -161,9 +177,11 @@ def main(argv):
     print('\nEmulator counters per source line (kernel_profile: one F, B, W of a one-block stage, N = 128 rows, C = 128):')
     print('shared: wavefronts per warp request against the ideal (1.00 = no bank conflict); '
           'global: 32-byte sectors per request against the ideal (1.00 = fully coalesced)\n')
-    print('%-26s %-6s %-24s %8s %8s %6s' % ('kernel', 'space', 'line', 'requests', 'cost', 'x ideal'))
+    print('%-26s %-6s %-24s %8s %8s %6s  %s' % ('kernel', 'space', 'line', 'requests', 'cost', 'x ideal',
+                                              'why not at the ideal (the source\'s "report:" comment)'))
     for (k, space, where), (req, cost, ideal, nbytes) in sorted(sites.items()):
-        print('%-26s %-6s %-24s %8d %8d %6.2f' % (k, space, where, req, cost, cost / ideal if ideal else 0))
+        x = cost / ideal if ideal else 0
+        print(('%-26s %-6s %-24s %8d %8d %6.2f  %s' % (k, space, where, req, cost, x, why(where) if x > 1.05 else '')).rstrip())
 
     print('\nRoofline ESTIMATE per kernel, not a timing: max(tensor-core FLOPs / dense bf16 peak, bytes / DRAM '
           'bandwidth), each 32-byte sector touched once per launch (a perfect cache); CUDA-core arithmetic, latency '

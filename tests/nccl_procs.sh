@@ -18,7 +18,11 @@
 #     a measured run of the same 4 ranks without a failure (each process runs
 #     under `timeout`; a rank still waiting there is a failed check). These
 #     start the 4 processes from this script with torchrun's variables (RANK,
-#     WORLD_SIZE), since mpirun would kill the others itself.
+#     WORLD_SIZE), since mpirun would kill the others itself;
+#   - a rank killed, failing or hanging during a step under `mpirun -np 4`:
+#     the job ends non-zero within a bound derived from a clean job, every
+#     message that came out names the rank, the rank mpirun names is that
+#     rank or a survivor whose message names it, and nothing is left running.
 # First tests/test_nccl_emu.cpp checks the emulated NCCL alone (3 processes).
 # Usage: sh tests/nccl_procs.sh [TRAIN_GPT [EMU_TRAIN_GPT]]   (run by
 # tests/run_tests.sh, which passes the train_gpt it built on the host
@@ -259,6 +263,111 @@ ranks_hang() {
         failed 3 x $bound 'PP_EMU_NCCL_TIMEOUT' 'rank(s) 3, which neither answered nor left'
 }
 group "a rank that hangs during step 1 (rank 3 stops at op 60, connections open, until the others end; they wait PP_EMU_NCCL_TIMEOUT=$tmo s)" ranks_hang
+
+# The same failures under the real launcher, `mpirun -np 4`: Open MPI ends
+# the job itself when a process ends non-zero or by a signal, killing the
+# others (SIGTERM), and prints which process it was; a survivor may print
+# its own message first, or be killed before it can. Each job runs under
+# setsid, so that every process it starts carries its sid (ps -o sid): after
+# mpirun returns, no process with that sid may still run (zombies waiting
+# for their reaper aside), nor any copy of this run's train_gpt.
+# The bound comes from a clean job under mpirun, measured here as above.
+# mpi FILE ARGS...: `timeout $limit mpirun --oversubscribe ARGS`, its output
+# in $out/FILE; sets mpi_rc, mpi_t (seconds) and mpi_left (what still runs)
+mpi() {
+    f=$1
+    shift
+    t0=$(date +%s)
+    if command -v setsid >/dev/null 2>&1; then
+        setsid -w sh -c 'echo $$ >"$0.sid"; exec timeout '$limit' mpirun --oversubscribe "$@"' "$out/$f" "$@" >"$out/$f" 2>&1
+    else
+        echo none >"$out/$f.sid"
+        timeout $limit mpirun --oversubscribe "$@" >"$out/$f" 2>&1
+    fi
+    mpi_rc=$?
+    mpi_t=$(($(date +%s) - t0))
+    mpi_left=$(ps -eo sid=,stat=,pid=,args= | awk -v s="$(cat "$out/$f.sid")" -v bin="$out/train_gpt" \
+        '$2 !~ /^Z/ && ($1 == s || index($0, bin)) && !index($0, "awk")')
+}
+mpi_clean() {
+    NCCL_COMM_ID=127.0.0.1:$(free_port) mpi mpi_clean.out -np 4 -x NCCL_COMM_ID "$out/train_gpt" -s v-half $model0 --steps 4
+    [ $mpi_rc -eq 0 ] && [ -z "$mpi_left" ] || { echo "mpirun exited $mpi_rc; still running: $mpi_left"; cat "$out/mpi_clean.out"; return 1; }
+    mbase=$((mpi_t + 1))
+    echo "$mbase s (rounded up), so a failing job is given $((3 * mbase + 2 * tmo + 4)) s"
+}
+# mpi_failed FILE BAD AT WORD...: the job in FILE failed where planted (the
+# failing rank's own line has AT: an op that the torchrun groups above show
+# to be in step 1; rank 0 may be killed before it prints its steps, so they
+# are not asked for), ended non-zero (not by the timeout) within mbound
+# seconds and left nothing running; every rank's message that came out
+# (train_gpt: rank R: ...) has the words. mpirun names one process: the
+# first whose end it noticed, which is the failing rank or a survivor that
+# saw the failure and exited first; a survivor it names must have said the
+# words itself, so that mpirun's message leads to rank BAD either way.
+mpi_failed() {
+    f=$1 bad=$2 at=$3
+    shift 3
+    echo "mpirun exited $mpi_rc after $mpi_t s"
+    sed 's/^/    /' "$out/$f"
+    grep -q "$at" "$out/$f" && ! grep -q '^step     3' "$out/$f" || { echo "rank $bad did not fail at: $at"; return 1; }
+    [ $mpi_rc -ne 0 ] && [ $mpi_rc -ne 124 ] && [ $mpi_t -le $mbound ] ||
+        { echo "expected a non-zero exit within $mbound s"; return 1; }
+    [ -z "$mpi_left" ] || {
+        echo "still running after mpirun ended: $mpi_left"
+        kill $(echo "$mpi_left" | awk '{ print $3 }') 2>/dev/null # (this run's own processes, by pid)
+        return 1
+    }
+    grep '^train_gpt: rank [0-9]' "$out/$f" >"$out/$f.said"
+    while read -r line; do
+        for w in "$@"; do
+            case $line in *"$w"*) ;; *) echo "a rank does not say '$w': $line"; return 1 ;; esac
+        done
+    done <"$out/$f.said"
+    # Open MPI 4 and 5 word these alike: "process rank R with PID P on node N
+    # exited on signal S", or "The first process to do so was: Process name:
+    # [job,R] Exit code: C" (Open MPI 4 writes the job as [J,1])
+    says=$(tr '\n' ' ' <"$out/$f" | grep -oE 'process rank [0-9]+ with PID [0-9]+ on node [^ ]+ exited on signal [0-9]+|The first process to do so was: +Process name: +\[[^ ]*,[0-9]+\] +Exit code: +[0-9]+' |
+        head -n 1 | tr -s ' ')
+    named=$(echo "$says" | sed -E 's/^process rank ([0-9]+) .*/\1/; s/.*,([0-9]+)\] Exit.*/\1/')
+    case $named in [0-3]) ;; *) echo "mpirun names no process"; return 1 ;; esac
+    if [ "$named" != "$bad" ]; then
+        grep -q "^train_gpt: rank $named: " "$out/$f.said" || { echo "mpirun names rank $named, which said nothing"; return 1; }
+        how="rank $named, whose message names rank $bad"
+    else
+        how="rank $bad itself"
+    fi
+    echo "exit $mpi_rc after $mpi_t s (bound $mbound), nothing left running, $(wc -l <"$out/$f.said") rank message(s), each naming rank $bad; mpirun names $how: $says"
+}
+if command -v mpirun >/dev/null 2>&1; then
+    mbase=10
+    group "mpirun -np 4 without a failure: exit 0, nothing left running (its time is the baseline of the mpirun bounds below)" mpi_clean
+    mbound=$((3 * mbase + 2 * tmo + 4))
+    fail_x="-x PP_EMU_NCCL_FAIL_RANK -x PP_EMU_NCCL_FAIL_AT -x PP_EMU_NCCL_FAIL_MODE -x PP_EMU_NCCL_TIMEOUT"
+    mpi_kill() {
+        NCCL_COMM_ID=127.0.0.1:$(free_port) PP_EMU_NCCL_FAIL_RANK=3 PP_EMU_NCCL_FAIL_AT=60 PP_EMU_NCCL_FAIL_MODE=kill \
+            PP_EMU_NCCL_TIMEOUT=300 mpi mpi_kill.out -np 4 -x NCCL_COMM_ID $fail_x "$out/train_gpt" -s v-half $model0 --steps 4
+        mpi_failed mpi_kill.out 3 'rank 3 kills itself at op 60' 'rank 3 closed its connection'
+    }
+    group "mpirun -np 4, a rank killed during step 1 (rank 3 SIGKILLed at op 60): mpirun ends the job, its message leads to rank 3" mpi_kill
+    mpi_err() {
+        NCCL_COMM_ID=127.0.0.1:$(free_port) PP_EMU_NCCL_FAIL_RANK=1 PP_EMU_NCCL_FAIL_AT=96 PP_EMU_NCCL_FAIL_MODE= \
+            PP_EMU_NCCL_TIMEOUT=300 mpi mpi_err.out -np 4 -x NCCL_COMM_ID $fail_x "$out/train_gpt" -s v-half $model0 --steps 4
+        mpi_failed mpi_err.out 1 'rank 1: injected failure of its NCCL op 96' 'rank 1: injected failure of its NCCL op 96'
+    }
+    group "mpirun -np 4, a rank whose NCCL op fails during step 1 (rank 1, op 96): mpirun ends the job, its message leads to rank 1" mpi_err
+    # rank 3 hangs far longer than the job's timeout (an MPMD job gives it
+    # its own PP_EMU_NCCL_TIMEOUT); the others wait tmo s and exit 1, and
+    # mpirun kills rank 3 when the first of them has ended
+    mpi_hang() {
+        NCCL_COMM_ID=127.0.0.1:$(free_port) PP_EMU_NCCL_FAIL_RANK=3 PP_EMU_NCCL_FAIL_AT=60 PP_EMU_NCCL_FAIL_MODE=hang \
+            PP_EMU_NCCL_TIMEOUT=$tmo mpi mpi_hang.out -x NCCL_COMM_ID $fail_x \
+            -np 3 "$out/train_gpt" -s v-half $model0 --steps 4 : -np 1 env PP_EMU_NCCL_TIMEOUT=$limit "$out/train_gpt" -s v-half $model0 --steps 4
+        mpi_failed mpi_hang.out 3 'rank 3 stops at op 60' 'PP_EMU_NCCL_TIMEOUT' 'rank(s) 3, which neither answered nor left'
+    }
+    group "mpirun -np 4, a rank that hangs during step 1 (rank 3 at op 60; the others wait PP_EMU_NCCL_TIMEOUT=$tmo s): mpirun ends the job and kills it" mpi_hang
+else
+    echo "[skip] a rank killed, failing or hanging under mpirun: no mpirun here"
+fi
 
 echo "nccl_procs: $passed passed, $failed failed"
 [ $failed -eq 0 ]

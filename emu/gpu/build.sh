@@ -42,6 +42,8 @@ flags="-std=c++17 $OPT -g -Wall -Wextra -Wno-unknown-pragmas $EMU_DEFS"
     "$root/bench/bench_emu.cu" "$out/src/bench/bench_emu.cpp" \
     "$root/tests/test_emu.cu" "$out/src/tests/test_emu.cpp" \
     "$root/bench/kernel_profile.cu" "$out/src/bench/kernel_profile.cpp"
+# host code the rewritten bench sources include, beside them ("bench_dev.h")
+cp "$root/bench/bench_dev.h" "$out/src/bench/"
 $CXX $flags $inc -c "$here/pp_emu.cpp" -o "$out/pp_emu.o" &
 emu=$!
 case " $targets " in *" kernels "*)
