@@ -2203,6 +2203,12 @@ static pp_status pp__list_reorder(pp_schedule *s, const double *cap, double warm
     int *fleft = (int *)pp__malloc(al, pp__size((size_t)d, sizeof(int)));
     int *tab = (int *)pp__malloc(al, pp__size((size_t)S, 16u * sizeof(int)));
     int K = 1, *win; /* win[1..2K): a tournament over the devices (pp__list_win) */
+    /* ev[1..2K): a second tournament, over every device's free_at (live or
+       done), for the next event after t; a leaf whose free_at is at or
+       before t + eps is dropped (-1) when a query meets it: t never goes
+       back, so it stays out until its device's free_at changes. One query
+       is O(log d) amortized instead of a scan over the devices. */
+    int *ev;
     /* ready: bit j set when pass j is not taken and its input has run (or
        it has none), so the scan for a pass to run skips the others in 64s;
        dstart/dlist: the passes waiting for each key (CSR), to set theirs */
@@ -2213,7 +2219,8 @@ static pp_status pp__list_reorder(pp_schedule *s, const double *cap, double warm
     pp_status st = PP_OK;
     while (K < d) K *= 2;
     win = (int *)pp__malloc(al, pp__size(2u * (size_t)K, sizeof(int)));
-    if (!out || !taken || !endk || !free_at || !mem || !head || !fill || !fleft || !tab || !win || !ready ||
+    ev = (int *)pp__malloc(al, pp__size(2u * (size_t)K, sizeof(int)));
+    if (!out || !taken || !endk || !free_at || !mem || !head || !fill || !fleft || !tab || !win || !ev || !ready ||
         !dstart || !dlist) {
         pp__err(err, "out of memory in reorder");
         st = PP_ERR_OUT_OF_MEMORY;
@@ -2242,6 +2249,8 @@ static pp_status pp__list_reorder(pp_schedule *s, const double *cap, double warm
     }
     for (i = 0; i < K; i++) win[K + i] = i < d && head[i] < s->device_start[i + 1] ? i : -1;
     for (i = K - 1; i >= 1; i--) win[i] = pp__list_win(free_at, win[2 * i], win[2 * i + 1]);
+    for (i = 0; i < K; i++) ev[K + i] = i < d ? i : -1;
+    for (i = K - 1; i >= 1; i--) ev[i] = pp__list_win(free_at, ev[2 * i], ev[2 * i + 1]);
     while (left > 0) {
         int dev, j, last, pick = -1, pick_w = -1, flexible;
         double t, rmin = -1, next = -1;
@@ -2270,9 +2279,10 @@ static pp_status pp__list_reorder(pp_schedule *s, const double *cap, double warm
         }
         if (pick < 0) pick = pick_w;
         if (pick < 0) {
-            /* nothing ready: wait for the next event anywhere */
-            for (i = 0; i < d; i++)
-                if (i != dev && free_at[i] > t + PP__EPS && (next < 0 || free_at[i] < next)) next = free_at[i];
+            /* nothing ready: wait for the next event anywhere, the first
+               free_at after t + eps of any device (dev's own is t) */
+            while (ev[1] >= 0 && !(free_at[ev[1]] > t + PP__EPS)) pp__list_replay(ev, K, free_at, ev[1], 0);
+            if (ev[1] >= 0) next = free_at[ev[1]];
             if (rmin >= 0 && (next < 0 || rmin < next)) next = rmin;
             if (next < 0) {
                 pp__err(err, "reorder: device %d cannot go on at time %g", dev, t);
@@ -2281,6 +2291,7 @@ static pp_status pp__list_reorder(pp_schedule *s, const double *cap, double warm
             }
             free_at[dev] = next;
             pp__list_replay(win, K, free_at, dev, 1);
+            pp__list_replay(ev, K, free_at, dev, 1);
             continue;
         }
         {
@@ -2304,6 +2315,7 @@ static pp_status pp__list_reorder(pp_schedule *s, const double *cap, double warm
             left--;
             while (head[dev] < s->device_start[dev + 1] && taken[head[dev]]) head[dev]++;
             pp__list_replay(win, K, free_at, dev, head[dev] < s->device_start[dev + 1]);
+            pp__list_replay(ev, K, free_at, dev, 1);
         }
     }
     memcpy(s->passes, out, (size_t)P * sizeof(pp_pass));
@@ -2311,7 +2323,8 @@ static pp_status pp__list_reorder(pp_schedule *s, const double *cap, double warm
 cleanup:
     pp__mfree(al, out); pp__mfree(al, taken); pp__mfree(al, endk);
     pp__mfree(al, free_at); pp__mfree(al, mem); pp__mfree(al, head); pp__mfree(al, fill); pp__mfree(al, fleft);
-    pp__mfree(al, tab); pp__mfree(al, win); pp__mfree(al, ready); pp__mfree(al, dstart); pp__mfree(al, dlist);
+    pp__mfree(al, tab); pp__mfree(al, win); pp__mfree(al, ev); pp__mfree(al, ready); pp__mfree(al, dstart);
+    pp__mfree(al, dlist);
     return st;
 }
 
