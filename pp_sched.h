@@ -6154,6 +6154,18 @@ static int pp__devices_most(const pp_sched_info *in, const char **alternative) {
     return PP__MAX_DEVICES;
 }
 
+/* The most passes one reorder takes (the whole schedule when n <= 2d + 6,
+   else 2d + 4 microbatches of it, pp__block_schedule). A reorder is linear
+   in its passes but holds about 200 bytes of each and runs up to eleven
+   variants: 2^24 passes take about 10 s of CPU and 3.5 GB (zb-h2 at
+   d = 2896, n = 2896, 25M passes: 16 s, 5.2 GB; at the total-work limit,
+   1e8 passes, it would be minutes and 20 GB). */
+#define PP__REORDER_MOST (1 << 24)
+static long long pp__reorder_passes(const pp__req *q) {
+    long long nr = pp__small_n(q->d, q->n) ? q->n : pp__reorder_n(q->d);
+    return (long long)q->S * nr * (q->info->split_backward ? 3 : 2);
+}
+
 static pp_status pp__req_resolve(const pp_config *cfg, pp__req *q, char *err) {
     const pp_sched_info *in;
     const char *name;
@@ -6234,6 +6246,14 @@ static pp_status pp__req_resolve(const pp_config *cfg, pp__req *q, char *err) {
             st = PP_ERR_OVERFLOW;
         }
     } else if (st == PP_OK) st = pp__check_work(q->shape.stage_time, q->S, n, in->split_backward, q->c.times.comm, err);
+    if (st == PP_OK && q->c.reorder && !in->published && pp__reorder_passes(q) > PP__REORDER_MOST) {
+        /* n at most this is reordered whole within the limit (it is below 2d + 6 whenever the limit is hit) */
+        long long most = PP__REORDER_MOST / ((long long)q->S * (in->split_backward ? 3 : 2));
+        pp__err(err, "%s: reordering d=%d n=%d means %lld passes at once, more than the %d a reorder takes within "
+                     "about a minute (n <= 2d + 6 is reordered whole, a larger n at 2d + 4 microbatches): use n <= "
+                     "%lld, or no_reorder (--no-reorder)", name, d, n, pp__reorder_passes(q), PP__REORDER_MOST, most);
+        st = PP_ERR_OVERFLOW;
+    }
     if (st != PP_OK) pp__req_free(q);
     return st;
 }
@@ -6324,10 +6344,15 @@ static pp_status pp__build_fit(const pp__req *q, const pp__fit *fit, double *cap
         if (st != PP_OK) { pp__mfree(&q->c.al, caps); return st; }
     }
     if (blk) {
-        st = pp__block_schedule(blk, q->n, &q->c, in->recompute, reorder ? PP__RV_ALL : 0u, 0, NULL, &s, err);
+        /* a fixed build's long steps (a reorder of up to PP__REORDER_MOST
+           passes, the local search, the guarantee's orders) ask between them */
+        st = pp__tick(&q->c, "reordering", 0, err);
+        if (st == PP_OK)
+            st = pp__block_schedule(blk, q->n, &q->c, in->recompute, reorder ? PP__RV_ALL : 0u, 0, NULL, &s, err);
         pp_block_free(blk);
         if (st != PP_OK) { pp__mfree(&q->c.al, caps); return st; }
     } /* a builder that returns a schedule has reordered it where it should be (v-zb) */
+    if (st == PP_OK && local) st = pp__tick(&q->c, "local search", 0, err);
     if (st == PP_OK && local) st = pp__local_search(s, caps, err);
     if (st == PP_OK) {
         char verr[PP_ERR_LEN];
@@ -6513,6 +6538,8 @@ static pp_status pp__guarantee(const pp__req *q, const double *cap, pp_schedule 
             char cerr[PP_ERR_LEN];
             if (pass == 1 && (unit || y->published)) break; /* the same order as pass 0 */
             if (pass == 0 && id >= 0 && pp__search_built(in, y->id)) continue;
+            st = pp__tick(&q->c, "the orders of its family", (id + 1.0) / (PP_SCHED_COUNT + 1), err);
+            if (st != PP_OK) break;
             st = pp__req_like(q, y->id, pass, id < 0 ? q->limit : pp__limit_of(y, 0, d), &r, cerr);
             if (st == PP_OK) {
                 fit.cap = id < 0 ? NULL : cap;
