@@ -283,13 +283,21 @@ LIMITS (checked by pp_sched_build before any work; the table with the
                      the ascii and JSON output say so.
    searches          their work grows faster than d, so they take fewer
                      devices: v-auto d <= 128, zb-auto, zb-1p, zb-2p d <=
-                     512, interleaved-1f1b-m d <= 128 (its block choice);
-                     each within about a minute of one core at its limit
-                     (make bench-limits prints every corner). Above it:
-                     PP_ERR_OVERFLOW naming the limit and the fixed
-                     schedules of the same placement (pp__devices_most).
-   progress          pp_config.progress is called during the searches;
-                     returning nonzero stops the build (PP_ERR_CANCELLED).
+                     512, interleaved-1f1b-m d <= 128 (its block choice
+                     reorders up to d/6 + 5 candidates at 2d microbatches:
+                     about d^3 work whatever n is); each within about a
+                     minute of one core at its limit (make bench-limits
+                     prints every corner). Above it: PP_ERR_OVERFLOW naming
+                     the limit and the fixed schedules of the same
+                     placement (pp__devices_most).
+   reorder           at most 2^24 passes at once (the whole schedule when
+                     n <= 2d + 6, else 2d + 4 microbatches of it; the
+                     published orders are never reordered): above,
+                     PP_ERR_OVERFLOW with the n that fits, or no_reorder
+                     (PP__REORDER_MOST).
+   progress          pp_config.progress is called during the searches and
+                     between a reordered build's long steps; returning
+                     nonzero stops the build (PP_ERR_CANCELLED).
 
 RULINGS (where the papers are ambiguous, what this file does; the comment
    above each named function has the reason, DESIGN.md the measurements)
@@ -6128,8 +6136,10 @@ static double pp__limit_of(const pp_sched_info *in, double mem_limit, int d) {
    devices each takes, where it finishes in about a minute of one core at
    the n that costs it most (make bench-limits). v-auto's block and grid
    searches grow about as d^2 at small n, zb-auto's (zb-1p, zb-2p) about as
-   d^2 to d^3, interleaved-1f1b-m's block choice as d^3 (every candidate is
-   reordered at 2d microbatches). */
+   d^2 to d^3, interleaved-1f1b-m's block choice as d^3 whatever n is (up to
+   d/6 + 5 candidates, each a reorder of its 8d^2 passes at 2d microbatches;
+   the first that reaches Megatron's makespan ends it, about 0.08d in at
+   unit times). */
 #define PP__MAX_DEVICES_VAUTO 128
 #define PP__MAX_DEVICES_ZBAUTO 512
 #define PP__MAX_DEVICES_IM 128

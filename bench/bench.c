@@ -20,7 +20,9 @@
                    `bench/bench limits` (make bench-limits): the corners of
                    LIMITS, each built alone in a child process under a CPU
                    cap (BENCH_LIMITS_CAP seconds, default 300): every
-                   built-in at its largest d with its smallest n, every
+                   built-in at its largest d with its smallest n (where
+                   the builder wants n = d or 2d, the largest d LIMITS
+                   takes with that n), every
                    built-in at d = 4 with its largest n, and the adaptive
                    searches at their largest d (at n = 1 and n = 2d + 4,
                    their dearest) and at d = 4096 and 65536 (refused, with
