@@ -283,14 +283,14 @@ LIMITS (checked by pp_sched_build before any work; the table with the
                      the ascii and JSON output say so.
    searches          their work grows faster than d, so they take fewer
                      devices: v-auto d <= 128, zb-auto, zb-1p, zb-2p d <=
-                     512, interleaved-1f1b-m d <= 128 (its block choice
+                     384, interleaved-1f1b-m d <= 128 (its block choice
                      reorders up to d/6 + 5 candidates at 2d microbatches:
                      about d^3 work whatever n is); each within about a
                      minute of one core at its limit (make bench-limits
                      prints every corner). Above it: PP_ERR_OVERFLOW naming
                      the limit and the fixed schedules of the same
                      placement (pp__devices_most).
-   reorder           at most 2^24 passes at once (the whole schedule when
+   reorder           at most 2^22 passes at once (the whole schedule when
                      n <= 2d + 6, else 2d + 4 microbatches of it; the
                      published orders are never reordered): above,
                      PP_ERR_OVERFLOW with the n that fits, or no_reorder
@@ -6141,7 +6141,7 @@ static double pp__limit_of(const pp_sched_info *in, double mem_limit, int d) {
    the first that reaches Megatron's makespan ends it, about 0.08d in at
    unit times). */
 #define PP__MAX_DEVICES_VAUTO 128
-#define PP__MAX_DEVICES_ZBAUTO 512
+#define PP__MAX_DEVICES_ZBAUTO 384
 #define PP__MAX_DEVICES_IM 128
 static pp_status pp__build_interleaved_m(const pp__req *q, pp_block **blk, pp_schedule **s, char *err);
 
@@ -6165,12 +6165,12 @@ static int pp__devices_most(const pp_sched_info *in, const char **alternative) {
 }
 
 /* The most passes one reorder takes (the whole schedule when n <= 2d + 6,
-   else 2d + 4 microbatches of it, pp__block_schedule). A reorder is linear
-   in its passes but holds about 200 bytes of each and runs up to eleven
-   variants: 2^24 passes take about 10 s of CPU and 3.5 GB (zb-h2 at
-   d = 2896, n = 2896, 25M passes: 16 s, 5.2 GB; at the total-work limit,
-   1e8 passes, it would be minutes and 20 GB). */
-#define PP__REORDER_MOST (1 << 24)
+   else 2d + 4 microbatches of it, pp__block_schedule). A reorder holds
+   about 200 bytes of each pass and runs up to eleven variants, and a
+   V-shape one costs more per pass as d grows: at 2^24 passes zb-h2 took
+   10 s but v-half (d = 1024) 98 s and 1f1b-v 83 s, so 2^22 (docs/limits.md
+   has the figures). */
+#define PP__REORDER_MOST (1 << 22)
 static long long pp__reorder_passes(const pp__req *q) {
     long long nr = pp__small_n(q->d, q->n) ? q->n : pp__reorder_n(q->d);
     return (long long)q->S * nr * (q->info->split_backward ? 3 : 2);

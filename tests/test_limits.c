@@ -472,11 +472,11 @@ static void search_limits(void) {
     c = make("v-auto", 65536, 1);
     expect(&g, &c, PP_ERR_OVERFLOW, "v-auto d=65536 n=1", "at most 128 devices", "v-zb");
     c = make("zb-auto", 65536, 2);
-    expect(&g, &c, PP_ERR_OVERFLOW, "zb-auto d=65536 n=2", "at most 512 devices", "zb-h1");
+    expect(&g, &c, PP_ERR_OVERFLOW, "zb-auto d=65536 n=2", "at most 384 devices", "zb-h1");
     c = make("zb-2p", 4096, 4096);
-    expect(&g, &c, PP_ERR_OVERFLOW, "zb-2p d=4096 n=4096", "at most 512 devices", "zb-h2");
-    c = make("zb-1p", 513, 8);
-    expect(&g, &c, PP_ERR_OVERFLOW, "zb-1p d=513", "at most 512 devices", NULL);
+    expect(&g, &c, PP_ERR_OVERFLOW, "zb-2p d=4096 n=4096", "at most 384 devices", "zb-h2");
+    c = make("zb-1p", 385, 8);
+    expect(&g, &c, PP_ERR_OVERFLOW, "zb-1p d=385", "at most 384 devices", NULL);
     c = make("interleaved-1f1b-m", 256, 2);
     expect(&g, &c, PP_ERR_OVERFLOW, "interleaved-1f1b-m d=256 n=2", "at most 128 devices", "interleaved-1f1b-u");
     c = make("v-auto", 129, 4);
@@ -496,7 +496,7 @@ static void search_limits(void) {
     /* and the searches at their limits pass the checks (a build there is bench-limits') */
     {
         static const char *names[4] = {"v-auto", "zb-auto", "zb-2p", "interleaved-1f1b-m"};
-        static const int most[4] = {128, 512, 512, 128};
+        static const int most[4] = {128, 384, 384, 128};
         int k;
         for (k = 0; k < 4; k++) {
             pp__req q;
@@ -506,11 +506,11 @@ static void search_limits(void) {
             if (check(&g, st == PP_OK, "%s d=%d: %s", names[k], most[k], err)) pp__req_free(&q);
         }
     }
-    group_end(&g, "v-auto 65536 and 129, zb-auto 65536, zb-2p 4096 x 4096, zb-1p 513, interleaved-1f1b-m 256; zb-h1 at "
+    group_end(&g, "v-auto 65536 and 129, zb-auto 65536, zb-2p 4096 x 4096, zb-1p 385, interleaved-1f1b-m 256; zb-h1 at "
                   "65536 and interleaved-1f1b-u at 256 taken; each search accepted at its limit");
 }
 
-/* A whole-schedule reorder takes at most 2^24 passes (n <= 2d + 6 is
+/* A whole-schedule reorder takes at most 2^22 passes (n <= 2d + 6 is
    reordered whole, a larger n at 2d + 4 microbatches): above, refused
    before any work with an n that is taken; no_reorder and the published
    orders (never reordered) are not limited. Only the checks run here: a
@@ -526,9 +526,9 @@ static void reorder_limit(void) {
     pp_config c;
     char err[PP_ERR_LEN], want[64];
     int most;
-    group_begin(&g, "the largest reorder: refused above 2^24 passes with an n that is taken");
+    group_begin(&g, "the largest reorder: refused above 2^22 passes with an n that is taken");
     /* zb-h2: d stages, F, B, W: 3 d n passes reordered whole at n <= 2d + 6 */
-    most = (1 << 24) / (3 * 4096); /* 1365 */
+    most = (1 << 22) / (3 * 4096); /* 341 */
     snprintf(want, sizeof want, "use n <= %d", most);
     c = make("zb-h2", 4096, 4096);
     expect(&g, &c, PP_ERR_OVERFLOW, "zb-h2 d=4096 n=4096", want, "no_reorder");
@@ -540,19 +540,19 @@ static void reorder_limit(void) {
     c.no_reorder = 1;
     check(&g, resolves(&c, err), "zb-h2 d=4096 n=4096 no_reorder: %s", err);
     /* n > 2d + 6: reordered at 2d + 4 = 4100 microbatches, 3 x 2048 x 4100 passes */
-    most = (1 << 24) / (3 * 2048); /* 2730, below 2d + 6 */
+    most = (1 << 22) / (3 * 2048); /* 682, below 2d + 6 */
     snprintf(want, sizeof want, "use n <= %d", most);
     c = make("zb-h1", 2048, 5000);
     expect(&g, &c, PP_ERR_OVERFLOW, "zb-h1 d=2048 n=5000", want, NULL);
     c = make("zb-h1", 2048, most);
     check(&g, resolves(&c, err), "zb-h1 d=2048 n=%d (the advice): %s", most, err);
     /* v-zb: 2d stages, so half the microbatches of zb-h1 at the same d */
-    most = (1 << 24) / (3 * 2 * 2048);
+    most = (1 << 22) / (3 * 2 * 2048);
     snprintf(want, sizeof want, "use n <= %d", most);
     c = make("v-zb", 2048, 2048);
     expect(&g, &c, PP_ERR_OVERFLOW, "v-zb d=2048 n=2048", want, NULL);
     /* 1f1b-v: 2d stages, F and BW, 4 d n passes */
-    most = (1 << 24) / (2 * 2 * 4096);
+    most = (1 << 22) / (2 * 2 * 4096);
     c = make("1f1b-v", 4096, most);
     check(&g, resolves(&c, err), "1f1b-v d=4096 n=%d: %s", most, err);
     c = make("1f1b-v", 4096, most + 1);
@@ -560,8 +560,8 @@ static void reorder_limit(void) {
     /* a published order is not reordered: 2 x 4096 x 4096 passes taken */
     c = make("looped-bfs", 2048, 4096);
     check(&g, resolves(&c, err), "looped-bfs d=2048 n=4096: %s", err);
-    group_end(&g, "zb-h2 4096 x 4096 and 4096 x 1366 refused, 4096 x 1365 and no_reorder taken; zb-h1 2048 x 5000 "
-                  "(at 2d + 4) refused, 2048 x 2730 taken; v-zb, 1f1b-v at the edge; looped-bfs (published) not limited");
+    group_end(&g, "zb-h2 4096 x 4096 and 4096 x 342 refused, 4096 x 341 and no_reorder taken; zb-h1 2048 x 5000 "
+                  "(at 2d + 4) refused, 2048 x 682 taken; v-zb, 1f1b-v at the edge; looped-bfs (published) not limited");
 }
 
 /* the progress callback: counts its calls, asks to stop from call `stop` on (0: never) */
