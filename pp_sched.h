@@ -289,13 +289,21 @@ LIMITS (checked by pp_sched_build before any work; the table with the
                      the ascii and JSON output say so.
    searches          their work grows faster than d, so they take fewer
                      devices: v-auto d <= 128, zb-auto, zb-1p, zb-2p d <=
-                     512, interleaved-1f1b-m d <= 128 (its block choice);
-                     each within about a minute of one core at its limit
-                     (make bench-limits prints every corner). Above it:
-                     PP_ERR_OVERFLOW naming the limit and the fixed
-                     schedules of the same placement (pp__devices_most).
-   progress          pp_config.progress is called during the searches;
-                     returning nonzero stops the build (PP_ERR_CANCELLED).
+                     384, interleaved-1f1b-m d <= 128 (its block choice
+                     reorders up to d/6 + 5 candidates at 2d microbatches:
+                     about d^3 work whatever n is); each within about a
+                     minute of one core at its limit (make bench-limits
+                     prints every corner). Above it: PP_ERR_OVERFLOW naming
+                     the limit and the fixed schedules of the same
+                     placement (pp__devices_most).
+   reorder           at most 2^22 passes at once (the whole schedule when
+                     n <= 2d + 6, else 2d + 4 microbatches of it; the
+                     published orders are never reordered): above,
+                     PP_ERR_OVERFLOW with the n that fits, or no_reorder
+                     (PP__REORDER_MOST).
+   progress          pp_config.progress is called during the searches and
+                     between a reordered build's long steps; returning
+                     nonzero stops the build (PP_ERR_CANCELLED).
 
 RULINGS (where the papers are ambiguous, what this file does; the comment
    above each named function has the reason, DESIGN.md the measurements)
@@ -579,11 +587,11 @@ typedef struct pp_order {
       "1F1B with full recomputation: backward redoes F, keeps only stage inputs")                                                     \
     X(PP_SCHED_V_AUTO, "v-auto", VSHAPE, 2, 0, 1, 0, 1, -1, 0, 2, 8, 128, 0, vauto, none, v_auto,                                     \
       "adaptive V-shape: least makespan within mem_limit (Appendix A; default limit d)")                                              \
-    X(PP_SCHED_ZB_AUTO, "zb-auto", SEQUENTIAL, 1, 0, 1, 0, 1, -1, 0, 2, 8, 512, 0, zbauto, none, zb_auto,                             \
+    X(PP_SCHED_ZB_AUTO, "zb-auto", SEQUENTIAL, 1, 0, 1, 0, 1, -1, 0, 2, 8, 384, 0, zbauto, none, zb_auto,                             \
       "adaptive zero bubble, one stage per device: least makespan within mem_limit")                                                  \
-    X(PP_SCHED_ZB_1P, "zb-1p", SEQUENTIAL, 1, 0, 1, 0, 1, 1, 0, 2, 8, 512, 0, zbauto, none, zb_auto,                                  \
+    X(PP_SCHED_ZB_1P, "zb-1p", SEQUENTIAL, 1, 0, 1, 0, 1, 1, 0, 2, 8, 384, 0, zbauto, none, zb_auto,                                  \
       "zb-auto at 1F1B's memory (limit d)")                                                                                           \
-    X(PP_SCHED_ZB_2P, "zb-2p", SEQUENTIAL, 1, 0, 1, 0, 1, 2, 0, 2, 8, 512, 0, zbauto, none, zb_auto,                                  \
+    X(PP_SCHED_ZB_2P, "zb-2p", SEQUENTIAL, 1, 0, 1, 0, 1, 2, 0, 2, 8, 384, 0, zbauto, none, zb_auto,                                  \
       "zb-auto at twice 1F1B's memory (limit 2d)")                                                                                    \
     X(PP_SCHED_LOOPED_BFS, "looped-bfs", LOOPED, 2, 1, 0, 0, 1, 0, 1, 0, 0, 0, 0, none, none, looped_bfs,                             \
       "looped placement, breadth-first: every forward of a chunk before the next (PyTorch's LoopedBFS)")                              \
@@ -2256,6 +2264,12 @@ static pp_status pp__list_reorder(pp_schedule *s, const double *cap, double warm
     int *fleft = (int *)pp__malloc(al, pp__size((size_t)d, sizeof(int)));
     int *tab = (int *)pp__malloc(al, pp__size((size_t)S, 16u * sizeof(int)));
     int K = 1, *win; /* win[1..2K): a tournament over the devices (pp__list_win) */
+    /* ev[1..2K): a second tournament, over every device's free_at (live or
+       done), for the next event after t; a leaf whose free_at is at or
+       before t + eps is dropped (-1) when a query meets it: t never goes
+       back, so it stays out until its device's free_at changes. One query
+       is O(log d) amortized instead of a scan over the devices. */
+    int *ev;
     /* ready: bit j set when pass j is not taken and its input has run (or
        it has none), so the scan for a pass to run skips the others in 64s;
        dstart/dlist: the passes waiting for each key (CSR), to set theirs */
@@ -2266,7 +2280,8 @@ static pp_status pp__list_reorder(pp_schedule *s, const double *cap, double warm
     pp_status st = PP_OK;
     while (K < d) K *= 2;
     win = (int *)pp__malloc(al, pp__size(2u * (size_t)K, sizeof(int)));
-    if (!out || !taken || !endk || !free_at || !mem || !head || !fill || !fleft || !tab || !win || !ready ||
+    ev = (int *)pp__malloc(al, pp__size(2u * (size_t)K, sizeof(int)));
+    if (!out || !taken || !endk || !free_at || !mem || !head || !fill || !fleft || !tab || !win || !ev || !ready ||
         !dstart || !dlist) {
         pp__err(err, "out of memory in reorder");
         st = PP_ERR_OUT_OF_MEMORY;
@@ -2295,6 +2310,8 @@ static pp_status pp__list_reorder(pp_schedule *s, const double *cap, double warm
     }
     for (i = 0; i < K; i++) win[K + i] = i < d && head[i] < s->device_start[i + 1] ? i : -1;
     for (i = K - 1; i >= 1; i--) win[i] = pp__list_win(free_at, win[2 * i], win[2 * i + 1]);
+    for (i = 0; i < K; i++) ev[K + i] = i < d ? i : -1;
+    for (i = K - 1; i >= 1; i--) ev[i] = pp__list_win(free_at, ev[2 * i], ev[2 * i + 1]);
     while (left > 0) {
         int dev, j, last, pick = -1, pick_w = -1, flexible;
         double t, rmin = -1, next = -1;
@@ -2323,9 +2340,10 @@ static pp_status pp__list_reorder(pp_schedule *s, const double *cap, double warm
         }
         if (pick < 0) pick = pick_w;
         if (pick < 0) {
-            /* nothing ready: wait for the next event anywhere */
-            for (i = 0; i < d; i++)
-                if (i != dev && free_at[i] > t + PP__EPS && (next < 0 || free_at[i] < next)) next = free_at[i];
+            /* nothing ready: wait for the next event anywhere, the first
+               free_at after t + eps of any device (dev's own is t) */
+            while (ev[1] >= 0 && !(free_at[ev[1]] > t + PP__EPS)) pp__list_replay(ev, K, free_at, ev[1], 0);
+            if (ev[1] >= 0) next = free_at[ev[1]];
             if (rmin >= 0 && (next < 0 || rmin < next)) next = rmin;
             if (next < 0) {
                 pp__err(err, "reorder: device %d cannot go on at time %g", dev, t);
@@ -2334,6 +2352,7 @@ static pp_status pp__list_reorder(pp_schedule *s, const double *cap, double warm
             }
             free_at[dev] = next;
             pp__list_replay(win, K, free_at, dev, 1);
+            pp__list_replay(ev, K, free_at, dev, 1);
             continue;
         }
         {
@@ -2357,6 +2376,7 @@ static pp_status pp__list_reorder(pp_schedule *s, const double *cap, double warm
             left--;
             while (head[dev] < s->device_start[dev + 1] && taken[head[dev]]) head[dev]++;
             pp__list_replay(win, K, free_at, dev, head[dev] < s->device_start[dev + 1]);
+            pp__list_replay(ev, K, free_at, dev, 1);
         }
     }
     memcpy(s->passes, out, (size_t)P * sizeof(pp_pass));
@@ -2364,7 +2384,8 @@ static pp_status pp__list_reorder(pp_schedule *s, const double *cap, double warm
 cleanup:
     pp__mfree(al, out); pp__mfree(al, taken); pp__mfree(al, endk);
     pp__mfree(al, free_at); pp__mfree(al, mem); pp__mfree(al, head); pp__mfree(al, fill); pp__mfree(al, fleft);
-    pp__mfree(al, tab); pp__mfree(al, win); pp__mfree(al, ready); pp__mfree(al, dstart); pp__mfree(al, dlist);
+    pp__mfree(al, tab); pp__mfree(al, win); pp__mfree(al, ev); pp__mfree(al, ready); pp__mfree(al, dstart);
+    pp__mfree(al, dlist);
     return st;
 }
 
@@ -6266,8 +6287,10 @@ static double pp__limit_of(const pp_sched_info *in, double mem_limit, int d) {
    row's max_d devices, where each finishes in about a minute of one core
    at the n that costs it most (make bench-limits): v-auto's block and grid
    searches grow about as d^2 at small n, zb-auto's (zb-1p, zb-2p) about as
-   d^2 to d^3, interleaved-1f1b-m's block choice as d^3 (every candidate is
-   reordered at 2d microbatches). */
+   d^2 to d^3, interleaved-1f1b-m's block choice as d^3 whatever n is (up to
+   d/6 + 5 candidates, each a reorder of its 8d^2 passes at 2d microbatches;
+   the first that reaches Megatron's makespan ends it, about 0.08d in at
+   unit times). */
 static int pp__devices_most(const pp_sched_info *in, const char **alternative) {
     *alternative = "";
     if (!in->max_devices) return PP__MAX_DEVICES;
@@ -6278,6 +6301,18 @@ static int pp__devices_most(const pp_sched_info *in, const char **alternative) {
     else
         *alternative = "interleaved-1f1b-u (any n, more memory) or interleaved-1f1b (n a multiple of d)";
     return in->max_devices;
+}
+
+/* The most passes one reorder takes (the whole schedule when n <= 2d + 6,
+   else 2d + 4 microbatches of it, pp__block_schedule). A reorder holds
+   about 200 bytes of each pass and runs up to eleven variants, and a
+   V-shape one costs more per pass as d grows: at 2^24 passes zb-h2 took
+   10 s but v-half (d = 1024) 98 s and 1f1b-v 83 s, so 2^22 (docs/limits.md
+   has the figures). */
+#define PP__REORDER_MOST (1 << 22)
+static long long pp__reorder_passes(const pp__req *q) {
+    long long nr = pp__small_n(q->d, q->n) ? q->n : pp__reorder_n(q->d);
+    return (long long)q->S * nr * (q->info->split_backward ? 3 : 2);
 }
 
 static pp_status pp__req_resolve(const pp_config *cfg, pp__req *q, char *err) {
@@ -6360,6 +6395,14 @@ static pp_status pp__req_resolve(const pp_config *cfg, pp__req *q, char *err) {
             st = PP_ERR_OVERFLOW;
         }
     } else if (st == PP_OK) st = pp__check_work(q->shape.stage_time, q->S, n, in->split_backward, q->c.times.comm, err);
+    if (st == PP_OK && q->c.reorder && !in->published && pp__reorder_passes(q) > PP__REORDER_MOST) {
+        /* n at most this is reordered whole within the limit (it is below 2d + 6 whenever the limit is hit) */
+        long long most = PP__REORDER_MOST / ((long long)q->S * (in->split_backward ? 3 : 2));
+        pp__err(err, "%s: reordering d=%d n=%d means %lld passes at once, more than the %d a reorder takes within "
+                     "about a minute (n <= 2d + 6 is reordered whole, a larger n at 2d + 4 microbatches): use n <= "
+                     "%lld, or no_reorder (--no-reorder)", name, d, n, pp__reorder_passes(q), PP__REORDER_MOST, most);
+        st = PP_ERR_OVERFLOW;
+    }
     if (st != PP_OK) pp__req_free(q);
     return st;
 }
@@ -6427,10 +6470,14 @@ static pp_status pp__build_fit(const pp__req *q, const pp__fit *fit, double *cap
         }
     }
     if (block) {
-        st = pp__builders[in->id](q, blk, &s, err);
+        /* a fixed build's long steps (a reorder of up to PP__REORDER_MOST
+           passes, the local search, the guarantee's orders) ask between them */
+        st = pp__tick(&q->c, "reordering", 0, err);
+        if (st == PP_OK) st = pp__builders[in->id](q, blk, &s, err);
         pp_block_free(blk);
         if (st != PP_OK) { pp__mfree(&q->c.al, caps); return st; }
     }
+    if (st == PP_OK && local) st = pp__tick(&q->c, "local search", 0, err);
     if (st == PP_OK && local) st = pp__local_search(s, caps, err);
     if (st == PP_OK) {
         char verr[PP_ERR_LEN];
@@ -6615,6 +6662,8 @@ static pp_status pp__guarantee(const pp__req *q, const double *cap, pp_schedule 
             char cerr[PP_ERR_LEN];
             if (pass == 1 && (unit || y->published)) break; /* the same order as pass 0 */
             if (pass == 0 && id >= 0 && pp__search_built(in, y->id)) continue;
+            st = pp__tick(&q->c, "the orders of its family", (id + 1.0) / (PP_SCHED_COUNT + 1), err);
+            if (st != PP_OK) break;
             st = pp__req_like(q, y->id, pass, id < 0 ? q->limit : pp__limit_of(y, 0, d), &r, cerr);
             if (st == PP_OK) {
                 fit.cap = id < 0 ? NULL : cap;

@@ -23,7 +23,9 @@
                    `bench/bench limits` (make bench-limits): the corners of
                    LIMITS, each built alone in a child process under a CPU
                    cap (BENCH_LIMITS_CAP seconds, default 300): every
-                   built-in at its largest d with its smallest n, every
+                   built-in at its largest d with its smallest n (where
+                   the builder wants n = d or 2d, the largest d LIMITS
+                   takes with that n), every
                    built-in at d = 4 with its largest n, and the adaptive
                    searches at their largest d (at n = 1 and n = 2d + 4,
                    their dearest) and at d = 4096 and 65536 (refused, with
@@ -328,8 +330,22 @@ static void bench_limits(void) {
         }
         /* the smallest n the build takes: 1, 2, d or 2d (the builders' rules) */
         n = limits_smallest_n(name, hi);
-        if (n && limits_run(name, hi, n, cap) && n < hi && limits_run(name, hi, hi, cap) && limits_accepts(name, hi, 2 * hi))
-            limits_run(name, hi, 2 * hi, cap);
+        if (n && limits_run(name, hi, n, cap)) {
+            /* the builder wants n a multiple of d or n >= 2d: the largest d
+               whose n = d (then 2d) LIMITS takes; dualpipe also wants d even */
+            int k;
+            for (k = 1; k <= 2; k++) {
+                lo = 1;
+                hi = 65536 / k;
+                while (lo < hi) {
+                    int mid = lo + (hi - lo + 1) / 2;
+                    if (limits_accepts(name, mid, k * mid)) lo = mid; else hi = mid - 1;
+                }
+                if (!limits_accepts(name, lo, k * lo)) continue;
+                if (!limits_run(name, lo, k * lo, cap)) break;
+                if (k == 2 && lo % 2 && lo > 2 && !limits_run(name, lo - 1, k * (lo - 1), cap)) break;
+            }
+        }
     }
     printf("-- d = 4, largest n\n");
     for (i = 0; i < pp_sched_count(); i++) {

@@ -474,11 +474,11 @@ static void search_limits(void) {
     c = make("v-auto", 65536, 1);
     expect(&g, &c, PP_ERR_OVERFLOW, "v-auto d=65536 n=1", "at most 128 devices", "v-zb");
     c = make("zb-auto", 65536, 2);
-    expect(&g, &c, PP_ERR_OVERFLOW, "zb-auto d=65536 n=2", "at most 512 devices", "zb-h1");
+    expect(&g, &c, PP_ERR_OVERFLOW, "zb-auto d=65536 n=2", "at most 384 devices", "zb-h1");
     c = make("zb-2p", 4096, 4096);
-    expect(&g, &c, PP_ERR_OVERFLOW, "zb-2p d=4096 n=4096", "at most 512 devices", "zb-h2");
-    c = make("zb-1p", 513, 8);
-    expect(&g, &c, PP_ERR_OVERFLOW, "zb-1p d=513", "at most 512 devices", NULL);
+    expect(&g, &c, PP_ERR_OVERFLOW, "zb-2p d=4096 n=4096", "at most 384 devices", "zb-h2");
+    c = make("zb-1p", 385, 8);
+    expect(&g, &c, PP_ERR_OVERFLOW, "zb-1p d=385", "at most 384 devices", NULL);
     c = make("interleaved-1f1b-m", 256, 2);
     expect(&g, &c, PP_ERR_OVERFLOW, "interleaved-1f1b-m d=256 n=2", "at most 128 devices", "interleaved-1f1b-u");
     c = make("v-auto", 129, 4);
@@ -498,7 +498,7 @@ static void search_limits(void) {
     /* and the searches at their limits pass the checks (a build there is bench-limits') */
     {
         static const char *names[4] = {"v-auto", "zb-auto", "zb-2p", "interleaved-1f1b-m"};
-        static const int most[4] = {128, 512, 512, 128};
+        static const int most[4] = {128, 384, 384, 128};
         int k;
         for (k = 0; k < 4; k++) {
             pp__req q;
@@ -508,8 +508,109 @@ static void search_limits(void) {
             if (check(&g, st == PP_OK, "%s d=%d: %s", names[k], most[k], err)) pp__req_free(&q);
         }
     }
-    group_end(&g, "v-auto 65536 and 129, zb-auto 65536, zb-2p 4096 x 4096, zb-1p 513, interleaved-1f1b-m 256; zb-h1 at "
+    group_end(&g, "v-auto 65536 and 129, zb-auto 65536, zb-2p 4096 x 4096, zb-1p 385, interleaved-1f1b-m 256; zb-h1 at "
                   "65536 and interleaved-1f1b-u at 256 taken; each search accepted at its limit");
+}
+
+/* A whole-schedule reorder takes at most 2^22 passes (n <= 2d + 6 is
+   reordered whole, a larger n at 2d + 4 microbatches): above, refused
+   before any work with an n that is taken; no_reorder and the published
+   orders (never reordered) are not limited. Only the checks run here: a
+   build at the limit is bench-limits'. */
+static int resolves(const pp_config *c, char *err) {
+    pp__req q;
+    if (pp__req_resolve(c, &q, err) != PP_OK) return 0;
+    pp__req_free(&q);
+    return 1;
+}
+static void reorder_limit(void) {
+    group g;
+    pp_config c;
+    char err[PP_ERR_LEN], want[64];
+    int most;
+    group_begin(&g, "the largest reorder: refused above 2^22 passes with an n that is taken");
+    /* zb-h2: d stages, F, B, W: 3 d n passes reordered whole at n <= 2d + 6 */
+    most = (1 << 22) / (3 * 4096); /* 341 */
+    snprintf(want, sizeof want, "use n <= %d", most);
+    c = make("zb-h2", 4096, 4096);
+    expect(&g, &c, PP_ERR_OVERFLOW, "zb-h2 d=4096 n=4096", want, "no_reorder");
+    c = make("zb-h2", 4096, most + 1);
+    expect(&g, &c, PP_ERR_OVERFLOW, "zb-h2 d=4096 n=most+1", want, NULL);
+    c = make("zb-h2", 4096, most);
+    check(&g, resolves(&c, err), "zb-h2 d=4096 n=%d (the advice): %s", most, err);
+    c = make("zb-h2", 4096, 4096);
+    c.no_reorder = 1;
+    check(&g, resolves(&c, err), "zb-h2 d=4096 n=4096 no_reorder: %s", err);
+    /* n > 2d + 6: reordered at 2d + 4 = 4100 microbatches, 3 x 2048 x 4100 passes */
+    most = (1 << 22) / (3 * 2048); /* 682, below 2d + 6 */
+    snprintf(want, sizeof want, "use n <= %d", most);
+    c = make("zb-h1", 2048, 5000);
+    expect(&g, &c, PP_ERR_OVERFLOW, "zb-h1 d=2048 n=5000", want, NULL);
+    c = make("zb-h1", 2048, most);
+    check(&g, resolves(&c, err), "zb-h1 d=2048 n=%d (the advice): %s", most, err);
+    /* v-zb: 2d stages, so half the microbatches of zb-h1 at the same d */
+    most = (1 << 22) / (3 * 2 * 2048);
+    snprintf(want, sizeof want, "use n <= %d", most);
+    c = make("v-zb", 2048, 2048);
+    expect(&g, &c, PP_ERR_OVERFLOW, "v-zb d=2048 n=2048", want, NULL);
+    /* 1f1b-v: 2d stages, F and BW, 4 d n passes */
+    most = (1 << 22) / (2 * 2 * 4096);
+    c = make("1f1b-v", 4096, most);
+    check(&g, resolves(&c, err), "1f1b-v d=4096 n=%d: %s", most, err);
+    c = make("1f1b-v", 4096, most + 1);
+    expect(&g, &c, PP_ERR_OVERFLOW, "1f1b-v d=4096 n=most+1", "2d + 6", NULL);
+    /* a published order is not reordered: 2 x 4096 x 4096 passes taken */
+    c = make("looped-bfs", 2048, 4096);
+    check(&g, resolves(&c, err), "looped-bfs d=2048 n=4096: %s", err);
+    group_end(&g, "zb-h2 4096 x 4096 and 4096 x 342 refused, 4096 x 341 and no_reorder taken; zb-h1 2048 x 5000 "
+                  "(at 2d + 4) refused, 2048 x 682 taken; v-zb, 1f1b-v at the edge; looped-bfs (published) not limited");
+}
+
+/* the progress callback: counts its calls, asks to stop from call `stop` on (0: never) */
+typedef struct stopper { int calls, stop; } stopper;
+static int stop_at(void *user, const char *what, double done) {
+    stopper *p = (stopper *)user;
+    (void)what; (void)done;
+    return ++p->calls >= p->stop && p->stop > 0;
+}
+
+/* Every built-in that is reordered (not a published order) asks the
+   progress callback during its build, so Ctrl-C stops a long fixed build
+   too: a callback that asks to stop gets PP_ERR_CANCELLED and no
+   schedule; one that never does gets the same schedule as none. */
+static void cancel_fixed(void) {
+    group g;
+    int i;
+    group_begin(&g, "progress and cancellation in every reordered build");
+    for (i = 0; i < pp_sched_count(); i++) {
+        const pp_sched_info *in = pp_sched_info_at(i);
+        pp_config c = make(in->name, 4, 8);
+        pp_schedule *s = NULL, *t = NULL;
+        char err[PP_ERR_LEN];
+        stopper p;
+        pp_status st;
+        if (in->published) continue;
+        memset(&p, 0, sizeof p);
+        p.stop = 1;
+        c.progress = stop_at;
+        c.progress_user = &p;
+        st = pp_sched_build(&c, &s, err);
+        check(&g, st == PP_ERR_CANCELLED && !s && strstr(err, "stopped"), "%s: asked to stop, got %s (%s)", in->name,
+              pp_status_string(st), err);
+        pp_sched_free(s);
+        s = NULL;
+        memset(&p, 0, sizeof p);
+        st = pp_sched_build(&c, &s, err);
+        c.progress = NULL;
+        if (check(&g, st == PP_OK && p.calls > 0, "%s: never asked to stop: %s, %d calls", in->name,
+                  pp_status_string(st), p.calls) &&
+            check(&g, pp_sched_build(&c, &t, err) == PP_OK, "%s without a callback: %s", in->name, err))
+            check(&g, hash_sched(s) == hash_sched(t), "%s: the callback changed the schedule", in->name);
+        pp_sched_free(s);
+        pp_sched_free(t);
+    }
+    group_end(&g, "every built-in but the published orders, d=4 n=8: stopped at the first call; never stopped, "
+                  "the same schedule as with no callback");
 }
 
 int main(void) {
@@ -520,6 +621,8 @@ int main(void) {
     other_entries();
     api_entries();
     search_limits();
+    reorder_limit();
+    cancel_fixed();
     printf("test_limits: %d groups passed, %d failed\n", g_groups_passed, g_groups_failed);
     return g_groups_failed != 0;
 }
