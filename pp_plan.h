@@ -231,12 +231,17 @@ PLANNING (pp_partition, pp_partition_v, pp_model_stats, pp_plan)
                over tp_bw, else over net_bw (TP, CP, EP groups that span
                nodes: pp_candidate.span). Head forward 2 T h V/t FLOPs
                (fp32 logits for the roofline); the embedding a memory-bound
-               gather. Pipeline comm per edge 2 T h/t (SP) bytes over
-               net_bw. User times (req.times) replace all this: F, B, W of
+               gather. Pipeline send per stage boundary (pp__plan_items):
+               one microbatch's activation, 2 T h/t (SP) bytes, over tp_bw
+               when the pp x tp x cp x dp GPUs fit a node, else net_bw
+               (consecutive stages are tp x cp x dp GPUs apart; the
+               schedule takes one send time, the slowest boundary's). User
+               times (req.times) replace all this: F, B, W of
                one device's share, spread over stages in proportion to the
                roofline costs.
-   step time   makespan of the schedule built with those per-stage times at
-               n_b microbatches, plus (n - n_b) x the busiest device's work
+   step time   makespan of the schedule built with those per-stage times and
+               the send time as pp_config.times.comm (on every edge that
+               crosses devices) at n_b microbatches, plus (n - n_b) x the busiest device's work
                per microbatch (the steady state), plus the gradient
                synchronisation of the largest device over the ranks sharing
                each weight ((D-1)/D x bytes x parameters; D = dp x cp, / ep
@@ -249,10 +254,10 @@ PLANNING (pp_partition, pp_partition_v, pp_model_stats, pp_plan)
                in F and B, a reduce-scatter); per-microbatch traffic hides
                under the device's work for that microbatch, only its excess
                counts. pp_candidate.time splits the step: the busiest
-               device's compute and its TP, CP, EP communication, the
-               pipeline sends of one microbatch down and back (2(S-1) x
-               comm, within the idle time), the rest of its idle time
-               (bubble), and dp. n = global_batch /
+               device's compute and its TP, CP, EP communication, its
+               waits on pipeline sends (pp: each idle gap that ends at a
+               pass whose input ran on another device, up to comm), the
+               rest of its idle time (bubble), and dp. n = global_batch /
                (dp x mbs). n_b from the planner's steady fact of the schedule
                (pp__plan_steady): pp for steady = 1 (1f1b, 1f1b-r, zb-h1, 1f1b-v, v-min, v-half, v-zb:
                at unit times this equals the full build, checked at d = 8,
@@ -276,7 +281,8 @@ PLANNING (pp_partition, pp_partition_v, pp_model_stats, pp_plan)
                microbatch, tail_k = the B times of stages 0..k-1 (one route:
                stage k is device k's first, every F and B on device k
                precedes its microbatch's B on stage k, and the last of those
-               still has the B chain down to stage 0 ahead of it), p_k = device k's F + B + W per microbatch (+ F
+               still has the B chain down to stage 0 ahead of it; head and
+               tail each with one send per boundary they cross), p_k = device k's F + B + W per microbatch (+ F
                for recomputation; half of both stages for dualpipe), head_k = the F times of the
                stages before its first stage k (it cannot start earlier;
                dualpipe: the shorter of its two copies' heads, the second
@@ -308,7 +314,7 @@ PLANNING (pp_partition, pp_partition_v, pp_model_stats, pp_plan)
                and memory; the memory-time bound (not with no_prune;
                pp__plan_live_bound) adds memory: a microbatch's bytes on
                stage s live at least R_s, the F and backward of stages s
-               to its route's last, inside [head, M - tail], so a device
+               to its route's last (and the sends between them), inside [head, M - tail], so a device
                with L bytes left after its static ones holds on average n_b
                sum_s a_s R_s / (M - head - tail) <= L and M >= head + tail
                + n_b sum_s a_s R_s / L (extrapolated and + dp as above; no
