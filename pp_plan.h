@@ -231,12 +231,17 @@ PLANNING (pp_partition, pp_partition_v, pp_model_stats, pp_plan)
                over tp_bw, else over net_bw (TP, CP, EP groups that span
                nodes: pp_candidate.span). Head forward 2 T h V/t FLOPs
                (fp32 logits for the roofline); the embedding a memory-bound
-               gather. Pipeline comm per edge 2 T h/t (SP) bytes over
-               net_bw. User times (req.times) replace all this: F, B, W of
+               gather. Pipeline send per stage boundary (pp__plan_items):
+               one microbatch's activation, 2 T h/t (SP) bytes, over tp_bw
+               when the pp x tp x cp x dp GPUs fit a node, else net_bw
+               (consecutive stages are tp x cp x dp GPUs apart; the
+               schedule takes one send time, the slowest boundary's). User
+               times (req.times) replace all this: F, B, W of
                one device's share, spread over stages in proportion to the
                roofline costs.
-   step time   makespan of the schedule built with those per-stage times at
-               n_b microbatches, plus (n - n_b) x the busiest device's work
+   step time   makespan of the schedule built with those per-stage times and
+               the send time as pp_config.times.comm (on every edge that
+               crosses devices) at n_b microbatches, plus (n - n_b) x the busiest device's work
                per microbatch (the steady state), plus the gradient
                synchronisation of the largest device over the ranks sharing
                each weight ((D-1)/D x bytes x parameters; D = dp x cp, / ep
@@ -249,10 +254,10 @@ PLANNING (pp_partition, pp_partition_v, pp_model_stats, pp_plan)
                in F and B, a reduce-scatter); per-microbatch traffic hides
                under the device's work for that microbatch, only its excess
                counts. pp_candidate.time splits the step: the busiest
-               device's compute and its TP, CP, EP communication, the
-               pipeline sends of one microbatch down and back (2(S-1) x
-               comm, within the idle time), the rest of its idle time
-               (bubble), and dp. n = global_batch /
+               device's compute and its TP, CP, EP communication, its
+               waits on pipeline sends (pp: each idle gap that ends at a
+               pass whose input ran on another device, up to comm), the
+               rest of its idle time (bubble), and dp. n = global_batch /
                (dp x mbs). n_b from the planner's steady fact of the schedule
                (pp__plan_steady): pp for steady = 1 (1f1b, 1f1b-r, zb-h1, 1f1b-v, v-min, v-half, v-zb:
                at unit times this equals the full build, checked at d = 8,
@@ -276,7 +281,8 @@ PLANNING (pp_partition, pp_partition_v, pp_model_stats, pp_plan)
                microbatch, tail_k = the B times of stages 0..k-1 (one route:
                stage k is device k's first, every F and B on device k
                precedes its microbatch's B on stage k, and the last of those
-               still has the B chain down to stage 0 ahead of it), p_k = device k's F + B + W per microbatch (+ F
+               still has the B chain down to stage 0 ahead of it; head and
+               tail each with one send per boundary they cross), p_k = device k's F + B + W per microbatch (+ F
                for recomputation; half of both stages for dualpipe), head_k = the F times of the
                stages before its first stage k (it cannot start earlier;
                dualpipe: the shorter of its two copies' heads, the second
@@ -308,7 +314,7 @@ PLANNING (pp_partition, pp_partition_v, pp_model_stats, pp_plan)
                and memory; the memory-time bound (not with no_prune;
                pp__plan_live_bound) adds memory: a microbatch's bytes on
                stage s live at least R_s, the F and backward of stages s
-               to its route's last, inside [head, M - tail], so a device
+               to its route's last (and the sends between them), inside [head, M - tail], so a device
                with L bytes left after its static ones holds on average n_b
                sum_s a_s R_s / (M - head - tail) <= L and M >= head + tail
                + n_b sum_s a_s R_s / L (extrapolated and + dp as above; no
@@ -398,14 +404,14 @@ PRESETS (pp_model_preset, pp_gpu_preset; the counts are checked against the
 
 CALIBRATION (make calibrate; bench/calibrate.c, docs/planner.md)
    The presets' constants are fitted on 4 of 11 published runs, each planned
-   at its published layout: A100 efficiency 0.7678 and gemm_width 842.3 on
+   at its published layout: A100 efficiency 0.7686 and gemm_width 845.4 on
    Narayanan et al. 2021's 39.1B and 1008B rows (the width so that both err
-   alike), H100 efficiency 0.5390 on Llama 3 405B at 8,192 GPUs (43% MFU),
-   FP8 speed-up 1.42 on DeepSeek-V3 (180K H800 GPU-hours per trillion
+   alike), H100 efficiency 0.5468 on Llama 3 405B at 8,192 GPUs (43% MFU),
+   FP8 speed-up 1.41 on DeepSeek-V3 (180K H800 GPU-hours per trillion
    tokens). H800, H200 and B200 take H100's efficiency (not fitted). The 7
    held-out runs (Narayanan's 145.6B, 310.1B, 529.6B, GPT-3 175B on 1024
    A100s, Korthikanti et al. 2022's 175B, Llama 3 405B on 16,384 GPUs,
-   MegaScale's 175B on 12,288) are within 6.6%.
+   MegaScale's 175B on 12,288) are within 7.2%.
 
 REVISION HISTORY
    0.4.1  a memory-time bound prunes layouts whose activations cannot fit
@@ -516,7 +522,7 @@ typedef struct pp_gpu {
     double efficiency; /* achieved fraction of peak_flops when flops = 0; 0 = 190/312 (the presets
                           carry the fitted ones: PRESETS, CALIBRATION) */
     double fp8_speedup; /* with req.fp8: the layers' matmuls run this many times faster than at
-                           flops; 0 = 1.42 (fitted, CALIBRATION) */
+                           flops; 0 = 1.41 (fitted, CALIBRATION) */
     double gemm_width;  /* a layer's matmuls run at w / (w + gemm_width) of flops, w = their narrow
                            side on one rank (attention: heads x head_dim / tp; MLP: ffn / tp;
                            experts: expert_ffn / their tp): narrow matmuls fill the GPU less;
@@ -1130,9 +1136,9 @@ typedef struct pp__gpu_preset { const char *name; double mem_gib, peak, hbm, tp_
 /* eff: the achieved fraction of the dense peak, fitted by make calibrate
    (bench/calibrate.c) on published runs: A100 on Narayanan et al. 2021,
    H100 on Llama 3 405B; H800, H200 and B200 take H100's (not fitted) */
-#define PP__EFF_A100 0.7678
-#define PP__EFF_H100 0.5390
-#define PP__GEMM_WIDTH 842.3
+#define PP__EFF_A100 0.7686
+#define PP__EFF_H100 0.5468
+#define PP__GEMM_WIDTH 845.4
 static const pp__gpu_preset pp__gpu_presets[] = {
     /* name       memory GiB  dense bf16   HBM B/s  NVLink B/s per direction  network B/s per GPU  efficiency */
     {"a100-80g", 80, 312e12, 2.0e12, 300e9, 25e9, PP__EFF_A100, PP__GEMM_WIDTH},
@@ -1225,7 +1231,7 @@ PP_PLAN_DEF pp_gpu pp_gpu_defaults(const pp_gpu *in) {
     if (!g.peak_flops) g.peak_flops = 312e12;
     if (!g.efficiency) g.efficiency = 190.0 / 312.0;
     if (!g.flops) g.flops = g.efficiency * g.peak_flops;
-    if (!g.fp8_speedup) g.fp8_speedup = 1.42;
+    if (!g.fp8_speedup) g.fp8_speedup = 1.41;
     if (!g.hbm_bw) g.hbm_bw = 2.0e12;
     if (!g.tp_bw) g.tp_bw = 300e9;
     if (!g.net_bw) g.net_bw = 25e9;
@@ -1277,7 +1283,7 @@ static pp_status pp__plan_resolve(const pp_plan_request *r, pp__preq *q, char *e
         !pp__plan_real_in(err, "gpu.peak_flops", g->peak_flops, 0, 1e18, "0 (= 312e12) or FLOP/s") ||
         !pp__plan_real_in(err, "gpu.flops", g->flops, 0, 1e18, "0 (= efficiency x peak) or FLOP/s") ||
         !pp__plan_real_in(err, "gpu.efficiency", g->efficiency, 0, 1, "0 (= 190/312) or a fraction of peak") ||
-        !pp__plan_real_in(err, "gpu.fp8_speedup", g->fp8_speedup, 0, 4, "0 (= 1.42) or a speed-up over 16-bit") ||
+        !pp__plan_real_in(err, "gpu.fp8_speedup", g->fp8_speedup, 0, 4, "0 (= 1.41) or a speed-up over 16-bit") ||
         !pp__plan_real_in(err, "gpu.gemm_width", g->gemm_width, 0, 1e6, "0 (off) or a width") ||
         !pp__plan_real_in(err, "gpu.hbm_bw", g->hbm_bw, 0, 1e15, "0 (= 2e12) or bytes/s") ||
         !pp__plan_real_in(err, "gpu.tp_bw", g->tp_bw, 0, 1e15, "0 (= 300e9) or bytes/s") ||
@@ -1522,7 +1528,13 @@ static void pp__plan_items(const pp__preq *q, const pp__lay *y, pp__item *it, do
     it[L + 1].act_in = 2 * T * V / t; /* of act: freed by a split backward's B (4 T V fp32 -> 2 T V) */
     it[L + 1].big = V * h / t;
     it[L + 1].head = 1;
-    *comm = 2 * T * h / sp / q->g.net_bw;
+    /* one microbatch's activation (16-bit, T x h, / t with SP) sent across
+       a stage boundary: consecutive stages are tp x cp x dp GPUs apart
+       (Megatron's rank order, pp outermost), so every boundary stays on
+       NVLink only when the whole pipeline, pp x that, fits a node; the
+       schedule takes one send time for every edge, so otherwise it is the
+       slowest boundary's, over the network */
+    *comm = 2 * T * h / sp / pp__link(q, y->pp * y->cp * y->dp, y->tp);
 }
 
 static void pp__cand_reason(pp_candidate *c, const char *fmt, ...) {
@@ -1713,10 +1725,9 @@ static int pp__plan_search_d(const pp_sched_info *info) { return info->search_de
    the H800's 132 SMs to communication (report, Sec. 3.2.2) */
 #define PP__FB_SHARE (112.0 / 132.0)
 
-/* does a schedule run F&B pairs (pp_config.fb_overlap): the DualPipe family */
-static int pp__builds_pairs(const pp_sched_info *info) {
-    return info->id == PP_SCHED_DUALPIPE || info->id == PP_SCHED_DUALPIPE_V;
-}
+/* the device of stage s (pp_sched.h's placements; dualpipe's second copy
+   is V-shaped too) */
+static int pp__plan_dev(int vplace, int pp, int s) { return vplace ? (s < pp ? s : 2 * pp - 1 - s) : s % pp; }
 
 /* Bytes per parameter of a recipe (PLANNING, recipes) for a weight shared by
    D ranks: weight, gradient, optimizer state. */
@@ -1755,7 +1766,8 @@ static void pp__recipe_sync(int recipe, int no_dist, double *per_step, double *p
    the start of its F there to the end of its B there at least, and that
    span contains the F and B of every later stage of its route (F after F
    of the stage before, B after B of the stage after): R_s = the F + B of
-   stages s to the route's last (BW where the backward is not split). Over a makespan M the bytes a device holds
+   stages s to the route's last (BW where the backward is not split), with
+   a send each way (stt[].comm) where consecutive stages sit on two devices. Over a makespan M the bytes a device holds
    average at least (microbatches per route) x sum_s a_s R_s / M, and the
    peak is no lower than the mean; for the device to fit, its activations
    stay within the memory left after its static bytes and its largest
@@ -1768,11 +1780,12 @@ static double pp__plan_live_bound(const pp__preq *q, pp__pws *w, int S, int Sp, 
     const pp_times *stt = w->stt;
     int items = q->p.m.layers + 2, s, dev;
     double *sact = w->sact, *slog = w->sact + 2 * items, *stra = w->sact + 10 * items;
-    double *slogb = w->sact + 12 * items, *R = w->sact + 14 * items, x = 0, best = 0;
+    double *slogb = w->sact + 12 * items, *R = w->sact + 14 * items, x = 0, best = 0, comm = stt[0].comm;
     /* a backward pass's time: B, or where it is not split BW = B + W (+ F when it recomputes) */
 #define PP__PLAN_BACK(s) (info->split_backward ? stt[s].b : stt[s].b + stt[s].w + (info->recompute ? stt[s].f : 0))
     for (s = S - 1; s >= 0; s--) { /* suffix sums within each route (dualpipe: [0, Sp) and [Sp, S)) */
-        x = s == S - 1 || (dual && s == Sp - 1) ? 0 : x;
+        int last = s == S - 1 || (dual && s == Sp - 1);
+        x = last ? 0 : x + (pp__plan_dev(vplace, pp, s) != pp__plan_dev(vplace, pp, s + 1) ? 2 * comm : 0);
         x += stt[s].f + PP__PLAN_BACK(s);
         R[s] = x;
     }
@@ -1781,13 +1794,17 @@ static double pp__plan_live_bound(const pp__preq *q, pp__pws *w, int S, int Sp, 
         for (s = 0; s < S; s++) {
             double a, hs = 0, ts = 0;
             int t;
-            if ((vplace ? (s < pp ? s : 2 * pp - 1 - s) : s % pp) != dev) continue;
+            if (pp__plan_dev(vplace, pp, s) != dev) continue;
             a = sact[s] + slog[s] - slogb[s];
             if (a > 0) held += a * R[s];
             if (stra[s] > tr) tr = stra[s];
             /* the F and B chains before stage s on its route: its bytes are
                held inside [head, M - tail] */
-            for (t = dual && s >= Sp ? Sp : 0; t < s; t++) { hs += stt[t].f; ts += PP__PLAN_BACK(t); }
+            for (t = dual && s >= Sp ? Sp : 0; t < s; t++) {
+                double c1 = pp__plan_dev(vplace, pp, t) != pp__plan_dev(vplace, pp, t + 1) ? comm : 0;
+                hs += stt[t].f + c1;
+                ts += PP__PLAN_BACK(t) + c1;
+            }
             if (hs < head) head = hs;
             if (ts < tail) tail = ts;
         }
@@ -1820,7 +1837,7 @@ static void pp__plan_one(const pp__preq *q, pp__pws *w, const pp__lay *y, int id
     double wb, gb, ob, ewb, egb, eob, sync_step, sync_mb, dp_step = 0, dp_mb = 0;
     /* the data-parallel group (dp x cp ranks, tp apart in Megatron's rank order) inside one node: NVLink */
     double dpbw = dshard * tp <= q->node ? q->g.tp_bw : q->g.net_bw;
-    double unit, act_sum = 0, static_max = 0, best_peak = 0, lim = 0, scale = 1, mem_bound = 0;
+    double unit, act_sum = 0, static_max = 0, best_peak = 0, lim = 0, scale = 1, mem_bound = 0, p2p = 0;
     double *sact = w->sact, *slog = w->sact + 2 * items, *stp = w->sact + 4 * items, *scp = w->sact + 6 * items;
     double *sep = w->sact + 8 * items, *stra = w->sact + 10 * items, *slogb = w->sact + 12 * items;
     pp_config cfg;
@@ -2013,13 +2030,17 @@ static void pp__plan_one(const pp__preq *q, pp__pws *w, const pp__lay *y, int id
     if (recompute) cfg.recompute_input = pp__act_bytes(P, 0, 1, tp, 1) / pp__act_bytes(P, 0, 1, tp, 0);
     /* F&B overlap (PLANNING, overlaps): dualpipe's pairs hide one pass's
        all-to-all under the other's compute, on the SMs communication leaves */
-    if (pp__builds_pairs(info)) {
+    /* the pipeline's sends: pp_sched.h adds times.comm on every dependency
+       edge that crosses devices (PLANNING, step time) */
+    cfg.times.comm = stt[0].comm;
+    if (info->fb_pairs) {
         double a = 0, sum = 0;
         for (s = 0; s < S; s++) {
             int part = s < Sp ? s : s - Sp, end = part + 1 < Sp ? first[part + 1] : items;
             double x = 0;
             for (i = first[part]; i < end; i++) x += it[i].epc;
             w->fbc[s].f = w->fbc[s].b = r->times ? 0 : x;
+            /* the sends between stages are times.comm, on the edges, not inside a pass */
             w->fbc[s].w = w->fbc[s].comm = 0;
             a += 2 * w->fbc[s].f;
             sum += stt[s].f + stt[s].b + stt[s].w;
@@ -2072,7 +2093,7 @@ static void pp__plan_one(const pp__preq *q, pp__pws *w, const pp__lay *y, int id
             if (dual) { /* each microbatch runs one of the two copies; copy B enters at device pp-1 */
                 double hb = 0;
                 pk /= 2;
-                for (s = pp; s < 2 * pp - 1 - dev; s++) hb += stt[s].f;
+                for (s = pp; s < 2 * pp - 1 - dev; s++) hb += stt[s].f + cfg.times.comm;
                 if (hb < hk) hk = hb;
             }
             if (pk > pmax) { pmax = pk; busiest = dev; }
@@ -2081,8 +2102,9 @@ static void pp__plan_one(const pp__preq *q, pp__pws *w, const pp__lay *y, int id
                microbatch on device k precedes its B on stage k; the last of
                those is followed by the B chain down to stage 0 */
             if (!dual && head + nb * qk + tail > mk) mk = head + nb * qk + tail;
-            head += stt[dev].f;
-            tail += stt[dev].b;
+            /* stage dev to dev + 1 crosses devices: one send each way */
+            head += stt[dev].f + cfg.times.comm;
+            tail += stt[dev].b + cfg.times.comm;
         }
         bound = mk + (double)(n - nb) * pmax + dp_step;
         c->bound = bound;
@@ -2137,6 +2159,7 @@ static void pp__plan_one(const pp__preq *q, pp__pws *w, const pp__lay *y, int id
             pp_config c2 = cfg;
             e = &w->cache[hit];
             c2.stage_times = e->stt;
+            c2.times.comm = e->stt[0].comm;
             if (pp_sched_build(&c2, &e->s, e2) != PP_OK) {
                 e->s = NULL;
                 pp__cand_reason(c, "does not build: %s", e2);
@@ -2193,6 +2216,19 @@ static void pp__plan_one(const pp__preq *q, pp__pws *w, const pp__lay *y, int id
                 c->mem.logits = pkl;
             }
         }
+        /* the busiest device's wait on sends (PLANNING, step split): an idle
+           gap that ends at a pass whose input comes from another device
+           waited up to times.comm on that send */
+        for (p = sch->device_start[busiest]; p < sch->device_start[busiest + 1]; p++) {
+            const pp_pass *x = &sch->passes[p];
+            double gap = x->start - (p > sch->device_start[busiest] ? sch->passes[p - 1].end : 0);
+            pp_kind ik;
+            int is;
+            if (gap > 0 && pp_pass_input(sch->stages, sch->microbatches, sch->copies, sch->split_backward, x->kind,
+                                         x->stage, x->microbatch, &ik, &is) == 1 &&
+                sch->stage_device[is] != busiest)
+                p2p += gap < sch->times.comm ? gap : sch->times.comm;
+        }
         c->peak_bytes = best_peak;
         c->unit_bytes = unit;
         c->step_time = (sch->makespan + (double)(n - nb) * work / nb) * scale;
@@ -2226,7 +2262,7 @@ static void pp__plan_one(const pp__preq *q, pp__pws *w, const pp__lay *y, int id
     {
         /* the step's split (PLANNING, step split): the busiest device's
            passes, their communication apart, then its idle time */
-        double comp = 0, ctp = 0, ccp = 0, cep = 0, busy, idle, mult = rc_full ? 3 : 2, piped;
+        double comp = 0, ctp = 0, ccp = 0, cep = 0, busy, idle, mult = rc_full ? 3 : 2;
         for (s = 0; s < S; s++) {
             int sd = vplace ? (s < pp ? s : 2 * pp - 1 - s) : s % pp;
             if (sd != busiest) continue;
@@ -2250,8 +2286,7 @@ static void pp__plan_one(const pp__preq *q, pp__pws *w, const pp__lay *y, int id
             else c->time.compute += idle;
             idle = 0;
         }
-        piped = 2.0 * (S - 1) * stt[0].comm; /* one microbatch's sends down the pipeline and back */
-        c->time.pp = piped < idle ? piped : idle;
+        c->time.pp = p2p * scale < idle ? p2p * scale : idle;
         c->time.bubble = idle - c->time.pp;
     }
     /* MFU: the model's training FLOPs over the GPUs' peak (Narayanan et al. 2021, Eq. 3, generalised) */

@@ -825,6 +825,77 @@ static void test_node_limited(void) {
     group_next("plan", "node-limited routing: min(R, nodes)(nodes-1)/nodes copies cross the network (EP 16: 1, EP 64: 3.5; no limit: 7.5)");
 }
 
+/* The pipeline's sends (PLANNING, pass times and step time): one
+   microbatch's activation, 2 bytes x seq x mbs x hidden (/ tp with SP),
+   crosses each stage boundary, over NVLink when the pipeline's GPUs fit a
+   node, else over the network, and the schedule is built with that as
+   pp_config.times.comm. */
+static void pipe_request(pp_plan_request *r, int pp, int batch, int node_gpus, double net_bw) {
+    memset(r, 0, sizeof *r);
+    r->model.layers = 4; r->model.hidden = 1024; r->model.heads = 8; r->model.seq = 1024; r->model.ffn = 4096;
+    pp_gpu_preset("h100-80g", &r->gpu, NULL);
+    r->gpu.node_gpus = node_gpus;
+    r->gpu.net_bw = net_bw;
+    r->gpus = pp; r->global_batch = batch;
+    r->pp = pp; r->tp = 1; r->mbs = 1; r->schedule = "1f1b";
+}
+
+static void test_pipeline_sends(void) {
+    pp_candidate c[4];
+    pp_plan_request r;
+    char err[PP_ERR_LEN];
+    int n = 0;
+    double nv, net, send_nv, send_net, step_nv = 0, step_net = 0, step_slow = 0, send_slow;
+    pipe_request(&r, 2, 1, 8, 0);
+    nv = pp_gpu_defaults(&r.gpu).tp_bw;
+    net = pp_gpu_defaults(&r.gpu).net_bw;
+    send_nv = 2.0 * 1024 * 1 * 1024 / nv; /* 2 bytes x seq x mbs x hidden, TP 1 */
+    send_net = 2.0 * 1024 * 1 * 1024 / net;
+    /* one microbatch on 2 stages: F0, send, F1, BW1, send back, BW0 in a
+       chain, so the step is the stages' work + 2 sends; the same work on
+       both links, so the steps differ by exactly 2 (send_net - send_nv) */
+    if (CHECK(pp_plan(&r, c, 4, &n, err) == PP_OK && n == 1 && c[0].fits, "2 GPUs, one node: %s", err))
+        step_nv = c[0].step_time;
+    pipe_request(&r, 2, 1, 1, 0); /* one GPU per node: the boundary crosses the network */
+    if (CHECK(pp_plan(&r, c, 4, &n, err) == PP_OK && n == 1 && c[0].fits, "2 GPUs, two nodes: %s", err)) {
+        step_net = c[0].step_time;
+        /* the busiest device waits on one send directly (its F or its BW);
+           the other is in the chain before it: bubble */
+        CHECK(fabs(c[0].time.pp - send_net) < 1e-9 * send_net, "one microbatch: exposed P2P %.9g s, expected one send %.9g s",
+              c[0].time.pp, send_net);
+    }
+    CHECK(step_nv > 0 && fabs((step_net - step_nv) - 2 * (send_net - send_nv)) < 1e-9 * step_net,
+          "one microbatch: network step %.9g - NVLink step %.9g = %.9g s, expected 2 sends' difference %.9g s", step_net,
+          step_nv, step_net - step_nv, 2 * (send_net - send_nv));
+    /* 4 stages, 4 microbatches (built whole), a slow network: a send
+       (2 MiB at 1 GB/s, 2.1 ms) dwarfs a stage's compute (tens of us), and
+       1F1B's order makes later microbatches wait on sends behind earlier
+       ones' (device k runs F of microbatch j+1 only after B of j, which
+       came back over a boundary): the step grows by more than one
+       microbatch's round trip, 2 (pp - 1) sends, which a constant added to
+       the step would be */
+    pipe_request(&r, 4, 4, 1, 25e9);
+    send_net = 2.0 * 1024 * 1024 / 25e9;
+    if (CHECK(pp_plan(&r, c, 4, &n, err) == PP_OK && n == 1 && c[0].fits, "4 GPUs, 4 nodes: %s", err)) {
+        step_net = c[0].step_time;
+        CHECK(c[0].bound > 0 && c[0].bound <= step_net * (1 + 1e-9), "work bound %.9g above the step %.9g", c[0].bound,
+              step_net);
+    }
+    pipe_request(&r, 4, 4, 1, 1e9);
+    send_slow = 2.0 * 1024 * 1024 / 1e9;
+    if (CHECK(pp_plan(&r, c, 4, &n, err) == PP_OK && n == 1 && c[0].fits, "4 GPUs, slow network: %s", err)) {
+        step_slow = c[0].step_time;
+        CHECK(c[0].bound > 0 && c[0].bound <= step_slow * (1 + 1e-9), "slow network: work bound %.9g above the step %.9g",
+              c[0].bound, step_slow);
+    }
+    printf("    4 stages, 4 microbatches: 25 GB/s -> 1 GB/s adds %.3f ms to the step, one round trip's sends %.3f ms\n",
+           1e3 * (step_slow - step_net), 1e3 * 2 * (4 - 1) * (send_slow - send_net));
+    CHECK(step_slow - step_net > 2 * (4 - 1) * (send_slow - send_net) * 1.5,
+          "slow network: the step grows by %.6g s, not more than 1.5 x one round trip's 2 (pp-1) sends (%.6g s)",
+          step_slow - step_net, 2 * (4 - 1) * (send_slow - send_net));
+    group_next("plan", "pipeline sends: built into the schedule; 1 microbatch = work + 2 sends by hand; a slow network waits more than a round trip");
+}
+
 /* Published training setups (sources in README, "Checks against published setups"):
    Llama 3 405B on 16,384 H100s: TP 8, CP 1, PP 16, DP 128, seq 8192, 16M tokens per step
      (2048 sequences), 400 TFLOP/s per GPU, 41% BF16 MFU (Meta 2024, Table 4);
@@ -1212,6 +1283,7 @@ int main(int argc, char **argv) {
     if (argc > 1 && !strcmp(argv[1], "bound")) { /* the memory-time bound and routing alone */
         test_memory_time_bound();
         test_node_limited();
+        test_pipeline_sends();
         return g_groups_failed != 0;
     }
     test_partition();
@@ -1222,6 +1294,7 @@ int main(int argc, char **argv) {
     test_pruning_many();
     test_memory_time_bound();
     test_node_limited();
+    test_pipeline_sends();
     test_megatron_memory();
     test_recipes();
     test_published();
