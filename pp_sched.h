@@ -5014,16 +5014,16 @@ static pp_status pp__vzb_list(const pp__req *q, const double *cap, double beat, 
    builds again only the blocks pass 0 kept). */
 typedef struct pp__vrec { int K; unsigned char x0, x1, y0, y1, t, extra; } pp__vrec;
 
-/* The cool-down's joint move (docs/quality.md, where v-auto loses): on
-   every device of a V but the turn, from first-leg microbatch c on, the
-   second-leg passes between first-leg B(j) and the next first-leg B run
-   before B(j): F of microbatches up to j + of, B up to j + ob (j + of on
-   device 0, whose second leg is the last stage: its B follows its own F),
-   the group stopping at the first pass beyond those, with the second-leg
-   W's between them (one frees the activation a later F of the group
-   takes); trailing W's stay where they were. A step whose order would
-   take the device above limit is not made. p: one device's passes, lo its
-   first-leg stage; tmp, keep: room for cnt passes each. */
+/* The cool-down's joint move (docs/quality.md, where v-auto loses): on a
+   device of a V, from first-leg microbatch c on, the second-leg passes
+   between first-leg B(j) and the next first-leg B run before B(j): F of
+   microbatches up to j + of, B up to j + ob (j + of on device 0, whose
+   second leg is the last stage: its B follows its own F), the group
+   stopping at the first pass beyond those, with the second-leg W's between
+   them (one frees the activation a later F of the group takes); trailing
+   W's stay where they were. A step whose order would take the device above
+   limit is not made. p: one device's passes, lo its first-leg stage; tmp,
+   keep: room for cnt passes each. */
 static void pp__v_cool_device(const pp_schedule *s, pp_pass *p, int cnt, int lo, int c, int of, int ob, double limit,
                               pp_pass *tmp, pp_pass *keep) {
     int i = 0, bmax = lo == 0 ? of : ob;
@@ -5053,25 +5053,29 @@ static void pp__v_cool_device(const pp_schedule *s, pp_pass *p, int cnt, int lo,
 }
 
 /* v-auto's finishing candidates: the cool-down move above for every start c
-   in the last d + 2 microbatches and of, ob in 1..2, each squeezed and kept
-   only when shorter, with every device's peak within the limit. s is changed in
-   place only to a better order. */
+   in the last d + 2 microbatches and of, ob in 1..2, on every device but
+   the turn's at once, each squeezed and kept only when shorter, with every
+   device's peak within the limit. s is changed only to a shorter order,
+   and is left as it was, to the bit, otherwise. */
 static pp_status pp__v_cool(pp_schedule *s, double limit, char *err) {
     int d = s->devices, n = s->microbatches, P = s->num_passes, c, of, ob, i;
     pp_allocator *al = &s->allocator;
     pp_pass *best, *tmp, *keep;
-    double bmk;
+    double bmk, s0, br0, *pk0;
     if (s->placement != PP_PLACE_VSHAPE || !s->split_backward || s->copies == 2 || s->fb_pairs) return PP_OK;
     best = (pp_pass *)pp__malloc(al, pp__size((size_t)P, sizeof *best));
     tmp = (pp_pass *)pp__malloc(al, pp__size((size_t)P, sizeof *tmp));
     keep = (pp_pass *)pp__malloc(al, pp__size((size_t)P, sizeof *keep));
-    if (!best || !tmp || !keep) {
-        pp__mfree(al, best); pp__mfree(al, tmp); pp__mfree(al, keep);
+    pk0 = (double *)pp__malloc(al, pp__size((size_t)d, sizeof *pk0));
+    if (!best || !tmp || !keep || !pk0) {
+        pp__mfree(al, best); pp__mfree(al, tmp); pp__mfree(al, keep); pp__mfree(al, pk0);
         pp__err(err, "out of memory in v-auto's cool-down candidates");
         return PP_ERR_OUT_OF_MEMORY;
     }
     memcpy(best, s->passes, (size_t)P * sizeof *best);
-    bmk = s->makespan;
+    bmk = s0 = s->makespan;
+    br0 = s->bubble_rate;
+    memcpy(pk0, s->peak_memory, (size_t)d * sizeof *pk0);
     for (c = n - 1; c >= 0 && c >= n - d - 2; c--)
         for (of = 1; of <= 2; of++)
             for (ob = 1; ob <= 2; ob++) {
@@ -5091,8 +5095,9 @@ static pp_status pp__v_cool(pp_schedule *s, double limit, char *err) {
                 if (s->makespan < bmk - 1e-9) { memcpy(best, s->passes, (size_t)P * sizeof *best); bmk = s->makespan; }
             }
     memcpy(s->passes, best, (size_t)P * sizeof *best);
-    pp__metrics(s);
-    pp__mfree(al, best); pp__mfree(al, tmp); pp__mfree(al, keep);
+    if (bmk < s0 - 1e-9) pp__metrics(s);
+    else { s->makespan = s0; s->bubble_rate = br0; memcpy(s->peak_memory, pk0, (size_t)d * sizeof *pk0); }
+    pp__mfree(al, best); pp__mfree(al, tmp); pp__mfree(al, keep); pp__mfree(al, pk0);
     return PP_OK;
 }
 
@@ -5199,7 +5204,10 @@ static pp_status pp__v_auto(const pp__req *q, pp_schedule **out, char *err) {
         pp_sched_free(g);
         if (st != PP_OK) { pp_sched_free(*out); *out = NULL; }
     }
-    if (st == PP_OK && q->c.reorder && *out && (pp__small_n(d, q->n) || !pp__at_bound((*out)->makespan, lb))) {
+    /* the cool-down candidates (pp__v_cool), up to 16 devices at the sizes
+       of pp__small_n only: they cost a fifth of the search's time at d = 16,
+       n = 128, and a third at d = 64, n = 128 */
+    if (st == PP_OK && q->c.reorder && *out && d <= 16 && pp__small_n(d, q->n)) {
         st = pp__v_cool(*out, limit, err);
         if (st != PP_OK) { pp_sched_free(*out); *out = NULL; }
     }
