@@ -5035,6 +5035,93 @@ static pp_status pp__vzb_list(const pp__req *q, const double *cap, double beat, 
    builds again only the blocks pass 0 kept). */
 typedef struct pp__vrec { int K; unsigned char x0, x1, y0, y1, t, extra; } pp__vrec;
 
+/* The cool-down's joint move (docs/quality.md, where v-auto loses): on a
+   device of a V, from first-leg microbatch c on, the second-leg passes
+   between first-leg B(j) and the next first-leg B run before B(j): F of
+   microbatches up to j + of, B up to j + ob (j + of on device 0, whose
+   second leg is the last stage: its B follows its own F), the group
+   stopping at the first pass beyond those, with the second-leg W's between
+   them (one frees the activation a later F of the group takes); trailing
+   W's stay where they were. A step whose order would take the device above
+   limit is not made. p: one device's passes, lo its first-leg stage; tmp,
+   keep: room for cnt passes each. */
+static void pp__v_cool_device(const pp_schedule *s, pp_pass *p, int cnt, int lo, int c, int of, int ob, double limit,
+                              pp_pass *tmp, pp_pass *keep) {
+    int i = 0, bmax = lo == 0 ? of : ob;
+    for (;;) {
+        int k, e, g = 0, r = 0, last = -1, j;
+        while (i < cnt && !(p[i].stage == lo && p[i].kind == PP_B && p[i].microbatch >= c)) i++;
+        if (i >= cnt) return;
+        j = p[i].microbatch;
+        for (e = i + 1; e < cnt && !(p[e].stage == lo && p[e].kind == PP_B); e++) {}
+        /* the group: second-leg passes in (i, e) up to the first one beyond */
+        for (k = i + 1; k < e; k++) {
+            if (p[k].stage == lo) continue;
+            if ((p[k].kind == PP_F && p[k].microbatch > j + of) || (p[k].kind == PP_B && p[k].microbatch > j + bmax)) break;
+            if (p[k].kind != PP_W) last = k;
+        }
+        if (last >= 0) {
+            for (k = i + 1; k <= last; k++) if (p[k].stage != lo) tmp[g++] = p[k];
+            r = g;
+            tmp[r++] = p[i];
+            for (k = i + 1; k < e; k++) if (p[k].stage == lo || k > last) tmp[r++] = p[k];
+            memcpy(keep, p + i, (size_t)r * sizeof *p);
+            memcpy(p + i, tmp, (size_t)r * sizeof *p);
+            if (pp__device_peak(s, p, cnt) > limit + 1e-9) memcpy(p + i, keep, (size_t)r * sizeof *p);
+        }
+        i = e;
+    }
+}
+
+/* v-auto's finishing candidates: the cool-down move above for every start c
+   in the last d + 2 microbatches and of, ob in 1..2, on every device but
+   the turn's at once, each squeezed and kept only when shorter, with every
+   device's peak within the limit. s is changed only to a shorter order,
+   and is left as it was, to the bit, otherwise. */
+static pp_status pp__v_cool(pp_schedule *s, double limit, char *err) {
+    int d = s->devices, n = s->microbatches, P = s->num_passes, c, of, ob, i;
+    pp_allocator *al = &s->allocator;
+    pp_pass *best, *tmp, *keep;
+    double bmk, s0, br0, *pk0;
+    if (s->placement != PP_PLACE_VSHAPE || !s->split_backward || s->copies == 2 || s->fb_pairs) return PP_OK;
+    best = (pp_pass *)pp__malloc(al, pp__size((size_t)P, sizeof *best));
+    tmp = (pp_pass *)pp__malloc(al, pp__size((size_t)P, sizeof *tmp));
+    keep = (pp_pass *)pp__malloc(al, pp__size((size_t)P, sizeof *keep));
+    pk0 = (double *)pp__malloc(al, pp__size((size_t)d, sizeof *pk0));
+    if (!best || !tmp || !keep || !pk0) {
+        pp__mfree(al, best); pp__mfree(al, tmp); pp__mfree(al, keep); pp__mfree(al, pk0);
+        pp__err(err, "out of memory in v-auto's cool-down candidates");
+        return PP_ERR_OUT_OF_MEMORY;
+    }
+    memcpy(best, s->passes, (size_t)P * sizeof *best);
+    bmk = s0 = s->makespan;
+    br0 = s->bubble_rate;
+    memcpy(pk0, s->peak_memory, (size_t)d * sizeof *pk0);
+    for (c = n - 1; c >= 0 && c >= n - d - 2; c--)
+        for (of = 1; of <= 2; of++)
+            for (ob = 1; ob <= 2; ob++) {
+                int ok = 1;
+                memcpy(s->passes, best, (size_t)P * sizeof *best);
+                for (i = 0; i < d - 1; i++) /* the turn, device d - 1, keeps its order */
+                    pp__v_cool_device(s, s->passes + s->device_start[i], s->device_start[i + 1] - s->device_start[i], i,
+                                      c, of, ob, limit, tmp, keep);
+                if (!memcmp(s->passes, best, (size_t)P * sizeof *best)) continue;
+                for (i = 0; i < d && ok; i++) {
+                    double v = pp__device_peak(s, s->passes + s->device_start[i],
+                                               s->device_start[i + 1] - s->device_start[i]);
+                    ok = v <= limit + 1e-9;
+                }
+                if (!ok || pp__squeeze(s, NULL, NULL) != PP_OK) continue;
+                pp__metrics(s);
+                if (s->makespan < bmk - 1e-9) { memcpy(best, s->passes, (size_t)P * sizeof *best); bmk = s->makespan; }
+            }
+    memcpy(s->passes, best, (size_t)P * sizeof *best);
+    if (bmk < s0 - 1e-9) pp__metrics(s);
+    else { s->makespan = s0; s->bubble_rate = br0; memcpy(s->peak_memory, pk0, (size_t)d * sizeof *pk0); }
+    pp__mfree(al, best); pp__mfree(al, tmp); pp__mfree(al, keep); pp__mfree(al, pk0);
+    return PP_OK;
+}
+
 /* v-auto: V-shape blocks with the K split of Eq. 3. delta0 (F of chunk 0,
    B of chunk 1) from 1 to 4 cells, delta1 (F of chunk 1, B of chunk 0) from
    1 to 3 cells, on each side of K; turns by pp__v_turns; W greedy. */
@@ -5136,6 +5223,13 @@ static pp_status pp__v_auto(const pp__req *q, pp_schedule **out, char *err) {
         if (st == PP_OK && g && small) st = pp__reorder(g, PP__RV_ALL, limit, err);
         if (st == PP_OK && g && pp__auto_better(g, *out)) { pp_sched_free(*out); *out = g; g = NULL; }
         pp_sched_free(g);
+        if (st != PP_OK) { pp_sched_free(*out); *out = NULL; }
+    }
+    /* the cool-down candidates (pp__v_cool), up to 16 devices at the sizes
+       of pp__small_n only: they cost a fifth of the search's time at d = 16,
+       n = 128, and a third at d = 64, n = 128 */
+    if (st == PP_OK && q->c.reorder && *out && d <= 16 && pp__small_n(d, q->n)) {
+        st = pp__v_cool(*out, limit, err);
         if (st != PP_OK) { pp_sched_free(*out); *out = NULL; }
     }
     if (st == PP_OK && !*out) {

@@ -279,6 +279,30 @@ int main(void) {
         }
     group_next("zb-auto", "zb-1p/zb-2p legal, within d / 2d, no longer than ZB-H1 / ZB-H2");
 
+    /* The cool-down where several devices move together (docs/quality.md):
+       v-auto, d = 4, n = 4, F/B/W = 1/2/1, comm 0.1, limit 2. The exact
+       optimum for the V placement with F, B, W passes under a cap of 2
+       units is 27.00: CP-SAT proved it, lower bound equal to its best
+       (bench/optimal.py solve -s v-auto -d 4 -n 4 --times 1,2,1,0.1
+       --mem-limit 2: OPTIMAL, best 27.00, bound 27.00). Its order runs, on
+       devices 0, 1 and 2 at once, the second leg of the next microbatch
+       before a first-leg B (device 0: F7.3 B7.3 before B0.1); without that
+       joint move v-auto stopped at 28.30. A legal schedule below 27 would
+       contradict the proof, so the figure is checked both ways. */
+    {
+        const pp_times b2f = {1, 2, 1, 0.1};
+        pp_schedule *a = build("v-auto", 4, 4, b2f, 2, err);
+        CHECK(a != NULL, "v-auto d=4 n=4 B=2F+comm limit 2: %s", err);
+        if (a) {
+            double own = own_check(a, "v-auto d=4 n=4 B=2F+comm limit 2");
+            CHECK(own >= 0 && own <= 2 + 1e-9, "v-auto d=4 n=4 B=2F+comm limit 2: own simulated peak %g", own);
+            CHECK(fabs(a->makespan - 27.0) < 1e-9, "v-auto d=4 n=4 B=2F+comm limit 2: makespan %g, the proven optimum is 27",
+                  a->makespan);
+            pp_sched_free(a);
+        }
+    }
+    group_next("v-auto-cooldown", "v-auto at the proven optimum where the cool-down moves on several devices at once");
+
     /* lower bounds hold for every built-in schedule; at unit times V-Half
        reaches Appendix E.2's bound 6n+6d-3k-1 chunk passes (k = 2 x its peak
        in units, 0.5 time per chunk pass) exactly, d = 3..8 */
