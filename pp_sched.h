@@ -2892,27 +2892,103 @@ static pp_status pp__reorder_run(pp_schedule *s, unsigned mask, double limit, do
    back, nearer gaps first; the first that helps is kept. */
 enum { PP__LOCAL_WORK = 24, PP__LOCAL_GAPS = 2, PP__LOCAL_PHASES = 3 };
 
+/* The memory levels of the order the local search starts each round from
+   (its snapshot): lev[i], the level after position i on its device; pre[i]
+   / post[i], the highest level after an F up to i / from i to the
+   device's end (0 where there is none); top[], a max tree over the levels
+   after an F (-1e300 elsewhere), so that the peak of a moved order costs
+   O(log P), where pp__device_peak would walk the whole device (O(n) per
+   tried move, O(n^2) for a search at large n). lev holds 5P doubles. */
+static double pp__local_delta(const pp_schedule *s, const pp_pass *p) {
+    return p->kind == PP_F ? s->stage_memory[p->stage] : p->kind == PP_BW || p->kind == PP_W ? -s->stage_memory[p->stage] : 0;
+}
+
+static void pp__local_levels(const pp_schedule *s, double *lev) {
+    int P = s->num_passes, dev, i;
+    double *pre = lev + P, *post = lev + 2 * (size_t)P, *top = lev + 3 * (size_t)P;
+    for (dev = 0; dev < s->devices; dev++) {
+        int a = s->device_start[dev], e = s->device_start[dev + 1];
+        double cur = 0, hi = 0;
+        for (i = a; i < e; i++) {
+            cur += pp__local_delta(s, &s->passes[i]);
+            if (s->passes[i].kind == PP_F && cur > hi) hi = cur;
+            lev[i] = cur;
+            pre[i] = hi;
+            top[P + i] = s->passes[i].kind == PP_F ? cur : -1e300;
+        }
+        for (hi = 0, i = e - 1; i >= a; i--) {
+            if (s->passes[i].kind == PP_F && lev[i] > hi) hi = lev[i];
+            post[i] = hi;
+        }
+    }
+    for (i = P - 1; i >= 1; i--) top[i] = top[2 * i] > top[2 * i + 1] ? top[2 * i] : top[2 * i + 1];
+}
+
+/* the highest level after an F at positions l..r of the snapshot */
+static double pp__local_top(const double *lev, int P, int l, int r) {
+    const double *top = lev + 3 * (size_t)P;
+    double m = -1e300;
+    for (l += P, r += P + 1; l < r; l >>= 1, r >>= 1) {
+        if (l & 1) { if (top[l] > m) m = top[l]; l++; }
+        if (r & 1) { --r; if (top[r] > m) m = top[r]; }
+    }
+    return m;
+}
+
 /* passes[from] to position to of the same device, the passes between one
-   place over; returns 0 (order restored) when its device's memory would go
-   above cap */
-static int pp__local_move(pp_schedule *s, int from, int to, const double *cap) {
+   place over, when its device's memory stays within cap (returns 1); else
+   returns 0 and leaves the order. The order must be the snapshot
+   pp__local_levels measured: the levels outside from..to do not change,
+   those between move by the moved pass's own change. */
+static int pp__local_move(pp_schedule *s, int from, int to, const double *cap, const double *lev) {
     pp_pass t = s->passes[from];
-    int dev = t.device, a = s->device_start[dev], lo = from < to ? from : to, hi = from < to ? to : from;
+    int P = s->num_passes, dev = t.device, a = s->device_start[dev], e = s->device_start[dev + 1];
+    int lo = from < to ? from : to, hi = from < to ? to : from;
+    double dt = pp__local_delta(s, &t), peak = lo > a ? lev[P + lo - 1] : 0, x;
+    if (hi + 1 < e && lev[2 * (size_t)P + hi + 1] > peak) peak = lev[2 * (size_t)P + hi + 1];
+    if (from < to) {
+        x = pp__local_top(lev, P, from + 1, to) - dt;          /* those after it, one place earlier */
+        if (t.kind == PP_F && lev[to] > x) x = lev[to];         /* it, at the end of the span */
+    } else {
+        x = pp__local_top(lev, P, to, from - 1) + dt;           /* those before it, one place later */
+        if (t.kind == PP_F && (to > a ? lev[to - 1] : 0) + dt > x) x = (to > a ? lev[to - 1] : 0) + dt;
+    }
+    if (x > peak) peak = x;
+    if (peak > cap[dev] + 1e-9) return 0;
     if (from < to) memmove(s->passes + from, s->passes + from + 1, (size_t)(to - from) * sizeof(pp_pass));
     else memmove(s->passes + to + 1, s->passes + to, (size_t)(from - to) * sizeof(pp_pass));
     s->passes[to] = t;
-    if (pp__device_peak(s, s->passes + a, s->device_start[dev + 1] - a) <= cap[dev] + 1e-9) return 1;
-    t = s->passes[to];
-    if (from < to) memmove(s->passes + lo + 1, s->passes + lo, (size_t)(hi - lo) * sizeof(pp_pass));
-    else memmove(s->passes + lo, s->passes + lo + 1, (size_t)(hi - lo) * sizeof(pp_pass));
-    s->passes[from] = t;
-    return 0;
+    return 1;
 }
 
 /* 1 when position i of its device starts after the device was idle */
 static int pp__local_gap(const pp_schedule *s, int i) {
     const pp_pass *p = &s->passes[i];
     return i > s->device_start[p->device] ? p->start > s->passes[i - 1].end + PP__EPS * (1 + p->start) : p->start > PP__EPS;
+}
+
+/* The round's tables for pp__local_moves, so that finding a move costs no
+   walk along the device: prev[i] / next[i], the nearest position at or
+   before / at or after i on its device that starts after a gap (a - 1 /
+   e when there is none; a, e: the device's first and end positions), and
+   dep[key], the first position on the same device of a pass whose input
+   is that key (INT_MAX: none). */
+static void pp__local_tables(const pp_schedule *s, const int *tab, const int *pos, int *prev, int *next, int *dep) {
+    int S = s->stages, n = s->microbatches, half = pp__dep_half(s), dev, i, ds, k;
+    for (i = 0; i < 4 * S * n; i++) dep[i] = INT_MAX;
+    for (dev = 0; dev < s->devices; dev++) {
+        int a = s->device_start[dev], e = s->device_start[dev + 1], g = a - 1;
+        for (i = a; i < e; i++) {
+            if (pp__local_gap(s, i)) g = i;
+            prev[i] = g;
+            k = pp__dep_key(tab, S, half, &s->passes[i], &ds);
+            if (k >= 0 && s->passes[pos[k]].device == dev && i < dep[k]) dep[k] = i;
+        }
+        for (g = e, i = e - 1; i >= a; i--) {
+            if (prev[i] == i) g = i;
+            next[i] = g;
+        }
+    }
 }
 
 /* The moves of phase ph for candidate j (it waits for j - 1 on the
@@ -2922,8 +2998,10 @@ static int pp__local_gap(const pp_schedule *s, int i) {
    place); 1: j to just before one of the nearest passes before j - 1
    that start after a gap, not before its input; 2: j - 1 to just before
    one of the nearest passes after j that start after a gap, or to the
-   device's end, not after a pass that needs it. */
-static int pp__local_moves(const pp_schedule *s, const int *tab, const int *pos, int j, int ph, int *from, int *to) {
+   device's end, not after a pass that needs it (prev, next, dep:
+   pp__local_tables). */
+static int pp__local_moves(const pp_schedule *s, const int *tab, const int *pos, const int *prev, const int *next,
+                           const int *dep, int j, int ph, int *from, int *to) {
     int S = s->stages, n = s->microbatches, half = pp__dep_half(s), dev = s->passes[j].device, m = 0, i, ds;
     int a = s->device_start[dev], e = s->device_start[dev + 1];
     if (ph == 0) {
@@ -2934,17 +3012,18 @@ static int pp__local_moves(const pp_schedule *s, const int *tab, const int *pos,
     if (ph == 1) {
         int in = pp__dep_key(tab, S, half, &s->passes[j], &ds), lo = a;
         if (in >= 0 && s->stage_device[ds] == dev) lo = pos[in] + 1;
-        for (i = j - 2; i >= lo && m < PP__LOCAL_GAPS; i--)
-            if (pp__local_gap(s, i)) { from[m] = j; to[m++] = i; }
+        for (i = j - 2 >= a ? prev[j - 2] : a - 1; i >= lo && m < PP__LOCAL_GAPS; i = i > a ? prev[i - 1] : a - 1) {
+            from[m] = j; to[m++] = i;
+        }
         return m;
     }
     {
         const pp_pass *b = &s->passes[j - 1];
-        int kb = pp__key(S, n, b->kind, b->stage, b->microbatch);
-        for (i = j + 1; i <= e && m < PP__LOCAL_GAPS; i++) {
-            if (i == e || pp__local_gap(s, i)) { from[m] = j - 1; to[m++] = i - 1; }
-            if (i < e && pp__dep_key(tab, S, half, &s->passes[i], &ds) == kb) break;
+        int d1 = dep[pp__key(S, n, b->kind, b->stage, b->microbatch)], last = d1 < e ? d1 : e - 1;
+        for (i = j + 1 < e ? next[j + 1] : e; i <= last && m < PP__LOCAL_GAPS; i = i + 1 < e ? next[i + 1] : e) {
+            from[m] = j - 1; to[m++] = i - 1;
         }
+        if (m < PP__LOCAL_GAPS && d1 >= e) { from[m] = j - 1; to[m++] = e - 1; }
         return m;
     }
 }
@@ -2955,16 +3034,20 @@ static pp_status pp__local_search(pp_schedule *s, const double *cap, char *err) 
     double lb = pp__order_bound(s);
     pp_allocator *al = &s->allocator;
     size_t keys = (size_t)4 * S * n;
-    int *pos, *tab, *cand;
+    int *pos, *tab, *cand, *prev, *dep;
     pp_pass *keep;
+    double *lev;
     pp_status st = PP_OK;
     if (pp__at_bound(s->makespan, lb)) return PP_OK; /* no order is shorter */
     pos = (int *)pp__malloc(al, pp__size(keys, sizeof(int)));
     tab = (int *)pp__malloc(al, pp__size((size_t)S, 16u * sizeof(int)));
     cand = (int *)pp__malloc(al, pp__size((size_t)P, sizeof(int)));
     keep = (pp_pass *)pp__malloc(al, pp__size((size_t)P, sizeof(pp_pass)));
+    lev = (double *)pp__malloc(al, pp__size((size_t)P, 5u * sizeof(double)));
+    prev = (int *)pp__malloc(al, pp__size((size_t)P, 2u * sizeof(int)));
+    dep = (int *)pp__malloc(al, pp__size(keys, sizeof(int)));
     if (trials < 2) trials = 2;
-    if (!pos || !tab || !cand || !keep) {
+    if (!pos || !tab || !cand || !keep || !lev || !prev || !dep) {
         pp__err(err, "out of memory in the local search");
         st = PP_ERR_OUT_OF_MEMORY;
         goto cleanup;
@@ -2996,12 +3079,14 @@ static pp_status pp__local_search(pp_schedule *s, const double *cap, char *err) 
             break;
         }
         memcpy(keep, s->passes, (size_t)P * sizeof(pp_pass));
+        pp__local_levels(s, lev);
+        pp__local_tables(s, tab, pos, prev, prev + P, dep);
         for (phase = 0; phase < PP__LOCAL_PHASES && !improved; phase++)
             for (k = 0; k < nc && trials > 0 && !improved; k++) {
-                int from[PP__LOCAL_GAPS], to[PP__LOCAL_GAPS], m = pp__local_moves(s, tab, pos, cand[k], phase, from, to), x;
+                int from[PP__LOCAL_GAPS], to[PP__LOCAL_GAPS], m = pp__local_moves(s, tab, pos, prev, prev + P, dep, cand[k], phase, from, to), x;
                 for (x = 0; x < m && trials > 0; x++) {
                     double mk = s->makespan;
-                    if (!pp__local_move(s, from[x], to[x], cap)) continue;
+                    if (!pp__local_move(s, from[x], to[x], cap, lev)) continue;
                     trials--;
                     st = pp__squeeze(s, NULL, err);
                     if (st == PP_ERR_OUT_OF_MEMORY) goto cleanup;
@@ -3017,7 +3102,8 @@ static pp_status pp__local_search(pp_schedule *s, const double *cap, char *err) 
         if (!improved) break;
     }
 cleanup:
-    pp__mfree(al, pos); pp__mfree(al, tab); pp__mfree(al, cand); pp__mfree(al, keep);
+    pp__mfree(al, pos); pp__mfree(al, tab); pp__mfree(al, cand); pp__mfree(al, keep); pp__mfree(al, lev);
+    pp__mfree(al, prev); pp__mfree(al, dep);
     return st;
 }
 
