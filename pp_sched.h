@@ -28,16 +28,15 @@ CONTENTS
    CSV in and out, SVG and Chrome traces are pp_sched_io.h (both on this
    file's public API, each with its own _IMPLEMENTATION macro).
    The implementation's sections, in file order (marked "---- name ----"):
-   small helpers; the schedule object; metrics; squeeze (and the one
-   dependency rule, pp__input, public as pp_pass_input); validation;
-   building blocks; reorder (Appendix C, its variants as a table); a
-   bounded local search; reusing reorders; extending by the stable phase; any per-device order; built-in building blocks; the build
-   request (pp_config resolved once, the shape); adaptive schedules
-   (Appendix A); v-auto's cell grid; the two adaptive searches (and
-   zb-auto's list-built order); published orders (interleaved, looped BFS,
-   DualPipe); v-zb built pass by pass; the built-in schedules (the
-   table's builders, the guarantee, pp_sched_build); bounds and bubble
-   growth; lowering; printers.
+   small helpers; the schedule object; the entry check; the dependency rule
+   (Section 2); metrics; squeeze; validation; bounds; building blocks;
+   reorder (Appendix C); a bounded local search that can only improve;
+   reusing reorders within a search; extending a schedule by its stable
+   phase; any per-device order; lowering; built-in building blocks; the
+   build request; list scheduling; interleaved, looped BFS, DualPipe; v-zb
+   built pass by pass; adaptive schedules under a memory limit (Appendix A);
+   v-auto, second family; v-auto and zb-auto; the built-in schedules; bubble
+   growth (Appendix E.1); printers.
 
 QUICK START
    #include <stdio.h>
@@ -1273,50 +1272,7 @@ PP__DEF pp_status pp_sched_check_shape(const pp_schedule *s, const char *caller,
     return pp__sched_shape(s, caller ? caller : "pp_sched_check_shape", times, err);
 }
 
-/* ---- metrics ------------------------------------------------------------ */
-
-/* Memory is a function of each device's pass order alone: F allocates at
-   its start, the later of B/W (or BW) frees at its end, all on one device. */
-static double pp__device_peak(const pp_schedule *s, const pp_pass *p, int count) {
-    double cur = 0, peak = 0;
-    int i;
-    for (i = 0; i < count; i++) {
-        if (p[i].kind == PP_F) {
-            cur += s->stage_memory[p[i].stage];
-            if (cur > peak) peak = cur;
-        } else if (p[i].kind == PP_BW || p[i].kind == PP_W) {
-            cur -= s->stage_memory[p[i].stage];
-        }
-    }
-    return peak;
-}
-
-static void pp__peak_memory(const pp_schedule *s, double *out) {
-    int i;
-    for (i = 0; i < s->devices; i++)
-        out[i] = pp__device_peak(s, s->passes + s->device_start[i], s->device_start[i + 1] - s->device_start[i]);
-}
-
-PP__DEF pp_status pp_sched_peak_memory(const pp_schedule *s, double *out) {
-    if (!out || pp__sched_shape(s, "pp_sched_peak_memory", 0, NULL) != PP_OK) return PP_ERR_INVALID_ARG;
-    pp__peak_memory(s, out);
-    return PP_OK;
-}
-
-static void pp__metrics(pp_schedule *s) {
-    int i;
-    double busy = 0, end = 0;
-    for (i = 0; i < s->num_passes; i++) {
-        busy += s->passes[i].end - s->passes[i].start;
-        end = pp__max(end, s->passes[i].end);
-    }
-    s->makespan = end;
-    s->bubble_rate = end > 0 ? 1.0 - busy / (s->devices * end) : 0;
-    if (s->bubble_rate < 0 && s->bubble_rate > -1e-12) s->bubble_rate = 0;
-    pp__peak_memory(s, s->peak_memory);
-}
-
-/* ---- squeeze ------------------------------------------------------------ */
+/* ---- the dependency rule (Section 2) ------------------------------------ */
 
 /* THE dependency rule: the one pass that pass (k, stage, j) waits for, of
    a schedule with S stages, n microbatches and `copies` routes (Section 2):
@@ -1383,6 +1339,7 @@ static void pp__dep_table_of(int S, int n, int copies, int split, int *tab) {
                 }
             }
 }
+
 static void pp__dep_table(const pp_schedule *s, int *tab) {
     pp__dep_table_of(s->stages, s->microbatches, s->copies, s->split_backward, tab);
 }
@@ -1397,6 +1354,51 @@ static int pp__dep_key(const int *tab, int S, int half, const pp_pass *p, int *d
 
 /* the first microbatch of dualpipe's second route; INT_MAX with one route */
 static int pp__dep_half(const pp_schedule *s) { return s->copies == 2 ? s->microbatches / 2 : INT_MAX; }
+
+/* ---- metrics ------------------------------------------------------------ */
+
+/* Memory is a function of each device's pass order alone: F allocates at
+   its start, the later of B/W (or BW) frees at its end, all on one device. */
+static double pp__device_peak(const pp_schedule *s, const pp_pass *p, int count) {
+    double cur = 0, peak = 0;
+    int i;
+    for (i = 0; i < count; i++) {
+        if (p[i].kind == PP_F) {
+            cur += s->stage_memory[p[i].stage];
+            if (cur > peak) peak = cur;
+        } else if (p[i].kind == PP_BW || p[i].kind == PP_W) {
+            cur -= s->stage_memory[p[i].stage];
+        }
+    }
+    return peak;
+}
+
+static void pp__peak_memory(const pp_schedule *s, double *out) {
+    int i;
+    for (i = 0; i < s->devices; i++)
+        out[i] = pp__device_peak(s, s->passes + s->device_start[i], s->device_start[i + 1] - s->device_start[i]);
+}
+
+PP__DEF pp_status pp_sched_peak_memory(const pp_schedule *s, double *out) {
+    if (!out || pp__sched_shape(s, "pp_sched_peak_memory", 0, NULL) != PP_OK) return PP_ERR_INVALID_ARG;
+    pp__peak_memory(s, out);
+    return PP_OK;
+}
+
+static void pp__metrics(pp_schedule *s) {
+    int i;
+    double busy = 0, end = 0;
+    for (i = 0; i < s->num_passes; i++) {
+        busy += s->passes[i].end - s->passes[i].start;
+        end = pp__max(end, s->passes[i].end);
+    }
+    s->makespan = end;
+    s->bubble_rate = end > 0 ? 1.0 - busy / (s->devices * end) : 0;
+    if (s->bubble_rate < 0 && s->bubble_rate > -1e-12) s->bubble_rate = 0;
+    pp__peak_memory(s, s->peak_memory);
+}
+
+/* ---- squeeze ------------------------------------------------------------ */
 
 /* Earliest start for every pass, keeping each device's order. Passes with
    skip[i] set are left out (they must have no dependents: W passes). Each
@@ -1568,6 +1570,187 @@ PP__DEF pp_status pp_sched_validate(const pp_schedule *s, char *err) {
     }
     pp__mfree(&al, pos);
     return st;
+}
+
+/* ---- bounds: what no order can beat (Appendix E.2) ---------------------- */
+
+/* Appendix E.2's bound, re-derived for any F, B, W times and comm.
+
+   Setting: V-shape placement, one route (copies != 2), S = 2d stages.
+   Let m = d-1, the middle device: it holds stages d-1 and d, and both of
+   its stages' microbatches pass through it twice per F chain. Per stage s
+   write f(s) for its F time, b(s) for its B time (BW when the backward is
+   not split) and w(s) for its W time (0 when not split); c = comm on every
+   dependency between two devices. k = the most activations device m ever
+   holds: peak_memory / (the smaller stage_memory of stages d-1, d); we use
+   the largest peak over all devices, which is no smaller, so the bound only
+   gets weaker. Memory is counted in each device's pass order: F allocates,
+   W (or BW) frees.
+
+   1. Makespan E = (busy time of device m) + (idle time of device m). Busy
+      time is fixed: n * (f+b+w of stage d-1 + f+b+w of stage d).
+   2. Warm-up. The first backward device m can run is B(d, j) for some j;
+      it needs F of every stage 0..2d-1 of microbatch j, then B of stages
+      2d-1..d+1. So it starts no earlier than
+          A = sum_{s=0}^{2d-1} f(s) + sum_{s=d+1}^{2d-1} b(s) + c * (device
+              changes along that chain; 3d-3 for V-shape).
+      Every pass device m starts before A is therefore an F, and all of
+      them come before its first W in its order, so there are at most k of
+      them. Busy time in [0, A) <= k * max(f(d-1), f(d)); idle in [0, A)
+      >= A - k * max(f(d-1), f(d)).
+   3. Cool-down. Let t* be the end of device m's last F. That F is some
+      F(d, j) (F(d-1, j) is always followed on device m by F(d, j)). After
+      it microbatch j still needs F of stages d+1..2d-1, B of every stage
+      2d-1..0 and W(0, j), one after another, so
+          E >= t* + C,  C = sum_{s=d+1}^{2d-1} f(s) + sum_{s=0}^{2d-1} b(s)
+              + w(0) + c * (device changes along it; 3d-3 for V-shape).
+      After t* device m runs only B and W passes of activations it still
+      holds right after its last F: at most k of them, each needing at most
+      max over its two stages of b + w. Idle in [t*, E) >= C - k * that.
+   4. The two windows [0, A) and [t*, E) do not overlap when 2n > k: if t*
+      < A, all 2n F passes of device m would come before its first W, so it
+      would hold 2n activations at once. Then
+          E >= busy + (A - k max f) + (C - k max(b + w)).
+      When 2n <= k only one window is used (the larger idle, at least 0).
+   5. Equal times per stage, f = b = w = t, c = 0, split backward: A =
+      (3d-1)t, C = 3dt, busy = 6nt, so E >= (6n + 6d - 1 - 3k)t: the
+      paper's figure, now for any n with 2n > k. For 2n <= k the paper's
+      figure is not a bound (v-half d=4 n=1: 11.5 against a makespan of 8.5),
+      which is why step 4 falls back to one window there.
+   Each window's idle could also be clamped at 0 separately (stronger when
+   k > 1.5d at equal times); we keep the plain sum so the equal-time figure
+   stays the paper's. */
+static double pp__vbound(const pp_schedule *s, double peak) {
+    int d = s->devices, S = s->stages, m = d - 1, i, dev;
+    int bk = s->split_backward ? PP_B : PP_BW;
+    double c = s->times.comm, A = 0, C = 0, busy = 0, k, mem, fmax, bwmax, warm, cool;
+    const double *t = s->stage_time;
+    if (s->placement != PP_PLACE_VSHAPE || pp__copies(s->copies) != 1 || S != 2 * d || d < 1) return -1;
+    dev = s->stage_device[m];
+    if (s->stage_device[d] != dev) return -1;
+    mem = s->stage_memory[m] < s->stage_memory[d] ? s->stage_memory[m] : s->stage_memory[d];
+    if (!(mem > 0)) return -1;
+    k = peak / mem;
+    /* A: F of stages 0..2d-1, then B of stages 2d-1..d+1 (step 2) */
+    for (i = 0; i < S; i++) {
+        A += t[i * 4 + PP_F];
+        if (i > 0 && s->stage_device[i] != s->stage_device[i - 1]) A += c;
+    }
+    for (i = S - 1; i >= d + 1; i--) {
+        A += t[i * 4 + bk];
+        if (s->stage_device[i - 1] != s->stage_device[i]) A += c; /* to B(i-1) */
+    }
+    /* C: F of stages d+1..2d-1, B of stages 2d-1..0, W(0) (step 3) */
+    for (i = d + 1; i < S; i++) C += t[i * 4 + PP_F] + (s->stage_device[i] != s->stage_device[i - 1] ? c : 0);
+    for (i = S - 1; i >= 0; i--) {
+        C += t[i * 4 + bk];
+        if (i > 0 && s->stage_device[i - 1] != s->stage_device[i]) C += c;
+    }
+    if (s->split_backward) C += t[0 * 4 + PP_W];
+    for (i = s->device_start[dev]; i < s->device_start[dev + 1]; i++) busy += pp__dur(s, &s->passes[i]);
+    fmax = pp__max(t[m * 4 + PP_F], t[d * 4 + PP_F]);
+    bwmax = pp__max(t[m * 4 + bk] + (s->split_backward ? t[m * 4 + PP_W] : 0),
+                    t[d * 4 + bk] + (s->split_backward ? t[d * 4 + PP_W] : 0));
+    warm = A - k * fmax;
+    cool = C - k * bwmax;
+    if (2.0 * s->microbatches > k + 1e-9) return busy + warm + cool;
+    return busy + pp__max(0, pp__max(warm, cool));
+}
+
+PP__DEF pp_status pp_sched_bounds(const pp_schedule *s, pp_bounds *out) {
+    int i, dev, S, r;
+    double peak = 0;
+    if (!out || pp__sched_shape(s, "pp_sched_bounds", 0, NULL) != PP_OK) return PP_ERR_INVALID_ARG;
+    S = s->stages;
+    memset(out, 0, sizeof *out);
+    for (dev = 0; dev < s->devices; dev++) {
+        double w = 0;
+        for (i = s->device_start[dev]; i < s->device_start[dev + 1]; i++) w += pp__dur(s, &s->passes[i]);
+        out->work = pp__max(out->work, w);
+        peak = pp__max(peak, s->peak_memory[dev]);
+    }
+    /* F of every stage, then the backward of every stage; the last W (split);
+       with two routes (copies = 2) the longer of the two */
+    for (r = 0; r < pp__copies(s->copies); r++) {
+        int j = r * (s->microbatches - 1), a = pp__route_first(S, s->microbatches, s->copies, j);
+        int z = pp__route_last(S, s->microbatches, s->copies, j);
+        double path = 0;
+        for (i = a; i <= z; i++) {
+            path += s->stage_time[i * 4 + PP_F] + s->stage_time[i * 4 + (s->split_backward ? PP_B : PP_BW)];
+            if (i > a && s->stage_device[i] != s->stage_device[i - 1]) path += 2 * s->times.comm;
+        }
+        if (s->split_backward) path += s->stage_time[a * 4 + PP_W];
+        out->path = pp__max(out->path, path);
+    }
+    out->appendix = pp__vbound(s, peak);
+    out->best = pp__max(out->work, pp__max(out->path, out->appendix));
+    return PP_OK;
+}
+
+/* A lower bound on the makespan of any order of s's passes (one route):
+   each device's work, after the earliest its first pass can start (an F:
+   the forward path to its first stage) and before the least its last pass
+   leaves to do (split: 0, a W may end it; else the backward path below its
+   stage). At unit times it is the makespan of 1F1B, ZB-H1 and interleaved
+   1F1B at large n, so candidates that cannot be shorter are not built. */
+static double pp__device_bound(const pp_schedule *s) {
+    int d = s->devices, S = s->stages, i, st;
+    double best = 0, fpath = 0, bpath = 0;
+    double *head, *tail;
+    if (pp__copies(s->copies) != 1) return 0;
+    head = (double *)pp__malloc(&s->allocator, pp__size((size_t)d, 2u * sizeof(double)));
+    if (!head) return 0;
+    tail = head + d;
+    for (i = 0; i < d; i++) head[i] = tail[i] = -1;
+    for (st = 0; st < S; st++) {
+        int dev = s->stage_device[st];
+        if (st > 0) {
+            int cross = s->stage_device[st - 1] != dev;
+            fpath += s->stage_time[(st - 1) * 4 + PP_F] + (cross ? s->times.comm : 0);
+            bpath += s->stage_time[(st - 1) * 4 + (s->split_backward ? PP_B : PP_BW)] + (cross ? s->times.comm : 0);
+        }
+        if (head[dev] < 0 || fpath < head[dev]) head[dev] = fpath;
+        if (tail[dev] < 0 || bpath < tail[dev]) tail[dev] = s->split_backward ? 0 : bpath;
+    }
+    for (i = 0; i < d; i++) {
+        double w = 0;
+        int k;
+        for (k = s->device_start[i]; k < s->device_start[i + 1]; k++) w += pp__dur(s, &s->passes[k]);
+        best = pp__max(best, pp__max(head[i], 0) + w + pp__max(tail[i], 0));
+    }
+    pp__mfree(&s->allocator, head);
+    return best;
+}
+
+/* The lower bound every order of s's passes obeys, whatever its memory:
+   pp__device_bound or the critical path (pp_sched_bounds' path), the
+   larger. A schedule that reaches it cannot be shortened by any order, so
+   the local search, the guarantee and the adaptive searches stop there
+   (pp__at_bound). */
+static double pp__order_bound(const pp_schedule *s) {
+    pp_bounds b;
+    pp_sched_bounds(s, &b);
+    return pp__max(pp__device_bound(s), b.path);
+}
+
+static int pp__at_bound(double mk, double lb) { return mk <= lb * (1 + PP__EPS) + PP__EPS; }
+
+/* Whether a candidate of best's passes (same devices, stages, times) whose
+   peak is at most `peak` may still win over best in an adaptive search
+   (pp__auto_better: shorter, or as short with a smaller peak). lb0:
+   pp__order_bound(best). Where the bounds (lb0, Appendix E.2 at that peak)
+   say it cannot be as short, it cannot win. Where they say it can at most
+   be as short, it must have a smaller peak, and `peak` is taken as the
+   peak it ends with: a candidate whose memory before its reordering is not
+   below best's peak is not built (reordering keeps each device under a cap
+   and never seeks a smaller peak; see DESIGN.md). */
+static int pp__may_beat(const pp_schedule *best, double lb0, double peak) {
+    double mk = best->makespan, tol = PP__EPS * (1 + mk), lb = pp__max(lb0, pp__vbound(best, peak)), top = 0;
+    int i;
+    if (lb > mk + tol) return 0;
+    if (lb < mk - tol) return 1;
+    for (i = 0; i < best->devices; i++) top = pp__max(top, best->peak_memory[i]);
+    return peak < top - 1e-9;
 }
 
 /* ---- building blocks ---------------------------------------------------- */
@@ -1931,6 +2114,36 @@ PP__DEF pp_status pp_repeat(const pp_block *blk, int microbatches, const int *st
     st = pp__cfg_resolve(cfg, &c, err);
     if (st != PP_OK) return st;
     return pp__repeat(blk, microbatches, starts, &c, 0, out, err);
+}
+
+/* A V device's passes of one microbatch, the one set of names for them
+   (the V blocks, the grid, v-zb's list builder): F0, F1, B1, B0 in V
+   order, then W1, W0; chunk 0 is stage i on device i, chunk 1 stage
+   2d-1-i. As cell codes 0 is a free cell, and the order matters: a W's
+   code is its B's plus 2. */
+enum { PP__V_F0 = 1, PP__V_F1, PP__V_B1, PP__V_B0, PP__V_W1, PP__V_W0 };
+
+/* 1 for the passes that run from device 0 towards d-1 (F0, B1, W1), 0 for
+   those that run from d-1 back to 0 (F1, B0, W0) */
+static int pp__v_from_first(int k) { return k == PP__V_F0 || k == PP__V_B1 || k == PP__V_W1; }
+
+/* The pass a cell code stands for on device dev: its kind, and its stage
+   (F0, B0, W0: chunk 0's stage dev; F1, B1, W1: chunk 1's stage 2d-1-dev). */
+static pp_kind pp__v_kind(int k) { return k == PP__V_F0 || k == PP__V_F1 ? PP_F : k == PP__V_B1 || k == PP__V_B0 ? PP_B : PP_W; }
+
+static int pp__v_stage(int d, int dev, int k) { return k == PP__V_F0 || k == PP__V_B0 || k == PP__V_W0 ? dev : 2 * d - 1 - dev; }
+
+/* +1 for a forward (it allocates), -1 for a W (it frees), 0 for the rest */
+static int pp__v_mem(int k) { return k == PP__V_F0 || k == PP__V_F1 ? 1 : k == PP__V_W1 || k == PP__V_W0 ? -1 : 0; }
+
+/* The code of pass (k, stage) and its device in *dev (pp__v_kind and
+   pp__v_stage inverted): chunk 0 (stage < d) is F0, B0, W0; chunk 1 F1, B1, W1. */
+static int pp__v_code(int d, pp_kind k, int stage, int *dev) {
+    int upper = stage >= d;
+    *dev = upper ? 2 * d - 1 - stage : stage;
+    if (k == PP_F) return upper ? PP__V_F1 : PP__V_F0;
+    if (k == PP_W) return upper ? PP__V_W1 : PP__V_W0;
+    return upper ? PP__V_B1 : PP__V_B0;
 }
 
 /* ---- reorder (Appendix C) ----------------------------------------------- */
@@ -2642,14 +2855,6 @@ static int pp__sweep_flags(int step) {
     return step == PP__RS_SWEEP_GRID ? 1 : step == PP__RS_SWEEP_ALL_GRID ? 3 : step == PP__RS_SWEEP_ALL_REAL ? 2 : 0;
 }
 
-static pp_status pp__reorder(pp_schedule *s, unsigned mask, double limit, char *err);
-
-PP__DEF pp_status pp_reorder(pp_schedule *s, char *err) {
-    pp_status st = pp_sched_validate(s, err);
-    if (st != PP_OK) return st;
-    return pp__reorder(s, PP__RV_ALL, 0, err);
-}
-
 /* A reorder allocates and frees the same few large buffers (a pass array,
    the end times by key) dozens of times: its variants, their squeezes.
    pp__reorder hands its steps the schedule's allocator wrapped in this
@@ -2700,16 +2905,11 @@ static void pp__cache_free(void *p, void *user) {
     c->base.free(raw, c->base.user);
 }
 
-static pp_status pp__reorder_run(pp_schedule *s, unsigned mask, double limit, double enough, char *err);
-static double pp__order_bound(const pp_schedule *s);
-static int pp__at_bound(double mk, double lb);
-
 /* The microbatches a long schedule is reordered at (then extended by its
    stable phase, pp__block_schedule), and whether n is small enough to be
    reordered whole (n <= 2d + 6). */
 static int pp__reorder_n(int d) { return 2 * d + 4; }
 static int pp__small_n(int d, int n) { return n <= pp__reorder_n(d) + 2; }
-static int pp__may_beat(const pp_schedule *best, double lb0, double peak);
 
 /* The memory cap of each device (cap[d]) when s, squeezed or on the grid,
    is reordered. "Without changing peak memory": no device goes above the
@@ -2747,33 +2947,6 @@ static pp_status pp__reorder_keep(pp_schedule *s, pp_status st, const double *ca
         memcpy(vbest, s->passes, (size_t)P * sizeof(pp_pass));
     }
     return PP_OK;
-}
-
-/* mask: bit PP__RV_x runs variant x. limit > 0: every device may go up to
-   limit (the adaptive schedules' memory limit) instead of the usual cap.
-   Every step of a variant is a candidate (pp__reorder_keep), and the
-   shortest candidate of all variants wins: monotone, never longer than the
-   squeezed input or any step's order, never above a device's cap. No more
-   variants run once the best is at the order bound, or (enough > 0, for a
-   caller that only asks whether a makespan is reached) at most enough. */
-static pp_status pp__reorder_to(pp_schedule *s, unsigned mask, double limit, double enough, char *err) {
-    pp__cache c;
-    pp_status st;
-    int i;
-    if (!s) { pp__err(err, "pp_reorder: schedule is NULL"); return PP_ERR_INVALID_ARG; }
-    c.base = s->allocator;
-    c.n = 0;
-    s->allocator.alloc = pp__cache_alloc;
-    s->allocator.free = pp__cache_free;
-    s->allocator.user = &c;
-    st = pp__reorder_run(s, mask, limit, enough, err);
-    s->allocator = c.base;
-    for (i = 0; i < c.n; i++) c.base.free(c.blk[i], c.base.user);
-    return st;
-}
-
-static pp_status pp__reorder(pp_schedule *s, unsigned mask, double limit, char *err) {
-    return pp__reorder_to(s, mask, limit, 0, err);
 }
 
 static pp_status pp__reorder_run(pp_schedule *s, unsigned mask, double limit, double enough, char *err) {
@@ -2863,6 +3036,39 @@ static pp_status pp__reorder_run(pp_schedule *s, unsigned mask, double limit, do
     pp__mfree(al, endk); pp__mfree(al, cap); pp__mfree(al, saved); pp__mfree(al, best); pp__mfree(al, pre);
     pp__mfree(al, vbest);
     return st;
+}
+
+/* mask: bit PP__RV_x runs variant x. limit > 0: every device may go up to
+   limit (the adaptive schedules' memory limit) instead of the usual cap.
+   Every step of a variant is a candidate (pp__reorder_keep), and the
+   shortest candidate of all variants wins: monotone, never longer than the
+   squeezed input or any step's order, never above a device's cap. No more
+   variants run once the best is at the order bound, or (enough > 0, for a
+   caller that only asks whether a makespan is reached) at most enough. */
+static pp_status pp__reorder_to(pp_schedule *s, unsigned mask, double limit, double enough, char *err) {
+    pp__cache c;
+    pp_status st;
+    int i;
+    if (!s) { pp__err(err, "pp_reorder: schedule is NULL"); return PP_ERR_INVALID_ARG; }
+    c.base = s->allocator;
+    c.n = 0;
+    s->allocator.alloc = pp__cache_alloc;
+    s->allocator.free = pp__cache_free;
+    s->allocator.user = &c;
+    st = pp__reorder_run(s, mask, limit, enough, err);
+    s->allocator = c.base;
+    for (i = 0; i < c.n; i++) c.base.free(c.blk[i], c.base.user);
+    return st;
+}
+
+static pp_status pp__reorder(pp_schedule *s, unsigned mask, double limit, char *err) {
+    return pp__reorder_to(s, mask, limit, 0, err);
+}
+
+PP__DEF pp_status pp_reorder(pp_schedule *s, char *err) {
+    pp_status st = pp_sched_validate(s, err);
+    if (st != PP_OK) return st;
+    return pp__reorder(s, PP__RV_ALL, 0, err);
 }
 
 /* ---- a bounded local search that can only improve ---------------------- */
@@ -3531,6 +3737,582 @@ static double pp__block_max_bound(const pp_block *b) {
     return m;
 }
 
+/* ---- lowering: per-device programs, slots, deadlock check ---------------- */
+/* pp_sched_lower turns a timed schedule into one program per device:
+   COMPUTE ops in the schedule's order, with SEND/RECV ops for every
+   dependency that crosses devices, and an activation slot for every op that
+   touches a (stage, microbatch).
+
+   Communication order. Every transfer (producer P on device a, consumer C
+   on device b) gets ONE key, t = start of C in the schedule, and both of
+   its ops carry it: the SEND on a, the RECV on b. On every device, an op
+   with key t sits after the computes that start before t and before those
+   that start at or after t; ops of one device with the same key form one
+   group (posted together, like ncclGroupStart/End); groups of a device run
+   in increasing key. The RECV therefore comes right before C (as late as
+   possible: the consumer's input arrives just when it is needed), and the
+   SEND after P (P ends before C starts in a valid schedule). Within a group
+   and on every channel a->b, ops are sorted by (key, payload, stage,
+   microbatch) on both sides, so the k-th send a->b is the k-th receive on b
+   from a (NCCL matches point-to-point calls in order).
+
+   Why it cannot deadlock under rendezvous semantics (a send may wait for
+   its receive; ops of one group progress together; computes never wait):
+   suppose some devices are stuck. Take the stuck group with the smallest
+   key t. Each of its ops has its partner op, with the same key t, in the
+   peer's program. The peer cannot be at a group of smaller key (t is the
+   smallest among stuck devices, and a device that is not stuck reaches its
+   next group or its end), and it cannot be past key t (it would have
+   completed its group t, which needs this op's partner to complete, which
+   needs this op). So the peer is posted at its group t, which holds the
+   partner: every op of the group is matched, and it completes.
+   Contradiction. The same argument works with every op alone (no groups),
+   because (key, payload, stage, microbatch) names each transfer once and
+   both of its ends sit at the same place of that one global order; groups
+   only let the exchanges of one step progress together (Megatron's
+   send_forward_recv_backward) instead of one after the other.
+   pp_sched_check_deadlock checks all this (and that data arrives before it
+   is used) by simulation, on any program, hand-built ones included. It
+   takes the worst case of NCCL's "may block": every send waits for its
+   receive; a program that finishes so also finishes when sends buffer.
+
+   Slots. A (stage, microbatch) gets the lowest free slot of its device at
+   the first op that touches it (the RECV of its input, or its F), and gives
+   it back after its W (split backward) or BW. The RECV stands right before
+   its F, so the slot count is the most (stage, microbatch) live at once:
+   the schedule's simulated peak in chunk activations (peak_memory * v).
+   1f1b-r keeps only a stage's input in its slot (BW recomputes the rest),
+   so there the slots count stage inputs (stage_memory may be 0). Outputs
+   are sent from a send buffer that lives from the end of their producer to
+   their SEND; send_buffers[d] is the most of those alive at once. */
+
+PP__DEF const char *pp_op_type_name(pp_op_type t) {
+    switch (t) {
+    case PP_OP_COMPUTE: return "COMPUTE";
+    case PP_OP_SEND: return "SEND";
+    case PP_OP_RECV: return "RECV";
+    case PP_OP_HANDOFF: return "HANDOFF";
+    }
+    return "?";
+}
+
+typedef struct pp__comm {
+    double key;
+    int what, stage, mb, peer, send, consumer_stage;
+} pp__comm;
+
+static int pp__cmp_comm(const void *pa, const void *pb) {
+    const pp__comm *a = (const pp__comm *)pa, *b = (const pp__comm *)pb;
+    if (a->key != b->key) return a->key < b->key ? -1 : 1;
+    if (a->what != b->what) return a->what - b->what;
+    if (a->stage != b->stage) return a->stage - b->stage;
+    if (a->mb != b->mb) return a->mb - b->mb;
+    if (a->peer != b->peer) return a->peer - b->peer;
+    return a->send - b->send;
+}
+
+/* The producer of pass p's input when it is another stage's output (the
+   data a transfer or a hand-off carries): 1 and its (kind, stage), or 0. */
+static int pp__producer(const pp_schedule *s, const pp_pass *p, pp_kind *k, int *st) {
+    return pp__dep(s, p, k, st) && *st != p->stage;
+}
+
+PP__DEF void pp_program_free(pp_program *p) {
+    pp_allocator a;
+    if (!p) return;
+    a = p->allocator;
+    pp__mfree(&a, p);
+}
+
+PP__DEF pp_status pp_sched_lower(const pp_schedule *s, pp_program **out, char *err) {
+    int d, S, n, P, i, dev, transfers = 0, handoffs = 0, nops, ncomm = 0;
+    int *index = NULL, *slot_of = NULL, *free_list = NULL;
+    unsigned char *sends_out = NULL;
+    pp__comm *comm = NULL;
+    int *comm_start = NULL;
+    size_t off_ops, off_dstart, off_sdev, off_slots, off_sbuf, total;
+    pp_program *pr;
+    pp_allocator al;
+    pp_status st;
+    if (out) *out = NULL;
+    if (!s || !out) {
+        pp__err(err, "pp_sched_lower needs a schedule and an output pointer, got %s", !s ? "s = NULL" : "out = NULL");
+        return PP_ERR_INVALID_ARG;
+    }
+    st = pp_sched_validate(s, err);
+    if (st != PP_OK) return st;
+    d = s->devices; S = s->stages; n = s->microbatches; P = s->num_passes;
+    al = s->allocator;
+    if (!al.alloc || !al.free) al = pp__allocator(NULL);
+    /* count the transfers */
+    index = (int *)pp__malloc(&al, pp__size((size_t)4 * S * n, sizeof(int)));
+    sends_out = (unsigned char *)pp__malloc(&al, (size_t)P); /* passes whose output leaves by SEND or HANDOFF */
+    if (!index || !sends_out) goto oom;
+    memset(sends_out, 0, (size_t)P);
+    for (i = 0; i < 4 * S * n; i++) index[i] = -1;
+    for (i = 0; i < P; i++) {
+        const pp_pass *p = &s->passes[i];
+        index[pp__key(S, n, p->kind, p->stage, p->microbatch)] = i;
+    }
+    for (i = 0; i < P; i++) {
+        pp_kind k; int ps;
+        if (!pp__producer(s, &s->passes[i], &k, &ps)) continue;
+        if (s->stage_device[ps] != s->passes[i].device) transfers++;
+        else handoffs++;
+        sends_out[index[pp__key(S, n, k, ps, s->passes[i].microbatch)]] = 1;
+    }
+    if ((long long)P + 2LL * transfers + handoffs > INT_MAX / 2) {
+        pp__err(err, "%d passes and %d transfers are too many ops for an int index", P, transfers);
+        pp__mfree(&al, index);
+        pp__mfree(&al, sends_out);
+        return PP_ERR_OVERFLOW;
+    }
+    nops = P + 2 * transfers + handoffs;
+    comm = (pp__comm *)pp__malloc(&al, pp__size((size_t)2 * transfers + 1, sizeof(pp__comm)));
+    comm_start = (int *)pp__malloc(&al, pp__size((size_t)d + 1, sizeof(int)));
+    slot_of = (int *)pp__malloc(&al, pp__size((size_t)S * n, sizeof(int)));
+    free_list = (int *)pp__malloc(&al, pp__size((size_t)S * n + 1, sizeof(int)));
+    off_ops = pp__align8(sizeof(pp_program));
+    off_dstart = pp__align8(off_ops + pp__size((size_t)nops, sizeof(pp_op)));
+    off_sdev = off_dstart + pp__size((size_t)d + 1, sizeof(int));
+    off_slots = off_sdev + pp__size((size_t)S, sizeof(int));
+    off_sbuf = off_slots + pp__size((size_t)d, sizeof(int));
+    total = off_sbuf + pp__size((size_t)d, sizeof(int));
+    pr = (pp_program *)pp__malloc(&al, total);
+    if (!comm || !comm_start || !slot_of || !free_list || !pr) {
+        pp__mfree(&al, pr);
+        goto oom;
+    }
+    memset(pr, 0, total);
+    memcpy(pr->name, s->name, sizeof pr->name);
+    pr->devices = d; pr->stages = S; pr->microbatches = n; pr->num_ops = nops; pr->copies = pp__copies(s->copies);
+    pr->recompute = s->recompute;
+    pr->ops = (pp_op *)((char *)pr + off_ops);
+    pr->device_start = (int *)((char *)pr + off_dstart);
+    pr->stage_device = (int *)((char *)pr + off_sdev);
+    memcpy(pr->stage_device, s->stage_device, sizeof(int) * (size_t)S);
+    pr->slots = (int *)((char *)pr + off_slots);
+    pr->send_buffers = (int *)((char *)pr + off_sbuf);
+    pr->allocator = al;
+    /* the comm ops of every device, device by device, then sorted by key */
+    for (dev = 0; dev < d; dev++) {
+        comm_start[dev] = ncomm;
+        for (i = 0; i < P; i++) {
+            const pp_pass *c = &s->passes[i];
+            pp_kind k; int ps;
+            pp__comm x;
+            if (!pp__producer(s, c, &k, &ps) || s->stage_device[ps] == c->device) continue;
+            if (c->device != dev && s->stage_device[ps] != dev) continue;
+            x.key = c->start;
+            x.what = c->kind == PP_F ? PP_ACTIVATION : PP_GRADIENT;
+            x.stage = ps;
+            x.mb = c->microbatch;
+            x.consumer_stage = c->stage;
+            x.send = s->stage_device[ps] == dev;
+            x.peer = x.send ? c->device : s->stage_device[ps];
+            comm[ncomm++] = x;
+        }
+        qsort(comm + comm_start[dev], (size_t)(ncomm - comm_start[dev]), sizeof(pp__comm), pp__cmp_comm);
+    }
+    comm_start[d] = ncomm;
+    /* merge: an op with key t goes before the first compute starting after t,
+       or at t with a nonzero duration (a W of zero time at t stays before it,
+       so the RECV still comes right before its consumer) */
+    {
+        int o = 0;
+        for (dev = 0; dev < d; dev++) {
+            int c = comm_start[dev], group = 0, used = 0, nfree = 0, live_sends = 0, k;
+            double last_key = 0;
+            int have_key = 0;
+            pr->device_start[dev] = o;
+            for (i = 0; i < S * n; i++) slot_of[i] = -1;
+            for (i = s->device_start[dev]; i <= s->device_start[dev + 1]; i++) {
+                const pp_pass *p = i < s->device_start[dev + 1] ? &s->passes[i] : NULL;
+                while (c < comm_start[dev + 1] && (!p || comm[c].key < p->start || (comm[c].key == p->start && p->end > p->start))) {
+                    pp_op *op = &pr->ops[o++];
+                    const pp__comm *x = &comm[c++];
+                    if (have_key && x->key != last_key) group++;
+                    have_key = 1;
+                    last_key = x->key;
+                    op->type = x->send ? PP_OP_SEND : PP_OP_RECV;
+                    op->kind = PP_F;
+                    op->stage = x->stage;
+                    op->microbatch = x->mb;
+                    op->peer = x->peer;
+                    op->what = (pp_payload)x->what;
+                    op->group = group;
+                    op->time = x->key;
+                    op->slot = -1;
+                    op->consumer = x->consumer_stage;
+                    op->sends = 0;
+                    if (x->send) {
+                        live_sends--;
+                    } else {
+                        int key = x->consumer_stage * n + x->mb;
+                        if (slot_of[key] < 0) {
+                            slot_of[key] = nfree > 0 ? free_list[--nfree] : used++;
+                        }
+                        op->slot = slot_of[key];
+                    }
+                }
+                if (!p) break;
+                if (have_key) { group++; have_key = 0; }
+                {   /* the input from this device's other stage: a HANDOFF right before, like a RECV */
+                    pp_kind hk;
+                    int hs;
+                    if (pp__producer(s, p, &hk, &hs) && s->stage_device[hs] == dev) {
+                        pp_op *op = &pr->ops[o++];
+                        int key = p->stage * n + p->microbatch;
+                        op->type = PP_OP_HANDOFF;
+                        op->kind = PP_F;
+                        op->stage = hs;
+                        op->microbatch = p->microbatch;
+                        op->peer = dev;
+                        op->what = p->kind == PP_F ? PP_ACTIVATION : PP_GRADIENT;
+                        op->group = -1;
+                        op->time = p->start;
+                        op->consumer = p->stage;
+                        op->sends = 0;
+                        if (slot_of[key] < 0) slot_of[key] = nfree > 0 ? free_list[--nfree] : used++;
+                        op->slot = slot_of[key];
+                        live_sends--;
+                    }
+                }
+                {
+                    pp_op *op = &pr->ops[o++];
+                    int key = p->stage * n + p->microbatch;
+                    op->type = PP_OP_COMPUTE;
+                    op->kind = p->kind;
+                    op->stage = p->stage;
+                    op->microbatch = p->microbatch;
+                    op->peer = -1;
+                    op->what = PP_ACTIVATION;
+                    op->group = -1;
+                    op->time = p->start;
+                    op->consumer = -1;
+                    op->sends = sends_out[i];
+                    if (slot_of[key] < 0) slot_of[key] = nfree > 0 ? free_list[--nfree] : used++;
+                    op->slot = slot_of[key];
+                    if (p->kind == PP_W || p->kind == PP_BW) {
+                        /* keep the free list sorted high..low so the lowest slot is reused first */
+                        int at = nfree++;
+                        while (at > 0 && free_list[at - 1] < op->slot) { free_list[at] = free_list[at - 1]; at--; }
+                        free_list[at] = op->slot;
+                        slot_of[key] = -2; /* done: a second F would be a schedule error */
+                    }
+                    if (sends_out[i]) live_sends++;
+                    if (live_sends > pr->send_buffers[dev]) pr->send_buffers[dev] = live_sends;
+                }
+                k = used - nfree;
+                if (k > pr->slots[dev]) pr->slots[dev] = k;
+            }
+        }
+        pr->device_start[d] = o;
+        PP_ASSERT(o == nops);
+    }
+    pp__mfree(&al, index);
+    pp__mfree(&al, comm);
+    pp__mfree(&al, comm_start);
+    pp__mfree(&al, sends_out);
+    pp__mfree(&al, slot_of);
+    pp__mfree(&al, free_list);
+    *out = pr;
+    return PP_OK;
+oom:
+    pp__mfree(&al, index);
+    pp__mfree(&al, comm);
+    pp__mfree(&al, comm_start);
+    pp__mfree(&al, sends_out);
+    pp__mfree(&al, slot_of);
+    pp__mfree(&al, free_list);
+    pp__err(err, "out of memory lowering %s (d=%d, n=%d)", s->name, s->devices, s->microbatches);
+    return PP_ERR_OUT_OF_MEMORY;
+}
+
+static int pp__is_comm(pp_op_type t) { return t == PP_OP_SEND || t == PP_OP_RECV; }
+
+/* The group rule (LOWERING): a SEND or RECV with group >= 0 and the SEND
+   and RECV ops right after it on its device with the same group id are
+   posted together; any other op is a group of its own. */
+PP__DEF int pp_program_group_end(const pp_program *p, int device, int i) {
+    int e, j = i + 1;
+    if (!p || !p->ops || !p->device_start || device < 0 || device >= p->devices || i < 0 ||
+        i < p->device_start[device] || i >= p->device_start[device + 1] || p->device_start[device + 1] > p->num_ops)
+        return j; /* not an op of that device: a group of its own */
+    e = p->device_start[device + 1];
+    if (!pp__is_comm(p->ops[i].type) || p->ops[i].group < 0) return j;
+    while (j < e && pp__is_comm(p->ops[j].type) && p->ops[j].group == p->ops[i].group) j++;
+    return j;
+}
+
+static void pp__op_text(const pp_op *op, char *buf, size_t len) {
+    if (op->type == PP_OP_COMPUTE)
+        snprintf(buf, len, "%s(stage %d, mb %d)", pp_kind_name(op->kind), op->stage, op->microbatch);
+    else if (op->type == PP_OP_HANDOFF)
+        snprintf(buf, len, "HANDOFF %s of stage %d mb %d", op->what == PP_ACTIVATION ? "activation" : "gradient",
+                 op->stage, op->microbatch);
+    else
+        snprintf(buf, len, "%s %s of stage %d mb %d %s device %d", pp_op_type_name(op->type),
+                 op->what == PP_ACTIVATION ? "activation" : "gradient", op->stage, op->microbatch,
+                 op->type == PP_OP_SEND ? "to" : "from", op->peer);
+}
+
+/* Simulates the programs: computes run when their inputs are on the device;
+   a group's ops are posted together and each completes when its partner
+   (the k-th send a->b pairs with the k-th receive on b from a) is posted
+   too; a device leaves a group when all its ops completed. */
+/* What pp_sched_check_deadlock and pp_program_print check first (as
+   pp__sched_shape for schedules): counts >= 1, device_start rising from 0
+   to num_ops, and every op's type, kind, stage, microbatch, peer and
+   payload in range. O(ops), no allocation. */
+static pp_status pp__program_shape(const pp_program *p, const char *fn, char *err) {
+    int d, S, n, N, i, dev;
+    if (!p || !p->ops || !p->device_start || p->devices < 1 || p->stages < 1 || p->microbatches < 1 || p->num_ops < 0) {
+        pp__err(err, "%s needs a program with devices, stages, microbatches >= 1, num_ops >= 0 and ops", fn);
+        return PP_ERR_INVALID_ARG;
+    }
+    d = p->devices; S = p->stages; n = p->microbatches; N = p->num_ops;
+    if (p->device_start[0] != 0 || p->device_start[d] != N) {
+        pp__err(err, "device_start must run from 0 to num_ops (%d), got %d..%d", N, p->device_start[0], p->device_start[d]);
+        return PP_ERR_INVALID_ARG;
+    }
+    for (dev = 0; dev < d; dev++) /* all of it before any op is read: it bounds the op loops */
+        if (p->device_start[dev] > p->device_start[dev + 1]) {
+            pp__err(err, "device_start must not decrease, device %d starts at %d and ends at %d", dev,
+                    p->device_start[dev], p->device_start[dev + 1]);
+            return PP_ERR_INVALID_ARG;
+        }
+    for (dev = 0; dev < d; dev++) {
+        for (i = p->device_start[dev]; i < p->device_start[dev + 1]; i++) {
+            const pp_op *op = &p->ops[i];
+            int bad = op->stage < 0 || op->stage >= S || op->microbatch < 0 || op->microbatch >= n;
+            if (!bad && (op->stage < pp__route_first(S, n, p->copies, op->microbatch) ||
+                         op->stage > pp__route_last(S, n, p->copies, op->microbatch)))
+                bad = 1; /* a stage off the microbatch's route (copies = 2) */
+            if (op->type == PP_OP_COMPUTE) bad |= (int)op->kind < 0 || (int)op->kind > 3;
+            else if (op->type == PP_OP_SEND || op->type == PP_OP_RECV)
+                bad |= op->peer < 0 || op->peer >= d || op->peer == dev ||
+                       (op->what != PP_ACTIVATION && op->what != PP_GRADIENT);
+            else if (op->type == PP_OP_HANDOFF)
+                bad |= op->peer != dev || (op->what != PP_ACTIVATION && op->what != PP_GRADIENT);
+            else bad = 1;
+            if (bad) {
+                pp__err(err, "op %d of device %d is out of range (type %d, kind %d, stage %d of %d, mb %d of %d, peer %d)",
+                        i - p->device_start[dev], dev, (int)op->type, (int)op->kind, op->stage, S, op->microbatch, n,
+                        op->peer);
+                return PP_ERR_INVALID_ARG;
+            }
+        }
+    }
+    return PP_OK;
+}
+
+/* The pairing rule (LOWERING): on every channel a->b, the k-th SEND of
+   device a to b meets the k-th RECV of device b from a, as NCCL matches
+   the point-to-point calls of two ranks in order. */
+PP__DEF pp_status pp_program_pair(const pp_program *p, int *partner, char *err) {
+    int d, N, i, dev;
+    int *seq = NULL, *cnt = NULL, *chan_off = NULL, *chan_ops = NULL;
+    pp_allocator al;
+    pp_status st = PP_OK;
+    char a[96], b[96];
+    st = pp__program_shape(p, "pp_program_pair", err);
+    if (st != PP_OK) return st;
+    if (!partner) { pp__err(err, "pp_program_pair: partner is NULL (it needs num_ops ints)"); return PP_ERR_INVALID_ARG; }
+    d = p->devices; N = p->num_ops;
+    al = p->allocator;
+    if (!al.alloc || !al.free) al = pp__allocator(NULL);
+    seq = (int *)pp__malloc(&al, pp__size((size_t)N + 1, sizeof(int)));
+    cnt = (int *)pp__malloc(&al, pp__size((size_t)2 * d * d, sizeof(int)));
+    chan_off = (int *)pp__malloc(&al, pp__size((size_t)2 * d * d + 1, sizeof(int)));
+    chan_ops = (int *)pp__malloc(&al, pp__size((size_t)N + 1, sizeof(int)));
+    if (!seq || !cnt || !chan_off || !chan_ops) {
+        pp__err(err, "out of memory pairing %d ops", N);
+        st = PP_ERR_OUT_OF_MEMORY;
+        goto end;
+    }
+    memset(cnt, 0, sizeof(int) * 2 * d * d);
+    /* channel c = (src*d + dst)*2 + (0 send side, 1 receive side); seq = order on the channel */
+    for (dev = 0; dev < d; dev++)
+        for (i = p->device_start[dev]; i < p->device_start[dev + 1]; i++) {
+            const pp_op *op = &p->ops[i];
+            int c;
+            partner[i] = -1;
+            if (!pp__is_comm(op->type)) continue;
+            c = op->type == PP_OP_SEND ? (dev * d + op->peer) * 2 : (op->peer * d + dev) * 2 + 1;
+            seq[i] = cnt[c]++;
+        }
+    chan_off[0] = 0;
+    for (i = 0; i < 2 * d * d; i++) chan_off[i + 1] = chan_off[i] + cnt[i];
+    for (dev = 0; dev < d; dev++)
+        for (i = p->device_start[dev]; i < p->device_start[dev + 1]; i++) {
+            const pp_op *op = &p->ops[i];
+            int c;
+            if (!pp__is_comm(op->type)) continue;
+            c = op->type == PP_OP_SEND ? (dev * d + op->peer) * 2 : (op->peer * d + dev) * 2 + 1;
+            chan_ops[chan_off[c] + seq[i]] = i;
+        }
+    for (i = 0; i < d * d; i++) {
+        int k, ns = cnt[2 * i], nr = cnt[2 * i + 1];
+        for (k = 0; k < ns && k < nr; k++) {
+            int si = chan_ops[chan_off[2 * i] + k], ri = chan_ops[chan_off[2 * i + 1] + k];
+            const pp_op *x = &p->ops[si], *y = &p->ops[ri];
+            if (x->what != y->what || x->stage != y->stage || x->microbatch != y->microbatch) {
+                pp__op_text(x, a, sizeof a);
+                pp__op_text(y, b, sizeof b);
+                pp__err(err, "send %d from device %d to %d is '%s' but the matching receive is '%s': both sides must "
+                        "order a channel's transfers alike", k, i / d, i % d, a, b);
+                st = PP_ERR_INVALID_SCHEDULE;
+                goto end;
+            }
+            partner[si] = ri;
+            partner[ri] = si;
+        }
+    }
+end:
+    pp__mfree(&al, seq);
+    pp__mfree(&al, cnt);
+    pp__mfree(&al, chan_off);
+    pp__mfree(&al, chan_ops);
+    return st;
+}
+
+PP__DEF pp_status pp_sched_check_deadlock(const pp_program *p, int *stuck, char *err) {
+    int d, S, n, N, dev, progress, left;
+    int *partner = NULL, *pc = NULL;
+    unsigned char *done = NULL, *have = NULL, *made = NULL;
+    pp_allocator al;
+    pp_status st = PP_OK;
+    char a[96];
+    st = pp__program_shape(p, "pp_sched_check_deadlock", err);
+    if (st != PP_OK) return st;
+    d = p->devices; S = p->stages; n = p->microbatches; N = p->num_ops;
+    al = p->allocator;
+    if (!al.alloc || !al.free) al = pp__allocator(NULL);
+    partner = (int *)pp__malloc(&al, pp__size((size_t)N + 1, sizeof(int)));
+    pc = (int *)pp__malloc(&al, pp__size((size_t)d, sizeof(int)));
+    done = (unsigned char *)pp__malloc(&al, (size_t)N + 1);
+    /* per device, by (payload, stage, microbatch): have = there as an input
+       (RECV, HANDOFF), made = computed there */
+    have = (unsigned char *)pp__malloc(&al, pp__size((size_t)d * 2 * S, (size_t)n));
+    made = (unsigned char *)pp__malloc(&al, pp__size((size_t)d * 2 * S, (size_t)n));
+    if (!partner || !pc || !done || !have || !made) {
+        pp__err(err, "out of memory checking %d ops", N);
+        st = PP_ERR_OUT_OF_MEMORY;
+        goto end;
+    }
+    memset(done, 0, (size_t)N + 1);
+    memset(have, 0, (size_t)d * 2 * S * n);
+    memset(made, 0, (size_t)d * 2 * S * n);
+    /* the k-th send a->b meets the k-th receive on b from a */
+    st = pp_program_pair(p, partner, err);
+    if (st != PP_OK) goto end;
+    for (dev = 0; dev < d; dev++) pc[dev] = p->device_start[dev];
+    do {
+        progress = 0;
+        for (dev = 0; dev < d; dev++) {
+            unsigned char *h = have + (size_t)dev * 2 * S * n, *m = made + (size_t)dev * 2 * S * n;
+            while (pc[dev] < p->device_start[dev + 1]) {
+                const pp_op *op = &p->ops[pc[dev]];
+                int e = pp_program_group_end(p, dev, pc[dev]), all = 1, k;
+                if (op->type == PP_OP_HANDOFF) {
+                    size_t at = (size_t)(op->what * S + op->stage) * n + op->microbatch;
+                    if (!m[at]) {
+                        pp__op_text(op, a, sizeof a);
+                        pp__err(err, "device %d runs '%s' (op %d) before it has computed that data", dev, a,
+                                pc[dev] - p->device_start[dev]);
+                        st = PP_ERR_INVALID_SCHEDULE;
+                        goto end;
+                    }
+                    h[at] = 1;
+                    pc[dev]++;
+                    progress = 1;
+                    continue;
+                }
+                if (op->type == PP_OP_COMPUTE) {
+                    int s_ = op->stage, j = op->microbatch, ok = 1, ds;
+                    pp_kind dk;
+                    /* pp__input: another stage's output must have arrived
+                       (RECV, HANDOFF); the pass's own stage's was made here */
+                    if (pp__input(S, n, p->copies, 1, op->kind, s_, j, &dk, &ds)) {
+                        size_t at = (size_t)((dk == PP_F ? 0 : 1) * S + ds) * n + j;
+                        ok = ds == s_ ? m[at] : h[at];
+                    }
+                    if (!ok) {
+                        pp__op_text(op, a, sizeof a);
+                        pp__err(err, "device %d runs %s (op %d) before its input is on the device", dev, a,
+                                pc[dev] - p->device_start[dev]);
+                        st = PP_ERR_INVALID_SCHEDULE;
+                        goto end;
+                    }
+                    if (op->kind == PP_F) m[(0 * S + s_) * n + j] = 1;
+                    else if (op->kind != PP_W) m[(1 * S + s_) * n + j] = 1;
+                    pc[dev]++;
+                    progress = 1;
+                    continue;
+                }
+                for (k = pc[dev]; k < e; k++) {
+                    int q = partner[k], pd;
+                    if (done[k]) continue;
+                    if (q < 0) { all = 0; continue; }
+                    pd = p->ops[k].peer;
+                    if (q >= pc[pd] && pc[pd] < p->device_start[pd + 1] && q < pp_program_group_end(p, pd, pc[pd]) &&
+                        pp__is_comm(p->ops[pc[pd]].type)) {
+                        int si = p->ops[k].type == PP_OP_SEND ? k : q, ri = si == k ? q : k;
+                        int sd = p->ops[ri].peer, rd = p->ops[si].peer;
+                        const pp_op *x = &p->ops[si];
+                        size_t at = (size_t)(x->what * S + x->stage) * n + x->microbatch;
+                        if (!made[(size_t)sd * 2 * S * n + at]) {
+                            pp__op_text(x, a, sizeof a);
+                            pp__err(err, "device %d posts '%s' before it has computed that data", sd, a);
+                            st = PP_ERR_INVALID_SCHEDULE;
+                            goto end;
+                        }
+                        have[(size_t)rd * 2 * S * n + at] = 1;
+                        done[k] = done[q] = 1;
+                    } else {
+                        all = 0;
+                    }
+                }
+                if (!all) break;
+                pc[dev] = e;
+                progress = 1;
+            }
+        }
+    } while (progress);
+    left = 0;
+    for (dev = 0; dev < d; dev++) {
+        int stuck_at = pc[dev] < p->device_start[dev + 1] ? pc[dev] : -1;
+        if (stuck) stuck[dev] = stuck_at;
+        if (stuck_at >= 0) left++;
+    }
+    if (left) {
+        /* name the op each stuck device waits on (the first incomplete op of its group) */
+        size_t len = 0;
+        char msg[PP_ERR_LEN];
+        msg[0] = '\0';
+        len = (size_t)snprintf(msg, sizeof msg, "deadlock, %d of %d devices stuck:", left, d);
+        for (dev = 0; dev < d && len < sizeof msg; dev++) {
+            int k, e;
+            if (pc[dev] >= p->device_start[dev + 1]) continue;
+            e = pp_program_group_end(p, dev, pc[dev]);
+            for (k = pc[dev]; k < e - 1 && done[k]; k++) {}
+            pp__op_text(&p->ops[k], a, sizeof a);
+            len += (size_t)snprintf(msg + len, sizeof msg - len, " device %d at op %d (%s%s);", dev,
+                                    k - p->device_start[dev], a, partner[k] < 0 ? ", never matched" : "");
+        }
+        pp__err(err, "%s", msg);
+        st = PP_ERR_DEADLOCK;
+    }
+end:
+    pp__mfree(&al, partner);
+    pp__mfree(&al, pc);
+    pp__mfree(&al, done);
+    pp__mfree(&al, have);
+    pp__mfree(&al, made);
+    return st;
+}
+
 /* ---- built-in building blocks ------------------------------------------- */
 
 /* Blocks on sequential or looped placement: F of stage s follows F of s-1 by
@@ -3712,7 +4494,44 @@ static pp_status pp__v_block(int d, const pp__vblock *V, const pp_allocator *al,
     return PP_OK;
 }
 
-static pp_status pp__v_turns_ok(int d, pp__vblock V, const pp_allocator *al, unsigned char *ok, char *err);
+/* Which turns (a, b, c) in 1..6 let a split V block (T = 6) repeat without
+   collision: its F and B passes are built once with zero turns, then on
+   every device the four F/B cells must differ mod 6 (W passes take the
+   two cells left, greedily). ok[(a-1)*36+(b-1)*6+(c-1)] is set for those. */
+static pp_status pp__v_turns_ok(int d, pp__vblock V, const pp_allocator *al, unsigned char *ok, char *err) {
+    pp_block *z;
+    pp_status st;
+    int a, b, c, i, nt = 0;
+    unsigned char seen[1296];
+    short tup[1296];
+    V.a = V.b = V.c = 0;
+    st = pp__v_block(d, &V, al, &z, err);
+    if (st != PP_OK) return st;
+    /* devices whose four cells agree mod 6 collide for the same turns: check each pattern once */
+    memset(seen, 0, sizeof seen);
+    for (i = 0; i < d; i++) {
+        int t = ((z->f[i] % 6 * 6 + z->f[2 * d - 1 - i] % 6) * 6 + z->b[2 * d - 1 - i] % 6) * 6 + z->b[i] % 6;
+        if (!seen[t]) { seen[t] = 1; tup[nt++] = (short)t; }
+    }
+    pp_block_free(z);
+    for (a = 1; a <= 6; a++)
+        for (b = 1; b <= 6; b++)
+            for (c = 1; c <= 6; c++) {
+                int good = 1;
+                for (i = 0; i < nt && good; i++) {
+                    int t = tup[i], m = 1 << (t / 216), r;
+                    r = 1 << (t / 36 % 6 + a) % 6;
+                    if (m & r) { good = 0; break; }
+                    m |= r;
+                    r = 1 << (t / 6 % 6 + a + b) % 6;
+                    if (m & r) { good = 0; break; }
+                    m |= r;
+                    if (m & 1 << (t % 6 + a + b + c) % 6) good = 0;
+                }
+                ok[(a - 1) * 36 + (b - 1) * 6 + (c - 1)] = (unsigned char)good;
+            }
+    return PP_OK;
+}
 
 /* The smallest turns (by sum, then lexicographic) that repeat without a
    collision: "slightly different offsets for different d" (Appendix F). */
@@ -3822,6 +4641,803 @@ typedef struct pp__fit {
 } pp__fit;
 
 static pp_status pp__build_id(const pp__req *q, pp_sched_id id, const pp__fit *fit, pp_schedule **out, char *err);
+
+/* ---- list scheduling: the core of zb-auto's and v-zb's list builders ---- */
+
+/* An order of one route with B/W split built pass by pass on the real
+   times. A device runs its passes in the order they are put; a pass ends
+   its time after the later of its device's clock and its input's end
+   (pp__input), plus comm where the input ran on another device, so each
+   run is timed as it is built (the times are a squeeze of the order). A W
+   is its device's oldest pending one, in the order of their B. The list
+   builders (pp__zl_run, pp__vl_run) only choose which pass each device puts
+   next. */
+typedef struct pp__ls {
+    int d, S, n;
+    const int *sd;                /* stage_device [S] */
+    const double *tm, *sm, *cap;  /* stage_time [S*4], stage_memory [S], cap [d] in units */
+    double comm, idle_max;        /* idle_max: the largest of idle, kept as it grows */
+    const double *budget;         /* [d] idle of a previous run, or NULL (pp__ls_budget) */
+    double budget_max, best_mk;   /* best_mk: the shortest run's makespan, -1 = none yet */
+    double *end;                  /* [3 S n]: end of (kind F/B/W, stage, microbatch); -1 = not placed */
+    double *clock, *idle, *mem;   /* [d] */
+    double *prev;                 /* [d]: scratch for a run's idle (L->budget) */
+    int *next;                    /* [3 S]: next microbatch of (kind, stage) */
+    int *wq, *wh, *wt;            /* [S n]: pending W, device r's at r (S/d) n, as stage n + microbatch; head, tail [d] */
+    int *len;                     /* [d]: order length */
+    pp_pass *ord, *best;          /* [3 S n] each: device r's order at r 3 (S/d) n; the shortest run's */
+    char *mem_block;              /* the one allocation */
+} pp__ls;
+
+static double *pp__ls_end(const pp__ls *L, pp_kind k, int st, int i) { return &L->end[((int)k * L->S + st) * L->n + i]; }
+static int pp__ls_count(const pp__ls *L, pp_kind k, int st) { return L->next[(int)k * L->S + st]; }
+static int pp__ls_pending(const pp__ls *L, int r) { return L->wt[r] - L->wh[r]; }
+
+/* One allocation for q's microbatches on S stages placed by sd, under
+   cap [d], with `extra` ints after it (*extra_out). */
+static pp_status pp__ls_init(pp__ls *L, const pp__req *q, int S, const double *cap, int extra, int **extra_out,
+                             const char *what, char *err) {
+    int d = q->d, n = q->n;
+    size_t P = (size_t)3 * S * n, words;
+    memset(L, 0, sizeof *L);
+    L->d = d; L->S = S; L->n = n; L->tm = q->shape.stage_time; L->sm = q->shape.stage_memory; L->cap = cap;
+    L->comm = q->c.times.comm; L->best_mk = -1;
+    words = pp__size(P, 2 * sizeof(pp_pass));
+    L->mem_block = words ? (char *)pp__malloc(&q->c.al, pp__size(1, words + pp__size(P + 4u * d, sizeof(double)) +
+                                                                    pp__size((size_t)S * (n + 3u) + 3u * d + extra,
+                                                                             sizeof(int))))
+                         : NULL;
+    if (!L->mem_block) { pp__err(err, "out of memory building %s", what); return PP_ERR_OUT_OF_MEMORY; }
+    L->ord = (pp_pass *)L->mem_block;
+    L->best = L->ord + P;
+    L->end = (double *)(L->best + P);
+    L->clock = L->end + P; L->idle = L->clock + d; L->mem = L->idle + d; L->prev = L->mem + d;
+    L->next = (int *)(L->prev + d);
+    L->wq = L->next + 3 * (size_t)S; L->wh = L->wq + (size_t)S * n; L->wt = L->wh + d; L->len = L->wt + d;
+    *extra_out = L->len + d;
+    return PP_OK;
+}
+
+/* Before a run: nothing placed. */
+static void pp__ls_reset(pp__ls *L) {
+    int r;
+    for (r = 0; r < L->d; r++) { L->clock[r] = L->idle[r] = L->mem[r] = 0; L->wh[r] = L->wt[r] = L->len[r] = 0; }
+    for (r = 0; r < 3 * L->S; r++) L->next[r] = 0;
+    for (r = 0; r < 3 * L->S * L->n; r++) L->end[r] = -1;
+    L->idle_max = 0;
+}
+
+/* The input of (k, st, i) (pp__input): 2 where it runs on another device,
+   1 on the same device, its end in *in (-1: not placed yet); 0: none. */
+static int pp__ls_input(const pp__ls *L, pp_kind k, int st, int i, double *in) {
+    pp_kind dk;
+    int ds;
+    if (!pp__input(L->S, L->n, 1, 1, k, st, i, &dk, &ds)) return 0;
+    *in = *pp__ls_end(L, dk, ds, i);
+    return L->sd[ds] != L->sd[st] ? 2 : 1;
+}
+
+/* Device r's next pass of kind k on stage st; 0 where its microbatches are
+   used up, its input is not placed yet or its F would go above the cap.
+   A W goes through pp__ls_put_w. */
+static int pp__ls_put(pp__ls *L, int r, pp_kind k, int st) {
+    int i = L->next[(int)k * L->S + st], x;
+    double t = L->tm[st * 4 + (int)k], no_wait = L->clock[r] + t, e = no_wait, in = 0;
+    pp_pass *p;
+    if (i >= L->n || (k == PP_F && L->mem[r] + L->sm[st] > L->cap[r] + PP__EPS)) return 0;
+    x = pp__ls_input(L, k, st, i, &in);
+    if (x && in < 0) return 0;
+    if (x == 2 && in + L->comm + t > e) e = in + L->comm + t;
+    if (L->len[r] > 0) { L->idle[r] += e - no_wait; L->idle_max = pp__max(L->idle_max, L->idle[r]); }
+    *pp__ls_end(L, k, st, i) = e;
+    L->clock[r] = e;
+    if (k == PP_F) L->mem[r] += L->sm[st];
+    if (k == PP_W) L->mem[r] -= L->sm[st];
+    if (k == PP_B) L->wq[r * (L->S / L->d) * L->n + L->wt[r]++] = st * L->n + i;
+    p = &L->ord[(size_t)r * 3 * (L->S / L->d) * L->n + L->len[r]++];
+    p->device = r; p->stage = st; p->microbatch = i; p->kind = k; p->start = e - t; p->end = e;
+    L->next[(int)k * L->S + st]++;
+    return 1;
+}
+
+/* Device r's oldest pending W (the next W of its stage); 0 where none is pending. */
+static int pp__ls_put_w(pp__ls *L, int r) {
+    if (L->wh[r] == L->wt[r]) return 0;
+    return pp__ls_put(L, r, PP_W, L->wq[r * (L->S / L->d) * L->n + L->wh[r]++] / L->n);
+}
+
+/* Device r's idle budget: the largest idle of any device so far, or with
+   a previous run's idle (L->budget), the largest of that minus r's own
+   there, where larger. */
+static double pp__ls_budget(const pp__ls *L, int r) {
+    return L->budget ? pp__max(L->idle_max, L->budget_max - L->budget[r]) : L->idle_max;
+}
+
+/* Before device r's next pass of kind k on stage st, whose input comes
+   from another device: W passes that end before the input arrives, and one
+   more where the wait stays: with greedy, any wait; else, where extra, a
+   wait above r's idle budget. */
+static void pp__ls_fill(pp__ls *L, int r, pp_kind k, int st, int extra, int greedy) {
+    double in;
+    int i = pp__ls_count(L, k, st);
+    if (i >= L->n || pp__ls_input(L, k, st, i, &in) != 2 || in < 0) return;
+    while (L->wh[r] < L->wt[r]) {
+        int x = L->wq[r * (L->S / L->d) * L->n + L->wh[r]];
+        double w = L->tm[(x / L->n) * 4 + PP_W];
+        if (!(in + L->comm >= L->clock[r] + w)) break;
+        pp__ls_put_w(L, r);
+    }
+    if (L->wh[r] < L->wt[r] &&
+        (greedy ? L->clock[r] < in + L->comm : extra && in + L->comm - L->clock[r] > pp__ls_budget(L, r) - L->idle[r]))
+        pp__ls_put_w(L, r);
+}
+
+/* After a run that placed every pass: keeps its order where it is the
+   shortest so far; returns its makespan. */
+static double pp__ls_keep(pp__ls *L) {
+    double mk = 0;
+    int r;
+    for (r = 0; r < L->d; r++) mk = pp__max(mk, L->clock[r]);
+    if (L->best_mk < 0 || mk < L->best_mk - PP__EPS * (1 + mk)) {
+        L->best_mk = mk;
+        memcpy(L->best, L->ord, (size_t)3 * L->S * L->n * sizeof *L->best);
+    }
+    return mk;
+}
+
+/* 1 where the run placed every pass. */
+static int pp__ls_full(const pp__ls *L) {
+    int r;
+    for (r = 0; r < L->d; r++) if (L->len[r] != 3 * (L->S / L->d) * L->n) return 0;
+    return 1;
+}
+
+/* The shortest run as a squeezed schedule in *out, where one finished
+   and is shorter than beat (NULL otherwise); frees L's memory. */
+static pp_status pp__ls_finish(pp__ls *L, const pp__req *q, double beat, pp_schedule **out, char *err) {
+    pp_status st = PP_OK;
+    *out = NULL;
+    if (L->best_mk >= 0 && L->best_mk < beat - PP__EPS * (1 + beat)) {
+        pp_order O;
+        memset(&O, 0, sizeof O);
+        O.name = q->info->name; O.devices = L->d; O.stages = L->S; O.microbatches = L->n;
+        O.stage_device = L->sd; O.passes = L->best; O.count = 3 * L->S * L->n;
+        st = pp__from_order(&O, &q->c, 1, out, err);
+    }
+    pp__mfree(&q->c.al, L->mem_block);
+    return st;
+}
+
+/* zb-auto's list-built candidate. The Zero Bubble authors' heuristic
+   (sail-sg's zb.py, its greedy part) builds a one-stage-per-device order
+   microbatch by microbatch on the real times; the facts we take, in our own
+   code: (1) microbatch 0: F on every device; then, from the last device up
+   to the first, how many more F device j can run before the gradient of
+   microbatch 0 reaches it (the last device's B end, plus comm per hop, plus
+   B per device), within memory; a device never runs more of them than the
+   device before it (the later device trims); then B from the last device;
+   (2) every next microbatch: one F on each device that should (with the
+   "B first" switch, a device two F ahead of the next skips its F when the
+   next one's F and B come first or when the wait is within its idle
+   budget), a device only where the next one also does; then B from the
+   last device; before an F or B, W fill the wait for its input (a W that
+   ends before the input arrives), and one more W goes in when the wait is
+   beyond the idle budget (or, by a switch, also within it); W is also
+   forced where an F would go above the memory limit, and device 0 runs its
+   W before its B once its F are done; (3) the rest of the W. Three switches
+   (idle allowed before the first B, B first, the extra W within the
+   budget) give 8 runs; the shortest is kept. */
+typedef struct pp__zl {
+    pp__ls c;                    /* one stage per device: stage j on device j */
+    int bubble_first, b_first, w_greedy;
+    int *req;                    /* [d]: F to add */
+} pp__zl;
+
+static int pp__zl_run(pp__zl *Z) {
+    pp__ls *L = &Z->c;
+    int d = L->d, n = L->n, i, j, *req = Z->req;
+    pp__ls_reset(L);
+    for (j = 0; j < d; j++) req[j] = 0;
+    /* 1: microbatch 0, and the F each device runs before its first B */
+    for (j = 0; j < d; j++) if (!pp__ls_put(L, j, PP_F, j)) return 0;
+    {
+        double grad = *pp__ls_end(L, PP_F, d - 1, 0) + L->tm[(d - 1) * 4 + PP_B]; /* when device j's B can end */
+        for (j = d - 2; j >= 0; j--) {
+            double mem = L->mem[j], at = L->clock[j], tf = L->tm[j * 4 + PP_F];
+            while (pp__ls_count(L, PP_F, j) + req[j] < n && mem + L->sm[j] <= L->cap[j] + PP__EPS &&
+                   (Z->bubble_first ? !(at + tf > grad + L->comm) : !(at >= grad + L->comm))) {
+                mem += L->sm[j]; at += tf; req[j]++;
+            }
+            grad = pp__max(at, grad + L->comm) + L->tm[j * 4 + PP_B];
+        }
+        for (j = 1; j < d; j++)
+            while (req[j] > 0 && req[j] >= req[j - 1] && pp__ls_count(L, PP_F, j) + req[j] < n) req[j]--;
+        for (j = 0; j < d; j++) for (i = 0; i < req[j]; i++) if (!pp__ls_put(L, j, PP_F, j)) return 0;
+        for (j = d - 1; j >= 0; j--) if (!pp__ls_put(L, j, PP_B, j)) return 0;
+    }
+    /* 2: the next microbatches */
+    for (i = 1; i < n; i++) {
+        for (j = 0; j < d; j++) {
+            int f = pp__ls_count(L, PP_F, j);
+            req[j] = 0;
+            if (f >= n) continue;
+            if (Z->b_first && j + 1 < d && f >= pp__ls_count(L, PP_F, j + 1) + 2) {
+                double next = L->clock[j + 1] + L->tm[(j + 1) * 4 + PP_F] + L->tm[(j + 1) * 4 + PP_B] + L->comm;
+                double mem = L->mem[j] + L->sm[j], wc = 0;
+                int k = 0;
+                if (L->clock[j] >= next) continue;
+                while (mem > L->cap[j] + PP__EPS && k < pp__ls_pending(L, j)) { wc += L->tm[j * 4 + PP_W]; mem -= L->sm[j]; k++; }
+                if (L->clock[j] + L->tm[j * 4 + PP_F] + wc <= next) { req[j] = 1; continue; }
+                if (next - L->clock[j] <= L->idle_max - L->idle[j]) continue;
+            }
+            req[j] = 1;
+        }
+        for (j = d - 2; j >= 0; j--) if (req[j + 1] < req[j]) req[j] = req[j + 1];
+        for (j = 0; j < d; j++) {
+            if (!req[j]) continue;
+            while (L->mem[j] + L->sm[j] > L->cap[j] + PP__EPS) if (!pp__ls_put_w(L, j)) return 0;
+            pp__ls_fill(L, j, PP_F, j, 1, Z->w_greedy);
+            if (!pp__ls_put(L, j, PP_F, j)) return 0;
+        }
+        for (j = d - 1; j >= 0; j--) {
+            if (pp__ls_count(L, PP_B, j) != i) return 0;
+            pp__ls_fill(L, j, PP_B, j, 1, Z->w_greedy);
+            if (j == 0 && pp__ls_count(L, PP_F, j) == n) while (pp__ls_put_w(L, j)) {}
+            if (!pp__ls_put(L, j, PP_B, j)) return 0;
+        }
+    }
+    /* 3: the rest of the W */
+    for (j = 0; j < d; j++) while (pp__ls_put_w(L, j)) {}
+    return pp__ls_full(L);
+}
+
+/* The shortest of the 8 runs within limit (units, every device) as a
+   squeezed schedule in *out; NULL where none finishes or none is shorter
+   than beat. */
+static pp_status pp__zb_list(const pp__req *q, double limit, double beat, pp_schedule **out, char *err) {
+    int d = q->d, v, j, *sd;
+    pp__zl Z;
+    pp_status st;
+    double *cap;
+    *out = NULL;
+    memset(&Z, 0, sizeof Z);
+    st = pp__ls_init(&Z.c, q, d, NULL, 2 * d, &Z.req, "zb-auto", err);
+    if (st != PP_OK) return st;
+    sd = Z.req + d;
+    cap = Z.c.prev; /* the one cap, on every device */
+    for (j = 0; j < d; j++) { sd[j] = j; cap[j] = limit; }
+    Z.c.sd = sd; Z.c.cap = cap;
+    for (v = 0; v < 8; v++) {
+        Z.bubble_first = !(v & 4); Z.b_first = !(v & 2); Z.w_greedy = !(v & 1);
+        if (pp__zl_run(&Z)) pp__ls_keep(&Z.c);
+    }
+    return pp__ls_finish(&Z.c, q, beat, out, err);
+}
+
+/* ---- interleaved, looped BFS, DualPipe: published orders and their blocks */
+
+/* Appendix H's uniform repeat of the interleaved block. Every microbatch
+   gets the same block, repeated every T = 3v cells: F steps one cell per
+   device, BW steps 3v-1 cells (its 2 cells, then room for the other
+   chunks' passes of the microbatches in flight); the F chain waits
+   (3v-1)(d-1) cells where it wraps to the next chunk, the BW chain
+   d-3v+2 cells more (possibly fewer) where it wraps back. Found by search
+   over such linear blocks (F step, BW step, the two wrap gaps, the F->B
+   turn) for the least squeezed makespan at unit times, d = 2..8, v = 2..3,
+   and written in closed form; tests check it for every d up to 32. */
+static pp_status pp__interleaved_uniform_block(int d, int v, const pp_allocator *al, pp_block **out, char *err) {
+    pp__linear L;
+    pp_block *b;
+    pp_status st;
+    memset(&L, 0, sizeof L);
+    L.fo = 1; L.bo = 3 * v - 1; L.bw_cells = 2; L.interval = 3 * v; L.turn = 1;
+    L.gf = (3 * v - 1) * (d - 1);
+    L.gb = d - 3 * v + 2;
+    st = pp__linear_block(d, v, 0, &L, al, &b, err);
+    if (st != PP_OK) return st;
+    st = pp_block_check(b, err);
+    if (st != PP_OK) { pp_block_free(b); return st; }
+    *out = b;
+    return PP_OK;
+}
+
+/* Megatron's interleaved 1F1B as a per-device order: microbatches go in
+   groups of d; device i warms up with 2(d-i-1) + (v-1)d forwards. */
+static pp_status pp__interleaved_official(const pp__cfg *cfg, int d, int v, int n, pp_schedule **out, char *err) {
+    pp_allocator al = cfg->al;
+    int S = d * v, total = n * v, P = S * n * 2, dev, c = 0, k;
+    pp_pass *ps;
+    pp_order o;
+    pp_status st;
+    if ((long long)S * n > INT_MAX / 12) { pp__err(err, "%d stages x %d microbatches is too many", S, n); return PP_ERR_OVERFLOW; }
+    ps = (pp_pass *)pp__malloc(&al, pp__size((size_t)P, sizeof(pp_pass)));
+    if (!ps) { pp__err(err, "out of memory"); return PP_ERR_OUT_OF_MEMORY; }
+    for (dev = 0; dev < d; dev++) {
+        int warm = (d - dev - 1) * 2 + (v - 1) * d;
+        if (warm > total) warm = total;
+        for (k = 0; k < total + total; k++) {
+            /* k-th op of this device: warm-up forwards, then F/BW pairs, then backwards */
+            int fwd, idx, g;
+            if (k < warm) { fwd = 1; idx = k; }
+            else if (k < warm + 2 * (total - warm)) {
+                int r = k - warm;
+                fwd = r % 2 == 0;
+                idx = fwd ? warm + r / 2 : r / 2;
+            } else { fwd = 0; idx = k - warm - (total - warm); }
+            g = idx % (d * v);
+            ps[c].device = dev;
+            ps[c].microbatch = (idx / (d * v)) * d + g % d;
+            ps[c].stage = (fwd ? g / d : v - 1 - g / d) * d + dev;
+            ps[c].kind = fwd ? PP_F : PP_BW;
+            ps[c].start = ps[c].end = 0;
+            c++;
+        }
+    }
+    PP_ASSERT(c == P);
+    o.name = "interleaved-1f1b";
+    o.devices = d; o.stages = S; o.microbatches = n; o.stage_device = NULL; o.passes = ps; o.count = P;
+    st = pp__from_order(&o, cfg, 1, out, err);
+    pp__mfree(&al, ps);
+    return st;
+}
+
+/* Appendix I, Figure 16c (lost; see DESIGN.md, interleaved-1f1b-m): the
+   linear interleaved block with v = 2, T = 6, one-cell F steps, two-cell
+   BW steps, turn 1, the chunk-1 -> chunk-0 wrap of the BW chain waiting
+   gb = 4d-3 cells and the chunk-0 -> chunk-1 wrap of the F chain waiting
+   gf = (3-d mod 6) + 6j cells (then F1 - F0 = 3 mod 6 on every device and
+   the two BW pairs fill the other four cells). j = j0 .. j0+d/6+4 is tried at
+   n0 = 2d microbatches with the configured times (repeat, squeeze,
+   reorder with PP__RV_RANK); the first j that reaches Megatron's makespan at n0 (its order
+   is built too) ends the search, else the shortest is taken (the makespan
+   is not monotone in j). A larger j only lengthens chunk 0's lifespan, so
+   the first is the least memory at that makespan. */
+static pp_status pp__interleaved_lowmem_block(const pp__cfg *cfg, int d, const pp_allocator *al, pp_block **out,
+                                              char *err) {
+    pp_block *best = NULL;
+    pp_schedule *meg = NULL;
+    double best_mk = 0, target;
+    int j, jmax, n0 = 2 * d;
+    pp_status st0 = pp__interleaved_official(cfg, d, 2, n0, &meg, err);
+    if (st0 != PP_OK) return st0;
+    target = meg->makespan;
+    pp_sched_free(meg);
+    /* below j0 (chunk 1 starting before 1.9d on device 0) nothing reached
+       Megatron's makespan in our runs (d = 2..24, 32, 64; the first that
+       did started at 1.67d to 2.5d), so those builds are skipped */
+    j = (int)((0.9 * d - (double)(((3 - d) % 6 + 6) % 6)) / 6);
+    for (j = j < 0 ? 0 : j, jmax = j + d / 6 + 4; j <= jmax; j++) {
+        pp__linear L;
+        pp_block *b = NULL;
+        pp_schedule *s = NULL;
+        pp_status st;
+        memset(&L, 0, sizeof L);
+        L.fo = 1; L.turn = 1; L.bo = 2; L.bw_cells = 2; L.interval = 6;
+        L.gf = ((3 - d) % 6 + 6) % 6 + 6 * j;
+        L.gb = 4 * d - 3;
+        st = pp__tick(cfg, "interleaved-1f1b-m: block choice", (double)(j - (jmax - d / 6 - 4)) / (d / 6 + 5), err);
+        if (st == PP_OK) st = pp__linear_block(d, 2, 0, &L, al, &b, err);
+        if (st == PP_OK) st = pp__repeat(b, n0, NULL, cfg, 0, &s, err);
+        if (st == PP_OK) st = pp_squeeze(s, err);
+        /* v-auto's four ranking variants, until one reaches the target: a
+           block that reaches it is taken whatever the rest would give */
+        if (st == PP_OK) st = pp__reorder_to(s, PP__RV_RANK, 0, target, err);
+        if (st != PP_OK) { pp_sched_free(s); pp_block_free(b); pp_block_free(best); return st; }
+        if (best && s->makespan >= best_mk - PP__EPS * (1 + best_mk)) {
+            pp_sched_free(s);
+            pp_block_free(b);
+            continue;
+        }
+        pp_block_free(best);
+        best = b;
+        best_mk = s->makespan;
+        pp_sched_free(s);
+        if (best_mk <= target + PP__EPS * (1 + target)) break;
+    }
+    *out = best;
+    return PP_OK;
+}
+
+/* Breadth-first looped schedule (PyTorch's ScheduleLoopedBFS, the
+   breadth-first end of Llama 3's depth-first/breadth-first knob): each
+   device runs the forwards of its chunks in order, every microbatch of a
+   chunk before the next chunk, then the backwards of its chunks in reverse,
+   microbatches in reverse. Combined backward; memory grows with n. */
+static pp_status pp__looped_bfs(const pp__cfg *cfg, int d, int v, int n, pp_schedule **out, char *err) {
+    pp_allocator al = cfg->al;
+    int S = d * v, P = S * n * 2, dev, c = 0, k, j;
+    pp_pass *ps;
+    pp_order o;
+    pp_status st;
+    ps = (pp_pass *)pp__malloc(&al, pp__size((size_t)P, sizeof(pp_pass)));
+    if (!ps) { pp__err(err, "out of memory"); return PP_ERR_OUT_OF_MEMORY; }
+    for (dev = 0; dev < d; dev++) {
+        for (k = 0; k < v; k++)
+            for (j = 0; j < n; j++, c++) {
+                ps[c].device = dev; ps[c].stage = k * d + dev; ps[c].microbatch = j; ps[c].kind = PP_F;
+                ps[c].start = ps[c].end = 0;
+            }
+        for (k = v - 1; k >= 0; k--)
+            for (j = n - 1; j >= 0; j--, c++) {
+                ps[c].device = dev; ps[c].stage = k * d + dev; ps[c].microbatch = j; ps[c].kind = PP_BW;
+                ps[c].start = ps[c].end = 0;
+            }
+    }
+    PP_ASSERT(c == P);
+    o.name = "looped-bfs";
+    o.devices = d; o.stages = S; o.microbatches = n; o.stage_device = NULL; o.passes = ps; o.count = P;
+    st = pp__from_order(&o, cfg, 1, out, err);
+    pp__mfree(&al, ps);
+    return st;
+}
+
+/* F&B overlap (DeepSeek-V3 report, Sec. 3.2.1, Table 2): s's passes timed
+   again with each marked F (pair[i] = 1 at its index in s->passes) and the
+   full backward that follows it on its device (B, then W) run as ONE pass,
+   as a runtime does it (torchtitan's overlap_callback, PyTorch's
+   OVERLAP_F_B): the pair starts when its device is free and BOTH inputs
+   have arrived, lasts t_FB, and releases both outputs at its end. t_FB =
+   fb_time when given, else max((F + B + W - a) / fb_share, a), a = the
+   communication parts of the three passes (fb_comm): one pass's
+   all-to-all runs beside the other's compute, the compute runs on the SMs
+   communication leaves it (DeepSeek-V3 Sec. 3.2.2: 20 of 132 SMs), and
+   neither finishes before the longer of the two streams. Inside the pair's
+   interval F, B, W get shares of t_FB in proportion to their own times, so
+   no device runs two passes at once and every dependency holds. Every
+   other pass is timed as pp__squeeze does. Devices run in turn as far as
+   each can: a pass waits for an input not yet run. */
+static pp_status pp__fb_time(pp_schedule *s, const unsigned char *pair, const pp__cfg *c, char *err) {
+    int d = s->devices, S = s->stages, n = s->microbatches, P = s->num_passes, i, left = P, moved = 1, npair = 0;
+    int half = pp__dep_half(s), *tab, *ptr;
+    pp_allocator *al = &s->allocator;
+    size_t keys = (size_t)4 * S * n;
+    double *endt = (double *)pp__malloc(al, pp__size(keys, sizeof(double)));
+    unsigned char *done = (unsigned char *)pp__malloc(al, keys);
+    int *buf = (int *)pp__malloc(al, pp__size((size_t)d + 16u * (size_t)S, sizeof(int)));
+    double *free_at = (double *)pp__malloc(al, pp__size((size_t)d, sizeof(double)));
+    const double comm = s->times.comm, *stt = s->stage_time;
+    if (!endt || !done || !buf || !free_at) {
+        pp__mfree(al, endt); pp__mfree(al, done); pp__mfree(al, buf); pp__mfree(al, free_at);
+        pp__err(err, "out of memory timing F&B pairs");
+        return PP_ERR_OUT_OF_MEMORY;
+    }
+    ptr = buf; tab = buf + d;
+    pp__dep_table(s, tab);
+    memset(done, 0, keys);
+    for (i = 0; i < d; i++) { ptr[i] = s->device_start[i]; free_at[i] = 0; }
+    while (left > 0 && moved) {
+        moved = 0;
+        for (i = 0; i < d; i++) {
+            int j = ptr[i], stop = s->device_start[i + 1];
+            while (j < stop) {
+                pp_pass *p = &s->passes[j];
+                int np = pair[j] && j + 2 < stop ? 3 : 1, q, k, in;
+                double start = free_at[i], sum = 0, t, at;
+                for (q = 0; q < (np == 3 ? 2 : 1); q++) { /* the inputs of the pass, or of the pair's F and B */
+                    k = pp__dep_key(tab, S, half, &p[q], &in);
+                    if (k < 0) continue;
+                    if (!done[k]) break;
+                    start = pp__max(start, endt[k] + (s->stage_device[in] != i ? comm : 0));
+                }
+                if (q < (np == 3 ? 2 : 1)) break;
+                for (q = 0; q < np; q++) sum += stt[p[q].stage * 4 + (int)p[q].kind];
+                t = sum;
+                if (np == 3) {
+                    double a = 0;
+                    if (p[1].kind != PP_B || p[2].kind != PP_W || p[0].kind != PP_F) {
+                        pp__err(err, "internal error: an F&B pair at pass %d is not F, B, W", j);
+                        left = -1;
+                        break;
+                    }
+                    if (c->fb_comm)
+                        for (q = 0; q < 3; q++) {
+                            const pp_times *x = &c->fb_comm[p[q].stage];
+                            double part = q == 0 ? x->f : q == 1 ? x->b : x->w, whole = stt[p[q].stage * 4 + (int)p[q].kind];
+                            a += part < whole ? (part > 0 ? part : 0) : whole;
+                        }
+                    t = c->fb_time > 0 ? c->fb_time : pp__max((sum - a) / c->fb_share, a);
+                    npair++;
+                }
+                at = start;
+                for (q = 0; q < np; q++) {
+                    double dur = stt[p[q].stage * 4 + (int)p[q].kind] * (sum > 0 ? t / sum : 0);
+                    p[q].start = at;
+                    p[q].end = q == np - 1 ? pp__max(at, start + t) : at + dur;
+                    at = p[q].end;
+                    k = pp__key(S, n, p[q].kind, p[q].stage, p[q].microbatch);
+                    done[k] = 1;
+                    endt[k] = start + t; /* a pair releases both outputs at its end */
+                }
+                free_at[i] = start + t;
+                j += np;
+                left -= np;
+                moved = 1;
+            }
+            ptr[i] = j;
+            if (left < 0) break;
+        }
+    }
+    pp__mfree(al, endt); pp__mfree(al, done); pp__mfree(al, buf); pp__mfree(al, free_at);
+    if (left < 0) return PP_ERR_INVALID_SCHEDULE;
+    if (left > 0) {
+        pp__err(err, "the F&B pairs deadlock (%d passes never run): a pair waits for its own output", left);
+        return PP_ERR_DEADLOCK;
+    }
+    s->fb_pairs = npair;
+    pp__metrics(s);
+    return PP_OK;
+}
+
+/* DualPipeV (DeepSeek's V-shape variant of DualPipe, as in their
+   dualpipev.py and PyTorch's ScheduleDualPipeV): V placement, rank r holds
+   stage r (chunk 0) and stage 2d-1-r (chunk 1); every device runs eight
+   phases: 2(d-r-1) F0; r+1 pairs F0 F1; d-r-1 times B1 W1 F1 (B split);
+   n-2d+r+1 times "F0 with B1, F1 with B0"; d-r-1 times B1, "F1 with B0";
+   r+1 times B1 B0 (the second half with B split, by rank parity); d-r-1
+   times W, B0 (split); r+1 times W. A full backward here is B followed at
+   once by W; a split one leaves W in a queue that the W steps take from,
+   oldest first. DualPipe overlaps each F with the B it is paired with on
+   the GPU; this model runs them one after the other, or with
+   pp_config.fb_overlap as one pass of t_FB (pp__fb_time). Needs n >= 2d.
+
+   DualPipe itself (DeepSeek-V3, Section 3.2.1; their dualpipe.py) runs the
+   same eight phases on each device with (d, r, n) replaced by (d/2,
+   h = min(r, d-1-r), n/2): DualPipeV is DualPipe folded in half. Its two
+   chunks are the two model copies: on devices r < d/2 chunk 0 is copy A's
+   stage r (fed from device 0) and chunk 1 copy B's (fed from device d-1);
+   devices r >= d/2 swap them. */
+typedef struct pp__dpv {
+    pp_pass *ps;
+    int c, n, dev, stage[2], mb0[2], fwd[2], bwd[2], *wq, wh, wt; /* wq: [2n], deferred W as stage * n + mb */
+    unsigned char *pair; /* [P] or NULL: 1 at the F of an F&B pair (its full B, W follow it) */
+} pp__dpv;
+
+static void pp__dpv_emit(pp__dpv *D, pp_kind k, int stage, int mb) {
+    pp_pass *p = &D->ps[D->c++];
+    p->device = D->dev; p->stage = stage; p->microbatch = mb; p->kind = k; p->start = p->end = 0;
+}
+static void pp__dpv_f(pp__dpv *D, int chunk) { pp__dpv_emit(D, PP_F, D->stage[chunk], D->mb0[chunk] + D->fwd[chunk]++); }
+static void pp__dpv_b(pp__dpv *D, int chunk, int split) {
+    int st = D->stage[chunk], mb = D->mb0[chunk] + D->bwd[chunk]++;
+    pp__dpv_emit(D, PP_B, st, mb);
+    if (!split) pp__dpv_emit(D, PP_W, st, mb);
+    else D->wq[D->wt++] = st * D->n + mb;
+}
+static void pp__dpv_w(pp__dpv *D) {
+    int x = D->wq[D->wh++];
+    pp__dpv_emit(D, PP_W, x / D->n, x % D->n);
+}
+
+/* the next F starts an F&B pair (its full B follows it) */
+static void pp__dpv_pair(pp__dpv *D) { if (D->pair) D->pair[D->c] = 1; }
+
+/* The eight phases of one device: H = half the pipeline's length (DualPipeV:
+   d; DualPipe: d/2), r = the device's place in it, m = microbatches per chunk.
+   The F&B pairs are dualpipe.py's: "F0 with B1, F1 with B0" in phase 4
+   but the first F0, B1 of the last place (r = H-1), which run apart ("we
+   don't overlap these two chunks to further reduce bubble size"), and
+   "F1 with B0" in phase 5. */
+static void pp__dpv_device(pp__dpv *D, int H, int r, int m) {
+    int k;
+    D->fwd[0] = D->fwd[1] = D->bwd[0] = D->bwd[1] = 0;
+    D->wh = D->wt = 0;
+    for (k = 0; k < 2 * (H - r - 1); k++) pp__dpv_f(D, 0);                                 /* 1: F0 */
+    for (k = 0; k < r + 1; k++) { pp__dpv_f(D, 0); pp__dpv_f(D, 1); }                     /* 2: F0 F1 */
+    for (k = 0; k < H - r - 1; k++) { pp__dpv_b(D, 1, 1); pp__dpv_w(D); pp__dpv_f(D, 1); } /* 3 */
+    for (k = 0; k < m - 2 * H + r + 1; k++) {                                             /* 4: main */
+        if (k > 0 || r != H - 1) pp__dpv_pair(D);
+        pp__dpv_f(D, 0); pp__dpv_b(D, 1, 0);
+        pp__dpv_pair(D);
+        pp__dpv_f(D, 1); pp__dpv_b(D, 0, 0);
+    }
+    for (k = 0; k < H - r - 1; k++) { pp__dpv_b(D, 1, 0); pp__dpv_pair(D); pp__dpv_f(D, 1); pp__dpv_b(D, 0, 0); } /* 5 */
+    {                                                                                     /* 6: B1 B0 */
+        int zb = 0, half = (r + 1) / 2;
+        for (k = 0; k < r + 1; k++) {
+            if (k == half && r % 2 == 1) zb = 1;
+            pp__dpv_b(D, 1, zb);
+            if (k == half && r % 2 == 0) zb = 1;
+            pp__dpv_b(D, 0, zb);
+        }
+    }
+    for (k = 0; k < H - r - 1; k++) { pp__dpv_w(D); pp__dpv_b(D, 0, 1); }                  /* 7: W B0 */
+    while (D->wh < D->wt) pp__dpv_w(D);                                                    /* 8: W */
+    PP_ASSERT(D->fwd[0] == m && D->fwd[1] == m && D->bwd[0] == m && D->bwd[1] == m);
+}
+
+/* dual = 0: dualpipe-v; 1: dualpipe (two copies, routes in CONCEPTS). */
+static pp_status pp__dualpipe(const pp__cfg *cfg, int d, int n, int dual, pp_schedule **out, char *err) {
+    pp_allocator al = cfg->al;
+    int S = 2 * d, P = S / (dual ? 2 : 1) * n * 3, i;
+    int *sd;
+    pp__dpv *D;
+    pp_order o;
+    pp_status st;
+    if (dual && (d % 2 != 0 || n % 2 != 0 || n < 2 * d)) {
+        pp__err(err, "dualpipe needs an even number of devices and an even number of microbatches >= 2 x devices, "
+                     "got d=%d, n=%d; try d=%d, n=%d", d, n, d + d % 2, n < 2 * (d + d % 2) ? 2 * (d + d % 2) : n + n % 2);
+        return PP_ERR_INVALID_ARG;
+    }
+    if (!dual && n < 2 * d) {
+        pp__err(err, "dualpipe-v needs microbatches >= 2 x devices, got n=%d, d=%d; try n=%d", n, d, 2 * d);
+        return PP_ERR_INVALID_ARG;
+    }
+    D = (pp__dpv *)pp__malloc(&al, sizeof(pp__dpv));
+    sd = (int *)pp__malloc(&al, pp__size((size_t)S, sizeof(int)));
+    if (D) D->ps = (pp_pass *)pp__malloc(&al, pp__size((size_t)P, sizeof(pp_pass)));
+    if (D) D->wq = (int *)pp__malloc(&al, pp__size((size_t)2 * n, sizeof(int)));
+    if (D) D->pair = cfg->fb_overlap ? (unsigned char *)pp__malloc(&al, (size_t)P) : NULL;
+    if (!D || !sd || !D->ps || !D->wq || (cfg->fb_overlap && !D->pair)) {
+        if (D) { pp__mfree(&al, D->ps); pp__mfree(&al, D->wq); pp__mfree(&al, D->pair); }
+        pp__mfree(&al, D); pp__mfree(&al, sd);
+        pp__err(err, "out of memory");
+        return PP_ERR_OUT_OF_MEMORY;
+    }
+    D->c = 0; D->n = n;
+    if (D->pair) memset(D->pair, 0, (size_t)P);
+    /* both place stage s < d on device s and stage s >= d on 2d-1-s: for
+       dualpipe, stages d..2d-1 are copy B's stages 0..d-1 */
+    for (i = 0; i < S; i++) sd[i] = pp__place(PP_PLACE_VSHAPE, d, i);
+    for (D->dev = 0; D->dev < d; D->dev++) {
+        int r = D->dev;
+        if (!dual) {
+            D->stage[0] = r; D->stage[1] = 2 * d - 1 - r;
+            D->mb0[0] = D->mb0[1] = 0;
+            pp__dpv_device(D, d, r, n);
+        } else {
+            int second = r >= d / 2; /* chunk c is copy c ^ second */
+            D->stage[second] = r; D->mb0[second] = 0;                     /* copy A */
+            D->stage[!second] = 2 * d - 1 - r; D->mb0[!second] = n / 2;   /* copy B */
+            pp__dpv_device(D, d / 2, second ? d - 1 - r : r, n / 2);
+        }
+    }
+    PP_ASSERT(D->c == P);
+    o.name = dual ? "dualpipe" : "dualpipe-v";
+    o.devices = d; o.stages = S; o.microbatches = n; o.stage_device = sd; o.passes = D->ps; o.count = P;
+    st = pp__from_order(&o, cfg, dual ? 2 : 1, out, err);
+    /* pp__from_order keeps the device-major order the phases were emitted in */
+    if (st == PP_OK && D->pair) {
+        st = pp__fb_time(*out, D->pair, cfg, err);
+        if (st != PP_OK) { pp_sched_free(*out); *out = NULL; }
+    }
+    pp__mfree(&al, D->ps); pp__mfree(&al, D->wq); pp__mfree(&al, D->pair); pp__mfree(&al, D); pp__mfree(&al, sd);
+    return st;
+}
+
+/* ---- v-zb built pass by pass: a list-built warm-up and steady phase ---- */
+
+/* V-ZB's block, repeated and squeezed, lays its warm-up on the unit grid:
+   with comm, or at n = d where the warm-up and cool-down are the whole
+   schedule, each device waits wherever a chunk's input is late. The Zero
+   Bubble authors' V-ZB generator (sail-sg's zbv.py) builds the order pass by
+   pass on the real times instead. The facts we take from it, in our own
+   code: (1) every device runs F of chunk 0 for microbatch 0; then, from the
+   last device down, device i runs extra F of chunk 0 (with devices 0..i
+   keeping pace) while they end before chunk 1's input reaches it (its
+   producer's end + comm) and while 2 + 2i more F still fit its memory, then
+   its first F of chunk 1; (2) devices i >= 1 catch up with device i-1 in
+   F passes, chunk by chunk from the last device; (3) 2n rounds, each one B
+   per device (chunk 1's B where its input is there, the devices in V order)
+   and then one F per device, where a W fills the wait for an input that
+   arrives at least a W later, and one more W goes in when the wait is
+   longer than the device's idle budget (the largest idle of any device,
+   minus its own); (4) the rest of the W. It is run four times (one extra
+   W before a chunk-0 B, before an F: on or off), and each run again with
+   the idle of the previous run as a per-device budget while that lowers
+   the largest idle. Every run is timed as it is built (the times are a
+   squeeze of the order); pp__vzb_list keeps the shortest. */
+typedef struct pp__vl {
+    pp__ls c;                    /* V placement: device r holds stages r and 2d-1-r */
+    int fill_f, fill_b;
+    int *bq;                     /* [d]: a round's B, device r as r (chunk 0) or -1-r (chunk 1) */
+} pp__vl;
+
+/* device r's pass q (PP__V_F0 .. PP__V_B0): how many are placed, the end
+   of microbatch j's, put the next, fill the wait before it */
+static int pp__vl_cnt(const pp__vl *V, int r, int q) { return pp__ls_count(&V->c, pp__v_kind(q), pp__v_stage(V->c.d, r, q)); }
+static double pp__vl_end(const pp__vl *V, int q, int r, int j) {
+    return *pp__ls_end(&V->c, pp__v_kind(q), pp__v_stage(V->c.d, r, q), j);
+}
+static int pp__vl_put(pp__vl *V, int r, int q) { return pp__ls_put(&V->c, r, pp__v_kind(q), pp__v_stage(V->c.d, r, q)); }
+static void pp__vl_fill(pp__vl *V, int r, int q, int extra) {
+    pp__ls_fill(&V->c, r, pp__v_kind(q), pp__v_stage(V->c.d, r, q), extra, 0);
+}
+
+/* One run (steps 1-4 above); 0 where a step finds no legal pass. */
+static int pp__vl_run(pp__vl *V) {
+    pp__ls *L = &V->c;
+    int d = L->d, n = L->n, r, j, round, alt = PP__V_F0;
+    pp__ls_reset(L);
+    /* 1: the warm-up, comm counted in when chunk 1's input arrives */
+    for (r = 0; r < d; r++) if (!pp__vl_put(V, r, PP__V_F0)) return 0;
+    for (r = d - 1; r >= 0; r--) {
+        if (r < d - 1) {
+            int st = pp__v_stage(d, r, PP__V_F0);
+            double arrive = pp__vl_end(V, PP__V_F1, r + 1, 0) + L->comm;
+            while (L->mem[r] + L->sm[st] * (2 + 2 * r) <= L->cap[r] + PP__EPS &&
+                   L->clock[r] + L->tm[st * 4 + PP_F] <= arrive && pp__vl_cnt(V, r, PP__V_F0) < n)
+                for (j = 0; j <= r; j++) if (!pp__vl_put(V, j, PP__V_F0)) return 0;
+        }
+        if (!pp__vl_put(V, r, PP__V_F1)) return 0;
+    }
+    /* 2: each device catches up with the one before it in F passes */
+    for (r = 1; r < d; r++) {
+        while (pp__vl_cnt(V, r, PP__V_F0) + pp__vl_cnt(V, r, PP__V_F1) <
+                   pp__vl_cnt(V, r - 1, PP__V_F0) + pp__vl_cnt(V, r - 1, PP__V_F1) ||
+               (pp__vl_cnt(V, r, PP__V_F1) <= pp__vl_cnt(V, r - 1, PP__V_F1) && pp__vl_cnt(V, r - 1, PP__V_F1) < n)) {
+            for (j = d - 1; j >= r; j--)
+                if (pp__vl_cnt(V, j, alt) < n && !pp__vl_put(V, j, alt)) return 0;
+            alt = alt == PP__V_F0 ? PP__V_F1 : PP__V_F0;
+        }
+    }
+    /* 3: 2n rounds of one B, then one F, per device */
+    for (round = 0; round < 2 * n; round++) {
+        int i, nb = 0;
+        /* B: chunk 0's B (q B0) where its input is there, from the last
+           device down, then chunk 1's B (q B1) on the others in device
+           order; which one each device runs is decided before any runs */
+        for (i = 0; i < 2; i++)
+            for (r = i ? 0 : d - 1; i ? r < d : r >= 0; r += i ? 1 : -1) {
+                int c0 = pp__vl_cnt(V, r, PP__V_B0), c1 = pp__vl_cnt(V, r, PP__V_B1);
+                int b0 = c0 < c1 && (r == d - 1 || c1 >= n || pp__vl_end(V, PP__V_B0, r + 1, c0) >= 0);
+                if (b0 == !i) V->bq[nb++] = b0 ? r : -1 - r;
+            }
+        for (i = 0; i < nb; i++) {
+            int b0 = V->bq[i] >= 0, qq = b0 ? PP__V_B0 : PP__V_B1;
+            r = b0 ? V->bq[i] : -1 - V->bq[i];
+            pp__vl_fill(V, r, qq, b0 || V->fill_b);
+            if (!pp__vl_put(V, r, qq)) return 0;
+        }
+        /* F: chunk 1's where its input is there, else chunk 0's where its input is there */
+        for (r = 0; r < d; r++) {
+            int c0 = pp__vl_cnt(V, r, PP__V_F0), c1 = pp__vl_cnt(V, r, PP__V_F1), qq = -1, st;
+            if (c1 >= n) continue;
+            if (c1 >= c0) qq = PP__V_F0;
+            else if (r == d - 1 || pp__vl_end(V, PP__V_F1, r + 1, c1) >= 0) qq = PP__V_F1;
+            else if (c0 < n && (r == 0 || pp__vl_end(V, PP__V_F0, r - 1, c0) >= 0)) qq = PP__V_F0;
+            if (qq < 0) continue;
+            st = pp__v_stage(d, r, qq);
+            while (L->mem[r] + L->sm[st] > L->cap[r] + PP__EPS) if (!pp__ls_put_w(L, r)) return 0;
+            pp__vl_fill(V, r, qq, V->fill_f);
+            if (!pp__vl_put(V, r, qq)) return 0;
+        }
+    }
+    /* 4: the rest of the W */
+    for (r = 0; r < d; r++) while (pp__ls_put_w(L, r)) {}
+    return pp__ls_full(L);
+}
+
+/* The shortest order of the runs, within cap ([d], units), as a squeezed
+   schedule in *out; NULL where no run finishes or none is shorter than
+   beat (its makespan is known before the schedule is built). */
+static pp_status pp__vzb_list(const pp__req *q, const double *cap, double beat, pp_schedule **out, char *err) {
+    int d = q->d, r, fb, ff, it, *sd;
+    pp__vl V;
+    pp_status st;
+    *out = NULL;
+    memset(&V, 0, sizeof V);
+    st = pp__ls_init(&V.c, q, 2 * d, cap, 3 * d, &V.bq, "v-zb", err);
+    if (st != PP_OK) return st;
+    sd = V.bq + d;
+    for (r = 0; r < 2 * d; r++) sd[r] = r < d ? r : 2 * d - 1 - r;
+    V.c.sd = sd;
+    for (fb = 1; fb >= 0; fb--)
+        for (ff = 1; ff >= 0; ff--) {
+            double last = -1;
+            V.fill_b = fb; V.fill_f = ff; V.c.budget = NULL;
+            /* again with the idle of the run before as the budget, while the largest idle drops */
+            for (it = 0; it < 64; it++) {
+                double top = 0;
+                if (!pp__vl_run(&V)) break;
+                pp__ls_keep(&V.c);
+                for (r = 0; r < d; r++) top = pp__max(top, V.c.idle[r]);
+                if (V.c.budget && !(top < last)) break;
+                memcpy(V.c.prev, V.c.idle, (size_t)d * sizeof *V.c.prev);
+                V.c.budget = V.c.prev; V.c.budget_max = last = top;
+            }
+        }
+    return pp__ls_finish(&V.c, q, beat, out, err);
+}
 
 /* ---- adaptive schedules under a memory limit (Appendix A) -------------- */
 
@@ -4088,45 +5704,6 @@ static pp_status pp__auto_consider(pp__auto *A, pp_block *blk, char *err) {
     return PP_OK;
 }
 
-/* Which turns (a, b, c) in 1..6 let a split V block (T = 6) repeat without
-   collision: its F and B passes are built once with zero turns, then on
-   every device the four F/B cells must differ mod 6 (W passes take the
-   two cells left, greedily). ok[(a-1)*36+(b-1)*6+(c-1)] is set for those. */
-static pp_status pp__v_turns_ok(int d, pp__vblock V, const pp_allocator *al, unsigned char *ok, char *err) {
-    pp_block *z;
-    pp_status st;
-    int a, b, c, i, nt = 0;
-    unsigned char seen[1296];
-    short tup[1296];
-    V.a = V.b = V.c = 0;
-    st = pp__v_block(d, &V, al, &z, err);
-    if (st != PP_OK) return st;
-    /* devices whose four cells agree mod 6 collide for the same turns: check each pattern once */
-    memset(seen, 0, sizeof seen);
-    for (i = 0; i < d; i++) {
-        int t = ((z->f[i] % 6 * 6 + z->f[2 * d - 1 - i] % 6) * 6 + z->b[2 * d - 1 - i] % 6) * 6 + z->b[i] % 6;
-        if (!seen[t]) { seen[t] = 1; tup[nt++] = (short)t; }
-    }
-    pp_block_free(z);
-    for (a = 1; a <= 6; a++)
-        for (b = 1; b <= 6; b++)
-            for (c = 1; c <= 6; c++) {
-                int good = 1;
-                for (i = 0; i < nt && good; i++) {
-                    int t = tup[i], m = 1 << (t / 216), r;
-                    r = 1 << (t / 36 % 6 + a) % 6;
-                    if (m & r) { good = 0; break; }
-                    m |= r;
-                    r = 1 << (t / 6 % 6 + a + b) % 6;
-                    if (m & r) { good = 0; break; }
-                    m |= r;
-                    if (m & 1 << (t % 6 + a + b + c) % 6) good = 0;
-                }
-                ok[(a - 1) * 36 + (b - 1) * 6 + (c - 1)] = (unsigned char)good;
-            }
-    return PP_OK;
-}
-
 /* Shorter wins; at the same makespan the smaller peak. */
 static int pp__auto_better(const pp_schedule *s, const pp_schedule *best) {
     double a = 0, b = 0;
@@ -4303,13 +5880,6 @@ static pp_status pp__auto_finish(pp__auto *A, const pp_sched_id *fixed, int nfix
    their own peak (never longer; up to 7% shorter with comm or uneven
    times on our grids). */
 
-/* A V device's passes of one microbatch, the one set of names for them
-   (the V blocks, the grid, v-zb's list builder): F0, F1, B1, B0 in V
-   order, then W1, W0; chunk 0 is stage i on device i, chunk 1 stage
-   2d-1-i. As cell codes 0 is a free cell, and the order matters: a W's
-   code is its B's plus 2. */
-enum { PP__V_F0 = 1, PP__V_F1, PP__V_B1, PP__V_B0, PP__V_W1, PP__V_W0 };
-
 typedef struct pp__vgrid {
     int d, m, M, len, cap;   /* devices, microbatches kept, on the grid, row length, row capacity */
     unsigned char *g, *t;    /* [d * cap] rows, and the squeeze's scratch */
@@ -4323,28 +5893,6 @@ typedef struct pp__vgrid {
 
 #define PP__GROW(G, i) ((G)->g + (size_t)(i) * (size_t)(G)->cap)
 #define PP__GIDX(G, c, i, k) ((G)->idx[((size_t)(c) * (size_t)(G)->d + (size_t)(i)) * 7u + (size_t)(k)])
-
-/* 1 for the passes that run from device 0 towards d-1 (F0, B1, W1), 0 for
-   those that run from d-1 back to 0 (F1, B0, W0) */
-static int pp__v_from_first(int k) { return k == PP__V_F0 || k == PP__V_B1 || k == PP__V_W1; }
-
-/* The pass a cell code stands for on device dev: its kind, and its stage
-   (F0, B0, W0: chunk 0's stage dev; F1, B1, W1: chunk 1's stage 2d-1-dev). */
-static pp_kind pp__v_kind(int k) { return k == PP__V_F0 || k == PP__V_F1 ? PP_F : k == PP__V_B1 || k == PP__V_B0 ? PP_B : PP_W; }
-static int pp__v_stage(int d, int dev, int k) { return k == PP__V_F0 || k == PP__V_B0 || k == PP__V_W0 ? dev : 2 * d - 1 - dev; }
-
-/* +1 for a forward (it allocates), -1 for a W (it frees), 0 for the rest */
-static int pp__v_mem(int k) { return k == PP__V_F0 || k == PP__V_F1 ? 1 : k == PP__V_W1 || k == PP__V_W0 ? -1 : 0; }
-
-/* The code of pass (k, stage) and its device in *dev (pp__v_kind and
-   pp__v_stage inverted): chunk 0 (stage < d) is F0, B0, W0; chunk 1 F1, B1, W1. */
-static int pp__v_code(int d, pp_kind k, int stage, int *dev) {
-    int upper = stage >= d;
-    *dev = upper ? 2 * d - 1 - stage : stage;
-    if (k == PP_F) return upper ? PP__V_F1 : PP__V_F0;
-    if (k == PP_W) return upper ? PP__V_W1 : PP__V_W0;
-    return upper ? PP__V_B1 : PP__V_B0;
-}
 
 /* The input of code k's pass on device dev (pp__input on the V): the code
    it waits for (0 for none: F on device 0) and that code's device in *dd. */
@@ -5115,7 +6663,6 @@ static pp_status pp__vgrid_search(const pp__req *q, const pp_schedule *beat, dou
 enum { PP__AUTO_FIXED = 3 }; /* how many each search takes */
 static const pp_sched_id pp__vauto_fixed[PP__AUTO_FIXED] = {PP_SCHED_V_MIN, PP_SCHED_V_HALF, PP_SCHED_V_ZB};
 static const pp_sched_id pp__zbauto_fixed[PP__AUTO_FIXED] = {PP_SCHED_ZB_H1, PP_SCHED_ZB_H2, PP_SCHED_1F1B};
-static pp_status pp__vzb_list(const pp__req *q, const double *cap, double beat, pp_schedule **out, char *err);
 
 /* A block of v-auto's search, by the parameters that build it (pass 1
    builds again only the blocks pass 0 kept). */
@@ -5326,278 +6873,6 @@ static pp_status pp__v_auto(const pp__req *q, pp_schedule **out, char *err) {
     return st;
 }
 
-/* ---- list scheduling: the core of zb-auto's and v-zb's list builders ---- */
-
-/* An order of one route with B/W split built pass by pass on the real
-   times. A device runs its passes in the order they are put; a pass ends
-   its time after the later of its device's clock and its input's end
-   (pp__input), plus comm where the input ran on another device, so each
-   run is timed as it is built (the times are a squeeze of the order). A W
-   is its device's oldest pending one, in the order of their B. The list
-   builders (pp__zl_run, pp__vl_run) only choose which pass each device puts
-   next. */
-typedef struct pp__ls {
-    int d, S, n;
-    const int *sd;                /* stage_device [S] */
-    const double *tm, *sm, *cap;  /* stage_time [S*4], stage_memory [S], cap [d] in units */
-    double comm, idle_max;        /* idle_max: the largest of idle, kept as it grows */
-    const double *budget;         /* [d] idle of a previous run, or NULL (pp__ls_budget) */
-    double budget_max, best_mk;   /* best_mk: the shortest run's makespan, -1 = none yet */
-    double *end;                  /* [3 S n]: end of (kind F/B/W, stage, microbatch); -1 = not placed */
-    double *clock, *idle, *mem;   /* [d] */
-    double *prev;                 /* [d]: scratch for a run's idle (L->budget) */
-    int *next;                    /* [3 S]: next microbatch of (kind, stage) */
-    int *wq, *wh, *wt;            /* [S n]: pending W, device r's at r (S/d) n, as stage n + microbatch; head, tail [d] */
-    int *len;                     /* [d]: order length */
-    pp_pass *ord, *best;          /* [3 S n] each: device r's order at r 3 (S/d) n; the shortest run's */
-    char *mem_block;              /* the one allocation */
-} pp__ls;
-
-static double *pp__ls_end(const pp__ls *L, pp_kind k, int st, int i) { return &L->end[((int)k * L->S + st) * L->n + i]; }
-static int pp__ls_count(const pp__ls *L, pp_kind k, int st) { return L->next[(int)k * L->S + st]; }
-static int pp__ls_pending(const pp__ls *L, int r) { return L->wt[r] - L->wh[r]; }
-
-/* One allocation for q's microbatches on S stages placed by sd, under
-   cap [d], with `extra` ints after it (*extra_out). */
-static pp_status pp__ls_init(pp__ls *L, const pp__req *q, int S, const double *cap, int extra, int **extra_out,
-                             const char *what, char *err) {
-    int d = q->d, n = q->n;
-    size_t P = (size_t)3 * S * n, words;
-    memset(L, 0, sizeof *L);
-    L->d = d; L->S = S; L->n = n; L->tm = q->shape.stage_time; L->sm = q->shape.stage_memory; L->cap = cap;
-    L->comm = q->c.times.comm; L->best_mk = -1;
-    words = pp__size(P, 2 * sizeof(pp_pass));
-    L->mem_block = words ? (char *)pp__malloc(&q->c.al, pp__size(1, words + pp__size(P + 4u * d, sizeof(double)) +
-                                                                    pp__size((size_t)S * (n + 3u) + 3u * d + extra,
-                                                                             sizeof(int))))
-                         : NULL;
-    if (!L->mem_block) { pp__err(err, "out of memory building %s", what); return PP_ERR_OUT_OF_MEMORY; }
-    L->ord = (pp_pass *)L->mem_block;
-    L->best = L->ord + P;
-    L->end = (double *)(L->best + P);
-    L->clock = L->end + P; L->idle = L->clock + d; L->mem = L->idle + d; L->prev = L->mem + d;
-    L->next = (int *)(L->prev + d);
-    L->wq = L->next + 3 * (size_t)S; L->wh = L->wq + (size_t)S * n; L->wt = L->wh + d; L->len = L->wt + d;
-    *extra_out = L->len + d;
-    return PP_OK;
-}
-
-/* Before a run: nothing placed. */
-static void pp__ls_reset(pp__ls *L) {
-    int r;
-    for (r = 0; r < L->d; r++) { L->clock[r] = L->idle[r] = L->mem[r] = 0; L->wh[r] = L->wt[r] = L->len[r] = 0; }
-    for (r = 0; r < 3 * L->S; r++) L->next[r] = 0;
-    for (r = 0; r < 3 * L->S * L->n; r++) L->end[r] = -1;
-    L->idle_max = 0;
-}
-
-/* The input of (k, st, i) (pp__input): 2 where it runs on another device,
-   1 on the same device, its end in *in (-1: not placed yet); 0: none. */
-static int pp__ls_input(const pp__ls *L, pp_kind k, int st, int i, double *in) {
-    pp_kind dk;
-    int ds;
-    if (!pp__input(L->S, L->n, 1, 1, k, st, i, &dk, &ds)) return 0;
-    *in = *pp__ls_end(L, dk, ds, i);
-    return L->sd[ds] != L->sd[st] ? 2 : 1;
-}
-
-/* Device r's next pass of kind k on stage st; 0 where its microbatches are
-   used up, its input is not placed yet or its F would go above the cap.
-   A W goes through pp__ls_put_w. */
-static int pp__ls_put(pp__ls *L, int r, pp_kind k, int st) {
-    int i = L->next[(int)k * L->S + st], x;
-    double t = L->tm[st * 4 + (int)k], no_wait = L->clock[r] + t, e = no_wait, in = 0;
-    pp_pass *p;
-    if (i >= L->n || (k == PP_F && L->mem[r] + L->sm[st] > L->cap[r] + PP__EPS)) return 0;
-    x = pp__ls_input(L, k, st, i, &in);
-    if (x && in < 0) return 0;
-    if (x == 2 && in + L->comm + t > e) e = in + L->comm + t;
-    if (L->len[r] > 0) { L->idle[r] += e - no_wait; L->idle_max = pp__max(L->idle_max, L->idle[r]); }
-    *pp__ls_end(L, k, st, i) = e;
-    L->clock[r] = e;
-    if (k == PP_F) L->mem[r] += L->sm[st];
-    if (k == PP_W) L->mem[r] -= L->sm[st];
-    if (k == PP_B) L->wq[r * (L->S / L->d) * L->n + L->wt[r]++] = st * L->n + i;
-    p = &L->ord[(size_t)r * 3 * (L->S / L->d) * L->n + L->len[r]++];
-    p->device = r; p->stage = st; p->microbatch = i; p->kind = k; p->start = e - t; p->end = e;
-    L->next[(int)k * L->S + st]++;
-    return 1;
-}
-
-/* Device r's oldest pending W (the next W of its stage); 0 where none is pending. */
-static int pp__ls_put_w(pp__ls *L, int r) {
-    if (L->wh[r] == L->wt[r]) return 0;
-    return pp__ls_put(L, r, PP_W, L->wq[r * (L->S / L->d) * L->n + L->wh[r]++] / L->n);
-}
-
-/* Device r's idle budget: the largest idle of any device so far, or with
-   a previous run's idle (L->budget), the largest of that minus r's own
-   there, where larger. */
-static double pp__ls_budget(const pp__ls *L, int r) {
-    return L->budget ? pp__max(L->idle_max, L->budget_max - L->budget[r]) : L->idle_max;
-}
-
-/* Before device r's next pass of kind k on stage st, whose input comes
-   from another device: W passes that end before the input arrives, and one
-   more where the wait stays: with greedy, any wait; else, where extra, a
-   wait above r's idle budget. */
-static void pp__ls_fill(pp__ls *L, int r, pp_kind k, int st, int extra, int greedy) {
-    double in;
-    int i = pp__ls_count(L, k, st);
-    if (i >= L->n || pp__ls_input(L, k, st, i, &in) != 2 || in < 0) return;
-    while (L->wh[r] < L->wt[r]) {
-        int x = L->wq[r * (L->S / L->d) * L->n + L->wh[r]];
-        double w = L->tm[(x / L->n) * 4 + PP_W];
-        if (!(in + L->comm >= L->clock[r] + w)) break;
-        pp__ls_put_w(L, r);
-    }
-    if (L->wh[r] < L->wt[r] &&
-        (greedy ? L->clock[r] < in + L->comm : extra && in + L->comm - L->clock[r] > pp__ls_budget(L, r) - L->idle[r]))
-        pp__ls_put_w(L, r);
-}
-
-/* After a run that placed every pass: keeps its order where it is the
-   shortest so far; returns its makespan. */
-static double pp__ls_keep(pp__ls *L) {
-    double mk = 0;
-    int r;
-    for (r = 0; r < L->d; r++) mk = pp__max(mk, L->clock[r]);
-    if (L->best_mk < 0 || mk < L->best_mk - PP__EPS * (1 + mk)) {
-        L->best_mk = mk;
-        memcpy(L->best, L->ord, (size_t)3 * L->S * L->n * sizeof *L->best);
-    }
-    return mk;
-}
-
-/* 1 where the run placed every pass. */
-static int pp__ls_full(const pp__ls *L) {
-    int r;
-    for (r = 0; r < L->d; r++) if (L->len[r] != 3 * (L->S / L->d) * L->n) return 0;
-    return 1;
-}
-
-/* The shortest run as a squeezed schedule in *out, where one finished
-   and is shorter than beat (NULL otherwise); frees L's memory. */
-static pp_status pp__ls_finish(pp__ls *L, const pp__req *q, double beat, pp_schedule **out, char *err) {
-    pp_status st = PP_OK;
-    *out = NULL;
-    if (L->best_mk >= 0 && L->best_mk < beat - PP__EPS * (1 + beat)) {
-        pp_order O;
-        memset(&O, 0, sizeof O);
-        O.name = q->info->name; O.devices = L->d; O.stages = L->S; O.microbatches = L->n;
-        O.stage_device = L->sd; O.passes = L->best; O.count = 3 * L->S * L->n;
-        st = pp__from_order(&O, &q->c, 1, out, err);
-    }
-    pp__mfree(&q->c.al, L->mem_block);
-    return st;
-}
-
-/* zb-auto's list-built candidate. The Zero Bubble authors' heuristic
-   (sail-sg's zb.py, its greedy part) builds a one-stage-per-device order
-   microbatch by microbatch on the real times; the facts we take, in our own
-   code: (1) microbatch 0: F on every device; then, from the last device up
-   to the first, how many more F device j can run before the gradient of
-   microbatch 0 reaches it (the last device's B end, plus comm per hop, plus
-   B per device), within memory; a device never runs more of them than the
-   device before it (the later device trims); then B from the last device;
-   (2) every next microbatch: one F on each device that should (with the
-   "B first" switch, a device two F ahead of the next skips its F when the
-   next one's F and B come first or when the wait is within its idle
-   budget), a device only where the next one also does; then B from the
-   last device; before an F or B, W fill the wait for its input (a W that
-   ends before the input arrives), and one more W goes in when the wait is
-   beyond the idle budget (or, by a switch, also within it); W is also
-   forced where an F would go above the memory limit, and device 0 runs its
-   W before its B once its F are done; (3) the rest of the W. Three switches
-   (idle allowed before the first B, B first, the extra W within the
-   budget) give 8 runs; the shortest is kept. */
-typedef struct pp__zl {
-    pp__ls c;                    /* one stage per device: stage j on device j */
-    int bubble_first, b_first, w_greedy;
-    int *req;                    /* [d]: F to add */
-} pp__zl;
-
-static int pp__zl_run(pp__zl *Z) {
-    pp__ls *L = &Z->c;
-    int d = L->d, n = L->n, i, j, *req = Z->req;
-    pp__ls_reset(L);
-    for (j = 0; j < d; j++) req[j] = 0;
-    /* 1: microbatch 0, and the F each device runs before its first B */
-    for (j = 0; j < d; j++) if (!pp__ls_put(L, j, PP_F, j)) return 0;
-    {
-        double grad = *pp__ls_end(L, PP_F, d - 1, 0) + L->tm[(d - 1) * 4 + PP_B]; /* when device j's B can end */
-        for (j = d - 2; j >= 0; j--) {
-            double mem = L->mem[j], at = L->clock[j], tf = L->tm[j * 4 + PP_F];
-            while (pp__ls_count(L, PP_F, j) + req[j] < n && mem + L->sm[j] <= L->cap[j] + PP__EPS &&
-                   (Z->bubble_first ? !(at + tf > grad + L->comm) : !(at >= grad + L->comm))) {
-                mem += L->sm[j]; at += tf; req[j]++;
-            }
-            grad = pp__max(at, grad + L->comm) + L->tm[j * 4 + PP_B];
-        }
-        for (j = 1; j < d; j++)
-            while (req[j] > 0 && req[j] >= req[j - 1] && pp__ls_count(L, PP_F, j) + req[j] < n) req[j]--;
-        for (j = 0; j < d; j++) for (i = 0; i < req[j]; i++) if (!pp__ls_put(L, j, PP_F, j)) return 0;
-        for (j = d - 1; j >= 0; j--) if (!pp__ls_put(L, j, PP_B, j)) return 0;
-    }
-    /* 2: the next microbatches */
-    for (i = 1; i < n; i++) {
-        for (j = 0; j < d; j++) {
-            int f = pp__ls_count(L, PP_F, j);
-            req[j] = 0;
-            if (f >= n) continue;
-            if (Z->b_first && j + 1 < d && f >= pp__ls_count(L, PP_F, j + 1) + 2) {
-                double next = L->clock[j + 1] + L->tm[(j + 1) * 4 + PP_F] + L->tm[(j + 1) * 4 + PP_B] + L->comm;
-                double mem = L->mem[j] + L->sm[j], wc = 0;
-                int k = 0;
-                if (L->clock[j] >= next) continue;
-                while (mem > L->cap[j] + PP__EPS && k < pp__ls_pending(L, j)) { wc += L->tm[j * 4 + PP_W]; mem -= L->sm[j]; k++; }
-                if (L->clock[j] + L->tm[j * 4 + PP_F] + wc <= next) { req[j] = 1; continue; }
-                if (next - L->clock[j] <= L->idle_max - L->idle[j]) continue;
-            }
-            req[j] = 1;
-        }
-        for (j = d - 2; j >= 0; j--) if (req[j + 1] < req[j]) req[j] = req[j + 1];
-        for (j = 0; j < d; j++) {
-            if (!req[j]) continue;
-            while (L->mem[j] + L->sm[j] > L->cap[j] + PP__EPS) if (!pp__ls_put_w(L, j)) return 0;
-            pp__ls_fill(L, j, PP_F, j, 1, Z->w_greedy);
-            if (!pp__ls_put(L, j, PP_F, j)) return 0;
-        }
-        for (j = d - 1; j >= 0; j--) {
-            if (pp__ls_count(L, PP_B, j) != i) return 0;
-            pp__ls_fill(L, j, PP_B, j, 1, Z->w_greedy);
-            if (j == 0 && pp__ls_count(L, PP_F, j) == n) while (pp__ls_put_w(L, j)) {}
-            if (!pp__ls_put(L, j, PP_B, j)) return 0;
-        }
-    }
-    /* 3: the rest of the W */
-    for (j = 0; j < d; j++) while (pp__ls_put_w(L, j)) {}
-    return pp__ls_full(L);
-}
-
-/* The shortest of the 8 runs within limit (units, every device) as a
-   squeezed schedule in *out; NULL where none finishes or none is shorter
-   than beat. */
-static pp_status pp__zb_list(const pp__req *q, double limit, double beat, pp_schedule **out, char *err) {
-    int d = q->d, v, j, *sd;
-    pp__zl Z;
-    pp_status st;
-    double *cap;
-    *out = NULL;
-    memset(&Z, 0, sizeof Z);
-    st = pp__ls_init(&Z.c, q, d, NULL, 2 * d, &Z.req, "zb-auto", err);
-    if (st != PP_OK) return st;
-    sd = Z.req + d;
-    cap = Z.c.prev; /* the one cap, on every device */
-    for (j = 0; j < d; j++) { sd[j] = j; cap[j] = limit; }
-    Z.c.sd = sd; Z.c.cap = cap;
-    for (v = 0; v < 8; v++) {
-        Z.bubble_first = !(v & 4); Z.b_first = !(v & 2); Z.w_greedy = !(v & 1);
-        if (pp__zl_run(&Z)) pp__ls_keep(&Z.c);
-    }
-    return pp__ls_finish(&Z.c, q, beat, out, err);
-}
-
 /* zb-auto: sequential blocks with B/W split. F steps fo cells per device, B
    steps bo, the F->B turn on the last device; W goes to the first cell
    free in the repeat at or after max(its B + 1, its F + wlife - 1), wlife
@@ -5665,532 +6940,6 @@ static pp_status pp__zb_auto(const pp__req *q, pp_schedule **out, char *err) {
         return PP_ERR_INVALID_ARG;
     }
     return st;
-}
-
-/* ---- interleaved, looped BFS, DualPipe: published orders and their blocks */
-
-/* Appendix H's uniform repeat of the interleaved block. Every microbatch
-   gets the same block, repeated every T = 3v cells: F steps one cell per
-   device, BW steps 3v-1 cells (its 2 cells, then room for the other
-   chunks' passes of the microbatches in flight); the F chain waits
-   (3v-1)(d-1) cells where it wraps to the next chunk, the BW chain
-   d-3v+2 cells more (possibly fewer) where it wraps back. Found by search
-   over such linear blocks (F step, BW step, the two wrap gaps, the F->B
-   turn) for the least squeezed makespan at unit times, d = 2..8, v = 2..3,
-   and written in closed form; tests check it for every d up to 32. */
-static pp_status pp__interleaved_uniform_block(int d, int v, const pp_allocator *al, pp_block **out, char *err) {
-    pp__linear L;
-    pp_block *b;
-    pp_status st;
-    memset(&L, 0, sizeof L);
-    L.fo = 1; L.bo = 3 * v - 1; L.bw_cells = 2; L.interval = 3 * v; L.turn = 1;
-    L.gf = (3 * v - 1) * (d - 1);
-    L.gb = d - 3 * v + 2;
-    st = pp__linear_block(d, v, 0, &L, al, &b, err);
-    if (st != PP_OK) return st;
-    st = pp_block_check(b, err);
-    if (st != PP_OK) { pp_block_free(b); return st; }
-    *out = b;
-    return PP_OK;
-}
-
-/* Appendix I, Figure 16c (lost; see DESIGN.md, interleaved-1f1b-m): the
-   linear interleaved block with v = 2, T = 6, one-cell F steps, two-cell
-   BW steps, turn 1, the chunk-1 -> chunk-0 wrap of the BW chain waiting
-   gb = 4d-3 cells and the chunk-0 -> chunk-1 wrap of the F chain waiting
-   gf = (3-d mod 6) + 6j cells (then F1 - F0 = 3 mod 6 on every device and
-   the two BW pairs fill the other four cells). j = j0 .. j0+d/6+4 is tried at
-   n0 = 2d microbatches with the configured times (repeat, squeeze,
-   reorder with PP__RV_RANK); the first j that reaches Megatron's makespan at n0 (its order
-   is built too) ends the search, else the shortest is taken (the makespan
-   is not monotone in j). A larger j only lengthens chunk 0's lifespan, so
-   the first is the least memory at that makespan. */
-static pp_status pp__interleaved_official(const pp__cfg *cfg, int d, int v, int n, pp_schedule **out, char *err);
-static pp_status pp__interleaved_lowmem_block(const pp__cfg *cfg, int d, const pp_allocator *al, pp_block **out,
-                                              char *err) {
-    pp_block *best = NULL;
-    pp_schedule *meg = NULL;
-    double best_mk = 0, target;
-    int j, jmax, n0 = 2 * d;
-    pp_status st0 = pp__interleaved_official(cfg, d, 2, n0, &meg, err);
-    if (st0 != PP_OK) return st0;
-    target = meg->makespan;
-    pp_sched_free(meg);
-    /* below j0 (chunk 1 starting before 1.9d on device 0) nothing reached
-       Megatron's makespan in our runs (d = 2..24, 32, 64; the first that
-       did started at 1.67d to 2.5d), so those builds are skipped */
-    j = (int)((0.9 * d - (double)(((3 - d) % 6 + 6) % 6)) / 6);
-    for (j = j < 0 ? 0 : j, jmax = j + d / 6 + 4; j <= jmax; j++) {
-        pp__linear L;
-        pp_block *b = NULL;
-        pp_schedule *s = NULL;
-        pp_status st;
-        memset(&L, 0, sizeof L);
-        L.fo = 1; L.turn = 1; L.bo = 2; L.bw_cells = 2; L.interval = 6;
-        L.gf = ((3 - d) % 6 + 6) % 6 + 6 * j;
-        L.gb = 4 * d - 3;
-        st = pp__tick(cfg, "interleaved-1f1b-m: block choice", (double)(j - (jmax - d / 6 - 4)) / (d / 6 + 5), err);
-        if (st == PP_OK) st = pp__linear_block(d, 2, 0, &L, al, &b, err);
-        if (st == PP_OK) st = pp__repeat(b, n0, NULL, cfg, 0, &s, err);
-        if (st == PP_OK) st = pp_squeeze(s, err);
-        /* v-auto's four ranking variants, until one reaches the target: a
-           block that reaches it is taken whatever the rest would give */
-        if (st == PP_OK) st = pp__reorder_to(s, PP__RV_RANK, 0, target, err);
-        if (st != PP_OK) { pp_sched_free(s); pp_block_free(b); pp_block_free(best); return st; }
-        if (best && s->makespan >= best_mk - PP__EPS * (1 + best_mk)) {
-            pp_sched_free(s);
-            pp_block_free(b);
-            continue;
-        }
-        pp_block_free(best);
-        best = b;
-        best_mk = s->makespan;
-        pp_sched_free(s);
-        if (best_mk <= target + PP__EPS * (1 + target)) break;
-    }
-    *out = best;
-    return PP_OK;
-}
-
-/* Megatron's interleaved 1F1B as a per-device order: microbatches go in
-   groups of d; device i warms up with 2(d-i-1) + (v-1)d forwards. */
-static pp_status pp__interleaved_official(const pp__cfg *cfg, int d, int v, int n, pp_schedule **out, char *err) {
-    pp_allocator al = cfg->al;
-    int S = d * v, total = n * v, P = S * n * 2, dev, c = 0, k;
-    pp_pass *ps;
-    pp_order o;
-    pp_status st;
-    if ((long long)S * n > INT_MAX / 12) { pp__err(err, "%d stages x %d microbatches is too many", S, n); return PP_ERR_OVERFLOW; }
-    ps = (pp_pass *)pp__malloc(&al, pp__size((size_t)P, sizeof(pp_pass)));
-    if (!ps) { pp__err(err, "out of memory"); return PP_ERR_OUT_OF_MEMORY; }
-    for (dev = 0; dev < d; dev++) {
-        int warm = (d - dev - 1) * 2 + (v - 1) * d;
-        if (warm > total) warm = total;
-        for (k = 0; k < total + total; k++) {
-            /* k-th op of this device: warm-up forwards, then F/BW pairs, then backwards */
-            int fwd, idx, g;
-            if (k < warm) { fwd = 1; idx = k; }
-            else if (k < warm + 2 * (total - warm)) {
-                int r = k - warm;
-                fwd = r % 2 == 0;
-                idx = fwd ? warm + r / 2 : r / 2;
-            } else { fwd = 0; idx = k - warm - (total - warm); }
-            g = idx % (d * v);
-            ps[c].device = dev;
-            ps[c].microbatch = (idx / (d * v)) * d + g % d;
-            ps[c].stage = (fwd ? g / d : v - 1 - g / d) * d + dev;
-            ps[c].kind = fwd ? PP_F : PP_BW;
-            ps[c].start = ps[c].end = 0;
-            c++;
-        }
-    }
-    PP_ASSERT(c == P);
-    o.name = "interleaved-1f1b";
-    o.devices = d; o.stages = S; o.microbatches = n; o.stage_device = NULL; o.passes = ps; o.count = P;
-    st = pp__from_order(&o, cfg, 1, out, err);
-    pp__mfree(&al, ps);
-    return st;
-}
-
-/* Breadth-first looped schedule (PyTorch's ScheduleLoopedBFS, the
-   breadth-first end of Llama 3's depth-first/breadth-first knob): each
-   device runs the forwards of its chunks in order, every microbatch of a
-   chunk before the next chunk, then the backwards of its chunks in reverse,
-   microbatches in reverse. Combined backward; memory grows with n. */
-static pp_status pp__looped_bfs(const pp__cfg *cfg, int d, int v, int n, pp_schedule **out, char *err) {
-    pp_allocator al = cfg->al;
-    int S = d * v, P = S * n * 2, dev, c = 0, k, j;
-    pp_pass *ps;
-    pp_order o;
-    pp_status st;
-    ps = (pp_pass *)pp__malloc(&al, pp__size((size_t)P, sizeof(pp_pass)));
-    if (!ps) { pp__err(err, "out of memory"); return PP_ERR_OUT_OF_MEMORY; }
-    for (dev = 0; dev < d; dev++) {
-        for (k = 0; k < v; k++)
-            for (j = 0; j < n; j++, c++) {
-                ps[c].device = dev; ps[c].stage = k * d + dev; ps[c].microbatch = j; ps[c].kind = PP_F;
-                ps[c].start = ps[c].end = 0;
-            }
-        for (k = v - 1; k >= 0; k--)
-            for (j = n - 1; j >= 0; j--, c++) {
-                ps[c].device = dev; ps[c].stage = k * d + dev; ps[c].microbatch = j; ps[c].kind = PP_BW;
-                ps[c].start = ps[c].end = 0;
-            }
-    }
-    PP_ASSERT(c == P);
-    o.name = "looped-bfs";
-    o.devices = d; o.stages = S; o.microbatches = n; o.stage_device = NULL; o.passes = ps; o.count = P;
-    st = pp__from_order(&o, cfg, 1, out, err);
-    pp__mfree(&al, ps);
-    return st;
-}
-
-/* F&B overlap (DeepSeek-V3 report, Sec. 3.2.1, Table 2): s's passes timed
-   again with each marked F (pair[i] = 1 at its index in s->passes) and the
-   full backward that follows it on its device (B, then W) run as ONE pass,
-   as a runtime does it (torchtitan's overlap_callback, PyTorch's
-   OVERLAP_F_B): the pair starts when its device is free and BOTH inputs
-   have arrived, lasts t_FB, and releases both outputs at its end. t_FB =
-   fb_time when given, else max((F + B + W - a) / fb_share, a), a = the
-   communication parts of the three passes (fb_comm): one pass's
-   all-to-all runs beside the other's compute, the compute runs on the SMs
-   communication leaves it (DeepSeek-V3 Sec. 3.2.2: 20 of 132 SMs), and
-   neither finishes before the longer of the two streams. Inside the pair's
-   interval F, B, W get shares of t_FB in proportion to their own times, so
-   no device runs two passes at once and every dependency holds. Every
-   other pass is timed as pp__squeeze does. Devices run in turn as far as
-   each can: a pass waits for an input not yet run. */
-static pp_status pp__fb_time(pp_schedule *s, const unsigned char *pair, const pp__cfg *c, char *err) {
-    int d = s->devices, S = s->stages, n = s->microbatches, P = s->num_passes, i, left = P, moved = 1, npair = 0;
-    int half = pp__dep_half(s), *tab, *ptr;
-    pp_allocator *al = &s->allocator;
-    size_t keys = (size_t)4 * S * n;
-    double *endt = (double *)pp__malloc(al, pp__size(keys, sizeof(double)));
-    unsigned char *done = (unsigned char *)pp__malloc(al, keys);
-    int *buf = (int *)pp__malloc(al, pp__size((size_t)d + 16u * (size_t)S, sizeof(int)));
-    double *free_at = (double *)pp__malloc(al, pp__size((size_t)d, sizeof(double)));
-    const double comm = s->times.comm, *stt = s->stage_time;
-    if (!endt || !done || !buf || !free_at) {
-        pp__mfree(al, endt); pp__mfree(al, done); pp__mfree(al, buf); pp__mfree(al, free_at);
-        pp__err(err, "out of memory timing F&B pairs");
-        return PP_ERR_OUT_OF_MEMORY;
-    }
-    ptr = buf; tab = buf + d;
-    pp__dep_table(s, tab);
-    memset(done, 0, keys);
-    for (i = 0; i < d; i++) { ptr[i] = s->device_start[i]; free_at[i] = 0; }
-    while (left > 0 && moved) {
-        moved = 0;
-        for (i = 0; i < d; i++) {
-            int j = ptr[i], stop = s->device_start[i + 1];
-            while (j < stop) {
-                pp_pass *p = &s->passes[j];
-                int np = pair[j] && j + 2 < stop ? 3 : 1, q, k, in;
-                double start = free_at[i], sum = 0, t, at;
-                for (q = 0; q < (np == 3 ? 2 : 1); q++) { /* the inputs of the pass, or of the pair's F and B */
-                    k = pp__dep_key(tab, S, half, &p[q], &in);
-                    if (k < 0) continue;
-                    if (!done[k]) break;
-                    start = pp__max(start, endt[k] + (s->stage_device[in] != i ? comm : 0));
-                }
-                if (q < (np == 3 ? 2 : 1)) break;
-                for (q = 0; q < np; q++) sum += stt[p[q].stage * 4 + (int)p[q].kind];
-                t = sum;
-                if (np == 3) {
-                    double a = 0;
-                    if (p[1].kind != PP_B || p[2].kind != PP_W || p[0].kind != PP_F) {
-                        pp__err(err, "internal error: an F&B pair at pass %d is not F, B, W", j);
-                        left = -1;
-                        break;
-                    }
-                    if (c->fb_comm)
-                        for (q = 0; q < 3; q++) {
-                            const pp_times *x = &c->fb_comm[p[q].stage];
-                            double part = q == 0 ? x->f : q == 1 ? x->b : x->w, whole = stt[p[q].stage * 4 + (int)p[q].kind];
-                            a += part < whole ? (part > 0 ? part : 0) : whole;
-                        }
-                    t = c->fb_time > 0 ? c->fb_time : pp__max((sum - a) / c->fb_share, a);
-                    npair++;
-                }
-                at = start;
-                for (q = 0; q < np; q++) {
-                    double dur = stt[p[q].stage * 4 + (int)p[q].kind] * (sum > 0 ? t / sum : 0);
-                    p[q].start = at;
-                    p[q].end = q == np - 1 ? pp__max(at, start + t) : at + dur;
-                    at = p[q].end;
-                    k = pp__key(S, n, p[q].kind, p[q].stage, p[q].microbatch);
-                    done[k] = 1;
-                    endt[k] = start + t; /* a pair releases both outputs at its end */
-                }
-                free_at[i] = start + t;
-                j += np;
-                left -= np;
-                moved = 1;
-            }
-            ptr[i] = j;
-            if (left < 0) break;
-        }
-    }
-    pp__mfree(al, endt); pp__mfree(al, done); pp__mfree(al, buf); pp__mfree(al, free_at);
-    if (left < 0) return PP_ERR_INVALID_SCHEDULE;
-    if (left > 0) {
-        pp__err(err, "the F&B pairs deadlock (%d passes never run): a pair waits for its own output", left);
-        return PP_ERR_DEADLOCK;
-    }
-    s->fb_pairs = npair;
-    pp__metrics(s);
-    return PP_OK;
-}
-
-/* DualPipeV (DeepSeek's V-shape variant of DualPipe, as in their
-   dualpipev.py and PyTorch's ScheduleDualPipeV): V placement, rank r holds
-   stage r (chunk 0) and stage 2d-1-r (chunk 1); every device runs eight
-   phases: 2(d-r-1) F0; r+1 pairs F0 F1; d-r-1 times B1 W1 F1 (B split);
-   n-2d+r+1 times "F0 with B1, F1 with B0"; d-r-1 times B1, "F1 with B0";
-   r+1 times B1 B0 (the second half with B split, by rank parity); d-r-1
-   times W, B0 (split); r+1 times W. A full backward here is B followed at
-   once by W; a split one leaves W in a queue that the W steps take from,
-   oldest first. DualPipe overlaps each F with the B it is paired with on
-   the GPU; this model runs them one after the other, or with
-   pp_config.fb_overlap as one pass of t_FB (pp__fb_time). Needs n >= 2d.
-
-   DualPipe itself (DeepSeek-V3, Section 3.2.1; their dualpipe.py) runs the
-   same eight phases on each device with (d, r, n) replaced by (d/2,
-   h = min(r, d-1-r), n/2): DualPipeV is DualPipe folded in half. Its two
-   chunks are the two model copies: on devices r < d/2 chunk 0 is copy A's
-   stage r (fed from device 0) and chunk 1 copy B's (fed from device d-1);
-   devices r >= d/2 swap them. */
-typedef struct pp__dpv {
-    pp_pass *ps;
-    int c, n, dev, stage[2], mb0[2], fwd[2], bwd[2], *wq, wh, wt; /* wq: [2n], deferred W as stage * n + mb */
-    unsigned char *pair; /* [P] or NULL: 1 at the F of an F&B pair (its full B, W follow it) */
-} pp__dpv;
-
-static void pp__dpv_emit(pp__dpv *D, pp_kind k, int stage, int mb) {
-    pp_pass *p = &D->ps[D->c++];
-    p->device = D->dev; p->stage = stage; p->microbatch = mb; p->kind = k; p->start = p->end = 0;
-}
-static void pp__dpv_f(pp__dpv *D, int chunk) { pp__dpv_emit(D, PP_F, D->stage[chunk], D->mb0[chunk] + D->fwd[chunk]++); }
-static void pp__dpv_b(pp__dpv *D, int chunk, int split) {
-    int st = D->stage[chunk], mb = D->mb0[chunk] + D->bwd[chunk]++;
-    pp__dpv_emit(D, PP_B, st, mb);
-    if (!split) pp__dpv_emit(D, PP_W, st, mb);
-    else D->wq[D->wt++] = st * D->n + mb;
-}
-static void pp__dpv_w(pp__dpv *D) {
-    int x = D->wq[D->wh++];
-    pp__dpv_emit(D, PP_W, x / D->n, x % D->n);
-}
-
-/* the next F starts an F&B pair (its full B follows it) */
-static void pp__dpv_pair(pp__dpv *D) { if (D->pair) D->pair[D->c] = 1; }
-
-/* The eight phases of one device: H = half the pipeline's length (DualPipeV:
-   d; DualPipe: d/2), r = the device's place in it, m = microbatches per chunk.
-   The F&B pairs are dualpipe.py's: "F0 with B1, F1 with B0" in phase 4
-   but the first F0, B1 of the last place (r = H-1), which run apart ("we
-   don't overlap these two chunks to further reduce bubble size"), and
-   "F1 with B0" in phase 5. */
-static void pp__dpv_device(pp__dpv *D, int H, int r, int m) {
-    int k;
-    D->fwd[0] = D->fwd[1] = D->bwd[0] = D->bwd[1] = 0;
-    D->wh = D->wt = 0;
-    for (k = 0; k < 2 * (H - r - 1); k++) pp__dpv_f(D, 0);                                 /* 1: F0 */
-    for (k = 0; k < r + 1; k++) { pp__dpv_f(D, 0); pp__dpv_f(D, 1); }                     /* 2: F0 F1 */
-    for (k = 0; k < H - r - 1; k++) { pp__dpv_b(D, 1, 1); pp__dpv_w(D); pp__dpv_f(D, 1); } /* 3 */
-    for (k = 0; k < m - 2 * H + r + 1; k++) {                                             /* 4: main */
-        if (k > 0 || r != H - 1) pp__dpv_pair(D);
-        pp__dpv_f(D, 0); pp__dpv_b(D, 1, 0);
-        pp__dpv_pair(D);
-        pp__dpv_f(D, 1); pp__dpv_b(D, 0, 0);
-    }
-    for (k = 0; k < H - r - 1; k++) { pp__dpv_b(D, 1, 0); pp__dpv_pair(D); pp__dpv_f(D, 1); pp__dpv_b(D, 0, 0); } /* 5 */
-    {                                                                                     /* 6: B1 B0 */
-        int zb = 0, half = (r + 1) / 2;
-        for (k = 0; k < r + 1; k++) {
-            if (k == half && r % 2 == 1) zb = 1;
-            pp__dpv_b(D, 1, zb);
-            if (k == half && r % 2 == 0) zb = 1;
-            pp__dpv_b(D, 0, zb);
-        }
-    }
-    for (k = 0; k < H - r - 1; k++) { pp__dpv_w(D); pp__dpv_b(D, 0, 1); }                  /* 7: W B0 */
-    while (D->wh < D->wt) pp__dpv_w(D);                                                    /* 8: W */
-    PP_ASSERT(D->fwd[0] == m && D->fwd[1] == m && D->bwd[0] == m && D->bwd[1] == m);
-}
-
-/* dual = 0: dualpipe-v; 1: dualpipe (two copies, routes in CONCEPTS). */
-static pp_status pp__dualpipe(const pp__cfg *cfg, int d, int n, int dual, pp_schedule **out, char *err) {
-    pp_allocator al = cfg->al;
-    int S = 2 * d, P = S / (dual ? 2 : 1) * n * 3, i;
-    int *sd;
-    pp__dpv *D;
-    pp_order o;
-    pp_status st;
-    if (dual && (d % 2 != 0 || n % 2 != 0 || n < 2 * d)) {
-        pp__err(err, "dualpipe needs an even number of devices and an even number of microbatches >= 2 x devices, "
-                     "got d=%d, n=%d; try d=%d, n=%d", d, n, d + d % 2, n < 2 * (d + d % 2) ? 2 * (d + d % 2) : n + n % 2);
-        return PP_ERR_INVALID_ARG;
-    }
-    if (!dual && n < 2 * d) {
-        pp__err(err, "dualpipe-v needs microbatches >= 2 x devices, got n=%d, d=%d; try n=%d", n, d, 2 * d);
-        return PP_ERR_INVALID_ARG;
-    }
-    D = (pp__dpv *)pp__malloc(&al, sizeof(pp__dpv));
-    sd = (int *)pp__malloc(&al, pp__size((size_t)S, sizeof(int)));
-    if (D) D->ps = (pp_pass *)pp__malloc(&al, pp__size((size_t)P, sizeof(pp_pass)));
-    if (D) D->wq = (int *)pp__malloc(&al, pp__size((size_t)2 * n, sizeof(int)));
-    if (D) D->pair = cfg->fb_overlap ? (unsigned char *)pp__malloc(&al, (size_t)P) : NULL;
-    if (!D || !sd || !D->ps || !D->wq || (cfg->fb_overlap && !D->pair)) {
-        if (D) { pp__mfree(&al, D->ps); pp__mfree(&al, D->wq); pp__mfree(&al, D->pair); }
-        pp__mfree(&al, D); pp__mfree(&al, sd);
-        pp__err(err, "out of memory");
-        return PP_ERR_OUT_OF_MEMORY;
-    }
-    D->c = 0; D->n = n;
-    if (D->pair) memset(D->pair, 0, (size_t)P);
-    /* both place stage s < d on device s and stage s >= d on 2d-1-s: for
-       dualpipe, stages d..2d-1 are copy B's stages 0..d-1 */
-    for (i = 0; i < S; i++) sd[i] = pp__place(PP_PLACE_VSHAPE, d, i);
-    for (D->dev = 0; D->dev < d; D->dev++) {
-        int r = D->dev;
-        if (!dual) {
-            D->stage[0] = r; D->stage[1] = 2 * d - 1 - r;
-            D->mb0[0] = D->mb0[1] = 0;
-            pp__dpv_device(D, d, r, n);
-        } else {
-            int second = r >= d / 2; /* chunk c is copy c ^ second */
-            D->stage[second] = r; D->mb0[second] = 0;                     /* copy A */
-            D->stage[!second] = 2 * d - 1 - r; D->mb0[!second] = n / 2;   /* copy B */
-            pp__dpv_device(D, d / 2, second ? d - 1 - r : r, n / 2);
-        }
-    }
-    PP_ASSERT(D->c == P);
-    o.name = dual ? "dualpipe" : "dualpipe-v";
-    o.devices = d; o.stages = S; o.microbatches = n; o.stage_device = sd; o.passes = D->ps; o.count = P;
-    st = pp__from_order(&o, cfg, dual ? 2 : 1, out, err);
-    /* pp__from_order keeps the device-major order the phases were emitted in */
-    if (st == PP_OK && D->pair) {
-        st = pp__fb_time(*out, D->pair, cfg, err);
-        if (st != PP_OK) { pp_sched_free(*out); *out = NULL; }
-    }
-    pp__mfree(&al, D->ps); pp__mfree(&al, D->wq); pp__mfree(&al, D->pair); pp__mfree(&al, D); pp__mfree(&al, sd);
-    return st;
-}
-
-/* ---- v-zb built pass by pass: a list-built warm-up and steady phase ---- */
-
-/* V-ZB's block, repeated and squeezed, lays its warm-up on the unit grid:
-   with comm, or at n = d where the warm-up and cool-down are the whole
-   schedule, each device waits wherever a chunk's input is late. The Zero
-   Bubble authors' V-ZB generator (sail-sg's zbv.py) builds the order pass by
-   pass on the real times instead. The facts we take from it, in our own
-   code: (1) every device runs F of chunk 0 for microbatch 0; then, from the
-   last device down, device i runs extra F of chunk 0 (with devices 0..i
-   keeping pace) while they end before chunk 1's input reaches it (its
-   producer's end + comm) and while 2 + 2i more F still fit its memory, then
-   its first F of chunk 1; (2) devices i >= 1 catch up with device i-1 in
-   F passes, chunk by chunk from the last device; (3) 2n rounds, each one B
-   per device (chunk 1's B where its input is there, the devices in V order)
-   and then one F per device, where a W fills the wait for an input that
-   arrives at least a W later, and one more W goes in when the wait is
-   longer than the device's idle budget (the largest idle of any device,
-   minus its own); (4) the rest of the W. It is run four times (one extra
-   W before a chunk-0 B, before an F: on or off), and each run again with
-   the idle of the previous run as a per-device budget while that lowers
-   the largest idle. Every run is timed as it is built (the times are a
-   squeeze of the order); pp__vzb_list keeps the shortest. */
-typedef struct pp__vl {
-    pp__ls c;                    /* V placement: device r holds stages r and 2d-1-r */
-    int fill_f, fill_b;
-    int *bq;                     /* [d]: a round's B, device r as r (chunk 0) or -1-r (chunk 1) */
-} pp__vl;
-
-/* device r's pass q (PP__V_F0 .. PP__V_B0): how many are placed, the end
-   of microbatch j's, put the next, fill the wait before it */
-static int pp__vl_cnt(const pp__vl *V, int r, int q) { return pp__ls_count(&V->c, pp__v_kind(q), pp__v_stage(V->c.d, r, q)); }
-static double pp__vl_end(const pp__vl *V, int q, int r, int j) {
-    return *pp__ls_end(&V->c, pp__v_kind(q), pp__v_stage(V->c.d, r, q), j);
-}
-static int pp__vl_put(pp__vl *V, int r, int q) { return pp__ls_put(&V->c, r, pp__v_kind(q), pp__v_stage(V->c.d, r, q)); }
-static void pp__vl_fill(pp__vl *V, int r, int q, int extra) {
-    pp__ls_fill(&V->c, r, pp__v_kind(q), pp__v_stage(V->c.d, r, q), extra, 0);
-}
-
-/* One run (steps 1-4 above); 0 where a step finds no legal pass. */
-static int pp__vl_run(pp__vl *V) {
-    pp__ls *L = &V->c;
-    int d = L->d, n = L->n, r, j, round, alt = PP__V_F0;
-    pp__ls_reset(L);
-    /* 1: the warm-up, comm counted in when chunk 1's input arrives */
-    for (r = 0; r < d; r++) if (!pp__vl_put(V, r, PP__V_F0)) return 0;
-    for (r = d - 1; r >= 0; r--) {
-        if (r < d - 1) {
-            int st = pp__v_stage(d, r, PP__V_F0);
-            double arrive = pp__vl_end(V, PP__V_F1, r + 1, 0) + L->comm;
-            while (L->mem[r] + L->sm[st] * (2 + 2 * r) <= L->cap[r] + PP__EPS &&
-                   L->clock[r] + L->tm[st * 4 + PP_F] <= arrive && pp__vl_cnt(V, r, PP__V_F0) < n)
-                for (j = 0; j <= r; j++) if (!pp__vl_put(V, j, PP__V_F0)) return 0;
-        }
-        if (!pp__vl_put(V, r, PP__V_F1)) return 0;
-    }
-    /* 2: each device catches up with the one before it in F passes */
-    for (r = 1; r < d; r++) {
-        while (pp__vl_cnt(V, r, PP__V_F0) + pp__vl_cnt(V, r, PP__V_F1) <
-                   pp__vl_cnt(V, r - 1, PP__V_F0) + pp__vl_cnt(V, r - 1, PP__V_F1) ||
-               (pp__vl_cnt(V, r, PP__V_F1) <= pp__vl_cnt(V, r - 1, PP__V_F1) && pp__vl_cnt(V, r - 1, PP__V_F1) < n)) {
-            for (j = d - 1; j >= r; j--)
-                if (pp__vl_cnt(V, j, alt) < n && !pp__vl_put(V, j, alt)) return 0;
-            alt = alt == PP__V_F0 ? PP__V_F1 : PP__V_F0;
-        }
-    }
-    /* 3: 2n rounds of one B, then one F, per device */
-    for (round = 0; round < 2 * n; round++) {
-        int i, nb = 0;
-        /* B: chunk 0's B (q B0) where its input is there, from the last
-           device down, then chunk 1's B (q B1) on the others in device
-           order; which one each device runs is decided before any runs */
-        for (i = 0; i < 2; i++)
-            for (r = i ? 0 : d - 1; i ? r < d : r >= 0; r += i ? 1 : -1) {
-                int c0 = pp__vl_cnt(V, r, PP__V_B0), c1 = pp__vl_cnt(V, r, PP__V_B1);
-                int b0 = c0 < c1 && (r == d - 1 || c1 >= n || pp__vl_end(V, PP__V_B0, r + 1, c0) >= 0);
-                if (b0 == !i) V->bq[nb++] = b0 ? r : -1 - r;
-            }
-        for (i = 0; i < nb; i++) {
-            int b0 = V->bq[i] >= 0, qq = b0 ? PP__V_B0 : PP__V_B1;
-            r = b0 ? V->bq[i] : -1 - V->bq[i];
-            pp__vl_fill(V, r, qq, b0 || V->fill_b);
-            if (!pp__vl_put(V, r, qq)) return 0;
-        }
-        /* F: chunk 1's where its input is there, else chunk 0's where its input is there */
-        for (r = 0; r < d; r++) {
-            int c0 = pp__vl_cnt(V, r, PP__V_F0), c1 = pp__vl_cnt(V, r, PP__V_F1), qq = -1, st;
-            if (c1 >= n) continue;
-            if (c1 >= c0) qq = PP__V_F0;
-            else if (r == d - 1 || pp__vl_end(V, PP__V_F1, r + 1, c1) >= 0) qq = PP__V_F1;
-            else if (c0 < n && (r == 0 || pp__vl_end(V, PP__V_F0, r - 1, c0) >= 0)) qq = PP__V_F0;
-            if (qq < 0) continue;
-            st = pp__v_stage(d, r, qq);
-            while (L->mem[r] + L->sm[st] > L->cap[r] + PP__EPS) if (!pp__ls_put_w(L, r)) return 0;
-            pp__vl_fill(V, r, qq, V->fill_f);
-            if (!pp__vl_put(V, r, qq)) return 0;
-        }
-    }
-    /* 4: the rest of the W */
-    for (r = 0; r < d; r++) while (pp__ls_put_w(L, r)) {}
-    return pp__ls_full(L);
-}
-
-/* The shortest order of the runs, within cap ([d], units), as a squeezed
-   schedule in *out; NULL where no run finishes or none is shorter than
-   beat (its makespan is known before the schedule is built). */
-static pp_status pp__vzb_list(const pp__req *q, const double *cap, double beat, pp_schedule **out, char *err) {
-    int d = q->d, r, fb, ff, it, *sd;
-    pp__vl V;
-    pp_status st;
-    *out = NULL;
-    memset(&V, 0, sizeof V);
-    st = pp__ls_init(&V.c, q, 2 * d, cap, 3 * d, &V.bq, "v-zb", err);
-    if (st != PP_OK) return st;
-    sd = V.bq + d;
-    for (r = 0; r < 2 * d; r++) sd[r] = r < d ? r : 2 * d - 1 - r;
-    V.c.sd = sd;
-    for (fb = 1; fb >= 0; fb--)
-        for (ff = 1; ff >= 0; ff--) {
-            double last = -1;
-            V.fill_b = fb; V.fill_f = ff; V.c.budget = NULL;
-            /* again with the idle of the run before as the budget, while the largest idle drops */
-            for (it = 0; it < 64; it++) {
-                double top = 0;
-                if (!pp__vl_run(&V)) break;
-                pp__ls_keep(&V.c);
-                for (r = 0; r < d; r++) top = pp__max(top, V.c.idle[r]);
-                if (V.c.budget && !(top < last)) break;
-                memcpy(V.c.prev, V.c.idle, (size_t)d * sizeof *V.c.prev);
-                V.c.budget = V.c.prev; V.c.budget_max = last = top;
-            }
-        }
-    return pp__ls_finish(&V.c, q, beat, out, err);
 }
 
 /* ---- the built-in schedules --------------------------------------------- */
@@ -6610,9 +7359,6 @@ static pp_status pp__build_caps(const pp__req *q, const pp_block *blk, const pp_
     return st;
 }
 
-static double pp__vbound(const pp_schedule *s, double peak);
-static double pp__device_bound(const pp_schedule *s);
-
 /* Builds q's schedule: its block (where its row has one), its builder,
    the local search, then validation. cap[d] (may be NULL) gets its memory
    caps (pp__build_caps); with fit (may be NULL) a schedule that does not
@@ -6716,72 +7462,6 @@ static pp_status pp__build_id(const pp__req *q, pp_sched_id id, const pp__fit *f
     st = pp__build_fit(&r, fit, NULL, out, err);
     pp__req_free(&r);
     return st;
-}
-
-/* A lower bound on the makespan of any order of s's passes (one route):
-   each device's work, after the earliest its first pass can start (an F:
-   the forward path to its first stage) and before the least its last pass
-   leaves to do (split: 0, a W may end it; else the backward path below its
-   stage). At unit times it is the makespan of 1F1B, ZB-H1 and interleaved
-   1F1B at large n, so candidates that cannot be shorter are not built. */
-static double pp__device_bound(const pp_schedule *s) {
-    int d = s->devices, S = s->stages, i, st;
-    double best = 0, fpath = 0, bpath = 0;
-    double *head, *tail;
-    if (pp__copies(s->copies) != 1) return 0;
-    head = (double *)pp__malloc(&s->allocator, pp__size((size_t)d, 2u * sizeof(double)));
-    if (!head) return 0;
-    tail = head + d;
-    for (i = 0; i < d; i++) head[i] = tail[i] = -1;
-    for (st = 0; st < S; st++) {
-        int dev = s->stage_device[st];
-        if (st > 0) {
-            int cross = s->stage_device[st - 1] != dev;
-            fpath += s->stage_time[(st - 1) * 4 + PP_F] + (cross ? s->times.comm : 0);
-            bpath += s->stage_time[(st - 1) * 4 + (s->split_backward ? PP_B : PP_BW)] + (cross ? s->times.comm : 0);
-        }
-        if (head[dev] < 0 || fpath < head[dev]) head[dev] = fpath;
-        if (tail[dev] < 0 || bpath < tail[dev]) tail[dev] = s->split_backward ? 0 : bpath;
-    }
-    for (i = 0; i < d; i++) {
-        double w = 0;
-        int k;
-        for (k = s->device_start[i]; k < s->device_start[i + 1]; k++) w += pp__dur(s, &s->passes[k]);
-        best = pp__max(best, pp__max(head[i], 0) + w + pp__max(tail[i], 0));
-    }
-    pp__mfree(&s->allocator, head);
-    return best;
-}
-
-/* The lower bound every order of s's passes obeys, whatever its memory:
-   pp__device_bound or the critical path (pp_sched_bounds' path), the
-   larger. A schedule that reaches it cannot be shortened by any order, so
-   the local search, the guarantee and the adaptive searches stop there
-   (pp__at_bound). */
-static double pp__order_bound(const pp_schedule *s) {
-    pp_bounds b;
-    pp_sched_bounds(s, &b);
-    return pp__max(pp__device_bound(s), b.path);
-}
-
-static int pp__at_bound(double mk, double lb) { return mk <= lb * (1 + PP__EPS) + PP__EPS; }
-
-/* Whether a candidate of best's passes (same devices, stages, times) whose
-   peak is at most `peak` may still win over best in an adaptive search
-   (pp__auto_better: shorter, or as short with a smaller peak). lb0:
-   pp__order_bound(best). Where the bounds (lb0, Appendix E.2 at that peak)
-   say it cannot be as short, it cannot win. Where they say it can at most
-   be as short, it must have a smaller peak, and `peak` is taken as the
-   peak it ends with: a candidate whose memory before its reordering is not
-   below best's peak is not built (reordering keeps each device under a cap
-   and never seeks a smaller peak; see DESIGN.md). */
-static int pp__may_beat(const pp_schedule *best, double lb0, double peak) {
-    double mk = best->makespan, tol = PP__EPS * (1 + mk), lb = pp__max(lb0, pp__vbound(best, peak)), top = 0;
-    int i;
-    if (lb > mk + tol) return 0;
-    if (lb < mk - tol) return 1;
-    for (i = 0; i < best->devices; i++) top = pp__max(top, best->peak_memory[i]);
-    return peak < top - 1e-9;
 }
 
 /* 1 when the adaptive search that builds `in` already took schedule y, as
@@ -6923,120 +7603,7 @@ PP__DEF pp_status pp_sched_build(const pp_config *cfg, pp_schedule **out, char *
     return st;
 }
 
-/* ---- bounds and bubble growth (Appendix E) ------------------------------ */
-
-/* Appendix E.2's bound, re-derived for any F, B, W times and comm.
-
-   Setting: V-shape placement, one route (copies != 2), S = 2d stages.
-   Let m = d-1, the middle device: it holds stages d-1 and d, and both of
-   its stages' microbatches pass through it twice per F chain. Per stage s
-   write f(s) for its F time, b(s) for its B time (BW when the backward is
-   not split) and w(s) for its W time (0 when not split); c = comm on every
-   dependency between two devices. k = the most activations device m ever
-   holds: peak_memory / (the smaller stage_memory of stages d-1, d); we use
-   the largest peak over all devices, which is no smaller, so the bound only
-   gets weaker. Memory is counted in each device's pass order: F allocates,
-   W (or BW) frees.
-
-   1. Makespan E = (busy time of device m) + (idle time of device m). Busy
-      time is fixed: n * (f+b+w of stage d-1 + f+b+w of stage d).
-   2. Warm-up. The first backward device m can run is B(d, j) for some j;
-      it needs F of every stage 0..2d-1 of microbatch j, then B of stages
-      2d-1..d+1. So it starts no earlier than
-          A = sum_{s=0}^{2d-1} f(s) + sum_{s=d+1}^{2d-1} b(s) + c * (device
-              changes along that chain; 3d-3 for V-shape).
-      Every pass device m starts before A is therefore an F, and all of
-      them come before its first W in its order, so there are at most k of
-      them. Busy time in [0, A) <= k * max(f(d-1), f(d)); idle in [0, A)
-      >= A - k * max(f(d-1), f(d)).
-   3. Cool-down. Let t* be the end of device m's last F. That F is some
-      F(d, j) (F(d-1, j) is always followed on device m by F(d, j)). After
-      it microbatch j still needs F of stages d+1..2d-1, B of every stage
-      2d-1..0 and W(0, j), one after another, so
-          E >= t* + C,  C = sum_{s=d+1}^{2d-1} f(s) + sum_{s=0}^{2d-1} b(s)
-              + w(0) + c * (device changes along it; 3d-3 for V-shape).
-      After t* device m runs only B and W passes of activations it still
-      holds right after its last F: at most k of them, each needing at most
-      max over its two stages of b + w. Idle in [t*, E) >= C - k * that.
-   4. The two windows [0, A) and [t*, E) do not overlap when 2n > k: if t*
-      < A, all 2n F passes of device m would come before its first W, so it
-      would hold 2n activations at once. Then
-          E >= busy + (A - k max f) + (C - k max(b + w)).
-      When 2n <= k only one window is used (the larger idle, at least 0).
-   5. Equal times per stage, f = b = w = t, c = 0, split backward: A =
-      (3d-1)t, C = 3dt, busy = 6nt, so E >= (6n + 6d - 1 - 3k)t: the
-      paper's figure, now for any n with 2n > k. For 2n <= k the paper's
-      figure is not a bound (v-half d=4 n=1: 11.5 against a makespan of 8.5),
-      which is why step 4 falls back to one window there.
-   Each window's idle could also be clamped at 0 separately (stronger when
-   k > 1.5d at equal times); we keep the plain sum so the equal-time figure
-   stays the paper's. */
-static double pp__vbound(const pp_schedule *s, double peak) {
-    int d = s->devices, S = s->stages, m = d - 1, i, dev;
-    int bk = s->split_backward ? PP_B : PP_BW;
-    double c = s->times.comm, A = 0, C = 0, busy = 0, k, mem, fmax, bwmax, warm, cool;
-    const double *t = s->stage_time;
-    if (s->placement != PP_PLACE_VSHAPE || pp__copies(s->copies) != 1 || S != 2 * d || d < 1) return -1;
-    dev = s->stage_device[m];
-    if (s->stage_device[d] != dev) return -1;
-    mem = s->stage_memory[m] < s->stage_memory[d] ? s->stage_memory[m] : s->stage_memory[d];
-    if (!(mem > 0)) return -1;
-    k = peak / mem;
-    /* A: F of stages 0..2d-1, then B of stages 2d-1..d+1 (step 2) */
-    for (i = 0; i < S; i++) {
-        A += t[i * 4 + PP_F];
-        if (i > 0 && s->stage_device[i] != s->stage_device[i - 1]) A += c;
-    }
-    for (i = S - 1; i >= d + 1; i--) {
-        A += t[i * 4 + bk];
-        if (s->stage_device[i - 1] != s->stage_device[i]) A += c; /* to B(i-1) */
-    }
-    /* C: F of stages d+1..2d-1, B of stages 2d-1..0, W(0) (step 3) */
-    for (i = d + 1; i < S; i++) C += t[i * 4 + PP_F] + (s->stage_device[i] != s->stage_device[i - 1] ? c : 0);
-    for (i = S - 1; i >= 0; i--) {
-        C += t[i * 4 + bk];
-        if (i > 0 && s->stage_device[i - 1] != s->stage_device[i]) C += c;
-    }
-    if (s->split_backward) C += t[0 * 4 + PP_W];
-    for (i = s->device_start[dev]; i < s->device_start[dev + 1]; i++) busy += pp__dur(s, &s->passes[i]);
-    fmax = pp__max(t[m * 4 + PP_F], t[d * 4 + PP_F]);
-    bwmax = pp__max(t[m * 4 + bk] + (s->split_backward ? t[m * 4 + PP_W] : 0),
-                    t[d * 4 + bk] + (s->split_backward ? t[d * 4 + PP_W] : 0));
-    warm = A - k * fmax;
-    cool = C - k * bwmax;
-    if (2.0 * s->microbatches > k + 1e-9) return busy + warm + cool;
-    return busy + pp__max(0, pp__max(warm, cool));
-}
-
-PP__DEF pp_status pp_sched_bounds(const pp_schedule *s, pp_bounds *out) {
-    int i, dev, S, r;
-    double peak = 0;
-    if (!out || pp__sched_shape(s, "pp_sched_bounds", 0, NULL) != PP_OK) return PP_ERR_INVALID_ARG;
-    S = s->stages;
-    memset(out, 0, sizeof *out);
-    for (dev = 0; dev < s->devices; dev++) {
-        double w = 0;
-        for (i = s->device_start[dev]; i < s->device_start[dev + 1]; i++) w += pp__dur(s, &s->passes[i]);
-        out->work = pp__max(out->work, w);
-        peak = pp__max(peak, s->peak_memory[dev]);
-    }
-    /* F of every stage, then the backward of every stage; the last W (split);
-       with two routes (copies = 2) the longer of the two */
-    for (r = 0; r < pp__copies(s->copies); r++) {
-        int j = r * (s->microbatches - 1), a = pp__route_first(S, s->microbatches, s->copies, j);
-        int z = pp__route_last(S, s->microbatches, s->copies, j);
-        double path = 0;
-        for (i = a; i <= z; i++) {
-            path += s->stage_time[i * 4 + PP_F] + s->stage_time[i * 4 + (s->split_backward ? PP_B : PP_BW)];
-            if (i > a && s->stage_device[i] != s->stage_device[i - 1]) path += 2 * s->times.comm;
-        }
-        if (s->split_backward) path += s->stage_time[a * 4 + PP_W];
-        out->path = pp__max(out->path, path);
-    }
-    out->appendix = pp__vbound(s, peak);
-    out->best = pp__max(out->work, pp__max(out->path, out->appendix));
-    return PP_OK;
-}
+/* ---- bubble growth (Appendix E.1) --------------------------------------- */
 
 /* O(n) or O(p) (Appendix E.1), measured: the same configuration is built
    at n1 = max(3d, n) and n2 = 2 n1 microbatches (rounded up to a multiple
@@ -7075,582 +7642,6 @@ PP__DEF pp_status pp_sched_bubble_growth(const pp_config *cfg, int *grows, char 
 PP__DEF int pp_vhalf_o_p(pp_times t) {
     if (t.f == 0 && t.b == 0 && t.w == 0) return 1;
     return t.w + 2 * t.b >= 2 * t.f && t.w + 2 * t.f >= 2 * t.b;
-}
-
-/* ---- lowering: per-device programs, slots, deadlock check ---------------- */
-/* pp_sched_lower turns a timed schedule into one program per device:
-   COMPUTE ops in the schedule's order, with SEND/RECV ops for every
-   dependency that crosses devices, and an activation slot for every op that
-   touches a (stage, microbatch).
-
-   Communication order. Every transfer (producer P on device a, consumer C
-   on device b) gets ONE key, t = start of C in the schedule, and both of
-   its ops carry it: the SEND on a, the RECV on b. On every device, an op
-   with key t sits after the computes that start before t and before those
-   that start at or after t; ops of one device with the same key form one
-   group (posted together, like ncclGroupStart/End); groups of a device run
-   in increasing key. The RECV therefore comes right before C (as late as
-   possible: the consumer's input arrives just when it is needed), and the
-   SEND after P (P ends before C starts in a valid schedule). Within a group
-   and on every channel a->b, ops are sorted by (key, payload, stage,
-   microbatch) on both sides, so the k-th send a->b is the k-th receive on b
-   from a (NCCL matches point-to-point calls in order).
-
-   Why it cannot deadlock under rendezvous semantics (a send may wait for
-   its receive; ops of one group progress together; computes never wait):
-   suppose some devices are stuck. Take the stuck group with the smallest
-   key t. Each of its ops has its partner op, with the same key t, in the
-   peer's program. The peer cannot be at a group of smaller key (t is the
-   smallest among stuck devices, and a device that is not stuck reaches its
-   next group or its end), and it cannot be past key t (it would have
-   completed its group t, which needs this op's partner to complete, which
-   needs this op). So the peer is posted at its group t, which holds the
-   partner: every op of the group is matched, and it completes.
-   Contradiction. The same argument works with every op alone (no groups),
-   because (key, payload, stage, microbatch) names each transfer once and
-   both of its ends sit at the same place of that one global order; groups
-   only let the exchanges of one step progress together (Megatron's
-   send_forward_recv_backward) instead of one after the other.
-   pp_sched_check_deadlock checks all this (and that data arrives before it
-   is used) by simulation, on any program, hand-built ones included. It
-   takes the worst case of NCCL's "may block": every send waits for its
-   receive; a program that finishes so also finishes when sends buffer.
-
-   Slots. A (stage, microbatch) gets the lowest free slot of its device at
-   the first op that touches it (the RECV of its input, or its F), and gives
-   it back after its W (split backward) or BW. The RECV stands right before
-   its F, so the slot count is the most (stage, microbatch) live at once:
-   the schedule's simulated peak in chunk activations (peak_memory * v).
-   1f1b-r keeps only a stage's input in its slot (BW recomputes the rest),
-   so there the slots count stage inputs (stage_memory may be 0). Outputs
-   are sent from a send buffer that lives from the end of their producer to
-   their SEND; send_buffers[d] is the most of those alive at once. */
-
-PP__DEF const char *pp_op_type_name(pp_op_type t) {
-    switch (t) {
-    case PP_OP_COMPUTE: return "COMPUTE";
-    case PP_OP_SEND: return "SEND";
-    case PP_OP_RECV: return "RECV";
-    case PP_OP_HANDOFF: return "HANDOFF";
-    }
-    return "?";
-}
-
-typedef struct pp__comm {
-    double key;
-    int what, stage, mb, peer, send, consumer_stage;
-} pp__comm;
-
-static int pp__cmp_comm(const void *pa, const void *pb) {
-    const pp__comm *a = (const pp__comm *)pa, *b = (const pp__comm *)pb;
-    if (a->key != b->key) return a->key < b->key ? -1 : 1;
-    if (a->what != b->what) return a->what - b->what;
-    if (a->stage != b->stage) return a->stage - b->stage;
-    if (a->mb != b->mb) return a->mb - b->mb;
-    if (a->peer != b->peer) return a->peer - b->peer;
-    return a->send - b->send;
-}
-
-/* The producer of pass p's input when it is another stage's output (the
-   data a transfer or a hand-off carries): 1 and its (kind, stage), or 0. */
-static int pp__producer(const pp_schedule *s, const pp_pass *p, pp_kind *k, int *st) {
-    return pp__dep(s, p, k, st) && *st != p->stage;
-}
-
-PP__DEF void pp_program_free(pp_program *p) {
-    pp_allocator a;
-    if (!p) return;
-    a = p->allocator;
-    pp__mfree(&a, p);
-}
-
-PP__DEF pp_status pp_sched_lower(const pp_schedule *s, pp_program **out, char *err) {
-    int d, S, n, P, i, dev, transfers = 0, handoffs = 0, nops, ncomm = 0;
-    int *index = NULL, *slot_of = NULL, *free_list = NULL;
-    unsigned char *sends_out = NULL;
-    pp__comm *comm = NULL;
-    int *comm_start = NULL;
-    size_t off_ops, off_dstart, off_sdev, off_slots, off_sbuf, total;
-    pp_program *pr;
-    pp_allocator al;
-    pp_status st;
-    if (out) *out = NULL;
-    if (!s || !out) {
-        pp__err(err, "pp_sched_lower needs a schedule and an output pointer, got %s", !s ? "s = NULL" : "out = NULL");
-        return PP_ERR_INVALID_ARG;
-    }
-    st = pp_sched_validate(s, err);
-    if (st != PP_OK) return st;
-    d = s->devices; S = s->stages; n = s->microbatches; P = s->num_passes;
-    al = s->allocator;
-    if (!al.alloc || !al.free) al = pp__allocator(NULL);
-    /* count the transfers */
-    index = (int *)pp__malloc(&al, pp__size((size_t)4 * S * n, sizeof(int)));
-    sends_out = (unsigned char *)pp__malloc(&al, (size_t)P); /* passes whose output leaves by SEND or HANDOFF */
-    if (!index || !sends_out) goto oom;
-    memset(sends_out, 0, (size_t)P);
-    for (i = 0; i < 4 * S * n; i++) index[i] = -1;
-    for (i = 0; i < P; i++) {
-        const pp_pass *p = &s->passes[i];
-        index[pp__key(S, n, p->kind, p->stage, p->microbatch)] = i;
-    }
-    for (i = 0; i < P; i++) {
-        pp_kind k; int ps;
-        if (!pp__producer(s, &s->passes[i], &k, &ps)) continue;
-        if (s->stage_device[ps] != s->passes[i].device) transfers++;
-        else handoffs++;
-        sends_out[index[pp__key(S, n, k, ps, s->passes[i].microbatch)]] = 1;
-    }
-    if ((long long)P + 2LL * transfers + handoffs > INT_MAX / 2) {
-        pp__err(err, "%d passes and %d transfers are too many ops for an int index", P, transfers);
-        pp__mfree(&al, index);
-        pp__mfree(&al, sends_out);
-        return PP_ERR_OVERFLOW;
-    }
-    nops = P + 2 * transfers + handoffs;
-    comm = (pp__comm *)pp__malloc(&al, pp__size((size_t)2 * transfers + 1, sizeof(pp__comm)));
-    comm_start = (int *)pp__malloc(&al, pp__size((size_t)d + 1, sizeof(int)));
-    slot_of = (int *)pp__malloc(&al, pp__size((size_t)S * n, sizeof(int)));
-    free_list = (int *)pp__malloc(&al, pp__size((size_t)S * n + 1, sizeof(int)));
-    off_ops = pp__align8(sizeof(pp_program));
-    off_dstart = pp__align8(off_ops + pp__size((size_t)nops, sizeof(pp_op)));
-    off_sdev = off_dstart + pp__size((size_t)d + 1, sizeof(int));
-    off_slots = off_sdev + pp__size((size_t)S, sizeof(int));
-    off_sbuf = off_slots + pp__size((size_t)d, sizeof(int));
-    total = off_sbuf + pp__size((size_t)d, sizeof(int));
-    pr = (pp_program *)pp__malloc(&al, total);
-    if (!comm || !comm_start || !slot_of || !free_list || !pr) {
-        pp__mfree(&al, pr);
-        goto oom;
-    }
-    memset(pr, 0, total);
-    memcpy(pr->name, s->name, sizeof pr->name);
-    pr->devices = d; pr->stages = S; pr->microbatches = n; pr->num_ops = nops; pr->copies = pp__copies(s->copies);
-    pr->recompute = s->recompute;
-    pr->ops = (pp_op *)((char *)pr + off_ops);
-    pr->device_start = (int *)((char *)pr + off_dstart);
-    pr->stage_device = (int *)((char *)pr + off_sdev);
-    memcpy(pr->stage_device, s->stage_device, sizeof(int) * (size_t)S);
-    pr->slots = (int *)((char *)pr + off_slots);
-    pr->send_buffers = (int *)((char *)pr + off_sbuf);
-    pr->allocator = al;
-    /* the comm ops of every device, device by device, then sorted by key */
-    for (dev = 0; dev < d; dev++) {
-        comm_start[dev] = ncomm;
-        for (i = 0; i < P; i++) {
-            const pp_pass *c = &s->passes[i];
-            pp_kind k; int ps;
-            pp__comm x;
-            if (!pp__producer(s, c, &k, &ps) || s->stage_device[ps] == c->device) continue;
-            if (c->device != dev && s->stage_device[ps] != dev) continue;
-            x.key = c->start;
-            x.what = c->kind == PP_F ? PP_ACTIVATION : PP_GRADIENT;
-            x.stage = ps;
-            x.mb = c->microbatch;
-            x.consumer_stage = c->stage;
-            x.send = s->stage_device[ps] == dev;
-            x.peer = x.send ? c->device : s->stage_device[ps];
-            comm[ncomm++] = x;
-        }
-        qsort(comm + comm_start[dev], (size_t)(ncomm - comm_start[dev]), sizeof(pp__comm), pp__cmp_comm);
-    }
-    comm_start[d] = ncomm;
-    /* merge: an op with key t goes before the first compute starting after t,
-       or at t with a nonzero duration (a W of zero time at t stays before it,
-       so the RECV still comes right before its consumer) */
-    {
-        int o = 0;
-        for (dev = 0; dev < d; dev++) {
-            int c = comm_start[dev], group = 0, used = 0, nfree = 0, live_sends = 0, k;
-            double last_key = 0;
-            int have_key = 0;
-            pr->device_start[dev] = o;
-            for (i = 0; i < S * n; i++) slot_of[i] = -1;
-            for (i = s->device_start[dev]; i <= s->device_start[dev + 1]; i++) {
-                const pp_pass *p = i < s->device_start[dev + 1] ? &s->passes[i] : NULL;
-                while (c < comm_start[dev + 1] && (!p || comm[c].key < p->start || (comm[c].key == p->start && p->end > p->start))) {
-                    pp_op *op = &pr->ops[o++];
-                    const pp__comm *x = &comm[c++];
-                    if (have_key && x->key != last_key) group++;
-                    have_key = 1;
-                    last_key = x->key;
-                    op->type = x->send ? PP_OP_SEND : PP_OP_RECV;
-                    op->kind = PP_F;
-                    op->stage = x->stage;
-                    op->microbatch = x->mb;
-                    op->peer = x->peer;
-                    op->what = (pp_payload)x->what;
-                    op->group = group;
-                    op->time = x->key;
-                    op->slot = -1;
-                    op->consumer = x->consumer_stage;
-                    op->sends = 0;
-                    if (x->send) {
-                        live_sends--;
-                    } else {
-                        int key = x->consumer_stage * n + x->mb;
-                        if (slot_of[key] < 0) {
-                            slot_of[key] = nfree > 0 ? free_list[--nfree] : used++;
-                        }
-                        op->slot = slot_of[key];
-                    }
-                }
-                if (!p) break;
-                if (have_key) { group++; have_key = 0; }
-                {   /* the input from this device's other stage: a HANDOFF right before, like a RECV */
-                    pp_kind hk;
-                    int hs;
-                    if (pp__producer(s, p, &hk, &hs) && s->stage_device[hs] == dev) {
-                        pp_op *op = &pr->ops[o++];
-                        int key = p->stage * n + p->microbatch;
-                        op->type = PP_OP_HANDOFF;
-                        op->kind = PP_F;
-                        op->stage = hs;
-                        op->microbatch = p->microbatch;
-                        op->peer = dev;
-                        op->what = p->kind == PP_F ? PP_ACTIVATION : PP_GRADIENT;
-                        op->group = -1;
-                        op->time = p->start;
-                        op->consumer = p->stage;
-                        op->sends = 0;
-                        if (slot_of[key] < 0) slot_of[key] = nfree > 0 ? free_list[--nfree] : used++;
-                        op->slot = slot_of[key];
-                        live_sends--;
-                    }
-                }
-                {
-                    pp_op *op = &pr->ops[o++];
-                    int key = p->stage * n + p->microbatch;
-                    op->type = PP_OP_COMPUTE;
-                    op->kind = p->kind;
-                    op->stage = p->stage;
-                    op->microbatch = p->microbatch;
-                    op->peer = -1;
-                    op->what = PP_ACTIVATION;
-                    op->group = -1;
-                    op->time = p->start;
-                    op->consumer = -1;
-                    op->sends = sends_out[i];
-                    if (slot_of[key] < 0) slot_of[key] = nfree > 0 ? free_list[--nfree] : used++;
-                    op->slot = slot_of[key];
-                    if (p->kind == PP_W || p->kind == PP_BW) {
-                        /* keep the free list sorted high..low so the lowest slot is reused first */
-                        int at = nfree++;
-                        while (at > 0 && free_list[at - 1] < op->slot) { free_list[at] = free_list[at - 1]; at--; }
-                        free_list[at] = op->slot;
-                        slot_of[key] = -2; /* done: a second F would be a schedule error */
-                    }
-                    if (sends_out[i]) live_sends++;
-                    if (live_sends > pr->send_buffers[dev]) pr->send_buffers[dev] = live_sends;
-                }
-                k = used - nfree;
-                if (k > pr->slots[dev]) pr->slots[dev] = k;
-            }
-        }
-        pr->device_start[d] = o;
-        PP_ASSERT(o == nops);
-    }
-    pp__mfree(&al, index);
-    pp__mfree(&al, comm);
-    pp__mfree(&al, comm_start);
-    pp__mfree(&al, sends_out);
-    pp__mfree(&al, slot_of);
-    pp__mfree(&al, free_list);
-    *out = pr;
-    return PP_OK;
-oom:
-    pp__mfree(&al, index);
-    pp__mfree(&al, comm);
-    pp__mfree(&al, comm_start);
-    pp__mfree(&al, sends_out);
-    pp__mfree(&al, slot_of);
-    pp__mfree(&al, free_list);
-    pp__err(err, "out of memory lowering %s (d=%d, n=%d)", s->name, s->devices, s->microbatches);
-    return PP_ERR_OUT_OF_MEMORY;
-}
-
-static int pp__is_comm(pp_op_type t) { return t == PP_OP_SEND || t == PP_OP_RECV; }
-
-/* The group rule (LOWERING): a SEND or RECV with group >= 0 and the SEND
-   and RECV ops right after it on its device with the same group id are
-   posted together; any other op is a group of its own. */
-PP__DEF int pp_program_group_end(const pp_program *p, int device, int i) {
-    int e, j = i + 1;
-    if (!p || !p->ops || !p->device_start || device < 0 || device >= p->devices || i < 0 ||
-        i < p->device_start[device] || i >= p->device_start[device + 1] || p->device_start[device + 1] > p->num_ops)
-        return j; /* not an op of that device: a group of its own */
-    e = p->device_start[device + 1];
-    if (!pp__is_comm(p->ops[i].type) || p->ops[i].group < 0) return j;
-    while (j < e && pp__is_comm(p->ops[j].type) && p->ops[j].group == p->ops[i].group) j++;
-    return j;
-}
-
-static void pp__op_text(const pp_op *op, char *buf, size_t len) {
-    if (op->type == PP_OP_COMPUTE)
-        snprintf(buf, len, "%s(stage %d, mb %d)", pp_kind_name(op->kind), op->stage, op->microbatch);
-    else if (op->type == PP_OP_HANDOFF)
-        snprintf(buf, len, "HANDOFF %s of stage %d mb %d", op->what == PP_ACTIVATION ? "activation" : "gradient",
-                 op->stage, op->microbatch);
-    else
-        snprintf(buf, len, "%s %s of stage %d mb %d %s device %d", pp_op_type_name(op->type),
-                 op->what == PP_ACTIVATION ? "activation" : "gradient", op->stage, op->microbatch,
-                 op->type == PP_OP_SEND ? "to" : "from", op->peer);
-}
-
-/* Simulates the programs: computes run when their inputs are on the device;
-   a group's ops are posted together and each completes when its partner
-   (the k-th send a->b pairs with the k-th receive on b from a) is posted
-   too; a device leaves a group when all its ops completed. */
-/* What pp_sched_check_deadlock and pp_program_print check first (as
-   pp__sched_shape for schedules): counts >= 1, device_start rising from 0
-   to num_ops, and every op's type, kind, stage, microbatch, peer and
-   payload in range. O(ops), no allocation. */
-static pp_status pp__program_shape(const pp_program *p, const char *fn, char *err) {
-    int d, S, n, N, i, dev;
-    if (!p || !p->ops || !p->device_start || p->devices < 1 || p->stages < 1 || p->microbatches < 1 || p->num_ops < 0) {
-        pp__err(err, "%s needs a program with devices, stages, microbatches >= 1, num_ops >= 0 and ops", fn);
-        return PP_ERR_INVALID_ARG;
-    }
-    d = p->devices; S = p->stages; n = p->microbatches; N = p->num_ops;
-    if (p->device_start[0] != 0 || p->device_start[d] != N) {
-        pp__err(err, "device_start must run from 0 to num_ops (%d), got %d..%d", N, p->device_start[0], p->device_start[d]);
-        return PP_ERR_INVALID_ARG;
-    }
-    for (dev = 0; dev < d; dev++) /* all of it before any op is read: it bounds the op loops */
-        if (p->device_start[dev] > p->device_start[dev + 1]) {
-            pp__err(err, "device_start must not decrease, device %d starts at %d and ends at %d", dev,
-                    p->device_start[dev], p->device_start[dev + 1]);
-            return PP_ERR_INVALID_ARG;
-        }
-    for (dev = 0; dev < d; dev++) {
-        for (i = p->device_start[dev]; i < p->device_start[dev + 1]; i++) {
-            const pp_op *op = &p->ops[i];
-            int bad = op->stage < 0 || op->stage >= S || op->microbatch < 0 || op->microbatch >= n;
-            if (!bad && (op->stage < pp__route_first(S, n, p->copies, op->microbatch) ||
-                         op->stage > pp__route_last(S, n, p->copies, op->microbatch)))
-                bad = 1; /* a stage off the microbatch's route (copies = 2) */
-            if (op->type == PP_OP_COMPUTE) bad |= (int)op->kind < 0 || (int)op->kind > 3;
-            else if (op->type == PP_OP_SEND || op->type == PP_OP_RECV)
-                bad |= op->peer < 0 || op->peer >= d || op->peer == dev ||
-                       (op->what != PP_ACTIVATION && op->what != PP_GRADIENT);
-            else if (op->type == PP_OP_HANDOFF)
-                bad |= op->peer != dev || (op->what != PP_ACTIVATION && op->what != PP_GRADIENT);
-            else bad = 1;
-            if (bad) {
-                pp__err(err, "op %d of device %d is out of range (type %d, kind %d, stage %d of %d, mb %d of %d, peer %d)",
-                        i - p->device_start[dev], dev, (int)op->type, (int)op->kind, op->stage, S, op->microbatch, n,
-                        op->peer);
-                return PP_ERR_INVALID_ARG;
-            }
-        }
-    }
-    return PP_OK;
-}
-
-/* The pairing rule (LOWERING): on every channel a->b, the k-th SEND of
-   device a to b meets the k-th RECV of device b from a, as NCCL matches
-   the point-to-point calls of two ranks in order. */
-PP__DEF pp_status pp_program_pair(const pp_program *p, int *partner, char *err) {
-    int d, N, i, dev;
-    int *seq = NULL, *cnt = NULL, *chan_off = NULL, *chan_ops = NULL;
-    pp_allocator al;
-    pp_status st = PP_OK;
-    char a[96], b[96];
-    st = pp__program_shape(p, "pp_program_pair", err);
-    if (st != PP_OK) return st;
-    if (!partner) { pp__err(err, "pp_program_pair: partner is NULL (it needs num_ops ints)"); return PP_ERR_INVALID_ARG; }
-    d = p->devices; N = p->num_ops;
-    al = p->allocator;
-    if (!al.alloc || !al.free) al = pp__allocator(NULL);
-    seq = (int *)pp__malloc(&al, pp__size((size_t)N + 1, sizeof(int)));
-    cnt = (int *)pp__malloc(&al, pp__size((size_t)2 * d * d, sizeof(int)));
-    chan_off = (int *)pp__malloc(&al, pp__size((size_t)2 * d * d + 1, sizeof(int)));
-    chan_ops = (int *)pp__malloc(&al, pp__size((size_t)N + 1, sizeof(int)));
-    if (!seq || !cnt || !chan_off || !chan_ops) {
-        pp__err(err, "out of memory pairing %d ops", N);
-        st = PP_ERR_OUT_OF_MEMORY;
-        goto end;
-    }
-    memset(cnt, 0, sizeof(int) * 2 * d * d);
-    /* channel c = (src*d + dst)*2 + (0 send side, 1 receive side); seq = order on the channel */
-    for (dev = 0; dev < d; dev++)
-        for (i = p->device_start[dev]; i < p->device_start[dev + 1]; i++) {
-            const pp_op *op = &p->ops[i];
-            int c;
-            partner[i] = -1;
-            if (!pp__is_comm(op->type)) continue;
-            c = op->type == PP_OP_SEND ? (dev * d + op->peer) * 2 : (op->peer * d + dev) * 2 + 1;
-            seq[i] = cnt[c]++;
-        }
-    chan_off[0] = 0;
-    for (i = 0; i < 2 * d * d; i++) chan_off[i + 1] = chan_off[i] + cnt[i];
-    for (dev = 0; dev < d; dev++)
-        for (i = p->device_start[dev]; i < p->device_start[dev + 1]; i++) {
-            const pp_op *op = &p->ops[i];
-            int c;
-            if (!pp__is_comm(op->type)) continue;
-            c = op->type == PP_OP_SEND ? (dev * d + op->peer) * 2 : (op->peer * d + dev) * 2 + 1;
-            chan_ops[chan_off[c] + seq[i]] = i;
-        }
-    for (i = 0; i < d * d; i++) {
-        int k, ns = cnt[2 * i], nr = cnt[2 * i + 1];
-        for (k = 0; k < ns && k < nr; k++) {
-            int si = chan_ops[chan_off[2 * i] + k], ri = chan_ops[chan_off[2 * i + 1] + k];
-            const pp_op *x = &p->ops[si], *y = &p->ops[ri];
-            if (x->what != y->what || x->stage != y->stage || x->microbatch != y->microbatch) {
-                pp__op_text(x, a, sizeof a);
-                pp__op_text(y, b, sizeof b);
-                pp__err(err, "send %d from device %d to %d is '%s' but the matching receive is '%s': both sides must "
-                        "order a channel's transfers alike", k, i / d, i % d, a, b);
-                st = PP_ERR_INVALID_SCHEDULE;
-                goto end;
-            }
-            partner[si] = ri;
-            partner[ri] = si;
-        }
-    }
-end:
-    pp__mfree(&al, seq);
-    pp__mfree(&al, cnt);
-    pp__mfree(&al, chan_off);
-    pp__mfree(&al, chan_ops);
-    return st;
-}
-
-PP__DEF pp_status pp_sched_check_deadlock(const pp_program *p, int *stuck, char *err) {
-    int d, S, n, N, dev, progress, left;
-    int *partner = NULL, *pc = NULL;
-    unsigned char *done = NULL, *have = NULL, *made = NULL;
-    pp_allocator al;
-    pp_status st = PP_OK;
-    char a[96];
-    st = pp__program_shape(p, "pp_sched_check_deadlock", err);
-    if (st != PP_OK) return st;
-    d = p->devices; S = p->stages; n = p->microbatches; N = p->num_ops;
-    al = p->allocator;
-    if (!al.alloc || !al.free) al = pp__allocator(NULL);
-    partner = (int *)pp__malloc(&al, pp__size((size_t)N + 1, sizeof(int)));
-    pc = (int *)pp__malloc(&al, pp__size((size_t)d, sizeof(int)));
-    done = (unsigned char *)pp__malloc(&al, (size_t)N + 1);
-    /* per device, by (payload, stage, microbatch): have = there as an input
-       (RECV, HANDOFF), made = computed there */
-    have = (unsigned char *)pp__malloc(&al, pp__size((size_t)d * 2 * S, (size_t)n));
-    made = (unsigned char *)pp__malloc(&al, pp__size((size_t)d * 2 * S, (size_t)n));
-    if (!partner || !pc || !done || !have || !made) {
-        pp__err(err, "out of memory checking %d ops", N);
-        st = PP_ERR_OUT_OF_MEMORY;
-        goto end;
-    }
-    memset(done, 0, (size_t)N + 1);
-    memset(have, 0, (size_t)d * 2 * S * n);
-    memset(made, 0, (size_t)d * 2 * S * n);
-    /* the k-th send a->b meets the k-th receive on b from a */
-    st = pp_program_pair(p, partner, err);
-    if (st != PP_OK) goto end;
-    for (dev = 0; dev < d; dev++) pc[dev] = p->device_start[dev];
-    do {
-        progress = 0;
-        for (dev = 0; dev < d; dev++) {
-            unsigned char *h = have + (size_t)dev * 2 * S * n, *m = made + (size_t)dev * 2 * S * n;
-            while (pc[dev] < p->device_start[dev + 1]) {
-                const pp_op *op = &p->ops[pc[dev]];
-                int e = pp_program_group_end(p, dev, pc[dev]), all = 1, k;
-                if (op->type == PP_OP_HANDOFF) {
-                    size_t at = (size_t)(op->what * S + op->stage) * n + op->microbatch;
-                    if (!m[at]) {
-                        pp__op_text(op, a, sizeof a);
-                        pp__err(err, "device %d runs '%s' (op %d) before it has computed that data", dev, a,
-                                pc[dev] - p->device_start[dev]);
-                        st = PP_ERR_INVALID_SCHEDULE;
-                        goto end;
-                    }
-                    h[at] = 1;
-                    pc[dev]++;
-                    progress = 1;
-                    continue;
-                }
-                if (op->type == PP_OP_COMPUTE) {
-                    int s_ = op->stage, j = op->microbatch, ok = 1, ds;
-                    pp_kind dk;
-                    /* pp__input: another stage's output must have arrived
-                       (RECV, HANDOFF); the pass's own stage's was made here */
-                    if (pp__input(S, n, p->copies, 1, op->kind, s_, j, &dk, &ds)) {
-                        size_t at = (size_t)((dk == PP_F ? 0 : 1) * S + ds) * n + j;
-                        ok = ds == s_ ? m[at] : h[at];
-                    }
-                    if (!ok) {
-                        pp__op_text(op, a, sizeof a);
-                        pp__err(err, "device %d runs %s (op %d) before its input is on the device", dev, a,
-                                pc[dev] - p->device_start[dev]);
-                        st = PP_ERR_INVALID_SCHEDULE;
-                        goto end;
-                    }
-                    if (op->kind == PP_F) m[(0 * S + s_) * n + j] = 1;
-                    else if (op->kind != PP_W) m[(1 * S + s_) * n + j] = 1;
-                    pc[dev]++;
-                    progress = 1;
-                    continue;
-                }
-                for (k = pc[dev]; k < e; k++) {
-                    int q = partner[k], pd;
-                    if (done[k]) continue;
-                    if (q < 0) { all = 0; continue; }
-                    pd = p->ops[k].peer;
-                    if (q >= pc[pd] && pc[pd] < p->device_start[pd + 1] && q < pp_program_group_end(p, pd, pc[pd]) &&
-                        pp__is_comm(p->ops[pc[pd]].type)) {
-                        int si = p->ops[k].type == PP_OP_SEND ? k : q, ri = si == k ? q : k;
-                        int sd = p->ops[ri].peer, rd = p->ops[si].peer;
-                        const pp_op *x = &p->ops[si];
-                        size_t at = (size_t)(x->what * S + x->stage) * n + x->microbatch;
-                        if (!made[(size_t)sd * 2 * S * n + at]) {
-                            pp__op_text(x, a, sizeof a);
-                            pp__err(err, "device %d posts '%s' before it has computed that data", sd, a);
-                            st = PP_ERR_INVALID_SCHEDULE;
-                            goto end;
-                        }
-                        have[(size_t)rd * 2 * S * n + at] = 1;
-                        done[k] = done[q] = 1;
-                    } else {
-                        all = 0;
-                    }
-                }
-                if (!all) break;
-                pc[dev] = e;
-                progress = 1;
-            }
-        }
-    } while (progress);
-    left = 0;
-    for (dev = 0; dev < d; dev++) {
-        int stuck_at = pc[dev] < p->device_start[dev + 1] ? pc[dev] : -1;
-        if (stuck) stuck[dev] = stuck_at;
-        if (stuck_at >= 0) left++;
-    }
-    if (left) {
-        /* name the op each stuck device waits on (the first incomplete op of its group) */
-        size_t len = 0;
-        char msg[PP_ERR_LEN];
-        msg[0] = '\0';
-        len = (size_t)snprintf(msg, sizeof msg, "deadlock, %d of %d devices stuck:", left, d);
-        for (dev = 0; dev < d && len < sizeof msg; dev++) {
-            int k, e;
-            if (pc[dev] >= p->device_start[dev + 1]) continue;
-            e = pp_program_group_end(p, dev, pc[dev]);
-            for (k = pc[dev]; k < e - 1 && done[k]; k++) {}
-            pp__op_text(&p->ops[k], a, sizeof a);
-            len += (size_t)snprintf(msg + len, sizeof msg - len, " device %d at op %d (%s%s);", dev,
-                                    k - p->device_start[dev], a, partner[k] < 0 ? ", never matched" : "");
-        }
-        pp__err(err, "%s", msg);
-        st = PP_ERR_DEADLOCK;
-    }
-end:
-    pp__mfree(&al, partner);
-    pp__mfree(&al, pc);
-    pp__mfree(&al, done);
-    pp__mfree(&al, have);
-    pp__mfree(&al, made);
-    return st;
 }
 
 /* ---- printers ----------------------------------------------------------- */
