@@ -107,7 +107,7 @@ PLANNING (pp_partition, pp_partition_v, pp_model_stats, pp_plan)
                exact, refused above 4e8 steps. pp_plan uses pp_partition
                over all S stages for every placement, then, at the same
                slowest stage, gives the first stages the fewest items
-               (pp__split_back: they hold the most microbatches); per-stage
+               (pp__plan_split_back: they hold the most microbatches); per-stage
                times then drive the scheduler (stage_times). dualpipe: one split into
                pp stages, used by both copies.
    activation  bytes per layer per microbatch, 16-bit (Korthikanti et al.
@@ -219,7 +219,7 @@ PLANNING (pp_partition, pp_partition_v, pp_model_stats, pp_plan)
                    microbatch's backward and the first one's forward: only
                    their excess over that device's F + B + W shows.
                    F&B (no_fb_overlap): dualpipe and dualpipe-v are built
-                   with pp_config.fb_overlap (pp_sched.h, pp__fb_time): each
+                   with pp_config.fb_overlap (pp_sched.h: fb_time in the F&B pair rule): each
                    F paired with another microbatch's full backward is one
                    pass of t_FB = max((F + B + W - a) / (112/132), a), a =
                    the pair's all-to-all: one pass's all-to-all beside the
@@ -847,7 +847,7 @@ PP_PLAN_DEF pp_status pp_partition_v(const double *cost, int items, int devices,
     }
     pre[0] = 0;
     for (a = 0; a < L; a++) pre[a + 1] = pre[a] + cost[a];
-#define PP__G(k, a, b) g[((size_t)(k) * W + (size_t)(a)) * W + (size_t)(b)]
+#define PP__PLAN_G(k, a, b) g[((size_t)(k) * W + (size_t)(a)) * W + (size_t)(b)]
     for (k = d - 1; k >= 0; k--)
         for (a = k; a <= L; a++)
             for (b = a; b <= L; b++) {
@@ -861,17 +861,17 @@ PP_PLAN_DEF pp_status pp_partition_v(const double *cost, int items, int devices,
                     } else {
                         for (a2 = a + 1; a2 <= b; a2++)
                             for (b2 = b - 1; b2 >= a2 + need - 2; b2--) {
-                                double mine = pre[a2] - pre[a] + pre[b] - pre[b2], rest = PP__G(k + 1, a2, b2);
+                                double mine = pre[a2] - pre[a] + pre[b] - pre[b2], rest = PP__PLAN_G(k + 1, a2, b2);
                                 double m = mine > rest ? mine : rest;
                                 if (m < best) { best = m; ba = a2; bb = b2; }
                             }
                     }
                 }
-                PP__G(k, a, b) = best;
+                PP__PLAN_G(k, a, b) = best;
                 arga[((size_t)k * W + a) * W + b] = ba;
                 argb[((size_t)k * W + a) * W + b] = bb;
             }
-    if (max_cost) *max_cost = PP__G(0, 0, L);
+    if (max_cost) *max_cost = PP__PLAN_G(0, 0, L);
     a = 0;
     b = L;
     for (k = 0; k < d - 1; k++) {
@@ -891,7 +891,7 @@ PP_PLAN_DEF pp_status pp_partition_v(const double *cost, int items, int devices,
         }
         first[d] = bm;
     }
-#undef PP__G
+#undef PP__PLAN_G
     pp__plan_free(&al, pre);
     pp__plan_free(&al, g);
     pp__plan_free(&al, arga);
@@ -903,7 +903,7 @@ PP_PLAN_DEF pp_status pp_partition_v(const double *cost, int items, int devices,
 
 /* A model with every default applied and its per-layer counts. Widths are
    per token; params are counts, not bytes. */
-typedef struct pp__pmodel {
+typedef struct pp__plan_pmodel {
     pp_model m;                   /* defaults applied */
     double h, s, a, V, hd, rd;    /* hidden, seq, heads, vocab, head dim, rotary head dim (MLA) */
     double q_w, k_w, v_w, o_w;    /* widths of Q, K, V and of the attention output */
@@ -915,7 +915,7 @@ typedef struct pp__pmodel {
     double router;                /* h x experts */
     double emb, head, final_norm; /* embedding (+ learned positions), untied head, final norm */
     int moe_from;                 /* first MoE layer (layers when dense) */
-} pp__pmodel;
+} pp__plan_pmodel;
 
 static int pp__plan_int_in(char *err, const char *field, int x, int lo, int hi, const char *what) {
     if (x >= lo && x <= hi) return 1;
@@ -924,7 +924,7 @@ static int pp__plan_int_in(char *err, const char *field, int x, int lo, int hi, 
 }
 
 /* The one check of a model (LIMITS), then its counts. */
-static pp_status pp__model_resolve(const pp_model *in, pp__pmodel *p, char *err) {
+static pp_status pp__plan_model_resolve(const pp_model *in, pp__plan_pmodel *p, char *err) {
     pp_model m;
     double h, kv, f, ef, E;
     memset(p, 0, sizeof *p);
@@ -1027,22 +1027,22 @@ static pp_status pp__model_resolve(const pp_model *in, pp__pmodel *p, char *err)
     return PP_OK;
 }
 
-static int pp__is_moe(const pp__pmodel *p, int layer) { return layer >= p->moe_from; }
+static int pp__plan_is_moe(const pp__plan_pmodel *p, int layer) { return layer >= p->moe_from; }
 
 /* parameters of a layer; routed experts apart (they are split over ep) */
-static double pp__layer_shared_params(const pp__pmodel *p, int moe) {
+static double pp__plan_layer_shared_params(const pp__plan_pmodel *p, int moe) {
     double x = p->attn_mm + p->attn_other + p->norm_p;
     if (!moe) return x + p->mlp_mm + p->mlp_other;
     return x + p->router + p->m.shared_experts * (p->exp_mm + p->exp_other);
 }
-static double pp__layer_expert_params(const pp__pmodel *p, int moe) {
+static double pp__plan_layer_expert_params(const pp__plan_pmodel *p, int moe) {
     return moe ? p->m.experts * (p->exp_mm + p->exp_other) : 0;
 }
 
 /* forward FLOPs of one token through a layer: 2 per matmul parameter it
    uses, plus QK^T and AV over the whole sequence (Narayanan et al. 2021,
    Eq. 2: 24h^2 + 4sh for a GPT layer; causal masking not halved, as there) */
-static double pp__layer_flops(const pp__pmodel *p, int moe) {
+static double pp__plan_layer_flops(const pp__plan_pmodel *p, int moe) {
     double mm = p->attn_mm + (moe ? p->router + (p->m.top_k + p->m.shared_experts) * p->exp_mm : p->mlp_mm);
     return 2 * mm + 2 * p->s * p->a * (p->q_w / p->a + p->hd);
 }
@@ -1057,7 +1057,7 @@ static double pp__layer_flops(const pp__pmodel *p, int moe) {
    bytes, the SiLU recomputed); a MoE layer keeps for each of top_k
    experts the token's dispatched copy and the expert's inner activations,
    the same for each shared expert, and fp32 router logits. */
-static void pp__layer_act(const pp__pmodel *p, int moe, double *whole, double *split) {
+static void pp__plan_layer_act(const pp__plan_pmodel *p, int moe, double *whole, double *split) {
     double h = p->h, inner_e = (p->m.gated ? 6 : 4) * p->m.expert_ffn, inner_e8 = (p->m.gated ? 2 : 1) * p->m.expert_ffn;
     int up = p->m.recompute_norm_up;
     *whole = up ? 6 * h : 10 * h; /* recomputed norms: their outputs (the attention and MLP inputs) go */
@@ -1073,56 +1073,56 @@ static void pp__layer_act(const pp__pmodel *p, int moe, double *whole, double *s
 }
 
 /* bytes a layer keeps for `tokens` tokens on one of t tensor-parallel ranks */
-static double pp__act_bytes(const pp__pmodel *p, int moe, double tokens, int t, int recompute) {
+static double pp__plan_act_bytes(const pp__plan_pmodel *p, int moe, double tokens, int t, int recompute) {
     double whole, split, sp = p->m.no_seq_parallel ? 1 : t;
     if (recompute) return 2 * tokens * p->h / sp; /* full recomputation keeps the layer input */
-    pp__layer_act(p, moe, &whole, &split);
+    pp__plan_layer_act(p, moe, &whole, &split);
     return tokens * (whole / sp + split / t);
 }
 
 PP_PLAN_DEF pp_status pp_model_stats(const pp_model *m, pp_model_counts *out, char *err) {
-    pp__pmodel p;
+    pp__plan_pmodel p;
     pp_status st;
     double Lm, Ld;
     if (err) err[0] = 0;
-    st = pp__model_resolve(m, &p, err);
+    st = pp__plan_model_resolve(m, &p, err);
     if (st != PP_OK) return st;
     if (!out) return PP_OK;
     memset(out, 0, sizeof *out);
     Ld = p.moe_from;
     Lm = p.m.layers - p.moe_from;
-    out->dense_layer_params = Ld > 0 ? pp__layer_shared_params(&p, 0) : 0;
-    out->moe_layer_params = Lm > 0 ? pp__layer_shared_params(&p, 1) + pp__layer_expert_params(&p, 1) : 0;
+    out->dense_layer_params = Ld > 0 ? pp__plan_layer_shared_params(&p, 0) : 0;
+    out->moe_layer_params = Lm > 0 ? pp__plan_layer_shared_params(&p, 1) + pp__plan_layer_expert_params(&p, 1) : 0;
     out->embedding_params = p.emb;
     out->head_params = p.head;
     out->params = Ld * out->dense_layer_params + Lm * out->moe_layer_params + p.emb + p.head + p.final_norm;
     out->active_params = out->params -
                          Lm * (p.m.experts - p.m.top_k) * (p.exp_mm + p.exp_other);
     /* 3 x forward: backward = 2 x forward (Narayanan et al. 2021, Sec. 5.1); LM head 2hV */
-    out->flops_per_token = 3 * (Ld * pp__layer_flops(&p, 0) + Lm * pp__layer_flops(&p, 1) + 2 * p.h * p.V);
+    out->flops_per_token = 3 * (Ld * pp__plan_layer_flops(&p, 0) + Lm * pp__plan_layer_flops(&p, 1) + 2 * p.h * p.V);
     return PP_OK;
 }
 
 PP_PLAN_DEF double pp_layer_activation_bytes(const pp_model *m, int mbs, int tp, int recompute) {
-    pp__pmodel p;
-    if (mbs < 1 || tp < 1 || pp__model_resolve(m, &p, NULL) != PP_OK) return 0;
-    return pp__act_bytes(&p, pp__is_moe(&p, 0), (double)mbs * p.s, tp, recompute);
+    pp__plan_pmodel p;
+    if (mbs < 1 || tp < 1 || pp__plan_model_resolve(m, &p, NULL) != PP_OK) return 0;
+    return pp__plan_act_bytes(&p, pp__plan_is_moe(&p, 0), (double)mbs * p.s, tp, recompute);
 }
 
 PP_PLAN_DEF double pp_layer_params(const pp_model *m) {
-    pp__pmodel p;
-    if (pp__model_resolve(m, &p, NULL) != PP_OK) return 0;
-    return pp__layer_shared_params(&p, pp__is_moe(&p, 0)) + pp__layer_expert_params(&p, pp__is_moe(&p, 0));
+    pp__plan_pmodel p;
+    if (pp__plan_model_resolve(m, &p, NULL) != PP_OK) return 0;
+    return pp__plan_layer_shared_params(&p, pp__plan_is_moe(&p, 0)) + pp__plan_layer_expert_params(&p, pp__plan_is_moe(&p, 0));
 }
 
 /* ---- presets: published shapes (sources in PRESETS) ---- */
 
-typedef struct pp__model_preset { const char *name; pp_model m; } pp__model_preset;
+typedef struct pp__plan_model_preset { const char *name; pp_model m; } pp__plan_model_preset;
 
 /* layers, hidden, heads, seq, kv_heads, head_dim, ffn, gated, vocab, untied,
    rope, rmsnorm, experts, top_k, shared, expert_ffn, dense_layers,
    kv_lora_rank, q_lora_rank, rope_head_dim, then the flags (no_flash_attention .. qk_norm), route_nodes */
-static const pp__model_preset pp__model_presets[] = {
+static const pp__plan_model_preset pp__plan_model_presets[] = {
     {"gpt3-175b", {96, 12288, 96, 2048, 0, 0, 0, 0, 50257, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}},
     {"llama3-8b", {32, 4096, 32, 8192, 8, 0, 14336, 1, 128256, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}},
     {"llama3-70b", {80, 8192, 64, 8192, 8, 0, 28672, 1, 128256, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}},
@@ -1131,35 +1131,35 @@ static const pp__model_preset pp__model_presets[] = {
     {"deepseek-v3", {61, 7168, 128, 4096, 0, 128, 18432, 1, 129280, 1, 1, 1, 256, 8, 1, 2048, 3, 512, 1536, 64, 0, 0, 0, 0, 0, 0, 0, 4}},
 };
 
-typedef struct pp__gpu_preset { const char *name; double mem_gib, peak, hbm, tp_bw, net_bw, eff, gemm_width; } pp__gpu_preset;
+typedef struct pp__plan_gpu_preset { const char *name; double mem_gib, peak, hbm, tp_bw, net_bw, eff, gemm_width; } pp__plan_gpu_preset;
 
 /* eff: the achieved fraction of the dense peak, fitted by make calibrate
    (bench/calibrate.c) on published runs: A100 on Narayanan et al. 2021,
    H100 on Llama 3 405B; H800, H200 and B200 take H100's (not fitted) */
-#define PP__EFF_A100 0.7686
-#define PP__EFF_H100 0.5468
-#define PP__GEMM_WIDTH 845.4
-static const pp__gpu_preset pp__gpu_presets[] = {
+#define PP__PLAN_EFF_A100 0.7686
+#define PP__PLAN_EFF_H100 0.5468
+#define PP__PLAN_GEMM_WIDTH 845.4
+static const pp__plan_gpu_preset pp__plan_gpu_presets[] = {
     /* name       memory GiB  dense bf16   HBM B/s  NVLink B/s per direction  network B/s per GPU  efficiency */
-    {"a100-80g", 80, 312e12, 2.0e12, 300e9, 25e9, PP__EFF_A100, PP__GEMM_WIDTH},
-    {"h100-80g", 80, 989e12, 3.35e12, 450e9, 50e9, PP__EFF_H100, PP__GEMM_WIDTH},
-    {"h800", 80, 989e12, 3.35e12, 200e9, 50e9, PP__EFF_H100, PP__GEMM_WIDTH},
-    {"h200", 141, 989e12, 4.8e12, 450e9, 50e9, PP__EFF_H100, PP__GEMM_WIDTH},
-    {"b200", 180, 2250e12, 8.0e12, 900e9, 50e9, PP__EFF_H100, PP__GEMM_WIDTH},
+    {"a100-80g", 80, 312e12, 2.0e12, 300e9, 25e9, PP__PLAN_EFF_A100, PP__PLAN_GEMM_WIDTH},
+    {"h100-80g", 80, 989e12, 3.35e12, 450e9, 50e9, PP__PLAN_EFF_H100, PP__PLAN_GEMM_WIDTH},
+    {"h800", 80, 989e12, 3.35e12, 200e9, 50e9, PP__PLAN_EFF_H100, PP__PLAN_GEMM_WIDTH},
+    {"h200", 141, 989e12, 4.8e12, 450e9, 50e9, PP__PLAN_EFF_H100, PP__PLAN_GEMM_WIDTH},
+    {"b200", 180, 2250e12, 8.0e12, 900e9, 50e9, PP__PLAN_EFF_H100, PP__PLAN_GEMM_WIDTH},
 };
 
-#define PP__NMODEL_PRESETS ((int)(sizeof pp__model_presets / sizeof pp__model_presets[0]))
-#define PP__NGPU_PRESETS ((int)(sizeof pp__gpu_presets / sizeof pp__gpu_presets[0]))
+#define PP__PLAN_NMODEL_PRESETS ((int)(sizeof pp__plan_model_presets / sizeof pp__plan_model_presets[0]))
+#define PP__PLAN_NGPU_PRESETS ((int)(sizeof pp__plan_gpu_presets / sizeof pp__plan_gpu_presets[0]))
 
 PP_PLAN_DEF const char *pp_model_preset_name(int i) {
-    return i >= 0 && i < PP__NMODEL_PRESETS ? pp__model_presets[i].name : NULL;
+    return i >= 0 && i < PP__PLAN_NMODEL_PRESETS ? pp__plan_model_presets[i].name : NULL;
 }
 PP_PLAN_DEF const char *pp_gpu_preset_name(int i) {
-    return i >= 0 && i < PP__NGPU_PRESETS ? pp__gpu_presets[i].name : NULL;
+    return i >= 0 && i < PP__PLAN_NGPU_PRESETS ? pp__plan_gpu_presets[i].name : NULL;
 }
 
 /* "known: a, b, c" into buf */
-static void pp__preset_list(char *buf, size_t cap, const char *(*name)(int)) {
+static void pp__plan_preset_list(char *buf, size_t cap, const char *(*name)(int)) {
     size_t used = 0;
     int i;
     buf[0] = 0;
@@ -1175,9 +1175,9 @@ PP_PLAN_DEF pp_status pp_model_preset(const char *name, pp_model *out, char *err
     int i;
     if (err) err[0] = 0;
     if (!out) { pp__plan_err(err, "pp_model_preset: out must not be NULL"); return PP_ERR_INVALID_ARG; }
-    for (i = 0; name && i < PP__NMODEL_PRESETS; i++)
-        if (strcmp(name, pp__model_presets[i].name) == 0) { *out = pp__model_presets[i].m; return PP_OK; }
-    pp__preset_list(known, sizeof known, pp_model_preset_name);
+    for (i = 0; name && i < PP__PLAN_NMODEL_PRESETS; i++)
+        if (strcmp(name, pp__plan_model_presets[i].name) == 0) { *out = pp__plan_model_presets[i].m; return PP_OK; }
+    pp__plan_preset_list(known, sizeof known, pp_model_preset_name);
     pp__plan_err(err, "unknown model '%.40s'; known: %s", name ? name : "(null)", known);
     return PP_ERR_INVALID_ARG;
 }
@@ -1187,9 +1187,9 @@ PP_PLAN_DEF pp_status pp_gpu_preset(const char *name, pp_gpu *out, char *err) {
     int i;
     if (err) err[0] = 0;
     if (!out) { pp__plan_err(err, "pp_gpu_preset: out must not be NULL"); return PP_ERR_INVALID_ARG; }
-    for (i = 0; name && i < PP__NGPU_PRESETS; i++)
-        if (strcmp(name, pp__gpu_presets[i].name) == 0) {
-            const pp__gpu_preset *g = &pp__gpu_presets[i];
+    for (i = 0; name && i < PP__PLAN_NGPU_PRESETS; i++)
+        if (strcmp(name, pp__plan_gpu_presets[i].name) == 0) {
+            const pp__plan_gpu_preset *g = &pp__plan_gpu_presets[i];
             memset(out, 0, sizeof *out);
             out->name = g->name;
             out->mem_bytes = g->mem_gib * 1073741824.0;
@@ -1201,21 +1201,21 @@ PP_PLAN_DEF pp_status pp_gpu_preset(const char *name, pp_gpu *out, char *err) {
             out->gemm_width = g->gemm_width;
             return PP_OK;
         }
-    pp__preset_list(known, sizeof known, pp_gpu_preset_name);
+    pp__plan_preset_list(known, sizeof known, pp_gpu_preset_name);
     pp__plan_err(err, "unknown gpu '%.40s'; known: %s", name ? name : "(null)", known);
     return PP_ERR_INVALID_ARG;
 }
 
 /* ---- the request: checked once, defaults applied ---- */
 
-typedef struct pp__preq {
+typedef struct pp__plan_preq {
     const pp_plan_request *r;
-    pp__pmodel p;
+    pp__plan_pmodel p;
     pp_gpu g;          /* defaults applied */
     double gmem;       /* usable bytes: mem_bytes - reserve */
     double flops_per_token; /* training, for the MFU */
     int node;          /* GPUs on one tp_bw link */
-} pp__preq;
+} pp__plan_preq;
 
 static int pp__plan_real_in(char *err, const char *field, double x, double lo, double hi, const char *what) {
     if (pp__plan_finite(x) && x >= lo && x <= hi) return 1;
@@ -1244,22 +1244,22 @@ PP_PLAN_DEF pp_gpu pp_gpu_defaults(const pp_gpu *in) {
     return g;
 }
 
-static const char *const pp__recipe_names[] = {"megatron", "fsdp", "zero1", "zero2", "zero3", "deepseek"};
-static const char *const pp__recompute_names[] = {"none", "selective", "full"};
-PP_PLAN_DEF const char *pp_recipe_name(int i) { return i >= 0 && i < PP_RECIPE_COUNT ? pp__recipe_names[i] : NULL; }
+static const char *const pp__plan_recipe_names[] = {"megatron", "fsdp", "zero1", "zero2", "zero3", "deepseek"};
+static const char *const pp__plan_recompute_names[] = {"none", "selective", "full"};
+PP_PLAN_DEF const char *pp_recipe_name(int i) { return i >= 0 && i < PP_RECIPE_COUNT ? pp__plan_recipe_names[i] : NULL; }
 PP_PLAN_DEF const char *pp_recompute_name(int i) {
-    return i >= 0 && i < PP_RECOMPUTE_COUNT ? pp__recompute_names[i] : NULL;
+    return i >= 0 && i < PP_RECOMPUTE_COUNT ? pp__plan_recompute_names[i] : NULL;
 }
 
 /* The one check of a request (LIMITS in the docs block), before any work. */
-static pp_status pp__plan_resolve(const pp_plan_request *r, pp__preq *q, char *err) {
+static pp_status pp__plan_resolve(const pp_plan_request *r, pp__plan_preq *q, char *err) {
     const pp_gpu *g = &r->gpu;
     pp_model_counts ms;
     pp_status st;
     double mem;
     memset(q, 0, sizeof *q);
     q->r = r;
-    st = pp__model_resolve(&r->model, &q->p, err);
+    st = pp__plan_model_resolve(&r->model, &q->p, err);
     if (st != PP_OK) return st;
     if (!pp__plan_int_in(err, "gpus", r->gpus, 1, 1 << 24, "a GPU count") ||
         !pp__plan_int_in(err, "global_batch", r->global_batch, 1, 1 << 30, "sequences per step") ||
@@ -1374,7 +1374,7 @@ static pp_status pp__plan_resolve(const pp_plan_request *r, pp__preq *q, char *e
 /* Per item (0 = embedding, 1..L = layers, L+1 = LM head): forward time of one
    microbatch (b = its time without communication), its parameters on one
    rank (expert ones apart), activation bytes kept per microbatch. */
-typedef struct pp__item {
+typedef struct pp__plan_item {
     double f, w, params, eparams, act;
     double tpc, cpc, epc; /* of f: tensor-, context-, expert-parallel communication */
     double rc;            /* forward time redone before its backward (recomputation) */
@@ -1382,29 +1382,29 @@ typedef struct pp__item {
     double peak_act;      /* a layer's whole activations, rebuilt while full recomputation runs its backward */
     double act_in;        /* a layer's input alone (what 1f1b-r keeps) */
     int head;             /* 1: the LM head (its activations are the logits) */
-} pp__item;
+} pp__plan_item;
 
 /* one layout's ranks: tensor, context, expert parallel, microbatch size;
    etp: the experts' tensor-parallel ranks, tp where EP groups are carved
    from dp x cp, 1 where they fold TP ranks in (Megatron-Core's MoE
    parallel folding: expert layers use EP x expert-DP over TP x CP x DP) */
-typedef struct pp__lay { int pp, tp, cp, ep, dp, mbs, etp; } pp__lay;
+typedef struct pp__plan_lay { int pp, tp, cp, ep, dp, mbs, etp; } pp__plan_lay;
 
 /* compute slowdown of a TP-sharded layer on `tokens` rows (PLANNING, pass times) */
-static double pp__tp_slow(const pp_gpu *g, int tp, double tokens) {
+static double pp__plan_tp_slow(const pp_gpu *g, int tp, double tokens) {
     double a = g->tp_slowdown == 0 ? 0.037 : g->tp_slowdown < 0 ? 0 : g->tp_slowdown, l = 0;
     while (tp > 1) { l += 1; tp /= 2; }
     return 1 + a * l * (tokens > 1024 ? 1024 / tokens : 1);
 }
 
 /* a link between `ranks` x tp GPUs: NVLink inside a node, else the network */
-static double pp__link(const pp__preq *q, int ranks, int tp) {
+static double pp__plan_link(const pp__plan_preq *q, int ranks, int tp) {
     return (double)ranks * tp <= q->node ? q->g.tp_bw : q->g.net_bw;
 }
 
 /* which of a layout's TP, CP, EP groups span nodes (PP_SPAN_*): their
    collectives run at net_bw */
-static int pp__span(const pp__preq *q, const pp__lay *y) {
+static int pp__plan_span(const pp__plan_preq *q, const pp__plan_lay *y) {
     int s = 0;
     if (y->tp > q->node) s |= PP_SPAN_TP;
     if (y->cp > 1 && (double)y->cp * y->tp > q->node) s |= PP_SPAN_CP;
@@ -1414,25 +1414,25 @@ static int pp__span(const pp__preq *q, const pp__lay *y) {
 
 /* activation bytes a layer keeps under the request's recomputation
    (full: the layer input; selective: without the s x s scores) */
-static double pp__act_kept(const pp__preq *q, int moe, double tokens, int t, int full) {
-    pp__pmodel sel;
-    if (full || q->r->recompute == PP_RECOMPUTE_FULL) return pp__act_bytes(&q->p, moe, tokens, t, 1);
+static double pp__plan_act_kept(const pp__plan_preq *q, int moe, double tokens, int t, int full) {
+    pp__plan_pmodel sel;
+    if (full || q->r->recompute == PP_RECOMPUTE_FULL) return pp__plan_act_bytes(&q->p, moe, tokens, t, 1);
     if (q->r->recompute != PP_RECOMPUTE_SELECTIVE || !q->p.m.no_flash_attention)
-        return pp__act_bytes(&q->p, moe, tokens, t, 0);
+        return pp__plan_act_bytes(&q->p, moe, tokens, t, 0);
     sel = q->p;
     sel.m.no_flash_attention = 0;
-    return pp__act_bytes(&sel, moe, tokens, t, 0);
+    return pp__plan_act_bytes(&sel, moe, tokens, t, 0);
 }
 
 /* forward time of a layer kind: its compute and its communication apart */
-typedef struct pp__ltime { double compute, tp, cp, ep, core; } pp__ltime;
-static pp__ltime pp__layer_time(const pp__preq *q, const pp__lay *y, int moe) {
-    const pp__pmodel *p = &q->p;
+typedef struct pp__plan_ltime { double compute, tp, cp, ep, core; } pp__plan_ltime;
+static pp__plan_ltime pp__plan_layer_time(const pp__plan_preq *q, const pp__plan_lay *y, int moe) {
+    const pp__plan_pmodel *p = &q->p;
     double t = y->tp, T = (double)y->mbs * p->s / y->cp; /* tokens on this rank */
-    double attn = T * 2 * p->s * p->a * (p->q_w / p->a + p->hd) / t, mm = T * pp__layer_flops(p, moe) / t - attn;
-    double w = pp__layer_shared_params(p, moe) / t + pp__layer_expert_params(p, moe) / ((double)y->ep * y->etp);
-    double bytes = 2 * w + pp__act_bytes(p, moe, T, y->tp, 0), tf, tm;
-    pp__ltime r;
+    double attn = T * 2 * p->s * p->a * (p->q_w / p->a + p->hd) / t, mm = T * pp__plan_layer_flops(p, moe) / t - attn;
+    double w = pp__plan_layer_shared_params(p, moe) / t + pp__plan_layer_expert_params(p, moe) / ((double)y->ep * y->etp);
+    double bytes = 2 * w + pp__plan_act_bytes(p, moe, T, y->tp, 0), tf, tm;
+    pp__plan_ltime r;
     memset(&r, 0, sizeof r);
     if (q->g.gemm_width > 0) { /* narrow matmuls fill the GPU less: each group at w / (w + gemm_width) */
         double wa = p->o_w / t, wm = moe ? p->m.expert_ffn / (double)y->etp : p->m.ffn / t, gw = q->g.gemm_width;
@@ -1442,15 +1442,15 @@ static pp__ltime pp__layer_time(const pp__preq *q, const pp__lay *y, int moe) {
     /* FP8: the layer's matmuls at the FP8 rate, attention scores at 16 bits */
     tm = mm / (q->r->fp8 ? q->g.fp8_speedup * q->g.flops : q->g.flops) + attn / q->g.flops;
     tf = tm > bytes / q->g.hbm_bw ? tm : bytes / q->g.hbm_bw;
-    tf *= pp__tp_slow(&q->g, y->tp, T);
+    tf *= pp__plan_tp_slow(&q->g, y->tp, T);
     /* 2 all-gather/reduce-scatter pairs; a TP group larger than a node runs over the network */
-    if (y->tp > 1) r.tp = 2 * 2 * (t - 1) / t * 2 * T * p->h / pp__link(q, 1, y->tp);
+    if (y->tp > 1) r.tp = 2 * 2 * (t - 1) / t * 2 * T * p->h / pp__plan_link(q, 1, y->tp);
     /* TP overlap (Megatron's --tp-comm-overlap, Transformer Engine's
        userbuffers): the all-gathers and reduce-scatters run in chunks beside
        the matmuls that use them; only what outlasts the compute shows */
     if (!q->r->no_tp_overlap) r.tp = r.tp > tf ? r.tp - tf : 0;
     if (y->cp > 1) { /* ring attention: K and V go round the cp ranks, overlapped with the scores */
-        double kv = (y->cp - 1) * T * 2 * (p->k_w + p->v_w) / t / pp__link(q, y->cp, y->tp);
+        double kv = (y->cp - 1) * T * 2 * (p->k_w + p->v_w) / t / pp__plan_link(q, y->cp, y->tp);
         double scores = T * 2 * p->s * (p->q_w + p->o_w) / t / q->g.flops;
         if (kv > scores) r.cp = kv - scores;
     }
@@ -1462,23 +1462,23 @@ static pp__ltime pp__layer_time(const pp__preq *q, const pp__lay *y, int moe) {
             copies = (p->m.route_nodes < nodes ? p->m.route_nodes : nodes) * (nodes - 1) / nodes;
         /* dispatch in FP8 with req.fp8 (DeepSeek-V3 Sec. 3.3.2), combine in 16 bits */
         r.ep = (T / (p->m.no_seq_parallel ? 1 : t)) * copies * p->h * ((q->r->fp8 ? 1 : 2) + 2) /
-               pp__link(q, y->ep, y->etp);
+               pp__plan_link(q, y->ep, y->etp);
     }
     r.compute = tf;
     /* the attention core (QK^T, AV), which selective recomputation redoes */
-    r.core = T * 2 * p->s * p->a * (p->q_w / p->a + p->hd) / t / q->g.flops * pp__tp_slow(&q->g, y->tp, T);
+    r.core = T * 2 * p->s * p->a * (p->q_w / p->a + p->hd) / t / q->g.flops * pp__plan_tp_slow(&q->g, y->tp, T);
     return r;
 }
 
-static void pp__plan_items(const pp__preq *q, const pp__lay *y, pp__item *it, double *comm) {
-    const pp__pmodel *p = &q->p;
+static void pp__plan_items(const pp__plan_preq *q, const pp__plan_lay *y, pp__plan_item *it, double *comm) {
+    const pp__plan_pmodel *p = &q->p;
     double t = y->tp, T = (double)y->mbs * p->s / y->cp, V = p->V, h = p->h, flops, bytes, tf;
     int L = p->m.layers, i, k;
     double sp = p->m.no_seq_parallel ? 1 : t, big[2];
-    pp__ltime lt[2];
-    memset(it, 0, sizeof(pp__item) * (size_t)(L + 2));
+    pp__plan_ltime lt[2];
+    memset(it, 0, sizeof(pp__plan_item) * (size_t)(L + 2));
     for (k = 0; k < 2; k++) {
-        lt[k] = pp__layer_time(q, y, k);
+        lt[k] = pp__plan_layer_time(q, y, k);
         /* the largest matrix of a layer: an attention projection or an MLP (expert) matrix */
         big[k] = p->h * (k ? (double)p->m.expert_ffn : (double)p->m.ffn);
         if (p->h * p->q_w > big[k]) big[k] = p->h * p->q_w;
@@ -1486,8 +1486,8 @@ static void pp__plan_items(const pp__preq *q, const pp__lay *y, pp__item *it, do
         big[k] /= t;
     }
     for (i = 1; i <= L; i++) {
-        int moe = pp__is_moe(p, i - 1);
-        const pp__ltime *x = &lt[moe];
+        int moe = pp__plan_is_moe(p, i - 1);
+        const pp__plan_ltime *x = &lt[moe];
         it[i].f = x->compute + x->tp + x->cp + x->ep;
         it[i].w = x->compute;
         it[i].tpc = x->tp;
@@ -1496,11 +1496,11 @@ static void pp__plan_items(const pp__preq *q, const pp__lay *y, pp__item *it, do
         /* full: the forward again, its collectives included; selective: the attention core */
         it[i].rc = q->r->recompute == PP_RECOMPUTE_FULL ? it[i].f
                  : q->r->recompute == PP_RECOMPUTE_SELECTIVE && p->m.no_flash_attention ? x->core : 0;
-        it[i].params = pp__layer_shared_params(p, moe) / t;
-        it[i].eparams = pp__layer_expert_params(p, moe) / ((double)y->ep * y->etp);
-        it[i].act = pp__act_kept(q, moe, T, y->tp, 0);
-        it[i].act_in = pp__act_bytes(p, moe, T, y->tp, 1);
-        it[i].peak_act = pp__act_bytes(p, moe, T, y->tp, 0);
+        it[i].params = pp__plan_layer_shared_params(p, moe) / t;
+        it[i].eparams = pp__plan_layer_expert_params(p, moe) / ((double)y->ep * y->etp);
+        it[i].act = pp__plan_act_kept(q, moe, T, y->tp, 0);
+        it[i].act_in = pp__plan_act_bytes(p, moe, T, y->tp, 1);
+        it[i].peak_act = pp__plan_act_bytes(p, moe, T, y->tp, 0);
         it[i].big = big[moe];
     }
     /* embedding: a gather, memory-bound; LM head: 2 T h V FLOPs, fp32 logits */
@@ -1515,7 +1515,7 @@ static void pp__plan_items(const pp__preq *q, const pp__lay *y, pp__item *it, do
     flops = 2 * T * h * V / t;
     bytes = 2 * V * h / t + 4 * T * V / t;
     tf = flops / q->g.flops > bytes / q->g.hbm_bw ? flops / q->g.flops : bytes / q->g.hbm_bw;
-    tf *= pp__tp_slow(&q->g, y->tp, T);
+    tf *= pp__plan_tp_slow(&q->g, y->tp, T);
     it[L + 1].f = tf;
     it[L + 1].w = tf;
     /* the head's weight: its own, or with pp > 1 the copy of the tied embedding Megatron keeps on the last stage */
@@ -1534,10 +1534,10 @@ static void pp__plan_items(const pp__preq *q, const pp__lay *y, pp__item *it, do
        NVLink only when the whole pipeline, pp x that, fits a node; the
        schedule takes one send time for every edge, so otherwise it is the
        slowest boundary's, over the network */
-    *comm = 2 * T * h / sp / pp__link(q, y->pp * y->cp * y->dp, y->tp);
+    *comm = 2 * T * h / sp / pp__plan_link(q, y->pp * y->cp * y->dp, y->tp);
 }
 
-static void pp__cand_reason(pp_candidate *c, const char *fmt, ...) {
+static void pp__plan_cand_reason(pp_candidate *c, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(c->reason, sizeof c->reason, fmt, ap);
@@ -1578,9 +1578,9 @@ static double pp__plan_ratio(const pp_times *a, const pp_times *b, int S) {
 typedef struct pp__plan_inc { double step; char lay[64]; } pp__plan_inc;
 
 /* One plan's working memory, from the caller's allocator. */
-typedef struct pp__pws {
+typedef struct pp__plan_pws {
     pp_allocator al;
-    pp__item *it;        /* [L + 2] of the current (tp, cp, ep, mbs) */
+    pp__plan_item *it;        /* [L + 2] of the current (tp, cp, ep, mbs) */
     double *cost;        /* [L + 2] */
     pp_times *stt;       /* [2 (L + 2)] */
     pp_times *fbc;       /* [2 (L + 2)]: each stage's all-to-all part of F and B (pp_config.fb_comm) */
@@ -1594,10 +1594,10 @@ typedef struct pp__pws {
     double *split_cost;  /* [L + 2]: the costs the kept splits were made for */
     pp__plan_cache cache[PP__PLAN_CACHE];
     int ncache;
-} pp__pws;
+} pp__plan_pws;
 
 /* keeps a build (or, s = NULL, a pruned layout's times); 0 when full */
-static int pp__plan_cache_put(pp__pws *w, int id, int v, int nb, int S, double lim, double rin, pp_schedule *s,
+static int pp__plan_cache_put(pp__plan_pws *w, int id, int v, int nb, int S, double lim, double rin, pp_schedule *s,
                               const pp_times *stt) {
     pp__plan_cache *e;
     pp_times *copy;
@@ -1611,7 +1611,7 @@ static int pp__plan_cache_put(pp__pws *w, int id, int v, int nb, int S, double l
     return 1;
 }
 
-static void pp__plan_cache_clear(pp__pws *w) {
+static void pp__plan_cache_clear(pp__plan_pws *w) {
     while (w->ncache > 0) {
         --w->ncache;
         pp_sched_free(w->cache[w->ncache].s);
@@ -1625,7 +1625,7 @@ static void pp__plan_cache_clear(pp__pws *w) {
    the most microbatches in flight (1F1B's first holds pp), so this costs
    no time bound and lowers the peak. Its first stage fits in mx: greedy
    boundaries from the back lie at or before those of any split within mx. */
-static void pp__split_back(const double *cost, int items, int S, double mx, int *first) {
+static void pp__plan_split_back(const double *cost, int items, int S, double mx, int *first) {
     int k, j = items;
     double tol = mx * (1 + 1e-12);
     for (k = S - 1; k >= 1; k--) {
@@ -1639,7 +1639,7 @@ static void pp__split_back(const double *cost, int items, int S, double mx, int 
 }
 
 /* stages of at most M the split from the front needs (each takes what fits) */
-static int pp__split_count(const double *cost, int items, double M) {
+static int pp__plan_split_count(const double *cost, int items, double M) {
     int i, n = 1;
     double x = 0;
     for (i = 0; i < items; i++) {
@@ -1654,18 +1654,18 @@ static int pp__split_count(const double *cost, int items, double M) {
    O(S items log items): the count above falls as M rises, so bisect M to
    adjacent values and take the slowest stage of the split at the upper one
    (every split within the lower one needs more than S stages). items >= S. */
-static double pp__split_minmax(const double *cost, int items, int S) {
+static double pp__plan_split_minmax(const double *cost, int items, int S) {
     double lo = 0, hi = 0, m = 0, x = 0;
     int i, it;
     for (i = 0; i < items; i++) {
         hi += cost[i];
         if (cost[i] > lo) lo = cost[i];
     }
-    if (pp__split_count(cost, items, lo) <= S) hi = lo;
+    if (pp__plan_split_count(cost, items, lo) <= S) hi = lo;
     for (it = 0; it < 200 && hi > lo; it++) {
         double mid = lo + 0.5 * (hi - lo);
         if (mid <= lo || mid >= hi) break;
-        if (pp__split_count(cost, items, mid) <= S) hi = mid; else lo = mid;
+        if (pp__plan_split_count(cost, items, mid) <= S) hi = mid; else lo = mid;
     }
     for (i = 0; i < items; i++) { /* the slowest stage of the split at hi */
         if (x + cost[i] > hi) { if (x > m) m = x; x = 0; }
@@ -1675,7 +1675,7 @@ static double pp__split_minmax(const double *cost, int items, int S) {
 }
 
 /* the split of the current items into S stages (kept per S until the items change) */
-static const int *pp__plan_split(pp__pws *w, int items, int S, char *err) {
+static const int *pp__plan_split(pp__plan_pws *w, int items, int S, char *err) {
     int k;
     double mx;
     for (k = 0; k < w->nsplit; k++)
@@ -1683,15 +1683,15 @@ static const int *pp__plan_split(pp__pws *w, int items, int S, char *err) {
     if (w->nsplit == PP__PLAN_SPLITS) w->nsplit = 0;
     k = w->nsplit;
     (void)err;
-    mx = pp__split_minmax(w->cost, items, S);
-    pp__split_back(w->cost, items, S, mx, w->split + (size_t)k * items);
+    mx = pp__plan_split_minmax(w->cost, items, S);
+    pp__plan_split_back(w->cost, items, S, mx, w->split + (size_t)k * items);
     w->split_S[k] = S;
     w->nsplit = k + 1;
     return w->split + (size_t)k * items;
 }
 
 /* "pp=5 tp=4 dp=1 mbs=1", with cp, ep, v where they are not 1 */
-static void pp__lay_name(char *buf, size_t cap, int pp, int tp, int cp, int ep, int dp, int v, int mbs) {
+static void pp__plan_lay_name(char *buf, size_t cap, int pp, int tp, int cp, int ep, int dp, int v, int mbs) {
     int u = snprintf(buf, cap, "pp=%d tp=%d", pp, tp);
     if (u > 0 && cp > 1 && (size_t)u < cap) u += snprintf(buf + u, cap - (size_t)u, " cp=%d", cp);
     if (u > 0 && ep > 1 && (size_t)u < cap) u += snprintf(buf + u, cap - (size_t)u, " ep=%d", ep);
@@ -1700,7 +1700,7 @@ static void pp__lay_name(char *buf, size_t cap, int pp, int tp, int cp, int ep, 
     if (u > 0 && (size_t)u < cap) snprintf(buf + u, cap - (size_t)u, " mbs=%d", mbs);
 }
 
-static int pp__cand_cmp(const void *x, const void *y) {
+static int pp__plan_cand_cmp(const void *x, const void *y) {
     const pp_candidate *a = (const pp_candidate *)x, *b = (const pp_candidate *)y;
     int ra = a->step_time > 0 ? 0 : a->fits ? 1 : 2, rb = b->step_time > 0 ? 0 : b->fits ? 1 : 2;
     if (ra != rb) return ra - rb;
@@ -1723,7 +1723,7 @@ static int pp__plan_search_d(const pp_sched_info *info) { return info->search_de
 
 /* compute's share of the GPU inside an F&B pair: DeepSeek-V3 gives 20 of
    the H800's 132 SMs to communication (report, Sec. 3.2.2) */
-#define PP__FB_SHARE (112.0 / 132.0)
+#define PP__PLAN_FB_SHARE (112.0 / 132.0)
 
 /* the device of stage s (pp_sched.h's placements; dualpipe's second copy
    is V-shaped too) */
@@ -1731,7 +1731,7 @@ static int pp__plan_dev(int vplace, int pp, int s) { return vplace ? (s < pp ? s
 
 /* Bytes per parameter of a recipe (PLANNING, recipes) for a weight shared by
    D ranks: weight, gradient, optimizer state. */
-static void pp__recipe_bytes(int recipe, int no_dist, double D, double *wb, double *gb, double *ob) {
+static void pp__plan_recipe_bytes(int recipe, int no_dist, double D, double *wb, double *gb, double *ob) {
     switch (recipe) {
     case PP_RECIPE_FSDP: *wb = 4 / D; *gb = 4 / D; *ob = 8 / D; break; /* fp32 shards; Adam m, v */
     case PP_RECIPE_ZERO1: *wb = 2; *gb = 2; *ob = 12 / D; break;
@@ -1746,7 +1746,7 @@ static void pp__recipe_bytes(int recipe, int no_dist, double D, double *wb, doub
 
 /* Bytes per parameter a recipe moves over the data-parallel ranks, before
    the ring's (D-1)/D: once per step, and per microbatch (PLANNING, recipes) */
-static void pp__recipe_sync(int recipe, int no_dist, double *per_step, double *per_mb) {
+static void pp__plan_recipe_sync(int recipe, int no_dist, double *per_step, double *per_mb) {
     *per_step = 0;
     *per_mb = 0;
     switch (recipe) {
@@ -1775,7 +1775,7 @@ static void pp__recipe_sync(int recipe, int no_dist, double *per_step, double *p
    device bounds anything; a device with nothing left (the memory bound
    catches it first): 1e300. Needs w->stt, sact, slog, slogb, stra of the
    current stages. */
-static double pp__plan_live_bound(const pp__preq *q, pp__pws *w, int S, int Sp, int pp, int vplace, int dual, int nb,
+static double pp__plan_live_bound(const pp__plan_preq *q, pp__plan_pws *w, int S, int Sp, int pp, int vplace, int dual, int nb,
                                   const pp_sched_info *info) {
     const pp_times *stt = w->stt;
     int items = q->p.m.layers + 2, s, dev;
@@ -1819,13 +1819,13 @@ static double pp__plan_live_bound(const pp__preq *q, pp__pws *w, int S, int Sp, 
 }
 
 /* Evaluate one (layout, schedule, v). */
-static void pp__plan_one(const pp__preq *q, pp__pws *w, const pp__lay *y, int id, int v, pp_candidate *c,
+static void pp__plan_one(const pp__plan_preq *q, pp__plan_pws *w, const pp__plan_lay *y, int id, int v, pp_candidate *c,
                          const pp__plan_inc *inc, double top_k, int bound_only) {
     const pp_plan_request *r = q->r;
-    const pp__pmodel *P = &q->p;
+    const pp__plan_pmodel *P = &q->p;
     const pp_sched_info *info = pp_sched_info_at(id);
     const char *name = info->name;
-    pp__item *it = w->it;
+    pp__plan_item *it = w->it;
     pp_times *stt = w->stt;
     const int *first;
     int pp = y->pp, tp = y->tp, dp = y->dp, mbs = y->mbs;
@@ -1853,19 +1853,19 @@ static void pp__plan_one(const pp__preq *q, pp__pws *w, const pp__lay *y, int id
     c->v = v;
     c->mbs = mbs;
     c->microbatches = n;
-    c->span = pp__span(q, y);
+    c->span = pp__plan_span(q, y);
     c->mem.reserve = q->g.reserve_bytes;
     S = pp * v;
     Sp = dual ? pp : S; /* dualpipe: two copies of a pp-stage split */
     if (Sp > items) {
-        pp__cand_reason(c, "%d layers + embedding + head cannot fill %d stages", L, Sp);
+        pp__plan_cand_reason(c, "%d layers + embedding + head cannot fill %d stages", L, Sp);
         return;
     }
     first = pp__plan_split(w, items, Sp, e2);
-    if (!first) { pp__cand_reason(c, "%s", e2); return; }
-    pp__recipe_bytes(r->recipe, P->m.no_distributed_optimizer, dshard, &wb, &gb, &ob);
-    pp__recipe_bytes(r->recipe, P->m.no_distributed_optimizer, eshard, &ewb, &egb, &eob);
-    pp__recipe_sync(r->recipe, P->m.no_distributed_optimizer, &sync_step, &sync_mb);
+    if (!first) { pp__plan_cand_reason(c, "%s", e2); return; }
+    pp__plan_recipe_bytes(r->recipe, P->m.no_distributed_optimizer, dshard, &wb, &gb, &ob);
+    pp__plan_recipe_bytes(r->recipe, P->m.no_distributed_optimizer, eshard, &ewb, &egb, &eob);
+    pp__plan_recipe_sync(r->recipe, P->m.no_distributed_optimizer, &sync_step, &sync_mb);
     /* bytes: static per device from its stages' items (PLANNING, static) */
     for (dev = 0; dev < pp; dev++) w->dev_params[dev] = w->dev_eparams[dev] = w->dev_big[dev] = w->dev_unit[dev] = 0;
     for (s = 0; s < S; s++) {
@@ -1874,7 +1874,7 @@ static void pp__plan_one(const pp__preq *q, pp__pws *w, const pp__lay *y, int id
         dev = vplace ? (s < pp ? s : 2 * pp - 1 - s) : s % pp;
         sact[s] = slog[s] = stp[s] = scp[s] = sep[s] = stra[s] = slogb[s] = 0;
         for (i = first[part]; i < end; i++) {
-            const pp__item *x = &it[i];
+            const pp__plan_item *x = &it[i];
             f += x->f;
             wt += x->w;
             pd += x->params;
@@ -1957,7 +1957,7 @@ static void pp__plan_one(const pp__preq *q, pp__pws *w, const pp__lay *y, int id
         c->peak_bytes = static_max;
         c->static_bytes = static_max;
         c->unit_bytes = unit;
-        pp__cand_reason(c, "parameters and optimizer alone need %.1f GiB > %.1f GiB%s", static_max / 1073741824.0,
+        pp__plan_cand_reason(c, "parameters and optimizer alone need %.1f GiB > %.1f GiB%s", static_max / 1073741824.0,
                         q->gmem / 1073741824.0, dual ? " (two copies of the parameters)" : "");
         return;
     }
@@ -1984,7 +1984,7 @@ static void pp__plan_one(const pp__preq *q, pp__pws *w, const pp__lay *y, int id
             c->unit_bytes = unit;
             c->mem.activations = lb_max - static_max; /* the breakdown adds up to the bound */
             c->mem.total = lb_max + c->mem.reserve;
-            pp__cand_reason(c, "out of memory by at least %.2f GiB (one microbatch on every stage of a device)",
+            pp__plan_cand_reason(c, "out of memory by at least %.2f GiB (one microbatch on every stage of a device)",
                             (lb_max - q->gmem) / 1073741824.0);
             return;
         }
@@ -1994,13 +1994,13 @@ static void pp__plan_one(const pp__preq *q, pp__pws *w, const pp__lay *y, int id
         lim = (double)(long)((q->gmem - static_max) / unit * 2) / 2;
         if (lim > 2.0 * pp) lim = 2.0 * pp;
         if (lim < 0.5) {
-            pp__cand_reason(c, "no memory left for activations (%.1f GiB static)", static_max / 1073741824.0);
+            pp__plan_cand_reason(c, "no memory left for activations (%.1f GiB static)", static_max / 1073741824.0);
             c->unit_bytes = unit;
             return;
         }
     }
     if (pp__plan_search_d(info) && pp > pp__plan_search_d(info)) {
-        pp__cand_reason(c, "not evaluated: the %s search takes seconds at pp > %d (the planner keeps it to pp <= %d)",
+        pp__plan_cand_reason(c, "not evaluated: the %s search takes seconds at pp > %d (the planner keeps it to pp <= %d)",
                         name, pp__plan_search_d(info), pp__plan_search_d(info));
         c->unit_bytes = unit;
         return;
@@ -2013,7 +2013,7 @@ static void pp__plan_one(const pp__preq *q, pp__pws *w, const pp__lay *y, int id
     if (pp__plan_steady(info) == 1 && n > pp) nb = pp;
     if (pp__plan_steady(info) == 0) nb = n;
     if ((double)S * nb * 3 > PP__PLAN_MAX_PASSES) {
-        pp__cand_reason(c, "not evaluated: its build would have %.0f passes (%d stages x %d microbatches x 3), "
+        pp__plan_cand_reason(c, "not evaluated: its build would have %.0f passes (%d stages x %d microbatches x 3), "
                         "over the planner's %.0f", (double)S * nb * 3, S, nb, PP__PLAN_MAX_PASSES);
         c->unit_bytes = unit;
         return;
@@ -2027,7 +2027,7 @@ static void pp__plan_one(const pp__preq *q, pp__pws *w, const pp__lay *y, int id
     cfg.stage_times = stt;
     cfg.mem_limit = lim;
     cfg.no_guarantee = 1; /* ranking: PLANNING, "the guarantee" */
-    if (recompute) cfg.recompute_input = pp__act_bytes(P, 0, 1, tp, 1) / pp__act_bytes(P, 0, 1, tp, 0);
+    if (recompute) cfg.recompute_input = pp__plan_act_bytes(P, 0, 1, tp, 1) / pp__plan_act_bytes(P, 0, 1, tp, 0);
     /* F&B overlap (PLANNING, overlaps): dualpipe's pairs hide one pass's
        all-to-all under the other's compute, on the SMs communication leaves */
     /* the pipeline's sends: pp_sched.h adds times.comm on every dependency
@@ -2046,10 +2046,10 @@ static void pp__plan_one(const pp__preq *q, pp__pws *w, const pp__lay *y, int id
             sum += stt[s].f + stt[s].b + stt[s].w;
         }
         /* a runtime pairs only where it gains: the hidden all-to-all outweighs the compute's lost SMs */
-        if (!r->no_fb_overlap && a > 0 && (sum - a) / PP__FB_SHARE < sum) {
+        if (!r->no_fb_overlap && a > 0 && (sum - a) / PP__PLAN_FB_SHARE < sum) {
             cfg.fb_overlap = 1;
             cfg.fb_comm = w->fbc;
-            cfg.fb_share = PP__FB_SHARE;
+            cfg.fb_share = PP__PLAN_FB_SHARE;
             /* pairs are the steady state: a 2pp build has few of them, so it
                is built to 8pp microbatches (even, as dualpipe needs) before
                the extrapolation */
@@ -2083,7 +2083,7 @@ static void pp__plan_one(const pp__preq *q, pp__pws *w, const pp__lay *y, int id
                         int sd2 = vplace ? (s2 < pp ? s2 : 2 * pp - 1 - s2) : s2 % pp;
                         double x = stt[s].f + stt[s2].b + stt[s2].w, a = w->fbc[s].f + w->fbc[s2].b, tfb;
                         if (sd2 != dev) continue;
-                        tfb = (x - a) / PP__FB_SHARE > a ? (x - a) / PP__FB_SHARE : a;
+                        tfb = (x - a) / PP__PLAN_FB_SHARE > a ? (x - a) / PP__PLAN_FB_SHARE : a;
                         if (tfb / x < rho) rho = tfb / x;
                     }
                 }
@@ -2145,11 +2145,11 @@ static void pp__plan_one(const pp__preq *q, pp__pws *w, const pp__lay *y, int id
             c->peak_bytes = static_max;
             if (mem_bound > c->bound) {
                 c->bound = mem_bound;
-                pp__cand_reason(c, "not built: at least %.1f%% slower (memory-time bound %.3f s) than its best "
+                pp__plan_cand_reason(c, "not built: at least %.1f%% slower (memory-time bound %.3f s) than its best "
                                 "layout %s, outside the top %d, or out of memory", 100 * (c->bound / inc->step - 1),
                                 c->bound, inc->lay, r->keep_top > 0 ? r->keep_top : 10);
             } else
-                pp__cand_reason(c, "not built: at least %.1f%% slower (work bound %.3f s) than its best layout %s, "
+                pp__plan_cand_reason(c, "not built: at least %.1f%% slower (work bound %.3f s) than its best layout %s, "
                                 "outside the top %d", 100 * (c->bound / inc->step - 1), c->bound, inc->lay,
                                 r->keep_top > 0 ? r->keep_top : 10);
             if (hit < 0) pp__plan_cache_put(w, id, v, nb, S, lim, cfg.recompute_input, NULL, stt);
@@ -2162,7 +2162,7 @@ static void pp__plan_one(const pp__preq *q, pp__pws *w, const pp__lay *y, int id
             c2.times.comm = e->stt[0].comm;
             if (pp_sched_build(&c2, &e->s, e2) != PP_OK) {
                 e->s = NULL;
-                pp__cand_reason(c, "does not build: %s", e2);
+                pp__plan_cand_reason(c, "does not build: %s", e2);
                 c->unit_bytes = unit;
                 return;
             }
@@ -2172,7 +2172,7 @@ static void pp__plan_one(const pp__preq *q, pp__pws *w, const pp__lay *y, int id
             cached = 1;
         } else {
             if (pp_sched_build(&cfg, &sch, e2) != PP_OK) {
-                pp__cand_reason(c, "does not build: %s", e2);
+                pp__plan_cand_reason(c, "does not build: %s", e2);
                 c->unit_bytes = unit;
                 return;
             }
@@ -2254,7 +2254,7 @@ static void pp__plan_one(const pp__preq *q, pp__pws *w, const pp__lay *y, int id
     c->step_time += dp_step + dp_mb;
     c->fits = best_peak <= q->gmem;
     if (!c->fits) {
-        pp__cand_reason(c, "out of memory by %.2f GiB (%.1f GiB with the %.1f GiB reserve)",
+        pp__plan_cand_reason(c, "out of memory by %.2f GiB (%.1f GiB with the %.1f GiB reserve)",
                         (best_peak - q->gmem) / 1073741824.0, c->mem.total / 1073741824.0, c->mem.reserve / 1073741824.0);
         c->step_time = 0;
         return;
@@ -2307,7 +2307,7 @@ static const int pp__plan_vs[] = {2, 3, 4, 6, 8}; /* v tried for schedules that 
 #define PP__PLAN_V_STAGES 128
 
 /* the v values schedule id is tried with at pp (S = pp v <= items) */
-static int pp__plan_nv(const pp__preq *q, int id, int pp, int *vs) {
+static int pp__plan_nv(const pp__plan_preq *q, int id, int pp, int *vs) {
     const pp_sched_info *info = pp_sched_info_at(id);
     int items = q->p.m.layers + 2, nv = 0, k;
     if (!info->any_chunks) { vs[0] = info->chunks; return 1; }
@@ -2327,7 +2327,7 @@ static int pp__plan_nv(const pp__preq *q, int id, int pp, int *vs) {
    tensor-parallel like the rest), or tp x dp x cp (Megatron-Core's MoE
    parallel folding: the EP group takes TP ranks too, and the experts are
    not tensor-parallel: pp__plan_etp) */
-static int pp__plan_ep_ok(const pp__preq *q, int ep, int tp, int dp, int cp) {
+static int pp__plan_ep_ok(const pp__plan_preq *q, int ep, int tp, int dp, int cp) {
     int E = q->p.m.experts;
     long long all = (long long)tp * dp * cp;
     if (q->r->ep > 0) return ep == q->r->ep && all % ep == 0;
@@ -2338,15 +2338,15 @@ static int pp__plan_ep_ok(const pp__preq *q, int ep, int tp, int dp, int cp) {
 static int pp__plan_etp(int ep, int tp, int dp, int cp) { return (long long)dp * cp % ep == 0 ? tp : 1; }
 
 /* mbs values: 1, 2, 4 (or the one asked for) dividing global_batch / dp */
-static int pp__plan_mbs_ok(const pp__preq *q, int mbs, int dp) {
+static int pp__plan_mbs_ok(const pp__plan_preq *q, int mbs, int dp) {
     if (q->r->mbs > 0 && mbs != q->r->mbs) return 0;
     return q->r->global_batch % dp == 0 && (q->r->global_batch / dp) % mbs == 0;
 }
 
 PP_PLAN_DEF pp_status pp_plan(const pp_plan_request *r, pp_candidate *out, int cap, int *count, char *err) {
-    pp__preq q;
-    pp__pws w;
-    pp__lay y;
+    pp__plan_preq q;
+    pp__plan_pws w;
+    pp__plan_lay y;
     pp_status st;
     int id, total = 0, items, nsched = 0, rep = -1, pass, npairs = 0, k, ktop, ntop = 0, want = -1, nall = pp_sched_count();
     int mbs_lo, mbs_hi, vs[72];
@@ -2447,7 +2447,7 @@ PP_PLAN_DEF pp_status pp_plan(const pp_plan_request *r, pp_candidate *out, int c
     }
     ktop = r->keep_top > 0 ? r->keep_top : 10;
     if (ktop > total) ktop = total;
-    w.it = (pp__item *)pp__plan_malloc(&w.al, sizeof(pp__item) * (size_t)items);
+    w.it = (pp__plan_item *)pp__plan_malloc(&w.al, sizeof(pp__plan_item) * (size_t)items);
     w.cost = (double *)pp__plan_malloc(&w.al, sizeof(double) * (size_t)items);
     w.stt = (pp_times *)pp__plan_malloc(&w.al, sizeof(pp_times) * (size_t)(4 * items));
     if (w.stt) w.fbc = w.stt + 2 * items;
@@ -2534,7 +2534,7 @@ PP_PLAN_DEF pp_status pp_plan(const pp_plan_request *r, pp_candidate *out, int c
                             }
                             if (c.step_time > 0 && (inc[id].step <= 0 || c.step_time < inc[id].step)) {
                                 inc[id].step = c.step_time;
-                                pp__lay_name(inc[id].lay, sizeof inc[id].lay, y.pp, y.tp, y.cp, y.ep, y.dp, c.v, y.mbs);
+                                pp__plan_lay_name(inc[id].lay, sizeof inc[id].lay, y.pp, y.tp, y.cp, y.ep, y.dp, c.v, y.mbs);
                             }
                             out[idx++] = c;
                         }
@@ -2543,14 +2543,14 @@ PP_PLAN_DEF pp_status pp_plan(const pp_plan_request *r, pp_candidate *out, int c
             }
         }
     }
-    qsort(out, (size_t)total, sizeof *out, pp__cand_cmp);
+    qsort(out, (size_t)total, sizeof *out, pp__plan_cand_cmp);
     if (total > 0 && out[0].step_time > 0) {
         char lay[64];
         int i;
-        pp__lay_name(lay, sizeof lay, out[0].pp, out[0].tp, out[0].cp, out[0].ep, out[0].dp, out[0].v, out[0].mbs);
-        pp__cand_reason(&out[0], "best");
+        pp__plan_lay_name(lay, sizeof lay, out[0].pp, out[0].tp, out[0].cp, out[0].ep, out[0].dp, out[0].v, out[0].mbs);
+        pp__plan_cand_reason(&out[0], "best");
         for (i = 1; i < total && out[i].step_time > 0; i++)
-            pp__cand_reason(&out[i], "%.1f%% slower than the best (%s %s)", 100 * (out[i].step_time / out[0].step_time - 1),
+            pp__plan_cand_reason(&out[i], "%.1f%% slower than the best (%s %s)", 100 * (out[i].step_time / out[0].step_time - 1),
                             out[0].schedule, lay);
     }
     st = PP_OK;

@@ -92,7 +92,7 @@ step "two translation units, PP_SCHED_STATIC in both" sh -c "$CC $sflags -DTWO_T
 # used without its declaration is a C99 constraint violation (and an error in
 # recent compilers), so it fails this step whatever CFLAGS say.
 nflags="$CFLAGS -DPP_SCHED_NO_STDIO -Werror=implicit-function-declaration"
-step "pp_plan.h on pp_sched.h's public API: its implementation in a unit without pp_sched.h's" sh -c "$CC $CFLAGS -DPLAN_TU_SCHED -c '$here/plan_tu.c' -o '$out/ps.o' && $CC $CFLAGS -c '$here/plan_tu.c' -o '$out/pp.o' && $CC $CFLAGS '$out/ps.o' '$out/pp.o' -o '$out/plan_tu' $LDLIBS && '$out/plan_tu'"
+step "pp_plan.h on pp_sched.h's public API: its implementation in a unit without pp_sched.h's; no other private name" sh -c "$CC $CFLAGS -DPLAN_TU_SCHED -c '$here/plan_tu.c' -o '$out/ps.o' && $CC $CFLAGS -c '$here/plan_tu.c' -o '$out/pp.o' && $CC $CFLAGS '$out/ps.o' '$out/pp.o' -o '$out/plan_tu' $LDLIBS && '$out/plan_tu' && ! grep -nE '(pp__|PP__)' '$here/../pp_plan.h' | grep -vE '(pp__plan_|PP__PLAN_)'"
 # pp_sched_io.h the same way; and its private names are its own (pp__io_, PP__IO_)
 step "pp_sched_io.h on pp_sched.h's public API: its implementation in a unit without pp_sched.h's; no other private name" sh -c "$CC $CFLAGS -DIO_TU_SCHED -c '$here/io_tu.c' -o '$out/is.o' && $CC $CFLAGS -Werror=implicit-function-declaration -c '$here/io_tu.c' -o '$out/ii.o' && $CC $CFLAGS '$out/is.o' '$out/ii.o' -o '$out/io_tu' $LDLIBS && '$out/io_tu' && ! grep -nE '(pp__|PP__)' '$here/../pp_sched_io.h' | grep -vE '(pp__io_|PP__IO_)'"
 step "PP_SCHED_NO_STDIO" sh -c "$CC $nflags -c '$here/two_tu_a.c' -o '$out/na.o' && $CC $nflags -c '$here/two_tu_b.c' -o '$out/nb.o' && $CC $CFLAGS '$out/na.o' '$out/nb.o' -o '$out/two_tu_nostdio' $LDLIBS && '$out/two_tu_nostdio'"

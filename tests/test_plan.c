@@ -167,9 +167,9 @@ static void test_partition(void) {
                 c[i] = trial2 % 3 == 0 ? (double)(rnd() % 3) : trial2 % 3 == 1 ? 1.0 + (i == 0 || i == L - 1) * 0.37
                                                                            : (double)(rnd() % 1000) / 7;
             if (!CHECK(pp_partition(c, L, S, first, &mx, NULL, err) == PP_OK, "L=%d S=%d: %s", L, S, err)) continue;
-            bm = pp__split_minmax(c, L, S);
+            bm = pp__plan_split_minmax(c, L, S);
             CHECK(fabs(bm - mx) <= 1e-12 * mx, "L=%d S=%d: bisected slowest stage %.17g, pp_partition's %.17g", L, S, bm, mx);
-            pp__split_back(c, L, S, bm, back);
+            pp__plan_split_back(c, L, S, bm, back);
             CHECK(valid_first(back, S, L) && stages_max(c, L, back, S, 0) <= mx * (1 + 1e-9),
                   "L=%d S=%d: the split from the back is not a split within %g", L, S, mx);
             for (k = 0; k < S && back[k] <= first[k]; k++) {}
@@ -371,8 +371,8 @@ static void test_memory_time_bound(void) {
            static 10 and 20 of 30; 4 microbatches. R_1 = 2 + 3 = 5, R_0 = 1 + 2 + 5 = 8.
            device 0: 0 + 0 + 4 x (4 x 8) / (30 - 10) = 6.4; device 1: head 1 + tail 2
            + 4 x (6 + 1 - 0.5) x 5 / (30 - 20) = 16. */
-        pp__preq q;
-        pp__pws w;
+        pp__plan_preq q;
+        pp__plan_pws w;
         pp_times st[4];
         double sact[16 * 4], dst[4];
         const pp_sched_info *zb = pp_sched_find("zb-h1"); /* B and W split */
