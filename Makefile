@@ -55,7 +55,7 @@ test-env:
 # train_gpt in NCCL mode as 4 processes (mpirun; a rank that fails or hangs)
 # on the emulated NCCL, alone (make test runs it too)
 test-nccl: ppsched
-	CXX="$(CXX)" CFLAGS_EXTRA="$(CFLAGS_EXTRA)" sh tests/nccl_procs.sh
+	CXX="$(CXX)" MOCK_CXXFLAGS="$(MOCK_CXXFLAGS)" CFLAGS_EXTRA="$(CFLAGS_EXTRA)" sh tests/nccl_procs.sh
 
 bench: bench/bench
 	./bench/bench

@@ -63,7 +63,14 @@ free_port() {
         echo $((20000 + $$ % 20000))
 }
 
-mock="$CXX -std=c++11 -O1 -Wall -Wextra $CFLAGS_EXTRA -DPP_CUDA_HOST_EMULATION -I$root/emu/mock -x c++"
+# the flags come from the Makefile (make test and make test-nccl pass them;
+# run by hand, make test-env gives those the environment does not set)
+if [ -z "${MOCK_CXXFLAGS+set}" ] || [ -z "${CXX+set}" ]; then
+    vars=$(cd "$root" && env -u MAKEFLAGS -u MAKELEVEL -u MFLAGS make -s --no-print-directory test-env) ||
+        { echo "nccl_procs: make test-env (the flags) failed" >&2; exit 1; }
+    eval "$vars"
+fi
+mock="$CXX $MOCK_CXXFLAGS $CFLAGS_EXTRA -DPP_CUDA_HOST_EMULATION -I$root/emu/mock -x c++"
 build() {
     if [ -n "$1" ]; then
         cp "$1" "$out/train_gpt" || return 1

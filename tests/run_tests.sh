@@ -414,7 +414,7 @@ fi
 # above, and the emulator's train_gpt (real kernels) where it was built.
 if [ -x "$out/train_gpt_mock" ]; then nccl_bin="$out/train_gpt_mock"; else nccl_bin=; fi
 if [ -n "$nccl_bin" ] && [ -n "${emu:-}" ] && [ -x "$emu/train_gpt" ]; then nccl_emu="$emu/train_gpt"; else nccl_emu=; fi
-if CXX="$CXX" CFLAGS_EXTRA="$CFLAGS_EXTRA" sh "$here/nccl_procs.sh" $nccl_bin $nccl_emu; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
+if CXX="$CXX" MOCK_CXXFLAGS="$MOCK_CXXFLAGS" CFLAGS_EXTRA="$CFLAGS_EXTRA" sh "$here/nccl_procs.sh" $nccl_bin $nccl_emu; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
 
 echo "run_tests: $passed passed, $failed failed"
 [ $failed -eq 0 ]
