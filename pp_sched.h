@@ -1359,16 +1359,19 @@ static int pp__dep_half(const pp_schedule *s) { return s->copies == 2 ? s->micro
 
 /* Memory is a function of each device's pass order alone: F allocates at
    its start, the later of B/W (or BW) frees at its end, all on one device. */
+/* What a pass does to its device's memory: an F allocates its stage's
+   activations, the later of B/W (or BW) frees them, a B alone changes
+   nothing. */
+static double pp__pass_memory(const pp_schedule *s, const pp_pass *p) {
+    return p->kind == PP_F ? s->stage_memory[p->stage] : p->kind == PP_BW || p->kind == PP_W ? -s->stage_memory[p->stage] : 0;
+}
+
 static double pp__device_peak(const pp_schedule *s, const pp_pass *p, int count) {
     double cur = 0, peak = 0;
     int i;
     for (i = 0; i < count; i++) {
-        if (p[i].kind == PP_F) {
-            cur += s->stage_memory[p[i].stage];
-            if (cur > peak) peak = cur;
-        } else if (p[i].kind == PP_BW || p[i].kind == PP_W) {
-            cur -= s->stage_memory[p[i].stage];
-        }
+        cur += pp__pass_memory(s, &p[i]);
+        if (p[i].kind == PP_F && cur > peak) peak = cur;
     }
     return peak;
 }
@@ -3105,10 +3108,6 @@ enum { PP__LOCAL_WORK = 24, PP__LOCAL_GAPS = 2, PP__LOCAL_PHASES = 3 };
    after an F (-1e300 elsewhere), so that the peak of a moved order costs
    O(log P), where pp__device_peak would walk the whole device (O(n) per
    tried move, O(n^2) for a search at large n). lev holds 5P doubles. */
-static double pp__local_delta(const pp_schedule *s, const pp_pass *p) {
-    return p->kind == PP_F ? s->stage_memory[p->stage] : p->kind == PP_BW || p->kind == PP_W ? -s->stage_memory[p->stage] : 0;
-}
-
 static void pp__local_levels(const pp_schedule *s, double *lev) {
     int P = s->num_passes, dev, i;
     double *pre = lev + P, *post = lev + 2 * (size_t)P, *top = lev + 3 * (size_t)P;
@@ -3116,7 +3115,7 @@ static void pp__local_levels(const pp_schedule *s, double *lev) {
         int a = s->device_start[dev], e = s->device_start[dev + 1];
         double cur = 0, hi = 0;
         for (i = a; i < e; i++) {
-            cur += pp__local_delta(s, &s->passes[i]);
+            cur += pp__pass_memory(s, &s->passes[i]);
             if (s->passes[i].kind == PP_F && cur > hi) hi = cur;
             lev[i] = cur;
             pre[i] = hi;
@@ -3150,7 +3149,7 @@ static int pp__local_move(pp_schedule *s, int from, int to, const double *cap, c
     pp_pass t = s->passes[from];
     int P = s->num_passes, dev = t.device, a = s->device_start[dev], e = s->device_start[dev + 1];
     int lo = from < to ? from : to, hi = from < to ? to : from;
-    double dt = pp__local_delta(s, &t), peak = lo > a ? lev[P + lo - 1] : 0, x;
+    double dt = pp__pass_memory(s, &t), peak = lo > a ? lev[P + lo - 1] : 0, x;
     if (hi + 1 < e && lev[2 * (size_t)P + hi + 1] > peak) peak = lev[2 * (size_t)P + hi + 1];
     if (from < to) {
         x = pp__local_top(lev, P, from + 1, to) - dt;          /* those after it, one place earlier */

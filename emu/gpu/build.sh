@@ -62,18 +62,12 @@ case " $targets " in *" pipeline "*|*" train "*)
     $CXX $flags $san -include pp_emu.h $inc -c "$out/src/pp_cuda.cpp" -o "$out/pp_cuda.o" ;;
 esac
 wait $emu
-case " $targets " in *" kernels "*)
-    $CXX -o "$out/test_cuda_kernels" "$out/test_cuda_kernels.o" "$out/pp_emu.o" -ldl ;;
-esac
-case " $targets " in *" self "*)
-    $CXX -o "$out/test_emu" "$out/test_emu.o" "$out/pp_emu.o" -ldl ;;
-esac
-case " $targets " in *" bench "*)
-    $CXX -o "$out/bench_emu" "$out/bench_emu.o" "$out/pp_emu.o" -ldl ;;
-esac
-case " $targets " in *" profile "*)
-    $CXX -o "$out/kernel_profile" "$out/kernel_profile.o" "$out/pp_emu.o" -ldl ;;
-esac
+# the programs that are one rewritten source and the emulator: TARGET:PROGRAM
+for tp in kernels:test_cuda_kernels self:test_emu bench:bench_emu profile:kernel_profile; do
+    case " $targets " in *" ${tp%%:*} "*)
+        $CXX -o "$out/${tp#*:}" "$out/${tp#*:}.o" "$out/pp_emu.o" -ldl ;;
+    esac
+done
 case " $targets " in *" pipeline "*)
     $CXX $flags $inc -x c++ -c "$root/tests/test_cuda_pipeline.cu" -o "$out/test_cuda_pipeline.o"
     $CXX -o "$out/test_cuda_pipeline" "$out/test_cuda_pipeline.o" "$out/pp_cuda.o" "$out/pp_emu.o" -ldl -lm ;;
