@@ -1554,6 +1554,7 @@ typedef struct pp__plan_cache {
     double lim, rin;
     pp_schedule *s; /* NULL: a pruned candidate's entry, built on its first hit */
     pp_times *stt;  /* [S]: its stage times */
+    int known;      /* 1: its build's result is in the memo (s may be NULL): never pruned */
 } pp__plan_cache;
 
 /* the factor x with a[s] = x b[s] for every time of every stage, or 0 */
@@ -1574,6 +1575,23 @@ static double pp__plan_ratio(const pp_times *a, const pp_times *b, int S) {
 /* splits of the current items, by stage count (v values + 1 + dualpipe's) */
 #define PP__PLAN_SPLITS 24
 
+/* What the planner reads from one build with one layout's bytes: the
+   makespan, the busiest device's work, the largest device's peak (its
+   static bytes, units, activations and logits) and the sends waited on. */
+typedef struct pp__plan_res { double makespan, work, peak, static_bytes, units, act, logits, p2p; } pp__plan_res;
+
+/* The memo: every build's result by its exact inputs (schedule, v, n_b, S,
+   limit, recomputed input, F&B settings, the send time, every stage's times,
+   the bytes each stage keeps and each device's static bytes), over the whole
+   plan. Equal inputs give the same build, bit for bit (pp_sched_build is
+   deterministic), so a hit is the result the build would give. Layouts of
+   different (pp, tp, cp) triples meet here: cp = 2 at mbs = 1 and cp = 1 at
+   mbs = 2 have the same tokens per rank, dp x cp and n. */
+typedef struct pp__plan_memo { unsigned long long hash; double *key; int len; pp__plan_res res; } pp__plan_memo;
+#define PP__PLAN_MEMO_KEY(items) (16 + 12 * 2 * (size_t)(items))
+/* the most key doubles the memo keeps (16 MiB); past it, nothing is added */
+#define PP__PLAN_MEMO_DOUBLES 2097152.0
+
 /* each schedule's best step time so far (branch and bound) */
 typedef struct pp__plan_inc { double step; char lay[64]; } pp__plan_inc;
 
@@ -1593,7 +1611,11 @@ typedef struct pp__plan_pws {
     int *split;          /* [PP__PLAN_SPLITS][L + 2] */
     double *split_cost;  /* [L + 2]: the costs the kept splits were made for */
     pp__plan_cache cache[PP__PLAN_CACHE];
-    int ncache;
+    int ncache, items;
+    double *mkey;        /* [PP__PLAN_MEMO_KEY(items)]: the current memo key */
+    pp__plan_memo *memo; /* [memo_cap] */
+    int nmemo, memo_cap;
+    double memo_doubles; /* key doubles held */
 } pp__plan_pws;
 
 /* keeps a build (or, s = NULL, a pruned layout's times); 0 when full */
@@ -1607,7 +1629,7 @@ static int pp__plan_cache_put(pp__plan_pws *w, int id, int v, int nb, int S, dou
     memcpy(copy, stt, sizeof(pp_times) * (size_t)S);
     e = &w->cache[w->ncache++];
     e->id = id; e->v = v; e->nb = nb; e->S = S; e->lim = lim; e->rin = rin;
-    e->s = s; e->stt = copy;
+    e->s = s; e->stt = copy; e->known = 0;
     return 1;
 }
 
@@ -1617,6 +1639,140 @@ static void pp__plan_cache_clear(pp__plan_pws *w) {
         pp_sched_free(w->cache[w->ncache].s);
         pp__plan_free(&w->al, w->cache[w->ncache].stt);
     }
+}
+
+/* the memo key of building cb (S stages on pp devices, busiest its busiest
+   device) with the current bytes, in w->mkey: its length, or -1 */
+static int pp__plan_memo_key(pp__plan_pws *w, const pp_config *cb, int id, int S, int pp, int busiest) {
+    int items = w->items, s, n = 0;
+    double *k = w->mkey;
+    const double *sact = w->sact;
+    if (!k) return -1;
+    k[n++] = id; k[n++] = cb->chunks; k[n++] = cb->microbatches; k[n++] = S; k[n++] = pp; k[n++] = busiest;
+    k[n++] = cb->mem_limit; k[n++] = cb->recompute_input; k[n++] = cb->fb_overlap; k[n++] = cb->fb_share;
+    k[n++] = cb->fb_time; k[n++] = cb->times.comm; k[n++] = cb->times.f; k[n++] = cb->times.b; k[n++] = cb->times.w;
+    for (s = 0; s < S; s++) {
+        const pp_times *t = &cb->stage_times[s];
+        k[n++] = t->f; k[n++] = t->b; k[n++] = t->w; k[n++] = t->comm;
+        if (cb->fb_overlap && cb->fb_comm) { k[n++] = cb->fb_comm[s].f; k[n++] = cb->fb_comm[s].b; }
+        /* kept bytes, logits, recomputation transient, logits freed by B */
+        k[n++] = sact[s]; k[n++] = sact[2 * items + s]; k[n++] = sact[10 * items + s]; k[n++] = sact[12 * items + s];
+    }
+    for (s = 0; s < pp; s++) k[n++] = w->dev_static[s];
+    return n;
+}
+
+static unsigned long long pp__plan_memo_hash(const double *k, int n) {
+    const unsigned char *b = (const unsigned char *)k;
+    unsigned long long h = 1469598103934665603ULL;
+    size_t i, m = (size_t)n * sizeof(double);
+    for (i = 0; i < m; i++) h = (h ^ b[i]) * 1099511628211ULL;
+    return h;
+}
+
+/* 1 and *res when the memo holds w->mkey[0..n) */
+static int pp__plan_memo_find(pp__plan_pws *w, int n, pp__plan_res *res) {
+    unsigned long long h = pp__plan_memo_hash(w->mkey, n);
+    int i;
+    for (i = 0; i < w->nmemo; i++) {
+        const pp__plan_memo *e = &w->memo[i];
+        if (e->hash == h && e->len == n && !memcmp(e->key, w->mkey, sizeof(double) * (size_t)n)) {
+            *res = e->res;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* adds w->mkey[0..n) -> res (nothing when out of room or memory: a later
+   equal layout builds again) */
+static void pp__plan_memo_put(pp__plan_pws *w, int n, const pp__plan_res *res) {
+    pp__plan_memo *e;
+    if (w->memo_doubles + n > PP__PLAN_MEMO_DOUBLES) return;
+    if (w->nmemo == w->memo_cap) {
+        int cap = w->memo_cap ? 2 * w->memo_cap : 256;
+        pp__plan_memo *m = (pp__plan_memo *)pp__plan_malloc(&w->al, sizeof(pp__plan_memo) * (size_t)cap);
+        if (!m) return;
+        if (w->nmemo) memcpy(m, w->memo, sizeof(pp__plan_memo) * (size_t)w->nmemo);
+        pp__plan_free(&w->al, w->memo);
+        w->memo = m;
+        w->memo_cap = cap;
+    }
+    e = &w->memo[w->nmemo];
+    e->key = (double *)pp__plan_malloc(&w->al, sizeof(double) * (size_t)n);
+    if (!e->key) return;
+    memcpy(e->key, w->mkey, sizeof(double) * (size_t)n);
+    e->len = n;
+    e->hash = pp__plan_memo_hash(w->mkey, n);
+    e->res = *res;
+    w->nmemo++;
+    w->memo_doubles += n;
+}
+
+static void pp__plan_memo_clear(pp__plan_pws *w) {
+    while (w->nmemo > 0) pp__plan_free(&w->al, w->memo[--w->nmemo].key);
+    pp__plan_free(&w->al, w->memo);
+    w->memo = NULL;
+    w->memo_cap = 0;
+    w->memo_doubles = 0;
+}
+
+/* reads a build with the current bytes (w->sact, dev_static): bytes are
+   each device's passes in order, F allocating its stage's bytes, W (or BW)
+   freeing them, as pp_sched_peak_memory does in units; full recomputation
+   adds the largest layer it rebuilds in a backward */
+static void pp__plan_read(const pp__plan_pws *w, const pp_schedule *sch, int busiest, pp__plan_res *res) {
+    int items = w->items, dev, p, pp = sch->devices;
+    const double *sact = w->sact, *slog = w->sact + 2 * items, *stra = w->sact + 10 * items, *slogb = w->sact + 12 * items;
+    double work = 0, wd, best_peak = 0;
+    memset(res, 0, sizeof *res);
+    for (dev = 0; dev < pp; dev++) {
+        double cur = 0, curl = 0, pk = 0, pkl = 0, tra = 0, peak_b;
+        wd = 0;
+        for (p = sch->device_start[dev]; p < sch->device_start[dev + 1]; p++) {
+            const pp_pass *x = &sch->passes[p];
+            wd += x->end - x->start;
+            if (x->kind == PP_F) {
+                cur += sact[x->stage];
+                curl += slog[x->stage];
+                if (cur + curl > pk + pkl) { pk = cur; pkl = curl; }
+                if (stra[x->stage] > tra) tra = stra[x->stage];
+            } else if (x->kind == PP_B) {
+                curl -= slogb[x->stage];
+            } else if (x->kind == PP_W) {
+                cur -= sact[x->stage];
+                curl -= slog[x->stage] - slogb[x->stage];
+            } else if (x->kind == PP_BW) {
+                cur -= sact[x->stage];
+                curl -= slog[x->stage];
+            }
+        }
+        if (wd > work) work = wd;
+        peak_b = w->dev_static[dev] + pk + pkl + tra;
+        if (peak_b > best_peak) {
+            best_peak = peak_b;
+            res->peak = peak_b;
+            res->static_bytes = w->dev_static[dev];
+            res->units = sch->peak_memory[dev];
+            res->act = pk + tra;
+            res->logits = pkl;
+        }
+    }
+    /* the busiest device's wait on sends (PLANNING, step split): an idle
+       gap that ends at a pass whose input comes from another device
+       waited up to times.comm on that send */
+    for (p = sch->device_start[busiest]; p < sch->device_start[busiest + 1]; p++) {
+        const pp_pass *x = &sch->passes[p];
+        double gap = x->start - (p > sch->device_start[busiest] ? sch->passes[p - 1].end : 0);
+        pp_kind ik;
+        int is;
+        if (gap > 0 && pp_pass_input(sch->stages, sch->microbatches, sch->copies, sch->split_backward, x->kind,
+                                     x->stage, x->microbatch, &ik, &is) == 1 &&
+            sch->stage_device[is] != busiest)
+            res->p2p += gap < sch->times.comm ? gap : sch->times.comm;
+    }
+    res->makespan = sch->makespan;
+    res->work = work;
 }
 
 /* Among the splits whose slowest stage costs mx, the one that gives the
@@ -1842,6 +1998,7 @@ static void pp__plan_one(const pp__plan_preq *q, pp__plan_pws *w, const pp__plan
     double *sep = w->sact + 8 * items, *stra = w->sact + 10 * items, *slogb = w->sact + 12 * items;
     pp_config cfg;
     pp_schedule *sch = NULL;
+    pp__plan_res res;
     char e2[PP_ERR_LEN];
     memset(c, 0, sizeof *c);
     snprintf(c->schedule, sizeof c->schedule, "%s", name);
@@ -2123,8 +2280,9 @@ static void pp__plan_one(const pp__plan_preq *q, pp__plan_pws *w, const pp__plan
         else dp_mb = 0;
     }
     {
-        int k, hit = -1;
-        pp__plan_cache *e;
+        int k, hit = -1, mk;
+        pp__plan_cache *e = NULL;
+        pp_config cb = cfg; /* the build the result comes from: this layout's times, or a cached entry's */
         for (k = 0; k < w->ncache && hit < 0; k++) {
             e = &w->cache[k];
             if (e->id == id && e->v == v && e->nb == nb && e->S == S && e->lim == lim && e->rin == cfg.recompute_input &&
@@ -2134,7 +2292,7 @@ static void pp__plan_one(const pp__plan_preq *q, pp__plan_pws *w, const pp__plan
         }
         if (hit < 0) scale = 1;
         double pb = mem_bound > c->bound ? mem_bound : c->bound;
-        if ((hit < 0 || !w->cache[hit].s) && !r->no_prune && inc && inc->step > 0 &&
+        if ((hit < 0 || (!w->cache[hit].s && !w->cache[hit].known)) && !r->no_prune && inc && inc->step > 0 &&
             pb > inc->step * (1 + 1e-9) && pb > top_k * (1 + 1e-9)) {
             /* slower than this schedule's best so far whatever its bubble
                (or, past the memory-time bound, slower or out of memory): not
@@ -2155,85 +2313,54 @@ static void pp__plan_one(const pp__plan_preq *q, pp__plan_pws *w, const pp__plan
             if (hit < 0) pp__plan_cache_put(w, id, v, nb, S, lim, cfg.recompute_input, NULL, stt);
             return;
         }
-        if (hit >= 0 && !w->cache[hit].s) { /* a pruned layout's entry: build it with its times */
-            pp_config c2 = cfg;
-            e = &w->cache[hit];
-            c2.stage_times = e->stt;
-            c2.times.comm = e->stt[0].comm;
-            if (pp_sched_build(&c2, &e->s, e2) != PP_OK) {
-                e->s = NULL;
-                pp__plan_cand_reason(c, "does not build: %s", e2);
-                c->unit_bytes = unit;
-                return;
-            }
-        }
         if (hit >= 0) {
-            sch = w->cache[hit].s;
-            cached = 1;
-        } else {
-            if (pp_sched_build(&cfg, &sch, e2) != PP_OK) {
-                pp__plan_cand_reason(c, "does not build: %s", e2);
-                c->unit_bytes = unit;
-                return;
-            }
-            cached = pp__plan_cache_put(w, id, v, nb, S, lim, cfg.recompute_input, sch, stt);
+            e = &w->cache[hit];
+            cb.stage_times = e->stt;
+            cb.times.comm = e->stt[0].comm;
         }
-    }
-    {
-        /* bytes: each device's passes in order, F allocating its stage's
-           bytes, W (or BW) freeing them, as pp_sched_peak_memory does in units;
-           full recomputation adds the largest layer it rebuilds in a backward */
-        double work = 0, wd;
-        int p;
-        for (dev = 0; dev < pp; dev++) {
-            double cur = 0, curl = 0, pk = 0, pkl = 0, tra = 0, peak_b;
-            wd = 0;
-            for (p = sch->device_start[dev]; p < sch->device_start[dev + 1]; p++) {
-                const pp_pass *x = &sch->passes[p];
-                wd += x->end - x->start;
-                if (x->kind == PP_F) {
-                    cur += sact[x->stage];
-                    curl += slog[x->stage];
-                    if (cur + curl > pk + pkl) { pk = cur; pkl = curl; }
-                    if (stra[x->stage] > tra) tra = stra[x->stage];
-                } else if (x->kind == PP_B) {
-                    curl -= slogb[x->stage];
-                } else if (x->kind == PP_W) {
-                    cur -= sact[x->stage];
-                    curl -= slog[x->stage] - slogb[x->stage];
-                } else if (x->kind == PP_BW) {
-                    cur -= sact[x->stage];
-                    curl -= slog[x->stage];
+        /* the same build with the same bytes seen before (another layout, any
+           triple): its result, without building */
+        mk = pp__plan_memo_key(w, &cb, id, S, pp, busiest);
+        if (mk >= 0 && pp__plan_memo_find(w, mk, &res)) {
+            if (hit >= 0) e->known = 1;
+            else if (pp__plan_cache_put(w, id, v, nb, S, lim, cfg.recompute_input, NULL, stt))
+                w->cache[w->ncache - 1].known = 1;
+        } else {
+            if (hit >= 0 && !e->s) { /* a pruned or remembered layout's entry: build it with its times */
+                if (pp_sched_build(&cb, &e->s, e2) != PP_OK) {
+                    e->s = NULL;
+                    pp__plan_cand_reason(c, "does not build: %s", e2);
+                    c->unit_bytes = unit;
+                    return;
                 }
             }
-            if (wd > work) work = wd;
-            peak_b = w->dev_static[dev] + pk + pkl + tra;
-            if (peak_b > best_peak) {
-                best_peak = peak_b;
-                c->static_bytes = w->dev_static[dev];
-                c->peak_units = sch->peak_memory[dev];
-                c->mem.activations = pk + tra;
-                c->mem.logits = pkl;
+            if (hit >= 0) {
+                sch = e->s;
+                cached = 1;
+            } else {
+                if (pp_sched_build(&cfg, &sch, e2) != PP_OK) {
+                    pp__plan_cand_reason(c, "does not build: %s", e2);
+                    c->unit_bytes = unit;
+                    return;
+                }
+                cached = pp__plan_cache_put(w, id, v, nb, S, lim, cfg.recompute_input, sch, stt);
             }
+            pp__plan_read(w, sch, busiest, &res);
+            if (mk >= 0) pp__plan_memo_put(w, mk, &res);
+            if (!cached) pp_sched_free(sch);
         }
-        /* the busiest device's wait on sends (PLANNING, step split): an idle
-           gap that ends at a pass whose input comes from another device
-           waited up to times.comm on that send */
-        for (p = sch->device_start[busiest]; p < sch->device_start[busiest + 1]; p++) {
-            const pp_pass *x = &sch->passes[p];
-            double gap = x->start - (p > sch->device_start[busiest] ? sch->passes[p - 1].end : 0);
-            pp_kind ik;
-            int is;
-            if (gap > 0 && pp_pass_input(sch->stages, sch->microbatches, sch->copies, sch->split_backward, x->kind,
-                                         x->stage, x->microbatch, &ik, &is) == 1 &&
-                sch->stage_device[is] != busiest)
-                p2p += gap < sch->times.comm ? gap : sch->times.comm;
-        }
-        c->peak_bytes = best_peak;
-        c->unit_bytes = unit;
-        c->step_time = (sch->makespan + (double)(n - nb) * work / nb) * scale;
     }
-    if (!cached) pp_sched_free(sch);
+    if (res.peak > best_peak) {
+        best_peak = res.peak;
+        c->static_bytes = res.static_bytes;
+        c->peak_units = res.units;
+        c->mem.activations = res.act;
+        c->mem.logits = res.logits;
+    }
+    p2p = res.p2p;
+    c->peak_bytes = best_peak;
+    c->unit_bytes = unit;
+    c->step_time = (res.makespan + (double)(n - nb) * res.work / nb) * scale;
     {
         /* the largest device's breakdown, weights again from that device */
         double pd = 0, pe = 0, gw = 0;
@@ -2455,6 +2582,8 @@ PP_PLAN_DEF pp_status pp_plan(const pp_plan_request *r, pp_candidate *out, int c
     w.sact = (double *)pp__plan_malloc(&w.al, sizeof(double) * (size_t)(16 * items));
     w.split = (int *)pp__plan_malloc(&w.al, sizeof(int) * (size_t)PP__PLAN_SPLITS * (size_t)items);
     w.split_cost = (double *)pp__plan_malloc(&w.al, sizeof(double) * (size_t)items);
+    w.items = items;
+    w.mkey = (double *)pp__plan_malloc(&w.al, sizeof(double) * PP__PLAN_MEMO_KEY(items)); /* NULL: no memo */
     inc = (pp__plan_inc *)pp__plan_malloc(&w.al, sizeof(pp__plan_inc) * (size_t)nall);
     top = (double *)pp__plan_malloc(&w.al, sizeof(double) * (size_t)ktop);
     if (!w.it || !w.cost || !w.stt || !w.dev_static || !w.sact || !w.split || !w.split_cost || !inc || !top) {
@@ -2556,6 +2685,8 @@ PP_PLAN_DEF pp_status pp_plan(const pp_plan_request *r, pp_candidate *out, int c
     st = PP_OK;
 done:
     pp__plan_cache_clear(&w);
+    pp__plan_memo_clear(&w);
+    pp__plan_free(&w.al, w.mkey);
     pp__plan_free(&w.al, pairs);
     pp__plan_free(&w.al, inc);
     pp__plan_free(&w.al, top);
