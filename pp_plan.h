@@ -1976,7 +1976,7 @@ static double pp__plan_live_bound(const pp__plan_preq *q, pp__plan_pws *w, int S
 
 /* Evaluate one (layout, schedule, v). */
 static void pp__plan_one(const pp__plan_preq *q, pp__plan_pws *w, const pp__plan_lay *y, int id, int v, pp_candidate *c,
-                         const pp__plan_inc *inc, double top_k, int bound_only) {
+                         const pp__plan_inc *inc, double top_k) {
     const pp_plan_request *r = q->r;
     const pp__plan_pmodel *P = &q->p;
     const pp_sched_info *info = pp_sched_info_at(id);
@@ -2271,10 +2271,6 @@ static void pp__plan_one(const pp__plan_preq *q, pp__plan_pws *w, const pp__plan
             double live = pp__plan_live_bound(q, w, S, Sp, pp, vplace, dual, nb, info);
             if (live > 0) mem_bound = live + (double)(n - nb) * pmax + dp_step;
         }
-        if (bound_only) {
-            if (mem_bound > c->bound) c->bound = mem_bound;
-            return;
-        }
         /* per-microbatch gathers and reductions (fsdp, zero2, zero3) hide under the device's work */
         if (dp_mb > pmax) dp_mb = (dp_mb - pmax) * n;
         else dp_mb = 0;
@@ -2496,12 +2492,15 @@ PP_PLAN_DEF pp_status pp_plan(const pp_plan_request *r, pp_candidate *out, int c
     mbs_hi = r->mbs > 0 ? r->mbs : 4;
     /* (pp, tp, cp) triples in enumeration order; each one's candidates keep
        their place in out (pp, tp, cp, ep, mbs, schedule, v ascending), but
-       the triples are evaluated in the order of their lowest work bound (one
-       schedule's, over the triple's ep and mbs) so that good incumbents come
-       early. Pass 0 counts, pass 1 fills. */
+       the triples are evaluated in the order of plain 1F1B's best step time
+       over the triple's ep and mbs (a quick build of a published order, kept
+       in the memo; triples where it fits nowhere after, by its work bound),
+       so that good incumbents come early and the candidates that do not
+       fit come late, when the incumbents prune most of them. Pass 0 counts,
+       pass 1 fills. */
     for (id = 0; id < nall; id++)
         if (!r->schedule || id == want) nsched++;
-    rep = r->schedule ? want : (int)PP_SCHED_1F1B; /* the order key: plain 1F1B's work bound */
+    rep = (int)PP_SCHED_1F1B; /* the order key's schedule */
     for (pass = 0; pass < 2; pass++) {
         int pp, tp, cp;
         npairs = 0;
@@ -2596,7 +2595,7 @@ PP_PLAN_DEF pp_status pp_plan(const pp_plan_request *r, pp_candidate *out, int c
     w.dev_big = w.dev_static + 3 * items;
     w.dev_unit = w.dev_static + 4 * items;
     memset(inc, 0, sizeof(pp__plan_inc) * (size_t)nall);
-    /* pass 2: each triple's key (its best work bound); pass 3: evaluate */
+    /* pass 2: each triple's key (1F1B's best step, or its work bound); pass 3: evaluate */
     for (pass = 2; pass < 4; pass++) {
         if (pass == 2 && r->no_prune) continue;
         if (pass == 3) { /* stable insertion sort by key (no_prune: every key 1e300, enumeration order) */
@@ -2640,8 +2639,10 @@ PP_PLAN_DEF pp_status pp_plan(const pp_plan_request *r, pp_candidate *out, int c
                     if (w.nsplit == 0) memcpy(w.split_cost, w.cost, sizeof(double) * (size_t)items);
                     if (pass == 2) {
                         pp_candidate c;
-                        pp__plan_one(&q, &w, &y, rep, pp_sched_info_at(rep)->chunks, &c, NULL, 0, 1);
-                        if (c.bound > 0 && c.bound < pairs[k].key) pairs[k].key = c.bound;
+                        double key;
+                        pp__plan_one(&q, &w, &y, rep, pp_sched_info_at(rep)->chunks, &c, NULL, 1e300);
+                        key = c.step_time > 0 ? c.step_time : c.bound > 0 ? 1e100 * c.bound : 1e300;
+                        if (key > 0 && key < pairs[k].key) pairs[k].key = key;
                         continue;
                     }
                     for (id = 0; id < nall; id++) {
@@ -2650,7 +2651,7 @@ PP_PLAN_DEF pp_status pp_plan(const pp_plan_request *r, pp_candidate *out, int c
                         nv = pp__plan_nv(&q, id, y.pp, vs);
                         for (j = 0; j < nv; j++) {
                             pp_candidate c;
-                            pp__plan_one(&q, &w, &y, id, vs[j], &c, &inc[id], ntop < ktop ? 1e300 : top[ktop - 1], 0);
+                            pp__plan_one(&q, &w, &y, id, vs[j], &c, &inc[id], ntop < ktop ? 1e300 : top[ktop - 1]);
                             if (c.step_time > 0 && ktop > 0) { /* keep the ktop best step times, ascending */
                                 int t;
                                 if (ntop < ktop) t = ntop++;
