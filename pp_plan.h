@@ -317,7 +317,7 @@ PLANNING (pp_partition, pp_partition_v, pp_model_stats, pp_plan)
                (schedule, v, n_b, limit, settings, every stage's times, the
                bytes each stage keeps, each device's static bytes) for the
                whole plan: a layout of another triple with the same inputs
-               (cp = 2 at mbs = 1 and cp = 1 at mbs = 2 have the same tokens
+               (cp = 2 at mbs = 2 and cp = 1 at mbs = 1 have the same tokens
                per rank, dp x cp and n) takes the result without building;
                equal inputs give the same build, so nothing changes but the
                time (16 MiB of keys at most). The work bound ignores the bubble
@@ -1597,8 +1597,8 @@ typedef struct pp__plan_res { double makespan, work, peak, static_bytes, units, 
    the bytes each stage keeps and each device's static bytes), over the whole
    plan. Equal inputs give the same build, bit for bit (pp_sched_build is
    deterministic), so a hit is the result the build would give. Layouts of
-   different (pp, tp, cp) triples meet here: cp = 2 at mbs = 1 and cp = 1 at
-   mbs = 2 have the same tokens per rank, dp x cp and n. */
+   different (pp, tp, cp) triples meet here: cp = 2 at mbs = 2 and cp = 1 at
+   mbs = 1 have the same tokens per rank, dp x cp and n. */
 typedef struct pp__plan_memo { unsigned long long hash; double *key; int len; pp__plan_res res; } pp__plan_memo;
 #define PP__PLAN_MEMO_KEY(items) (16 + 12 * 2 * (size_t)(items))
 /* the most key doubles the memo keeps (16 MiB); past it, nothing is added */

@@ -790,6 +790,77 @@ static void test_pruning_many(void) {
     free(c);
 }
 
+/* The memo (PLANNING, pruning): one plan keeps every build's result by its
+   exact inputs and gives it to any later layout with the same inputs, in
+   any (pp, tp, cp) triple. A request over cp 1 and 2 (seq 8192) holds such
+   layouts: cp = 2 at mbs = 2 and cp = 1 at mbs = 1 have the same tokens per
+   rank, dp x cp and n. Every candidate of that plan must equal, field by
+   field, the same candidate of two plans that each see one cp (and so
+   share no memo across cp); a memo key missing an input would hand a cp = 2
+   layout the cp = 1 result (or back). Everything is built (no_prune), so
+   the three runs list the same layouts. */
+static int same_numbers(const pp_candidate *a, const pp_candidate *b) {
+    return a->fits == b->fits && a->step_time == b->step_time && a->peak_bytes == b->peak_bytes &&
+           a->static_bytes == b->static_bytes && a->peak_units == b->peak_units && a->bound == b->bound &&
+           a->mfu == b->mfu && a->pruned == b->pruned && !memcmp(&a->mem, &b->mem, sizeof a->mem) &&
+           !memcmp(&a->time, &b->time, sizeof a->time);
+}
+
+static void test_memo(void) {
+    pp_candidate *all = (pp_candidate *)malloc(sizeof *all * 20000), *one = (pp_candidate *)malloc(sizeof *one * 20000);
+    char err[PP_ERR_LEN];
+    int cp, n_all = 0, matched = 0, shared = 0, i, j;
+    pp_plan_request r;
+    memset(&r, 0, sizeof r);
+    r.model.layers = 16;
+    r.model.hidden = 2048;
+    r.model.heads = 16;
+    r.model.seq = 8192;
+    r.gpus = 16;
+    r.global_batch = 32;
+    r.no_prune = 1;
+    pp_gpu_preset("h100-80g", &r.gpu, NULL);
+    CHECK(pp_plan(&r, all, 20000, &n_all, err) == PP_OK, "%s", err);
+    for (cp = 1; cp <= 2; cp++) {
+        int n_one = 0;
+        pp_plan_request r1 = r;
+        r1.cp = cp;
+        CHECK(pp_plan(&r1, one, 20000, &n_one, err) == PP_OK, "cp %d: %s", cp, err);
+        for (j = 0; j < n_one; j++) {
+            const pp_candidate *b = &one[j];
+            for (i = 0; i < n_all; i++) {
+                const pp_candidate *a = &all[i];
+                if (a->pp == b->pp && a->tp == b->tp && a->cp == b->cp && a->ep == b->ep && a->dp == b->dp &&
+                    a->mbs == b->mbs && a->v == b->v && !strcmp(a->schedule, b->schedule))
+                    break;
+            }
+            CHECK(i < n_all, "%s pp=%d tp=%d cp=%d mbs=%d v=%d: in the cp %d plan only", b->schedule, b->pp, b->tp,
+                  b->cp, b->mbs, b->v, cp);
+            if (i == n_all) continue;
+            CHECK(same_numbers(&all[i], b), "%s pp=%d tp=%d cp=%d mbs=%d v=%d: step %.9g peak %.0f with both cp, "
+                  "%.9g %.0f with cp %d alone", b->schedule, b->pp, b->tp, b->cp, b->mbs, b->v, all[i].step_time,
+                  all[i].peak_bytes, b->step_time, b->peak_bytes, cp);
+            matched++;
+        }
+    }
+    CHECK(matched == n_all, "%d of %d candidates matched", matched, n_all);
+    /* layouts of two cp with the same build inputs exist (the memo's hits) */
+    for (i = 0; i < n_all; i++)
+        for (j = 0; j < n_all; j++) {
+            const pp_candidate *a = &all[i], *b = &all[j];
+            if (a->cp == 1 && b->cp == 2 && a->pp == b->pp && a->tp == b->tp && a->v == b->v && 2 * a->mbs == b->mbs &&
+                a->dp == 2 * b->dp && !strcmp(a->schedule, b->schedule) && a->step_time > 0 &&
+                a->step_time == b->step_time && a->peak_bytes == b->peak_bytes)
+                shared++;
+        }
+    CHECK(shared > 0, "no cp = 1 layout with the step and peak of a cp = 2 one (the memo would not be used)");
+    printf("    memo: %d candidates equal to the one-cp plans' (%d pairs of cp 1 and 2 with the same build)\n", matched,
+           shared);
+    group_next("plan", "the memo: a plan over cp 1 and 2 equals, candidate for candidate, two plans of one cp each");
+    free(all);
+    free(one);
+}
+
 /* Node-limited routing (DeepSeek-V3 report, Sec. 2.1.2: a token's experts
    lie on at most R = 4 nodes; Sec. 3.2.2: a token crosses IB once per target
    node and NVLink forwards it inside the node). A token reaches, of the
@@ -1280,6 +1351,10 @@ int main(int argc, char **argv) {
         test_recipes();
         return g_groups_failed != 0;
     }
+    if (argc > 1 && !strcmp(argv[1], "memo")) { /* the memo alone */
+        test_memo();
+        return g_groups_failed != 0;
+    }
     if (argc > 1 && !strcmp(argv[1], "bound")) { /* the memory-time bound and routing alone */
         test_memory_time_bound();
         test_node_limited();
@@ -1292,6 +1367,7 @@ int main(int argc, char **argv) {
     test_dualpipe();
     test_fb_overlap();
     test_pruning_many();
+    test_memo();
     test_memory_time_bound();
     test_node_limited();
     test_pipeline_sends();
