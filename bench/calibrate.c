@@ -53,8 +53,8 @@ typedef struct row {
 /* GPT models of Narayanan et al. 2021, Table 1 (seq 2048, V 51200, TP 8; the
    shapes give the rows' parameter counts by the paper's formula 12 l h^2 (1 +
    13/(12h) + (V+s)/(12 l h)), and 1008B's 163 TFLOP/s is the abstract's 502
-   PFLOP/s on 3072 GPUs; the other rows' throughputs are as recalled, not
-   re-read: docs/planner.md, calibration; 1F1B
+   PFLOP/s on 3072 GPUs; the other rows' throughputs agree with the table's
+   share of peak and aggregate columns: docs/planner.md, calibration; 1F1B
    with full recomputation, their Eq. 3's 4 passes; the table does not give v,
    and plain 1F1B fits its trend with size where the best v does not);
    Korthikanti et al. 2022, Table 5 (selective recomputation, sequence
