@@ -7050,7 +7050,9 @@ static pp_status pp__block_of_zb_min(const pp__req *q, pp_block **blk, char *err
 static pp_status pp__build_from_block(const pp__req *q, const pp_block *blk, pp_schedule **s, char *err) {
     const pp_sched_info *in = q->info;
     int reorder = q->c.reorder && !in->published && !in->adaptive;
-    return pp__block_schedule(blk, q->n, &q->c, in->recompute, reorder ? PP__RV_ALL : 0u, 0, NULL, s, err);
+    /* above pp__small_n, the searches' variants (pp__rv_large) */
+    unsigned mask = pp__small_n(q->d, q->n) ? PP__RV_ALL : pp__rv_large(q->d);
+    return pp__block_schedule(blk, q->n, &q->c, in->recompute, reorder ? mask : 0u, 0, NULL, s, err);
 }
 /* V-ZB: its block's schedule, or the list-built order of pp__vzb_list
    under the block's Eq. 1 bound (the memory V-ZB promises, d units),
