@@ -2654,11 +2654,20 @@ static void pp__sort_refs(const pp_schedule *s, pp__ref *refs, int *scratch, dou
     }
     w = lose[0];
     for (k = 0; k < P; k++) {
+        double kw;
         refs[k].start = key[w]; refs[k].dev = w; refs[k].idx = cur[w];
         cur[w]++;
-        key[w] = cur[w] < s->device_start[w + 1] ? ps[cur[w]].start : DBL_MAX;
-        for (x = (K + w) / 2; x >= 1; x /= 2)
-            if (PP__BEFORE(lose[x], w)) { int t = lose[x]; lose[x] = w; w = t; }
+        key[w] = kw = cur[w] < s->device_start[w + 1] ? ps[cur[w]].start : DBL_MAX;
+        /* PP__BEFORE(lose[x], w) without branches: which run wins a node
+           is data, not a pattern a branch predictor learns */
+        for (x = (K + w) / 2; x >= 1; x /= 2) {
+            int l = lose[x], b;
+            double kl = key[l];
+            b = (kl < kw) | ((kl == kw) & (l < w));
+            lose[x] = b ? w : l;
+            w = b ? l : w;
+            kw = b ? kl : kw;
+        }
     }
 #undef PP__BEFORE
 }
@@ -2724,22 +2733,35 @@ static pp_status pp__sweep_reorder(pp_schedule *s, const double *cap, int flags,
         movable = all || p.start <= warm_end || p.start > cool_start;
         if ((in = pp__dep_key(cnt + 5 * d, S, half, &p, &ds)) >= 0)
             r = endk[in] + (s->stage_device[ds] != dev ? comm : 0);
+        /* a bubble starts at r or later (gs >= r): none is earlier than start when r is not */
+        if (movable && !(r < start - PP__EPS * (1 + start))) movable = 0;
         if (movable) {
             /* earliest bubble after r among the placed passes that holds dur */
             /* a bubble must end at or after r + dur: skip the passes that start
                before that (starts on a device are sorted) */
-            int lo = 0, hi = m;
-            double prev_end, need = r + dur;
+            int lo = 0, hi = m, late = 1;
+            double prev_end, need = r + dur, thr = start - PP__EPS * (1 + start);
             /* (the starts are not always sorted, with comm: so the same
                bisection as ever, not a search that would probe elsewhere) */
             while (lo < hi) {
                 int mid = lo + (hi - lo) / 2;
                 double ms = placed[base + mid].start;
-                if (ms + PP__EPS * (1 + ms) < need) lo = mid + 1; else hi = mid;
+                int below = ms + PP__EPS * (1 + ms) < need; /* (no branch: the way it goes is data) */
+                lo = below ? mid + 1 : lo;
+                hi = below ? hi : mid;
             }
             prev_end = lo > 0 ? placed[base + lo - 1].end : 0;
             for (q = lo; q <= m; q++) {
                 double gs, ge;
+                if (late && prev_end >= thr) {
+                    /* no bubble from here on starts before start (gs >=
+                       prev_end) when no pass after ends earlier: stay at
+                       the end */
+                    int x;
+                    late = 0;
+                    for (x = q; x < m && placed[base + x].end >= thr; x++) {}
+                    if (x == m) break;
+                }
                 if (q < m && prev_end >= r && dur > 4e-9 * (1 + smax) && !(gw[q >> 6] >> (q & 63) & 1)) {
                     /* a pass that starts where the one before ends, after r:
                        no room there for a pass longer than twice the
@@ -5714,11 +5736,13 @@ static int pp__auto_better(const pp_schedule *s, const pp_schedule *best) {
     return a < b - 1e-9;
 }
 
-/* The reorder variants of the searches' finalists above pp__small_n
-   (reordered at 2d+4 microbatches, and at the full n): above 16 devices,
-   all but the two list variants, which cost two thirds of such a reorder's
-   time at d = 128 and won none of those finalists at d = 32 and 128 (they
-   do win a few at d = 4 and 5, limits above d: up to 0.4%). */
+/* The reorder variants of the searches' finalists and of the fixed
+   schedules above pp__small_n (reordered at 2d+4 microbatches, and at the
+   full n): above 16 devices, all but the two list variants, which cost two
+   thirds of such a reorder's time at d = 128 and won none of those
+   finalists at d = 32 and 128, nor any fixed schedule at d = 32, 64 and
+   128 with n = 8d (they do win a few at d = 4 and 5, limits above d: up
+   to 0.4%). */
 static unsigned pp__rv_large(int d) { return d > 16 ? PP__RV_ALL & ~(1u << PP__RV_LIST | 1u << PP__RV_W_LIST) : PP__RV_ALL; }
 
 /* A finalist blk of A's search above pp__small_n, as pp__block_schedule
