@@ -2202,7 +2202,7 @@ static int pp__gap_fill(pp_schedule *s, const double *cap, double *endk, const i
         for (i = a; i < b; i++) {
             double ge = s->passes[i].start;
             while (i >= lo && i <= hi && ge - gs > PP__EPS * (1 + ge)) {
-                int j, found = -1, last = i + window < b - 1 ? i + window : b - 1, any = 0;
+                int j, found = -1, last = i + window < b - 1 ? i + window : b - 1, any = 0, acc;
                 double ready = 0, pre = 0, pm = 0, lim = ge + PP__EPS * (1 + ge);
                 for (j = vend; j <= last; j++) { /* from vend: every entry below it is set */
                     const pp_pass *p = &s->passes[j];
@@ -2231,15 +2231,22 @@ static int pp__gap_fill(pp_schedule *s, const double *cap, double *endk, const i
                     }
                 }
                 if (!any) break; /* no pass in reach fits in time, so none fits */
-                for (j = i + 1; j <= last; j++) {
-                    const pp_pass *p = &s->passes[j], *r = &s->passes[j - 1];
-                    /* pre: memory change over passes i..j-1; pm: its highest
-                       point right after an F (0 if none): moving an F to i
-                       raises every level in between */
-                    if (r->kind == PP_F) { pre += sm[r->stage]; if (pre > pm) pm = pre; }
-                    else pre += pp__mem_effect(s, r);
+                for (j = i + 1, acc = i; j <= last; j++) {
+                    const pp_pass *p = &s->passes[j];
+                    if ((j & 63) == 0 && j + 63 <= last && bmin[j >> 6] > lim) { j += 63; continue; } /* none fits in time */
                     if (gs + fdur[j] > lim || fit[j] > lim) continue;
-                    if (p->kind == PP_F && cur + pp__mem_effect(s, p) + pm > cap[dev] + 1e-9) continue;
+                    if (p->kind == PP_F) {
+                        /* pre: memory change over passes i..j-1; pm: its
+                           highest point right after an F (0 if none): moving
+                           an F to i raises every level in between. Summed
+                           in order, only as far as an F that fits in time */
+                        for (; acc < j; acc++) {
+                            const pp_pass *r = &s->passes[acc];
+                            if (r->kind == PP_F) { pre += sm[r->stage]; if (pre > pm) pm = pre; }
+                            else pre += pp__mem_effect(s, r);
+                        }
+                        if (cur + pp__mem_effect(s, p) + pm > cap[dev] + 1e-9) continue;
+                    }
                     found = j;
                     break;
                 }
