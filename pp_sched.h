@@ -2202,7 +2202,7 @@ static int pp__gap_fill(pp_schedule *s, const double *cap, double *endk, const i
         for (i = a; i < b; i++) {
             double ge = s->passes[i].start;
             while (i >= lo && i <= hi && ge - gs > PP__EPS * (1 + ge)) {
-                int j, found = -1, last = i + window < b - 1 ? i + window : b - 1, any = 0;
+                int j, found = -1, last = i + window < b - 1 ? i + window : b - 1, any = 0, acc;
                 double ready = 0, pre = 0, pm = 0, lim = ge + PP__EPS * (1 + ge);
                 for (j = vend; j <= last; j++) { /* from vend: every entry below it is set */
                     const pp_pass *p = &s->passes[j];
@@ -2231,15 +2231,22 @@ static int pp__gap_fill(pp_schedule *s, const double *cap, double *endk, const i
                     }
                 }
                 if (!any) break; /* no pass in reach fits in time, so none fits */
-                for (j = i + 1; j <= last; j++) {
-                    const pp_pass *p = &s->passes[j], *r = &s->passes[j - 1];
-                    /* pre: memory change over passes i..j-1; pm: its highest
-                       point right after an F (0 if none): moving an F to i
-                       raises every level in between */
-                    if (r->kind == PP_F) { pre += sm[r->stage]; if (pre > pm) pm = pre; }
-                    else pre += pp__mem_effect(s, r);
+                for (j = i + 1, acc = i; j <= last; j++) {
+                    const pp_pass *p = &s->passes[j];
+                    if ((j & 63) == 0 && j + 63 <= last && bmin[j >> 6] > lim) { j += 63; continue; } /* none fits in time */
                     if (gs + fdur[j] > lim || fit[j] > lim) continue;
-                    if (p->kind == PP_F && cur + pp__mem_effect(s, p) + pm > cap[dev] + 1e-9) continue;
+                    if (p->kind == PP_F) {
+                        /* pre: memory change over passes i..j-1; pm: its
+                           highest point right after an F (0 if none): moving
+                           an F to i raises every level in between. Summed
+                           in order, only as far as an F that fits in time */
+                        for (; acc < j; acc++) {
+                            const pp_pass *r = &s->passes[acc];
+                            if (r->kind == PP_F) { pre += sm[r->stage]; if (pre > pm) pm = pre; }
+                            else pre += pp__mem_effect(s, r);
+                        }
+                        if (cur + pp__mem_effect(s, p) + pm > cap[dev] + 1e-9) continue;
+                    }
                     found = j;
                     break;
                 }
@@ -2654,11 +2661,20 @@ static void pp__sort_refs(const pp_schedule *s, pp__ref *refs, int *scratch, dou
     }
     w = lose[0];
     for (k = 0; k < P; k++) {
+        double kw;
         refs[k].start = key[w]; refs[k].dev = w; refs[k].idx = cur[w];
         cur[w]++;
-        key[w] = cur[w] < s->device_start[w + 1] ? ps[cur[w]].start : DBL_MAX;
-        for (x = (K + w) / 2; x >= 1; x /= 2)
-            if (PP__BEFORE(lose[x], w)) { int t = lose[x]; lose[x] = w; w = t; }
+        key[w] = kw = cur[w] < s->device_start[w + 1] ? ps[cur[w]].start : DBL_MAX;
+        /* PP__BEFORE(lose[x], w) without branches: which run wins a node
+           is data, not a pattern a branch predictor learns */
+        for (x = (K + w) / 2; x >= 1; x /= 2) {
+            int l = lose[x], b;
+            double kl = key[l];
+            b = (kl < kw) | ((kl == kw) & (l < w));
+            lose[x] = b ? w : l;
+            w = b ? l : w;
+            kw = b ? kl : kw;
+        }
     }
 #undef PP__BEFORE
 }
@@ -2724,22 +2740,35 @@ static pp_status pp__sweep_reorder(pp_schedule *s, const double *cap, int flags,
         movable = all || p.start <= warm_end || p.start > cool_start;
         if ((in = pp__dep_key(cnt + 5 * d, S, half, &p, &ds)) >= 0)
             r = endk[in] + (s->stage_device[ds] != dev ? comm : 0);
+        /* a bubble starts at r or later (gs >= r): none is earlier than start when r is not */
+        if (movable && !(r < start - PP__EPS * (1 + start))) movable = 0;
         if (movable) {
             /* earliest bubble after r among the placed passes that holds dur */
             /* a bubble must end at or after r + dur: skip the passes that start
                before that (starts on a device are sorted) */
-            int lo = 0, hi = m;
-            double prev_end, need = r + dur;
+            int lo = 0, hi = m, late = 1;
+            double prev_end, need = r + dur, thr = start - PP__EPS * (1 + start);
             /* (the starts are not always sorted, with comm: so the same
                bisection as ever, not a search that would probe elsewhere) */
             while (lo < hi) {
                 int mid = lo + (hi - lo) / 2;
                 double ms = placed[base + mid].start;
-                if (ms + PP__EPS * (1 + ms) < need) lo = mid + 1; else hi = mid;
+                int below = ms + PP__EPS * (1 + ms) < need; /* (no branch: the way it goes is data) */
+                lo = below ? mid + 1 : lo;
+                hi = below ? hi : mid;
             }
             prev_end = lo > 0 ? placed[base + lo - 1].end : 0;
             for (q = lo; q <= m; q++) {
                 double gs, ge;
+                if (late && prev_end >= thr) {
+                    /* no bubble from here on starts before start (gs >=
+                       prev_end) when no pass after ends earlier: stay at
+                       the end */
+                    int x;
+                    late = 0;
+                    for (x = q; x < m && placed[base + x].end >= thr; x++) {}
+                    if (x == m) break;
+                }
                 if (q < m && prev_end >= r && dur > 4e-9 * (1 + smax) && !(gw[q >> 6] >> (q & 63) & 1)) {
                     /* a pass that starts where the one before ends, after r:
                        no room there for a pass longer than twice the
@@ -5714,11 +5743,13 @@ static int pp__auto_better(const pp_schedule *s, const pp_schedule *best) {
     return a < b - 1e-9;
 }
 
-/* The reorder variants of the searches' finalists above pp__small_n
-   (reordered at 2d+4 microbatches, and at the full n): above 16 devices,
-   all but the two list variants, which cost two thirds of such a reorder's
-   time at d = 128 and won none of those finalists at d = 32 and 128 (they
-   do win a few at d = 4 and 5, limits above d: up to 0.4%). */
+/* The reorder variants of the searches' finalists and of the fixed
+   schedules above pp__small_n (reordered at 2d+4 microbatches, and at the
+   full n): above 16 devices, all but the two list variants, which cost two
+   thirds of such a reorder's time at d = 128 and won none of those
+   finalists at d = 32 and 128, nor any fixed schedule at d = 32, 64 and
+   128 with n = 8d (they do win a few at d = 4 and 5, limits above d: up
+   to 0.4%). */
 static unsigned pp__rv_large(int d) { return d > 16 ? PP__RV_ALL & ~(1u << PP__RV_LIST | 1u << PP__RV_W_LIST) : PP__RV_ALL; }
 
 /* A finalist blk of A's search above pp__small_n, as pp__block_schedule
@@ -7050,7 +7081,9 @@ static pp_status pp__block_of_zb_min(const pp__req *q, pp_block **blk, char *err
 static pp_status pp__build_from_block(const pp__req *q, const pp_block *blk, pp_schedule **s, char *err) {
     const pp_sched_info *in = q->info;
     int reorder = q->c.reorder && !in->published && !in->adaptive;
-    return pp__block_schedule(blk, q->n, &q->c, in->recompute, reorder ? PP__RV_ALL : 0u, 0, NULL, s, err);
+    /* above pp__small_n, the searches' variants (pp__rv_large) */
+    unsigned mask = pp__small_n(q->d, q->n) ? PP__RV_ALL : pp__rv_large(q->d);
+    return pp__block_schedule(blk, q->n, &q->c, in->recompute, reorder ? mask : 0u, 0, NULL, s, err);
 }
 /* V-ZB: its block's schedule, or the list-built order of pp__vzb_list
    under the block's Eq. 1 bound (the memory V-ZB promises, d units),
