@@ -6774,7 +6774,7 @@ enum { PP__SHAKE_WORK = 1200000, PP__SHAKE_REACH = 4, PP__SHAKE_MOVES = 2 };
 static pp_status pp__v_shake(pp_schedule *s, double limit, char *err) {
     int d = s->devices, P = s->num_passes, i, it, rounds = PP__SHAKE_WORK / (P > 0 ? P : 1);
     pp_allocator *al = &s->allocator;
-    unsigned long long x = 12345; /* the generator's state */
+    unsigned long long x = 2; /* the generator's state */
     double lb = pp__order_bound(s), s0 = s->makespan, br0 = s->bubble_rate, cm = s->makespan, bm = s->makespan;
     double *cap, *pk0;
     pp_pass *orig, *cur, *best;
@@ -6946,12 +6946,6 @@ static pp_status pp__v_auto(const pp__req *q, pp_schedule **out, char *err) {
        n = 128, and a third at d = 64, n = 128 */
     if (st == PP_OK && q->c.reorder && *out && d <= 16 && pp__small_n(d, q->n)) {
         st = pp__v_cool(*out, limit, err);
-        if (st != PP_OK) { pp_sched_free(*out); *out = NULL; }
-    }
-    /* the iterated local search (pp__v_shake), at the sizes where the
-       solver found shorter orders: up to 8 devices, n <= 2d */
-    if (st == PP_OK && q->c.reorder && *out && d <= 8 && q->n <= 2 * d) {
-        st = pp__v_shake(*out, limit, err);
         if (st != PP_OK) { pp_sched_free(*out); *out = NULL; }
     }
     if (st == PP_OK && !*out) {
@@ -7685,6 +7679,11 @@ PP__DEF pp_status pp_sched_build(const pp_config *cfg, pp_schedule **out, char *
     if (!cap) { pp__err(err, "out of memory building %s", q.info->name); st = PP_ERR_OUT_OF_MEMORY; }
     if (st == PP_OK) st = pp__build_fit(&q, NULL, cap, out, err);
     if (st == PP_OK) st = pp__guarantee(&q, cap, *out, err);
+    /* v-auto's iterated local search (pp__v_shake) last, from the order
+       everything above chose, so it can only shorten it: at the sizes where
+       the solver found shorter orders, up to 8 devices and n <= 2d */
+    if (st == PP_OK && q.info->id == PP_SCHED_V_AUTO && q.c.reorder && q.d <= 8 && q.n <= 2 * q.d)
+        st = pp__v_shake(*out, q.limit, err);
     if (st != PP_OK) { pp_sched_free(*out); *out = NULL; }
     else if (err) err[0] = 0; /* a candidate or a reorder step that found no way may have written there */
     pp__mfree(&q.c.al, cap);
