@@ -334,6 +334,8 @@ RULINGS (where the papers are ambiguous, what this file does; the comment
      order competes (pp__zb_auto, pp__zb_list); zb-1p/2p: limits d and 2d.
    - v-zb: V-ZB's block against a list-built order within its Eq. 1 bound;
      the shorter wins, the block at a tie (pp__vzb_list).
+   - v-auto at d <= 8, n <= 2d: a deterministic iterated local search
+     last, kept only when shorter, within the limit (pp__v_shake).
    - Lower bounds: work, path, Appendix E.2 derived for V placement and any
      times, used where 2n > k (pp_sched_bounds).
    - Bubble growth is measured at 3d and 6d microbatches, not derived
@@ -6754,7 +6756,7 @@ static pp_status pp__v_cool(pp_schedule *s, double limit, char *err) {
     return PP_OK;
 }
 
-/* v-auto's last candidates at small sizes: an iterated local search
+/* v-auto's last step at small sizes: an iterated local search
    (pp__v_shake). The orders the solver finds where v-auto stopped above
    it (docs/quality.md, where v-auto loses) differ from ours in a joint
    move of several passes on several devices, the steady phase and the
@@ -6764,12 +6766,14 @@ static pp_status pp__v_cool(pp_schedule *s, double limit, char *err) {
    places on their devices, squeeze, run the local search on the result
    every second round (the rounds between walk further for the same work),
    and take it as the current order when it is no longer (walking over
-   orders of equal makespan); keep the shortest order seen. Deterministic: a fixed seed for
-   a xorshift generator held in the function. Every order tried keeps
-   every device within limit; an order that deadlocks is refused by the
-   squeeze. The work is PP__SHAKE_WORK passes squeezed (so fewer rounds
-   on larger schedules), cut short at the order bound. s changes only to a
-   strictly shorter order and is left as it was, to the bit, otherwise. */
+   orders of equal makespan); keep the shortest order seen. Deterministic:
+   a fixed seed for a xorshift generator held in the function. Every order
+   tried keeps every device within limit; an order that deadlocks is
+   refused by the squeeze. The work is PP__SHAKE_WORK passes squeezed (so
+   fewer rounds on larger schedules), cut short at the order bound. s
+   changes only to a strictly shorter order and is left as it was, to the
+   bit, otherwise. Not run on v-zb: v-auto's guarantee (no longer than a
+   fixed order of its family that fits) builds v-zb without it. */
 enum { PP__SHAKE_WORK = 1200000, PP__SHAKE_REACH = 4, PP__SHAKE_MOVES = 2 };
 static pp_status pp__v_shake(pp_schedule *s, double limit, char *err) {
     int d = s->devices, P = s->num_passes, i, it, rounds = PP__SHAKE_WORK / (P > 0 ? P : 1);
