@@ -334,6 +334,8 @@ RULINGS (where the papers are ambiguous, what this file does; the comment
      order competes (pp__zb_auto, pp__zb_list); zb-1p/2p: limits d and 2d.
    - v-zb: V-ZB's block against a list-built order within its Eq. 1 bound;
      the shorter wins, the block at a tie (pp__vzb_list).
+   - v-auto at d <= 8, n <= 2d: a deterministic iterated local search
+     last, kept only when shorter, within the limit (pp__v_shake).
    - Lower bounds: work, path, Appendix E.2 derived for V placement and any
      times, used where 2n > k (pp_sched_bounds).
    - Bubble growth is measured at 3d and 6d microbatches, not derived
@@ -6785,6 +6787,92 @@ static pp_status pp__v_cool(pp_schedule *s, double limit, char *err) {
     return PP_OK;
 }
 
+/* v-auto's last step at small sizes: an iterated local search
+   (pp__v_shake). The orders the solver finds where v-auto stopped above
+   it (docs/quality.md, where v-auto loses) differ from ours in a joint
+   move of several passes on several devices, the steady phase and the
+   turn's device included; no single move or swap of the local search
+   reaches them, and no one rule for the move covered every row. So: from
+   the current order, move one or two random passes up to PP__SHAKE_REACH
+   places on their devices, squeeze, run the local search on the result
+   every second round (the rounds between walk further for the same work),
+   and take it as the current order when it is no longer (walking over
+   orders of equal makespan); keep the shortest order seen. Deterministic:
+   a fixed seed for a xorshift generator held in the function. Every order
+   tried keeps every device within limit; an order that deadlocks is
+   refused by the squeeze. The work is PP__SHAKE_WORK passes squeezed (so
+   fewer rounds on larger schedules), cut short at the order bound. s
+   changes only to a strictly shorter order and is left as it was, to the
+   bit, otherwise. Not run on v-zb: v-auto's guarantee (no longer than a
+   fixed order of its family that fits) builds v-zb without it. */
+enum { PP__SHAKE_WORK = 1200000, PP__SHAKE_REACH = 4, PP__SHAKE_MOVES = 2 };
+static pp_status pp__v_shake(pp_schedule *s, double limit, char *err) {
+    int d = s->devices, P = s->num_passes, i, it, rounds = PP__SHAKE_WORK / (P > 0 ? P : 1);
+    pp_allocator *al = &s->allocator;
+    unsigned long long x = 2; /* the generator's state */
+    double lb = pp__order_bound(s), s0 = s->makespan, br0 = s->bubble_rate, cm = s->makespan, bm = s->makespan;
+    double *cap, *pk0;
+    pp_pass *orig, *cur, *best;
+    pp_status st = PP_OK;
+    if (pp__at_bound(s0, lb)) return PP_OK;
+    orig = (pp_pass *)pp__malloc(al, pp__size((size_t)P, 3u * sizeof *orig));
+    cap = (double *)pp__malloc(al, pp__size((size_t)d, 2u * sizeof *cap));
+    if (!orig || !cap) {
+        pp__mfree(al, orig); pp__mfree(al, cap);
+        pp__err(err, "out of memory in v-auto's iterated local search");
+        return PP_ERR_OUT_OF_MEMORY;
+    }
+    cur = orig + P; best = orig + 2 * (size_t)P; pk0 = cap + d;
+    for (i = 0; i < d; i++) cap[i] = limit;
+    memcpy(orig, s->passes, (size_t)P * sizeof *orig);
+    memcpy(cur, orig, (size_t)P * sizeof *orig);
+    memcpy(best, orig, (size_t)P * sizeof *orig);
+    memcpy(pk0, s->peak_memory, (size_t)d * sizeof *pk0);
+    for (it = 0; it < rounds && !pp__at_bound(bm, lb); it++) {
+        int m, k, ok = 1;
+        memcpy(s->passes, cur, (size_t)P * sizeof *cur);
+        x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+        k = 1 + (int)((x >> 20) % PP__SHAKE_MOVES);
+        for (m = 0; m < k && ok; m++) {
+            int dev, a, e, f, to;
+            pp_pass t;
+            x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+            dev = (int)((x >> 11) % (unsigned)d);
+            a = s->device_start[dev]; e = s->device_start[dev + 1];
+            if (e - a < 2) continue;
+            f = a + (int)((x >> 27) % (unsigned)(e - a));
+            to = f + (int)((x >> 43) % (2 * PP__SHAKE_REACH + 1)) - PP__SHAKE_REACH;
+            to = to < a ? a : to >= e ? e - 1 : to;
+            if (to == f) continue;
+            t = s->passes[f];
+            if (f < to) memmove(s->passes + f, s->passes + f + 1, (size_t)(to - f) * sizeof t);
+            else memmove(s->passes + to + 1, s->passes + to, (size_t)(f - to) * sizeof t);
+            s->passes[to] = t;
+            ok = pp__device_peak(s, s->passes + a, e - a) <= limit + 1e-9;
+        }
+        if (!ok || !memcmp(s->passes, cur, (size_t)P * sizeof *cur)) continue;
+        st = pp__squeeze(s, NULL, NULL); /* a deadlocked order is refused */
+        if (st == PP_ERR_OUT_OF_MEMORY) { pp__err(err, "out of memory in v-auto's iterated local search"); break; }
+        if (st != PP_OK) { st = PP_OK; continue; }
+        pp__metrics(s);
+        if (it % 2 == 0 && (st = pp__local_search(s, cap, err)) != PP_OK) break;
+        if (s->makespan > cm + PP__EPS * (1 + cm)) continue;
+        cm = s->makespan;
+        memcpy(cur, s->passes, (size_t)P * sizeof *cur);
+        if (cm < bm - PP__EPS * (1 + bm)) { bm = cm; memcpy(best, cur, (size_t)P * sizeof *cur); }
+    }
+    if (st == PP_OK && bm < s0 - PP__EPS * (1 + s0)) {
+        memcpy(s->passes, best, (size_t)P * sizeof *best);
+        pp__metrics(s);
+    } else {
+        memcpy(s->passes, orig, (size_t)P * sizeof *orig);
+        s->makespan = s0; s->bubble_rate = br0;
+        memcpy(s->peak_memory, pk0, (size_t)d * sizeof *pk0);
+    }
+    pp__mfree(al, orig); pp__mfree(al, cap);
+    return st;
+}
+
 /* v-auto: V-shape blocks with the K split of Eq. 3. delta0 (F of chunk 0,
    B of chunk 1) from 1 to 4 cells, delta1 (F of chunk 1, B of chunk 0) from
    1 to 3 cells, on each side of K; turns by pp__v_turns; W greedy. */
@@ -7628,6 +7716,11 @@ PP__DEF pp_status pp_sched_build(const pp_config *cfg, pp_schedule **out, char *
     if (!cap) { pp__err(err, "out of memory building %s", q.info->name); st = PP_ERR_OUT_OF_MEMORY; }
     if (st == PP_OK) st = pp__build_fit(&q, NULL, cap, out, err);
     if (st == PP_OK) st = pp__guarantee(&q, cap, *out, err);
+    /* v-auto's iterated local search (pp__v_shake) last, from the order
+       everything above chose, so it can only shorten it: at the sizes where
+       the solver found shorter orders, up to 8 devices and n <= 2d */
+    if (st == PP_OK && q.info->id == PP_SCHED_V_AUTO && q.c.reorder && q.d <= 8 && q.n <= 2 * q.d)
+        st = pp__v_shake(*out, q.limit, err);
     if (st != PP_OK) { pp_sched_free(*out); *out = NULL; }
     else if (err) err[0] = 0; /* a candidate or a reorder step that found no way may have written there */
     pp__mfree(&q.c.al, cap);
