@@ -2622,6 +2622,38 @@ static int pp__cmp_ref(const void *a, const void *b) {
    the winner goes on up; each pass out replays its run's path, one
    comparison per level. Otherwise qsort. scratch: [4 * d] ints, key:
    [2 * d] doubles. */
+/* The sweep's gap bitset, summarised: bit w of s1 is set when word w of
+   the gap bits is not 0, bit j of s2 when word j of s1 is not 0, so the
+   next gap after a run of passes without one is found in a few words
+   rather than by walking the run (a stable phase without bubbles is
+   most of a device). pp__gap_sum refreshes word w's bits in the summaries;
+   pp__gap_next gives the first nonzero gap word after w (-1: none; W1, W2:
+   the summaries' lengths in words). */
+static void pp__gap_sum(const unsigned long long *gw, unsigned long long *s1, unsigned long long *s2, int w) {
+    int j = w >> 6;
+    if (gw[w]) s1[j] |= 1ull << (w & 63);
+    else s1[j] &= ~(1ull << (w & 63));
+    if (s1[j]) s2[j >> 6] |= 1ull << (j & 63);
+    else s2[j >> 6] &= ~(1ull << (j & 63));
+}
+static int pp__gap_next(const unsigned long long *s1, const unsigned long long *s2, int w, int W1, int W2) {
+    unsigned long long bits;
+    int j, k;
+    w++;
+    j = w >> 6;
+    if (j >= W1) return -1;
+    bits = s1[j] & (~0ull << (w & 63));
+    if (bits) return j * 64 + pp__ctz64(bits);
+    j++;
+    k = j >> 6;
+    if (k >= W2) return -1;
+    bits = s2[k] & (~0ull << (j & 63));
+    while (!bits && ++k < W2) bits = s2[k];
+    if (!bits) return -1;
+    j = k * 64 + pp__ctz64(bits);
+    return j * 64 + pp__ctz64(s1[j]);
+}
+
 static void pp__sort_refs(const pp_schedule *s, pp__ref *refs, int *scratch, double *key) {
     int d = s->devices, P = s->num_passes, i, k, K = 1, w, x;
     int *cur, *lose;
@@ -2687,7 +2719,8 @@ static pp_status pp__sweep_reorder(pp_schedule *s, const double *cap, int flags,
        (woff[dev]: the device's first word) */
     unsigned long long *gap = (unsigned long long *)pp__malloc(al, pp__size((size_t)P / 64u + 2u * (size_t)d + 1u,
                                                                             sizeof(unsigned long long)));
-    int *woff = (int *)pp__malloc(al, pp__size((size_t)d + 1u, sizeof(int)));
+    int *woff = (int *)pp__malloc(al, pp__size(3u * ((size_t)d + 1u), sizeof(int)));
+    unsigned long long *sum = NULL; /* the gap words' summaries (pp__gap_sum): s1 at woff[d + 1 + dev], s2 after */
     double warm_end = 0, cool_start = 0, comm = s->times.comm, smax = 0;
     pp_status st = PP_OK;
     if (!refs || !placed || !lev || !endk || !saved_time || !cnt || !key || !gap || !woff) {
@@ -2716,10 +2749,24 @@ static pp_status pp__sweep_reorder(pp_schedule *s, const double *cap, int flags,
     for (i = 0; i < d; i++) cnt[i] = 0;
     for (i = 0, woff[0] = 0; i < d; i++) woff[i + 1] = woff[i] + (s->device_start[i + 1] - s->device_start[i]) / 64 + 2;
     memset(gap, 0, (size_t)woff[d] * sizeof(unsigned long long));
+    /* per device W1 = W0 / 64 + 1 words of s1, then W2 = W1 / 64 + 1 of s2 */
+    for (i = 0, woff[d + 1] = 0; i < d; i++) {
+        int w1 = (woff[i + 1] - woff[i]) / 64 + 1;
+        woff[d + 2 + i] = woff[d + 1 + i] + w1 + w1 / 64 + 1;
+    }
+    sum = (unsigned long long *)pp__malloc(al, pp__size((size_t)woff[2 * d + 1] + 1u, sizeof(unsigned long long)));
+    if (!sum) {
+        pp__err(err, "out of memory in reorder");
+        st = PP_ERR_OUT_OF_MEMORY;
+        goto cleanup;
+    }
+    memset(sum, 0, ((size_t)woff[2 * d + 1] + 1u) * sizeof(unsigned long long));
     for (k = 0; k < P; k++) {
         pp_pass p = s->passes[refs[k].idx];
         int dev = p.device, base = s->device_start[dev], m = cnt[dev], pos = m, q, movable, ds, in;
-        unsigned long long *gw = gap + woff[dev];
+        unsigned long long *gw = gap + woff[dev], *s1 = sum + woff[d + 1 + dev];
+        int W1 = (woff[dev + 1] - woff[dev]) / 64 + 1, W2 = W1 / 64 + 1;
+        unsigned long long *s2 = s1 + W1;
         double r = 0, dur = pp__dur(s, &p), start = p.start;
         movable = all || p.start <= warm_end || p.start > cool_start;
         if ((in = pp__dep_key(cnt + 5 * d, S, half, &p, &ds)) >= 0)
@@ -2746,7 +2793,10 @@ static pp_status pp__sweep_reorder(pp_schedule *s, const double *cap, int flags,
                        clock's tolerance; go to the next bubble */
                     int w = q >> 6, q2;
                     unsigned long long bits = gw[w] & (~0ull << (q & 63));
-                    while (!bits && (w + 1) * 64 <= m) bits = gw[++w];
+                    if (!bits) { /* the next word with a gap, at most word m / 64 */
+                        int nw = pp__gap_next(s1, s2, w, W1, W2);
+                        if (nw >= 0 && nw <= m >> 6) { w = nw; bits = gw[w]; }
+                    }
                     q2 = bits ? w * 64 + pp__ctz64(bits) : m;
                     if (q2 > m) q2 = m;
                     q = q2;
@@ -2790,13 +2840,18 @@ static pp_status pp__sweep_reorder(pp_schedule *s, const double *cap, int flags,
         if (pos < m) { /* the bits from pos on move up one */
             int w, pw = pos >> 6;
             unsigned long long low = (1ull << (pos & 63)) - 1;
-            for (w = (m + 1) >> 6; w > pw; w--) gw[w] = gw[w] << 1 | gw[w - 1] >> 63;
+            for (w = (m + 1) >> 6; w > pw; w--) {
+                gw[w] = gw[w] << 1 | gw[w - 1] >> 63;
+                pp__gap_sum(gw, s1, s2, w);
+            }
             gw[pw] = (gw[pw] & low) | (gw[pw] & ~low) << 1;
+            pp__gap_sum(gw, s1, s2, pw);
         }
         for (q = pos; q <= pos + 1 && q <= m; q++) {
             unsigned long long bit = 1ull << (q & 63);
             if (q == 0 || placed[base + q].start != placed[base + q - 1].end) gw[q >> 6] |= bit;
             else gw[q >> 6] &= ~bit;
+            pp__gap_sum(gw, s1, s2, q >> 6);
         }
         if (p.start > smax) smax = p.start;
         cnt[dev]++;
@@ -2811,6 +2866,7 @@ cleanup:
     if (st == PP_OK) st = pp__squeeze(s, NULL, err);
     pp__mfree(al, refs); pp__mfree(al, placed); pp__mfree(al, lev); pp__mfree(al, endk);
     pp__mfree(al, saved_time); pp__mfree(al, cnt); pp__mfree(al, key); pp__mfree(al, gap); pp__mfree(al, woff);
+    pp__mfree(al, sum);
     return st;
 }
 
@@ -3465,11 +3521,13 @@ static pp_status pp__reorder_memo(pp_schedule *s, unsigned mask, double limit, p
    one at a larger n by inserting n - n_small more periods into each
    device's order where it is periodic, shifting the microbatches after;
    one squeeze then times it. The warm-up and cool-down are the small
-   schedule's, the stable phase the same order as the block's. *out is
-   NULL (and PP_OK returned) when some device has no periodic stretch of
-   three periods, or the result does not cover every pass once or
+   schedule's, the stable phase the same order as the block's. A block of
+   per microbatches repeats every per x c passes with microbatches per
+   higher (pp__extend_by; n - a's microbatches a multiple of per). *out
+   is NULL (and PP_OK returned) when some device has no periodic stretch
+   of three periods, or the result does not cover every pass once or
    deadlocks: the caller then builds at n directly. */
-static pp_status pp__extend(const pp_schedule *a, int n, pp_schedule **out, char *err) {
+static pp_status pp__extend_by(const pp_schedule *a, int n, int per, pp_schedule **out, char *err) {
     int d = a->devices, S = a->stages, na = a->microbatches, dev, i, delta = n - na, ok = 1;
     pp_allocator al = a->allocator;
     pp_schedule *s;
@@ -3477,7 +3535,7 @@ static pp_status pp__extend(const pp_schedule *a, int n, pp_schedule **out, char
     unsigned char *seen;
     size_t keys;
     *out = NULL;
-    if (delta <= 0) return PP_OK;
+    if (delta <= 0 || per < 1 || delta % per) return PP_OK;
     s = pp__sched_alloc(&al, d, a->chunks, S, n, a->split_backward, err, &st);
     if (!s) return st;
     keys = (size_t)4 * S * n;
@@ -3496,7 +3554,7 @@ static pp_status pp__extend(const pp_schedule *a, int n, pp_schedule **out, char
     s->device_start[0] = 0;
     for (dev = 0; dev < d && ok; dev++) {
         const pp_pass *q = a->passes + a->device_start[dev];
-        int len = a->device_start[dev + 1] - a->device_start[dev], c = len / na, p = -1, t, j, k;
+        int len = a->device_start[dev + 1] - a->device_start[dev], c = len / na * per, p = -1, t, j, k;
         pp_pass *o = s->passes + s->device_start[dev];
         /* the periodic position nearest the middle: three periods in a row */
         for (t = 0; c > 0 && t <= len && p < 0; t++) {
@@ -3504,14 +3562,14 @@ static pp_status pp__extend(const pp_schedule *a, int n, pp_schedule **out, char
             if (cand < 0 || cand + 3 * c > len) continue;
             for (j = cand; j < cand + 2 * c; j++)
                 if (q[j].kind != q[j + c].kind || q[j].stage != q[j + c].stage ||
-                    q[j].microbatch + 1 != q[j + c].microbatch) break;
+                    q[j].microbatch + per != q[j + c].microbatch) break;
             if (j == cand + 2 * c) p = cand;
         }
         if (p < 0) { ok = 0; break; }
-        s->device_start[dev + 1] = s->device_start[dev] + len + delta * c;
+        s->device_start[dev + 1] = s->device_start[dev] + len + delta / per * c;
         memcpy(o, q, (size_t)p * sizeof(pp_pass));
         o += p;
-        for (k = 0; k < delta; k++)
+        for (k = 0; k < delta; k += per)
             for (j = 0; j < c; j++) { *o = q[p + j]; o->microbatch += k; o++; }
         for (j = p; j < len; j++) { *o = q[j]; o->microbatch += delta; o++; }
     }
@@ -3536,16 +3594,19 @@ static pp_status pp__extend(const pp_schedule *a, int n, pp_schedule **out, char
     *out = s;
     return PP_OK;
 }
+static pp_status pp__extend(const pp_schedule *a, int n, pp_schedule **out, char *err) {
+    return pp__extend_by(a, n, 1, out, err);
+}
 
-/* pp__extend of a reordered schedule, kept (in *out) only when the added
-   microbatches cost exactly the busiest device's work (a stable phase
-   without bubble, which reordering at n could not shorten) and no device's
-   peak rises; *out = NULL otherwise. */
-static pp_status pp__extend_exact(const pp_schedule *s, int n, pp_schedule **out, char *err) {
+/* pp__extend(_by) of a reordered schedule, kept (in *out) only when the
+   added microbatches cost exactly the busiest device's work (a stable
+   phase without bubble, which reordering at n could not shorten) and no
+   device's peak rises; *out = NULL otherwise. */
+static pp_status pp__extend_exact_by(const pp_schedule *s, int n, int per, pp_schedule **out, char *err) {
     pp_schedule *e = NULL;
     double wmax = 0;
     int i, j;
-    pp_status st = pp__extend(s, n, &e, err);
+    pp_status st = pp__extend_by(s, n, per, &e, err);
     *out = NULL;
     if (st != PP_OK || !e) return st;
     for (i = 0; i < s->devices; i++) {
@@ -3558,6 +3619,9 @@ static pp_status pp__extend_exact(const pp_schedule *s, int n, pp_schedule **out
     else pp_sched_free(e);
     return PP_OK;
 }
+static pp_status pp__extend_exact(const pp_schedule *s, int n, pp_schedule **out, char *err) {
+    return pp__extend_exact_by(s, n, 1, out, err);
+}
 
 /* A block repeated n times, squeezed and, when mask is not 0, reordered
    with those variants (limit as in pp__reorder). For n above 2d+6 the
@@ -3565,18 +3629,22 @@ static pp_status pp__extend_exact(const pp_schedule *s, int n, pp_schedule **out
    only when the added microbatches cost exactly the busiest device's work
    (a stable phase without bubble, which reordering at n could not
    shorten) and no device's peak rises; otherwise the whole n is reordered
-   (blocks whose bubble grows with n: V-Min and 1F1B-V at uneven times). */
+   (blocks whose bubble grows with n: V-Min and 1F1B-V at uneven times).
+   A block of k microbatches (zb-min's 2) is reordered at 2d+4 or the
+   next microbatch, so that n is a whole number of blocks more, and
+   extended by whole blocks. */
 static pp_status pp__block_schedule(const pp_block *blk, int n, const pp__cfg *c, int recompute, unsigned mask,
                                     double limit, pp__memo *memo, pp_schedule **out, char *err) {
     pp_schedule *s = NULL, *e = NULL;
     pp_status st;
-    int ns = pp__reorder_n(blk->devices);
+    int k = blk->microbatches, ns = pp__reorder_n(blk->devices);
     *out = NULL;
     if (mask && !pp__small_n(blk->devices, n)) {
+        if (k > 1) ns += (n - ns) % k;
         st = pp__repeat(blk, ns, NULL, c, recompute, &s, err);
         if (st == PP_OK) st = pp_squeeze(s, err);
         if (st == PP_OK) st = pp__reorder_memo(s, mask, limit, memo, err);
-        if (st == PP_OK) st = pp__extend_exact(s, n, &e, err);
+        if (st == PP_OK) st = pp__extend_exact_by(s, n, k > 1 ? k : 1, &e, err);
         pp_sched_free(s);
         if (st != PP_OK) return st;
         if (e) { *out = e; return PP_OK; }
