@@ -7408,6 +7408,33 @@ static pp_status pp__req_resolve(const pp_config *cfg, pp__req *q, char *err) {
    returned: an adaptive schedule's limit; a published order's own peak
    (it is never moved); else the caps its reorder keeps (pp__reorder_caps).
    Every order pp__build returns for q fits them. */
+/* The fewest microbatches whose repeat of b has every device's peak as
+   at n, or n. On the grid, block k's passes lie in cells k T + [lo, hi),
+   so at most c = (hi - lo + T - 1) / T + 1 blocks meet in any cell; with
+   2c + 4 blocks, a stretch of T cells has every block it meets, and a
+   larger n repeats that stretch's passes, which add F and free them
+   again (net 0), in each device's order: the running sums there, and so
+   the peaks, are those of the stretch (exactly, when every stage's
+   memory is a multiple of 1/1024 below 1e3, so that every sum is exact;
+   pp__build_caps checks). The last block keeps n's count of
+   microbatches. */
+static int pp__caps_n(const pp_block *b, int n) {
+    int r, rows = b->stages * b->microbatches, lo = INT_MAX, hi = 0, T = b->interval, mb = b->microbatches;
+    long long c, n1;
+    if (T < 1) return n;
+    for (r = 0; r < rows; r++) {
+        int f = b->f[r], e = b->b[r] + pp__block_cells(b, b->split_backward ? PP_B : PP_BW);
+        if (b->split_backward) { f = f < b->w[r] ? f : b->w[r]; e = e > b->w[r] + 1 ? e : b->w[r] + 1; }
+        f = f < b->b[r] ? f : b->b[r];
+        e = e > b->f[r] + 1 ? e : b->f[r] + 1;
+        lo = lo < f ? lo : f;
+        hi = hi > e ? hi : e;
+    }
+    c = ((long long)hi - lo + T - 1) / T + 1;
+    n1 = (2 * c + 4) * mb + n % mb;
+    return n1 < n ? (int)n1 : n;
+}
+
 static pp_status pp__build_caps(const pp__req *q, const pp_block *blk, const pp_schedule *s, double *cap, char *err) {
     pp_schedule *g = NULL;
     pp_status st = PP_OK;
@@ -7417,7 +7444,18 @@ static pp_status pp__build_caps(const pp__req *q, const pp_block *blk, const pp_
         return PP_OK;
     }
     if (blk) {
-        st = pp__repeat(blk, q->n, NULL, &q->c, q->info->recompute, &g, err);
+        /* the block's peaks, at fewer microbatches where they are n's */
+        int n1 = pp__caps_n(blk, q->n);
+        st = pp__repeat(blk, n1, NULL, &q->c, q->info->recompute, &g, err);
+        for (i = 0; st == PP_OK && n1 < q->n && i < g->stages; i++)
+            if (!(g->stage_memory[i] > -1e3 && g->stage_memory[i] < 1e3) ||
+                g->stage_memory[i] * 1024 != (double)(long long)(g->stage_memory[i] * 1024))
+                break;
+        if (st == PP_OK && n1 < q->n && i < g->stages) {
+            pp_sched_free(g);
+            g = NULL;
+            st = pp__repeat(blk, q->n, NULL, &q->c, q->info->recompute, &g, err);
+        }
         if (st == PP_OK) s = g;
     }
     if (st == PP_OK && q->info->published) memcpy(cap, s->peak_memory, (size_t)q->d * sizeof(double));
@@ -7558,7 +7596,7 @@ static pp_status pp__guarantee(const pp__req *q, const double *cap, pp_schedule 
     int unit, P = s->num_passes, id, k, d = q->d;
     double best_mk = s->makespan, own_mk = s->makespan;
     pp_allocator *al = &s->allocator;
-    pp_pass *best, *tmp;
+    pp_pass *best;
     pp_status st = PP_OK;
     pp__fit fit;
     if (in->published || !q->c.reorder || !q->c.guarantee) return PP_OK;
@@ -7567,10 +7605,10 @@ static pp_status pp__guarantee(const pp__req *q, const double *cap, pp_schedule 
     fit.lb0 = pp__order_bound(s);
     if (pp__at_bound(s->makespan, fit.lb0)) return PP_OK; /* nothing is shorter */
     unit = !q->c.stage_times && q->c.times.f == 1 && q->c.times.b == 1 && q->c.times.w == 1 && q->c.times.comm == 0;
+    /* best: the shortest order so far (s's own first); s->passes then
+       holds each candidate in turn */
     best = (pp_pass *)pp__malloc(al, pp__size((size_t)P, sizeof(pp_pass)));
-    tmp = (pp_pass *)pp__malloc(al, pp__size((size_t)P, sizeof(pp_pass)));
-    if (!best || !tmp) {
-        pp__mfree(al, best); pp__mfree(al, tmp);
+    if (!best) {
         pp__err(err, "out of memory building %s", in->name);
         return PP_ERR_OUT_OF_MEMORY;
     }
@@ -7608,19 +7646,19 @@ static pp_status pp__guarantee(const pp__req *q, const double *cap, pp_schedule 
             /* c's order in s's layout (BW -> B, W), timed at q's times */
             for (k = 0; k < d; k++) {
                 int i, w = s->device_start[k];
+                pp_pass *o = s->passes;
                 for (i = c->device_start[k]; i < c->device_start[k + 1]; i++) {
-                    tmp[w] = c->passes[i];
-                    if (tmp[w].kind == PP_BW && s->split_backward) {
-                        tmp[w].kind = PP_B;
-                        tmp[++w] = c->passes[i];
-                        tmp[w].kind = PP_W;
+                    o[w] = c->passes[i];
+                    if (o[w].kind == PP_BW && s->split_backward) {
+                        o[w].kind = PP_B;
+                        o[++w] = c->passes[i];
+                        o[w].kind = PP_W;
                     }
                     w++;
                 }
                 PP_ASSERT(w == s->device_start[k + 1]);
             }
             pp_sched_free(c);
-            memcpy(s->passes, tmp, (size_t)P * sizeof(pp_pass));
             st = pp__squeeze(s, NULL, err);
             if (st == PP_OK) {
                 pp__metrics(s);
@@ -7634,7 +7672,7 @@ static pp_status pp__guarantee(const pp__req *q, const double *cap, pp_schedule 
     }
     memcpy(s->passes, best, (size_t)P * sizeof(pp_pass));
     pp__metrics(s);
-    pp__mfree(al, best); pp__mfree(al, tmp);
+    pp__mfree(al, best);
     /* an adaptive schedule where another order won: the local search again,
        on that order, within mem_limit. Not a fixed one: a schedule whose
        family holds it compares with the orders above, not with what a
