@@ -3158,36 +3158,30 @@ PP__DEF pp_status pp_reorder(pp_schedule *s, char *err) {
 enum { PP__LOCAL_WORK = 24, PP__LOCAL_GAPS = 2, PP__LOCAL_PHASES = 3 };
 
 /* The memory levels of the order the local search starts each round from
-   (its snapshot): lev[i], the level after position i on its device; pre[i]
-   / post[i], the highest level after an F up to i / from i to the
-   device's end (0 where there is none); top[], a max tree over the levels
-   after an F (-1e300 elsewhere), so that the peak of a moved order costs
-   O(log P), where pp__device_peak would walk the whole device (O(n) per
-   tried move, O(n^2) for a search at large n). lev holds 5P doubles. */
+   (its snapshot): lev[i], the level after position i on its device; top[],
+   a max tree over the levels after an F (-1e300 elsewhere), so that the
+   peak of a moved order costs O(log P), where pp__device_peak would walk
+   the whole device (O(n) per tried move, O(n^2) for a search at large n).
+   lev holds 3P doubles. */
 static void pp__local_levels(const pp_schedule *s, double *lev) {
     int P = s->num_passes, dev, i;
-    double *pre = lev + P, *post = lev + 2 * (size_t)P, *top = lev + 3 * (size_t)P;
+    double *top = lev + P;
     for (dev = 0; dev < s->devices; dev++) {
         int a = s->device_start[dev], e = s->device_start[dev + 1];
-        double cur = 0, hi = 0;
+        double cur = 0;
         for (i = a; i < e; i++) {
             cur += pp__pass_memory(s, &s->passes[i]);
-            if (s->passes[i].kind == PP_F && cur > hi) hi = cur;
             lev[i] = cur;
-            pre[i] = hi;
             top[P + i] = s->passes[i].kind == PP_F ? cur : -1e300;
-        }
-        for (hi = 0, i = e - 1; i >= a; i--) {
-            if (s->passes[i].kind == PP_F && lev[i] > hi) hi = lev[i];
-            post[i] = hi;
         }
     }
     for (i = P - 1; i >= 1; i--) top[i] = top[2 * i] > top[2 * i + 1] ? top[2 * i] : top[2 * i + 1];
 }
 
-/* the highest level after an F at positions l..r of the snapshot */
+/* the highest level after an F at positions l..r of the snapshot
+   (-1e300: none) */
 static double pp__local_top(const double *lev, int P, int l, int r) {
-    const double *top = lev + 3 * (size_t)P;
+    const double *top = lev + P;
     double m = -1e300;
     for (l += P, r += P + 1; l < r; l >>= 1, r >>= 1) {
         if (l & 1) { if (top[l] > m) m = top[l]; l++; }
@@ -3205,8 +3199,10 @@ static int pp__local_move(pp_schedule *s, int from, int to, const double *cap, c
     pp_pass t = s->passes[from];
     int P = s->num_passes, dev = t.device, a = s->device_start[dev], e = s->device_start[dev + 1];
     int lo = from < to ? from : to, hi = from < to ? to : from;
-    double dt = pp__pass_memory(s, &t), peak = lo > a ? lev[P + lo - 1] : 0, x;
-    if (hi + 1 < e && lev[2 * (size_t)P + hi + 1] > peak) peak = lev[2 * (size_t)P + hi + 1];
+    double dt = pp__pass_memory(s, &t), peak = 0, x;
+    /* the highest level after an F before the span and after it (0: none) */
+    if (lo > a && (x = pp__local_top(lev, P, a, lo - 1)) > peak) peak = x;
+    if (hi + 1 < e && (x = pp__local_top(lev, P, hi + 1, e - 1)) > peak) peak = x;
     if (from < to) {
         x = pp__local_top(lev, P, from + 1, to) - dt;          /* those after it, one place earlier */
         if (t.kind == PP_F && lev[to] > x) x = lev[to];         /* it, at the end of the span */
@@ -3296,15 +3292,15 @@ static pp_status pp__local_search(pp_schedule *s, const double *cap, char *err) 
     pp_allocator *al = &s->allocator;
     size_t keys = (size_t)4 * S * n;
     int *pos, *tab, *cand, *prev, *dep;
-    pp_pass *keep;
+    double *keep; /* the round's times: start, end of each position */
     double *lev;
     pp_status st = PP_OK;
     if (pp__at_bound(s->makespan, lb)) return PP_OK; /* no order is shorter */
     pos = (int *)pp__malloc(al, pp__size(keys, sizeof(int)));
     tab = (int *)pp__malloc(al, pp__size((size_t)S, 16u * sizeof(int)));
     cand = (int *)pp__malloc(al, pp__size((size_t)P, sizeof(int)));
-    keep = (pp_pass *)pp__malloc(al, pp__size((size_t)P, sizeof(pp_pass)));
-    lev = (double *)pp__malloc(al, pp__size((size_t)P, 5u * sizeof(double)));
+    keep = (double *)pp__malloc(al, pp__size((size_t)P, 2u * sizeof(double)));
+    lev = (double *)pp__malloc(al, pp__size((size_t)P, 3u * sizeof(double)));
     prev = (int *)pp__malloc(al, pp__size((size_t)P, 2u * sizeof(int)));
     dep = (int *)pp__malloc(al, pp__size(keys, sizeof(int)));
     if (trials < 2) trials = 2;
@@ -3339,7 +3335,7 @@ static pp_status pp__local_search(pp_schedule *s, const double *cap, char *err) 
             }
             break;
         }
-        memcpy(keep, s->passes, (size_t)P * sizeof(pp_pass));
+        for (i = 0; i < P; i++) { keep[2 * i] = s->passes[i].start; keep[2 * i + 1] = s->passes[i].end; }
         pp__local_levels(s, lev);
         pp__local_tables(s, tab, pos, prev, prev + P, dep);
         for (phase = 0; phase < PP__LOCAL_PHASES && !improved; phase++)
@@ -3356,7 +3352,16 @@ static pp_status pp__local_search(pp_schedule *s, const double *cap, char *err) 
                         if (s->makespan < mk - PP__EPS * (1 + mk)) { improved = 1; break; }
                     }
                     st = PP_OK;
-                    memcpy(s->passes, keep, (size_t)P * sizeof(pp_pass));
+                    /* back to the round's order and times: the pass moved
+                       from to[x] back to from[x] */
+                    {
+                        pp_pass t = s->passes[to[x]];
+                        int f = from[x], g = to[x], j;
+                        if (f < g) memmove(s->passes + f + 1, s->passes + f, (size_t)(g - f) * sizeof(pp_pass));
+                        else memmove(s->passes + g, s->passes + g + 1, (size_t)(f - g) * sizeof(pp_pass));
+                        s->passes[f] = t;
+                        for (j = 0; j < P; j++) { s->passes[j].start = keep[2 * j]; s->passes[j].end = keep[2 * j + 1]; }
+                    }
                     pp__metrics(s);
                 }
             }
