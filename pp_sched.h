@@ -5058,54 +5058,94 @@ static pp_status pp__interleaved_official(const pp__cfg *cfg, int d, int v, int 
    BW steps, turn 1, the chunk-1 -> chunk-0 wrap of the BW chain waiting
    gb = 4d-3 cells and the chunk-0 -> chunk-1 wrap of the F chain waiting
    gf = (3-d mod 6) + 6j cells (then F1 - F0 = 3 mod 6 on every device and
-   the two BW pairs fill the other four cells). j = j0 .. j0+d/6+4 is tried at
-   n0 = 2d microbatches with the configured times (repeat, squeeze,
-   reorder with PP__RV_RANK); the first j that reaches Megatron's makespan at n0 (its order
-   is built too) ends the search, else the shortest is taken (the makespan
-   is not monotone in j). A larger j only lengthens chunk 0's lifespan, so
-   the first is the least memory at that makespan. */
+   the two BW pairs fill the other four cells). A j is tried at n0 = 2d
+   microbatches with the configured times (repeat, squeeze, reorder with
+   PP__RV_RANK): pp__ilm_try. The block is the first j of j0 .. j0+d/6+4
+   that reaches Megatron's makespan at n0 (its order is built too), else
+   the shortest (the makespan is not monotone in j). A larger j only
+   lengthens chunk 0's lifespan, so the first is the least memory at that
+   makespan. */
+static pp_status pp__ilm_try(const pp__cfg *cfg, int d, int j, const pp_allocator *al, double target, pp_block **out,
+                             double *mk, char *err) {
+    pp__linear L;
+    pp_block *b = NULL;
+    pp_schedule *s = NULL;
+    pp_status st;
+    *out = NULL;
+    memset(&L, 0, sizeof L);
+    L.fo = 1; L.turn = 1; L.bo = 2; L.bw_cells = 2; L.interval = 6;
+    L.gf = ((3 - d) % 6 + 6) % 6 + 6 * j;
+    L.gb = 4 * d - 3;
+    st = pp__linear_block(d, 2, 0, &L, al, &b, err);
+    if (st == PP_OK) st = pp__repeat(b, 2 * d, NULL, cfg, 0, &s, err);
+    if (st == PP_OK) st = pp_squeeze(s, err);
+    /* v-auto's four ranking variants, until one reaches the target: a
+       block that reaches it is taken whatever the rest would give */
+    if (st == PP_OK) st = pp__reorder_to(s, PP__RV_RANK, 0, target, err);
+    if (st == PP_OK) { *mk = s->makespan; *out = b; }
+    else pp_block_free(b);
+    pp_sched_free(s);
+    return st;
+}
+
+/* The j that reach the target make one run (measured at unit and Table
+   5's times, d = 2 .. 128: a few that do not, about d/11 of them, then
+   about d/6 that do, then at most two that do not), so the first is found
+   by steps of s = max(1, d/16) from j0 until one reaches it, then by
+   halving the last step: about log2(d/16) + 3 tries of 8d^2 passes each,
+   where trying every j up to the first costs about d/11 tries (d = 128:
+   5 for 8). At d < 32 the steps are of 1, every j in turn. When no step
+   reaches it, every j is tried in turn as at d < 32. */
 static pp_status pp__interleaved_lowmem_block(const pp__cfg *cfg, int d, const pp_allocator *al, pp_block **out,
                                               char *err) {
-    pp_block *best = NULL;
+    pp_block *best = NULL, *b = NULL;
     pp_schedule *meg = NULL;
-    double best_mk = 0, target;
-    int j, jmax, n0 = 2 * d;
-    pp_status st0 = pp__interleaved_official(cfg, d, 2, n0, &meg, err);
-    if (st0 != PP_OK) return st0;
+    double best_mk = 0, target, mk = 0;
+    int j, j0, jmax, lo, hi = -1, step = d / 16 > 1 ? d / 16 : 1, tries = 0;
+    pp_status st = pp__interleaved_official(cfg, d, 2, 2 * d, &meg, err);
+    if (st != PP_OK) return st;
     target = meg->makespan;
     pp_sched_free(meg);
     /* below j0 (chunk 1 starting before 1.9d on device 0) nothing reached
        Megatron's makespan in our runs (d = 2..24, 32, 64; the first that
        did started at 1.67d to 2.5d), so those builds are skipped */
-    j = (int)((0.9 * d - (double)(((3 - d) % 6 + 6) % 6)) / 6);
-    for (j = j < 0 ? 0 : j, jmax = j + d / 6 + 4; j <= jmax; j++) {
-        pp__linear L;
-        pp_block *b = NULL;
-        pp_schedule *s = NULL;
-        pp_status st;
-        memset(&L, 0, sizeof L);
-        L.fo = 1; L.turn = 1; L.bo = 2; L.bw_cells = 2; L.interval = 6;
-        L.gf = ((3 - d) % 6 + 6) % 6 + 6 * j;
-        L.gb = 4 * d - 3;
-        st = pp__tick(cfg, "interleaved-1f1b-m: block choice", (double)(j - (jmax - d / 6 - 4)) / (d / 6 + 5), err);
-        if (st == PP_OK) st = pp__linear_block(d, 2, 0, &L, al, &b, err);
-        if (st == PP_OK) st = pp__repeat(b, n0, NULL, cfg, 0, &s, err);
-        if (st == PP_OK) st = pp_squeeze(s, err);
-        /* v-auto's four ranking variants, until one reaches the target: a
-           block that reaches it is taken whatever the rest would give */
-        if (st == PP_OK) st = pp__reorder_to(s, PP__RV_RANK, 0, target, err);
-        if (st != PP_OK) { pp_sched_free(s); pp_block_free(b); pp_block_free(best); return st; }
-        if (best && s->makespan >= best_mk - PP__EPS * (1 + best_mk)) {
-            pp_sched_free(s);
-            pp_block_free(b);
-            continue;
-        }
+    j0 = (int)((0.9 * d - (double)(((3 - d) % 6 + 6) % 6)) / 6);
+    if (j0 < 0) j0 = 0;
+    jmax = j0 + d / 6 + 4;
+#define PP__ILM_TRY(jj)                                                                                              \
+    do {                                                                                                             \
+        st = pp__tick(cfg, "interleaved-1f1b-m: block choice", tries / (tries + 4.0), err);                          \
+        tries++;                                                                                                     \
+        if (st == PP_OK) st = pp__ilm_try(cfg, d, (jj), al, target, &b, &mk, err);                                   \
+        if (st != PP_OK) { pp_block_free(best); return st; }                                                          \
+    } while (0)
+#define PP__ILM_REACHED (mk <= target + PP__EPS * (1 + target))
+    /* the steps: lo the last j tried that did not reach the target */
+    for (lo = j0 - 1, j = j0; j <= jmax; lo = j, j += step) {
+        PP__ILM_TRY(j);
+        if (PP__ILM_REACHED) { hi = j; best = b; break; }
+        pp_block_free(b);
+    }
+    /* halving: the first j after lo that reaches it */
+    while (hi >= 0 && hi - lo > 1) {
+        int mid = lo + (hi - lo) / 2;
+        PP__ILM_TRY(mid);
+        if (PP__ILM_REACHED) { pp_block_free(best); best = b; hi = mid; }
+        else { pp_block_free(b); lo = mid; }
+    }
+    if (hi >= 0) { *out = best; return PP_OK; }
+    /* no step reached it: every j in turn, the first that reaches it,
+       else the shortest (the first of those) */
+    for (j = j0; j <= jmax; j++) {
+        PP__ILM_TRY(j);
+        if (best && mk >= best_mk - PP__EPS * (1 + best_mk)) { pp_block_free(b); continue; }
         pp_block_free(best);
         best = b;
-        best_mk = s->makespan;
-        pp_sched_free(s);
-        if (best_mk <= target + PP__EPS * (1 + target)) break;
+        best_mk = mk;
+        if (PP__ILM_REACHED) break;
     }
+#undef PP__ILM_TRY
+#undef PP__ILM_REACHED
     *out = best;
     return PP_OK;
 }
