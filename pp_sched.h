@@ -288,11 +288,12 @@ LIMITS (checked by pp_sched_build before any work; the table with the
                      the ascii and JSON output say so.
    searches          their work grows faster than d, so they take fewer
                      devices: v-auto d <= 128, zb-auto, zb-1p, zb-2p d <=
-                     384, interleaved-1f1b-m d <= 128 (its block choice
-                     reorders up to d/6 + 5 candidates at 2d microbatches:
-                     about d^3 work whatever n is); each within about a
-                     minute of one core at its limit (make bench-limits
-                     prints every corner). Above it: PP_ERR_OVERFLOW naming
+                     384, interleaved-1f1b-m d <= 256 (its block choice
+                     reorders about log2(d/16) + 3 candidates at 2d
+                     microbatches, 8d^2 passes each, whatever n is); each
+                     within about a minute of one core at its limit (make
+                     bench-limits prints every corner). Above it:
+                     PP_ERR_OVERFLOW naming
                      the limit and the fixed schedules of the same
                      placement (pp__devices_most).
    reorder           at most 2^22 passes at once (the whole schedule when
@@ -600,7 +601,7 @@ typedef struct pp_order {
       "DeepSeek's DualPipe: two model copies fed from both ends, half the microbatches each; even d, even n >= 2d")                   \
     X(PP_SCHED_ZB_MIN, "zb-min", SEQUENTIAL, 1, 0, 1, 0, 1, 0, 0, 2, 0, 0, 0, none, zb_min, from_block,                               \
       "zero bubble block with two microbatches per block: about 2/3 of 1F1B's memory (Appendix I, Fig. 16b)")                         \
-    X(PP_SCHED_INTERLEAVED_1F1B_M, "interleaved-1f1b-m", LOOPED, 2, 0, 0, 0, 1, 0, 0, 2, 40, 128, 0, none, interleaved_m, from_block, \
+    X(PP_SCHED_INTERLEAVED_1F1B_M, "interleaved-1f1b-m", LOOPED, 2, 0, 0, 0, 1, 0, 0, 2, 40, 256, 0, none, interleaved_m, from_block, \
       "interleaved 1F1B's makespan (n >= 2d, no comm) at less memory, any n; v = 2 (Appendix I, Fig. 16c)")
 
 typedef enum pp_sched_id {
@@ -7328,10 +7329,9 @@ static double pp__limit_of(const pp_sched_info *in, double mem_limit, int d) {
    row's max_d devices, where each finishes in about a minute of one core
    at the n that costs it most (make bench-limits): v-auto's block and grid
    searches grow about as d^2 at small n, zb-auto's (zb-1p, zb-2p) about as
-   d^2 to d^3, interleaved-1f1b-m's block choice as d^3 whatever n is (up to
-   d/6 + 5 candidates, each a reorder of its 8d^2 passes at 2d microbatches;
-   the first that reaches Megatron's makespan ends it, about 0.08d in at
-   unit times). */
+   d^2 to d^3, interleaved-1f1b-m's block choice as d^2 log d whatever n is
+   (about log2(d/16) + 3 candidates, each a reorder of its 8d^2 passes at
+   2d microbatches: pp__interleaved_lowmem_block). */
 static int pp__devices_most(const pp_sched_info *in, const char **alternative) {
     *alternative = "";
     if (!in->max_devices) return PP__MAX_DEVICES;
