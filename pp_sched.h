@@ -288,11 +288,12 @@ LIMITS (checked by pp_sched_build before any work; the table with the
                      the ascii and JSON output say so.
    searches          their work grows faster than d, so they take fewer
                      devices: v-auto d <= 128, zb-auto, zb-1p, zb-2p d <=
-                     384, interleaved-1f1b-m d <= 128 (its block choice
-                     reorders up to d/6 + 5 candidates at 2d microbatches:
-                     about d^3 work whatever n is); each within about a
-                     minute of one core at its limit (make bench-limits
-                     prints every corner). Above it: PP_ERR_OVERFLOW naming
+                     384, interleaved-1f1b-m d <= 256 (its block choice
+                     reorders about log2(d/16) + 3 candidates at 2d
+                     microbatches, 8d^2 passes each, whatever n is); each
+                     within about a minute of one core at its limit (make
+                     bench-limits prints every corner). Above it:
+                     PP_ERR_OVERFLOW naming
                      the limit and the fixed schedules of the same
                      placement (pp__devices_most).
    reorder           at most 2^22 passes at once (the whole schedule when
@@ -602,7 +603,7 @@ typedef struct pp_order {
       "DeepSeek's DualPipe: two model copies fed from both ends, half the microbatches each; even d, even n >= 2d")                   \
     X(PP_SCHED_ZB_MIN, "zb-min", SEQUENTIAL, 1, 0, 1, 0, 1, 0, 0, 2, 0, 0, 0, none, zb_min, from_block,                               \
       "zero bubble block with two microbatches per block: about 2/3 of 1F1B's memory (Appendix I, Fig. 16b)")                         \
-    X(PP_SCHED_INTERLEAVED_1F1B_M, "interleaved-1f1b-m", LOOPED, 2, 0, 0, 0, 1, 0, 0, 2, 40, 128, 0, none, interleaved_m, from_block, \
+    X(PP_SCHED_INTERLEAVED_1F1B_M, "interleaved-1f1b-m", LOOPED, 2, 0, 0, 0, 1, 0, 0, 2, 40, 256, 0, none, interleaved_m, from_block, \
       "interleaved 1F1B's makespan (n >= 2d, no comm) at less memory, any n; v = 2 (Appendix I, Fig. 16c)")
 
 typedef enum pp_sched_id {
@@ -2631,6 +2632,38 @@ static int pp__cmp_ref(const void *a, const void *b) {
    the winner goes on up; each pass out replays its run's path, one
    comparison per level. Otherwise qsort. scratch: [4 * d] ints, key:
    [2 * d] doubles. */
+/* The sweep's gap bitset, summarised: bit w of s1 is set when word w of
+   the gap bits is not 0, bit j of s2 when word j of s1 is not 0, so the
+   next gap after a run of passes without one is found in a few words
+   rather than by walking the run (a stable phase without bubbles is
+   most of a device). pp__gap_sum refreshes word w's bits in the summaries;
+   pp__gap_next gives the first nonzero gap word after w (-1: none; W1, W2:
+   the summaries' lengths in words). */
+static void pp__gap_sum(const unsigned long long *gw, unsigned long long *s1, unsigned long long *s2, int w) {
+    int j = w >> 6;
+    if (gw[w]) s1[j] |= 1ull << (w & 63);
+    else s1[j] &= ~(1ull << (w & 63));
+    if (s1[j]) s2[j >> 6] |= 1ull << (j & 63);
+    else s2[j >> 6] &= ~(1ull << (j & 63));
+}
+static int pp__gap_next(const unsigned long long *s1, const unsigned long long *s2, int w, int W1, int W2) {
+    unsigned long long bits;
+    int j, k;
+    w++;
+    j = w >> 6;
+    if (j >= W1) return -1;
+    bits = s1[j] & (~0ull << (w & 63));
+    if (bits) return j * 64 + pp__ctz64(bits);
+    j++;
+    k = j >> 6;
+    if (k >= W2) return -1;
+    bits = s2[k] & (~0ull << (j & 63));
+    while (!bits && ++k < W2) bits = s2[k];
+    if (!bits) return -1;
+    j = k * 64 + pp__ctz64(bits);
+    return j * 64 + pp__ctz64(s1[j]);
+}
+
 static void pp__sort_refs(const pp_schedule *s, pp__ref *refs, int *scratch, double *key) {
     int d = s->devices, P = s->num_passes, i, k, K = 1, w, x;
     int *cur, *lose;
@@ -2705,7 +2738,8 @@ static pp_status pp__sweep_reorder(pp_schedule *s, const double *cap, int flags,
        (woff[dev]: the device's first word) */
     unsigned long long *gap = (unsigned long long *)pp__malloc(al, pp__size((size_t)P / 64u + 2u * (size_t)d + 1u,
                                                                             sizeof(unsigned long long)));
-    int *woff = (int *)pp__malloc(al, pp__size((size_t)d + 1u, sizeof(int)));
+    int *woff = (int *)pp__malloc(al, pp__size(3u * ((size_t)d + 1u), sizeof(int)));
+    unsigned long long *sum = NULL; /* the gap words' summaries (pp__gap_sum): s1 at woff[d + 1 + dev], s2 after */
     double warm_end = 0, cool_start = 0, comm = s->times.comm, smax = 0;
     pp_status st = PP_OK;
     if (!refs || !placed || !lev || !endk || !saved_time || !cnt || !key || !gap || !woff) {
@@ -2734,10 +2768,24 @@ static pp_status pp__sweep_reorder(pp_schedule *s, const double *cap, int flags,
     for (i = 0; i < d; i++) cnt[i] = 0;
     for (i = 0, woff[0] = 0; i < d; i++) woff[i + 1] = woff[i] + (s->device_start[i + 1] - s->device_start[i]) / 64 + 2;
     memset(gap, 0, (size_t)woff[d] * sizeof(unsigned long long));
+    /* per device W1 = W0 / 64 + 1 words of s1, then W2 = W1 / 64 + 1 of s2 */
+    for (i = 0, woff[d + 1] = 0; i < d; i++) {
+        int w1 = (woff[i + 1] - woff[i]) / 64 + 1;
+        woff[d + 2 + i] = woff[d + 1 + i] + w1 + w1 / 64 + 1;
+    }
+    sum = (unsigned long long *)pp__malloc(al, pp__size((size_t)woff[2 * d + 1] + 1u, sizeof(unsigned long long)));
+    if (!sum) {
+        pp__err(err, "out of memory in reorder");
+        st = PP_ERR_OUT_OF_MEMORY;
+        goto cleanup;
+    }
+    memset(sum, 0, ((size_t)woff[2 * d + 1] + 1u) * sizeof(unsigned long long));
     for (k = 0; k < P; k++) {
         pp_pass p = s->passes[refs[k].idx];
         int dev = p.device, base = s->device_start[dev], m = cnt[dev], pos = m, q, movable, ds, in;
-        unsigned long long *gw = gap + woff[dev];
+        unsigned long long *gw = gap + woff[dev], *s1 = sum + woff[d + 1 + dev];
+        int W1 = (woff[dev + 1] - woff[dev]) / 64 + 1, W2 = W1 / 64 + 1;
+        unsigned long long *s2 = s1 + W1;
         double r = 0, dur = pp__dur(s, &p), start = p.start;
         movable = all || p.start <= warm_end || p.start > cool_start;
         if ((in = pp__dep_key(cnt + 5 * d, S, half, &p, &ds)) >= 0)
@@ -2777,7 +2825,10 @@ static pp_status pp__sweep_reorder(pp_schedule *s, const double *cap, int flags,
                        clock's tolerance; go to the next bubble */
                     int w = q >> 6, q2;
                     unsigned long long bits = gw[w] & (~0ull << (q & 63));
-                    while (!bits && (w + 1) * 64 <= m) bits = gw[++w];
+                    if (!bits) { /* the next word with a gap, at most word m / 64 */
+                        int nw = pp__gap_next(s1, s2, w, W1, W2);
+                        if (nw >= 0 && nw <= m >> 6) { w = nw; bits = gw[w]; }
+                    }
                     q2 = bits ? w * 64 + pp__ctz64(bits) : m;
                     if (q2 > m) q2 = m;
                     q = q2;
@@ -2821,13 +2872,18 @@ static pp_status pp__sweep_reorder(pp_schedule *s, const double *cap, int flags,
         if (pos < m) { /* the bits from pos on move up one */
             int w, pw = pos >> 6;
             unsigned long long low = (1ull << (pos & 63)) - 1;
-            for (w = (m + 1) >> 6; w > pw; w--) gw[w] = gw[w] << 1 | gw[w - 1] >> 63;
+            for (w = (m + 1) >> 6; w > pw; w--) {
+                gw[w] = gw[w] << 1 | gw[w - 1] >> 63;
+                pp__gap_sum(gw, s1, s2, w);
+            }
             gw[pw] = (gw[pw] & low) | (gw[pw] & ~low) << 1;
+            pp__gap_sum(gw, s1, s2, pw);
         }
         for (q = pos; q <= pos + 1 && q <= m; q++) {
             unsigned long long bit = 1ull << (q & 63);
             if (q == 0 || placed[base + q].start != placed[base + q - 1].end) gw[q >> 6] |= bit;
             else gw[q >> 6] &= ~bit;
+            pp__gap_sum(gw, s1, s2, q >> 6);
         }
         if (p.start > smax) smax = p.start;
         cnt[dev]++;
@@ -2842,6 +2898,7 @@ cleanup:
     if (st == PP_OK) st = pp__squeeze(s, NULL, err);
     pp__mfree(al, refs); pp__mfree(al, placed); pp__mfree(al, lev); pp__mfree(al, endk);
     pp__mfree(al, saved_time); pp__mfree(al, cnt); pp__mfree(al, key); pp__mfree(al, gap); pp__mfree(al, woff);
+    pp__mfree(al, sum);
     return st;
 }
 
@@ -3133,36 +3190,30 @@ PP__DEF pp_status pp_reorder(pp_schedule *s, char *err) {
 enum { PP__LOCAL_WORK = 24, PP__LOCAL_GAPS = 2, PP__LOCAL_PHASES = 3 };
 
 /* The memory levels of the order the local search starts each round from
-   (its snapshot): lev[i], the level after position i on its device; pre[i]
-   / post[i], the highest level after an F up to i / from i to the
-   device's end (0 where there is none); top[], a max tree over the levels
-   after an F (-1e300 elsewhere), so that the peak of a moved order costs
-   O(log P), where pp__device_peak would walk the whole device (O(n) per
-   tried move, O(n^2) for a search at large n). lev holds 5P doubles. */
+   (its snapshot): lev[i], the level after position i on its device; top[],
+   a max tree over the levels after an F (-1e300 elsewhere), so that the
+   peak of a moved order costs O(log P), where pp__device_peak would walk
+   the whole device (O(n) per tried move, O(n^2) for a search at large n).
+   lev holds 3P doubles. */
 static void pp__local_levels(const pp_schedule *s, double *lev) {
     int P = s->num_passes, dev, i;
-    double *pre = lev + P, *post = lev + 2 * (size_t)P, *top = lev + 3 * (size_t)P;
+    double *top = lev + P;
     for (dev = 0; dev < s->devices; dev++) {
         int a = s->device_start[dev], e = s->device_start[dev + 1];
-        double cur = 0, hi = 0;
+        double cur = 0;
         for (i = a; i < e; i++) {
             cur += pp__pass_memory(s, &s->passes[i]);
-            if (s->passes[i].kind == PP_F && cur > hi) hi = cur;
             lev[i] = cur;
-            pre[i] = hi;
             top[P + i] = s->passes[i].kind == PP_F ? cur : -1e300;
-        }
-        for (hi = 0, i = e - 1; i >= a; i--) {
-            if (s->passes[i].kind == PP_F && lev[i] > hi) hi = lev[i];
-            post[i] = hi;
         }
     }
     for (i = P - 1; i >= 1; i--) top[i] = top[2 * i] > top[2 * i + 1] ? top[2 * i] : top[2 * i + 1];
 }
 
-/* the highest level after an F at positions l..r of the snapshot */
+/* the highest level after an F at positions l..r of the snapshot
+   (-1e300: none) */
 static double pp__local_top(const double *lev, int P, int l, int r) {
-    const double *top = lev + 3 * (size_t)P;
+    const double *top = lev + P;
     double m = -1e300;
     for (l += P, r += P + 1; l < r; l >>= 1, r >>= 1) {
         if (l & 1) { if (top[l] > m) m = top[l]; l++; }
@@ -3180,8 +3231,10 @@ static int pp__local_move(pp_schedule *s, int from, int to, const double *cap, c
     pp_pass t = s->passes[from];
     int P = s->num_passes, dev = t.device, a = s->device_start[dev], e = s->device_start[dev + 1];
     int lo = from < to ? from : to, hi = from < to ? to : from;
-    double dt = pp__pass_memory(s, &t), peak = lo > a ? lev[P + lo - 1] : 0, x;
-    if (hi + 1 < e && lev[2 * (size_t)P + hi + 1] > peak) peak = lev[2 * (size_t)P + hi + 1];
+    double dt = pp__pass_memory(s, &t), peak = 0, x;
+    /* the highest level after an F before the span and after it (0: none) */
+    if (lo > a && (x = pp__local_top(lev, P, a, lo - 1)) > peak) peak = x;
+    if (hi + 1 < e && (x = pp__local_top(lev, P, hi + 1, e - 1)) > peak) peak = x;
     if (from < to) {
         x = pp__local_top(lev, P, from + 1, to) - dt;          /* those after it, one place earlier */
         if (t.kind == PP_F && lev[to] > x) x = lev[to];         /* it, at the end of the span */
@@ -3271,15 +3324,15 @@ static pp_status pp__local_search(pp_schedule *s, const double *cap, char *err) 
     pp_allocator *al = &s->allocator;
     size_t keys = (size_t)4 * S * n;
     int *pos, *tab, *cand, *prev, *dep;
-    pp_pass *keep;
+    double *keep; /* the round's times: start, end of each position */
     double *lev;
     pp_status st = PP_OK;
     if (pp__at_bound(s->makespan, lb)) return PP_OK; /* no order is shorter */
     pos = (int *)pp__malloc(al, pp__size(keys, sizeof(int)));
     tab = (int *)pp__malloc(al, pp__size((size_t)S, 16u * sizeof(int)));
     cand = (int *)pp__malloc(al, pp__size((size_t)P, sizeof(int)));
-    keep = (pp_pass *)pp__malloc(al, pp__size((size_t)P, sizeof(pp_pass)));
-    lev = (double *)pp__malloc(al, pp__size((size_t)P, 5u * sizeof(double)));
+    keep = (double *)pp__malloc(al, pp__size((size_t)P, 2u * sizeof(double)));
+    lev = (double *)pp__malloc(al, pp__size((size_t)P, 3u * sizeof(double)));
     prev = (int *)pp__malloc(al, pp__size((size_t)P, 2u * sizeof(int)));
     dep = (int *)pp__malloc(al, pp__size(keys, sizeof(int)));
     if (trials < 2) trials = 2;
@@ -3314,7 +3367,7 @@ static pp_status pp__local_search(pp_schedule *s, const double *cap, char *err) 
             }
             break;
         }
-        memcpy(keep, s->passes, (size_t)P * sizeof(pp_pass));
+        for (i = 0; i < P; i++) { keep[2 * i] = s->passes[i].start; keep[2 * i + 1] = s->passes[i].end; }
         pp__local_levels(s, lev);
         pp__local_tables(s, tab, pos, prev, prev + P, dep);
         for (phase = 0; phase < PP__LOCAL_PHASES && !improved; phase++)
@@ -3331,7 +3384,16 @@ static pp_status pp__local_search(pp_schedule *s, const double *cap, char *err) 
                         if (s->makespan < mk - PP__EPS * (1 + mk)) { improved = 1; break; }
                     }
                     st = PP_OK;
-                    memcpy(s->passes, keep, (size_t)P * sizeof(pp_pass));
+                    /* back to the round's order and times: the pass moved
+                       from to[x] back to from[x] */
+                    {
+                        pp_pass t = s->passes[to[x]];
+                        int f = from[x], g = to[x], j;
+                        if (f < g) memmove(s->passes + f + 1, s->passes + f, (size_t)(g - f) * sizeof(pp_pass));
+                        else memmove(s->passes + g, s->passes + g + 1, (size_t)(f - g) * sizeof(pp_pass));
+                        s->passes[f] = t;
+                        for (j = 0; j < P; j++) { s->passes[j].start = keep[2 * j]; s->passes[j].end = keep[2 * j + 1]; }
+                    }
                     pp__metrics(s);
                 }
             }
@@ -3496,11 +3558,13 @@ static pp_status pp__reorder_memo(pp_schedule *s, unsigned mask, double limit, p
    one at a larger n by inserting n - n_small more periods into each
    device's order where it is periodic, shifting the microbatches after;
    one squeeze then times it. The warm-up and cool-down are the small
-   schedule's, the stable phase the same order as the block's. *out is
-   NULL (and PP_OK returned) when some device has no periodic stretch of
-   three periods, or the result does not cover every pass once or
+   schedule's, the stable phase the same order as the block's. A block of
+   per microbatches repeats every per x c passes with microbatches per
+   higher (pp__extend_by; n - a's microbatches a multiple of per). *out
+   is NULL (and PP_OK returned) when some device has no periodic stretch
+   of three periods, or the result does not cover every pass once or
    deadlocks: the caller then builds at n directly. */
-static pp_status pp__extend(const pp_schedule *a, int n, pp_schedule **out, char *err) {
+static pp_status pp__extend_by(const pp_schedule *a, int n, int per, pp_schedule **out, char *err) {
     int d = a->devices, S = a->stages, na = a->microbatches, dev, i, delta = n - na, ok = 1;
     pp_allocator al = a->allocator;
     pp_schedule *s;
@@ -3508,7 +3572,7 @@ static pp_status pp__extend(const pp_schedule *a, int n, pp_schedule **out, char
     unsigned char *seen;
     size_t keys;
     *out = NULL;
-    if (delta <= 0) return PP_OK;
+    if (delta <= 0 || per < 1 || delta % per) return PP_OK;
     s = pp__sched_alloc(&al, d, a->chunks, S, n, a->split_backward, err, &st);
     if (!s) return st;
     keys = (size_t)4 * S * n;
@@ -3527,7 +3591,7 @@ static pp_status pp__extend(const pp_schedule *a, int n, pp_schedule **out, char
     s->device_start[0] = 0;
     for (dev = 0; dev < d && ok; dev++) {
         const pp_pass *q = a->passes + a->device_start[dev];
-        int len = a->device_start[dev + 1] - a->device_start[dev], c = len / na, p = -1, t, j, k;
+        int len = a->device_start[dev + 1] - a->device_start[dev], c = len / na * per, p = -1, t, j, k;
         pp_pass *o = s->passes + s->device_start[dev];
         /* the periodic position nearest the middle: three periods in a row */
         for (t = 0; c > 0 && t <= len && p < 0; t++) {
@@ -3535,14 +3599,14 @@ static pp_status pp__extend(const pp_schedule *a, int n, pp_schedule **out, char
             if (cand < 0 || cand + 3 * c > len) continue;
             for (j = cand; j < cand + 2 * c; j++)
                 if (q[j].kind != q[j + c].kind || q[j].stage != q[j + c].stage ||
-                    q[j].microbatch + 1 != q[j + c].microbatch) break;
+                    q[j].microbatch + per != q[j + c].microbatch) break;
             if (j == cand + 2 * c) p = cand;
         }
         if (p < 0) { ok = 0; break; }
-        s->device_start[dev + 1] = s->device_start[dev] + len + delta * c;
+        s->device_start[dev + 1] = s->device_start[dev] + len + delta / per * c;
         memcpy(o, q, (size_t)p * sizeof(pp_pass));
         o += p;
-        for (k = 0; k < delta; k++)
+        for (k = 0; k < delta; k += per)
             for (j = 0; j < c; j++) { *o = q[p + j]; o->microbatch += k; o++; }
         for (j = p; j < len; j++) { *o = q[j]; o->microbatch += delta; o++; }
     }
@@ -3567,16 +3631,19 @@ static pp_status pp__extend(const pp_schedule *a, int n, pp_schedule **out, char
     *out = s;
     return PP_OK;
 }
+static pp_status pp__extend(const pp_schedule *a, int n, pp_schedule **out, char *err) {
+    return pp__extend_by(a, n, 1, out, err);
+}
 
-/* pp__extend of a reordered schedule, kept (in *out) only when the added
-   microbatches cost exactly the busiest device's work (a stable phase
-   without bubble, which reordering at n could not shorten) and no device's
-   peak rises; *out = NULL otherwise. */
-static pp_status pp__extend_exact(const pp_schedule *s, int n, pp_schedule **out, char *err) {
+/* pp__extend(_by) of a reordered schedule, kept (in *out) only when the
+   added microbatches cost exactly the busiest device's work (a stable
+   phase without bubble, which reordering at n could not shorten) and no
+   device's peak rises; *out = NULL otherwise. */
+static pp_status pp__extend_exact_by(const pp_schedule *s, int n, int per, pp_schedule **out, char *err) {
     pp_schedule *e = NULL;
     double wmax = 0;
     int i, j;
-    pp_status st = pp__extend(s, n, &e, err);
+    pp_status st = pp__extend_by(s, n, per, &e, err);
     *out = NULL;
     if (st != PP_OK || !e) return st;
     for (i = 0; i < s->devices; i++) {
@@ -3589,6 +3656,9 @@ static pp_status pp__extend_exact(const pp_schedule *s, int n, pp_schedule **out
     else pp_sched_free(e);
     return PP_OK;
 }
+static pp_status pp__extend_exact(const pp_schedule *s, int n, pp_schedule **out, char *err) {
+    return pp__extend_exact_by(s, n, 1, out, err);
+}
 
 /* A block repeated n times, squeezed and, when mask is not 0, reordered
    with those variants (limit as in pp__reorder). For n above 2d+6 the
@@ -3596,18 +3666,22 @@ static pp_status pp__extend_exact(const pp_schedule *s, int n, pp_schedule **out
    only when the added microbatches cost exactly the busiest device's work
    (a stable phase without bubble, which reordering at n could not
    shorten) and no device's peak rises; otherwise the whole n is reordered
-   (blocks whose bubble grows with n: V-Min and 1F1B-V at uneven times). */
+   (blocks whose bubble grows with n: V-Min and 1F1B-V at uneven times).
+   A block of k microbatches (zb-min's 2) is reordered at 2d+4 or the
+   next microbatch, so that n is a whole number of blocks more, and
+   extended by whole blocks. */
 static pp_status pp__block_schedule(const pp_block *blk, int n, const pp__cfg *c, int recompute, unsigned mask,
                                     double limit, pp__memo *memo, pp_schedule **out, char *err) {
     pp_schedule *s = NULL, *e = NULL;
     pp_status st;
-    int ns = pp__reorder_n(blk->devices);
+    int k = blk->microbatches, ns = pp__reorder_n(blk->devices);
     *out = NULL;
     if (mask && !pp__small_n(blk->devices, n)) {
+        if (k > 1) ns += (n - ns) % k;
         st = pp__repeat(blk, ns, NULL, c, recompute, &s, err);
         if (st == PP_OK) st = pp_squeeze(s, err);
         if (st == PP_OK) st = pp__reorder_memo(s, mask, limit, memo, err);
-        if (st == PP_OK) st = pp__extend_exact(s, n, &e, err);
+        if (st == PP_OK) st = pp__extend_exact_by(s, n, k > 1 ? k : 1, &e, err);
         pp_sched_free(s);
         if (st != PP_OK) return st;
         if (e) { *out = e; return PP_OK; }
@@ -5016,54 +5090,94 @@ static pp_status pp__interleaved_official(const pp__cfg *cfg, int d, int v, int 
    BW steps, turn 1, the chunk-1 -> chunk-0 wrap of the BW chain waiting
    gb = 4d-3 cells and the chunk-0 -> chunk-1 wrap of the F chain waiting
    gf = (3-d mod 6) + 6j cells (then F1 - F0 = 3 mod 6 on every device and
-   the two BW pairs fill the other four cells). j = j0 .. j0+d/6+4 is tried at
-   n0 = 2d microbatches with the configured times (repeat, squeeze,
-   reorder with PP__RV_RANK); the first j that reaches Megatron's makespan at n0 (its order
-   is built too) ends the search, else the shortest is taken (the makespan
-   is not monotone in j). A larger j only lengthens chunk 0's lifespan, so
-   the first is the least memory at that makespan. */
+   the two BW pairs fill the other four cells). A j is tried at n0 = 2d
+   microbatches with the configured times (repeat, squeeze, reorder with
+   PP__RV_RANK): pp__ilm_try. The block is the first j of j0 .. j0+d/6+4
+   that reaches Megatron's makespan at n0 (its order is built too), else
+   the shortest (the makespan is not monotone in j). A larger j only
+   lengthens chunk 0's lifespan, so the first is the least memory at that
+   makespan. */
+static pp_status pp__ilm_try(const pp__cfg *cfg, int d, int j, const pp_allocator *al, double target, pp_block **out,
+                             double *mk, char *err) {
+    pp__linear L;
+    pp_block *b = NULL;
+    pp_schedule *s = NULL;
+    pp_status st;
+    *out = NULL;
+    memset(&L, 0, sizeof L);
+    L.fo = 1; L.turn = 1; L.bo = 2; L.bw_cells = 2; L.interval = 6;
+    L.gf = ((3 - d) % 6 + 6) % 6 + 6 * j;
+    L.gb = 4 * d - 3;
+    st = pp__linear_block(d, 2, 0, &L, al, &b, err);
+    if (st == PP_OK) st = pp__repeat(b, 2 * d, NULL, cfg, 0, &s, err);
+    if (st == PP_OK) st = pp_squeeze(s, err);
+    /* v-auto's four ranking variants, until one reaches the target: a
+       block that reaches it is taken whatever the rest would give */
+    if (st == PP_OK) st = pp__reorder_to(s, PP__RV_RANK, 0, target, err);
+    if (st == PP_OK) { *mk = s->makespan; *out = b; }
+    else pp_block_free(b);
+    pp_sched_free(s);
+    return st;
+}
+
+/* The j that reach the target make one run (measured at unit and Table
+   5's times, d = 2 .. 128: a few that do not, about d/11 of them, then
+   about d/6 that do, then at most two that do not), so the first is found
+   by steps of s = max(1, d/16) from j0 until one reaches it, then by
+   halving the last step: about log2(d/16) + 3 tries of 8d^2 passes each,
+   where trying every j up to the first costs about d/11 tries (d = 128:
+   5 for 8). At d < 32 the steps are of 1, every j in turn. When no step
+   reaches it, every j is tried in turn as at d < 32. */
 static pp_status pp__interleaved_lowmem_block(const pp__cfg *cfg, int d, const pp_allocator *al, pp_block **out,
                                               char *err) {
-    pp_block *best = NULL;
+    pp_block *best = NULL, *b = NULL;
     pp_schedule *meg = NULL;
-    double best_mk = 0, target;
-    int j, jmax, n0 = 2 * d;
-    pp_status st0 = pp__interleaved_official(cfg, d, 2, n0, &meg, err);
-    if (st0 != PP_OK) return st0;
+    double best_mk = 0, target, mk = 0;
+    int j, j0, jmax, lo, hi = -1, step = d / 16 > 1 ? d / 16 : 1, tries = 0;
+    pp_status st = pp__interleaved_official(cfg, d, 2, 2 * d, &meg, err);
+    if (st != PP_OK) return st;
     target = meg->makespan;
     pp_sched_free(meg);
     /* below j0 (chunk 1 starting before 1.9d on device 0) nothing reached
        Megatron's makespan in our runs (d = 2..24, 32, 64; the first that
        did started at 1.67d to 2.5d), so those builds are skipped */
-    j = (int)((0.9 * d - (double)(((3 - d) % 6 + 6) % 6)) / 6);
-    for (j = j < 0 ? 0 : j, jmax = j + d / 6 + 4; j <= jmax; j++) {
-        pp__linear L;
-        pp_block *b = NULL;
-        pp_schedule *s = NULL;
-        pp_status st;
-        memset(&L, 0, sizeof L);
-        L.fo = 1; L.turn = 1; L.bo = 2; L.bw_cells = 2; L.interval = 6;
-        L.gf = ((3 - d) % 6 + 6) % 6 + 6 * j;
-        L.gb = 4 * d - 3;
-        st = pp__tick(cfg, "interleaved-1f1b-m: block choice", (double)(j - (jmax - d / 6 - 4)) / (d / 6 + 5), err);
-        if (st == PP_OK) st = pp__linear_block(d, 2, 0, &L, al, &b, err);
-        if (st == PP_OK) st = pp__repeat(b, n0, NULL, cfg, 0, &s, err);
-        if (st == PP_OK) st = pp_squeeze(s, err);
-        /* v-auto's four ranking variants, until one reaches the target: a
-           block that reaches it is taken whatever the rest would give */
-        if (st == PP_OK) st = pp__reorder_to(s, PP__RV_RANK, 0, target, err);
-        if (st != PP_OK) { pp_sched_free(s); pp_block_free(b); pp_block_free(best); return st; }
-        if (best && s->makespan >= best_mk - PP__EPS * (1 + best_mk)) {
-            pp_sched_free(s);
-            pp_block_free(b);
-            continue;
-        }
+    j0 = (int)((0.9 * d - (double)(((3 - d) % 6 + 6) % 6)) / 6);
+    if (j0 < 0) j0 = 0;
+    jmax = j0 + d / 6 + 4;
+#define PP__ILM_TRY(jj)                                                                                              \
+    do {                                                                                                             \
+        st = pp__tick(cfg, "interleaved-1f1b-m: block choice", tries / (tries + 4.0), err);                          \
+        tries++;                                                                                                     \
+        if (st == PP_OK) st = pp__ilm_try(cfg, d, (jj), al, target, &b, &mk, err);                                   \
+        if (st != PP_OK) { pp_block_free(best); return st; }                                                          \
+    } while (0)
+#define PP__ILM_REACHED (mk <= target + PP__EPS * (1 + target))
+    /* the steps: lo the last j tried that did not reach the target */
+    for (lo = j0 - 1, j = j0; j <= jmax; lo = j, j += step) {
+        PP__ILM_TRY(j);
+        if (PP__ILM_REACHED) { hi = j; best = b; break; }
+        pp_block_free(b);
+    }
+    /* halving: the first j after lo that reaches it */
+    while (hi >= 0 && hi - lo > 1) {
+        int mid = lo + (hi - lo) / 2;
+        PP__ILM_TRY(mid);
+        if (PP__ILM_REACHED) { pp_block_free(best); best = b; hi = mid; }
+        else { pp_block_free(b); lo = mid; }
+    }
+    if (hi >= 0) { *out = best; return PP_OK; }
+    /* no step reached it: every j in turn, the first that reaches it,
+       else the shortest (the first of those) */
+    for (j = j0; j <= jmax; j++) {
+        PP__ILM_TRY(j);
+        if (best && mk >= best_mk - PP__EPS * (1 + best_mk)) { pp_block_free(b); continue; }
         pp_block_free(best);
         best = b;
-        best_mk = s->makespan;
-        pp_sched_free(s);
-        if (best_mk <= target + PP__EPS * (1 + target)) break;
+        best_mk = mk;
+        if (PP__ILM_REACHED) break;
     }
+#undef PP__ILM_TRY
+#undef PP__ILM_REACHED
     *out = best;
     return PP_OK;
 }
@@ -7336,10 +7450,9 @@ static double pp__limit_of(const pp_sched_info *in, double mem_limit, int d) {
    row's max_d devices, where each finishes in about a minute of one core
    at the n that costs it most (make bench-limits): v-auto's block and grid
    searches grow about as d^2 at small n, zb-auto's (zb-1p, zb-2p) about as
-   d^2 to d^3, interleaved-1f1b-m's block choice as d^3 whatever n is (up to
-   d/6 + 5 candidates, each a reorder of its 8d^2 passes at 2d microbatches;
-   the first that reaches Megatron's makespan ends it, about 0.08d in at
-   unit times). */
+   d^2 to d^3, interleaved-1f1b-m's block choice as d^2 log d whatever n is
+   (about log2(d/16) + 3 candidates, each a reorder of its 8d^2 passes at
+   2d microbatches: pp__interleaved_lowmem_block). */
 static int pp__devices_most(const pp_sched_info *in, const char **alternative) {
     *alternative = "";
     if (!in->max_devices) return PP__MAX_DEVICES;
@@ -7461,6 +7574,33 @@ static pp_status pp__req_resolve(const pp_config *cfg, pp__req *q, char *err) {
    returned: an adaptive schedule's limit; a published order's own peak
    (it is never moved); else the caps its reorder keeps (pp__reorder_caps).
    Every order pp__build returns for q fits them. */
+/* The fewest microbatches whose repeat of b has every device's peak as
+   at n, or n. On the grid, block k's passes lie in cells k T + [lo, hi),
+   so at most c = (hi - lo + T - 1) / T + 1 blocks meet in any cell; with
+   2c + 4 blocks, a stretch of T cells has every block it meets, and a
+   larger n repeats that stretch's passes, which add F and free them
+   again (net 0), in each device's order: the running sums there, and so
+   the peaks, are those of the stretch (exactly, when every stage's
+   memory is a multiple of 1/1024 below 1e3, so that every sum is exact;
+   pp__build_caps checks). The last block keeps n's count of
+   microbatches. */
+static int pp__caps_n(const pp_block *b, int n) {
+    int r, rows = b->stages * b->microbatches, lo = INT_MAX, hi = 0, T = b->interval, mb = b->microbatches;
+    long long c, n1;
+    if (T < 1) return n;
+    for (r = 0; r < rows; r++) {
+        int f = b->f[r], e = b->b[r] + pp__block_cells(b, b->split_backward ? PP_B : PP_BW);
+        if (b->split_backward) { f = f < b->w[r] ? f : b->w[r]; e = e > b->w[r] + 1 ? e : b->w[r] + 1; }
+        f = f < b->b[r] ? f : b->b[r];
+        e = e > b->f[r] + 1 ? e : b->f[r] + 1;
+        lo = lo < f ? lo : f;
+        hi = hi > e ? hi : e;
+    }
+    c = ((long long)hi - lo + T - 1) / T + 1;
+    n1 = (2 * c + 4) * mb + n % mb;
+    return n1 < n ? (int)n1 : n;
+}
+
 static pp_status pp__build_caps(const pp__req *q, const pp_block *blk, const pp_schedule *s, double *cap, char *err) {
     pp_schedule *g = NULL;
     pp_status st = PP_OK;
@@ -7470,7 +7610,18 @@ static pp_status pp__build_caps(const pp__req *q, const pp_block *blk, const pp_
         return PP_OK;
     }
     if (blk) {
-        st = pp__repeat(blk, q->n, NULL, &q->c, q->info->recompute, &g, err);
+        /* the block's peaks, at fewer microbatches where they are n's */
+        int n1 = pp__caps_n(blk, q->n);
+        st = pp__repeat(blk, n1, NULL, &q->c, q->info->recompute, &g, err);
+        for (i = 0; st == PP_OK && n1 < q->n && i < g->stages; i++)
+            if (!(g->stage_memory[i] > -1e3 && g->stage_memory[i] < 1e3) ||
+                g->stage_memory[i] * 1024 != (double)(long long)(g->stage_memory[i] * 1024))
+                break;
+        if (st == PP_OK && n1 < q->n && i < g->stages) {
+            pp_sched_free(g);
+            g = NULL;
+            st = pp__repeat(blk, q->n, NULL, &q->c, q->info->recompute, &g, err);
+        }
         if (st == PP_OK) s = g;
     }
     if (st == PP_OK && q->info->published) memcpy(cap, s->peak_memory, (size_t)q->d * sizeof(double));
@@ -7611,7 +7762,7 @@ static pp_status pp__guarantee(const pp__req *q, const double *cap, pp_schedule 
     int unit, P = s->num_passes, id, k, d = q->d;
     double best_mk = s->makespan, own_mk = s->makespan;
     pp_allocator *al = &s->allocator;
-    pp_pass *best, *tmp;
+    pp_pass *best;
     pp_status st = PP_OK;
     pp__fit fit;
     if (in->published || !q->c.reorder || !q->c.guarantee) return PP_OK;
@@ -7620,10 +7771,10 @@ static pp_status pp__guarantee(const pp__req *q, const double *cap, pp_schedule 
     fit.lb0 = pp__order_bound(s);
     if (pp__at_bound(s->makespan, fit.lb0)) return PP_OK; /* nothing is shorter */
     unit = !q->c.stage_times && q->c.times.f == 1 && q->c.times.b == 1 && q->c.times.w == 1 && q->c.times.comm == 0;
+    /* best: the shortest order so far (s's own first); s->passes then
+       holds each candidate in turn */
     best = (pp_pass *)pp__malloc(al, pp__size((size_t)P, sizeof(pp_pass)));
-    tmp = (pp_pass *)pp__malloc(al, pp__size((size_t)P, sizeof(pp_pass)));
-    if (!best || !tmp) {
-        pp__mfree(al, best); pp__mfree(al, tmp);
+    if (!best) {
         pp__err(err, "out of memory building %s", in->name);
         return PP_ERR_OUT_OF_MEMORY;
     }
@@ -7661,19 +7812,19 @@ static pp_status pp__guarantee(const pp__req *q, const double *cap, pp_schedule 
             /* c's order in s's layout (BW -> B, W), timed at q's times */
             for (k = 0; k < d; k++) {
                 int i, w = s->device_start[k];
+                pp_pass *o = s->passes;
                 for (i = c->device_start[k]; i < c->device_start[k + 1]; i++) {
-                    tmp[w] = c->passes[i];
-                    if (tmp[w].kind == PP_BW && s->split_backward) {
-                        tmp[w].kind = PP_B;
-                        tmp[++w] = c->passes[i];
-                        tmp[w].kind = PP_W;
+                    o[w] = c->passes[i];
+                    if (o[w].kind == PP_BW && s->split_backward) {
+                        o[w].kind = PP_B;
+                        o[++w] = c->passes[i];
+                        o[w].kind = PP_W;
                     }
                     w++;
                 }
                 PP_ASSERT(w == s->device_start[k + 1]);
             }
             pp_sched_free(c);
-            memcpy(s->passes, tmp, (size_t)P * sizeof(pp_pass));
             st = pp__squeeze(s, NULL, err);
             if (st == PP_OK) {
                 pp__metrics(s);
@@ -7687,7 +7838,7 @@ static pp_status pp__guarantee(const pp__req *q, const double *cap, pp_schedule 
     }
     memcpy(s->passes, best, (size_t)P * sizeof(pp_pass));
     pp__metrics(s);
-    pp__mfree(al, best); pp__mfree(al, tmp);
+    pp__mfree(al, best);
     /* an adaptive schedule where another order won: the local search again,
        on that order, within mem_limit. Not a fixed one: a schedule whose
        family holds it compares with the orders above, not with what a

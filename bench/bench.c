@@ -26,11 +26,13 @@
                    built-in at its largest d with its smallest n (where
                    the builder wants n = d or 2d, the largest d LIMITS
                    takes with that n), every
-                   built-in at d = 4 with its largest n, and the adaptive
-                   searches at their largest d (at n = 1 and n = 2d + 4,
-                   their dearest) and at d = 4096 and 65536 (refused, with
+                   built-in at d = 4 with its largest n, and the
+                   searches (the adaptive ones and interleaved-1f1b-m) at
+                   their largest d (at n = 1 and n = 2d + 4, their
+                   dearest) and at d = 4096 and 65536 (refused, with
                    what to use instead). One line each: CPU seconds, peak
-                   memory (getrusage maxrss) and the status. */
+                   memory (getrusage maxrss) and the status.
+                   `bench/bench limits NAME` runs one schedule's corners. */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime under -std=c99 */
 #include <stdio.h>
 #include <stdlib.h>
@@ -311,7 +313,7 @@ static int limits_run(const char *name, int d, int n, int cap) {
     return WIFEXITED(status) && WEXITSTATUS(status) == 3;
 }
 
-static void bench_limits(void) {
+static void bench_limits(const char *only) {
     int i, cap = getenv("BENCH_LIMITS_CAP") ? atoi(getenv("BENCH_LIMITS_CAP")) : 300;
     static const int search_d[2] = {4096, 65536};
     if (cap < 1) cap = 300;
@@ -322,6 +324,7 @@ static void bench_limits(void) {
     for (i = 0; i < pp_sched_count(); i++) {
         const char *name = pp_sched_info_at(i)->name;
         int lo = 1, hi = 65536, n;
+        if (only && strcmp(name, only) != 0) continue;
         if (!limits_smallest_n(name, hi)) { /* the largest d it takes (one by d) */
             while (lo < hi) {
                 int mid = lo + (hi - lo + 1) / 2;
@@ -351,7 +354,7 @@ static void bench_limits(void) {
     for (i = 0; i < pp_sched_count(); i++) {
         const char *name = pp_sched_info_at(i)->name;
         long long lo = 1, hi = INT_MAX;
-        if (!limits_accepts(name, 4, 4)) continue;
+        if ((only && strcmp(name, only) != 0) || !limits_accepts(name, 4, 4)) continue;
         while (lo < hi) {
             long long mid = lo + (hi - lo + 1) / 2;
             /* interleaved and dualpipe take n a multiple of d or even: round down to 4 */
@@ -359,12 +362,12 @@ static void bench_limits(void) {
         }
         limits_run(name, 4, limits_accepts(name, 4, (int)hi) ? (int)hi : (int)(hi - hi % 4), cap);
     }
-    printf("-- the adaptive searches: their largest d at n = 1 and 2d + 4, and d = 4096, 65536\n");
+    printf("-- the searches: their largest d at n = 1 and 2d + 4, and d = 4096, 65536\n");
     for (i = 0; i < pp_sched_count(); i++) {
         const pp_sched_info *in = pp_sched_info_at(i);
         const char *alt;
         int k, most;
-        if (!in->adaptive) continue;
+        if ((!in->adaptive && !in->max_devices) || (only && strcmp(in->name, only) != 0)) continue;
         most = pp__devices_most(in, &alt);
         limits_run(in->name, most, 1, cap);
         limits_run(in->name, most, 2 * most + 4, cap);
@@ -375,7 +378,7 @@ static void bench_limits(void) {
 int main(int argc, char **argv) {
     int i, r, d;
     if (argc > 1 && strcmp(argv[1], "plan") == 0) { bench_plan(); return 0; }
-    if (argc > 1 && strcmp(argv[1], "limits") == 0) { bench_limits(); return 0; }
+    if (argc > 1 && strcmp(argv[1], "limits") == 0) { bench_limits(argc > 2 ? argv[2] : NULL); return 0; }
     bench_scale(argc, argv);
     if (argc > 1 && strcmp(argv[1], "scale") == 0) return 0;
     printf("pp_sched %d.%d.%d: pp_sched_build, d=%d n=%d, unit times, best of %d\n", PP_SCHED_VERSION_MAJOR,

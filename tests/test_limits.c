@@ -479,14 +479,14 @@ static void search_limits(void) {
     expect(&g, &c, PP_ERR_OVERFLOW, "zb-2p d=4096 n=4096", "at most 384 devices", "zb-h2");
     c = make("zb-1p", 385, 8);
     expect(&g, &c, PP_ERR_OVERFLOW, "zb-1p d=385", "at most 384 devices", NULL);
-    c = make("interleaved-1f1b-m", 256, 2);
-    expect(&g, &c, PP_ERR_OVERFLOW, "interleaved-1f1b-m d=256 n=2", "at most 128 devices", "interleaved-1f1b-u");
+    c = make("interleaved-1f1b-m", 257, 2);
+    expect(&g, &c, PP_ERR_OVERFLOW, "interleaved-1f1b-m d=257 n=2", "at most 256 devices", "interleaved-1f1b-u");
     c = make("v-auto", 129, 4);
     expect(&g, &c, PP_ERR_OVERFLOW, "v-auto d=129", "devices <= 128", NULL);
     /* the advice: the fixed schedules named are taken at the same d and n */
     {
         static const char *alt[3] = {"v-zb", "zb-h1", "interleaved-1f1b-u"};
-        static const int ad[3] = {65536, 65536, 256}, an[3] = {1, 2, 2};
+        static const int ad[3] = {65536, 65536, 257}, an[3] = {1, 2, 2};
         int k;
         for (k = 0; k < 3; k++) {
             pp__req q;
@@ -498,7 +498,7 @@ static void search_limits(void) {
     /* and the searches at their limits pass the checks (a build there is bench-limits') */
     {
         static const char *names[4] = {"v-auto", "zb-auto", "zb-2p", "interleaved-1f1b-m"};
-        static const int most[4] = {128, 384, 384, 128};
+        static const int most[4] = {128, 384, 384, 256};
         int k;
         for (k = 0; k < 4; k++) {
             pp__req q;
@@ -508,8 +508,8 @@ static void search_limits(void) {
             if (check(&g, st == PP_OK, "%s d=%d: %s", names[k], most[k], err)) pp__req_free(&q);
         }
     }
-    group_end(&g, "v-auto 65536 and 129, zb-auto 65536, zb-2p 4096 x 4096, zb-1p 385, interleaved-1f1b-m 256; zb-h1 at "
-                  "65536 and interleaved-1f1b-u at 256 taken; each search accepted at its limit");
+    group_end(&g, "v-auto 65536 and 129, zb-auto 65536, zb-2p 4096 x 4096, zb-1p 385, interleaved-1f1b-m 257; zb-h1 at "
+                  "65536 and interleaved-1f1b-u at 257 taken; each search accepted at its limit");
 }
 
 /* A whole-schedule reorder takes at most 2^22 passes (n <= 2d + 6 is
@@ -613,6 +613,105 @@ static void cancel_fixed(void) {
                   "the same schedule as with no callback");
 }
 
+/* The shortcuts of the large-n builds give what the long way gives:
+   - a block's memory caps from its repeat at pp__caps_n microbatches are
+     the peaks of its repeat at n (every built-in block, n = 1 .. 60);
+   - zb-min (two microbatches a block) reordered at 2d+4 or 2d+5 and
+     extended by whole blocks is the whole n reordered, pass for pass;
+   - interleaved-1f1b-m's block choice by steps and halving picks the
+     first j that reaches Megatron's makespan, found here by trying every
+     j in turn (d >= 32, where the steps are longer than one). */
+static void large_n_paths(void) {
+    group g;
+    char err[PP_ERR_LEN];
+    int id, d, n, fewer = 0, k;
+    static const int ds[5] = {2, 3, 4, 5, 8};
+    group_begin(&g, "large n: caps at fewer microbatches, zb-min extended by blocks, interleaved-1f1b-m's steps");
+    for (id = 0; id < PP_SCHED_COUNT; id++)
+        for (k = 0; k < 5; k++) {
+            pp_config c = make(pp__infos[id].name, ds[k], 60);
+            pp__req q;
+            pp_block *blk = NULL;
+            if (!pp__blocks[id] || pp__req_resolve(&c, &q, err) != PP_OK) continue;
+            if (pp__blocks[id](&q, &blk, err) == PP_OK) {
+                for (n = 1; n <= 60; n++) {
+                    pp_schedule *a = NULL, *b = NULL;
+                    int n1 = pp__caps_n(blk, n), i, same = 1;
+                    if (pp__repeat(blk, n, NULL, &q.c, q.info->recompute, &a, err) != PP_OK) continue;
+                    if (check(&g, pp__repeat(blk, n1, NULL, &q.c, q.info->recompute, &b, err) == PP_OK,
+                              "%s d=%d: repeat at %d: %s", c.schedule, ds[k], n1, err)) {
+                        for (i = 0; i < ds[k]; i++) same &= a->peak_memory[i] == b->peak_memory[i];
+                        check(&g, same, "%s d=%d n=%d: the peaks at %d microbatches differ", c.schedule, ds[k], n, n1);
+                        fewer += n1 < n;
+                    }
+                    pp_sched_free(a);
+                    pp_sched_free(b);
+                }
+            }
+            pp_block_free(blk);
+            pp__req_free(&q);
+        }
+    check(&g, fewer > 1000, "only %d repeats were shortened", fewer);
+    for (d = 2; d <= 5; d++)
+        for (k = 0; k < 6; k++) {
+            static const pp_times t[2] = {{1, 1, 1, 0}, {1.3, 2.1, 0.7, 0.1}};
+            pp_config c = make("zb-min", d, k < 3 ? 2 * d + 7 + k : 3 * d + 9);
+            pp__req q;
+            pp_block *blk = NULL;
+            pp_schedule *a = NULL, *b = NULL;
+            c.times = t[k % 2];
+            if (!check(&g, pp__req_resolve(&c, &q, err) == PP_OK, "zb-min d=%d: %s", d, err)) continue;
+            if (check(&g, pp__block_of_zb_min(&q, &blk, err) == PP_OK &&
+                              pp__block_schedule(blk, q.n, &q.c, 0, PP__RV_ALL, 0, NULL, &a, err) == PP_OK &&
+                              pp__repeat(blk, q.n, NULL, &q.c, 0, &b, err) == PP_OK && pp_squeeze(b, err) == PP_OK &&
+                              pp__reorder_memo(b, PP__RV_ALL, 0, NULL, err) == PP_OK,
+                      "zb-min d=%d n=%d: %s", d, q.n, err)) {
+                int i, same = a->num_passes == b->num_passes;
+                for (i = 0; same && i < a->num_passes; i++)
+                    same = a->passes[i].kind == b->passes[i].kind && a->passes[i].stage == b->passes[i].stage &&
+                           a->passes[i].microbatch == b->passes[i].microbatch && a->passes[i].start == b->passes[i].start;
+                check(&g, same, "zb-min d=%d n=%d: extended by blocks, not the whole n reordered (makespans %g, %g)", d,
+                      q.n, a->makespan, b->makespan);
+            }
+            pp_sched_free(a);
+            pp_sched_free(b);
+            pp_block_free(blk);
+            pp__req_free(&q);
+        }
+    for (k = 0; k < 4; k++) {
+        static const int dd[4] = {32, 33, 40, 48};
+        pp_config c = make("interleaved-1f1b-m", dd[k], 1);
+        pp__cfg cfg;
+        pp_schedule *meg = NULL;
+        pp_block *got = NULL, *want = NULL;
+        int j, j0, i, same;
+        double mk = 0;
+        d = dd[k];
+        if (!check(&g, pp__cfg_resolve(&c, &cfg, err) == PP_OK && pp__interleaved_official(&cfg, d, 2, 2 * d, &meg, err) == PP_OK &&
+                           pp__interleaved_lowmem_block(&cfg, d, &cfg.al, &got, err) == PP_OK,
+                   "interleaved-1f1b-m d=%d: %s", d, err))
+            continue;
+        /* every j in turn from j0 (its formula), the first that reaches the target */
+        j0 = (int)((0.9 * d - (double)(((3 - d) % 6 + 6) % 6)) / 6);
+        for (j = j0 < 0 ? 0 : j0; j <= j0 + d / 6 + 4; j++) {
+            if (pp__ilm_try(&cfg, d, j, &cfg.al, meg->makespan, &want, &mk, err) != PP_OK) break;
+            if (mk <= meg->makespan + PP__EPS * (1 + meg->makespan)) break;
+            pp_block_free(want);
+            want = NULL;
+        }
+        if (check(&g, want != NULL, "interleaved-1f1b-m d=%d: no j reaches %g", d, meg->makespan)) {
+            same = 1;
+            for (i = 0; i < want->stages * want->microbatches; i++) same &= want->f[i] == got->f[i] && want->b[i] == got->b[i];
+            check(&g, same, "interleaved-1f1b-m d=%d: the steps chose another block than j = %d", d, j);
+        }
+        pp_block_free(want);
+        pp_block_free(got);
+        pp_sched_free(meg);
+    }
+    group_end(&g, "caps at fewer microbatches equal at n = 1 .. 60 (%d shortened); zb-min d = 2 .. 5 extended = whole n "
+                  "reordered; interleaved-1f1b-m d = 32, 33, 40, 48 the first j that reaches the target", fewer);
+}
+
 int main(void) {
     reproducers();
     ranges();
@@ -623,6 +722,7 @@ int main(void) {
     search_limits();
     reorder_limit();
     cancel_fixed();
+    large_n_paths();
     printf("test_limits: %d groups passed, %d failed\n", g_groups_passed, g_groups_failed);
     return g_groups_failed != 0;
 }
