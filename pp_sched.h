@@ -3631,11 +3631,8 @@ static pp_status pp__extend_by(const pp_schedule *a, int n, int per, pp_schedule
     *out = s;
     return PP_OK;
 }
-static pp_status pp__extend(const pp_schedule *a, int n, pp_schedule **out, char *err) {
-    return pp__extend_by(a, n, 1, out, err);
-}
 
-/* pp__extend(_by) of a reordered schedule, kept (in *out) only when the
+/* pp__extend_by of a reordered schedule, kept (in *out) only when the
    added microbatches cost exactly the busiest device's work (a stable
    phase without bubble, which reordering at n could not shorten) and no
    device's peak rises; *out = NULL otherwise. */
@@ -3656,13 +3653,10 @@ static pp_status pp__extend_exact_by(const pp_schedule *s, int n, int per, pp_sc
     else pp_sched_free(e);
     return PP_OK;
 }
-static pp_status pp__extend_exact(const pp_schedule *s, int n, pp_schedule **out, char *err) {
-    return pp__extend_exact_by(s, n, 1, out, err);
-}
 
 /* A block repeated n times, squeezed and, when mask is not 0, reordered
    with those variants (limit as in pp__reorder). For n above 2d+6 the
-   reordering runs at 2d+4 microbatches and pp__extend adds the rest, kept
+   reordering runs at 2d+4 microbatches and pp__extend_by adds the rest, kept
    only when the added microbatches cost exactly the busiest device's work
    (a stable phase without bubble, which reordering at n could not
    shorten) and no device's peak rises; otherwise the whole n is reordered
@@ -5883,9 +5877,9 @@ static pp_status pp__auto_large(pp__auto *A, const pp_block *blk, pp_schedule **
     st = pp__repeat(blk, pp__reorder_n(blk->devices), NULL, &A->q->c, 0, &s, err);
     if (st == PP_OK) st = pp_squeeze(s, err);
     if (st == PP_OK) st = pp__reorder_memo(s, mask, A->limit, &A->memo, err);
-    if (st == PP_OK) st = pp__extend_exact(s, A->n, &e, err);
+    if (st == PP_OK) st = pp__extend_exact_by(s, A->n, 1, &e, err);
     if (st == PP_OK && !e) { /* the inexact extension, then the whole n reordered */
-        st = pp__extend(s, A->n, &e, err);
+        st = pp__extend_by(s, A->n, 1, &e, err);
         for (i = 0; st == PP_OK && e && i < e->devices; i++)
             if (e->peak_memory[i] > A->limit + 1e-9) { pp_sched_free(e); e = NULL; }
         pp_sched_free(s);
@@ -6750,7 +6744,7 @@ static pp_status pp__vgrid_search(const pp__req *q, const pp_schedule *beat, dou
        grid's schedule where the unit grid misjudges uneven times and comm
        (up to 7% on our grids). Reordering up to the limit instead shortened
        nothing more and made one configuration longer at a higher limit. Above pp__vgrid_n(d) the reordering runs at n1 and the
-       stable phase extends it (pp__extend_exact) when that is exact; the
+       stable phase extends it (pp__extend_exact_by) when that is exact; the
        grid built at n is a candidate too, reordered at n only when the
        extension was not exact. */
     memset(&G2, 0, sizeof G2);
@@ -6772,12 +6766,12 @@ static pp_status pp__vgrid_search(const pp__req *q, const pp_schedule *beat, dou
         }
         if (n1 != n) {
             if (st == PP_OK && s) st = pp__reorder_memo(s, pp__rv_large(d), 0, &memo, err);
-            if (st == PP_OK && s) st = pp__extend_exact(s, n, &e, err);
+            if (st == PP_OK && s) st = pp__extend_exact_by(s, n, 1, &e, err);
             /* not exact: the extension is a candidate too (within the
                limit), beside the grid at n reordered */
             if (st == PP_OK && s && !e) {
                 inexact = 1;
-                st = pp__extend(s, n, &e, err);
+                st = pp__extend_by(s, n, 1, &e, err);
                 for (i = 0; st == PP_OK && e && i < d; i++)
                     if (e->peak_memory[i] > limit + 1e-9) { pp_sched_free(e); e = NULL; }
             }
