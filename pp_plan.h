@@ -1484,12 +1484,13 @@ static pp__plan_ltime pp__plan_layer_time(const pp__plan_preq *q, const pp__plan
         if (kv > scores) r.cp = kv - scores;
     }
     if (moe && y->ep > 1) { /* all-to-all: each token to top_k experts and back (PLANNING, pass times) */
-        double gpus = (double)y->ep * y->etp, nodes = gpus / q->node;
-        /* one copy's bytes: dispatch in FP8 with req.fp8 (DeepSeek-V3 Sec. 3.3.2), combine in 16 bits */
-        double copy = (T / (p->m.no_seq_parallel ? 1 : t)) * p->h * ((q->r->fp8 ? 1 : 2) + 2);
-        r.ep = copy * p->m.top_k * (y->ep - 1.0) / y->ep / pp__plan_link(q, y->ep, y->etp);
-        if (p->m.route_nodes && nodes > 1 && p->m.route_nodes < p->m.top_k)
-            r.ep = pp__plan_a2a_routed(q, p->m.top_k, p->m.route_nodes, nodes, q->node / (double)y->etp) * copy;
+        double copies = p->m.top_k * (y->ep - 1.0) / y->ep, gpus = (double)y->ep * y->etp, nodes = gpus / q->node;
+        double sp = p->m.no_seq_parallel ? 1 : t, wire = (q->r->fp8 ? 1 : 2) + 2;
+        /* dispatch in FP8 with req.fp8 (DeepSeek-V3 Sec. 3.3.2), combine in 16 bits */
+        r.ep = (T / sp) * copies * p->h * wire / pp__plan_link(q, y->ep, y->etp);
+        if (p->m.route_nodes && nodes > 1 && p->m.route_nodes < p->m.top_k) /* node-limited: IB and NVLink legs */
+            r.ep = (T / sp) * p->h * wire *
+                   pp__plan_a2a_routed(q, p->m.top_k, p->m.route_nodes, nodes, q->node / (double)y->etp);
     }
     r.compute = tf;
     /* the attention core (QK^T, AV), which selective recomputation redoes */
