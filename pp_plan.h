@@ -205,9 +205,12 @@ PLANNING (pp_partition, pp_partition_v, pp_model_stats, pp_plan)
                    layer, dispatch 1 byte instead of 2 with req.fp8; with
                    model.route_nodes R < top_k and the group across nodes
                    (DeepSeek-V3's node-limited routing, Sec. 2.1.2, 3.2.2)
-                   min(R, nodes) (nodes-1)/nodes copies cross the network
-                   (one per remote node a token reaches), the NVLink
-                   forwarding inside a node is not counted.
+                   two legs at once, the slower one counted
+                   (pp__plan_a2a_routed): min(R, nodes) (nodes-1)/nodes
+                   copies over IB at net_bw (one per remote node a token
+                   reaches), top_k (r-1)/r over NVLink at tp_bw (the landing
+                   GPU forwards to each of its node's r EP ranks holding an
+                   expert, one copy per expert).
                overlaps (each can be turned off in the request):
                    TP (no_tp_overlap): Megatron's --tp-comm-overlap
                    (Transformer Engine userbuffers) splits the all-gathers
@@ -504,8 +507,9 @@ typedef struct pp_model {
     int qkv_bias;                   /* 1: Q, K, V biases with rmsnorm (Qwen2) */
     int qk_norm;                    /* 1: RMSNorm of each query and key head (Qwen3): 2 head_dim parameters */
     int route_nodes;                /* MoE: a token's routed experts span at most this many nodes, and its
-                                       all-to-all crosses the network once per node (DeepSeek-V3's
-                                       node-limited routing, report Sec. 2.1.2, 3.2.2: 4); 0 = no limit */
+                                       all-to-all crosses the network once per node, NVLink forwarding it
+                                       within (DeepSeek-V3's node-limited routing, report Sec. 2.1.2, 3.2.2:
+                                       4); 0 = no limit */
 } pp_model;
 
 /* What a model is, from pp_model_stats. */
