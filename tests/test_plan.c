@@ -881,15 +881,19 @@ static void test_memo(void) {
      EP 16 on h800 (NVLink 200 GB/s): IB 0.02, NVLink 7/200 = 0.035:
        NVLink-bound (4 experts per node, more than 200/50 = 4 x 7/8);
      EP 64 on h800: IB 0.07, NVLink 0.035: IB-bound, 3.5 copies;
-     EP 16 without the limit: top_k (ep - 1)/ep = 7.5 copies over IB. */
+     EP 16 without the limit: top_k (ep - 1)/ep = 7.5 copies over IB;
+     EP 8 at TP 2 on h800 (the experts tensor-parallel, EP carved from DP):
+       each EP rank is 2 GPUs, so a node holds 4 ranks and NVLink carries
+       8 x 3/4 = 6 copies, 6/200 = 0.03 against IB's 1/50 (N = 2):
+       NVLink-bound, on 1024/2 tokens per GPU (sequence parallelism). */
 static void test_node_limited(void) {
-    static const struct { int gpus, route; const char *gpu; double ns_per_byte; } k[] = {
-        {16, 4, "h100-80g", 1.0 / 50}, {64, 4, "h100-80g", 3.5 / 50}, {16, 4, "h800", 7.0 / 200},
-        {64, 4, "h800", 3.5 / 50}, {16, 0, "h100-80g", 7.5 / 50}};
+    static const struct { int gpus, route, tp; const char *gpu; double ns_per_byte; } k[] = {
+        {16, 4, 1, "h100-80g", 1.0 / 50}, {64, 4, 1, "h100-80g", 3.5 / 50}, {16, 4, 1, "h800", 7.0 / 200},
+        {64, 4, 1, "h800", 3.5 / 50},     {16, 0, 1, "h100-80g", 7.5 / 50}, {16, 4, 2, "h800", 6.0 / 200}};
     pp_candidate *c = (pp_candidate *)malloc(sizeof *c * 64);
     char err[PP_ERR_LEN];
     int i, n = 0;
-    for (i = 0; i < 5; i++) {
+    for (i = 0; i < 6; i++) {
         pp_plan_request r;
         double want;
         memset(&r, 0, sizeof r);
@@ -897,17 +901,17 @@ static void test_node_limited(void) {
         r.model.experts = 64; r.model.top_k = 8; r.model.expert_ffn = 256; r.model.gated = 1; r.model.ffn = 4096;
         r.model.route_nodes = k[i].route;
         pp_gpu_preset(k[i].gpu, &r.gpu, NULL);
-        r.gpus = k[i].gpus; r.global_batch = k[i].gpus;
-        r.pp = 1; r.tp = 1; r.ep = k[i].gpus; r.mbs = 1; r.schedule = "1f1b";
-        want = 2.0 * 4 * 1024 * 1024 * 4 * k[i].ns_per_byte * 1e-9;
-        CHECK(pp_plan(&r, c, 64, &n, err) == PP_OK && n == 1 && c[0].fits, "EP %d on %s: %s", k[i].gpus, k[i].gpu, err);
+        r.gpus = k[i].gpus; r.global_batch = k[i].gpus / k[i].tp; /* one microbatch per DP rank */
+        r.pp = 1; r.tp = k[i].tp; r.ep = k[i].gpus / k[i].tp; r.mbs = 1; r.schedule = "1f1b";
+        want = 2.0 * 4 * (1024 / k[i].tp) * 1024 * 4 * k[i].ns_per_byte * 1e-9;
+        CHECK(pp_plan(&r, c, 64, &n, err) == PP_OK && n == 1 && c[0].fits, "EP %d on %s: %s", r.ep, k[i].gpu, err);
         if (n == 1 && c[0].fits)
             CHECK(fabs(c[0].time.ep - want) < 1e-9 * want, "EP %d route %d on %s: exposed EP %.9g s, expected %.9g (%g ns/B)",
-                  k[i].gpus, k[i].route, k[i].gpu, c[0].time.ep, want, k[i].ns_per_byte);
+                  r.ep, k[i].route, k[i].gpu, c[0].time.ep, want, k[i].ns_per_byte);
     }
     free(c);
-    group_next("plan", "node-limited routing: the slower of IB (min(R, nodes)(nodes-1)/nodes copies) and NVLink (top_k x 7/8 copies); "
-                       "EP 16 IB-bound on h100, NVLink-bound on h800; no limit: 7.5 over IB");
+    group_next("plan", "node-limited routing: the slower of IB (min(R, nodes)(nodes-1)/nodes copies) and NVLink (top_k (r-1)/r copies, r EP ranks a node); "
+                       "EP 16 IB-bound on h100, NVLink-bound on h800 (and at TP 2); no limit: 7.5 over IB");
 }
 
 /* The pipeline's sends (PLANNING, pass times and step time): one
