@@ -205,9 +205,12 @@ PLANNING (pp_partition, pp_partition_v, pp_model_stats, pp_plan)
                    layer, dispatch 1 byte instead of 2 with req.fp8; with
                    model.route_nodes R < top_k and the group across nodes
                    (DeepSeek-V3's node-limited routing, Sec. 2.1.2, 3.2.2)
-                   min(R, nodes) (nodes-1)/nodes copies cross the network
-                   (one per remote node a token reaches), the NVLink
-                   forwarding inside a node is not counted.
+                   two legs at once, the slower one counted
+                   (pp__plan_a2a_routed): min(R, nodes) (nodes-1)/nodes
+                   copies over IB at net_bw (one per remote node a token
+                   reaches), top_k (r-1)/r over NVLink at tp_bw (the landing
+                   GPU forwards to each of its node's r EP ranks holding an
+                   expert, one copy per expert).
                overlaps (each can be turned off in the request):
                    TP (no_tp_overlap): Megatron's --tp-comm-overlap
                    (Transformer Engine userbuffers) splits the all-gathers
@@ -504,8 +507,9 @@ typedef struct pp_model {
     int qkv_bias;                   /* 1: Q, K, V biases with rmsnorm (Qwen2) */
     int qk_norm;                    /* 1: RMSNorm of each query and key head (Qwen3): 2 head_dim parameters */
     int route_nodes;                /* MoE: a token's routed experts span at most this many nodes, and its
-                                       all-to-all crosses the network once per node (DeepSeek-V3's
-                                       node-limited routing, report Sec. 2.1.2, 3.2.2: 4); 0 = no limit */
+                                       all-to-all crosses the network once per node, NVLink forwarding it
+                                       within (DeepSeek-V3's node-limited routing, report Sec. 2.1.2, 3.2.2:
+                                       4); 0 = no limit */
 } pp_model;
 
 /* What a model is, from pp_model_stats. */
@@ -1436,6 +1440,23 @@ static double pp__plan_act_kept(const pp__plan_preq *q, int moe, double tokens, 
     return pp__plan_act_bytes(&sel, moe, tokens, t, 0);
 }
 
+/* Seconds per byte of one token copy for a node-limited all-to-all
+   (DeepSeek-V3 report, Sec. 2.1.2 and 3.2.2): a token of top_k experts
+   reaches m = min(R, nodes) nodes, k/m experts on each; it crosses IB once
+   to each remote one, m (nodes-1)/nodes copies, to the GPU of the sender's
+   in-node index there, which forwards it over NVLink to each other of its
+   node's `ranks` EP ranks holding one of its experts, as the sender does in
+   its own node: per node (k/m)(ranks-1)/ranks copies, k (ranks-1)/ranks in
+   all (one per expert, as the report's "3.2 experts per node" counts).
+   The two legs run at once (the report: "fully overlapped"), so the
+   slower one is the all-to-all: IB at net_bw, NVLink at tp_bw as the TP
+   collectives use it. The combine is the same traffic backwards. */
+static double pp__plan_a2a_routed(const pp__plan_preq *q, int top_k, int route, double nodes, double ranks) {
+    double m = route < nodes ? route : nodes, ib = m * (nodes - 1) / nodes / q->g.net_bw;
+    double nv = ranks > 1 ? top_k * (ranks - 1) / ranks / q->g.tp_bw : 0;
+    return ib > nv ? ib : nv;
+}
+
 /* forward time of a layer kind: its compute and its communication apart */
 typedef struct pp__plan_ltime { double compute, tp, cp, ep, core; } pp__plan_ltime;
 static pp__plan_ltime pp__plan_layer_time(const pp__plan_preq *q, const pp__plan_lay *y, int moe) {
@@ -1468,13 +1489,12 @@ static pp__plan_ltime pp__plan_layer_time(const pp__plan_preq *q, const pp__plan
     }
     if (moe && y->ep > 1) { /* all-to-all: each token to top_k experts and back (PLANNING, pass times) */
         double copies = p->m.top_k * (y->ep - 1.0) / y->ep, gpus = (double)y->ep * y->etp, nodes = gpus / q->node;
-        /* node-limited routing: across nodes once per target node, NVLink
-           within; a group of fewer nodes than R has at most that many */
-        if (p->m.route_nodes && nodes > 1 && p->m.route_nodes < p->m.top_k)
-            copies = (p->m.route_nodes < nodes ? p->m.route_nodes : nodes) * (nodes - 1) / nodes;
+        double sp = p->m.no_seq_parallel ? 1 : t, wire = (q->r->fp8 ? 1 : 2) + 2;
         /* dispatch in FP8 with req.fp8 (DeepSeek-V3 Sec. 3.3.2), combine in 16 bits */
-        r.ep = (T / (p->m.no_seq_parallel ? 1 : t)) * copies * p->h * ((q->r->fp8 ? 1 : 2) + 2) /
-               pp__plan_link(q, y->ep, y->etp);
+        r.ep = (T / sp) * copies * p->h * wire / pp__plan_link(q, y->ep, y->etp);
+        if (p->m.route_nodes && nodes > 1 && p->m.route_nodes < p->m.top_k) /* node-limited: IB and NVLink legs */
+            r.ep = (T / sp) * p->h * wire *
+                   pp__plan_a2a_routed(q, p->m.top_k, p->m.route_nodes, nodes, q->node / (double)y->etp);
     }
     r.compute = tf;
     /* the attention core (QK^T, AV), which selective recomputation redoes */

@@ -863,37 +863,55 @@ static void test_memo(void) {
 
 /* Node-limited routing (DeepSeek-V3 report, Sec. 2.1.2: a token's experts
    lie on at most R = 4 nodes; Sec. 3.2.2: a token crosses IB once per target
-   node and NVLink forwards it inside the node). A token reaches, of the
-   group's N nodes, min(R, N), each remote with probability (N - 1)/N, so
-   the network carries min(R, N)(N - 1)/N copies per token and MoE layer;
-   without a limit top_k (ep - 1)/ep. A one-stage 1f1b plan's exposed EP
-   time is then 2 (F and B) x layers x tokens x copies x h x (2 + 2 bytes)
-   / net_bw: checked at EP 16 (2 nodes: 1 copy, not R/2 = 2), EP 64 (8
-   nodes: 3.5) and EP 16 without the limit (7.5). */
+   node, lands on the GPU of its sender's in-node index there, and NVLink
+   forwards it to the node's other GPUs holding its experts; the two legs
+   run at once). A token of top_k = 8 experts reaches, of the group's N
+   nodes, M = min(R, N), each remote with probability (N - 1)/N: the
+   network carries M (N - 1)/N copies per token and MoE layer. On each of
+   the M nodes it has 8/M experts, each on one of the node's 8 GPUs; it is
+   already on one of them (the landing GPU, or the sender in its own node),
+   so 7/8 of them take an NVLink copy: 8/M x 7/8 per node, 7 in all,
+   whatever N. The all-to-all takes the slower leg, max(M (N-1)/N / net_bw,
+   7 / tp_bw) per byte of a copy. A one-stage 1f1b plan's exposed EP time
+   is 2 (F and B) x 4 layers x 1024 tokens x 1024 hidden x (2 + 2 bytes) x
+   that:
+     EP 16 on h100 (NVLink 450 GB/s, IB 50): N = 2, M = 2: IB 1/50 = 0.02
+       ns/B, NVLink 7/450 = 0.0156: IB-bound, 1 copy (not R/2 = 2);
+     EP 64 on h100: N = 8, M = 4: IB 3.5/50 = 0.07, NVLink 0.0156: 3.5;
+     EP 16 on h800 (NVLink 200 GB/s): IB 0.02, NVLink 7/200 = 0.035:
+       NVLink-bound (4 experts per node, more than 200/50 = 4 x 7/8);
+     EP 64 on h800: IB 0.07, NVLink 0.035: IB-bound, 3.5 copies;
+     EP 16 without the limit: top_k (ep - 1)/ep = 7.5 copies over IB;
+     EP 8 at TP 2 on h800 (the experts tensor-parallel, EP carved from DP):
+       each EP rank is 2 GPUs, so a node holds 4 ranks and NVLink carries
+       8 x 3/4 = 6 copies, 6/200 = 0.03 against IB's 1/50 (N = 2):
+       NVLink-bound, on 1024/2 tokens per GPU (sequence parallelism). */
 static void test_node_limited(void) {
-    static const struct { int gpus, route; double copies; } k[] = {{16, 4, 1.0}, {64, 4, 3.5}, {16, 0, 7.5}};
+    static const struct { int gpus, route, tp; const char *gpu; double ns_per_byte; } k[] = {
+        {16, 4, 1, "h100-80g", 1.0 / 50}, {64, 4, 1, "h100-80g", 3.5 / 50}, {16, 4, 1, "h800", 7.0 / 200},
+        {64, 4, 1, "h800", 3.5 / 50},     {16, 0, 1, "h100-80g", 7.5 / 50}, {16, 4, 2, "h800", 6.0 / 200}};
     pp_candidate *c = (pp_candidate *)malloc(sizeof *c * 64);
     char err[PP_ERR_LEN];
     int i, n = 0;
-    for (i = 0; i < 3; i++) {
+    for (i = 0; i < 6; i++) {
         pp_plan_request r;
-        double net, want;
+        double want;
         memset(&r, 0, sizeof r);
         r.model.layers = 4; r.model.hidden = 1024; r.model.heads = 8; r.model.seq = 1024;
         r.model.experts = 64; r.model.top_k = 8; r.model.expert_ffn = 256; r.model.gated = 1; r.model.ffn = 4096;
         r.model.route_nodes = k[i].route;
-        pp_gpu_preset("h100-80g", &r.gpu, NULL);
-        net = pp_gpu_defaults(&r.gpu).net_bw;
-        r.gpus = k[i].gpus; r.global_batch = k[i].gpus;
-        r.pp = 1; r.tp = 1; r.ep = k[i].gpus; r.mbs = 1; r.schedule = "1f1b";
-        want = 2.0 * 4 * 1024 * k[i].copies * 1024 * 4 / net;
-        CHECK(pp_plan(&r, c, 64, &n, err) == PP_OK && n == 1 && c[0].fits, "EP %d: %s", k[i].gpus, err);
+        pp_gpu_preset(k[i].gpu, &r.gpu, NULL);
+        r.gpus = k[i].gpus; r.global_batch = k[i].gpus / k[i].tp; /* one microbatch per DP rank */
+        r.pp = 1; r.tp = k[i].tp; r.ep = k[i].gpus / k[i].tp; r.mbs = 1; r.schedule = "1f1b";
+        want = 2.0 * 4 * (1024 / k[i].tp) * 1024 * 4 * k[i].ns_per_byte * 1e-9;
+        CHECK(pp_plan(&r, c, 64, &n, err) == PP_OK && n == 1 && c[0].fits, "EP %d on %s: %s", r.ep, k[i].gpu, err);
         if (n == 1 && c[0].fits)
-            CHECK(fabs(c[0].time.ep - want) < 1e-9 * want, "EP %d route %d: exposed EP %.9g s, expected %.9g (%g copies)",
-                  k[i].gpus, k[i].route, c[0].time.ep, want, k[i].copies);
+            CHECK(fabs(c[0].time.ep - want) < 1e-9 * want, "EP %d route %d on %s: exposed EP %.9g s, expected %.9g (%g ns/B)",
+                  r.ep, k[i].route, k[i].gpu, c[0].time.ep, want, k[i].ns_per_byte);
     }
     free(c);
-    group_next("plan", "node-limited routing: min(R, nodes)(nodes-1)/nodes copies cross the network (EP 16: 1, EP 64: 3.5; no limit: 7.5)");
+    group_next("plan", "node-limited routing: the slower of IB (min(R, nodes)(nodes-1)/nodes copies) and NVLink (top_k (r-1)/r copies, r EP ranks a node); "
+                       "EP 16 IB-bound on h100, NVLink-bound on h800 (and at TP 2); no limit: 7.5 over IB");
 }
 
 /* The pipeline's sends (PLANNING, pass times and step time): one
