@@ -3632,10 +3632,20 @@ static pp_status pp__extend_by(const pp_schedule *a, int n, int per, pp_schedule
     return PP_OK;
 }
 
+/* Above PP__EXTEND_WHOLE_D devices a schedule whose extension is not
+   exact is not reordered again at the whole n (see pp__extend_exact_by):
+   at d = 128, n = 1024 that reorder costs about a second (V shapes; half
+   that for one chunk), and it came out as long as the extension in the
+   builds we measured there (docs/limits.md has the figures). */
+enum { PP__EXTEND_WHOLE_D = 32 };
+static int pp__extend_whole(int d) { return d <= PP__EXTEND_WHOLE_D; }
+
 /* pp__extend_by of a reordered schedule, kept (in *out) only when the
    added microbatches cost exactly the busiest device's work (a stable
    phase without bubble, which reordering at n could not shorten) and no
-   device's peak rises; *out = NULL otherwise. */
+   device's peak rises; *out = NULL otherwise. Above PP__EXTEND_WHOLE_D
+   devices (pp__extend_whole) it is kept whenever no device's peak rises:
+   the caller then does not reorder the whole n. */
 static pp_status pp__extend_exact_by(const pp_schedule *s, int n, int per, pp_schedule **out, char *err) {
     pp_schedule *e = NULL;
     double wmax = 0;
@@ -3649,7 +3659,9 @@ static pp_status pp__extend_exact_by(const pp_schedule *s, int n, int per, pp_sc
         wmax = pp__max(wmax, w / s->microbatches);
         if (e->peak_memory[i] > s->peak_memory[i] + 1e-9) break;
     }
-    if (i == s->devices && e->makespan - s->makespan <= (n - s->microbatches) * wmax * (1 + 1e-9) + 1e-9) *out = e;
+    if (i == s->devices && (!pp__extend_whole(s->devices) ||
+                            e->makespan - s->makespan <= (n - s->microbatches) * wmax * (1 + 1e-9) + 1e-9))
+        *out = e;
     else pp_sched_free(e);
     return PP_OK;
 }
@@ -5091,24 +5103,31 @@ static pp_status pp__interleaved_official(const pp__cfg *cfg, int d, int v, int 
    the shortest (the makespan is not monotone in j). A larger j only
    lengthens chunk 0's lifespan, so the first is the least memory at that
    makespan. */
-static pp_status pp__ilm_try(const pp__cfg *cfg, int d, int j, const pp_allocator *al, double target, pp_block **out,
-                             double *mk, char *err) {
+static pp_status pp__ilm_block(int d, int j, const pp_allocator *al, pp_block **out, char *err) {
     pp__linear L;
-    pp_block *b = NULL;
-    pp_schedule *s = NULL;
-    pp_status st;
-    *out = NULL;
     memset(&L, 0, sizeof L);
     L.fo = 1; L.turn = 1; L.bo = 2; L.bw_cells = 2; L.interval = 6;
     L.gf = ((3 - d) % 6 + 6) % 6 + 6 * j;
     L.gb = 4 * d - 3;
-    st = pp__linear_block(d, 2, 0, &L, al, &b, err);
+    return pp__linear_block(d, 2, 0, &L, al, out, err);
+}
+
+/* j's block in *out and its makespan at n0 in *mk; seen[j - j0] (-1: not
+   yet) keeps each j's makespan, so a j tried once is not reordered again */
+static pp_status pp__ilm_try(const pp__cfg *cfg, int d, int j, const pp_allocator *al, double target, double *seen,
+                             pp_block **out, double *mk, char *err) {
+    pp_block *b = NULL;
+    pp_schedule *s = NULL;
+    pp_status st;
+    *out = NULL;
+    st = pp__ilm_block(d, j, al, &b, err);
+    if (st == PP_OK && *seen >= 0) { *mk = *seen; *out = b; return PP_OK; }
     if (st == PP_OK) st = pp__repeat(b, 2 * d, NULL, cfg, 0, &s, err);
     if (st == PP_OK) st = pp_squeeze(s, err);
     /* v-auto's four ranking variants, until one reaches the target: a
        block that reaches it is taken whatever the rest would give */
     if (st == PP_OK) st = pp__reorder_to(s, PP__RV_RANK, 0, target, err);
-    if (st == PP_OK) { *mk = s->makespan; *out = b; }
+    if (st == PP_OK) { *seen = *mk = s->makespan; *out = b; }
     else pp_block_free(b);
     pp_sched_free(s);
     return st;
@@ -5121,13 +5140,18 @@ static pp_status pp__ilm_try(const pp__cfg *cfg, int d, int j, const pp_allocato
    halving the last step: about log2(d/16) + 3 tries of 8d^2 passes each,
    where trying every j up to the first costs about d/11 tries (d = 128:
    5 for 8). At d < 32 the steps are of 1, every j in turn. When no step
-   reaches it, every j is tried in turn as at d < 32. */
+   reaches it (measured times, where Megatron's order is timed without
+   our reordering), every j in turn as at d < 32; above PP__ILM_ALL_D
+   devices only the j within s/2 of the shortest step (d = 128: 12 tries
+   instead of 30, each about 0.13 s, and the same j at Table 5's and
+   B = 2F's times; docs/limits.md). */
+enum { PP__ILM_ALL_D = 32 };
 static pp_status pp__interleaved_lowmem_block(const pp__cfg *cfg, int d, const pp_allocator *al, pp_block **out,
                                               char *err) {
     pp_block *best = NULL, *b = NULL;
     pp_schedule *meg = NULL;
-    double best_mk = 0, target, mk = 0;
-    int j, j0, jmax, lo, hi = -1, step = d / 16 > 1 ? d / 16 : 1, tries = 0;
+    double best_mk = 0, target, mk = 0, *seen;
+    int j, j0, jmax, lo, hi = -1, step = d / 16 > 1 ? d / 16 : 1, tries = 0, jfrom, jto, jstep = -1;
     pp_status st = pp__interleaved_official(cfg, d, 2, 2 * d, &meg, err);
     if (st != PP_OK) return st;
     target = meg->makespan;
@@ -5138,18 +5162,22 @@ static pp_status pp__interleaved_lowmem_block(const pp__cfg *cfg, int d, const p
     j0 = (int)((0.9 * d - (double)(((3 - d) % 6 + 6) % 6)) / 6);
     if (j0 < 0) j0 = 0;
     jmax = j0 + d / 6 + 4;
+    seen = (double *)pp__malloc(al, pp__size((size_t)(jmax - j0 + 1), sizeof(double)));
+    if (!seen) { pp__err(err, "out of memory choosing the interleaved-1f1b-m block"); return PP_ERR_OUT_OF_MEMORY; }
+    for (j = j0; j <= jmax; j++) seen[j - j0] = -1;
 #define PP__ILM_TRY(jj)                                                                                              \
     do {                                                                                                             \
         st = pp__tick(cfg, "interleaved-1f1b-m: block choice", tries / (tries + 4.0), err);                          \
         tries++;                                                                                                     \
-        if (st == PP_OK) st = pp__ilm_try(cfg, d, (jj), al, target, &b, &mk, err);                                   \
-        if (st != PP_OK) { pp_block_free(best); return st; }                                                          \
+        if (st == PP_OK) st = pp__ilm_try(cfg, d, (jj), al, target, &seen[(jj) - j0], &b, &mk, err);                 \
+        if (st != PP_OK) { pp_block_free(best); pp__mfree(al, seen); return st; }                                     \
     } while (0)
 #define PP__ILM_REACHED (mk <= target + PP__EPS * (1 + target))
     /* the steps: lo the last j tried that did not reach the target */
     for (lo = j0 - 1, j = j0; j <= jmax; lo = j, j += step) {
         PP__ILM_TRY(j);
         if (PP__ILM_REACHED) { hi = j; best = b; break; }
+        if (jstep < 0 || mk < seen[jstep - j0] - PP__EPS * (1 + mk)) jstep = j;
         pp_block_free(b);
     }
     /* halving: the first j after lo that reaches it */
@@ -5159,10 +5187,16 @@ static pp_status pp__interleaved_lowmem_block(const pp__cfg *cfg, int d, const p
         if (PP__ILM_REACHED) { pp_block_free(best); best = b; hi = mid; }
         else { pp_block_free(b); lo = mid; }
     }
-    if (hi >= 0) { *out = best; return PP_OK; }
-    /* no step reached it: every j in turn, the first that reaches it,
-       else the shortest (the first of those) */
-    for (j = j0; j <= jmax; j++) {
+    if (hi >= 0) { pp__mfree(al, seen); *out = best; return PP_OK; }
+    /* no step reached it: every j in turn (above PP__ILM_ALL_D devices
+       those near the shortest step), the first that reaches it, else the
+       shortest (the first of those) */
+    jfrom = j0; jto = jmax;
+    if (d > PP__ILM_ALL_D) {
+        jfrom = jstep - step / 2 > j0 ? jstep - step / 2 : j0;
+        jto = jstep + step / 2 < jmax ? jstep + step / 2 : jmax;
+    }
+    for (j = jfrom; j <= jto; j++) {
         PP__ILM_TRY(j);
         if (best && mk >= best_mk - PP__EPS * (1 + best_mk)) { pp_block_free(b); continue; }
         pp_block_free(best);
@@ -5172,6 +5206,7 @@ static pp_status pp__interleaved_lowmem_block(const pp__cfg *cfg, int d, const p
     }
 #undef PP__ILM_TRY
 #undef PP__ILM_REACHED
+    pp__mfree(al, seen);
     *out = best;
     return PP_OK;
 }
@@ -5884,10 +5919,12 @@ static pp_status pp__auto_large(pp__auto *A, const pp_block *blk, pp_schedule **
             if (e->peak_memory[i] > A->limit + 1e-9) { pp_sched_free(e); e = NULL; }
         pp_sched_free(s);
         s = NULL;
-        if (st == PP_OK) st = pp__repeat(blk, A->n, NULL, &A->q->c, 0, &s, err);
-        if (st == PP_OK) st = pp_squeeze(s, err);
-        if (st == PP_OK) st = pp__reorder_memo(s, mask, A->limit, &A->memo, err);
-        if (st == PP_OK && e && !pp__auto_better(e, s)) { pp_sched_free(e); e = NULL; }
+        /* above PP__EXTEND_WHOLE_D devices that extension alone where it
+           fits, else the block at n squeezed, not reordered */
+        if (st == PP_OK && (pp__extend_whole(A->q->d) || !e)) st = pp__repeat(blk, A->n, NULL, &A->q->c, 0, &s, err);
+        if (st == PP_OK && s) st = pp_squeeze(s, err);
+        if (st == PP_OK && s && pp__extend_whole(A->q->d)) st = pp__reorder_memo(s, mask, A->limit, &A->memo, err);
+        if (st == PP_OK && e && s && !pp__auto_better(e, s)) { pp_sched_free(e); e = NULL; }
     } else {
         pp_sched_free(s);
         s = NULL;
@@ -6777,9 +6814,11 @@ static pp_status pp__vgrid_search(const pp__req *q, const pp_schedule *beat, dou
             }
             pp_sched_free(s);
             s = NULL;
-            if (st == PP_OK) st = pp__vgrid_build(&G2, cfg, &top[k], maxmem, &s);
+            /* above PP__EXTEND_WHOLE_D devices that extension alone, where it fits */
+            if (st == PP_OK && (pp__extend_whole(d) || !inexact || !e)) st = pp__vgrid_build(&G2, cfg, &top[k], maxmem, &s);
         }
-        if (st == PP_OK && s && (!e || inexact))
+        /* (above PP__EXTEND_WHOLE_D devices the grid at n is not reordered) */
+        if (st == PP_OK && s && (!e || inexact) && (n1 == n || pp__extend_whole(d)))
             st = pp__reorder_memo(s, n1 != n ? pp__rv_large(d) : PP__RV_ALL, 0, &memo, err);
         if (st == PP_OK && e && pp__auto_better(e, *out)) { pp_sched_free(*out); *out = e; e = NULL; }
         if (st == PP_OK && s && pp__auto_better(s, *out)) { pp_sched_free(*out); *out = s; s = NULL; }
