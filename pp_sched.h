@@ -5668,7 +5668,7 @@ typedef struct pp__auto {
     int shape[4];            /* the blocks' devices, chunks, stages, split that the buffers below fit */
     const double *tm;        /* [stages * 4] stage times: the shape's */
     double comm;
-    double *endt, *free_at;  /* [4 * stages * n_eval], [devices]: pp__block_makespan's scratch */
+    double *endt, *free_at;  /* [4 * stages * n_eval], [2 * devices]: pp__block_makespan's scratch */
     int *ent;                /* [stages * 3 * 4]: a block's passes (pp__block_makespan) */
     const int *dtab;         /* [16 * stages]: the shape's inputs */
     double *ent_dur, *ent_comm; /* [stages * 3] each: their times, and the comm before them */
@@ -5770,7 +5770,7 @@ static pp_status pp__auto_eval_init(pp__auto *A, const pp_block *b, char *err) {
     A->tm = A->q->shape.stage_time;
     A->comm = A->q->c.times.comm;
     A->endt = (double *)pp__malloc(&A->al, pp__size((size_t)S * 4u * (size_t)A->n_eval, sizeof(double)));
-    A->free_at = (double *)pp__malloc(&A->al, pp__size((size_t)d, sizeof(double)));
+    A->free_at = (double *)pp__malloc(&A->al, pp__size((size_t)d, 2u * sizeof(double)));
     A->ent_dur = (double *)pp__malloc(&A->al, pp__size((size_t)S * 6u, sizeof(double)));
     if (A->ent_dur) A->ent_comm = A->ent_dur + (size_t)S * 3u;
     if (!A->endt || !A->free_at || !A->ent_dur) {
@@ -5787,12 +5787,18 @@ static pp_status pp__auto_eval_init(pp__auto *A, const pp_block *b, char *err) {
    of the block starts at cell kT, and every input lies in an earlier cell
    (pp_block_check), so the passes run in cell order over all devices, each
    as early as its device and its input allow: pp__squeeze's arithmetic,
-   in the same order per device, so the same figure to the last bit. */
-static double pp__block_makespan(pp__auto *A, const pp_block *b, int n) {
-    int S = b->stages, T = b->interval, kinds = b->split_backward ? 3 : 2, E = S * kinds, i, g, e, r, at = 0, qmax = 0;
+   in the same order per device, so the same figure to the last bit.
+   beat: the caller keeps the block only when its makespan is below beat;
+   the timing stops (returning at least beat) once a device's end so far
+   plus the work it has left, every pass as early as it can, is above beat
+   by more than the rounding of those sums: the makespan cannot be lower. */
+static double pp__block_makespan(pp__auto *A, const pp_block *b, int n, double beat) {
+    int S = b->stages, T = b->interval, kinds = b->split_backward ? 3 : 2, E = S * kinds, d = b->devices, i, g, e, r,
+        at = 0, qmax = 0;
     int *ent = A->ent; /* per pass, in the order of cell mod T: copy offset cell / T, device, key, input key (-1: none) */
-    double *endt = A->endt, *free_at = A->free_at, *dur = A->ent_dur, *cadd = A->ent_comm, mk = 0;
-    for (i = 0; i < b->devices; i++) free_at[i] = 0;
+    double *endt = A->endt, *free_at = A->free_at, *left = A->free_at + d, *dur = A->ent_dur, *cadd = A->ent_comm,
+           mk = 0;
+    for (i = 0; i < d; i++) free_at[i] = left[i] = 0;
     for (r = 0; r < T; r++)
         for (e = 0; e < E; e++) {
             int s = e % S, q = e / S, cell = q == 0 ? b->f[s] : q == 1 ? b->b[s] : b->w[s], in, ds;
@@ -5809,8 +5815,10 @@ static double pp__block_makespan(pp__auto *A, const pp_block *b, int n) {
             if (cell / T > qmax) qmax = cell / T;
             at++;
         }
+    if (beat < 1e300)
+        for (e = 0; e < E; e++) left[ent[4 * e + 1]] += dur[e] * n;
     /* period g holds copy g - cell / T of every pass */
-    for (g = 0; g <= qmax + n - 1; g++)
+    for (g = 0; g <= qmax + n - 1; g++) {
         for (e = 0; e < E; e++) {
             int j = g - ent[4 * e], dev = ent[4 * e + 1];
             double start = free_at[dev], end;
@@ -5819,7 +5827,12 @@ static double pp__block_makespan(pp__auto *A, const pp_block *b, int n) {
             end = start + dur[e];
             endt[ent[4 * e + 2] + j] = free_at[dev] = end;
             mk = pp__max(mk, end);
+            left[dev] -= dur[e];
         }
+        if (beat < 1e300 && g % 8 == 7)
+            for (i = 0; i < d; i++)
+                if (free_at[i] + left[i] > beat * (1 + 1e-9) + 1e-9) return pp__max(mk, beat);
+    }
     return mk;
 }
 
@@ -5827,7 +5840,7 @@ static double pp__block_makespan(pp__auto *A, const pp_block *b, int n) {
 static pp_status pp__auto_consider(pp__auto *A, pp_block *blk, char *err) {
     pp_schedule *s = NULL;
     pp_status st;
-    double mem, mk, *tm;
+    double mem, mk, *tm, beat;
     pp_block **tb;
     int i, k, lev, *cnt, top = A->extra && PP__AUTO_TOPX < A->ntop ? PP__AUTO_TOPX : A->ntop;
     if (!A->replay && pp__auto_seen(A, blk)) { pp_block_free(blk); return PP_OK; }
@@ -5859,7 +5872,9 @@ static pp_status pp__auto_consider(pp__auto *A, pp_block *blk, char *err) {
     if (blk->microbatches == 1) {
         st = pp__auto_eval_init(A, blk, err);
         if (st != PP_OK) { pp_block_free(blk); return st; }
-        mk = pp__block_makespan(A, blk, A->n_eval);
+        /* a full level takes a block below its longest only */
+        for (k = 0, beat = 1e300; *cnt == top && k < top; k++) beat = k ? pp__max(beat, tm[k]) : tm[k];
+        mk = pp__block_makespan(A, blk, A->n_eval, beat < 1e300 ? beat - 1e-9 : beat);
     } else {
         st = pp__repeat(blk, A->n_eval, NULL, &A->q->c, 0, &s, err);
         if (st == PP_OK) st = pp_squeeze(s, err);
