@@ -3639,6 +3639,14 @@ static pp_status pp__extend_by(const pp_schedule *a, int n, int per, pp_schedule
    builds we measured there (docs/limits.md has the figures). */
 enum { PP__EXTEND_WHOLE_D = 32 };
 static int pp__extend_whole(int d) { return d <= PP__EXTEND_WHOLE_D; }
+/* Above PP__EXTEND_WHOLE_D devices the searches also build fewer
+   finalists at n: PP__LARGE_FINAL of v-auto's blocks (pp__auto_finish) and
+   of its grid family (pp__vgrid_search), where 6 + 2 and 8 run below. At
+   d = 128, n = 1024 with Table 5 + comm, B = 2F + comm and per-stage times
+   the first of each was the best of its family, and the fixed V-ZB as
+   short or shorter (docs/quality.md). */
+enum { PP__LARGE_FINAL = 2 };
+static int pp__finalists(int d, int n) { return d > PP__EXTEND_WHOLE_D && n > PP__LARGE_FINAL ? PP__LARGE_FINAL : n; }
 
 /* pp__extend_by of a reordered schedule, kept (in *out) only when the
    added microbatches cost exactly the busiest device's work (a stable
@@ -6002,7 +6010,7 @@ static pp_status pp__auto_finish(pp__auto *A, const pp_sched_id *fixed, int nfix
        pp__small_n, none after one at the order bound (DESIGN.md: the search
        stops at the bound), and each reordered at 2d+4 microbatches and
        extended by its stable phase (pp__auto_large) */
-    for (k = 0; k < nf && st == PP_OK; k++) {
+    for (k = 0; k < pp__finalists(A->q->d, nf) && st == PP_OK; k++) {
         pp_schedule *s = NULL;
         if (best && !pp__small_n(A->q->d, A->n) && pp__at_bound(best->makespan, A->lb_n)) break;
         if (A->q->c.reorder && !pp__small_n(A->q->d, A->n)) st = pp__auto_large(A, fb[k], &best, err);
@@ -6803,7 +6811,7 @@ static pp_status pp__vgrid_search(const pp__req *q, const pp_schedule *beat, dou
     if (st == PP_OK && ntop && n1 != n) st = pp__vgrid_alloc(&G2, cfg, d, n);
     /* different blocks often end in the same grid (about a fifth of the
        finalists): the memo gives its reorder without running it again */
-    for (k = 0; k < ntop && st == PP_OK; k++) {
+    for (k = 0; k < pp__finalists(d, ntop) && st == PP_OK; k++) {
         pp_schedule *s = NULL, *e = NULL;
         const pp_schedule *ref = *out && (!beat || pp__auto_better(*out, beat)) ? *out : beat;
         int inexact = 0;
