@@ -3040,7 +3040,7 @@ static pp_status pp__reorder_keep(pp_schedule *s, pp_status st, const double *ca
     return PP_OK;
 }
 
-static pp_status pp__reorder_run(pp_schedule *s, unsigned mask, double limit, double enough, char *err) {
+static pp_status pp__reorder_run(pp_schedule *s, unsigned mask, double limit, double enough, unsigned *won, char *err) {
     int d, S, n, P, i, variant;
     size_t keys;
     double *endk, *cap, best_mk, warm_end, in_mk, pre_mk = 0, lb;
@@ -3120,6 +3120,7 @@ static pp_status pp__reorder_run(pp_schedule *s, unsigned mask, double limit, do
         if (st == PP_OK && mk < best_mk - PP__EPS * (1 + best_mk)) {
             best_mk = mk;
             memcpy(best, vbest, (size_t)P * sizeof(pp_pass));
+            if (won) *won = 1u << variant;
         }
     }
     memcpy(s->passes, best, (size_t)P * sizeof(pp_pass));
@@ -3135,8 +3136,10 @@ static pp_status pp__reorder_run(pp_schedule *s, unsigned mask, double limit, do
    shortest candidate of all variants wins: monotone, never longer than the
    squeezed input or any step's order, never above a device's cap. No more
    variants run once the best is at the order bound, or (enough > 0, for a
-   caller that only asks whether a makespan is reached) at most enough. */
-static pp_status pp__reorder_to(pp_schedule *s, unsigned mask, double limit, double enough, char *err) {
+   caller that only asks whether a makespan is reached) at most enough.
+   won (may be NULL): the bit of the variant that gave the result, 0 when
+   none was shorter than the input. */
+static pp_status pp__reorder_to(pp_schedule *s, unsigned mask, double limit, double enough, unsigned *won, char *err) {
     pp__cache c;
     pp_status st;
     int i;
@@ -3146,14 +3149,15 @@ static pp_status pp__reorder_to(pp_schedule *s, unsigned mask, double limit, dou
     s->allocator.alloc = pp__cache_alloc;
     s->allocator.free = pp__cache_free;
     s->allocator.user = &c;
-    st = pp__reorder_run(s, mask, limit, enough, err);
+    if (won) *won = 0;
+    st = pp__reorder_run(s, mask, limit, enough, won, err);
     s->allocator = c.base;
     for (i = 0; i < c.n; i++) c.base.free(c.blk[i], c.base.user);
     return st;
 }
 
 static pp_status pp__reorder(pp_schedule *s, unsigned mask, double limit, char *err) {
-    return pp__reorder_to(s, mask, limit, 0, err);
+    return pp__reorder_to(s, mask, limit, 0, NULL, err);
 }
 
 PP__DEF pp_status pp_reorder(pp_schedule *s, char *err) {
@@ -3689,18 +3693,22 @@ static pp_status pp__block_schedule(const pp_block *blk, int n, const pp__cfg *c
     pp_schedule *s = NULL, *e = NULL;
     pp_status st;
     int k = blk->microbatches, ns = pp__reorder_n(blk->devices);
+    unsigned won = 0;
     *out = NULL;
     if (mask && !pp__small_n(blk->devices, n)) {
         if (k > 1) ns += (n - ns) % k;
         st = pp__repeat(blk, ns, NULL, c, recompute, &s, err);
         if (st == PP_OK) st = pp_squeeze(s, err);
-        if (st == PP_OK) st = pp__reorder_memo(s, mask, limit, memo, err);
+        if (st == PP_OK) st = memo ? pp__reorder_memo(s, mask, limit, memo, err) : pp__reorder_to(s, mask, limit, 0, &won, err);
         if (st == PP_OK) st = pp__extend_exact_by(s, n, k > 1 ? k : 1, &e, err);
         pp_sched_free(s);
         if (st != PP_OK) return st;
         if (e) { *out = e; return PP_OK; }
         s = NULL;
     }
+    /* above PP__EXTEND_WHOLE_D devices the whole n with the one variant
+       that gave the reorder at 2d+4 microbatches (all where none did) */
+    if (won && !pp__extend_whole(blk->devices)) mask = won;
     st = pp__repeat(blk, n, NULL, c, recompute, &s, err);
     if (st == PP_OK) st = pp_squeeze(s, err);
     if (st == PP_OK && mask) st = pp__reorder_memo(s, mask, limit, memo, err);
@@ -5134,7 +5142,7 @@ static pp_status pp__ilm_try(const pp__cfg *cfg, int d, int j, const pp_allocato
     if (st == PP_OK) st = pp_squeeze(s, err);
     /* v-auto's four ranking variants, until one reaches the target: a
        block that reaches it is taken whatever the rest would give */
-    if (st == PP_OK) st = pp__reorder_to(s, PP__RV_RANK, 0, target, err);
+    if (st == PP_OK) st = pp__reorder_to(s, PP__RV_RANK, 0, target, NULL, err);
     if (st == PP_OK) { *seen = *mk = s->makespan; *out = b; }
     else pp_block_free(b);
     pp_sched_free(s);
