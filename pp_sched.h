@@ -3637,10 +3637,14 @@ static pp_status pp__extend_by(const pp_schedule *a, int n, int per, pp_schedule
 }
 
 /* Above PP__EXTEND_WHOLE_D devices a schedule whose extension is not
-   exact is not reordered again at the whole n (see pp__extend_exact_by):
-   at d = 128, n = 1024 that reorder costs about a second (V shapes; half
-   that for one chunk), and it came out as long as the extension in the
-   builds we measured there (docs/limits.md has the figures). */
+   exact is not reordered again at the whole n where the extension keeps
+   every peak (see pp__extend_exact_by), and where it has none, a fixed
+   schedule is reordered at n with the one variant that won at 2d+4
+   microbatches (pp__block_schedule): at d = 128, n = 1024 a reorder at n
+   costs about a second (V shapes; half that for one chunk). Of the 84
+   builds of that size at the four settings of make bench-scale, one came
+   out longer (v-min, B = 2F + comm: 0.05%; docs/quality.md, build time at
+   scale). */
 enum { PP__EXTEND_WHOLE_D = 32 };
 static int pp__extend_whole(int d) { return d <= PP__EXTEND_WHOLE_D; }
 /* Above PP__EXTEND_WHOLE_D devices the searches also build fewer
@@ -5159,8 +5163,8 @@ static pp_status pp__ilm_try(const pp__cfg *cfg, int d, int j, const pp_allocato
    reaches it (measured times, where Megatron's order is timed without
    our reordering), every j in turn as at d < 32; above PP__ILM_ALL_D
    devices only the j within s/2 of the shortest step (d = 128: 12 tries
-   instead of 30, each about 0.13 s, and the same j at Table 5's and
-   B = 2F's times; docs/limits.md). */
+   instead of 30, each about 0.13 s, and the same makespans at Table 5's
+   and B = 2F's times; docs/quality.md). */
 enum { PP__ILM_ALL_D = 32 };
 static pp_status pp__interleaved_lowmem_block(const pp__cfg *cfg, int d, const pp_allocator *al, pp_block **out,
                                               char *err) {
