@@ -5162,7 +5162,7 @@ static pp_status pp__ilm_try(const pp__cfg *cfg, int d, int j, const pp_allocato
    5 for 8). At d < 32 the steps are of 1, every j in turn. When no step
    reaches it (measured times, where Megatron's order is timed without
    our reordering), every j in turn as at d < 32; above PP__ILM_ALL_D
-   devices only the j within s/2 of the shortest step (d = 128: 12 tries
+   devices only the j within s/2 of the shortest step (d = 128: 9 tries
    instead of 30, each about 0.13 s, and the same makespans at Table 5's
    and B = 2F's times; docs/quality.md). */
 enum { PP__ILM_ALL_D = 32 };
