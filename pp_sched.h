@@ -3040,7 +3040,7 @@ static pp_status pp__reorder_keep(pp_schedule *s, pp_status st, const double *ca
     return PP_OK;
 }
 
-static pp_status pp__reorder_run(pp_schedule *s, unsigned mask, double limit, double enough, char *err) {
+static pp_status pp__reorder_run(pp_schedule *s, unsigned mask, double limit, double enough, unsigned *won, char *err) {
     int d, S, n, P, i, variant;
     size_t keys;
     double *endk, *cap, best_mk, warm_end, in_mk, pre_mk = 0, lb;
@@ -3120,6 +3120,7 @@ static pp_status pp__reorder_run(pp_schedule *s, unsigned mask, double limit, do
         if (st == PP_OK && mk < best_mk - PP__EPS * (1 + best_mk)) {
             best_mk = mk;
             memcpy(best, vbest, (size_t)P * sizeof(pp_pass));
+            if (won) *won = 1u << variant;
         }
     }
     memcpy(s->passes, best, (size_t)P * sizeof(pp_pass));
@@ -3135,8 +3136,10 @@ static pp_status pp__reorder_run(pp_schedule *s, unsigned mask, double limit, do
    shortest candidate of all variants wins: monotone, never longer than the
    squeezed input or any step's order, never above a device's cap. No more
    variants run once the best is at the order bound, or (enough > 0, for a
-   caller that only asks whether a makespan is reached) at most enough. */
-static pp_status pp__reorder_to(pp_schedule *s, unsigned mask, double limit, double enough, char *err) {
+   caller that only asks whether a makespan is reached) at most enough.
+   won (may be NULL): the bit of the variant that gave the result, 0 when
+   none was shorter than the input. */
+static pp_status pp__reorder_to(pp_schedule *s, unsigned mask, double limit, double enough, unsigned *won, char *err) {
     pp__cache c;
     pp_status st;
     int i;
@@ -3146,14 +3149,15 @@ static pp_status pp__reorder_to(pp_schedule *s, unsigned mask, double limit, dou
     s->allocator.alloc = pp__cache_alloc;
     s->allocator.free = pp__cache_free;
     s->allocator.user = &c;
-    st = pp__reorder_run(s, mask, limit, enough, err);
+    if (won) *won = 0;
+    st = pp__reorder_run(s, mask, limit, enough, won, err);
     s->allocator = c.base;
     for (i = 0; i < c.n; i++) c.base.free(c.blk[i], c.base.user);
     return st;
 }
 
 static pp_status pp__reorder(pp_schedule *s, unsigned mask, double limit, char *err) {
-    return pp__reorder_to(s, mask, limit, 0, err);
+    return pp__reorder_to(s, mask, limit, 0, NULL, err);
 }
 
 PP__DEF pp_status pp_reorder(pp_schedule *s, char *err) {
@@ -3632,10 +3636,32 @@ static pp_status pp__extend_by(const pp_schedule *a, int n, int per, pp_schedule
     return PP_OK;
 }
 
+/* Above PP__EXTEND_WHOLE_D devices a schedule whose extension is not
+   exact is not reordered again at the whole n where the extension keeps
+   every peak (see pp__extend_exact_by), and where it has none, a fixed
+   schedule is reordered at n with the one variant that won at 2d+4
+   microbatches (pp__block_schedule): at d = 128, n = 1024 a reorder at n
+   costs about a second (V shapes; half that for one chunk). Of the 84
+   builds of that size at the four settings of make bench-scale, one came
+   out longer (v-min, B = 2F + comm: 0.05%; docs/quality.md, build time at
+   scale). */
+enum { PP__EXTEND_WHOLE_D = 32 };
+static int pp__extend_whole(int d) { return d <= PP__EXTEND_WHOLE_D; }
+/* Above PP__EXTEND_WHOLE_D devices the searches also build fewer
+   finalists at n: PP__LARGE_FINAL of v-auto's blocks (pp__auto_finish) and
+   of its grid family (pp__vgrid_search), where 6 + 2 and 8 run below. At
+   d = 128, n = 1024 with Table 5 + comm, B = 2F + comm and per-stage times
+   the first of each was the best of its family, and the fixed V-ZB as
+   short or shorter (docs/quality.md). */
+enum { PP__LARGE_FINAL = 2 };
+static int pp__finalists(int d, int n) { return d > PP__EXTEND_WHOLE_D && n > PP__LARGE_FINAL ? PP__LARGE_FINAL : n; }
+
 /* pp__extend_by of a reordered schedule, kept (in *out) only when the
    added microbatches cost exactly the busiest device's work (a stable
    phase without bubble, which reordering at n could not shorten) and no
-   device's peak rises; *out = NULL otherwise. */
+   device's peak rises; *out = NULL otherwise. Above PP__EXTEND_WHOLE_D
+   devices (pp__extend_whole) it is kept whenever no device's peak rises:
+   the caller then does not reorder the whole n. */
 static pp_status pp__extend_exact_by(const pp_schedule *s, int n, int per, pp_schedule **out, char *err) {
     pp_schedule *e = NULL;
     double wmax = 0;
@@ -3649,7 +3675,9 @@ static pp_status pp__extend_exact_by(const pp_schedule *s, int n, int per, pp_sc
         wmax = pp__max(wmax, w / s->microbatches);
         if (e->peak_memory[i] > s->peak_memory[i] + 1e-9) break;
     }
-    if (i == s->devices && e->makespan - s->makespan <= (n - s->microbatches) * wmax * (1 + 1e-9) + 1e-9) *out = e;
+    if (i == s->devices && (!pp__extend_whole(s->devices) ||
+                            e->makespan - s->makespan <= (n - s->microbatches) * wmax * (1 + 1e-9) + 1e-9))
+        *out = e;
     else pp_sched_free(e);
     return PP_OK;
 }
@@ -3669,18 +3697,22 @@ static pp_status pp__block_schedule(const pp_block *blk, int n, const pp__cfg *c
     pp_schedule *s = NULL, *e = NULL;
     pp_status st;
     int k = blk->microbatches, ns = pp__reorder_n(blk->devices);
+    unsigned won = 0;
     *out = NULL;
     if (mask && !pp__small_n(blk->devices, n)) {
         if (k > 1) ns += (n - ns) % k;
         st = pp__repeat(blk, ns, NULL, c, recompute, &s, err);
         if (st == PP_OK) st = pp_squeeze(s, err);
-        if (st == PP_OK) st = pp__reorder_memo(s, mask, limit, memo, err);
+        if (st == PP_OK) st = memo ? pp__reorder_memo(s, mask, limit, memo, err) : pp__reorder_to(s, mask, limit, 0, &won, err);
         if (st == PP_OK) st = pp__extend_exact_by(s, n, k > 1 ? k : 1, &e, err);
         pp_sched_free(s);
         if (st != PP_OK) return st;
         if (e) { *out = e; return PP_OK; }
         s = NULL;
     }
+    /* above PP__EXTEND_WHOLE_D devices the whole n with the one variant
+       that gave the reorder at 2d+4 microbatches (all where none did) */
+    if (won && !pp__extend_whole(blk->devices)) mask = won;
     st = pp__repeat(blk, n, NULL, c, recompute, &s, err);
     if (st == PP_OK) st = pp_squeeze(s, err);
     if (st == PP_OK && mask) st = pp__reorder_memo(s, mask, limit, memo, err);
@@ -5091,24 +5123,31 @@ static pp_status pp__interleaved_official(const pp__cfg *cfg, int d, int v, int 
    the shortest (the makespan is not monotone in j). A larger j only
    lengthens chunk 0's lifespan, so the first is the least memory at that
    makespan. */
-static pp_status pp__ilm_try(const pp__cfg *cfg, int d, int j, const pp_allocator *al, double target, pp_block **out,
-                             double *mk, char *err) {
+static pp_status pp__ilm_block(int d, int j, const pp_allocator *al, pp_block **out, char *err) {
     pp__linear L;
-    pp_block *b = NULL;
-    pp_schedule *s = NULL;
-    pp_status st;
-    *out = NULL;
     memset(&L, 0, sizeof L);
     L.fo = 1; L.turn = 1; L.bo = 2; L.bw_cells = 2; L.interval = 6;
     L.gf = ((3 - d) % 6 + 6) % 6 + 6 * j;
     L.gb = 4 * d - 3;
-    st = pp__linear_block(d, 2, 0, &L, al, &b, err);
+    return pp__linear_block(d, 2, 0, &L, al, out, err);
+}
+
+/* j's block in *out and its makespan at n0 in *mk; seen[j - j0] (-1: not
+   yet) keeps each j's makespan, so a j tried once is not reordered again */
+static pp_status pp__ilm_try(const pp__cfg *cfg, int d, int j, const pp_allocator *al, double target, double *seen,
+                             pp_block **out, double *mk, char *err) {
+    pp_block *b = NULL;
+    pp_schedule *s = NULL;
+    pp_status st;
+    *out = NULL;
+    st = pp__ilm_block(d, j, al, &b, err);
+    if (st == PP_OK && *seen >= 0) { *mk = *seen; *out = b; return PP_OK; }
     if (st == PP_OK) st = pp__repeat(b, 2 * d, NULL, cfg, 0, &s, err);
     if (st == PP_OK) st = pp_squeeze(s, err);
     /* v-auto's four ranking variants, until one reaches the target: a
        block that reaches it is taken whatever the rest would give */
-    if (st == PP_OK) st = pp__reorder_to(s, PP__RV_RANK, 0, target, err);
-    if (st == PP_OK) { *mk = s->makespan; *out = b; }
+    if (st == PP_OK) st = pp__reorder_to(s, PP__RV_RANK, 0, target, NULL, err);
+    if (st == PP_OK) { *seen = *mk = s->makespan; *out = b; }
     else pp_block_free(b);
     pp_sched_free(s);
     return st;
@@ -5121,13 +5160,18 @@ static pp_status pp__ilm_try(const pp__cfg *cfg, int d, int j, const pp_allocato
    halving the last step: about log2(d/16) + 3 tries of 8d^2 passes each,
    where trying every j up to the first costs about d/11 tries (d = 128:
    5 for 8). At d < 32 the steps are of 1, every j in turn. When no step
-   reaches it, every j is tried in turn as at d < 32. */
+   reaches it (measured times, where Megatron's order is timed without
+   our reordering), every j in turn as at d < 32; above PP__ILM_ALL_D
+   devices only the j within s/2 of the shortest step (d = 128: 9 tries
+   instead of 30, each about 0.13 s, and the same makespans at Table 5's
+   and B = 2F's times; docs/quality.md). */
+enum { PP__ILM_ALL_D = 32 };
 static pp_status pp__interleaved_lowmem_block(const pp__cfg *cfg, int d, const pp_allocator *al, pp_block **out,
                                               char *err) {
     pp_block *best = NULL, *b = NULL;
     pp_schedule *meg = NULL;
-    double best_mk = 0, target, mk = 0;
-    int j, j0, jmax, lo, hi = -1, step = d / 16 > 1 ? d / 16 : 1, tries = 0;
+    double best_mk = 0, target, mk = 0, *seen;
+    int j, j0, jmax, lo, hi = -1, step = d / 16 > 1 ? d / 16 : 1, tries = 0, jfrom, jto, jstep = -1;
     pp_status st = pp__interleaved_official(cfg, d, 2, 2 * d, &meg, err);
     if (st != PP_OK) return st;
     target = meg->makespan;
@@ -5138,18 +5182,22 @@ static pp_status pp__interleaved_lowmem_block(const pp__cfg *cfg, int d, const p
     j0 = (int)((0.9 * d - (double)(((3 - d) % 6 + 6) % 6)) / 6);
     if (j0 < 0) j0 = 0;
     jmax = j0 + d / 6 + 4;
+    seen = (double *)pp__malloc(al, pp__size((size_t)(jmax - j0 + 1), sizeof(double)));
+    if (!seen) { pp__err(err, "out of memory choosing the interleaved-1f1b-m block"); return PP_ERR_OUT_OF_MEMORY; }
+    for (j = j0; j <= jmax; j++) seen[j - j0] = -1;
 #define PP__ILM_TRY(jj)                                                                                              \
     do {                                                                                                             \
         st = pp__tick(cfg, "interleaved-1f1b-m: block choice", tries / (tries + 4.0), err);                          \
         tries++;                                                                                                     \
-        if (st == PP_OK) st = pp__ilm_try(cfg, d, (jj), al, target, &b, &mk, err);                                   \
-        if (st != PP_OK) { pp_block_free(best); return st; }                                                          \
+        if (st == PP_OK) st = pp__ilm_try(cfg, d, (jj), al, target, &seen[(jj) - j0], &b, &mk, err);                 \
+        if (st != PP_OK) { pp_block_free(best); pp__mfree(al, seen); return st; }                                     \
     } while (0)
 #define PP__ILM_REACHED (mk <= target + PP__EPS * (1 + target))
     /* the steps: lo the last j tried that did not reach the target */
     for (lo = j0 - 1, j = j0; j <= jmax; lo = j, j += step) {
         PP__ILM_TRY(j);
         if (PP__ILM_REACHED) { hi = j; best = b; break; }
+        if (jstep < 0 || mk < seen[jstep - j0] - PP__EPS * (1 + mk)) jstep = j;
         pp_block_free(b);
     }
     /* halving: the first j after lo that reaches it */
@@ -5159,10 +5207,16 @@ static pp_status pp__interleaved_lowmem_block(const pp__cfg *cfg, int d, const p
         if (PP__ILM_REACHED) { pp_block_free(best); best = b; hi = mid; }
         else { pp_block_free(b); lo = mid; }
     }
-    if (hi >= 0) { *out = best; return PP_OK; }
-    /* no step reached it: every j in turn, the first that reaches it,
-       else the shortest (the first of those) */
-    for (j = j0; j <= jmax; j++) {
+    if (hi >= 0) { pp__mfree(al, seen); *out = best; return PP_OK; }
+    /* no step reached it: every j in turn (above PP__ILM_ALL_D devices
+       those near the shortest step), the first that reaches it, else the
+       shortest (the first of those) */
+    jfrom = j0; jto = jmax;
+    if (d > PP__ILM_ALL_D) {
+        jfrom = jstep - step / 2 > j0 ? jstep - step / 2 : j0;
+        jto = jstep + step / 2 < jmax ? jstep + step / 2 : jmax;
+    }
+    for (j = jfrom; j <= jto; j++) {
         PP__ILM_TRY(j);
         if (best && mk >= best_mk - PP__EPS * (1 + best_mk)) { pp_block_free(b); continue; }
         pp_block_free(best);
@@ -5172,6 +5226,7 @@ static pp_status pp__interleaved_lowmem_block(const pp__cfg *cfg, int d, const p
     }
 #undef PP__ILM_TRY
 #undef PP__ILM_REACHED
+    pp__mfree(al, seen);
     *out = best;
     return PP_OK;
 }
@@ -5633,7 +5688,7 @@ typedef struct pp__auto {
     int shape[4];            /* the blocks' devices, chunks, stages, split that the buffers below fit */
     const double *tm;        /* [stages * 4] stage times: the shape's */
     double comm;
-    double *endt, *free_at;  /* [4 * stages * n_eval], [devices]: pp__block_makespan's scratch */
+    double *endt, *free_at;  /* [4 * stages * n_eval], [2 * devices]: pp__block_makespan's scratch */
     int *ent;                /* [stages * 3 * 4]: a block's passes (pp__block_makespan) */
     const int *dtab;         /* [16 * stages]: the shape's inputs */
     double *ent_dur, *ent_comm; /* [stages * 3] each: their times, and the comm before them */
@@ -5735,7 +5790,7 @@ static pp_status pp__auto_eval_init(pp__auto *A, const pp_block *b, char *err) {
     A->tm = A->q->shape.stage_time;
     A->comm = A->q->c.times.comm;
     A->endt = (double *)pp__malloc(&A->al, pp__size((size_t)S * 4u * (size_t)A->n_eval, sizeof(double)));
-    A->free_at = (double *)pp__malloc(&A->al, pp__size((size_t)d, sizeof(double)));
+    A->free_at = (double *)pp__malloc(&A->al, pp__size((size_t)d, 2u * sizeof(double)));
     A->ent_dur = (double *)pp__malloc(&A->al, pp__size((size_t)S * 6u, sizeof(double)));
     if (A->ent_dur) A->ent_comm = A->ent_dur + (size_t)S * 3u;
     if (!A->endt || !A->free_at || !A->ent_dur) {
@@ -5752,12 +5807,18 @@ static pp_status pp__auto_eval_init(pp__auto *A, const pp_block *b, char *err) {
    of the block starts at cell kT, and every input lies in an earlier cell
    (pp_block_check), so the passes run in cell order over all devices, each
    as early as its device and its input allow: pp__squeeze's arithmetic,
-   in the same order per device, so the same figure to the last bit. */
-static double pp__block_makespan(pp__auto *A, const pp_block *b, int n) {
-    int S = b->stages, T = b->interval, kinds = b->split_backward ? 3 : 2, E = S * kinds, i, g, e, r, at = 0, qmax = 0;
+   in the same order per device, so the same figure to the last bit.
+   beat: the caller keeps the block only when its makespan is below beat;
+   the timing stops (returning at least beat) once a device's end so far
+   plus the work it has left, every pass as early as it can, is above beat
+   by more than the rounding of those sums: the makespan cannot be lower. */
+static double pp__block_makespan(pp__auto *A, const pp_block *b, int n, double beat) {
+    int S = b->stages, T = b->interval, kinds = b->split_backward ? 3 : 2, E = S * kinds, d = b->devices, i, g, e, r,
+        at = 0, qmax = 0;
     int *ent = A->ent; /* per pass, in the order of cell mod T: copy offset cell / T, device, key, input key (-1: none) */
-    double *endt = A->endt, *free_at = A->free_at, *dur = A->ent_dur, *cadd = A->ent_comm, mk = 0;
-    for (i = 0; i < b->devices; i++) free_at[i] = 0;
+    double *endt = A->endt, *free_at = A->free_at, *left = A->free_at + d, *dur = A->ent_dur, *cadd = A->ent_comm,
+           mk = 0;
+    for (i = 0; i < d; i++) free_at[i] = left[i] = 0;
     for (r = 0; r < T; r++)
         for (e = 0; e < E; e++) {
             int s = e % S, q = e / S, cell = q == 0 ? b->f[s] : q == 1 ? b->b[s] : b->w[s], in, ds;
@@ -5774,8 +5835,10 @@ static double pp__block_makespan(pp__auto *A, const pp_block *b, int n) {
             if (cell / T > qmax) qmax = cell / T;
             at++;
         }
+    if (beat < 1e300)
+        for (e = 0; e < E; e++) left[ent[4 * e + 1]] += dur[e] * n;
     /* period g holds copy g - cell / T of every pass */
-    for (g = 0; g <= qmax + n - 1; g++)
+    for (g = 0; g <= qmax + n - 1; g++) {
         for (e = 0; e < E; e++) {
             int j = g - ent[4 * e], dev = ent[4 * e + 1];
             double start = free_at[dev], end;
@@ -5784,7 +5847,12 @@ static double pp__block_makespan(pp__auto *A, const pp_block *b, int n) {
             end = start + dur[e];
             endt[ent[4 * e + 2] + j] = free_at[dev] = end;
             mk = pp__max(mk, end);
+            left[dev] -= dur[e];
         }
+        if (beat < 1e300 && g % 8 == 7)
+            for (i = 0; i < d; i++)
+                if (free_at[i] + left[i] > beat * (1 + 1e-9) + 1e-9) return pp__max(mk, beat);
+    }
     return mk;
 }
 
@@ -5792,7 +5860,7 @@ static double pp__block_makespan(pp__auto *A, const pp_block *b, int n) {
 static pp_status pp__auto_consider(pp__auto *A, pp_block *blk, char *err) {
     pp_schedule *s = NULL;
     pp_status st;
-    double mem, mk, *tm;
+    double mem, mk, *tm, beat;
     pp_block **tb;
     int i, k, lev, *cnt, top = A->extra && PP__AUTO_TOPX < A->ntop ? PP__AUTO_TOPX : A->ntop;
     if (!A->replay && pp__auto_seen(A, blk)) { pp_block_free(blk); return PP_OK; }
@@ -5824,7 +5892,9 @@ static pp_status pp__auto_consider(pp__auto *A, pp_block *blk, char *err) {
     if (blk->microbatches == 1) {
         st = pp__auto_eval_init(A, blk, err);
         if (st != PP_OK) { pp_block_free(blk); return st; }
-        mk = pp__block_makespan(A, blk, A->n_eval);
+        /* a full level takes a block below its longest only */
+        for (k = 0, beat = 1e300; *cnt == top && k < top; k++) beat = k ? pp__max(beat, tm[k]) : tm[k];
+        mk = pp__block_makespan(A, blk, A->n_eval, beat < 1e300 ? beat - 1e-9 : beat);
     } else {
         st = pp__repeat(blk, A->n_eval, NULL, &A->q->c, 0, &s, err);
         if (st == PP_OK) st = pp_squeeze(s, err);
@@ -5884,10 +5954,12 @@ static pp_status pp__auto_large(pp__auto *A, const pp_block *blk, pp_schedule **
             if (e->peak_memory[i] > A->limit + 1e-9) { pp_sched_free(e); e = NULL; }
         pp_sched_free(s);
         s = NULL;
-        if (st == PP_OK) st = pp__repeat(blk, A->n, NULL, &A->q->c, 0, &s, err);
-        if (st == PP_OK) st = pp_squeeze(s, err);
-        if (st == PP_OK) st = pp__reorder_memo(s, mask, A->limit, &A->memo, err);
-        if (st == PP_OK && e && !pp__auto_better(e, s)) { pp_sched_free(e); e = NULL; }
+        /* above PP__EXTEND_WHOLE_D devices that extension alone where it
+           fits, else the block at n squeezed, not reordered */
+        if (st == PP_OK && (pp__extend_whole(A->q->d) || !e)) st = pp__repeat(blk, A->n, NULL, &A->q->c, 0, &s, err);
+        if (st == PP_OK && s) st = pp_squeeze(s, err);
+        if (st == PP_OK && s && pp__extend_whole(A->q->d)) st = pp__reorder_memo(s, mask, A->limit, &A->memo, err);
+        if (st == PP_OK && e && s && !pp__auto_better(e, s)) { pp_sched_free(e); e = NULL; }
     } else {
         pp_sched_free(s);
         s = NULL;
@@ -5950,7 +6022,7 @@ static pp_status pp__auto_finish(pp__auto *A, const pp_sched_id *fixed, int nfix
        pp__small_n, none after one at the order bound (DESIGN.md: the search
        stops at the bound), and each reordered at 2d+4 microbatches and
        extended by its stable phase (pp__auto_large) */
-    for (k = 0; k < nf && st == PP_OK; k++) {
+    for (k = 0; k < pp__finalists(A->q->d, nf) && st == PP_OK; k++) {
         pp_schedule *s = NULL;
         if (best && !pp__small_n(A->q->d, A->n) && pp__at_bound(best->makespan, A->lb_n)) break;
         if (A->q->c.reorder && !pp__small_n(A->q->d, A->n)) st = pp__auto_large(A, fb[k], &best, err);
@@ -6751,7 +6823,7 @@ static pp_status pp__vgrid_search(const pp__req *q, const pp_schedule *beat, dou
     if (st == PP_OK && ntop && n1 != n) st = pp__vgrid_alloc(&G2, cfg, d, n);
     /* different blocks often end in the same grid (about a fifth of the
        finalists): the memo gives its reorder without running it again */
-    for (k = 0; k < ntop && st == PP_OK; k++) {
+    for (k = 0; k < pp__finalists(d, ntop) && st == PP_OK; k++) {
         pp_schedule *s = NULL, *e = NULL;
         const pp_schedule *ref = *out && (!beat || pp__auto_better(*out, beat)) ? *out : beat;
         int inexact = 0;
@@ -6777,9 +6849,11 @@ static pp_status pp__vgrid_search(const pp__req *q, const pp_schedule *beat, dou
             }
             pp_sched_free(s);
             s = NULL;
-            if (st == PP_OK) st = pp__vgrid_build(&G2, cfg, &top[k], maxmem, &s);
+            /* above PP__EXTEND_WHOLE_D devices that extension alone, where it fits */
+            if (st == PP_OK && (pp__extend_whole(d) || !inexact || !e)) st = pp__vgrid_build(&G2, cfg, &top[k], maxmem, &s);
         }
-        if (st == PP_OK && s && (!e || inexact))
+        /* (above PP__EXTEND_WHOLE_D devices the grid at n is not reordered) */
+        if (st == PP_OK && s && (!e || inexact) && (n1 == n || pp__extend_whole(d)))
             st = pp__reorder_memo(s, n1 != n ? pp__rv_large(d) : PP__RV_ALL, 0, &memo, err);
         if (st == PP_OK && e && pp__auto_better(e, *out)) { pp_sched_free(*out); *out = e; e = NULL; }
         if (st == PP_OK && s && pp__auto_better(s, *out)) { pp_sched_free(*out); *out = s; s = NULL; }

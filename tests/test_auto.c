@@ -787,7 +787,7 @@ int main(void) {
        worked out without the grid, and a block's squeezed makespan timed
        without building the schedule. */
     {
-        int d, m, blocks = 0, evals = 0;
+        int d, m, blocks = 0, evals = 0, stopped = 0;
         for (d = 2; d <= 10; d++)
             for (m = 2 * d; m <= 2 * d + 3; m += 3) {
                 pp__vgrid G;
@@ -850,9 +850,20 @@ int main(void) {
                         tried++;
                         if (CHECK(pp__auto_eval_init(&A, blk, err) == PP_OK && pp_repeat(blk, A.n_eval, NULL, &c, &s, err) == PP_OK &&
                                   pp_squeeze(s, err) == PP_OK, "d=%d: %s", d, err)) {
-                            double mk = pp__block_makespan(&A, blk, A.n_eval);
+                            double mk = pp__block_makespan(&A, blk, A.n_eval, 1e300);
+                            int bi;
                             CHECK(mk == s->makespan, "d=%d times %d, x %d,%d turns %d: timed %.17g, repeat + squeeze %.17g",
                                   d, ti, x0, x1, t, mk, s->makespan);
+                            /* with a beat: the same figure, or one at least beat
+                               where the whole timing is above it */
+                            for (bi = 0; bi < 3; bi++) {
+                                double beat = s->makespan * (bi == 0 ? 0.9 : bi == 1 ? 1 : 1.01);
+                                double got = pp__block_makespan(&A, blk, A.n_eval, beat);
+                                CHECK(got == s->makespan || (got >= beat && s->makespan > beat),
+                                      "d=%d times %d, x %d,%d turns %d, beat %.17g: %.17g, whole %.17g", d, ti, x0, x1, t,
+                                      beat, got, s->makespan);
+                                stopped += got != s->makespan;
+                            }
                             evals++;
                         }
                         pp_sched_free(s);
@@ -864,9 +875,11 @@ int main(void) {
             }
         }
         CHECK(blocks > 10000 && evals > 300, "%d blocks and %d block timings compared", blocks, evals);
+        CHECK(stopped > 0, "no timing stopped at its beat (%d timings)", evals);
     }
     group_next("search-shortcuts", "a block's laid peak without the grid = pp__vgrid_peak after pp__vgrid_lay (d=2..10); "
-               "pp__block_makespan = pp_repeat + pp_squeeze to the last bit (d=2..6, 4 time settings incl. comm and stage times)");
+               "pp__block_makespan = pp_repeat + pp_squeeze to the last bit (d=2..6, 4 time settings incl. comm and stage times), "
+               "and with a beat the same or at least the beat where the whole is above it");
 
     /* The reorder memo: a hit gives what reordering again gives, bit for
        bit; another mask, limit or shape is never taken for the same. */

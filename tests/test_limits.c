@@ -685,7 +685,7 @@ static void large_n_paths(void) {
         pp_schedule *meg = NULL;
         pp_block *got = NULL, *want = NULL;
         int j, j0, i, same;
-        double mk = 0;
+        double mk = 0, seen;
         d = dd[k];
         if (!check(&g, pp__cfg_resolve(&c, &cfg, err) == PP_OK && pp__interleaved_official(&cfg, d, 2, 2 * d, &meg, err) == PP_OK &&
                            pp__interleaved_lowmem_block(&cfg, d, &cfg.al, &got, err) == PP_OK,
@@ -694,7 +694,8 @@ static void large_n_paths(void) {
         /* every j in turn from j0 (its formula), the first that reaches the target */
         j0 = (int)((0.9 * d - (double)(((3 - d) % 6 + 6) % 6)) / 6);
         for (j = j0 < 0 ? 0 : j0; j <= j0 + d / 6 + 4; j++) {
-            if (pp__ilm_try(&cfg, d, j, &cfg.al, meg->makespan, &want, &mk, err) != PP_OK) break;
+            seen = -1;
+            if (pp__ilm_try(&cfg, d, j, &cfg.al, meg->makespan, &seen, &want, &mk, err) != PP_OK) break;
             if (mk <= meg->makespan + PP__EPS * (1 + meg->makespan)) break;
             pp_block_free(want);
             want = NULL;
