@@ -792,13 +792,21 @@ static void test_pruning_many(void) {
 
 /* The memo (PLANNING, pruning): one plan keeps every build's result by its
    exact inputs and gives it to any later layout with the same inputs, in
-   any (pp, tp, cp) triple. A request over cp 1 and 2 (seq 8192) holds such
-   layouts: cp = 2 at mbs = 2 and cp = 1 at mbs = 1 have the same tokens per
-   rank, dp x cp and n. Every candidate of that plan must equal, field by
-   field, the same candidate of two plans that each see one cp (and so
-   share no memo across cp); a memo key missing an input would hand a cp = 2
-   layout the cp = 1 result (or back). Everything is built (no_prune), so
-   the three runs list the same layouts. */
+   any (pp, tp, cp) triple. Two requests hold such layouts:
+   - over cp 1 and 2 (seq 8192): cp = 2 at mbs = 2 and cp = 1 at mbs = 1
+     have the same tokens per rank, dp x cp and n, so the same times and
+     bytes (a key without the stage times fails here);
+   - with measured times (req.times: every layout of a pp gets the same
+     stage times, spread by cost), layouts of one pp build the same
+     schedule whatever their tp and mbs, with other bytes: over tp 1, 2, 4,
+     8 the static bytes differ (a key without them fails here), over mbs 1,
+     2, 4 at one tp only the kept activations do (a key without them fails
+     here).
+   Every candidate of such a plan must equal, field by field, the same
+   candidate of plans that each see one value of the field and so share no memo
+   across them; a memo key missing an input would hand one layout the
+   other's result. Everything is built (no_prune), so the runs list the same
+   layouts. */
 static int same_numbers(const pp_candidate *a, const pp_candidate *b) {
     return a->fits == b->fits && a->step_time == b->step_time && a->peak_bytes == b->peak_bytes &&
            a->static_bytes == b->static_bytes && a->peak_units == b->peak_units && a->bound == b->bound &&
@@ -806,11 +814,58 @@ static int same_numbers(const pp_candidate *a, const pp_candidate *b) {
            !memcmp(&a->time, &b->time, sizeof a->time);
 }
 
-static void test_memo(void) {
+/* r over every value of one field (by: 0 cp 1, 2; 1 tp 1, 2, 4, 8; 2 mbs 1,
+   2, 4) against one plan per value */
+static void memo_case(const pp_plan_request *r, int by, const char *what) {
     pp_candidate *all = (pp_candidate *)malloc(sizeof *all * 20000), *one = (pp_candidate *)malloc(sizeof *one * 20000);
     char err[PP_ERR_LEN];
-    int cp, n_all = 0, matched = 0, shared = 0, i, j;
+    int x, n_all = 0, matched = 0, shared = 0, i, j, nx = by == 1 ? 4 : by == 2 ? 3 : 2, by_tp = by != 0;
+    CHECK(pp_plan(r, all, 20000, &n_all, err) == PP_OK, "%s: %s", what, err);
+    for (x = 0; x < nx; x++) {
+        int n_one = 0;
+        pp_plan_request r1 = *r;
+        if (by == 1) r1.tp = 1 << x;
+        else if (by == 2) r1.mbs = 1 << x;
+        else r1.cp = 1 + x;
+        CHECK(pp_plan(&r1, one, 20000, &n_one, err) == PP_OK, "%s, value %d: %s", what, x, err);
+        for (j = 0; j < n_one; j++) {
+            const pp_candidate *b = &one[j];
+            for (i = 0; i < n_all; i++) {
+                const pp_candidate *a = &all[i];
+                if (a->pp == b->pp && a->tp == b->tp && a->cp == b->cp && a->ep == b->ep && a->dp == b->dp &&
+                    a->mbs == b->mbs && a->v == b->v && !strcmp(a->schedule, b->schedule))
+                    break;
+            }
+            CHECK(i < n_all, "%s: %s pp=%d tp=%d cp=%d mbs=%d v=%d: in the one-value plan only", what, b->schedule, b->pp,
+                  b->tp, b->cp, b->mbs, b->v);
+            if (i == n_all) continue;
+            CHECK(same_numbers(&all[i], b), "%s: %s pp=%d tp=%d cp=%d mbs=%d v=%d: step %.9g peak %.0f static %.0f in one "
+                  "plan, %.9g %.0f %.0f alone", what, b->schedule, b->pp, b->tp, b->cp, b->mbs, b->v, all[i].step_time,
+                  all[i].peak_bytes, all[i].static_bytes, b->step_time, b->peak_bytes, b->static_bytes);
+            matched++;
+        }
+    }
+    CHECK(matched == n_all, "%s: %d of %d candidates matched", what, matched, n_all);
+    /* cp: layouts of two cp with the same build exist (the memo's hits) */
+    for (i = 0; i < n_all && !by_tp; i++)
+        for (j = 0; j < n_all; j++) {
+            const pp_candidate *a = &all[i], *b = &all[j];
+            if (a->cp == 1 && b->cp == 2 && a->pp == b->pp && a->tp == b->tp && a->v == b->v && 2 * a->mbs == b->mbs &&
+                a->dp == 2 * b->dp && !strcmp(a->schedule, b->schedule) && a->step_time > 0 &&
+                a->step_time == b->step_time && a->peak_bytes == b->peak_bytes)
+                shared++;
+        }
+    CHECK(by_tp || shared > 0, "%s: no cp = 1 layout with the step and peak of a cp = 2 one (the memo would not be used)", what);
+    printf("    memo, %s: %d candidates equal to the one-value plans'", what, matched);
+    if (!by_tp) printf(" (%d pairs of cp 1 and 2 with the same build)", shared);
+    printf("\n");
+    free(all);
+    free(one);
+}
+
+static void test_memo(void) {
     pp_plan_request r;
+    static const pp_times measured = {0.010, 0.020, 0.010, 0.001};
     memset(&r, 0, sizeof r);
     r.model.layers = 16;
     r.model.hidden = 2048;
@@ -820,45 +875,16 @@ static void test_memo(void) {
     r.global_batch = 32;
     r.no_prune = 1;
     pp_gpu_preset("h100-80g", &r.gpu, NULL);
-    CHECK(pp_plan(&r, all, 20000, &n_all, err) == PP_OK, "%s", err);
-    for (cp = 1; cp <= 2; cp++) {
-        int n_one = 0;
-        pp_plan_request r1 = r;
-        r1.cp = cp;
-        CHECK(pp_plan(&r1, one, 20000, &n_one, err) == PP_OK, "cp %d: %s", cp, err);
-        for (j = 0; j < n_one; j++) {
-            const pp_candidate *b = &one[j];
-            for (i = 0; i < n_all; i++) {
-                const pp_candidate *a = &all[i];
-                if (a->pp == b->pp && a->tp == b->tp && a->cp == b->cp && a->ep == b->ep && a->dp == b->dp &&
-                    a->mbs == b->mbs && a->v == b->v && !strcmp(a->schedule, b->schedule))
-                    break;
-            }
-            CHECK(i < n_all, "%s pp=%d tp=%d cp=%d mbs=%d v=%d: in the cp %d plan only", b->schedule, b->pp, b->tp,
-                  b->cp, b->mbs, b->v, cp);
-            if (i == n_all) continue;
-            CHECK(same_numbers(&all[i], b), "%s pp=%d tp=%d cp=%d mbs=%d v=%d: step %.9g peak %.0f with both cp, "
-                  "%.9g %.0f with cp %d alone", b->schedule, b->pp, b->tp, b->cp, b->mbs, b->v, all[i].step_time,
-                  all[i].peak_bytes, b->step_time, b->peak_bytes, cp);
-            matched++;
-        }
-    }
-    CHECK(matched == n_all, "%d of %d candidates matched", matched, n_all);
-    /* layouts of two cp with the same build inputs exist (the memo's hits) */
-    for (i = 0; i < n_all; i++)
-        for (j = 0; j < n_all; j++) {
-            const pp_candidate *a = &all[i], *b = &all[j];
-            if (a->cp == 1 && b->cp == 2 && a->pp == b->pp && a->tp == b->tp && a->v == b->v && 2 * a->mbs == b->mbs &&
-                a->dp == 2 * b->dp && !strcmp(a->schedule, b->schedule) && a->step_time > 0 &&
-                a->step_time == b->step_time && a->peak_bytes == b->peak_bytes)
-                shared++;
-        }
-    CHECK(shared > 0, "no cp = 1 layout with the step and peak of a cp = 2 one (the memo would not be used)");
-    printf("    memo: %d candidates equal to the one-cp plans' (%d pairs of cp 1 and 2 with the same build)\n", matched,
-           shared);
-    group_next("plan", "the memo: a plan over cp 1 and 2 equals, candidate for candidate, two plans of one cp each");
-    free(all);
-    free(one);
+    memo_case(&r, 0, "over cp 1 and 2");
+    /* measured times, tp 1, 2, 4, 8: one pp's layouts share times, not bytes */
+    r.model.seq = 2048;
+    r.gpus = 8;
+    r.global_batch = 64;
+    r.times = &measured;
+    r.gpu.mem_bytes = 24.0 * 1073741824.0; /* some fit, some do not: the bytes decide */
+    memo_case(&r, 1, "measured times, over tp 1, 2, 4, 8");
+    memo_case(&r, 2, "measured times, over mbs 1, 2, 4");
+    group_next("plan", "the memo: plans over cp, over tp and over mbs (same times, other bytes) equal, candidate for candidate, one plan per value");
 }
 
 /* Node-limited routing (DeepSeek-V3 report, Sec. 2.1.2: a token's experts
