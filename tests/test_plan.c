@@ -407,6 +407,107 @@ static void test_memory_time_bound(void) {
     group_next("plan", "memory-time bound: makespan >= head + tail + n sum a_s R_s / peak on every schedule; the planner's by hand");
 }
 
+/* The memory floor (PLANNING, pruning): for the schedules it applies to
+   (V-shape, B and W split, reordered: not published, adaptive or a
+   search), the last device's peak in bytes in the full build is at least
+   what the same build with no_reorder (the block repeated and squeezed)
+   holds there from each F to its B, whatever each stage keeps. In the full
+   build a stage's kept bytes and logits come at F, the freed part of the
+   logits goes at B and the rest at W (the planner's pp__plan_read); the
+   floor frees everything at B. Checked over d = 2..24, n = 1 .. 2d (the
+   planner builds these at n <= d), at unit, random and planner-like times
+   (light first and last stages, a send time), with random bytes per stage
+   and a last stage whose logits B frees in part; then the planner's
+   pp__plan_floor_read against this count on the same build. */
+static double floor_peak(const pp_schedule *sc, int dev, const double *a, const double *lg, const double *lgb, int at_b) {
+    double cur = 0, peak = 0;
+    int i;
+    for (i = sc->device_start[dev]; i < sc->device_start[dev + 1]; i++) {
+        const pp_pass *x = &sc->passes[i];
+        if (x->kind == PP_F) cur += a[x->stage] + lg[x->stage];
+        else if (x->kind == PP_B) cur -= at_b ? a[x->stage] + lg[x->stage] : lgb[x->stage];
+        else if (x->kind == PP_W) cur -= at_b ? 0 : a[x->stage] + lg[x->stage] - lgb[x->stage];
+        else if (x->kind == PP_BW) cur -= a[x->stage] + lg[x->stage];
+        if (cur > peak) peak = cur;
+    }
+    return peak;
+}
+
+static void test_memory_floor(void) {
+    static const int ds[] = {2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 13, 16, 17, 20, 24};
+    int id, di, nk, tk, builds = 0, schedules = 0;
+    char err[PP_ERR_LEN];
+    for (id = 0; id < pp_sched_count(); id++) {
+        const pp_sched_info *info = pp_sched_info_at(id);
+        if (!pp__plan_floor_applies(info)) continue;
+        schedules++;
+        for (di = 0; di < (int)(sizeof ds / sizeof ds[0]); di++)
+            for (nk = 0; nk < 7; nk++)
+                for (tk = 0; tk < 4; tk++) {
+                    int d = ds[di], v = info->chunks, S = d * v, s;
+                    int n = nk == 0 ? 1 : nk == 1 ? 2 : nk == 2 ? (d + 1) / 2 : nk == 3 ? d - 1 : nk == 4 ? d : nk == 5 ? d + 1 : 2 * d;
+                    pp_times t[64];
+                    double a[64], lg[64], lgb[64], pk, pk0;
+                    pp_config cfg;
+                    pp_schedule *full = NULL, *plain = NULL;
+                    if (n < 1) continue;
+                    memset(&cfg, 0, sizeof cfg);
+                    cfg.schedule = info->name;
+                    cfg.devices = d;
+                    cfg.microbatches = n;
+                    cfg.chunks = v;
+                    cfg.no_guarantee = 1; /* as the planner builds */
+                    for (s = 0; s < S; s++) {
+                        t[s].f = tk == 0 ? 1 : 0.5 + (rnd() % 100) / 100.0;
+                        t[s].b = tk == 0 ? 1 : t[s].f * (1 + (rnd() % 100) / 100.0);
+                        t[s].w = tk == 0 ? 1 : (1 + rnd() % 100) / 100.0;
+                        t[s].comm = tk >= 2 ? 0.01 * (rnd() % 20) : 0;
+                        a[s] = 0.5 + (rnd() % 100) / 100.0;
+                        lg[s] = lgb[s] = 0;
+                    }
+                    if (tk >= 2) { /* the planner's shape: embedding and head lighter, the head's logits */
+                        double e = 0.1 + (rnd() % 80) / 100.0, h = 0.2 + (rnd() % 80) / 100.0;
+                        t[0].f *= e; t[0].b *= e; t[0].w *= e;
+                        t[S - 1].f *= h; t[S - 1].b *= h; t[S - 1].w *= h;
+                        lg[S - 1] = (rnd() % 300) / 50.0;
+                        lgb[S - 1] = lg[S - 1] * (rnd() % 100) / 100.0;
+                    }
+                    cfg.stage_times = t;
+                    cfg.times.comm = t[0].comm;
+                    if (pp_sched_build(&cfg, &full, err) != PP_OK) continue; /* e.g. n below the schedule's least */
+                    cfg.no_reorder = 1;
+                    CHECK(pp_sched_build(&cfg, &plain, err) == PP_OK, "%s d=%d n=%d: builds, but not with no_reorder: %s",
+                          info->name, d, n, err);
+                    if (!plain) { pp_sched_free(full); continue; }
+                    pk = floor_peak(full, d - 1, a, lg, lgb, 0);
+                    pk0 = floor_peak(plain, d - 1, a, lg, lgb, 1);
+                    CHECK(pk0 <= pk * (1 + 1e-12), "%s d=%d n=%d times %d: the last device's peak %.6f below its floor %.6f",
+                          info->name, d, n, tk, pk, pk0);
+                    if (tk == 2 && d == 4) { /* the planner's floor: static + this count */
+                        pp__plan_pws w;
+                        double sact[16 * 64], dst[64];
+                        memset(&w, 0, sizeof w);
+                        memset(sact, 0, sizeof sact);
+                        w.items = 64;
+                        w.sact = sact;
+                        w.dev_static = dst;
+                        for (s = 0; s < S; s++) { sact[s] = a[s]; sact[2 * 64 + s] = lg[s]; sact[12 * 64 + s] = lgb[s]; }
+                        for (s = 0; s < d; s++) dst[s] = 10 * (s + 1);
+                        CHECK(fabs(pp__plan_floor_read(&w, plain) - (dst[d - 1] + pk0)) <= 1e-9 * pk0,
+                              "%s d=%d n=%d: pp__plan_floor_read %.9g, counted here %.9g", info->name, d, n,
+                              pp__plan_floor_read(&w, plain), dst[d - 1] + pk0);
+                    }
+                    builds++;
+                    pp_sched_free(full);
+                    pp_sched_free(plain);
+                }
+    }
+    CHECK(schedules >= 3 && builds >= 1000, "%d schedules, only %d builds", schedules, builds);
+    printf("    memory floor: %d schedules, %d builds, the last device's peak at or above its floor in each\n", schedules,
+           builds);
+    group_next("plan", "memory floor: a V schedule's last device holds at its peak at least its F-to-B bytes before reordering (d, n, times, bytes)");
+}
+
 /* Published parameter counts (independent facts, not our output):
    GPT-3 175B: Brown et al. 2020, "Language Models are Few-Shot Learners", Table 2.1 (175.0B);
    Llama 3 8B / 70B: Meta's model cards on Hugging Face (8.03B, 70.6B);
@@ -1377,8 +1478,9 @@ int main(int argc, char **argv) {
         test_recipes();
         return g_groups_failed != 0;
     }
-    if (argc > 1 && !strcmp(argv[1], "memo")) { /* the memo alone */
+    if (argc > 1 && !strcmp(argv[1], "memo")) { /* the memo and the memory floor alone */
         test_memo();
+        test_memory_floor();
         return g_groups_failed != 0;
     }
     if (argc > 1 && !strcmp(argv[1], "bound")) { /* the memory-time bound and routing alone */
@@ -1394,6 +1496,7 @@ int main(int argc, char **argv) {
     test_fb_overlap();
     test_pruning_many();
     test_memo();
+    test_memory_floor();
     test_memory_time_bound();
     test_node_limited();
     test_pipeline_sends();
