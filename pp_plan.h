@@ -340,7 +340,15 @@ PLANNING (pp_partition, pp_partition_v, pp_model_stats, pp_plan)
                and W of the earlier ones) + full recomputation's transient;
                above the memory the candidate is not built: fits = 0,
                pruned = 0, peak_bytes = that bound, reason "out of memory
-               by at least ...". Timings: make bench-plan and the README.
+               by at least ...". Memory floor (not with no_prune, once the
+               schedule has a layout that fits): v-min, v-half and v-zb
+               (V-shape, B/W split, reordered) are first built with
+               no_reorder; what their last device holds from each F to its
+               B there (+ its static bytes) is at most that device's peak in
+               the full build (observed, not proven: test_plan checks it
+               over a grid; it fails on other devices), so above the memory
+               the full build is skipped the same way (pp__plan_floor_oom).
+               Timings: make bench-plan and docs/planner.md.
    layouts     dp = N / (tp x cp x pp), rejected when it does not divide
                (the seed overview's 3D rule, with context parallelism); tp
                in 1, 2, 4, 8 (within a node) dividing the heads; cp 1, and
@@ -2006,6 +2014,71 @@ static double pp__plan_live_bound(const pp__plan_preq *q, pp__plan_pws *w, int S
     return best;
 }
 
+/* The memory floor (PLANNING, pruning), of the V-shape schedules that
+   pp_sched.h builds by reordering a repeated block (fixed: not published,
+   adaptive or a search) with B and W split: the last device (d - 1, where
+   the V turns: stages d - 1 and d) holds, at its peak, at least what the
+   same build with no_reorder (the block repeated and squeezed, a fraction
+   of the build's CPU) holds there from each F to its B. An observed
+   property of pp_sched.h's reorder and local search, not a theorem:
+   test_plan checks it on each such schedule over a grid of d, n, times and
+   bytes. It does not hold on the other devices, nor with W's bytes counted,
+   nor for the BW schedules (counterexamples in that grid). On the models
+   the planner sees, the last device of a V holds the most (the split gives
+   the first stages the fewest layers), so the floor catches most layouts
+   that end out of memory. */
+static int pp__plan_floor_applies(const pp_sched_info *info) {
+    return info->placement == PP_PLACE_VSHAPE && info->split_backward && info->copies == 1 && !info->published &&
+           !info->adaptive && !info->search_devices;
+}
+
+/* the floor: device d - 1's static bytes, the most it holds from an F to its
+   B in sch's order (sch built with no_reorder) and its recomputation
+   transient */
+static double pp__plan_floor_read(const pp__plan_pws *w, const pp_schedule *sch) {
+    int items = w->items, dev = sch->devices - 1, p;
+    const double *sact = w->sact, *slog = w->sact + 2 * items, *stra = w->sact + 10 * items;
+    double cur = 0, pk = 0, tra = 0;
+    for (p = sch->device_start[dev]; p < sch->device_start[dev + 1]; p++) {
+        const pp_pass *x = &sch->passes[p];
+        if (x->kind == PP_F) {
+            cur += sact[x->stage] + slog[x->stage];
+            if (cur > pk) pk = cur;
+            if (stra[x->stage] > tra) tra = stra[x->stage];
+        } else if (x->kind == PP_B || x->kind == PP_BW)
+            cur -= sact[x->stage] + slog[x->stage];
+    }
+    return w->dev_static[dev] + pk + tra;
+}
+
+/* 1 and *fl when the floor of building cb is above the memory: the
+   build cannot fit and is skipped; 0 when the floor does not apply, does
+   not build, or fits */
+static int pp__plan_floor_oom(const pp__plan_preq *q, pp__plan_pws *w, const pp_sched_info *info, const pp_config *cb,
+                              double *fl) {
+    pp_config c2 = *cb;
+    pp_schedule *s2 = NULL;
+    char e3[PP_ERR_LEN];
+    if (!pp__plan_floor_applies(info) || cb->fb_overlap) return 0;
+    c2.no_reorder = 1;
+    if (pp_sched_build(&c2, &s2, e3) != PP_OK) return 0;
+    *fl = pp__plan_floor_read(w, s2);
+    pp_sched_free(s2);
+    return *fl > q->gmem;
+}
+
+/* a candidate skipped on its memory floor (pp__plan_floor_oom) */
+static void pp__plan_floor_cand(const pp__plan_preq *q, pp_candidate *c, double fl, double static_max, double unit) {
+    c->peak_bytes = fl;
+    c->static_bytes = static_max;
+    c->unit_bytes = unit;
+    c->mem.activations = fl - static_max; /* the breakdown adds up to the floor */
+    c->mem.logits = 0;
+    c->mem.total = fl + c->mem.reserve;
+    pp__plan_cand_reason(c, "out of memory by at least %.2f GiB (its last device, from each F to its B in its order "
+                         "before reordering)", (fl - q->gmem) / 1073741824.0);
+}
+
 /* Evaluate one (layout, schedule, v). */
 static void pp__plan_one(const pp__plan_preq *q, pp__plan_pws *w, const pp__plan_lay *y, int id, int v, pp_candidate *c,
                          const pp__plan_inc *inc, double top_k) {
@@ -2309,6 +2382,7 @@ static void pp__plan_one(const pp__plan_preq *q, pp__plan_pws *w, const pp__plan
     }
     {
         int k, hit = -1, mk;
+        double mfloor;
         pp__plan_cache *e = NULL;
         pp_config cb = cfg; /* the build the result comes from: this layout's times, or a cached entry's */
         for (k = 0; k < w->ncache && hit < 0; k++) {
@@ -2354,6 +2428,15 @@ static void pp__plan_one(const pp__plan_preq *q, pp__plan_pws *w, const pp__plan
             else if (pp__plan_cache_put(w, id, v, nb, S, lim, cfg.recompute_input, NULL, stt))
                 w->cache[w->ncache - 1].known = 1;
         } else {
+            /* a skip on the memory floor needs a fitting layout of this
+               schedule already (its best is exact, and a schedule that fits
+               nowhere keeps its closest built layout) */
+            if ((hit < 0 || !e->s) && !r->no_prune && inc && inc->step > 0 &&
+                pp__plan_floor_oom(q, w, info, &cb, &mfloor)) {
+                if (hit < 0) pp__plan_cache_put(w, id, v, nb, S, lim, cfg.recompute_input, NULL, stt);
+                pp__plan_floor_cand(q, c, mfloor, static_max, unit);
+                return;
+            }
             if (hit >= 0 && !e->s) { /* a pruned or remembered layout's entry: build it with its times */
                 if (pp_sched_build(&cb, &e->s, e2) != PP_OK) {
                     e->s = NULL;

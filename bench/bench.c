@@ -94,15 +94,16 @@ static void adaptive_row(const pp_config *cfg) {
    GiB (target: well under a second each); 1,000 and 10,000 layers on 40
    GPUs (under a second, a few seconds); Llama 3 405B on 16,384
    H100s, DeepSeek-V3 on 2048 H800s (FP8), Llama 3 405B on 1024 H100s and
-   Llama 3 70B on 162 (every request under 2 s of CPU). Wall and CPU time:
-   the CPU time is what the targets are about on a shared machine. */
+   Llama 3 70B on 162 (every request under 2 s of CPU). Wall and CPU time,
+   each the least of three runs: the CPU time is what the targets are about
+   on a shared machine. */
 static void bench_plan(void) {
     static pp_candidate c[200000];
     pp_plan_request r;
     char err[PP_ERR_LEN];
-    int n = 0, j, i, pruned;
+    int n = 0, j, i, k, pruned, over = 0;
     for (j = 0; j < 9; j++) {
-        double t0, c0;
+        double t0, c0, wall, cpu;
         char what[96];
         memset(&r, 0, sizeof r);
         r.model.layers = 78;
@@ -134,15 +135,26 @@ static void bench_plan(void) {
             snprintf(what, sizeof what, "%s, %d x %s, batch %d x %d", big[j - 5].model, r.gpus, big[j - 5].gpu,
                      r.global_batch, r.model.seq);
         }
-        t0 = now_ms();
-        c0 = cpu_ms();
-        if (pp_plan(&r, c, 200000, &n, err) != PP_OK) { printf("pp_plan %s failed: %s\n", what, err); continue; }
+        /* the least of three runs: the machine may be shared */
+        for (k = 0, wall = cpu = -1; k < 3; k++) {
+            double w1, c1;
+            t0 = now_ms();
+            c0 = cpu_ms();
+            if (pp_plan(&r, c, 200000, &n, err) != PP_OK) break;
+            w1 = now_ms() - t0;
+            c1 = cpu_ms() - c0;
+            if (wall < 0 || w1 < wall) wall = w1;
+            if (cpu < 0 || c1 < cpu) cpu = c1;
+        }
+        if (k < 3) { printf("pp_plan %s failed: %s\n", what, err); continue; }
         for (i = pruned = 0; i < n; i++) pruned += c[i].pruned;
-        printf("pp_plan %s: %.0f ms wall, %.0f ms CPU, %d candidates (%d pruned), best %s pp=%d tp=%d cp=%d ep=%d v=%d mbs=%d\n",
-               what, now_ms() - t0, cpu_ms() - c0, n, pruned, c[0].schedule, c[0].pp, c[0].tp, c[0].cp, c[0].ep, c[0].v,
-               c[0].mbs);
+        if (cpu > 2000) over++;
+        printf("pp_plan %s: %.0f ms wall, %.0f ms CPU%s, %d candidates (%d pruned), best %s pp=%d tp=%d cp=%d ep=%d v=%d "
+               "mbs=%d\n", what, wall, cpu, cpu > 2000 ? " (over 2 s)" : "", n, pruned, c[0].schedule, c[0].pp, c[0].tp,
+               c[0].cp, c[0].ep, c[0].v, c[0].mbs);
         fflush(stdout);
     }
+    printf("pp_plan: %d of 9 requests over 2 s of CPU (least of 3 runs each)\n", over);
 }
 
 /* CPU ms of one build (best of up to 3, fewer once 3 s are spent), with

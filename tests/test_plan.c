@@ -407,6 +407,107 @@ static void test_memory_time_bound(void) {
     group_next("plan", "memory-time bound: makespan >= head + tail + n sum a_s R_s / peak on every schedule; the planner's by hand");
 }
 
+/* The memory floor (PLANNING, pruning): for the schedules it applies to
+   (V-shape, B and W split, reordered: not published, adaptive or a
+   search), the last device's peak in bytes in the full build is at least
+   what the same build with no_reorder (the block repeated and squeezed)
+   holds there from each F to its B, whatever each stage keeps. In the full
+   build a stage's kept bytes and logits come at F, the freed part of the
+   logits goes at B and the rest at W (the planner's pp__plan_read); the
+   floor frees everything at B. Checked over d = 2..24, n = 1 .. 2d (the
+   planner builds these at n <= d), at unit, random and planner-like times
+   (light first and last stages, a send time), with random bytes per stage
+   and a last stage whose logits B frees in part; then the planner's
+   pp__plan_floor_read against this count on the same build. */
+static double floor_peak(const pp_schedule *sc, int dev, const double *a, const double *lg, const double *lgb, int at_b) {
+    double cur = 0, peak = 0;
+    int i;
+    for (i = sc->device_start[dev]; i < sc->device_start[dev + 1]; i++) {
+        const pp_pass *x = &sc->passes[i];
+        if (x->kind == PP_F) cur += a[x->stage] + lg[x->stage];
+        else if (x->kind == PP_B) cur -= at_b ? a[x->stage] + lg[x->stage] : lgb[x->stage];
+        else if (x->kind == PP_W) cur -= at_b ? 0 : a[x->stage] + lg[x->stage] - lgb[x->stage];
+        else if (x->kind == PP_BW) cur -= a[x->stage] + lg[x->stage];
+        if (cur > peak) peak = cur;
+    }
+    return peak;
+}
+
+static void test_memory_floor(void) {
+    static const int ds[] = {2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 13, 16, 17, 20, 24};
+    int id, di, nk, tk, builds = 0, schedules = 0;
+    char err[PP_ERR_LEN];
+    for (id = 0; id < pp_sched_count(); id++) {
+        const pp_sched_info *info = pp_sched_info_at(id);
+        if (!pp__plan_floor_applies(info)) continue;
+        schedules++;
+        for (di = 0; di < (int)(sizeof ds / sizeof ds[0]); di++)
+            for (nk = 0; nk < 7; nk++)
+                for (tk = 0; tk < 4; tk++) {
+                    int d = ds[di], v = info->chunks, S = d * v, s;
+                    int n = nk == 0 ? 1 : nk == 1 ? 2 : nk == 2 ? (d + 1) / 2 : nk == 3 ? d - 1 : nk == 4 ? d : nk == 5 ? d + 1 : 2 * d;
+                    pp_times t[64];
+                    double a[64], lg[64], lgb[64], pk, pk0;
+                    pp_config cfg;
+                    pp_schedule *full = NULL, *plain = NULL;
+                    if (n < 1) continue;
+                    memset(&cfg, 0, sizeof cfg);
+                    cfg.schedule = info->name;
+                    cfg.devices = d;
+                    cfg.microbatches = n;
+                    cfg.chunks = v;
+                    cfg.no_guarantee = 1; /* as the planner builds */
+                    for (s = 0; s < S; s++) {
+                        t[s].f = tk == 0 ? 1 : 0.5 + (rnd() % 100) / 100.0;
+                        t[s].b = tk == 0 ? 1 : t[s].f * (1 + (rnd() % 100) / 100.0);
+                        t[s].w = tk == 0 ? 1 : (1 + rnd() % 100) / 100.0;
+                        t[s].comm = tk >= 2 ? 0.01 * (rnd() % 20) : 0;
+                        a[s] = 0.5 + (rnd() % 100) / 100.0;
+                        lg[s] = lgb[s] = 0;
+                    }
+                    if (tk >= 2) { /* the planner's shape: embedding and head lighter, the head's logits */
+                        double e = 0.1 + (rnd() % 80) / 100.0, h = 0.2 + (rnd() % 80) / 100.0;
+                        t[0].f *= e; t[0].b *= e; t[0].w *= e;
+                        t[S - 1].f *= h; t[S - 1].b *= h; t[S - 1].w *= h;
+                        lg[S - 1] = (rnd() % 300) / 50.0;
+                        lgb[S - 1] = lg[S - 1] * (rnd() % 100) / 100.0;
+                    }
+                    cfg.stage_times = t;
+                    cfg.times.comm = t[0].comm;
+                    if (pp_sched_build(&cfg, &full, err) != PP_OK) continue; /* e.g. n below the schedule's least */
+                    cfg.no_reorder = 1;
+                    CHECK(pp_sched_build(&cfg, &plain, err) == PP_OK, "%s d=%d n=%d: builds, but not with no_reorder: %s",
+                          info->name, d, n, err);
+                    if (!plain) { pp_sched_free(full); continue; }
+                    pk = floor_peak(full, d - 1, a, lg, lgb, 0);
+                    pk0 = floor_peak(plain, d - 1, a, lg, lgb, 1);
+                    CHECK(pk0 <= pk * (1 + 1e-12), "%s d=%d n=%d times %d: the last device's peak %.6f below its floor %.6f",
+                          info->name, d, n, tk, pk, pk0);
+                    if (tk == 2 && d == 4) { /* the planner's floor: static + this count */
+                        pp__plan_pws w;
+                        double sact[16 * 64], dst[64];
+                        memset(&w, 0, sizeof w);
+                        memset(sact, 0, sizeof sact);
+                        w.items = 64;
+                        w.sact = sact;
+                        w.dev_static = dst;
+                        for (s = 0; s < S; s++) { sact[s] = a[s]; sact[2 * 64 + s] = lg[s]; sact[12 * 64 + s] = lgb[s]; }
+                        for (s = 0; s < d; s++) dst[s] = 10 * (s + 1);
+                        CHECK(fabs(pp__plan_floor_read(&w, plain) - (dst[d - 1] + pk0)) <= 1e-9 * pk0,
+                              "%s d=%d n=%d: pp__plan_floor_read %.9g, counted here %.9g", info->name, d, n,
+                              pp__plan_floor_read(&w, plain), dst[d - 1] + pk0);
+                    }
+                    builds++;
+                    pp_sched_free(full);
+                    pp_sched_free(plain);
+                }
+    }
+    CHECK(schedules >= 3 && builds >= 1000, "%d schedules, only %d builds", schedules, builds);
+    printf("    memory floor: %d schedules, %d builds, the last device's peak at or above its floor in each\n", schedules,
+           builds);
+    group_next("plan", "memory floor: a V schedule's last device holds at its peak at least its F-to-B bytes before reordering (d, n, times, bytes)");
+}
+
 /* Published parameter counts (independent facts, not our output):
    GPT-3 175B: Brown et al. 2020, "Language Models are Few-Shot Learners", Table 2.1 (175.0B);
    Llama 3 8B / 70B: Meta's model cards on Hugging Face (8.03B, 70.6B);
@@ -792,13 +893,21 @@ static void test_pruning_many(void) {
 
 /* The memo (PLANNING, pruning): one plan keeps every build's result by its
    exact inputs and gives it to any later layout with the same inputs, in
-   any (pp, tp, cp) triple. A request over cp 1 and 2 (seq 8192) holds such
-   layouts: cp = 2 at mbs = 2 and cp = 1 at mbs = 1 have the same tokens per
-   rank, dp x cp and n. Every candidate of that plan must equal, field by
-   field, the same candidate of two plans that each see one cp (and so
-   share no memo across cp); a memo key missing an input would hand a cp = 2
-   layout the cp = 1 result (or back). Everything is built (no_prune), so
-   the three runs list the same layouts. */
+   any (pp, tp, cp) triple. Two requests hold such layouts:
+   - over cp 1 and 2 (seq 8192): cp = 2 at mbs = 2 and cp = 1 at mbs = 1
+     have the same tokens per rank, dp x cp and n, so the same times and
+     bytes (a key without the stage times fails here);
+   - with measured times (req.times: every layout of a pp gets the same
+     stage times, spread by cost), layouts of one pp build the same
+     schedule whatever their tp and mbs, with other bytes: over tp 1, 2, 4,
+     8 the static bytes differ (a key without them fails here), over mbs 1,
+     2, 4 at one tp only the kept activations do (a key without them fails
+     here).
+   Every candidate of such a plan must equal, field by field, the same
+   candidate of plans that each see one value of the field and so share no memo
+   across them; a memo key missing an input would hand one layout the
+   other's result. Everything is built (no_prune), so the runs list the same
+   layouts. */
 static int same_numbers(const pp_candidate *a, const pp_candidate *b) {
     return a->fits == b->fits && a->step_time == b->step_time && a->peak_bytes == b->peak_bytes &&
            a->static_bytes == b->static_bytes && a->peak_units == b->peak_units && a->bound == b->bound &&
@@ -806,11 +915,58 @@ static int same_numbers(const pp_candidate *a, const pp_candidate *b) {
            !memcmp(&a->time, &b->time, sizeof a->time);
 }
 
-static void test_memo(void) {
+/* r over every value of one field (by: 0 cp 1, 2; 1 tp 1, 2, 4, 8; 2 mbs 1,
+   2, 4) against one plan per value */
+static void memo_case(const pp_plan_request *r, int by, const char *what) {
     pp_candidate *all = (pp_candidate *)malloc(sizeof *all * 20000), *one = (pp_candidate *)malloc(sizeof *one * 20000);
     char err[PP_ERR_LEN];
-    int cp, n_all = 0, matched = 0, shared = 0, i, j;
+    int x, n_all = 0, matched = 0, shared = 0, i, j, nx = by == 1 ? 4 : by == 2 ? 3 : 2, by_tp = by != 0;
+    CHECK(pp_plan(r, all, 20000, &n_all, err) == PP_OK, "%s: %s", what, err);
+    for (x = 0; x < nx; x++) {
+        int n_one = 0;
+        pp_plan_request r1 = *r;
+        if (by == 1) r1.tp = 1 << x;
+        else if (by == 2) r1.mbs = 1 << x;
+        else r1.cp = 1 + x;
+        CHECK(pp_plan(&r1, one, 20000, &n_one, err) == PP_OK, "%s, value %d: %s", what, x, err);
+        for (j = 0; j < n_one; j++) {
+            const pp_candidate *b = &one[j];
+            for (i = 0; i < n_all; i++) {
+                const pp_candidate *a = &all[i];
+                if (a->pp == b->pp && a->tp == b->tp && a->cp == b->cp && a->ep == b->ep && a->dp == b->dp &&
+                    a->mbs == b->mbs && a->v == b->v && !strcmp(a->schedule, b->schedule))
+                    break;
+            }
+            CHECK(i < n_all, "%s: %s pp=%d tp=%d cp=%d mbs=%d v=%d: in the one-value plan only", what, b->schedule, b->pp,
+                  b->tp, b->cp, b->mbs, b->v);
+            if (i == n_all) continue;
+            CHECK(same_numbers(&all[i], b), "%s: %s pp=%d tp=%d cp=%d mbs=%d v=%d: step %.9g peak %.0f static %.0f in one "
+                  "plan, %.9g %.0f %.0f alone", what, b->schedule, b->pp, b->tp, b->cp, b->mbs, b->v, all[i].step_time,
+                  all[i].peak_bytes, all[i].static_bytes, b->step_time, b->peak_bytes, b->static_bytes);
+            matched++;
+        }
+    }
+    CHECK(matched == n_all, "%s: %d of %d candidates matched", what, matched, n_all);
+    /* cp: layouts of two cp with the same build exist (the memo's hits) */
+    for (i = 0; i < n_all && !by_tp; i++)
+        for (j = 0; j < n_all; j++) {
+            const pp_candidate *a = &all[i], *b = &all[j];
+            if (a->cp == 1 && b->cp == 2 && a->pp == b->pp && a->tp == b->tp && a->v == b->v && 2 * a->mbs == b->mbs &&
+                a->dp == 2 * b->dp && !strcmp(a->schedule, b->schedule) && a->step_time > 0 &&
+                a->step_time == b->step_time && a->peak_bytes == b->peak_bytes)
+                shared++;
+        }
+    CHECK(by_tp || shared > 0, "%s: no cp = 1 layout with the step and peak of a cp = 2 one (the memo would not be used)", what);
+    printf("    memo, %s: %d candidates equal to the one-value plans'", what, matched);
+    if (!by_tp) printf(" (%d pairs of cp 1 and 2 with the same build)", shared);
+    printf("\n");
+    free(all);
+    free(one);
+}
+
+static void test_memo(void) {
     pp_plan_request r;
+    static const pp_times measured = {0.010, 0.020, 0.010, 0.001};
     memset(&r, 0, sizeof r);
     r.model.layers = 16;
     r.model.hidden = 2048;
@@ -820,45 +976,16 @@ static void test_memo(void) {
     r.global_batch = 32;
     r.no_prune = 1;
     pp_gpu_preset("h100-80g", &r.gpu, NULL);
-    CHECK(pp_plan(&r, all, 20000, &n_all, err) == PP_OK, "%s", err);
-    for (cp = 1; cp <= 2; cp++) {
-        int n_one = 0;
-        pp_plan_request r1 = r;
-        r1.cp = cp;
-        CHECK(pp_plan(&r1, one, 20000, &n_one, err) == PP_OK, "cp %d: %s", cp, err);
-        for (j = 0; j < n_one; j++) {
-            const pp_candidate *b = &one[j];
-            for (i = 0; i < n_all; i++) {
-                const pp_candidate *a = &all[i];
-                if (a->pp == b->pp && a->tp == b->tp && a->cp == b->cp && a->ep == b->ep && a->dp == b->dp &&
-                    a->mbs == b->mbs && a->v == b->v && !strcmp(a->schedule, b->schedule))
-                    break;
-            }
-            CHECK(i < n_all, "%s pp=%d tp=%d cp=%d mbs=%d v=%d: in the cp %d plan only", b->schedule, b->pp, b->tp,
-                  b->cp, b->mbs, b->v, cp);
-            if (i == n_all) continue;
-            CHECK(same_numbers(&all[i], b), "%s pp=%d tp=%d cp=%d mbs=%d v=%d: step %.9g peak %.0f with both cp, "
-                  "%.9g %.0f with cp %d alone", b->schedule, b->pp, b->tp, b->cp, b->mbs, b->v, all[i].step_time,
-                  all[i].peak_bytes, b->step_time, b->peak_bytes, cp);
-            matched++;
-        }
-    }
-    CHECK(matched == n_all, "%d of %d candidates matched", matched, n_all);
-    /* layouts of two cp with the same build inputs exist (the memo's hits) */
-    for (i = 0; i < n_all; i++)
-        for (j = 0; j < n_all; j++) {
-            const pp_candidate *a = &all[i], *b = &all[j];
-            if (a->cp == 1 && b->cp == 2 && a->pp == b->pp && a->tp == b->tp && a->v == b->v && 2 * a->mbs == b->mbs &&
-                a->dp == 2 * b->dp && !strcmp(a->schedule, b->schedule) && a->step_time > 0 &&
-                a->step_time == b->step_time && a->peak_bytes == b->peak_bytes)
-                shared++;
-        }
-    CHECK(shared > 0, "no cp = 1 layout with the step and peak of a cp = 2 one (the memo would not be used)");
-    printf("    memo: %d candidates equal to the one-cp plans' (%d pairs of cp 1 and 2 with the same build)\n", matched,
-           shared);
-    group_next("plan", "the memo: a plan over cp 1 and 2 equals, candidate for candidate, two plans of one cp each");
-    free(all);
-    free(one);
+    memo_case(&r, 0, "over cp 1 and 2");
+    /* measured times, tp 1, 2, 4, 8: one pp's layouts share times, not bytes */
+    r.model.seq = 2048;
+    r.gpus = 8;
+    r.global_batch = 64;
+    r.times = &measured;
+    r.gpu.mem_bytes = 24.0 * 1073741824.0; /* some fit, some do not: the bytes decide */
+    memo_case(&r, 1, "measured times, over tp 1, 2, 4, 8");
+    memo_case(&r, 2, "measured times, over mbs 1, 2, 4");
+    group_next("plan", "the memo: plans over cp, over tp and over mbs (same times, other bytes) equal, candidate for candidate, one plan per value");
 }
 
 /* Node-limited routing (DeepSeek-V3 report, Sec. 2.1.2: a token's experts
@@ -1369,8 +1496,9 @@ int main(int argc, char **argv) {
         test_recipes();
         return g_groups_failed != 0;
     }
-    if (argc > 1 && !strcmp(argv[1], "memo")) { /* the memo alone */
+    if (argc > 1 && !strcmp(argv[1], "memo")) { /* the memo and the memory floor alone */
         test_memo();
+        test_memory_floor();
         return g_groups_failed != 0;
     }
     if (argc > 1 && !strcmp(argv[1], "bound")) { /* the memory-time bound and routing alone */
@@ -1386,6 +1514,7 @@ int main(int argc, char **argv) {
     test_fb_overlap();
     test_pruning_many();
     test_memo();
+    test_memory_floor();
     test_memory_time_bound();
     test_node_limited();
     test_pipeline_sends();
