@@ -468,18 +468,18 @@ def memory_window(pb, mine, head, tail, ti, c, known):
         frees (W, or BW) whose head + ti < t: the last F to start before t
         finds all those F's allocated and at most c live, so the others
         have been freed by then, each free ending at head + ti at the
-        earliest. So the work started before t is at most A(t): the c +
-        k(t) longest F's whose head < t, every B whose head < t, every
-        free whose head + ti < t, and one more free running at t. The
-        rest, total - A(t), runs after t, one pass at a time:
-        R >= t + total - A(t) + the least tail.
+        earliest. So the work started before t is at most A(t): c + k(t)
+        F's released before t, the B's and ended frees of those same
+        microbatches and stages that can (window_steps), and one more free
+        running at t. The rest, total - A(t), runs after t, one pass at a
+        time: R >= t + total - A(t) + the least tail.
       - the same on the time axis reversed (window_steps with the roles of
         F and free swapped and tails for heads): the level at time x is
         also (frees ending after x) - (F's starting after x), so after R -
-        u the device ends at most B(u) of work (frees whose tail < u, c +
-        k'(u) of them, k'(u) the F's whose tail + ti < u; B's whose tail
-        < u; F's whose tail + ti < u; one more F running at R - u):
-        R >= u + total - B(u) + the least head.
+        u the device ends at most B(u) of work (c + k'(u) frees whose
+        tail < u, k'(u) the F's whose tail + ti < u; the B's and the F's
+        started after R - u of those same microbatches and stages; one
+        more F running at R - u): R >= u + total - B(u) + the least head.
       - both ends at once: if t + u <= R (known), the work neither started
         before t nor ended after R - u runs inside [t, R - u]:
         R >= t + u + total - A(t) - B(u); each new bound is a new known.
@@ -487,13 +487,9 @@ def memory_window(pb, mine, head, tail, ti, c, known):
     tails (memory_chains, themselves valid for every schedule in
     microbatch order, see fifo()), and every count is of passes of this
     device, which run one at a time."""
-    fk = "W" if pb.split else "BW"
-    allocs = [p for p in mine if p[2] == "F"]
-    frees = [p for p in mine if p[2] == fk]
-    others = [p for p in mine if p[2] not in ("F", fk)]
     total = sum(ti[p] for p in mine)
-    fw = window_steps(allocs, frees, others, head, ti, c)
-    bw = window_steps(frees, allocs, others, tail, ti, c)
+    fw = window_steps(pb, mine, head, ti, c)
+    bw = window_steps(pb, mine, tail, ti, c, backward=True)
     best = max([known] + [t + total - a + min(tail[p] for p in mine) for t, a in fw] +
                [u + total - b + min(head[p] for p in mine) for u, b in bw])
     moved = True
@@ -506,19 +502,59 @@ def memory_window(pb, mine, head, tail, ti, c, known):
     return best
 
 
-def window_steps(allocs, frees, others, rel, ti, c):
+def window_steps(pb, mine, rel, ti, c, backward=False):
     """[(t, A(t))]: at most A(t) of the device's work starts before t
     (memory_window's first rule; rel = heads), at every t where A grows.
-    With frees as allocs, allocs as frees and rel = tails: at most B(u)
-    of work ends after R - u (its second rule)."""
+    backward (rel = tails): at most B(u) of work ends after R - u, the
+    same count with frees for F's and F's for frees (its second rule).
+    In microbatch order the passes of one (stage, kind, route) that start
+    before t are a prefix of its microbatches, and a pass needs the
+    passes before it on its own chain on this device: B(s, j) and W(s, j)
+    follow F(s, j), W(s, j) follows B(s, j). So with n F's of a stage
+    started, at most n of its B's (and of those, the ones released before
+    t) have started, and as many of its frees have ended; the c + k(t)
+    F's are shared out among the stages where that gives the most work
+    (a knapsack over the device's stages). Backwards the chain reads W,
+    then B, then F, over suffixes."""
+    fk = "W" if pb.split else "BW"
+    first, last = (fk, "F") if backward else ("F", fk)
+    groups = {}
+    for p in mine:
+        groups.setdefault((p[0], pb.route_of(p[1])), []).append(p)
+    chains = []
+    for g in groups.values():
+        g.sort(key=lambda p: -p[1] if backward else p[1])
+        chains.append(([p for p in g if p[2] == first], [p for p in g if p[2] == "B"], [p for p in g if p[2] == last]))
+    frees = [w for _, _, f in chains for w in f]
+
+    def prefix(seq, ok):
+        n = 0
+        while n < len(seq) and ok(seq[n]):
+            n += 1
+        return n
     out = []
-    for t in sorted(set(rel[p] for p in allocs + frees + others) | set(rel[w] + ti[w] for w in frees)):
-        k = sum(1 for w in frees if rel[w] + ti[w] < t)
-        a = sum(sorted((ti[f] for f in allocs if rel[f] < t), reverse=True)[:c + k])
-        a += sum(ti[o] for o in others if rel[o] < t)
-        a += sum(ti[w] for w in frees if rel[w] + ti[w] < t)
-        a += max([ti[w] for w in frees if rel[w] < t <= rel[w] + ti[w]], default=0)
-        out.append((t, a))
+    for t in sorted(set(rel[p] for p in mine) | set(rel[w] + ti[w] for w in frees)):
+        budget = c + sum(1 for w in frees if rel[w] + ti[w] < t)
+        most = [0] + [None] * budget  # most[b]: the most work with b F's over the stages so far
+        for al, mid, fr in chains:
+            na = min(prefix(al, lambda p: rel[p] < t), budget)
+            nm = prefix(mid, lambda p: rel[p] < t) if mid else None
+            nf = prefix(fr, lambda p: rel[p] + ti[p] < t)
+            vals = []
+            for n in range(na + 1):
+                m = min(n, nm) if mid else n
+                vals.append(sum(ti[p] for p in al[:n]) + sum(ti[p] for p in mid[:m]) +
+                            sum(ti[p] for p in fr[:min(m, nf)]))
+            nxt = [None] * (budget + 1)
+            for b, w in enumerate(most):
+                if w is None:
+                    continue
+                for n, v in enumerate(vals[:budget - b + 1]):
+                    if nxt[b + n] is None or nxt[b + n] < w + v:
+                        nxt[b + n] = w + v
+            most = nxt
+        straddle = max([ti[w] for w in frees if rel[w] < t], default=0)  # one free still running at t
+        out.append((t, max(w for w in most if w is not None) + straddle))
     return out
 
 
@@ -697,8 +733,8 @@ def self_check(workers=1):
 
     # 6c. cap_bound (with memory_window's fourth rule) never above the
     #     optimum the model finds without it; tests/test_optimal_bound.py's
-    #     hand-worked V cases (bound 8 at n = 2 cap 1, 20 at n = 3 cap 1.5)
-    #     against their optima, 8.5 and 21.
+    #     hand-worked V cases (bound 8.5 at n = 2 cap 1, 20 at n = 3 cap
+    #     1.5) against their optima, 8.5 and 21.
     f0 = fails
     dur1 = {(s, k): 1.0 for s in range(4) for k in KINDS_SPLIT}
     for n, cap, comm, dur, want in ((2, 1, 0.0, durv, 8.5), (3, 1.5, 0.0, dur1, 21.0), (3, 1, 0.25, durv, None),
@@ -709,7 +745,7 @@ def self_check(workers=1):
             check("V d=2 n=%d comm %g cap %g: optimum" % (n, comm, cap), best, want)
         check("V d=2 n=%d comm %g cap %g: cap_bound <= optimum" % (n, comm, cap),
               1.0 if best is not None and cap_bound(pb) <= best + 1e-9 else 0.0, 1.0)
-    print("[%s] optimal.py: cap_bound below the optimum (V, d=2, n=2 to 4; the hand-worked 8 <= 8.5, 20 <= 21)"
+    print("[%s] optimal.py: cap_bound below the optimum (V, d=2, n=2 to 4; the hand-worked 8.5 <= 8.5, 20 <= 21)"
           % ("ok" if fails == f0 else "FAIL"))
 
     # 7. pp_sched's own schedules as fixed solutions: the model accepts the

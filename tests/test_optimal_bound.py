@@ -94,12 +94,19 @@ def v_shape():
     # 1.0) can start only c = 2 of them: A(2.5) = 1.0. Alone: R >= 2.5 +
     # 6 - 1.0 = 7.5. In the last u = 3.0: an F there needs tail + 0.5 <
     # 3, and F(2, 1), the F with the least tail (F3 B3 B2 B1 B0 W0 = 3.0),
-    # has 3.5, so none starts there and at most c = 2 W's end there (1.0);
-    # the B's that can: B(1, 0) and B(1, 1) (tail B0 W0 = 1.0) and B(2, 1)
-    # (B1 B0 W0 = 1.5), 1.5 (B(2, 0) has rule 3's edge to F(2, 1): tail
-    # 4.0): B(3.0) = 2.5. As 2.5 + 3.0 <= 7.5, the middle holds the rest:
-    # R >= 2.5 + 3.0 + 6 - 1.0 - 2.5 = 8.
-    check(near(cap_bound(pb), 8.0), "V cap 1: bound 8 (the fourth rule, both ends), got %g" % cap_bound(pb))
+    # has 3.5, so none starts there and at most c = 2 W's end there. A B
+    # that ends there has its W end there too, and has a tail below 3:
+    # B(1, 0), B(1, 1) (B0 W0 = 1.0) and B(2, 1) (B1 B0 W0 = 1.5), not
+    # B(2, 0) (rule 3's edge to F(2, 1): tail 4.0). The most work: the two
+    # W's of stage 1 with their B's, or one W of each stage with B(1, 1)
+    # and B(2, 1): 2.0 either way (the two W's of stage 2 bring one B:
+    # 1.5). B(3.0) = 2.0. As 2.5 + 3.0 <= 7.5, the middle holds the rest:
+    # R >= 2.5 + 3.0 + 6 - 1.0 - 2.0 = 8.5, the optimum.
+    check(near(cap_bound(pb), 8.5), "V cap 1: bound 8.5 (the fourth rule, both ends), got %g" % cap_bound(pb))
+    mine = [p for p in pb.passes() if pb.dev[p[0]] == 1]
+    ti = {p: 0.5 for p in mine}
+    back = dict(window_steps(pb, mine, tail, ti, 2, backward=True))
+    check(near(back.get(3.0, -1), 2.0), "V cap 1: B(3) = 2 on device 1, got %s" % back.get(3.0))
     # below the optimum: a schedule of 8.5 (CP-SAT's, checked here in plain
     # Python: dependencies, one pass at a time, peak 1 unit)
     st = starts_of({0: "F0.0@0 F3.0@1.5 B3.0@2 W3.0@2.5 F0.1@3 B0.0@3.5 W0.0@4 F3.1@5.5 B3.1@6 W3.1@6.5 B0.1@7.5 W0.1@8",
@@ -129,8 +136,7 @@ def window_head():
     check(near(head[(2, 0, "B")], 5.0), "V n=3: head of B(2, 0) = 5, got %g" % head[(2, 0, "B")])
     mine = [p for p in pb.passes() if pb.dev[p[0]] == 1]
     ti = {p: 1.0 for p in mine}
-    steps = dict(window_steps([p for p in mine if p[2] == "F"], [p for p in mine if p[2] == "W"],
-                              [p for p in mine if p[2] == "B"], head, ti, 3))
+    steps = dict(window_steps(pb, mine, head, ti, 3))
     check(near(steps.get(5.0, -1), 3.0), "V n=3: A(5) = 3 on device 1, got %s" % steps.get(5.0))
     check(near(memory_window(pb, mine, head, tail, ti, 3, 0), 20.0),
           "V n=3: device 1's window bound 20, got %g" % memory_window(pb, mine, head, tail, ti, 3, 0))
@@ -290,7 +296,7 @@ def against_brute_force():
 
 
 group("memory_chains: sequential d=2 n=2, cap 1 (bound 10 = optimum) and cap 2 (7)", sequential_cap1)
-group("memory_chains: V d=2 n=2 cap 1 unit, the k-th free (7.5), both ends of the fourth rule (8), no cap (6.5)", v_shape)
+group("memory_chains: V d=2 n=2 cap 1 unit, the k-th free (7.5), both ends of the fourth rule (8.5 = optimum), no cap (6.5)", v_shape)
 group("memory_chains: V d=2 n=3 cap 1 unit, the edges of rules 2 and 3", v_rule3_edges)
 group("the fourth rule (memory_window), front end: V d=2 n=3 cap 1.5 units, bound 20", window_head)
 group("cap_bound <= a greedy schedule's makespan (V and sequential, d=2, 3, n=2, 4, every cap)", against_feasible)
