@@ -1,6 +1,8 @@
 """test_optimal_bound.py - bench/optimal.py's memory-aware lower bound
-(memory_chains, cap_bound) on cases worked out by hand, and against a brute
-force over every pass order. Plain Python: no OR-tools needed.
+(memory_chains, memory_window, cap_bound) on cases worked out by hand, and
+never above a feasible makespan: a brute force over every pass order,
+greedy schedules, pp_sched's own schedules (with ./ppsched, or PPSCHED;
+skipped without). Plain Python: no OR-tools needed.
 
     python3 tests/test_optimal_bound.py
 
