@@ -33,8 +33,8 @@ def check(ok, what):
 
 def group(name, f):
     f0 = failed
-    f()
-    print("[%s] %s" % ("ok" if failed == f0 else "FAIL", name))
+    why = f()  # a reason to skip, or None
+    print("[%s] %s%s" % ("skip" if why else "ok" if failed == f0 else "FAIL", name, ": " + why if why else ""))
 
 
 def near(a, b):
@@ -261,8 +261,7 @@ def against_ppsched():
     # feasible schedule of its instance. Needs ./ppsched (make test builds
     # it); skipped without it.
     if not os.access(ppjson.PPSCHED, os.X_OK):
-        print("  [skip] no ppsched at %s" % ppjson.PPSCHED)
-        return
+        return "no ppsched at %s (make builds it)" % ppjson.PPSCHED
     names = [nm for nm in ppjson.schedule_names() if nm != "1f1b-r"]
     built = 0
     for d in (3, 4):
