@@ -484,10 +484,11 @@ def memory_window(pb, mine, head, tail, ti, c, known):
       - both ends at once: if t + u <= R (known), the work neither started
         before t nor ended after R - u runs inside [t, R - u]:
         R >= t + u + total - A(t) - B(u); each new bound is a new known.
-    Why it is sound: no rule here assumes an order beyond the heads and
-    tails (memory_chains, themselves valid for every schedule in
-    microbatch order, see fifo()), and every count is of passes of this
-    device, which run one at a time."""
+    Why it is sound: the heads and tails (memory_chains) and the counts
+    per stage (window_steps) hold for every schedule whose passes of each
+    (stage, kind) run in microbatch order, which the model imposes and
+    which loses no makespan (fifo()); every count is of passes of this
+    device, which run one at a time, and of its own activations."""
     total = sum(ti[p] for p in mine)
     fw = window_steps(pb, mine, head, ti, c)
     bw = window_steps(pb, mine, tail, ti, c, backward=True)
