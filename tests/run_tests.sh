@@ -170,8 +170,8 @@ if $CC $CFLAGS ${CJSON_FLAGS:-} -O0 "$here/../examples/ppsched.c" -o "$out/ppsch
         failed=$((failed + 1))
     fi
     if command -v python3 >/dev/null 2>&1; then
-        step "bench/optimal.py's memory-aware lower bound: hand-worked cases, never above a brute force's optimum" \
-            python3 "$here/test_optimal_bound.py"
+        step "bench/optimal.py's memory-aware lower bound: hand-worked cases, never above a feasible schedule or a brute force's optimum" \
+            env PPSCHED="$pp" python3 "$here/test_optimal_bound.py"
         grep '^\[' "$out/log" | sed 's/^/    /'
     else
         echo "[skip] bench/optimal.py's memory-aware bound: no python3 on this machine"
