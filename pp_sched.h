@@ -7534,15 +7534,27 @@ static int pp__devices_most(const pp_sched_info *in, const char **alternative) {
 }
 
 /* The most passes one reorder takes (the whole schedule when n <= 2d + 6,
-   else 2d + 4 microbatches of it, pp__block_schedule). A reorder holds
+   else 2d + 4 microbatches of it, or 2d + 5 where a block of two makes n
+   a whole number of blocks more, pp__block_schedule). A reorder holds
    about 200 bytes of each pass and runs up to eleven variants, and a
    V-shape one costs more per pass as d grows: at 2^24 passes zb-h2 took
    10 s but v-half (d = 1024) 98 s and 1f1b-v 83 s, so 2^22 (docs/limits.md
    has the figures). */
 #define PP__REORDER_MOST (1 << 22)
 static long long pp__reorder_passes(const pp__req *q) {
-    long long nr = pp__small_n(q->d, q->n) ? q->n : pp__reorder_n(q->d);
-    return (long long)q->S * nr * (q->info->split_backward ? 3 : 2);
+    long long per = (long long)q->S * (q->info->split_backward ? 3 : 2), nr = q->n;
+    if (!pp__small_n(q->d, q->n)) {
+        /* a block of k microbatches is reordered at 2d+4 plus (n - 2d - 4)
+           mod k (pp__block_schedule); the block is built only where that
+           can decide the limit */
+        pp__block_fn of = pp__blocks[q->info->id];
+        pp_block *blk = NULL;
+        nr = pp__reorder_n(q->d);
+        if (of && per * (nr + 1) > PP__REORDER_MOST && of(q, &blk, NULL) == PP_OK && blk->microbatches > 1)
+            nr += (q->n - nr) % blk->microbatches;
+        pp_block_free(blk);
+    }
+    return per * nr;
 }
 
 static pp_status pp__req_resolve(const pp_config *cfg, pp__req *q, char *err) {

@@ -559,11 +559,19 @@ static void reorder_limit(void) {
     check(&g, resolves(&c, err), "1f1b-v d=4096 n=%d: %s", most, err);
     c = make("1f1b-v", 4096, most + 1);
     expect(&g, &c, PP_ERR_OVERFLOW, "1f1b-v d=4096 n=most+1", "2d + 6", NULL);
+    /* zb-min repeats a block of 2 microbatches: above 2d + 6 it is reordered
+       at 2d + 4, or 2d + 5 when n - (2d + 4) is odd. d = 835: 3 x 835 x 1674
+       = 4193370 passes fit in 2^22 = 4194304, 3 x 835 x 1675 = 4195875 do not */
+    c = make("zb-min", 835, 1678);
+    check(&g, resolves(&c, err), "zb-min d=835 n=1678 (reordered at 1674): %s", err);
+    snprintf(want, sizeof want, "means %d passes", 4195875);
+    c = make("zb-min", 835, 1677);
+    expect(&g, &c, PP_ERR_OVERFLOW, "zb-min d=835 n=1677 (reordered at 1675)", want, NULL);
     /* a published order is not reordered: 2 x 4096 x 4096 passes taken */
     c = make("looped-bfs", 2048, 4096);
     check(&g, resolves(&c, err), "looped-bfs d=2048 n=4096: %s", err);
     group_end(&g, "zb-h2 4096 x 4096 and 4096 x 342 refused, 4096 x 341 and no_reorder taken; zb-h1 2048 x 5000 "
-                  "(at 2d + 4) refused, 2048 x 682 taken; v-zb, 1f1b-v at the edge; looped-bfs (published) not limited");
+                  "(at 2d + 4) refused, 2048 x 682 taken; v-zb, 1f1b-v at the edge; zb-min 835 x 1677 (at 2d + 5) refused, 835 x 1678 taken; looped-bfs (published) not limited");
 }
 
 /* the progress callback: counts its calls, asks to stop from call `stop` on (0: never) */
