@@ -216,11 +216,18 @@ PLANNING (pp_partition, pp_partition_v, pp_model_stats, pp_plan)
                    (Transformer Engine userbuffers) splits the all-gathers
                    and reduce-scatters into chunks that run beside the
                    matmuls using them: only max(0, TP comm - compute) shows.
-                   DP (no_dp_overlap): Megatron's --overlap-grad-reduce and
-                   --overlap-param-gather run the per-step reduce-scatter
-                   and all-gather bucket by bucket under the last
-                   microbatch's backward and the first one's forward: only
-                   their excess over that device's F + B + W shows.
+                   DP (no_dp_overlap): Megatron's --overlap-grad-reduce
+                   starts a model chunk's reduce-scatter bucket by bucket
+                   in that chunk's last microbatch's backward
+                   (schedules.py, enable_grad_sync per chunk;
+                   param_and_grad_buffer.py, start_grad_sync): each
+                   stage's share of its device's per-step traffic (by its
+                   parameters) starts at its last B or W in the build less
+                   its F + B + W of one microbatch, the device's stages in
+                   ready order on its DP link; a device ends at the later
+                   of its last pass and its chain, the step at the last
+                   device (extrapolated times: each ready time + (n - n_b)
+                   x the busiest device's work per microbatch).
                    F&B (no_fb_overlap): dualpipe and dualpipe-v are built
                    with pp_config.fb_overlap (pp_sched.h: fb_time in the F&B pair rule): each
                    F paired with another microbatch's full backward is one
@@ -280,7 +287,7 @@ PLANNING (pp_partition, pp_partition_v, pp_model_stats, pp_plan)
                no_guarantee never shortens a build).
    pruning     branch and bound: before a build, the work bound max over
                devices k of (head_k + n_b p_k, head_k + n_b q_k + tail_k) +
-               (n - n_b) max p_k (+ the exposed dp time), q_k = its F + B per
+               (n - n_b) max p_k, q_k = its F + B per
                microbatch, tail_k = the B times of stages 0..k-1 (one route:
                stage k is device k's first, every F and B on device k
                precedes its microbatch's B on stage k, and the last of those
@@ -293,7 +300,12 @@ PLANNING (pp_partition, pp_partition_v, pp_model_stats, pp_plan)
                (the least t_FB / (F + B + W) of the pairs device k can
                form: no pass is shorter than rho_k of its time), is a lower
                bound on the step time above (no pass is shorter than its
-               stage time, none overlaps another on its device; tests check
+               stage time, none overlaps another on its device). With DP
+               overlap, device k also ends no earlier than head_k + n_b p_k
+               + (n - n_b) max p_k + min over its stages c of max(0, sync_c
+               - window_c): its last pass readies one of its stages, whose
+               synchronisation then still runs; without overlap the whole
+               dp time is added (tests check
                bound <= step for every built candidate of 25 requests, and
                the top 10 against no_prune's). A candidate is not built when its bound
                exceeds both the best step time its schedule has reached so
