@@ -216,11 +216,18 @@ PLANNING (pp_partition, pp_partition_v, pp_model_stats, pp_plan)
                    (Transformer Engine userbuffers) splits the all-gathers
                    and reduce-scatters into chunks that run beside the
                    matmuls using them: only max(0, TP comm - compute) shows.
-                   DP (no_dp_overlap): Megatron's --overlap-grad-reduce and
-                   --overlap-param-gather run the per-step reduce-scatter
-                   and all-gather bucket by bucket under the last
-                   microbatch's backward and the first one's forward: only
-                   their excess over that device's F + B + W shows.
+                   DP (no_dp_overlap): Megatron's --overlap-grad-reduce
+                   starts a model chunk's reduce-scatter bucket by bucket
+                   in that chunk's last microbatch's backward
+                   (schedules.py, enable_grad_sync per chunk;
+                   param_and_grad_buffer.py, start_grad_sync): each
+                   stage's share of its device's per-step traffic (by its
+                   parameters) starts at its last B or W in the build less
+                   its F + B + W of one microbatch, the device's stages in
+                   ready order on its DP link; a device ends at the later
+                   of its last pass and its chain, the step at the last
+                   device (extrapolated times: each ready time + (n - n_b)
+                   x the busiest device's work per microbatch).
                    F&B (no_fb_overlap): dualpipe and dualpipe-v are built
                    with pp_config.fb_overlap (pp_sched.h: fb_time in the F&B pair rule): each
                    F paired with another microbatch's full backward is one
@@ -280,7 +287,7 @@ PLANNING (pp_partition, pp_partition_v, pp_model_stats, pp_plan)
                no_guarantee never shortens a build).
    pruning     branch and bound: before a build, the work bound max over
                devices k of (head_k + n_b p_k, head_k + n_b q_k + tail_k) +
-               (n - n_b) max p_k (+ the exposed dp time), q_k = its F + B per
+               (n - n_b) max p_k, q_k = its F + B per
                microbatch, tail_k = the B times of stages 0..k-1 (one route:
                stage k is device k's first, every F and B on device k
                precedes its microbatch's B on stage k, and the last of those
@@ -293,7 +300,12 @@ PLANNING (pp_partition, pp_partition_v, pp_model_stats, pp_plan)
                (the least t_FB / (F + B + W) of the pairs device k can
                form: no pass is shorter than rho_k of its time), is a lower
                bound on the step time above (no pass is shorter than its
-               stage time, none overlaps another on its device; tests check
+               stage time, none overlaps another on its device). With DP
+               overlap, device k also ends no earlier than head_k + n_b p_k
+               + (n - n_b) max p_k + min over its stages c of max(0, sync_c
+               - window_c): its last pass readies one of its stages, whose
+               synchronisation then still runs; without overlap the whole
+               dp time is added (tests check
                bound <= step for every built candidate of 25 requests, and
                the top 10 against no_prune's). A candidate is not built when its bound
                exceeds both the best step time its schedule has reached so
@@ -426,12 +438,12 @@ CALIBRATION (make calibrate; bench/calibrate.c, docs/planner.md)
    The presets' constants are fitted on 4 of 11 published runs, each planned
    at its published layout: A100 efficiency 0.7686 and gemm_width 845.4 on
    Narayanan et al. 2021's 39.1B and 1008B rows (the width so that both err
-   alike), H100 efficiency 0.5468 on Llama 3 405B at 8,192 GPUs (43% MFU),
-   FP8 speed-up 1.41 on DeepSeek-V3 (180K H800 GPU-hours per trillion
+   alike), H100 efficiency 0.5479 on Llama 3 405B at 8,192 GPUs (43% MFU),
+   FP8 speed-up 1.38 on DeepSeek-V3 (180K H800 GPU-hours per trillion
    tokens). H800, H200 and B200 take H100's efficiency (not fitted). The 7
    held-out runs (Narayanan's 145.6B, 310.1B, 529.6B, GPT-3 175B on 1024
    A100s, Korthikanti et al. 2022's 175B, Llama 3 405B on 16,384 GPUs,
-   MegaScale's 175B on 12,288) are within 7.2%.
+   MegaScale's 175B on 12,288) are within 6.6%.
 
 REVISION HISTORY
    0.4.2  a memo of builds across the (pp, tp, cp) triples and triples
@@ -546,7 +558,7 @@ typedef struct pp_gpu {
     double efficiency; /* achieved fraction of peak_flops when flops = 0; 0 = 190/312 (the presets
                           carry the fitted ones: PRESETS, CALIBRATION) */
     double fp8_speedup; /* with req.fp8: the layers' matmuls run this many times faster than at
-                           flops; 0 = 1.41 (fitted, CALIBRATION) */
+                           flops; 0 = 1.38 (fitted, CALIBRATION) */
     double gemm_width;  /* a layer's matmuls run at w / (w + gemm_width) of flops, w = their narrow
                            side on one rank (attention: heads x head_dim / tp; MLP: ffn / tp;
                            experts: expert_ffn / their tp): narrow matmuls fill the GPU less;
@@ -1161,7 +1173,7 @@ typedef struct pp__plan_gpu_preset { const char *name; double mem_gib, peak, hbm
    (bench/calibrate.c) on published runs: A100 on Narayanan et al. 2021,
    H100 on Llama 3 405B; H800, H200 and B200 take H100's (not fitted) */
 #define PP__PLAN_EFF_A100 0.7686
-#define PP__PLAN_EFF_H100 0.5468
+#define PP__PLAN_EFF_H100 0.5479
 #define PP__PLAN_GEMM_WIDTH 845.4
 static const pp__plan_gpu_preset pp__plan_gpu_presets[] = {
     /* name       memory GiB  dense bf16   HBM B/s  NVLink B/s per direction  network B/s per GPU  efficiency */
@@ -1255,7 +1267,7 @@ PP_PLAN_DEF pp_gpu pp_gpu_defaults(const pp_gpu *in) {
     if (!g.peak_flops) g.peak_flops = 312e12;
     if (!g.efficiency) g.efficiency = 190.0 / 312.0;
     if (!g.flops) g.flops = g.efficiency * g.peak_flops;
-    if (!g.fp8_speedup) g.fp8_speedup = 1.41;
+    if (!g.fp8_speedup) g.fp8_speedup = 1.38;
     if (!g.hbm_bw) g.hbm_bw = 2.0e12;
     if (!g.tp_bw) g.tp_bw = 300e9;
     if (!g.net_bw) g.net_bw = 25e9;
@@ -1307,7 +1319,7 @@ static pp_status pp__plan_resolve(const pp_plan_request *r, pp__plan_preq *q, ch
         !pp__plan_real_in(err, "gpu.peak_flops", g->peak_flops, 0, 1e18, "0 (= 312e12) or FLOP/s") ||
         !pp__plan_real_in(err, "gpu.flops", g->flops, 0, 1e18, "0 (= efficiency x peak) or FLOP/s") ||
         !pp__plan_real_in(err, "gpu.efficiency", g->efficiency, 0, 1, "0 (= 190/312) or a fraction of peak") ||
-        !pp__plan_real_in(err, "gpu.fp8_speedup", g->fp8_speedup, 0, 4, "0 (= 1.41) or a speed-up over 16-bit") ||
+        !pp__plan_real_in(err, "gpu.fp8_speedup", g->fp8_speedup, 0, 4, "0 (= 1.38) or a speed-up over 16-bit") ||
         !pp__plan_real_in(err, "gpu.gemm_width", g->gemm_width, 0, 1e6, "0 (off) or a width") ||
         !pp__plan_real_in(err, "gpu.hbm_bw", g->hbm_bw, 0, 1e15, "0 (= 2e12) or bytes/s") ||
         !pp__plan_real_in(err, "gpu.tp_bw", g->tp_bw, 0, 1e15, "0 (= 300e9) or bytes/s") ||
@@ -1617,8 +1629,10 @@ static double pp__plan_ratio(const pp_times *a, const pp_times *b, int S) {
 
 /* What the planner reads from one build with one layout's bytes: the
    makespan, the busiest device's work, the largest device's peak (its
-   static bytes, units, activations and logits) and the sends waited on. */
-typedef struct pp__plan_res { double makespan, work, peak, static_bytes, units, act, logits, p2p; } pp__plan_res;
+   static bytes, units, activations and logits) and the sends waited on;
+   rdy: each stage's last gradient pass's end ([S]), then each device's last
+   pass's end ([pp]), in w->sact or after a memo entry's key. */
+typedef struct pp__plan_res { double makespan, work, peak, static_bytes, units, act, logits, p2p; const double *rdy; } pp__plan_res;
 
 /* The memo: every build's result by its exact inputs (schedule, v, n_b, S,
    limit, recomputed input, F&B settings, the send time, every stage's times,
@@ -1644,8 +1658,9 @@ typedef struct pp__plan_pws {
     pp_times *fbc;       /* [2 (L + 2)]: each stage's all-to-all part of F and B (pp_config.fb_comm) */
     double *dev_static, *dev_params, *dev_eparams; /* [L + 2]: pp <= items */
     double *dev_big, *dev_unit; /* [L + 2]: a device's largest matrix, largest item (gathered by zero3, fsdp) */
-    double *sact;        /* [16 (L + 2)]: per stage kept bytes, logits, TP, CP, EP comm, recompute
-                            transient, logits freed by B, round trip (pp__plan_live_bound) */
+    double *sact;        /* [21 (L + 2)]: per stage kept bytes, logits, TP, CP, EP comm, recompute
+                            transient, logits freed by B, round trip (pp__plan_live_bound), DP
+                            synchronisation time; then a build's ready times (pp__plan_res.rdy) */
     double comm;         /* pipeline send time of the current items */
     int nsplit, split_S[PP__PLAN_SPLITS];
     int *split;          /* [PP__PLAN_SPLITS][L + 2] */
@@ -1718,6 +1733,7 @@ static int pp__plan_memo_find(pp__plan_pws *w, int n, pp__plan_res *res) {
         const pp__plan_memo *e = &w->memo[i];
         if (e->hash == h && e->len == n && !memcmp(e->key, w->mkey, sizeof(double) * (size_t)n)) {
             *res = e->res;
+            res->rdy = e->key + e->len;
             return 1;
         }
     }
@@ -1728,7 +1744,8 @@ static int pp__plan_memo_find(pp__plan_pws *w, int n, pp__plan_res *res) {
    equal layout builds again) */
 static void pp__plan_memo_put(pp__plan_pws *w, int n, const pp__plan_res *res) {
     pp__plan_memo *e;
-    if (w->memo_doubles + n > PP__PLAN_MEMO_DOUBLES) return;
+    int nr = (int)w->mkey[3] + (int)w->mkey[4]; /* S + pp ready times after the key */
+    if (w->memo_doubles + n + nr > PP__PLAN_MEMO_DOUBLES) return;
     if (w->nmemo == w->memo_cap) {
         int cap = w->memo_cap ? 2 * w->memo_cap : 256;
         pp__plan_memo *m = (pp__plan_memo *)pp__plan_malloc(&w->al, sizeof(pp__plan_memo) * (size_t)cap);
@@ -1739,14 +1756,15 @@ static void pp__plan_memo_put(pp__plan_pws *w, int n, const pp__plan_res *res) {
         w->memo_cap = cap;
     }
     e = &w->memo[w->nmemo];
-    e->key = (double *)pp__plan_malloc(&w->al, sizeof(double) * (size_t)n);
+    e->key = (double *)pp__plan_malloc(&w->al, sizeof(double) * (size_t)(n + nr));
     if (!e->key) return;
     memcpy(e->key, w->mkey, sizeof(double) * (size_t)n);
+    memcpy(e->key + n, res->rdy, sizeof(double) * (size_t)nr);
     e->len = n;
     e->hash = pp__plan_memo_hash(w->mkey, n);
     e->res = *res;
     w->nmemo++;
-    w->memo_doubles += n;
+    w->memo_doubles += n + nr;
 }
 
 static void pp__plan_memo_clear(pp__plan_pws *w) {
@@ -1764,14 +1782,17 @@ static void pp__plan_memo_clear(pp__plan_pws *w) {
 static void pp__plan_read(const pp__plan_pws *w, const pp_schedule *sch, int busiest, pp__plan_res *res) {
     int items = w->items, dev, p, pp = sch->devices;
     const double *sact = w->sact, *slog = w->sact + 2 * items, *stra = w->sact + 10 * items, *slogb = w->sact + 12 * items;
-    double work = 0, wd, best_peak = 0;
+    double work = 0, wd, best_peak = 0, *rdy = w->sact + 18 * items;
     memset(res, 0, sizeof *res);
+    for (p = 0; p < sch->stages + pp; p++) rdy[p] = 0;
     for (dev = 0; dev < pp; dev++) {
         double cur = 0, curl = 0, pk = 0, pkl = 0, tra = 0, peak_b;
         wd = 0;
         for (p = sch->device_start[dev]; p < sch->device_start[dev + 1]; p++) {
             const pp_pass *x = &sch->passes[p];
             wd += x->end - x->start;
+            if (x->end > rdy[sch->stages + dev]) rdy[sch->stages + dev] = x->end;
+            if (x->kind != PP_F && x->end > rdy[x->stage]) rdy[x->stage] = x->end;
             if (x->kind == PP_F) {
                 cur += sact[x->stage];
                 curl += slog[x->stage];
@@ -1813,6 +1834,7 @@ static void pp__plan_read(const pp__plan_pws *w, const pp_schedule *sch, int bus
     }
     res->makespan = sch->makespan;
     res->work = work;
+    res->rdy = rdy;
 }
 
 /* Among the splits whose slowest stage costs mx, the one that gives the
@@ -2080,6 +2102,43 @@ static void pp__plan_floor_cand(const pp__plan_preq *q, pp_candidate *c, double 
 }
 
 /* Evaluate one (layout, schedule, v). */
+/* The step's end with each device's gradient synchronisation (PLANNING,
+   overlaps): stage c of device k is ready at rdy[c] (its last B or W), its
+   sdp[c] runs on the device's DP link from max(ready - window_c, the
+   previous chunk's end) in ready order, window_c = its F + B + W of one
+   microbatch; device k ends at the later of its last pass rdy[S + k] and
+   its chain. Build times plus ext (the extrapolated microbatches), times
+   scale. */
+static double pp__plan_dp_end(const double *sdp, const pp_times *stt, const double *rdy, double ext, double scale,
+                              int S, int pp, int vplace) {
+    double fin = 0;
+    int dev, s;
+    for (dev = 0; dev < pp; dev++) {
+        double t = 0, lr = -1, e = (rdy[S + dev] + ext) * scale;
+        int ls = -1;
+        for (;;) { /* the next stage of this device in (ready, stage) order */
+            int nx = -1;
+            double nr = 0;
+            for (s = 0; s < S; s++) {
+                double rs = rdy[s];
+                if ((vplace ? (s < pp ? s : 2 * pp - 1 - s) : s % pp) != dev || sdp[s] <= 0) continue;
+                if (rs < lr || (rs == lr && s <= ls)) continue;
+                if (nx < 0 || rs < nr) { nx = s; nr = rs; }
+            }
+            if (nx < 0) break;
+            {
+                double st = (nr + ext) * scale - (stt[nx].f + stt[nx].b + stt[nx].w);
+                t = (st > t ? st : t) + sdp[nx];
+            }
+            lr = nr;
+            ls = nx;
+        }
+        if (t > e) e = t;
+        if (e > fin) fin = e;
+    }
+    return fin;
+}
+
 static void pp__plan_one(const pp__plan_preq *q, pp__plan_pws *w, const pp__plan_lay *y, int id, int v, pp_candidate *c,
                          const pp__plan_inc *inc, double top_k) {
     const pp_plan_request *r = q->r;
@@ -2101,6 +2160,7 @@ static void pp__plan_one(const pp__plan_preq *q, pp__plan_pws *w, const pp__plan
     double unit, act_sum = 0, static_max = 0, best_peak = 0, lim = 0, scale = 1, mem_bound = 0, p2p = 0;
     double *sact = w->sact, *slog = w->sact + 2 * items, *stp = w->sact + 4 * items, *scp = w->sact + 6 * items;
     double *sep = w->sact + 8 * items, *stra = w->sact + 10 * items, *slogb = w->sact + 12 * items;
+    double *sdp = w->sact + 16 * items, dp_lb = 0;
     pp_config cfg;
     pp_schedule *sch = NULL;
     pp__plan_res res;
@@ -2166,6 +2226,9 @@ static void pp__plan_one(const pp__plan_preq *q, pp__plan_pws *w, const pp__plan
         stt[s].comm = w->comm;
         w->dev_params[dev] += pd;
         w->dev_eparams[dev] += pe;
+        /* this stage's gradient synchronisation (PLANNING, recipes) */
+        sdp[s] = dshard > 1 || eshard > 1 ? sync_step * (pd * (dshard - 1) / dshard + pe * (eshard - 1) / eshard) / dpbw
+                                          : 0;
     }
     for (dev = 0; dev < pp; dev++) {
         double pd = w->dev_params[dev], pe = w->dev_eparams[dev];
@@ -2199,19 +2262,13 @@ static void pp__plan_one(const pp__plan_preq *q, pp__plan_pws *w, const pp__plan
             stp[s] = scp[s] = sep[s] = 0; /* measured: no split of the communication */
         }
     }
-    /* DP overlap (PLANNING, overlaps): Megatron's --overlap-grad-reduce and
-       --overlap-param-gather (on in its recipes) run the gradient
-       reduce-scatter bucket by bucket under the last microbatch's backward
-       and the parameter all-gather under the first one's forward; only the
-       excess over that device's F + B + W of one microbatch shows */
-    if (!r->no_dp_overlap && dp_step > 0) {
-        double win = 0;
-        for (dev = 0; dev < pp && w->dev_static[dev] != static_max; dev++) {}
-        for (s = 0; s < S && dev < pp; s++)
-            if ((vplace ? (s < pp ? s : 2 * pp - 1 - s) : s % pp) == dev) win += stt[s].f + stt[s].b + stt[s].w;
-        if (dual) win /= 2; /* a microbatch runs one of the two copies */
-        dp_step = dp_step > win ? dp_step - win : 0;
-    }
+    /* DP overlap (PLANNING, overlaps): Megatron's --overlap-grad-reduce
+       launches a model chunk's gradient reduce-scatter bucket by bucket
+       during that chunk's last microbatch's backward; the chunks of a device
+       share its DP link one after the other. Without overlap the whole
+       synchronisation of the largest device follows the step. The step is
+       assembled from the build's ready times below (pp__plan_dp_end). */
+    if (r->no_dp_overlap) dp_lb = dp_step;
     /* a unit: one microbatch's activations (logits included) of 1/pp of the model (their mean) */
     unit = act_sum / pp;
     if (unit <= 0) unit = 1;
@@ -2332,7 +2389,7 @@ static void pp__plan_one(const pp__plan_preq *q, pp__plan_pws *w, const pp__plan
        stage, whose route starts at device pp-1, so it may start after the
        shorter of the two heads. */
     {
-        double pmax = 0, mk = 0, head = 0, tail = 0, bound;
+        double pmax = 0, mk = 0, mkdp = 0, head = 0, tail = 0, bound;
         for (dev = 0; dev < pp; dev++) {
             double pk = 0, qk = 0, rho = 1, hk = head;
             int s2;
@@ -2360,6 +2417,17 @@ static void pp__plan_one(const pp__plan_preq *q, pp__plan_pws *w, const pp__plan
             }
             if (pk > pmax) { pmax = pk; busiest = dev; }
             if (hk + nb * pk > mk) mk = hk + nb * pk;
+            /* DP overlap: device k's last pass readies one of its stages c,
+               whose synchronisation then runs at least sdp_c - window_c more */
+            if (!r->no_dp_overlap && dp_step > 0) {
+                double x = -1;
+                for (s = 0; s < S; s++)
+                    if ((vplace ? (s < pp ? s : 2 * pp - 1 - s) : s % pp) == dev) {
+                        double e = sdp[s] - (stt[s].f + stt[s].b + stt[s].w);
+                        if (x < 0 || e < x) x = e > 0 ? e : 0;
+                    }
+                if (x > 0 && hk + nb * pk + x > mkdp) mkdp = hk + nb * pk + x;
+            }
             /* one route: stage k is device k's first, and every F and B of a
                microbatch on device k precedes its B on stage k; the last of
                those is followed by the B chain down to stage 0 */
@@ -2368,13 +2436,13 @@ static void pp__plan_one(const pp__plan_preq *q, pp__plan_pws *w, const pp__plan
             head += stt[dev].f + cfg.times.comm;
             tail += stt[dev].b + cfg.times.comm;
         }
-        bound = mk + (double)(n - nb) * pmax + dp_step;
+        bound = (mkdp > mk + dp_lb ? mkdp : mk + dp_lb) + (double)(n - nb) * pmax;
         c->bound = bound;
         /* memory-time bound (PLANNING, pruning): what fits limits how many
            microbatches live at once, and each lives at least its round trip */
         if (!r->no_prune && !cfg.fb_overlap) {
             double live = pp__plan_live_bound(q, w, S, Sp, pp, vplace, dual, nb, info);
-            if (live > 0) mem_bound = live + (double)(n - nb) * pmax + dp_step;
+            if (live > 0) mem_bound = live + (double)(n - nb) * pmax + dp_lb;
         }
         /* per-microbatch gathers and reductions (fsdp, zero2, zero3) hide under the device's work */
         if (dp_mb > pmax) dp_mb = (dp_mb - pmax) * n;
@@ -2472,6 +2540,9 @@ static void pp__plan_one(const pp__plan_preq *q, pp__plan_pws *w, const pp__plan
     c->peak_bytes = best_peak;
     c->unit_bytes = unit;
     c->step_time = (res.makespan + (double)(n - nb) * res.work / nb) * scale;
+    if (!r->no_dp_overlap && dp_step > 0)
+        dp_step = pp__plan_dp_end(sdp, stt, res.rdy, (double)(n - nb) * res.work / nb, scale, S, pp, vplace) -
+                  c->step_time;
     {
         /* the largest device's breakdown, weights again from that device */
         double pd = 0, pe = 0, gw = 0;
@@ -2693,7 +2764,7 @@ PP_PLAN_DEF pp_status pp_plan(const pp_plan_request *r, pp_candidate *out, int c
     w.stt = (pp_times *)pp__plan_malloc(&w.al, sizeof(pp_times) * (size_t)(4 * items));
     if (w.stt) w.fbc = w.stt + 2 * items;
     w.dev_static = (double *)pp__plan_malloc(&w.al, sizeof(double) * (size_t)(5 * items));
-    w.sact = (double *)pp__plan_malloc(&w.al, sizeof(double) * (size_t)(16 * items));
+    w.sact = (double *)pp__plan_malloc(&w.al, sizeof(double) * (size_t)(21 * items));
     w.split = (int *)pp__plan_malloc(&w.al, sizeof(int) * (size_t)PP__PLAN_SPLITS * (size_t)items);
     w.split_cost = (double *)pp__plan_malloc(&w.al, sizeof(double) * (size_t)items);
     w.items = items;
