@@ -227,7 +227,21 @@ PLANNING (pp_partition, pp_partition_v, pp_model_stats, pp_plan)
                    ready order on its DP link; a device ends at the later
                    of its last pass and its chain, the step at the last
                    device (extrapolated times: each ready time + (n - n_b)
-                   x the busiest device's work per microbatch).
+                   x the busiest device's work per microbatch). With the
+                   distributed optimizer (megatron, deepseek) the
+                   parameter all-gather (2 of the 4 + 2 bytes) is apart:
+                   --overlap-param-gather runs it bucket by bucket for the
+                   next step's forward, each forward pre-hook waiting on
+                   its bucket (distributed_data_parallel.py,
+                   _make_forward_pre_hook; param_and_grad_buffer.py,
+                   start_param_sync and finish_param_sync). A stage's
+                   all-gather ends by the end of its first F in the build;
+                   a device's run one after the other from the step's
+                   start, in first-F order, and the step starts later by
+                   the largest excess over the devices. An fp32
+                   all-reduce (no distributed optimizer) and zero1's
+                   all-gather stay at the end; per-microbatch traffic
+                   (zero2, zero3, fsdp) is apart (recipes).
                    F&B (no_fb_overlap): dualpipe and dualpipe-v are built
                    with pp_config.fb_overlap (pp_sched.h: fb_time in the F&B pair rule): each
                    F paired with another microbatch's full backward is one
