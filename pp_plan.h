@@ -227,7 +227,21 @@ PLANNING (pp_partition, pp_partition_v, pp_model_stats, pp_plan)
                    ready order on its DP link; a device ends at the later
                    of its last pass and its chain, the step at the last
                    device (extrapolated times: each ready time + (n - n_b)
-                   x the busiest device's work per microbatch).
+                   x the busiest device's work per microbatch). With the
+                   distributed optimizer (megatron, deepseek) the
+                   parameter all-gather (2 of the 4 + 2 bytes) is apart:
+                   --overlap-param-gather runs it bucket by bucket for the
+                   next step's forward, each forward pre-hook waiting on
+                   its bucket (distributed_data_parallel.py,
+                   _make_forward_pre_hook; param_and_grad_buffer.py,
+                   start_param_sync and finish_param_sync). A stage's
+                   all-gather ends by the end of its first F in the build;
+                   a device's run one after the other from the step's
+                   start, in first-F order, and the step starts later by
+                   the largest excess over the devices. An fp32
+                   all-reduce (no distributed optimizer) and zero1's
+                   all-gather stay at the end; per-microbatch traffic
+                   (zero2, zero3, fsdp) is apart (recipes).
                    F&B (no_fb_overlap): dualpipe and dualpipe-v are built
                    with pp_config.fb_overlap (pp_sched.h: fb_time in the F&B pair rule): each
                    F paired with another microbatch's full backward is one
@@ -1631,7 +1645,8 @@ static double pp__plan_ratio(const pp_times *a, const pp_times *b, int S) {
    makespan, the busiest device's work, the largest device's peak (its
    static bytes, units, activations and logits) and the sends waited on;
    rdy: each stage's last gradient pass's end ([S]), then each device's last
-   pass's end ([pp]), in w->sact or after a memo entry's key. */
+   pass's end ([pp]), then each stage's first F's start ([S]), in w->sact or
+   after a memo entry's key. */
 typedef struct pp__plan_res { double makespan, work, peak, static_bytes, units, act, logits, p2p; const double *rdy; } pp__plan_res;
 
 /* The memo: every build's result by its exact inputs (schedule, v, n_b, S,
@@ -1658,9 +1673,10 @@ typedef struct pp__plan_pws {
     pp_times *fbc;       /* [2 (L + 2)]: each stage's all-to-all part of F and B (pp_config.fb_comm) */
     double *dev_static, *dev_params, *dev_eparams; /* [L + 2]: pp <= items */
     double *dev_big, *dev_unit; /* [L + 2]: a device's largest matrix, largest item (gathered by zero3, fsdp) */
-    double *sact;        /* [21 (L + 2)]: per stage kept bytes, logits, TP, CP, EP comm, recompute
+    double *sact;        /* [25 (L + 2)]: per stage kept bytes, logits, TP, CP, EP comm, recompute
                             transient, logits freed by B, round trip (pp__plan_live_bound), DP
-                            synchronisation time; then a build's ready times (pp__plan_res.rdy) */
+                            synchronisation time at the end; a build's ready times (pp__plan_res.rdy);
+                            DP parameter all-gather time at the start */
     double comm;         /* pipeline send time of the current items */
     int nsplit, split_S[PP__PLAN_SPLITS];
     int *split;          /* [PP__PLAN_SPLITS][L + 2] */
@@ -1744,7 +1760,7 @@ static int pp__plan_memo_find(pp__plan_pws *w, int n, pp__plan_res *res) {
    equal layout builds again) */
 static void pp__plan_memo_put(pp__plan_pws *w, int n, const pp__plan_res *res) {
     pp__plan_memo *e;
-    int nr = (int)w->mkey[3] + (int)w->mkey[4]; /* S + pp ready times after the key */
+    int nr = 2 * (int)w->mkey[3] + (int)w->mkey[4]; /* S + pp ready times, S first F starts after the key */
     if (w->memo_doubles + n + nr > PP__PLAN_MEMO_DOUBLES) return;
     if (w->nmemo == w->memo_cap) {
         int cap = w->memo_cap ? 2 * w->memo_cap : 256;
@@ -1785,6 +1801,7 @@ static void pp__plan_read(const pp__plan_pws *w, const pp_schedule *sch, int bus
     double work = 0, wd, best_peak = 0, *rdy = w->sact + 18 * items;
     memset(res, 0, sizeof *res);
     for (p = 0; p < sch->stages + pp; p++) rdy[p] = 0;
+    for (p = 0; p < sch->stages; p++) rdy[sch->stages + pp + p] = 1e300;
     for (dev = 0; dev < pp; dev++) {
         double cur = 0, curl = 0, pk = 0, pkl = 0, tra = 0, peak_b;
         wd = 0;
@@ -1793,6 +1810,7 @@ static void pp__plan_read(const pp__plan_pws *w, const pp_schedule *sch, int bus
             wd += x->end - x->start;
             if (x->end > rdy[sch->stages + dev]) rdy[sch->stages + dev] = x->end;
             if (x->kind != PP_F && x->end > rdy[x->stage]) rdy[x->stage] = x->end;
+            if (x->kind == PP_F && x->start < rdy[sch->stages + pp + x->stage]) rdy[sch->stages + pp + x->stage] = x->start;
             if (x->kind == PP_F) {
                 cur += sact[x->stage];
                 curl += slog[x->stage];
@@ -1963,17 +1981,20 @@ static void pp__plan_recipe_bytes(int recipe, int no_dist, double D, double *wb,
 }
 
 /* Bytes per parameter a recipe moves over the data-parallel ranks, before
-   the ring's (D-1)/D: once per step, and per microbatch (PLANNING, recipes) */
-static void pp__plan_recipe_sync(int recipe, int no_dist, double *per_step, double *per_mb) {
+   the ring's (D-1)/D: once per step, and per microbatch (PLANNING, recipes);
+   *gather: the part of per_step that is the distributed optimizer's
+   parameter all-gather, overlapped with the next step's forward */
+static void pp__plan_recipe_sync(int recipe, int no_dist, double *per_step, double *per_mb, double *gather) {
     *per_step = 0;
     *per_mb = 0;
+    *gather = 0;
     switch (recipe) {
     case PP_RECIPE_FSDP: *per_mb = 2 + 2 + 4; break;  /* all-gather in F and in B, fp32 reduce-scatter */
     case PP_RECIPE_ZERO1: *per_step = 2 + 2; break;   /* reduce-scatter of 16-bit grads, all-gather of weights */
     case PP_RECIPE_ZERO2: *per_mb = 2; *per_step = 2; break; /* grads reduced per microbatch */
     case PP_RECIPE_ZERO3: *per_mb = 2 + 2 + 2; break; /* all-gather in F and in B, reduce-scatter */
-    case PP_RECIPE_DEEPSEEK: *per_step = 4 + 2; break; /* ZeRO-1: fp32 grads reduce-scattered, bf16 weights gathered */
-    default: *per_step = no_dist ? 2 * 4 : 4 + 2; break; /* fp32 all-reduce; or reduce-scatter + all-gather */
+    case PP_RECIPE_DEEPSEEK: *per_step = 4 + 2; *gather = 2; break; /* ZeRO-1: fp32 grads reduce-scattered, bf16 weights gathered */
+    default: *per_step = no_dist ? 2 * 4 : 4 + 2; *gather = no_dist ? 0 : 2; break; /* fp32 all-reduce; or reduce-scatter + all-gather */
     }
 }
 
@@ -2108,11 +2129,35 @@ static void pp__plan_floor_cand(const pp__plan_preq *q, pp_candidate *c, double 
    previous chunk's end) in ready order, window_c = its F + B + W of one
    microbatch; device k ends at the later of its last pass rdy[S + k] and
    its chain. Build times plus ext (the extrapolated microbatches), times
-   scale. */
-static double pp__plan_dp_end(const double *sdp, const pp_times *stt, const double *rdy, double ext, double scale,
-                              int S, int pp, int vplace) {
-    double fin = 0;
+   scale. The start part: stage c's parameter all-gather sag[c] must end
+   before its first F (which starts at rdy[S + pp + c]) ends: the
+   forward's pre-hooks wait on it bucket by bucket. Device k's all-gathers
+   run one after the other from the step's start in first-F order; what a
+   chain ends past a deadline is exposed, and the step starts later by the
+   largest such part over the devices. */
+static double pp__plan_dp_end(const double *sdp, const double *sag, const pp_times *stt, const double *rdy, double ext,
+                              double scale, int S, int pp, int vplace) {
+    double fin = 0, late = 0;
     int dev, s;
+    for (dev = 0; dev < pp; dev++) {
+        double t = 0, lr = -1;
+        int ls = -1;
+        for (;;) { /* the next stage of this device in (first F, stage) order */
+            int nx = -1;
+            double nr = 0;
+            for (s = 0; s < S; s++) {
+                double rs = rdy[S + pp + s];
+                if ((vplace ? (s < pp ? s : 2 * pp - 1 - s) : s % pp) != dev || sag[s] <= 0) continue;
+                if (rs < lr || (rs == lr && s <= ls)) continue;
+                if (nx < 0 || rs < nr) { nx = s; nr = rs; }
+            }
+            if (nx < 0) break;
+            t += sag[nx];
+            if (t - (nr * scale + stt[nx].f) > late) late = t - (nr * scale + stt[nx].f);
+            lr = nr;
+            ls = nx;
+        }
+    }
     for (dev = 0; dev < pp; dev++) {
         double t = 0, lr = -1, e = (rdy[S + dev] + ext) * scale;
         int ls = -1;
@@ -2136,7 +2181,7 @@ static double pp__plan_dp_end(const double *sdp, const pp_times *stt, const doub
         if (t > e) e = t;
         if (e > fin) fin = e;
     }
-    return fin;
+    return fin + late;
 }
 
 static void pp__plan_one(const pp__plan_preq *q, pp__plan_pws *w, const pp__plan_lay *y, int id, int v, pp_candidate *c,
@@ -2154,13 +2199,13 @@ static void pp__plan_one(const pp__plan_preq *q, pp__plan_pws *w, const pp__plan
     int rc_full = recompute || r->recompute == PP_RECOMPUTE_FULL;
     /* ranks sharing a dense / an expert weight (experts: TP x CP x DP over EP x expert TP) */
     double dshard = (double)dp * y->cp, eshard = dshard * tp / ((double)y->ep * y->etp);
-    double wb, gb, ob, ewb, egb, eob, sync_step, sync_mb, dp_step = 0, dp_mb = 0;
+    double wb, gb, ob, ewb, egb, eob, sync_step, sync_mb, sync_ag, dp_step = 0, dp_mb = 0;
     /* the data-parallel group (dp x cp ranks, tp apart in Megatron's rank order) inside one node: NVLink */
     double dpbw = dshard * tp <= q->node ? q->g.tp_bw : q->g.net_bw;
     double unit, act_sum = 0, static_max = 0, best_peak = 0, lim = 0, scale = 1, mem_bound = 0, p2p = 0;
     double *sact = w->sact, *slog = w->sact + 2 * items, *stp = w->sact + 4 * items, *scp = w->sact + 6 * items;
     double *sep = w->sact + 8 * items, *stra = w->sact + 10 * items, *slogb = w->sact + 12 * items;
-    double *sdp = w->sact + 16 * items, dp_lb = 0;
+    double *sdp = w->sact + 16 * items, *sag = w->sact + 23 * items, dp_lb = 0;
     pp_config cfg;
     pp_schedule *sch = NULL;
     pp__plan_res res;
@@ -2187,7 +2232,7 @@ static void pp__plan_one(const pp__plan_preq *q, pp__plan_pws *w, const pp__plan
     if (!first) { pp__plan_cand_reason(c, "%s", e2); return; }
     pp__plan_recipe_bytes(r->recipe, P->m.no_distributed_optimizer, dshard, &wb, &gb, &ob);
     pp__plan_recipe_bytes(r->recipe, P->m.no_distributed_optimizer, eshard, &ewb, &egb, &eob);
-    pp__plan_recipe_sync(r->recipe, P->m.no_distributed_optimizer, &sync_step, &sync_mb);
+    pp__plan_recipe_sync(r->recipe, P->m.no_distributed_optimizer, &sync_step, &sync_mb, &sync_ag);
     /* bytes: static per device from its stages' items (PLANNING, static) */
     for (dev = 0; dev < pp; dev++) w->dev_params[dev] = w->dev_eparams[dev] = w->dev_big[dev] = w->dev_unit[dev] = 0;
     for (s = 0; s < S; s++) {
@@ -2226,9 +2271,12 @@ static void pp__plan_one(const pp__plan_preq *q, pp__plan_pws *w, const pp__plan
         stt[s].comm = w->comm;
         w->dev_params[dev] += pd;
         w->dev_eparams[dev] += pe;
-        /* this stage's gradient synchronisation (PLANNING, recipes) */
-        sdp[s] = dshard > 1 || eshard > 1 ? sync_step * (pd * (dshard - 1) / dshard + pe * (eshard - 1) / eshard) / dpbw
-                                          : 0;
+        /* this stage's gradient synchronisation (PLANNING, recipes): the
+           end part (reduce-scatter or all-reduce) and the start part (the
+           distributed optimizer's parameter all-gather) */
+        sdp[s] = dshard > 1 || eshard > 1 ? (pd * (dshard - 1) / dshard + pe * (eshard - 1) / eshard) / dpbw : 0;
+        sag[s] = sync_ag * sdp[s];
+        sdp[s] *= sync_step - sync_ag;
     }
     for (dev = 0; dev < pp; dev++) {
         double pd = w->dev_params[dev], pe = w->dev_eparams[dev];
@@ -2541,7 +2589,7 @@ static void pp__plan_one(const pp__plan_preq *q, pp__plan_pws *w, const pp__plan
     c->unit_bytes = unit;
     c->step_time = (res.makespan + (double)(n - nb) * res.work / nb) * scale;
     if (!r->no_dp_overlap && dp_step > 0)
-        dp_step = pp__plan_dp_end(sdp, stt, res.rdy, (double)(n - nb) * res.work / nb, scale, S, pp, vplace) -
+        dp_step = pp__plan_dp_end(sdp, sag, stt, res.rdy, (double)(n - nb) * res.work / nb, scale, S, pp, vplace) -
                   c->step_time;
     {
         /* the largest device's breakdown, weights again from that device */
@@ -2764,7 +2812,7 @@ PP_PLAN_DEF pp_status pp_plan(const pp_plan_request *r, pp_candidate *out, int c
     w.stt = (pp_times *)pp__plan_malloc(&w.al, sizeof(pp_times) * (size_t)(4 * items));
     if (w.stt) w.fbc = w.stt + 2 * items;
     w.dev_static = (double *)pp__plan_malloc(&w.al, sizeof(double) * (size_t)(5 * items));
-    w.sact = (double *)pp__plan_malloc(&w.al, sizeof(double) * (size_t)(21 * items));
+    w.sact = (double *)pp__plan_malloc(&w.al, sizeof(double) * (size_t)(25 * items));
     w.split = (int *)pp__plan_malloc(&w.al, sizeof(int) * (size_t)PP__PLAN_SPLITS * (size_t)items);
     w.split_cost = (double *)pp__plan_malloc(&w.al, sizeof(double) * (size_t)items);
     w.items = items;

@@ -1077,10 +1077,11 @@ static void pipe_request(pp_plan_request *r, int pp, int batch, int node_gpus, d
    s1 [5, 6], ends 6.5: step 8. One window per device (3, device 0's whole
    F + B + W) gave 7.5 + 4 - 3 = 8.5. */
 static void test_dp_overlap(void) {
-    const struct { const char *name; int v; double rdy[6], step[2], sdp[2][4]; } k[2] = {
-        {"1f1b", 1, {9, 7, 9, 7}, {10, 12}, {{2, 6}, {6, 2}}},
-        {"interleaved-1f1b", 2, {7.5, 6.5, 5.5, 4.5, 7.5, 6.5}, {8, 8}, {{2, 1, 2, 1}, {2, 1, 2, 1}}},
+    const struct { const char *name; int v; double rdy[6], step[2], sdp[2][4], f0[4]; } k[2] = {
+        {"1f1b", 1, {9, 7, 9, 7}, {10, 12}, {{2, 6}, {6, 2}}, {0, 1}},
+        {"interleaved-1f1b", 2, {7.5, 6.5, 5.5, 4.5, 7.5, 6.5}, {8, 8}, {{2, 1, 2, 1}, {2, 1, 2, 1}}, {0, 0.5, 1, 1.5}},
     };
+    const double none[4] = {0, 0, 0, 0};
     int i, j, s;
     for (i = 0; i < 2; i++) {
         pp_config cfg;
@@ -1100,7 +1101,7 @@ static void test_dp_overlap(void) {
         CHECK(pp_sched_build(&cfg, &sch, err) == PP_OK, "%s: %s", k[i].name, err);
         if (!sch) continue;
         w.items = 4;
-        w.sact = (double *)calloc(21 * 4, sizeof(double));
+        w.sact = (double *)calloc(25 * 4, sizeof(double));
         w.dev_static = (double *)calloc(5 * 4, sizeof(double));
         if (w.sact && w.dev_static) {
             pp__plan_read(&w, sch, 0, &res);
@@ -1108,11 +1109,44 @@ static void test_dp_overlap(void) {
                 CHECK(res.rdy[s] == k[i].rdy[s], "%s: ready time %d: %g, by hand %g", k[i].name, s, res.rdy[s], k[i].rdy[s]);
             for (s = 0; s < S; s++) stt[s].f = stt[s].b = stt[s].w = 1.0 / k[i].v;
             for (j = 0; j < 2; j++) {
-                double st = pp__plan_dp_end(k[i].sdp[j], stt, res.rdy, 0, 1, S, 2, 0);
+                double st = pp__plan_dp_end(k[i].sdp[j], none, stt, res.rdy, 0, 1, S, 2, 0);
                 CHECK(fabs(st - k[i].step[j]) < 1e-12, "%s, D case %d: step %g, by hand %g", k[i].name, j, st, k[i].step[j]);
                 /* the extrapolation shifts every ready time; a cached build's scale stretches them */
-                st = pp__plan_dp_end(k[i].sdp[j], stt, res.rdy, 10, 1, S, 2, 0);
+                st = pp__plan_dp_end(k[i].sdp[j], none, stt, res.rdy, 10, 1, S, 2, 0);
                 CHECK(fabs(st - k[i].step[j] - 10) < 1e-12, "%s, D case %d, 10 more: step %g", k[i].name, j, st);
+            }
+            /* the start part: first F starts by hand (1f1b: stage 0 at 0,
+               stage 1 at 1; interleaved, v = 2, F = 0.5: stages 0, 1, 2, 3 at 0, 0.5, 1, 1.5) */
+            for (s = 0; s < S; s++)
+                CHECK(res.rdy[S + 2 + s] == k[i].f0[s], "%s: first F of stage %d at %g, by hand %g", k[i].name, s,
+                      res.rdy[S + 2 + s], k[i].f0[s]);
+            if (i == 0) {
+                /* 1f1b, all-gathers 3 and 3, no end part: device 0's must end by its
+                   first F's end 0 + 1 (2 late), device 1's by 1 + 1 (1 late); the
+                   makespan 9 grows by the larger, 2. Hidden at the end as before
+                   (sdp 3, 3 after ready 9, 7 less a window of 3): 9. */
+                double ag[2] = {3, 3}, zero[2] = {0, 0};
+                double st = pp__plan_dp_end(zero, ag, stt, res.rdy, 0, 1, S, 2, 0);
+                CHECK(fabs(st - 11) < 1e-12, "1f1b, all-gather 3 at the start: step %g, by hand 11", st);
+                st = pp__plan_dp_end(ag, zero, stt, res.rdy, 0, 1, S, 2, 0);
+                CHECK(fabs(st - 9) < 1e-12, "1f1b, 3 at the end: step %g, by hand 9", st);
+                /* one stage per device from 0 (device 0), all-gather a > F = 1:
+                   exposed a - 1 whatever the extrapolation; a <= 1 hides */
+                ag[0] = 2.5;
+                ag[1] = 0;
+                st = pp__plan_dp_end(zero, ag, stt, res.rdy, 10, 1, S, 2, 0);
+                CHECK(fabs(st - (19 + 1.5)) < 1e-12, "1f1b, all-gather 2.5 on device 0: step %g, by hand 20.5", st);
+                ag[0] = 1;
+                st = pp__plan_dp_end(zero, ag, stt, res.rdy, 0, 1, S, 2, 0);
+                CHECK(fabs(st - 9) < 1e-12, "1f1b, all-gather 1 on device 0: step %g, by hand 9", st);
+            } else {
+                /* interleaved: device 0 gathers stage 0 (first F 0, ends 0.5) then
+                   stage 2 (first F 1, ends 1.5), 1 each: 1 - 0.5 and 2 - 1.5, 0.5
+                   late; device 1: stage 1 (0.5, ends 1), stage 3 (1.5, ends 2): on
+                   time; the makespan 7.5 grows by 0.5 */
+                double ag[4] = {1, 1, 1, 1}, zero[4] = {0, 0, 0, 0};
+                double st = pp__plan_dp_end(zero, ag, stt, res.rdy, 0, 1, S, 2, 0);
+                CHECK(fabs(st - 8) < 1e-12, "interleaved, all-gathers 1: step %g, by hand 8", st);
             }
         }
         free(w.sact);
