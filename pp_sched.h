@@ -531,7 +531,7 @@ typedef struct pp_order {
    planner, the CLI, the runtimes, the tests) reads a fact here, never a
    schedule's name. One row per schedule:
      X(id, name, placement, chunks, any_chunks, split, recompute, copies, limit, published,
-       steady, search_d, max_d, fb_pairs, fixed, block, builder, description)
+       steady, search_d, max_d, fb_pairs, shake_d, fixed, block, builder, description)
    placement  PP_PLACE_<placement>
    chunks     v when pp_config.chunks is 0; any_chunks 1: any v >= 2 is accepted
    split      1: B and W are separate passes; 0: one BW pass
@@ -554,6 +554,9 @@ typedef struct pp_order {
               bench-limits); 0: the library's limit, 65536
    fb_pairs   1: pp_config.fb_overlap runs its F&B pairs as one pass
               (DualPipe); 0: it has none and refuses fb_overlap
+   shake_d    the most devices at which its build ends, at n <= 2d, with
+              the iterated local search (pp__v_shake: the orders the solver
+              finds at small sizes); 0: never
    fixed      the fixed schedules its adaptive search starts from and
               returns where they win (pp__<fixed>_fixed); none: no search
    block      pp__block_of_<block> in the implementation: the building block
@@ -562,53 +565,53 @@ typedef struct pp_order {
               the row's block where it has one (from_block: the block
               repeated, squeezed and reordered). The memory caps of a row
               with a block are its block's, known before the builder runs */
-#define PP_SCHED_LIST(X)                                                                                                              \
-    X(PP_SCHED_GPIPE, "gpipe", SEQUENTIAL, 1, 0, 0, 0, 1, 0, 1, 0, 0, 0, 0, none, gpipe, from_block,                                  \
-      "all forwards, then all backwards; memory grows with n (GPipe)")                                                                \
-    X(PP_SCHED_1F1B, "1f1b", SEQUENTIAL, 1, 0, 0, 0, 1, 0, 1, 1, 0, 0, 0, none, 1f1b, from_block,                                     \
-      "one forward, one backward; device 0 holds d microbatches (DAPPLE/PipeDream-flush)")                                            \
-    X(PP_SCHED_EAGER_1F1B, "eager-1f1b", SEQUENTIAL, 1, 0, 0, 0, 1, 0, 1, 2, 0, 0, 0, none, eager_1f1b, from_block,                   \
-      "1F1B with wider forward offsets: 2(d-i)-1 warm-up forwards, more memory")                                                      \
-    X(PP_SCHED_INTERLEAVED_1F1B, "interleaved-1f1b", LOOPED, 2, 1, 0, 0, 1, 0, 1, 2, 0, 0, 0, none, none, interleaved,                \
-      "Megatron's interleaved 1F1B, v chunks looped over devices; needs n % d == 0")                                                  \
-    X(PP_SCHED_INTERLEAVED_1F1B_U, "interleaved-1f1b-u", LOOPED, 2, 1, 0, 0, 1, 0, 0, 2, 0, 0, 0, none, interleaved_u, from_block,    \
-      "interleaved 1F1B repeated at a uniform interval (Appendix H): Megatron's bubble, any n, more memory")                          \
-    X(PP_SCHED_ZB_H1, "zb-h1", SEQUENTIAL, 1, 0, 1, 0, 1, 0, 0, 1, 0, 0, 0, none, zb_h1, from_block,                                  \
-      "zero bubble H1: 1F1B's memory, B/W split, about 1/3 of 1F1B's bubble")                                                         \
-    X(PP_SCHED_ZB_H2, "zb-h2", SEQUENTIAL, 1, 0, 1, 0, 1, 0, 0, 2, 0, 0, 0, none, zb_h2, from_block,                                  \
-      "zero bubble H2: eager 1F1B's block with B/W split, near-zero bubble, 2x memory")                                               \
-    X(PP_SCHED_1F1B_V, "1f1b-v", VSHAPE, 2, 0, 0, 0, 1, 0, 0, 1, 0, 0, 0, none, 1f1b_v, from_block,                                   \
-      "1F1B's block on V-shape placement, no B/W split (Appendix I)")                                                                 \
-    X(PP_SCHED_V_MIN, "v-min", VSHAPE, 2, 0, 1, 0, 1, 0, 0, 1, 0, 0, 0, none, v_min, from_block,                                      \
-      "V-shape, minimal offsets: about 1/3 of 1F1B's memory (Section 3)")                                                             \
-    X(PP_SCHED_V_HALF, "v-half", VSHAPE, 2, 0, 1, 0, 1, 0, 0, 1, 0, 0, 0, none, v_half, from_block,                                   \
-      "V-shape: about 1/2 of 1F1B's memory, less bubble than 1F1B (Section 3)")                                                       \
-    X(PP_SCHED_V_ZB, "v-zb", VSHAPE, 2, 0, 1, 0, 1, 0, 0, 1, 0, 0, 0, none, v_zb, v_zb,                                               \
-      "V-shape zero bubble at 1F1B's memory (Section 3)")                                                                             \
-    X(PP_SCHED_1F1B_R, "1f1b-r", SEQUENTIAL, 1, 0, 0, 1, 1, 0, 1, 1, 0, 0, 0, none, 1f1b_r, from_block,                               \
-      "1F1B with full recomputation: backward redoes F, keeps only stage inputs")                                                     \
-    X(PP_SCHED_V_AUTO, "v-auto", VSHAPE, 2, 0, 1, 0, 1, -1, 0, 2, 8, 128, 0, vauto, none, v_auto,                                     \
-      "adaptive V-shape: least makespan within mem_limit (Appendix A; default limit d)")                                              \
-    X(PP_SCHED_ZB_AUTO, "zb-auto", SEQUENTIAL, 1, 0, 1, 0, 1, -1, 0, 2, 8, 384, 0, zbauto, none, zb_auto,                             \
-      "adaptive zero bubble, one stage per device: least makespan within mem_limit")                                                  \
-    X(PP_SCHED_ZB_1P, "zb-1p", SEQUENTIAL, 1, 0, 1, 0, 1, 1, 0, 2, 8, 384, 0, zbauto, none, zb_auto,                                  \
-      "zb-auto at 1F1B's memory (limit d)")                                                                                           \
-    X(PP_SCHED_ZB_2P, "zb-2p", SEQUENTIAL, 1, 0, 1, 0, 1, 2, 0, 2, 8, 384, 0, zbauto, none, zb_auto,                                  \
-      "zb-auto at twice 1F1B's memory (limit 2d)")                                                                                    \
-    X(PP_SCHED_LOOPED_BFS, "looped-bfs", LOOPED, 2, 1, 0, 0, 1, 0, 1, 0, 0, 0, 0, none, none, looped_bfs,                             \
-      "looped placement, breadth-first: every forward of a chunk before the next (PyTorch's LoopedBFS)")                              \
-    X(PP_SCHED_DUALPIPE_V, "dualpipe-v", VSHAPE, 2, 0, 1, 0, 1, 0, 1, 2, 0, 0, 1, none, none, dualpipe_v,                             \
-      "DeepSeek's DualPipeV: V placement, F/B pairs (run in sequence here); needs n >= 2d")                                           \
-    X(PP_SCHED_DUALPIPE, "dualpipe", VSHAPE, 2, 0, 1, 0, 2, 0, 1, 2, 0, 0, 1, none, none, dualpipe,                                   \
-      "DeepSeek's DualPipe: two model copies fed from both ends, half the microbatches each; even d, even n >= 2d")                   \
-    X(PP_SCHED_ZB_MIN, "zb-min", SEQUENTIAL, 1, 0, 1, 0, 1, 0, 0, 2, 0, 0, 0, none, zb_min, from_block,                               \
-      "zero bubble block with two microbatches per block: about 2/3 of 1F1B's memory (Appendix I, Fig. 16b)")                         \
-    X(PP_SCHED_INTERLEAVED_1F1B_M, "interleaved-1f1b-m", LOOPED, 2, 0, 0, 0, 1, 0, 0, 2, 40, 256, 0, none, interleaved_m, from_block, \
+#define PP_SCHED_LIST(X)                                                                                                                 \
+    X(PP_SCHED_GPIPE, "gpipe", SEQUENTIAL, 1, 0, 0, 0, 1, 0, 1, 0, 0, 0, 0, 0, none, gpipe, from_block,                                  \
+      "all forwards, then all backwards; memory grows with n (GPipe)")                                                                   \
+    X(PP_SCHED_1F1B, "1f1b", SEQUENTIAL, 1, 0, 0, 0, 1, 0, 1, 1, 0, 0, 0, 0, none, 1f1b, from_block,                                     \
+      "one forward, one backward; device 0 holds d microbatches (DAPPLE/PipeDream-flush)")                                               \
+    X(PP_SCHED_EAGER_1F1B, "eager-1f1b", SEQUENTIAL, 1, 0, 0, 0, 1, 0, 1, 2, 0, 0, 0, 0, none, eager_1f1b, from_block,                   \
+      "1F1B with wider forward offsets: 2(d-i)-1 warm-up forwards, more memory")                                                         \
+    X(PP_SCHED_INTERLEAVED_1F1B, "interleaved-1f1b", LOOPED, 2, 1, 0, 0, 1, 0, 1, 2, 0, 0, 0, 0, none, none, interleaved,                \
+      "Megatron's interleaved 1F1B, v chunks looped over devices; needs n % d == 0")                                                     \
+    X(PP_SCHED_INTERLEAVED_1F1B_U, "interleaved-1f1b-u", LOOPED, 2, 1, 0, 0, 1, 0, 0, 2, 0, 0, 0, 0, none, interleaved_u, from_block,    \
+      "interleaved 1F1B repeated at a uniform interval (Appendix H): Megatron's bubble, any n, more memory")                             \
+    X(PP_SCHED_ZB_H1, "zb-h1", SEQUENTIAL, 1, 0, 1, 0, 1, 0, 0, 1, 0, 0, 0, 0, none, zb_h1, from_block,                                  \
+      "zero bubble H1: 1F1B's memory, B/W split, about 1/3 of 1F1B's bubble")                                                            \
+    X(PP_SCHED_ZB_H2, "zb-h2", SEQUENTIAL, 1, 0, 1, 0, 1, 0, 0, 2, 0, 0, 0, 0, none, zb_h2, from_block,                                  \
+      "zero bubble H2: eager 1F1B's block with B/W split, near-zero bubble, 2x memory")                                                  \
+    X(PP_SCHED_1F1B_V, "1f1b-v", VSHAPE, 2, 0, 0, 0, 1, 0, 0, 1, 0, 0, 0, 0, none, 1f1b_v, from_block,                                   \
+      "1F1B's block on V-shape placement, no B/W split (Appendix I)")                                                                    \
+    X(PP_SCHED_V_MIN, "v-min", VSHAPE, 2, 0, 1, 0, 1, 0, 0, 1, 0, 0, 0, 0, none, v_min, from_block,                                      \
+      "V-shape, minimal offsets: about 1/3 of 1F1B's memory (Section 3)")                                                                \
+    X(PP_SCHED_V_HALF, "v-half", VSHAPE, 2, 0, 1, 0, 1, 0, 0, 1, 0, 0, 0, 0, none, v_half, from_block,                                   \
+      "V-shape: about 1/2 of 1F1B's memory, less bubble than 1F1B (Section 3)")                                                          \
+    X(PP_SCHED_V_ZB, "v-zb", VSHAPE, 2, 0, 1, 0, 1, 0, 0, 1, 0, 0, 0, 0, none, v_zb, v_zb,                                               \
+      "V-shape zero bubble at 1F1B's memory (Section 3)")                                                                                \
+    X(PP_SCHED_1F1B_R, "1f1b-r", SEQUENTIAL, 1, 0, 0, 1, 1, 0, 1, 1, 0, 0, 0, 0, none, 1f1b_r, from_block,                               \
+      "1F1B with full recomputation: backward redoes F, keeps only stage inputs")                                                        \
+    X(PP_SCHED_V_AUTO, "v-auto", VSHAPE, 2, 0, 1, 0, 1, -1, 0, 2, 8, 128, 0, 8, vauto, none, v_auto,                                     \
+      "adaptive V-shape: least makespan within mem_limit (Appendix A; default limit d)")                                                 \
+    X(PP_SCHED_ZB_AUTO, "zb-auto", SEQUENTIAL, 1, 0, 1, 0, 1, -1, 0, 2, 8, 384, 0, 0, zbauto, none, zb_auto,                             \
+      "adaptive zero bubble, one stage per device: least makespan within mem_limit")                                                     \
+    X(PP_SCHED_ZB_1P, "zb-1p", SEQUENTIAL, 1, 0, 1, 0, 1, 1, 0, 2, 8, 384, 0, 0, zbauto, none, zb_auto,                                  \
+      "zb-auto at 1F1B's memory (limit d)")                                                                                              \
+    X(PP_SCHED_ZB_2P, "zb-2p", SEQUENTIAL, 1, 0, 1, 0, 1, 2, 0, 2, 8, 384, 0, 0, zbauto, none, zb_auto,                                  \
+      "zb-auto at twice 1F1B's memory (limit 2d)")                                                                                       \
+    X(PP_SCHED_LOOPED_BFS, "looped-bfs", LOOPED, 2, 1, 0, 0, 1, 0, 1, 0, 0, 0, 0, 0, none, none, looped_bfs,                             \
+      "looped placement, breadth-first: every forward of a chunk before the next (PyTorch's LoopedBFS)")                                 \
+    X(PP_SCHED_DUALPIPE_V, "dualpipe-v", VSHAPE, 2, 0, 1, 0, 1, 0, 1, 2, 0, 0, 1, 0, none, none, dualpipe_v,                             \
+      "DeepSeek's DualPipeV: V placement, F/B pairs (run in sequence here); needs n >= 2d")                                              \
+    X(PP_SCHED_DUALPIPE, "dualpipe", VSHAPE, 2, 0, 1, 0, 2, 0, 1, 2, 0, 0, 1, 0, none, none, dualpipe,                                   \
+      "DeepSeek's DualPipe: two model copies fed from both ends, half the microbatches each; even d, even n >= 2d")                      \
+    X(PP_SCHED_ZB_MIN, "zb-min", SEQUENTIAL, 1, 0, 1, 0, 1, 0, 0, 2, 0, 0, 0, 0, none, zb_min, from_block,                               \
+      "zero bubble block with two microbatches per block: about 2/3 of 1F1B's memory (Appendix I, Fig. 16b)")                            \
+    X(PP_SCHED_INTERLEAVED_1F1B_M, "interleaved-1f1b-m", LOOPED, 2, 0, 0, 0, 1, 0, 0, 2, 40, 256, 0, 0, none, interleaved_m, from_block, \
       "interleaved 1F1B's makespan (n >= 2d, no comm) at less memory, any n; v = 2 (Appendix I, Fig. 16c)")
 
 typedef enum pp_sched_id {
 #define PP__SCHED_ENUM(id, name, place, chunks, any_chunks, split, recompute, copies, limit, published, steady, \
-                       search_d, max_d, fb_pairs, fixed, block, builder, desc)                                   \
+                       search_d, max_d, fb_pairs, shake_d, fixed, block, builder, desc)                                   \
     id,
     PP_SCHED_LIST(PP__SCHED_ENUM)
 #undef PP__SCHED_ENUM
@@ -7246,7 +7249,7 @@ static pp_status pp__zb_auto(const pp__req *q, pp_schedule **out, char *err) {
 
 static const pp_sched_info pp__infos[PP_SCHED_COUNT] = {
 #define PP__SCHED_INFO(id, name, place, chunks, any_chunks, split, recompute, copies, limit, published, steady,      \
-                       search_d, max_d, fb_pairs, fixed, block, builder, desc)                                          \
+                       search_d, max_d, fb_pairs, shake_d, fixed, block, builder, desc)                                          \
     {name, desc, id, PP_PLACE_##place, chunks, any_chunks, split, recompute, copies, (limit) != 0, (limit) < 0,       \
      (limit) > 0 ? (double)(limit) : 0.0, published, steady, search_d, max_d, fb_pairs},
     PP_SCHED_LIST(PP__SCHED_INFO)
@@ -7413,7 +7416,7 @@ typedef pp_status (*pp__builder)(const pp__req *q, const pp_block *blk, pp_sched
 #define pp__block_of_none NULL
 static const pp__block_fn pp__blocks[PP_SCHED_COUNT] = {
 #define PP__SCHED_BLOCK(id, name, place, chunks, any_chunks, split, recompute, copies, limit, published, steady, \
-                        search_d, max_d, fb_pairs, fixed, block, builder, desc)                                   \
+                        search_d, max_d, fb_pairs, shake_d, fixed, block, builder, desc)                                   \
     pp__block_of_##block,
     PP_SCHED_LIST(PP__SCHED_BLOCK)
 #undef PP__SCHED_BLOCK
@@ -7421,17 +7424,27 @@ static const pp__block_fn pp__blocks[PP_SCHED_COUNT] = {
 #undef pp__block_of_none
 static const pp__builder pp__builders[PP_SCHED_COUNT] = {
 #define PP__SCHED_BUILDER(id, name, place, chunks, any_chunks, split, recompute, copies, limit, published, steady, \
-                          search_d, max_d, fb_pairs, fixed, block, builder, desc)                                   \
+                          search_d, max_d, fb_pairs, shake_d, fixed, block, builder, desc)                                   \
     pp__build_##builder,
     PP_SCHED_LIST(PP__SCHED_BUILDER)
 #undef PP__SCHED_BUILDER
+};
+
+/* Each row's shake_d column: the most devices at which its build ends with
+   the iterated local search (pp__v_shake), 0 none. */
+static const int pp__shake_d[PP_SCHED_COUNT] = {
+#define PP__SCHED_SHAKE(id, name, place, chunks, any_chunks, split, recompute, copies, limit, published, steady, \
+                        search_d, max_d, fb_pairs, shake_d, fixed, block, builder, desc)                         \
+    shake_d,
+    PP_SCHED_LIST(PP__SCHED_SHAKE)
+#undef PP__SCHED_SHAKE
 };
 
 /* Each row's fixed column: the fixed schedules its search takes, or NULL. */
 #define pp__none_fixed NULL
 static const pp_sched_id *const pp__fixed_of[PP_SCHED_COUNT] = {
 #define PP__SCHED_FIXED(id, name, place, chunks, any_chunks, split, recompute, copies, limit, published, steady, \
-                        search_d, max_d, fb_pairs, fixed, block, builder, desc)                                          \
+                        search_d, max_d, fb_pairs, shake_d, fixed, block, builder, desc)                                          \
     pp__##fixed##_fixed,
     PP_SCHED_LIST(PP__SCHED_FIXED)
 #undef PP__SCHED_FIXED
@@ -7947,10 +7960,10 @@ PP__DEF pp_status pp_sched_build(const pp_config *cfg, pp_schedule **out, char *
     if (!cap) { pp__err(err, "out of memory building %s", q.info->name); st = PP_ERR_OUT_OF_MEMORY; }
     if (st == PP_OK) st = pp__build_fit(&q, NULL, cap, out, err);
     if (st == PP_OK) st = pp__guarantee(&q, cap, *out, err);
-    /* v-auto's iterated local search (pp__v_shake) last, from the order
+    /* the iterated local search (pp__v_shake) last, from the order
        everything above chose, so it can only shorten it: at the sizes where
-       the solver found shorter orders, up to 8 devices and n <= 2d */
-    if (st == PP_OK && q.info->id == PP_SCHED_V_AUTO && q.c.reorder && q.d <= 8 && q.n <= 2 * q.d)
+       the solver found shorter orders, the row's shake_d and n <= 2d */
+    if (st == PP_OK && q.c.reorder && q.d <= pp__shake_d[q.info->id] && q.n <= 2 * q.d)
         st = pp__v_shake(*out, q.limit, err);
     if (st != PP_OK) { pp_sched_free(*out); *out = NULL; }
     else if (err) err[0] = 0; /* a candidate or a reorder step that found no way may have written there */
