@@ -335,8 +335,10 @@ RULINGS (where the papers are ambiguous, what this file does; the comment
      order competes (pp__zb_auto, pp__zb_list); zb-1p/2p: limits d and 2d.
    - v-zb: V-ZB's block against a list-built order within its Eq. 1 bound;
      the shorter wins, the block at a tie (pp__vzb_list).
-   - v-auto at d <= 8, n <= 2d: a deterministic iterated local search
-     last, kept only when shorter, within the limit (pp__v_shake).
+   - v-auto and v-zb at d <= 8, n <= 2d (shake_d): a deterministic
+     iterated local search last, kept only when shorter, within v-auto's
+     limit or v-zb's caps (pp__v_shake); v-auto also takes the
+     searched v-zb where that fits its limit and is shorter.
    - Lower bounds: work, path, Appendix E.2 derived for V placement and any
      times, used where 2n > k (pp_sched_bounds).
    - Bubble growth is measured at 3d and 6d microbatches, not derived
@@ -531,7 +533,7 @@ typedef struct pp_order {
    planner, the CLI, the runtimes, the tests) reads a fact here, never a
    schedule's name. One row per schedule:
      X(id, name, placement, chunks, any_chunks, split, recompute, copies, limit, published,
-       steady, search_d, max_d, fb_pairs, fixed, block, builder, description)
+       steady, search_d, max_d, fb_pairs, shake_d, fixed, block, builder, description)
    placement  PP_PLACE_<placement>
    chunks     v when pp_config.chunks is 0; any_chunks 1: any v >= 2 is accepted
    split      1: B and W are separate passes; 0: one BW pass
@@ -554,6 +556,9 @@ typedef struct pp_order {
               bench-limits); 0: the library's limit, 65536
    fb_pairs   1: pp_config.fb_overlap runs its F&B pairs as one pass
               (DualPipe); 0: it has none and refuses fb_overlap
+   shake_d    the most devices at which its build ends, at n <= 2d, with
+              the iterated local search (pp__v_shake: the orders the solver
+              finds at small sizes); 0: never
    fixed      the fixed schedules its adaptive search starts from and
               returns where they win (pp__<fixed>_fixed); none: no search
    block      pp__block_of_<block> in the implementation: the building block
@@ -562,53 +567,53 @@ typedef struct pp_order {
               the row's block where it has one (from_block: the block
               repeated, squeezed and reordered). The memory caps of a row
               with a block are its block's, known before the builder runs */
-#define PP_SCHED_LIST(X)                                                                                                              \
-    X(PP_SCHED_GPIPE, "gpipe", SEQUENTIAL, 1, 0, 0, 0, 1, 0, 1, 0, 0, 0, 0, none, gpipe, from_block,                                  \
-      "all forwards, then all backwards; memory grows with n (GPipe)")                                                                \
-    X(PP_SCHED_1F1B, "1f1b", SEQUENTIAL, 1, 0, 0, 0, 1, 0, 1, 1, 0, 0, 0, none, 1f1b, from_block,                                     \
-      "one forward, one backward; device 0 holds d microbatches (DAPPLE/PipeDream-flush)")                                            \
-    X(PP_SCHED_EAGER_1F1B, "eager-1f1b", SEQUENTIAL, 1, 0, 0, 0, 1, 0, 1, 2, 0, 0, 0, none, eager_1f1b, from_block,                   \
-      "1F1B with wider forward offsets: 2(d-i)-1 warm-up forwards, more memory")                                                      \
-    X(PP_SCHED_INTERLEAVED_1F1B, "interleaved-1f1b", LOOPED, 2, 1, 0, 0, 1, 0, 1, 2, 0, 0, 0, none, none, interleaved,                \
-      "Megatron's interleaved 1F1B, v chunks looped over devices; needs n % d == 0")                                                  \
-    X(PP_SCHED_INTERLEAVED_1F1B_U, "interleaved-1f1b-u", LOOPED, 2, 1, 0, 0, 1, 0, 0, 2, 0, 0, 0, none, interleaved_u, from_block,    \
-      "interleaved 1F1B repeated at a uniform interval (Appendix H): Megatron's bubble, any n, more memory")                          \
-    X(PP_SCHED_ZB_H1, "zb-h1", SEQUENTIAL, 1, 0, 1, 0, 1, 0, 0, 1, 0, 0, 0, none, zb_h1, from_block,                                  \
-      "zero bubble H1: 1F1B's memory, B/W split, about 1/3 of 1F1B's bubble")                                                         \
-    X(PP_SCHED_ZB_H2, "zb-h2", SEQUENTIAL, 1, 0, 1, 0, 1, 0, 0, 2, 0, 0, 0, none, zb_h2, from_block,                                  \
-      "zero bubble H2: eager 1F1B's block with B/W split, near-zero bubble, 2x memory")                                               \
-    X(PP_SCHED_1F1B_V, "1f1b-v", VSHAPE, 2, 0, 0, 0, 1, 0, 0, 1, 0, 0, 0, none, 1f1b_v, from_block,                                   \
-      "1F1B's block on V-shape placement, no B/W split (Appendix I)")                                                                 \
-    X(PP_SCHED_V_MIN, "v-min", VSHAPE, 2, 0, 1, 0, 1, 0, 0, 1, 0, 0, 0, none, v_min, from_block,                                      \
-      "V-shape, minimal offsets: about 1/3 of 1F1B's memory (Section 3)")                                                             \
-    X(PP_SCHED_V_HALF, "v-half", VSHAPE, 2, 0, 1, 0, 1, 0, 0, 1, 0, 0, 0, none, v_half, from_block,                                   \
-      "V-shape: about 1/2 of 1F1B's memory, less bubble than 1F1B (Section 3)")                                                       \
-    X(PP_SCHED_V_ZB, "v-zb", VSHAPE, 2, 0, 1, 0, 1, 0, 0, 1, 0, 0, 0, none, v_zb, v_zb,                                               \
-      "V-shape zero bubble at 1F1B's memory (Section 3)")                                                                             \
-    X(PP_SCHED_1F1B_R, "1f1b-r", SEQUENTIAL, 1, 0, 0, 1, 1, 0, 1, 1, 0, 0, 0, none, 1f1b_r, from_block,                               \
-      "1F1B with full recomputation: backward redoes F, keeps only stage inputs")                                                     \
-    X(PP_SCHED_V_AUTO, "v-auto", VSHAPE, 2, 0, 1, 0, 1, -1, 0, 2, 8, 128, 0, vauto, none, v_auto,                                     \
-      "adaptive V-shape: least makespan within mem_limit (Appendix A; default limit d)")                                              \
-    X(PP_SCHED_ZB_AUTO, "zb-auto", SEQUENTIAL, 1, 0, 1, 0, 1, -1, 0, 2, 8, 384, 0, zbauto, none, zb_auto,                             \
-      "adaptive zero bubble, one stage per device: least makespan within mem_limit")                                                  \
-    X(PP_SCHED_ZB_1P, "zb-1p", SEQUENTIAL, 1, 0, 1, 0, 1, 1, 0, 2, 8, 384, 0, zbauto, none, zb_auto,                                  \
-      "zb-auto at 1F1B's memory (limit d)")                                                                                           \
-    X(PP_SCHED_ZB_2P, "zb-2p", SEQUENTIAL, 1, 0, 1, 0, 1, 2, 0, 2, 8, 384, 0, zbauto, none, zb_auto,                                  \
-      "zb-auto at twice 1F1B's memory (limit 2d)")                                                                                    \
-    X(PP_SCHED_LOOPED_BFS, "looped-bfs", LOOPED, 2, 1, 0, 0, 1, 0, 1, 0, 0, 0, 0, none, none, looped_bfs,                             \
-      "looped placement, breadth-first: every forward of a chunk before the next (PyTorch's LoopedBFS)")                              \
-    X(PP_SCHED_DUALPIPE_V, "dualpipe-v", VSHAPE, 2, 0, 1, 0, 1, 0, 1, 2, 0, 0, 1, none, none, dualpipe_v,                             \
-      "DeepSeek's DualPipeV: V placement, F/B pairs (run in sequence here); needs n >= 2d")                                           \
-    X(PP_SCHED_DUALPIPE, "dualpipe", VSHAPE, 2, 0, 1, 0, 2, 0, 1, 2, 0, 0, 1, none, none, dualpipe,                                   \
-      "DeepSeek's DualPipe: two model copies fed from both ends, half the microbatches each; even d, even n >= 2d")                   \
-    X(PP_SCHED_ZB_MIN, "zb-min", SEQUENTIAL, 1, 0, 1, 0, 1, 0, 0, 2, 0, 0, 0, none, zb_min, from_block,                               \
-      "zero bubble block with two microbatches per block: about 2/3 of 1F1B's memory (Appendix I, Fig. 16b)")                         \
-    X(PP_SCHED_INTERLEAVED_1F1B_M, "interleaved-1f1b-m", LOOPED, 2, 0, 0, 0, 1, 0, 0, 2, 40, 256, 0, none, interleaved_m, from_block, \
+#define PP_SCHED_LIST(X)                                                                                                                 \
+    X(PP_SCHED_GPIPE, "gpipe", SEQUENTIAL, 1, 0, 0, 0, 1, 0, 1, 0, 0, 0, 0, 0, none, gpipe, from_block,                                  \
+      "all forwards, then all backwards; memory grows with n (GPipe)")                                                                   \
+    X(PP_SCHED_1F1B, "1f1b", SEQUENTIAL, 1, 0, 0, 0, 1, 0, 1, 1, 0, 0, 0, 0, none, 1f1b, from_block,                                     \
+      "one forward, one backward; device 0 holds d microbatches (DAPPLE/PipeDream-flush)")                                               \
+    X(PP_SCHED_EAGER_1F1B, "eager-1f1b", SEQUENTIAL, 1, 0, 0, 0, 1, 0, 1, 2, 0, 0, 0, 0, none, eager_1f1b, from_block,                   \
+      "1F1B with wider forward offsets: 2(d-i)-1 warm-up forwards, more memory")                                                         \
+    X(PP_SCHED_INTERLEAVED_1F1B, "interleaved-1f1b", LOOPED, 2, 1, 0, 0, 1, 0, 1, 2, 0, 0, 0, 0, none, none, interleaved,                \
+      "Megatron's interleaved 1F1B, v chunks looped over devices; needs n % d == 0")                                                     \
+    X(PP_SCHED_INTERLEAVED_1F1B_U, "interleaved-1f1b-u", LOOPED, 2, 1, 0, 0, 1, 0, 0, 2, 0, 0, 0, 0, none, interleaved_u, from_block,    \
+      "interleaved 1F1B repeated at a uniform interval (Appendix H): Megatron's bubble, any n, more memory")                             \
+    X(PP_SCHED_ZB_H1, "zb-h1", SEQUENTIAL, 1, 0, 1, 0, 1, 0, 0, 1, 0, 0, 0, 0, none, zb_h1, from_block,                                  \
+      "zero bubble H1: 1F1B's memory, B/W split, about 1/3 of 1F1B's bubble")                                                            \
+    X(PP_SCHED_ZB_H2, "zb-h2", SEQUENTIAL, 1, 0, 1, 0, 1, 0, 0, 2, 0, 0, 0, 0, none, zb_h2, from_block,                                  \
+      "zero bubble H2: eager 1F1B's block with B/W split, near-zero bubble, 2x memory")                                                  \
+    X(PP_SCHED_1F1B_V, "1f1b-v", VSHAPE, 2, 0, 0, 0, 1, 0, 0, 1, 0, 0, 0, 0, none, 1f1b_v, from_block,                                   \
+      "1F1B's block on V-shape placement, no B/W split (Appendix I)")                                                                    \
+    X(PP_SCHED_V_MIN, "v-min", VSHAPE, 2, 0, 1, 0, 1, 0, 0, 1, 0, 0, 0, 0, none, v_min, from_block,                                      \
+      "V-shape, minimal offsets: about 1/3 of 1F1B's memory (Section 3)")                                                                \
+    X(PP_SCHED_V_HALF, "v-half", VSHAPE, 2, 0, 1, 0, 1, 0, 0, 1, 0, 0, 0, 0, none, v_half, from_block,                                   \
+      "V-shape: about 1/2 of 1F1B's memory, less bubble than 1F1B (Section 3)")                                                          \
+    X(PP_SCHED_V_ZB, "v-zb", VSHAPE, 2, 0, 1, 0, 1, 0, 0, 1, 0, 0, 0, 8, none, v_zb, v_zb,                                               \
+      "V-shape zero bubble at 1F1B's memory (Section 3)")                                                                                \
+    X(PP_SCHED_1F1B_R, "1f1b-r", SEQUENTIAL, 1, 0, 0, 1, 1, 0, 1, 1, 0, 0, 0, 0, none, 1f1b_r, from_block,                               \
+      "1F1B with full recomputation: backward redoes F, keeps only stage inputs")                                                        \
+    X(PP_SCHED_V_AUTO, "v-auto", VSHAPE, 2, 0, 1, 0, 1, -1, 0, 2, 8, 128, 0, 8, vauto, none, v_auto,                                     \
+      "adaptive V-shape: least makespan within mem_limit (Appendix A; default limit d)")                                                 \
+    X(PP_SCHED_ZB_AUTO, "zb-auto", SEQUENTIAL, 1, 0, 1, 0, 1, -1, 0, 2, 8, 384, 0, 0, zbauto, none, zb_auto,                             \
+      "adaptive zero bubble, one stage per device: least makespan within mem_limit")                                                     \
+    X(PP_SCHED_ZB_1P, "zb-1p", SEQUENTIAL, 1, 0, 1, 0, 1, 1, 0, 2, 8, 384, 0, 0, zbauto, none, zb_auto,                                  \
+      "zb-auto at 1F1B's memory (limit d)")                                                                                              \
+    X(PP_SCHED_ZB_2P, "zb-2p", SEQUENTIAL, 1, 0, 1, 0, 1, 2, 0, 2, 8, 384, 0, 0, zbauto, none, zb_auto,                                  \
+      "zb-auto at twice 1F1B's memory (limit 2d)")                                                                                       \
+    X(PP_SCHED_LOOPED_BFS, "looped-bfs", LOOPED, 2, 1, 0, 0, 1, 0, 1, 0, 0, 0, 0, 0, none, none, looped_bfs,                             \
+      "looped placement, breadth-first: every forward of a chunk before the next (PyTorch's LoopedBFS)")                                 \
+    X(PP_SCHED_DUALPIPE_V, "dualpipe-v", VSHAPE, 2, 0, 1, 0, 1, 0, 1, 2, 0, 0, 1, 0, none, none, dualpipe_v,                             \
+      "DeepSeek's DualPipeV: V placement, F/B pairs (run in sequence here); needs n >= 2d")                                              \
+    X(PP_SCHED_DUALPIPE, "dualpipe", VSHAPE, 2, 0, 1, 0, 2, 0, 1, 2, 0, 0, 1, 0, none, none, dualpipe,                                   \
+      "DeepSeek's DualPipe: two model copies fed from both ends, half the microbatches each; even d, even n >= 2d")                      \
+    X(PP_SCHED_ZB_MIN, "zb-min", SEQUENTIAL, 1, 0, 1, 0, 1, 0, 0, 2, 0, 0, 0, 0, none, zb_min, from_block,                               \
+      "zero bubble block with two microbatches per block: about 2/3 of 1F1B's memory (Appendix I, Fig. 16b)")                            \
+    X(PP_SCHED_INTERLEAVED_1F1B_M, "interleaved-1f1b-m", LOOPED, 2, 0, 0, 0, 1, 0, 0, 2, 40, 256, 0, 0, none, interleaved_m, from_block, \
       "interleaved 1F1B's makespan (n >= 2d, no comm) at less memory, any n; v = 2 (Appendix I, Fig. 16c)")
 
 typedef enum pp_sched_id {
 #define PP__SCHED_ENUM(id, name, place, chunks, any_chunks, split, recompute, copies, limit, published, steady, \
-                       search_d, max_d, fb_pairs, fixed, block, builder, desc)                                   \
+                       search_d, max_d, fb_pairs, shake_d, fixed, block, builder, desc)                                   \
     id,
     PP_SCHED_LIST(PP__SCHED_ENUM)
 #undef PP__SCHED_ENUM
@@ -6969,7 +6974,7 @@ static pp_status pp__v_cool(pp_schedule *s, double limit, char *err) {
     return PP_OK;
 }
 
-/* v-auto's last step at small sizes: an iterated local search
+/* v-auto's and v-zb's last step at small sizes: an iterated local search
    (pp__v_shake). The orders the solver finds where v-auto stopped above
    it (docs/quality.md, where v-auto loses) differ from ours in a joint
    move of several passes on several devices, the steady phase and the
@@ -6985,10 +6990,12 @@ static pp_status pp__v_cool(pp_schedule *s, double limit, char *err) {
    refused by the squeeze. The work is PP__SHAKE_WORK passes squeezed (so
    fewer rounds on larger schedules), cut short at the order bound. s
    changes only to a strictly shorter order and is left as it was, to the
-   bit, otherwise. Not run on v-zb: v-auto's guarantee (no longer than a
-   fixed order of its family that fits) builds v-zb without it. */
+   bit, otherwise. limit > 0: every device within it (an adaptive
+   schedule); 0: each device within caps[i] (a fixed one: its memory caps,
+   pp__build_caps, which its local search keeps too), or its own peak
+   where that is higher or caps is NULL. */
 enum { PP__SHAKE_WORK = 1200000, PP__SHAKE_REACH = 4, PP__SHAKE_MOVES = 2 };
-static pp_status pp__v_shake(pp_schedule *s, double limit, char *err) {
+static pp_status pp__v_shake(pp_schedule *s, double limit, const double *caps, char *err) {
     int d = s->devices, P = s->num_passes, i, it, rounds = PP__SHAKE_WORK / (P > 0 ? P : 1);
     pp_allocator *al = &s->allocator;
     unsigned long long x = 2; /* the generator's state */
@@ -7001,11 +7008,11 @@ static pp_status pp__v_shake(pp_schedule *s, double limit, char *err) {
     cap = (double *)pp__malloc(al, pp__size((size_t)d, 2u * sizeof *cap));
     if (!orig || !cap) {
         pp__mfree(al, orig); pp__mfree(al, cap);
-        pp__err(err, "out of memory in v-auto's iterated local search");
+        pp__err(err, "out of memory in the iterated local search");
         return PP_ERR_OUT_OF_MEMORY;
     }
     cur = orig + P; best = orig + 2 * (size_t)P; pk0 = cap + d;
-    for (i = 0; i < d; i++) cap[i] = limit;
+    for (i = 0; i < d; i++) cap[i] = limit > 0 ? limit : caps ? pp__max(caps[i], s->peak_memory[i]) : s->peak_memory[i];
     memcpy(orig, s->passes, (size_t)P * sizeof *orig);
     memcpy(cur, orig, (size_t)P * sizeof *orig);
     memcpy(best, orig, (size_t)P * sizeof *orig);
@@ -7030,11 +7037,11 @@ static pp_status pp__v_shake(pp_schedule *s, double limit, char *err) {
             if (f < to) memmove(s->passes + f, s->passes + f + 1, (size_t)(to - f) * sizeof t);
             else memmove(s->passes + to + 1, s->passes + to, (size_t)(f - to) * sizeof t);
             s->passes[to] = t;
-            ok = pp__device_peak(s, s->passes + a, e - a) <= limit + 1e-9;
+            ok = pp__device_peak(s, s->passes + a, e - a) <= cap[dev] + 1e-9;
         }
         if (!ok || !memcmp(s->passes, cur, (size_t)P * sizeof *cur)) continue;
         st = pp__squeeze(s, NULL, NULL); /* a deadlocked order is refused */
-        if (st == PP_ERR_OUT_OF_MEMORY) { pp__err(err, "out of memory in v-auto's iterated local search"); break; }
+        if (st == PP_ERR_OUT_OF_MEMORY) { pp__err(err, "out of memory in the iterated local search"); break; }
         if (st != PP_OK) { st = PP_OK; continue; }
         pp__metrics(s);
         if (it % 2 == 0 && (st = pp__local_search(s, cap, err)) != PP_OK) break;
@@ -7246,7 +7253,7 @@ static pp_status pp__zb_auto(const pp__req *q, pp_schedule **out, char *err) {
 
 static const pp_sched_info pp__infos[PP_SCHED_COUNT] = {
 #define PP__SCHED_INFO(id, name, place, chunks, any_chunks, split, recompute, copies, limit, published, steady,      \
-                       search_d, max_d, fb_pairs, fixed, block, builder, desc)                                          \
+                       search_d, max_d, fb_pairs, shake_d, fixed, block, builder, desc)                                          \
     {name, desc, id, PP_PLACE_##place, chunks, any_chunks, split, recompute, copies, (limit) != 0, (limit) < 0,       \
      (limit) > 0 ? (double)(limit) : 0.0, published, steady, search_d, max_d, fb_pairs},
     PP_SCHED_LIST(PP__SCHED_INFO)
@@ -7413,7 +7420,7 @@ typedef pp_status (*pp__builder)(const pp__req *q, const pp_block *blk, pp_sched
 #define pp__block_of_none NULL
 static const pp__block_fn pp__blocks[PP_SCHED_COUNT] = {
 #define PP__SCHED_BLOCK(id, name, place, chunks, any_chunks, split, recompute, copies, limit, published, steady, \
-                        search_d, max_d, fb_pairs, fixed, block, builder, desc)                                   \
+                        search_d, max_d, fb_pairs, shake_d, fixed, block, builder, desc)                                   \
     pp__block_of_##block,
     PP_SCHED_LIST(PP__SCHED_BLOCK)
 #undef PP__SCHED_BLOCK
@@ -7421,17 +7428,27 @@ static const pp__block_fn pp__blocks[PP_SCHED_COUNT] = {
 #undef pp__block_of_none
 static const pp__builder pp__builders[PP_SCHED_COUNT] = {
 #define PP__SCHED_BUILDER(id, name, place, chunks, any_chunks, split, recompute, copies, limit, published, steady, \
-                          search_d, max_d, fb_pairs, fixed, block, builder, desc)                                   \
+                          search_d, max_d, fb_pairs, shake_d, fixed, block, builder, desc)                                   \
     pp__build_##builder,
     PP_SCHED_LIST(PP__SCHED_BUILDER)
 #undef PP__SCHED_BUILDER
+};
+
+/* Each row's shake_d column: the most devices at which its build ends with
+   the iterated local search (pp__v_shake), 0 none. */
+static const int pp__shake_d[PP_SCHED_COUNT] = {
+#define PP__SCHED_SHAKE(id, name, place, chunks, any_chunks, split, recompute, copies, limit, published, steady, \
+                        search_d, max_d, fb_pairs, shake_d, fixed, block, builder, desc)                         \
+    shake_d,
+    PP_SCHED_LIST(PP__SCHED_SHAKE)
+#undef PP__SCHED_SHAKE
 };
 
 /* Each row's fixed column: the fixed schedules its search takes, or NULL. */
 #define pp__none_fixed NULL
 static const pp_sched_id *const pp__fixed_of[PP_SCHED_COUNT] = {
 #define PP__SCHED_FIXED(id, name, place, chunks, any_chunks, split, recompute, copies, limit, published, steady, \
-                        search_d, max_d, fb_pairs, fixed, block, builder, desc)                                          \
+                        search_d, max_d, fb_pairs, shake_d, fixed, block, builder, desc)                                          \
     pp__##fixed##_fixed,
     PP_SCHED_LIST(PP__SCHED_FIXED)
 #undef PP__SCHED_FIXED
@@ -7927,10 +7944,62 @@ static pp_status pp__guarantee(const pp__req *q, const double *cap, pp_schedule 
     return st;
 }
 
+/* q's schedule, all steps: the build (pp__build_fit; with fit, *out NULL
+   and PP_OK where it does not fit), the guarantee, then at the row's
+   shake_d (n <= 2d) the iterated local search (pp__v_shake), from the
+   order everything above chose, so it can only shorten it: an adaptive
+   row within its limit, a fixed one within its caps. An
+   adaptive row then also takes the searched build of each fixed schedule
+   of its search that the search reaches too, where its caps fit and it is
+   shorter: the guarantee compares with those schedules' orders built
+   without the search, and the search from two starts finds different
+   orders. */
+static pp_status pp__build_req(const pp__req *q, const pp__fit *fit, pp_schedule **out, char *err) {
+    const pp_sched_info *in = q->info;
+    const pp_sched_id *f = pp__fixed_of[in->id];
+    int shake = q->c.reorder && q->d <= pp__shake_d[in->id] && q->n <= 2 * q->d, k, i;
+    double *cap = (double *)pp__malloc(&q->c.al, pp__size((size_t)q->d, sizeof(double)));
+    pp_status st = PP_OK;
+    *out = NULL;
+    if (!cap) { pp__err(err, "out of memory building %s", in->name); return PP_ERR_OUT_OF_MEMORY; }
+    st = pp__build_fit(q, fit, cap, out, err);
+    if (st == PP_OK && *out) st = pp__guarantee(q, cap, *out, err);
+    if (st == PP_OK && *out && shake) st = pp__v_shake(*out, in->adaptive ? q->limit : 0, cap, err);
+    for (k = 0; st == PP_OK && *out && shake && in->adaptive && f && k < PP__AUTO_FIXED; k++) {
+        pp_schedule *s = *out, *c = NULL;
+        pp__req r;
+        pp__fit rf;
+        char cerr[PP_ERR_LEN];
+        if (q->d > pp__shake_d[f[k]]) continue;
+        memset(&rf, 0, sizeof rf);
+        rf.cap = cap;
+        st = pp__req_like(q, f[k], 0, pp__limit_of(&pp__infos[f[k]], 0, q->d), &r, cerr);
+        if (st == PP_OK) {
+            st = pp__build_req(&r, &rf, &c, cerr);
+            pp__req_free(&r);
+        }
+        if (st != PP_OK || !c) { /* one that cannot be built here, or whose caps do not fit */
+            if (st == PP_ERR_OUT_OF_MEMORY) pp__err(err, "%s", cerr);
+            else st = PP_OK;
+            pp_sched_free(c);
+            continue;
+        }
+        for (i = 0; i < q->d && c->num_passes == s->num_passes; i++)
+            if (c->device_start[i + 1] != s->device_start[i + 1] || c->peak_memory[i] > cap[i] + 1e-9) break;
+        if (i == q->d && c->makespan < s->makespan - PP__EPS * (1 + s->makespan)) {
+            memcpy(s->passes, c->passes, (size_t)s->num_passes * sizeof *s->passes);
+            pp__metrics(s);
+        }
+        pp_sched_free(c);
+    }
+    if (st != PP_OK) { pp_sched_free(*out); *out = NULL; }
+    pp__mfree(&q->c.al, cap);
+    return st;
+}
+
 PP__DEF pp_status pp_sched_build(const pp_config *cfg, pp_schedule **out, char *err) {
     pp__req q;
     pp_status st;
-    double *cap = NULL;
     if (err) err[0] = 0;
     if (!out) { pp__err(err, "pp_sched_build: out must not be NULL"); return PP_ERR_INVALID_ARG; }
     *out = NULL;
@@ -7943,18 +8012,8 @@ PP__DEF pp_status pp_sched_build(const pp_config *cfg, pp_schedule **out, char *
         pp__req_free(&q);
         return PP_ERR_INVALID_ARG;
     }
-    cap = (double *)pp__malloc(&q.c.al, pp__size((size_t)q.d, sizeof(double)));
-    if (!cap) { pp__err(err, "out of memory building %s", q.info->name); st = PP_ERR_OUT_OF_MEMORY; }
-    if (st == PP_OK) st = pp__build_fit(&q, NULL, cap, out, err);
-    if (st == PP_OK) st = pp__guarantee(&q, cap, *out, err);
-    /* v-auto's iterated local search (pp__v_shake) last, from the order
-       everything above chose, so it can only shorten it: at the sizes where
-       the solver found shorter orders, up to 8 devices and n <= 2d */
-    if (st == PP_OK && q.info->id == PP_SCHED_V_AUTO && q.c.reorder && q.d <= 8 && q.n <= 2 * q.d)
-        st = pp__v_shake(*out, q.limit, err);
-    if (st != PP_OK) { pp_sched_free(*out); *out = NULL; }
-    else if (err) err[0] = 0; /* a candidate or a reorder step that found no way may have written there */
-    pp__mfree(&q.c.al, cap);
+    st = pp__build_req(&q, NULL, out, err);
+    if (st == PP_OK && err) err[0] = 0; /* a candidate or a reorder step that found no way may have written there */
     pp__req_free(&q);
     return st;
 }
