@@ -2063,8 +2063,10 @@ static double pp__plan_live_bound(const pp__plan_preq *q, pp__plan_pws *w, int S
    the V turns: stages d - 1 and d) holds, at its peak, at least what the
    same build with no_reorder (the block repeated and squeezed, a fraction
    of the build's CPU) holds there from each F to its B. An observed
-   property of pp_sched.h's reorder and local search, not a theorem:
-   test_plan checks it on each such schedule over a grid of d, n, times and
+   property of pp_sched.h's reorder and local search, not a theorem (it
+   holds where the full build runs the Fs live at that order's peak before
+   their first B there: DESIGN.md, the planner's memory floor): test_plan
+   checks it on each such schedule over a grid of d up to 128, n, times and
    bytes. It does not hold on the other devices, nor with W's bytes counted,
    nor for the BW schedules (counterexamples in that grid). On the models
    the planner sees, the last device of a V holds the most (the split gives

@@ -502,8 +502,8 @@ static int floor_case(const pp_sched_info *info, int d, int n, int tk, int *tigh
     CHECK(fabs(fl - (dst[d - 1] + pk0 + tr)) <= 1e-12 * fl, "%s d=%d n=%d: pp__plan_floor_read %.12g, counted here %.12g",
           info->name, d, n, fl, dst[d - 1] + pk0 + tr);
     pp__plan_read(&w, full, 0, &res);
-    CHECK(fl <= res.peak * (1 + 1e-13), "%s d=%d n=%d times %d: the planner's floor %.12g above the full build's peak "
-          "%.12g: a layout that fits would be skipped", info->name, d, n, tk, fl, res.peak);
+    CHECK(fl <= res.peak * (1 + 1e-13), "%s d=%d n=%d times %d: the planner's floor %.15g above the full build's peak "
+          "%.15g: a layout that fits would be skipped", info->name, d, n, tk, fl, res.peak);
     CHECK(fabs(res.peak - (dst[d - 1] + pk + tr)) <= 1e-12 * res.peak, "%s d=%d n=%d: pp__plan_read %.12g, counted here %.12g",
           info->name, d, n, res.peak, dst[d - 1] + pk + tr);
     if (res.peak - fl <= 1e-13 * res.peak) ++*tight;
