@@ -2063,8 +2063,10 @@ static double pp__plan_live_bound(const pp__plan_preq *q, pp__plan_pws *w, int S
    the V turns: stages d - 1 and d) holds, at its peak, at least what the
    same build with no_reorder (the block repeated and squeezed, a fraction
    of the build's CPU) holds there from each F to its B. An observed
-   property of pp_sched.h's reorder and local search, not a theorem:
-   test_plan checks it on each such schedule over a grid of d, n, times and
+   property of pp_sched.h's reorder and local search, not a theorem (it
+   holds where the full build runs the Fs live at that order's peak before
+   their first B there: DESIGN.md, the planner's memory floor): test_plan
+   checks it on each such schedule over a grid of d up to 128, n, times and
    bytes. It does not hold on the other devices, nor with W's bytes counted,
    nor for the BW schedules (counterexamples in that grid). On the models
    the planner sees, the last device of a V holds the most (the split gives
@@ -2122,6 +2124,19 @@ static void pp__plan_floor_cand(const pp__plan_preq *q, pp_candidate *c, double 
                          "before reordering)", (fl - q->gmem) / 1073741824.0);
 }
 
+/* device dev's stages with amt > 0 in (key, stage) order into ord, their
+   count returned: S / pp stages at most, 64 (LIMITS: v <= 64; V placement
+   2). Stage by stage ascending, each inserted after the equal keys. */
+static int pp__plan_dp_order(const double *amt, const double *key, int S, int pp, int vplace, int dev, int *ord) {
+    int k = 0, j, s;
+    for (s = dev; s < S; s = vplace ? (s < pp ? 2 * pp - 1 - dev : S) : s + pp) {
+        if (amt[s] <= 0) continue;
+        for (j = k++; j > 0 && key[ord[j - 1]] > key[s]; j--) ord[j] = ord[j - 1];
+        ord[j] = s;
+    }
+    return k;
+}
+
 /* Evaluate one (layout, schedule, v). */
 /* The step's end with each device's gradient synchronisation (PLANNING,
    overlaps): stage c of device k is ready at rdy[c] (its last B or W), its
@@ -2138,45 +2153,24 @@ static void pp__plan_floor_cand(const pp__plan_preq *q, pp_candidate *c, double 
 static double pp__plan_dp_end(const double *sdp, const double *sag, const pp_times *stt, const double *rdy, double ext,
                               double scale, int S, int pp, int vplace) {
     double fin = 0, late = 0;
-    int dev, s;
-    for (dev = 0; dev < pp; dev++) {
-        double t = 0, lr = -1;
-        int ls = -1;
-        for (;;) { /* the next stage of this device in (first F, stage) order */
-            int nx = -1;
-            double nr = 0;
-            for (s = 0; s < S; s++) {
-                double rs = rdy[S + pp + s];
-                if ((vplace ? (s < pp ? s : 2 * pp - 1 - s) : s % pp) != dev || sag[s] <= 0) continue;
-                if (rs < lr || (rs == lr && s <= ls)) continue;
-                if (nx < 0 || rs < nr) { nx = s; nr = rs; }
-            }
-            if (nx < 0) break;
+    int dev, j, k, ord[64];
+    for (dev = 0; dev < pp; dev++) { /* this device's stages in (first F, stage) order */
+        double t = 0;
+        k = pp__plan_dp_order(sag, rdy + S + pp, S, pp, vplace, dev, ord);
+        for (j = 0; j < k; j++) {
+            int nx = ord[j];
+            double nr = rdy[S + pp + nx];
             t += sag[nx];
             if (t - (nr * scale + stt[nx].f) > late) late = t - (nr * scale + stt[nx].f);
-            lr = nr;
-            ls = nx;
         }
     }
-    for (dev = 0; dev < pp; dev++) {
-        double t = 0, lr = -1, e = (rdy[S + dev] + ext) * scale;
-        int ls = -1;
-        for (;;) { /* the next stage of this device in (ready, stage) order */
-            int nx = -1;
-            double nr = 0;
-            for (s = 0; s < S; s++) {
-                double rs = rdy[s];
-                if ((vplace ? (s < pp ? s : 2 * pp - 1 - s) : s % pp) != dev || sdp[s] <= 0) continue;
-                if (rs < lr || (rs == lr && s <= ls)) continue;
-                if (nx < 0 || rs < nr) { nx = s; nr = rs; }
-            }
-            if (nx < 0) break;
-            {
-                double st = (nr + ext) * scale - (stt[nx].f + stt[nx].b + stt[nx].w);
-                t = (st > t ? st : t) + sdp[nx];
-            }
-            lr = nr;
-            ls = nx;
+    for (dev = 0; dev < pp; dev++) { /* this device's stages in (ready, stage) order */
+        double t = 0, e = (rdy[S + dev] + ext) * scale;
+        k = pp__plan_dp_order(sdp, rdy, S, pp, vplace, dev, ord);
+        for (j = 0; j < k; j++) {
+            int nx = ord[j];
+            double st = (rdy[nx] + ext) * scale - (stt[nx].f + stt[nx].b + stt[nx].w);
+            t = (st > t ? st : t) + sdp[nx];
         }
         if (t > e) e = t;
         if (e > fin) fin = e;
