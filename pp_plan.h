@@ -2067,8 +2067,8 @@ static double pp__plan_live_bound(const pp__plan_preq *q, pp__plan_pws *w, int S
    holds where the full build runs the Fs live at that order's peak before
    their first B there: DESIGN.md, the planner's memory floor): test_plan
    checks it on each such schedule over a grid of d up to 128, n, times and
-   bytes. It does not hold on the other devices, nor with W's bytes counted,
-   nor for the BW schedules (counterexamples in that grid). On the models
+   bytes. It does not hold on the other devices, nor for the BW schedules
+   (counterexamples in that grid). On the models
    the planner sees, the last device of a V holds the most (the split gives
    the first stages the fewest layers), so the floor catches most layouts
    that end out of memory. */
