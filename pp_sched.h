@@ -336,7 +336,8 @@ RULINGS (where the papers are ambiguous, what this file does; the comment
    - v-zb: V-ZB's block against a list-built order within its Eq. 1 bound;
      the shorter wins, the block at a tie (pp__vzb_list).
    - v-auto and v-zb at d <= 8, n <= 2d (shake_d): a deterministic
-     iterated local search last, kept only when shorter, within v-auto's
+     iterated local search last (at d <= 4 a second walk that moves pairs
+     of passes), kept only when shorter, within v-auto's
      limit or v-zb's caps (pp__v_shake); v-auto also takes the
      searched v-zb where that fits its limit and is shorter.
    - Lower bounds: work, path, Appendix E.2 derived for V placement and any
@@ -6988,15 +6989,25 @@ static pp_status pp__v_cool(pp_schedule *s, double limit, char *err) {
    a fixed seed for a xorshift generator held in the function. Every order
    tried keeps every device within limit; an order that deadlocks is
    refused by the squeeze. The work is PP__SHAKE_WORK passes squeezed (so
-   fewer rounds on larger schedules), cut short at the order bound. s
+   fewer rounds on larger schedules), cut short at the order bound. Up to
+   PP__SHAKE_RUN_D devices a second walk of the same rounds follows, from
+   the shortest order seen, with another seed: it moves runs of one or two
+   adjacent passes (a B with its W), runs the local search every round,
+   and starts again from the shortest order every PP__SHAKE_RESET rounds.
+   The solver's order at d = 3, n = 4, B = 2F + comm, limit 2
+   (docs/quality.md) is one such run and one pass on two devices away,
+   each alone no shorter, and the first walk drifts off it over equal
+   orders; that walk is left as it was, so no order it finds is lost. s
    changes only to a strictly shorter order and is left as it was, to the
    bit, otherwise. limit > 0: every device within it (an adaptive
    schedule); 0: each device within caps[i] (a fixed one: its memory caps,
    pp__build_caps, which its local search keeps too), or its own peak
    where that is higher or caps is NULL. */
 enum { PP__SHAKE_WORK = 1200000, PP__SHAKE_REACH = 4, PP__SHAKE_MOVES = 2 };
+enum { PP__SHAKE_RUN_D = 4, PP__SHAKE_RUN = 2, PP__SHAKE_RESET = 50, PP__SHAKE_SEED2 = 3 };
 static pp_status pp__v_shake(pp_schedule *s, double limit, const double *caps, char *err) {
     int d = s->devices, P = s->num_passes, i, it, rounds = PP__SHAKE_WORK / (P > 0 ? P : 1);
+    int rounds2 = d <= PP__SHAKE_RUN_D ? rounds : 0; /* the second walk's rounds */
     pp_allocator *al = &s->allocator;
     unsigned long long x = 2; /* the generator's state */
     double lb = pp__order_bound(s), s0 = s->makespan, br0 = s->bubble_rate, cm = s->makespan, bm = s->makespan;
@@ -7017,26 +7028,29 @@ static pp_status pp__v_shake(pp_schedule *s, double limit, const double *caps, c
     memcpy(cur, orig, (size_t)P * sizeof *orig);
     memcpy(best, orig, (size_t)P * sizeof *orig);
     memcpy(pk0, s->peak_memory, (size_t)d * sizeof *pk0);
-    for (it = 0; it < rounds && !pp__at_bound(bm, lb); it++) {
-        int m, k, ok = 1;
+    for (it = 0; it < rounds + rounds2 && !pp__at_bound(bm, lb); it++) {
+        int m, k, ok = 1, run = it < rounds ? 1 : PP__SHAKE_RUN;
+        if (it == rounds) x = PP__SHAKE_SEED2;
+        if (it >= rounds && (it - rounds) % PP__SHAKE_RESET == 0) { cm = bm; memcpy(cur, best, (size_t)P * sizeof *cur); }
         memcpy(s->passes, cur, (size_t)P * sizeof *cur);
         x ^= x << 13; x ^= x >> 7; x ^= x << 17;
         k = 1 + (int)((x >> 20) % PP__SHAKE_MOVES);
         for (m = 0; m < k && ok; m++) {
-            int dev, a, e, f, to;
-            pp_pass t;
+            int dev, a, e, f, to, len;
+            pp_pass t[PP__SHAKE_RUN];
             x ^= x << 13; x ^= x >> 7; x ^= x << 17;
             dev = (int)((x >> 11) % (unsigned)d);
             a = s->device_start[dev]; e = s->device_start[dev + 1];
-            if (e - a < 2) continue;
-            f = a + (int)((x >> 27) % (unsigned)(e - a));
+            len = 1 + (int)((x >> 56) % (unsigned)run);
+            if (e - a < len + 1) continue;
+            f = a + (int)((x >> 27) % (unsigned)(e - a - len + 1));
             to = f + (int)((x >> 43) % (2 * PP__SHAKE_REACH + 1)) - PP__SHAKE_REACH;
-            to = to < a ? a : to >= e ? e - 1 : to;
+            to = to < a ? a : to > e - len ? e - len : to;
             if (to == f) continue;
-            t = s->passes[f];
-            if (f < to) memmove(s->passes + f, s->passes + f + 1, (size_t)(to - f) * sizeof t);
-            else memmove(s->passes + to + 1, s->passes + to, (size_t)(f - to) * sizeof t);
-            s->passes[to] = t;
+            memcpy(t, s->passes + f, (size_t)len * sizeof *t);
+            if (f < to) memmove(s->passes + f, s->passes + f + len, (size_t)(to - f) * sizeof *t);
+            else memmove(s->passes + to + len, s->passes + to, (size_t)(f - to) * sizeof *t);
+            memcpy(s->passes + to, t, (size_t)len * sizeof *t);
             ok = pp__device_peak(s, s->passes + a, e - a) <= cap[dev] + 1e-9;
         }
         if (!ok || !memcmp(s->passes, cur, (size_t)P * sizeof *cur)) continue;
@@ -7044,7 +7058,7 @@ static pp_status pp__v_shake(pp_schedule *s, double limit, const double *caps, c
         if (st == PP_ERR_OUT_OF_MEMORY) { pp__err(err, "out of memory in the iterated local search"); break; }
         if (st != PP_OK) { st = PP_OK; continue; }
         pp__metrics(s);
-        if (it % 2 == 0 && (st = pp__local_search(s, cap, err)) != PP_OK) break;
+        if ((it % 2 == 0 || it >= rounds) && (st = pp__local_search(s, cap, err)) != PP_OK) break;
         if (s->makespan > cm + PP__EPS * (1 + cm)) continue;
         cm = s->makespan;
         memcpy(cur, s->passes, (size_t)P * sizeof *cur);

@@ -310,15 +310,19 @@ int main(void) {
        --mem-limit L: status OPTIMAL, lower bound equal to its best), not our
        output; a legal schedule below it would contradict the proof, so it
        is checked both ways, and the peak against the limit. Before the
-       search: 26.00, 173.61, 215.57 and 33.50. The last row reaches 32.10,
-       within 1% of its optimum 31.90 (the solver's order there differs in
-       more of the cool-down than the search's budget finds). */
+       search: 26.00, 173.61, 215.57, 33.50 and 22.20. The fourth row
+       reaches 32.10, within 1% of its optimum 31.90 (the solver's order
+       there differs in more of the cool-down than the search's budget
+       finds). The last, d = 3, n = 4, B = 2F + comm, limit 2, has the
+       proven optimum 21.70; the first walk alone stops at 22.00, the
+       second walk (pairs of passes, d <= 4) reaches the optimum. */
     {
         static const struct { int d, n; double limit; pp_times t; double opt, tol; } row[] = {
             {4, 4, 2.5, {1, 2, 1, 0.1}, 24.80, 0},
             {4, 4, 4, {12.96, 13.22, 9.76, 0.6}, 169.20, 0},
             {4, 4, 2.5, {12.96, 13.22, 9.76, 0.6}, 213.58, 0},
             {5, 5, 3, {1, 2, 1, 0.1}, 31.90, 0.01},
+            {3, 4, 2, {1, 2, 1, 0.1}, 21.70, 0},
         };
         int r;
         for (r = 0; r < (int)(sizeof row / sizeof row[0]); r++) {
