@@ -453,7 +453,7 @@ CALIBRATION (make calibrate; bench/calibrate.c, docs/planner.md)
    at its published layout: A100 efficiency 0.7686 and gemm_width 845.4 on
    Narayanan et al. 2021's 39.1B and 1008B rows (the width so that both err
    alike), H100 efficiency 0.5479 on Llama 3 405B at 8,192 GPUs (43% MFU),
-   FP8 speed-up 1.38 on DeepSeek-V3 (180K H800 GPU-hours per trillion
+   FP8 speed-up 1.21 on DeepSeek-V3 (180K H800 GPU-hours per trillion
    tokens). H800, H200 and B200 take H100's efficiency (not fitted). The 7
    held-out runs (Narayanan's 145.6B, 310.1B, 529.6B, GPT-3 175B on 1024
    A100s, Korthikanti et al. 2022's 175B, Llama 3 405B on 16,384 GPUs,
@@ -572,7 +572,7 @@ typedef struct pp_gpu {
     double efficiency; /* achieved fraction of peak_flops when flops = 0; 0 = 190/312 (the presets
                           carry the fitted ones: PRESETS, CALIBRATION) */
     double fp8_speedup; /* with req.fp8: the layers' matmuls run this many times faster than at
-                           flops; 0 = 1.38 (fitted, CALIBRATION) */
+                           flops; 0 = 1.21 (fitted, CALIBRATION) */
     double gemm_width;  /* a layer's matmuls run at w / (w + gemm_width) of flops, w = their narrow
                            side on one rank (attention: heads x head_dim / tp; MLP: ffn / tp;
                            experts: expert_ffn / their tp): narrow matmuls fill the GPU less;
@@ -1281,7 +1281,7 @@ PP_PLAN_DEF pp_gpu pp_gpu_defaults(const pp_gpu *in) {
     if (!g.peak_flops) g.peak_flops = 312e12;
     if (!g.efficiency) g.efficiency = 190.0 / 312.0;
     if (!g.flops) g.flops = g.efficiency * g.peak_flops;
-    if (!g.fp8_speedup) g.fp8_speedup = 1.38;
+    if (!g.fp8_speedup) g.fp8_speedup = 1.21;
     if (!g.hbm_bw) g.hbm_bw = 2.0e12;
     if (!g.tp_bw) g.tp_bw = 300e9;
     if (!g.net_bw) g.net_bw = 25e9;
@@ -1333,7 +1333,7 @@ static pp_status pp__plan_resolve(const pp_plan_request *r, pp__plan_preq *q, ch
         !pp__plan_real_in(err, "gpu.peak_flops", g->peak_flops, 0, 1e18, "0 (= 312e12) or FLOP/s") ||
         !pp__plan_real_in(err, "gpu.flops", g->flops, 0, 1e18, "0 (= efficiency x peak) or FLOP/s") ||
         !pp__plan_real_in(err, "gpu.efficiency", g->efficiency, 0, 1, "0 (= 190/312) or a fraction of peak") ||
-        !pp__plan_real_in(err, "gpu.fp8_speedup", g->fp8_speedup, 0, 4, "0 (= 1.38) or a speed-up over 16-bit") ||
+        !pp__plan_real_in(err, "gpu.fp8_speedup", g->fp8_speedup, 0, 4, "0 (= 1.21) or a speed-up over 16-bit") ||
         !pp__plan_real_in(err, "gpu.gemm_width", g->gemm_width, 0, 1e6, "0 (off) or a width") ||
         !pp__plan_real_in(err, "gpu.hbm_bw", g->hbm_bw, 0, 1e15, "0 (= 2e12) or bytes/s") ||
         !pp__plan_real_in(err, "gpu.tp_bw", g->tp_bw, 0, 1e15, "0 (= 300e9) or bytes/s") ||
@@ -1957,9 +1957,18 @@ static int pp__plan_steady(const pp_sched_info *info) { return info->steady; }
    0.1 s (unit times, n = 2pp); 0: no search */
 static int pp__plan_search_d(const pp_sched_info *info) { return info->search_devices; }
 
-/* compute's share of the GPU inside an F&B pair: DeepSeek-V3 gives 20 of
-   the H800's 132 SMs to communication (report, Sec. 3.2.2) */
+/* compute's share of the GPU while an F&B pair's all-to-all runs:
+   DeepSeek-V3 gives 20 of the H800's 132 SMs to communication (report,
+   Sec. 3.2.2) */
 #define PP__PLAN_FB_SHARE (112.0 / 132.0)
+
+/* t_FB of a pair whose passes take x in sequence, a of it all-to-all
+   (PLANNING, overlaps): the communication kernels hold their SMs only
+   while they communicate, so the compute c = x - a runs at eta = 112/132
+   of the GPU beside the all-to-all and at the whole GPU after it: eta a +
+   (t - a) = c gives t = c + (1 - eta) a when that is >= a (c >= eta a),
+   else the all-to-all is the longer stream and t = a (pp__plan_cand passes
+   pp_sched.h the parts that give this). */
 
 /* the device of stage s (pp_sched.h's placements; dualpipe's second copy
    is V-shaped too) */
@@ -2402,6 +2411,7 @@ static void pp__plan_one(const pp__plan_preq *q, pp__plan_pws *w, const pp__plan
     cfg.times.comm = stt[0].comm;
     if (info->fb_pairs) {
         double a = 0, sum = 0;
+        int fb_exact = 0;
         for (s = 0; s < S; s++) {
             int part = s < Sp ? s : s - Sp, end = part + 1 < Sp ? first[part + 1] : items;
             double x = 0;
@@ -2412,11 +2422,30 @@ static void pp__plan_one(const pp__plan_preq *q, pp__plan_pws *w, const pp__plan
             a += 2 * w->fbc[s].f;
             sum += stt[s].f + stt[s].b + stt[s].w;
         }
-        /* a runtime pairs only where it gains: the hidden all-to-all outweighs the compute's lost SMs */
-        if (!r->no_fb_overlap && a > 0 && (sum - a) / PP__PLAN_FB_SHARE < sum) {
+        /* a pair is never longer than its sequence (c + (1 - eta) a <= c + a).
+           pp_sched.h times a pair max((x - a') / fb_share, a') from the
+           parts a' (fb_comm) it is given; with fb_share = 1 and a' = eta a
+           that is max(x - eta a, eta a) = max(c + (1 - eta) a, a) wherever
+           x - eta a >= a (c >= eta a), so those parts are passed when every
+           pair a device can form is such; otherwise a' = a at fb_share =
+           eta, max(c / eta, a): exact for a pair whose all-to-all is the
+           longer stream, longer than the rule for the others (an upper
+           bound, as builds are: PLANNING, the guarantee) */
+        if (!r->no_fb_overlap && a > 0) {
+            int ok = 1, s2;
+            for (s = 0; s < S && ok; s++)
+                for (s2 = 0; s2 < S && ok; s2++)
+                    if (pp__plan_dev(vplace, pp, s) == pp__plan_dev(vplace, pp, s2) &&
+                        stt[s].f + stt[s2].b + stt[s2].w < (1 + PP__PLAN_FB_SHARE) * (w->fbc[s].f + w->fbc[s2].b))
+                        ok = 0;
+            fb_exact = ok;
+            if (ok)
+                for (s = 0; s < S; s++) w->fbc[s].f = w->fbc[s].b = PP__PLAN_FB_SHARE * w->fbc[s].f;
+        }
+        if (!r->no_fb_overlap && a > 0 && (fb_exact || (sum - a) / PP__PLAN_FB_SHARE < sum)) {
             cfg.fb_overlap = 1;
             cfg.fb_comm = w->fbc;
-            cfg.fb_share = PP__PLAN_FB_SHARE;
+            cfg.fb_share = fb_exact ? 1 : PP__PLAN_FB_SHARE;
             /* pairs are the steady state: a 2pp build has few of them, so it
                is built to 8pp microbatches (even, as dualpipe needs) before
                the extrapolation */
@@ -2450,7 +2479,8 @@ static void pp__plan_one(const pp__plan_preq *q, pp__plan_pws *w, const pp__plan
                         int sd2 = vplace ? (s2 < pp ? s2 : 2 * pp - 1 - s2) : s2 % pp;
                         double x = stt[s].f + stt[s2].b + stt[s2].w, a = w->fbc[s].f + w->fbc[s2].b, tfb;
                         if (sd2 != dev) continue;
-                        tfb = (x - a) / PP__PLAN_FB_SHARE > a ? (x - a) / PP__PLAN_FB_SHARE : a;
+                        /* what pp_sched.h will give the pair from the parts passed (above) */
+                        tfb = (x - a) / cfg.fb_share > a ? (x - a) / cfg.fb_share : a;
                         if (tfb / x < rho) rho = tfb / x;
                     }
                 }
