@@ -245,12 +245,21 @@ PLANNING (pp_partition, pp_partition_v, pp_model_stats, pp_plan)
                    F&B (no_fb_overlap): dualpipe and dualpipe-v are built
                    with pp_config.fb_overlap (pp_sched.h: fb_time in the F&B pair rule): each
                    F paired with another microbatch's full backward is one
-                   pass of t_FB = max((F + B + W - a) / (112/132), a), a =
-                   the pair's all-to-all: one pass's all-to-all beside the
-                   other's compute, the compute on the 112 of 132 SMs
-                   DeepSeek-V3 leaves it (Sec. 3.2.2); used where it is
-                   shorter than the sequence, built to 8pp microbatches
-                   (pairs are the steady state).
+                   pass of t_FB = max(c + (1 - eta) a, a), a = the pair's
+                   all-to-all, c = F + B + W - a its compute, eta = 112/132:
+                   one pass's all-to-all beside the other's compute, which
+                   runs on the 112 of 132 SMs DeepSeek-V3 leaves it
+                   (Sec. 3.2.2) while the all-to-all runs and on all of them
+                   after it (the communication kernels hold their SMs only
+                   while they run): eta a + (t - a) = c; t = a when c < eta
+                   a. pp_sched.h times a pair max((x - a') / fb_share, a'),
+                   so the planner passes fb_share = 1, a' = eta a where
+                   every pair of a device has c >= eta a (exact), else
+                   fb_share = eta, a' = a (exact where the all-to-all is
+                   the longer stream, longer than the rule elsewhere).
+                   Passes dualpipe.py runs alone (warm-up, cool-down: its
+                   steps 1-3 and 6-8) keep their all-to-all exposed. Built
+                   to 8pp microbatches (pairs are the steady state).
                A group of ranks x tp GPUs within gpu.node_gpus (8) talks
                over tp_bw, else over net_bw (TP, CP, EP groups that span
                nodes: pp_candidate.span). Head forward 2 T h V/t FLOPs
@@ -444,7 +453,9 @@ PRESETS (pp_model_preset, pp_gpu_preset; the counts are checked against the
    a100-80g 80, 312e12, 2.0e12, 300e9, 25e9; h100-80g 80, 989e12, 3.35e12,
    450e9, 50e9; h800 as h100-80g with NVLink 200e9 (400 GB/s both ways);
    h200 141, 989e12, 4.8e12, 450e9, 50e9; b200 180, 2250e12, 8e12, 900e9,
-   50e9 (NVIDIA's data sheets). deepseek-v3 routes each token to at most 4
+   50e9 (NVIDIA's data sheets: nominal, per direction, with no achieved
+   fraction anywhere; DeepSeek-V3's 160 GB/s NVLink is DeepEP's measured
+   figure, --nvlink-bw 160). deepseek-v3 routes each token to at most 4
    nodes (route_nodes). Each GPU preset carries a fitted efficiency and
    gemm_width (CALIBRATION).
 
@@ -1957,18 +1968,15 @@ static int pp__plan_steady(const pp_sched_info *info) { return info->steady; }
    0.1 s (unit times, n = 2pp); 0: no search */
 static int pp__plan_search_d(const pp_sched_info *info) { return info->search_devices; }
 
-/* compute's share of the GPU while an F&B pair's all-to-all runs:
+/* compute's share eta of the GPU while an F&B pair's all-to-all runs:
    DeepSeek-V3 gives 20 of the H800's 132 SMs to communication (report,
-   Sec. 3.2.2) */
+   Sec. 3.2.2). The communication kernels hold their SMs only while they
+   run, so a pair of x in sequence, a of it all-to-all, runs its compute c
+   = x - a at eta beside the all-to-all and at the whole GPU after it: eta
+   a + (t - a) = c gives t_FB = c + (1 - eta) a when c >= eta a, else the
+   all-to-all is the longer stream and t_FB = a (PLANNING, overlaps; the
+   candidate's build passes pp_sched.h the parts that give this) */
 #define PP__PLAN_FB_SHARE (112.0 / 132.0)
-
-/* t_FB of a pair whose passes take x in sequence, a of it all-to-all
-   (PLANNING, overlaps): the communication kernels hold their SMs only
-   while they communicate, so the compute c = x - a runs at eta = 112/132
-   of the GPU beside the all-to-all and at the whole GPU after it: eta a +
-   (t - a) = c gives t = c + (1 - eta) a when that is >= a (c >= eta a),
-   else the all-to-all is the longer stream and t = a (pp__plan_cand passes
-   pp_sched.h the parts that give this). */
 
 /* the device of stage s (pp_sched.h's placements; dualpipe's second copy
    is V-shaped too) */
