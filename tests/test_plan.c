@@ -13,7 +13,8 @@
    formula written out here; GQA, gated MLPs and FLOPs against formulas
    written out here; presets against published parameter counts (sources
    above test_models); Llama 3 405B, DeepSeek-V3 and GPT-3 175B against
-   their published layouts (sources above test_published). The
+   their published layouts (sources above test_published); DualPipe's
+   F&B pair time in the planner against a build worked by hand. The
    paper-model groups run pp_plan on Table 2's
    98.5B model on 40 GPUs of 80 GiB and check the paper's qualitative
    findings (Section 4.4, Table 3, and the rebuttal's 16k table). */
@@ -1606,8 +1607,8 @@ static void test_recipes(void) {
    a_l = T x 2 x 3/4 x h x 4 / 100e9 per layer and pass (F and B alike).
    dualpipe splits [embedding, L1, L2 | L3, L4, head]; each stage: F = B =
    its items' compute + their all-to-all, W = the compute. The pair on a
-   device: F of one part, B and W of the other: c = 6 c_l + (embedding +
-   head) x 3-ish, a = 4 a_l. The test builds the dualpipe schedule itself
+   device: F of one part, B and W of the other: a = 4 a_l, c = 6 c_l +
+   the embedding's and head's times in it (about 1e-4 of c). The test builds the dualpipe schedule itself
    with those stage times and t_FB from the rule (pp_config.fb_time), and
    compares its makespan with the planner's step less its DP time; with
    no_fb_overlap, the same without pairs. F = 300e12 (c_l = 64 us, a_l =
