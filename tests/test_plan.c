@@ -1608,7 +1608,7 @@ static void test_recipes(void) {
    dualpipe splits [embedding, L1, L2 | L3, L4, head]; each stage: F = B =
    its items' compute + their all-to-all, W = the compute. The pair on a
    device: F of one part, B and W of the other: a = 4 a_l, c = 6 c_l +
-   the embedding's and head's times in it (about 1e-4 of c). The test builds the dualpipe schedule itself
+   the embedding's and head's times in it (about 2e-5 of c). The test builds the dualpipe schedule itself
    with those stage times and t_FB from the rule (pp_config.fb_time), and
    compares its makespan with the planner's step less its DP time; with
    no_fb_overlap, the same without pairs. F = 300e12 (c_l = 64 us, a_l =
