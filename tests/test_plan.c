@@ -1608,10 +1608,11 @@ static void test_recipes(void) {
    dualpipe splits [embedding, L1, L2 | L3, L4, head]; each stage: F = B =
    its items' compute + their all-to-all, W = the compute. The pair on a
    device: F of one part, B and W of the other: a = 4 a_l, c = 6 c_l +
-   the embedding's and head's times in it (about 2e-5 of c). The test builds the dualpipe schedule itself
-   with those stage times and t_FB from the rule (pp_config.fb_time), and
-   compares its makespan with the planner's step less its DP time; with
-   no_fb_overlap, the same without pairs. F = 300e12 (c_l = 64 us, a_l =
+   the embedding's and head's times in it (about 2e-5 of c). The test
+   builds the dualpipe schedule itself with those stage times and t_FB
+   from the rule (pp_config.fb_time), and compares its makespan with the
+   planner's step less its DP time; with no_fb_overlap, the same without
+   pairs. F = 300e12 (c_l = 64 us, a_l =
    63 us: c >= eta a) and F = 3000e12 (a pair bound by its all-to-all). */
 static void test_fb_pair_time(void) {
     const double eta = 112.0 / 132.0, h = 1024, s = 1024, T = 1024, nvl = 100e9, hbm = 1e15;
