@@ -245,12 +245,21 @@ PLANNING (pp_partition, pp_partition_v, pp_model_stats, pp_plan)
                    F&B (no_fb_overlap): dualpipe and dualpipe-v are built
                    with pp_config.fb_overlap (pp_sched.h: fb_time in the F&B pair rule): each
                    F paired with another microbatch's full backward is one
-                   pass of t_FB = max((F + B + W - a) / (112/132), a), a =
-                   the pair's all-to-all: one pass's all-to-all beside the
-                   other's compute, the compute on the 112 of 132 SMs
-                   DeepSeek-V3 leaves it (Sec. 3.2.2); used where it is
-                   shorter than the sequence, built to 8pp microbatches
-                   (pairs are the steady state).
+                   pass of t_FB = max(c + (1 - eta) a, a), a = the pair's
+                   all-to-all, c = F + B + W - a its compute, eta = 112/132:
+                   one pass's all-to-all beside the other's compute, which
+                   runs on the 112 of 132 SMs DeepSeek-V3 leaves it
+                   (Sec. 3.2.2) while the all-to-all runs and on all of them
+                   after it (the communication kernels hold their SMs only
+                   while they run): eta a + (t - a) = c; t = a when c < eta
+                   a. pp_sched.h times a pair max((x - a') / fb_share, a'),
+                   so the planner passes fb_share = 1, a' = eta a where
+                   every pair of a device has c >= eta a (exact), else
+                   fb_share = eta, a' = a (exact where the all-to-all is
+                   the longer stream, longer than the rule elsewhere).
+                   Passes dualpipe.py runs alone (warm-up, cool-down: its
+                   steps 1-3 and 6-8) keep their all-to-all exposed. Built
+                   to 8pp microbatches (pairs are the steady state).
                A group of ranks x tp GPUs within gpu.node_gpus (8) talks
                over tp_bw, else over net_bw (TP, CP, EP groups that span
                nodes: pp_candidate.span). Head forward 2 T h V/t FLOPs
@@ -444,7 +453,9 @@ PRESETS (pp_model_preset, pp_gpu_preset; the counts are checked against the
    a100-80g 80, 312e12, 2.0e12, 300e9, 25e9; h100-80g 80, 989e12, 3.35e12,
    450e9, 50e9; h800 as h100-80g with NVLink 200e9 (400 GB/s both ways);
    h200 141, 989e12, 4.8e12, 450e9, 50e9; b200 180, 2250e12, 8e12, 900e9,
-   50e9 (NVIDIA's data sheets). deepseek-v3 routes each token to at most 4
+   50e9 (NVIDIA's data sheets: nominal, per direction, with no achieved
+   fraction anywhere; DeepSeek-V3's 160 GB/s NVLink is DeepEP's measured
+   figure, --nvlink-bw 160). deepseek-v3 routes each token to at most 4
    nodes (route_nodes). Each GPU preset carries a fitted efficiency and
    gemm_width (CALIBRATION).
 
@@ -453,7 +464,7 @@ CALIBRATION (make calibrate; bench/calibrate.c, docs/planner.md)
    at its published layout: A100 efficiency 0.7686 and gemm_width 845.4 on
    Narayanan et al. 2021's 39.1B and 1008B rows (the width so that both err
    alike), H100 efficiency 0.5479 on Llama 3 405B at 8,192 GPUs (43% MFU),
-   FP8 speed-up 1.38 on DeepSeek-V3 (180K H800 GPU-hours per trillion
+   FP8 speed-up 1.21 on DeepSeek-V3 (180K H800 GPU-hours per trillion
    tokens). H800, H200 and B200 take H100's efficiency (not fitted). The 7
    held-out runs (Narayanan's 145.6B, 310.1B, 529.6B, GPT-3 175B on 1024
    A100s, Korthikanti et al. 2022's 175B, Llama 3 405B on 16,384 GPUs,
@@ -572,7 +583,7 @@ typedef struct pp_gpu {
     double efficiency; /* achieved fraction of peak_flops when flops = 0; 0 = 190/312 (the presets
                           carry the fitted ones: PRESETS, CALIBRATION) */
     double fp8_speedup; /* with req.fp8: the layers' matmuls run this many times faster than at
-                           flops; 0 = 1.38 (fitted, CALIBRATION) */
+                           flops; 0 = 1.21 (fitted, CALIBRATION) */
     double gemm_width;  /* a layer's matmuls run at w / (w + gemm_width) of flops, w = their narrow
                            side on one rank (attention: heads x head_dim / tp; MLP: ffn / tp;
                            experts: expert_ffn / their tp): narrow matmuls fill the GPU less;
@@ -1281,7 +1292,7 @@ PP_PLAN_DEF pp_gpu pp_gpu_defaults(const pp_gpu *in) {
     if (!g.peak_flops) g.peak_flops = 312e12;
     if (!g.efficiency) g.efficiency = 190.0 / 312.0;
     if (!g.flops) g.flops = g.efficiency * g.peak_flops;
-    if (!g.fp8_speedup) g.fp8_speedup = 1.38;
+    if (!g.fp8_speedup) g.fp8_speedup = 1.21;
     if (!g.hbm_bw) g.hbm_bw = 2.0e12;
     if (!g.tp_bw) g.tp_bw = 300e9;
     if (!g.net_bw) g.net_bw = 25e9;
@@ -1333,7 +1344,7 @@ static pp_status pp__plan_resolve(const pp_plan_request *r, pp__plan_preq *q, ch
         !pp__plan_real_in(err, "gpu.peak_flops", g->peak_flops, 0, 1e18, "0 (= 312e12) or FLOP/s") ||
         !pp__plan_real_in(err, "gpu.flops", g->flops, 0, 1e18, "0 (= efficiency x peak) or FLOP/s") ||
         !pp__plan_real_in(err, "gpu.efficiency", g->efficiency, 0, 1, "0 (= 190/312) or a fraction of peak") ||
-        !pp__plan_real_in(err, "gpu.fp8_speedup", g->fp8_speedup, 0, 4, "0 (= 1.38) or a speed-up over 16-bit") ||
+        !pp__plan_real_in(err, "gpu.fp8_speedup", g->fp8_speedup, 0, 4, "0 (= 1.21) or a speed-up over 16-bit") ||
         !pp__plan_real_in(err, "gpu.gemm_width", g->gemm_width, 0, 1e6, "0 (off) or a width") ||
         !pp__plan_real_in(err, "gpu.hbm_bw", g->hbm_bw, 0, 1e15, "0 (= 2e12) or bytes/s") ||
         !pp__plan_real_in(err, "gpu.tp_bw", g->tp_bw, 0, 1e15, "0 (= 300e9) or bytes/s") ||
@@ -1957,8 +1968,14 @@ static int pp__plan_steady(const pp_sched_info *info) { return info->steady; }
    0.1 s (unit times, n = 2pp); 0: no search */
 static int pp__plan_search_d(const pp_sched_info *info) { return info->search_devices; }
 
-/* compute's share of the GPU inside an F&B pair: DeepSeek-V3 gives 20 of
-   the H800's 132 SMs to communication (report, Sec. 3.2.2) */
+/* compute's share eta of the GPU while an F&B pair's all-to-all runs:
+   DeepSeek-V3 gives 20 of the H800's 132 SMs to communication (report,
+   Sec. 3.2.2). The communication kernels hold their SMs only while they
+   run, so a pair of x in sequence, a of it all-to-all, runs its compute c
+   = x - a at eta beside the all-to-all and at the whole GPU after it: eta
+   a + (t - a) = c gives t_FB = c + (1 - eta) a when c >= eta a, else the
+   all-to-all is the longer stream and t_FB = a (PLANNING, overlaps; the
+   candidate's build passes pp_sched.h the parts that give this) */
 #define PP__PLAN_FB_SHARE (112.0 / 132.0)
 
 /* the device of stage s (pp_sched.h's placements; dualpipe's second copy
@@ -2396,6 +2413,7 @@ static void pp__plan_one(const pp__plan_preq *q, pp__plan_pws *w, const pp__plan
     cfg.times.comm = stt[0].comm;
     if (info->fb_pairs) {
         double a = 0, sum = 0;
+        int fb_exact = 0;
         for (s = 0; s < S; s++) {
             int part = s < Sp ? s : s - Sp, end = part + 1 < Sp ? first[part + 1] : items;
             double x = 0;
@@ -2406,11 +2424,30 @@ static void pp__plan_one(const pp__plan_preq *q, pp__plan_pws *w, const pp__plan
             a += 2 * w->fbc[s].f;
             sum += stt[s].f + stt[s].b + stt[s].w;
         }
-        /* a runtime pairs only where it gains: the hidden all-to-all outweighs the compute's lost SMs */
-        if (!r->no_fb_overlap && a > 0 && (sum - a) / PP__PLAN_FB_SHARE < sum) {
+        /* a pair is never longer than its sequence (c + (1 - eta) a <= c + a).
+           pp_sched.h times a pair max((x - a') / fb_share, a') from the
+           parts a' (fb_comm) it is given; with fb_share = 1 and a' = eta a
+           that is max(x - eta a, eta a) = max(c + (1 - eta) a, a) wherever
+           x - eta a >= a (c >= eta a), so those parts are passed when every
+           pair a device can form is such; otherwise a' = a at fb_share =
+           eta, max(c / eta, a): exact for a pair whose all-to-all is the
+           longer stream, longer than the rule for the others (an upper
+           bound, as builds are: PLANNING, the guarantee) */
+        if (!r->no_fb_overlap && a > 0) {
+            int ok = 1, s2;
+            for (s = 0; s < S && ok; s++)
+                for (s2 = 0; s2 < S && ok; s2++)
+                    if (pp__plan_dev(vplace, pp, s) == pp__plan_dev(vplace, pp, s2) &&
+                        stt[s].f + stt[s2].b + stt[s2].w < (1 + PP__PLAN_FB_SHARE) * (w->fbc[s].f + w->fbc[s2].b))
+                        ok = 0;
+            fb_exact = ok;
+            if (ok)
+                for (s = 0; s < S; s++) w->fbc[s].f = w->fbc[s].b = PP__PLAN_FB_SHARE * w->fbc[s].f;
+        }
+        if (!r->no_fb_overlap && a > 0 && (fb_exact || (sum - a) / PP__PLAN_FB_SHARE < sum)) {
             cfg.fb_overlap = 1;
             cfg.fb_comm = w->fbc;
-            cfg.fb_share = PP__PLAN_FB_SHARE;
+            cfg.fb_share = fb_exact ? 1 : PP__PLAN_FB_SHARE;
             /* pairs are the steady state: a 2pp build has few of them, so it
                is built to 8pp microbatches (even, as dualpipe needs) before
                the extrapolation */
@@ -2444,7 +2481,8 @@ static void pp__plan_one(const pp__plan_preq *q, pp__plan_pws *w, const pp__plan
                         int sd2 = vplace ? (s2 < pp ? s2 : 2 * pp - 1 - s2) : s2 % pp;
                         double x = stt[s].f + stt[s2].b + stt[s2].w, a = w->fbc[s].f + w->fbc[s2].b, tfb;
                         if (sd2 != dev) continue;
-                        tfb = (x - a) / PP__PLAN_FB_SHARE > a ? (x - a) / PP__PLAN_FB_SHARE : a;
+                        /* what pp_sched.h will give the pair from the parts passed (above) */
+                        tfb = (x - a) / cfg.fb_share > a ? (x - a) / cfg.fb_share : a;
                         if (tfb / x < rho) rho = tfb / x;
                     }
                 }

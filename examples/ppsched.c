@@ -1050,7 +1050,7 @@ static const plan_opt plan_opts[] = {
     {"--peak-tflops", PO_REAL, PO(gpu.peak_flops), 1e12, "X        dense 16-bit peak TFLOP/s, for the MFU (default the preset's)"},
     {"--efficiency", PO_REAL, PO(gpu.efficiency), 1, "X        achieved fraction of peak (default the preset's fitted one)"},
     {"--fp8", PO_FLAG, PO(fp8), 0, "         the layers' matmuls at the FP8 rate (and FP8 MoE dispatch)"},
-    {"--fp8-speedup", PO_REAL, PO(gpu.fp8_speedup), 1, "X        FP8 matmul speed-up over 16-bit (default 1.42, fitted)"},
+    {"--fp8-speedup", PO_REAL, PO(gpu.fp8_speedup), 1, "X        FP8 matmul speed-up over 16-bit (default 1.21, fitted)"},
     {"--no-tp-overlap", PO_FLAG, PO(no_tp_overlap), 0, "         TP communication not overlapped with the matmuls"},
     {"--no-dp-overlap", PO_FLAG, PO(no_dp_overlap), 0, "         DP gradient reduction after the pipeline, not under it"},
     {"--no-fb-overlap", PO_FLAG, PO(no_fb_overlap), 0, "         dualpipe: F&B pairs in sequence (all-to-all not hidden)"},
