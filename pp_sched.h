@@ -2177,22 +2177,26 @@ static double pp__mem_effect(const pp_schedule *s, const pp_pass *p) {
    input), fit[P + j] the time, fit[2P + j] the input's key, for the
    positions below vend: a move changes one end in endk, and shifts the
    positions it passes over, so it shifts those entries and recomputes the
-   ones whose input it is. A bubble where no pass in reach has its input
-   early enough (the common case in the warm-up) is told by the least
-   fit[] of each block of 64 positions (fit[3P + j / 64], pp__gap_blocks). */
-static void pp__gap_blocks(const double *fit, double *bmin, int a, int from, int to) {
+   ones whose input it is (found through pos, the position of each known
+   pass by its key, not by a scan of the positions after it). A bubble where
+   no pass in reach has its input early enough (the common case in the
+   warm-up) is told by the least fit[] of each block of 64 positions
+   (fit[3P + j / 64], pp__gap_blocks); a move recomputes only the blocks
+   whose entries it changed. */
+static void pp__gap_blocks(const double *fit, double *bmin, int a, int from, int to, int end) {
     /* bmin[x / 64]: the least fit[x] over its block's known positions of
-       this device ([a, to)), for the blocks that [from, to) touches */
+       this device ([a, end)), for the blocks that [from, to) touches */
     int blk;
     for (blk = from >> 6; blk <= (to - 1) >> 6 && from < to; blk++) {
-        int x = blk * 64 > a ? blk * 64 : a, e = blk * 64 + 64 < to ? blk * 64 + 64 : to;
+        int x = blk * 64 > a ? blk * 64 : a, e = blk * 64 + 64 < end ? blk * 64 + 64 : end;
         double m = DBL_MAX;
         for (; x < e; x++) if (fit[x] < m) m = fit[x];
         bmin[blk] = m;
     }
 }
 
-static int pp__gap_fill(pp_schedule *s, const double *cap, double *endk, const int *tab, int cooldown, double *fit) {
+static int pp__gap_fill(pp_schedule *s, const double *cap, double *endk, const int *tab, int cooldown, double *fit,
+                        int *pos) {
     int d = s->devices, S = s->stages, n = s->microbatches, P = s->num_passes, dev, moved = 0, half = pp__dep_half(s);
     int window = 4 * S + 16;
     double warm_end = endk[pp__key(S, n, s->split_backward ? PP_B : PP_BW, 0, 0)];
@@ -2218,6 +2222,7 @@ static int pp__gap_fill(pp_schedule *s, const double *cap, double *endk, const i
                     fdur[j] = stt[p->stage * 4 + (int)p->kind];
                     fit[j] = -DBL_MAX;
                     fkey[j] = k;
+                    pos[pp__key(S, n, p->kind, p->stage, p->microbatch)] = j;
                     if (k >= 0) {
                         double need = endk[k];
                         if (s->stage_device[ds] != dev) need += s->times.comm;
@@ -2225,7 +2230,7 @@ static int pp__gap_fill(pp_schedule *s, const double *cap, double *endk, const i
                     }
                 }
                 if (last + 1 > vend) {
-                    pp__gap_blocks(fit, bmin, a, vend, last + 1);
+                    pp__gap_blocks(fit, bmin, a, vend, last + 1, last + 1);
                     vend = last + 1;
                 }
                 /* any pass in reach whose input is early enough? (blocks of 64 by their least) */
@@ -2275,17 +2280,35 @@ static int pp__gap_fill(pp_schedule *s, const double *cap, double *endk, const i
                     tmp.start = ready;
                     tmp.end = ready + pp__dur(s, &tmp);
                     s->passes[i] = tmp;
+                    for (x = i + 1; x <= found; x++) {
+                        const pp_pass *p = &s->passes[x];
+                        pos[pp__key(S, n, p->kind, p->stage, p->microbatch)] = x;
+                    }
                     k = pp__key(S, n, tmp.kind, tmp.stage, tmp.microbatch);
+                    pos[k] = i;
                     endk[k] = tmp.end;
-                    /* the passes waiting for this one (on this device) */
-                    for (x = i + 1; x < vend; x++)
-                        if (fkey[x] == (double)k) {
-                            const pp_pass *p = &s->passes[x];
-                            int dx;
-                            pp__dep_key(tab, S, half, p, &dx);
-                            fit[x] = tmp.end + (s->stage_device[dx] != dev ? s->times.comm : 0) + fdur[x];
+                    pp__gap_blocks(fit, bmin, a, i, found + 1, vend);
+                    {
+                        /* the passes waiting for this one on this device, at
+                           positions (i, vend): those whose input is key k
+                           (the same microbatch, a stage at most one away) */
+                        int ck, cs;
+                        for (cs = tmp.stage - 1; cs <= tmp.stage + 1; cs++) {
+                            if (cs < 0 || cs >= S || s->stage_device[cs] != dev) continue;
+                            for (ck = 0; ck < 4; ck++) {
+                                pp_pass c;
+                                int dx, kc;
+                                c.kind = (pp_kind)ck; c.stage = cs; c.microbatch = tmp.microbatch;
+                                if (pp__dep_key(tab, S, half, &c, &dx) != k) continue;
+                                x = pos[pp__key(S, n, c.kind, cs, tmp.microbatch)];
+                                if (x <= i || x >= vend) continue;
+                                kc = (int)s->passes[x].kind;
+                                if (kc != ck || s->passes[x].stage != cs || s->passes[x].microbatch != tmp.microbatch) continue;
+                                fit[x] = tmp.end + (s->stage_device[dx] != dev ? s->times.comm : 0) + fdur[x];
+                                pp__gap_blocks(fit, bmin, a, x, x + 1, vend);
+                            }
                         }
-                    pp__gap_blocks(fit, bmin, a, i, vend);
+                    }
                     gs = tmp.end;
                     cur += pp__mem_effect(s, &tmp);
                     moved++;
@@ -2309,8 +2332,9 @@ static pp_status pp__gap_fill_rounds(pp_schedule *s, const double *cap, double *
     pp_status st = PP_OK;
     int *tab = (int *)pp__malloc(&s->allocator, pp__size((size_t)s->stages, 16u * sizeof(int)));
     double *fit = (double *)pp__malloc(&s->allocator, pp__size((size_t)s->num_passes + 64, 4u * sizeof(double)));
-    if (!tab || !fit) {
-        pp__mfree(&s->allocator, tab); pp__mfree(&s->allocator, fit);
+    int *pos = (int *)pp__malloc(&s->allocator, pp__size((size_t)4 * s->stages, (size_t)s->microbatches * sizeof(int)));
+    if (!tab || !fit || !pos) {
+        pp__mfree(&s->allocator, tab); pp__mfree(&s->allocator, fit); pp__mfree(&s->allocator, pos);
         pp__err(err, "out of memory in reorder");
         return PP_ERR_OUT_OF_MEMORY;
     }
@@ -2321,12 +2345,12 @@ static pp_status pp__gap_fill_rounds(pp_schedule *s, const double *cap, double *
             const pp_pass *p = &s->passes[i];
             endk[pp__key(s->stages, s->microbatches, p->kind, p->stage, p->microbatch)] = p->end;
         }
-        moved = pp__gap_fill(s, cap, endk, tab, cooldown, fit);
+        moved = pp__gap_fill(s, cap, endk, tab, cooldown, fit, pos);
         if (!moved && (iter > 0 || squeezed)) break;
         st = pp__squeeze(s, NULL, err);
         if (!moved) break;
     }
-    pp__mfree(&s->allocator, tab); pp__mfree(&s->allocator, fit);
+    pp__mfree(&s->allocator, tab); pp__mfree(&s->allocator, fit); pp__mfree(&s->allocator, pos);
     return st;
 }
 
