@@ -1396,17 +1396,34 @@ PP__DEF pp_status pp_sched_peak_memory(const pp_schedule *s, double *out) {
     return PP_OK;
 }
 
+/* The makespan, the bubble rate and each device's peak (pp__device_peak),
+   in one pass over the passes: they are device-major, so busy sums in the
+   passes' order as ever. */
 static void pp__metrics(pp_schedule *s) {
-    int i;
+    int i, dev;
     double busy = 0, end = 0;
-    for (i = 0; i < s->num_passes; i++) {
-        busy += s->passes[i].end - s->passes[i].start;
-        end = pp__max(end, s->passes[i].end);
+    const pp_pass *ps = s->passes;
+    const double *sm = s->stage_memory;
+    for (dev = 0; dev < s->devices; dev++) {
+        double cur = 0, peak = 0;
+        for (i = s->device_start[dev]; i < s->device_start[dev + 1]; i++) {
+            const pp_pass *p = &ps[i];
+            busy += p->end - p->start;
+            end = pp__max(end, p->end);
+            if (p->kind == PP_F) {
+                cur += sm[p->stage];
+                if (cur > peak) peak = cur;
+            } else if (p->kind != PP_B) {
+                cur += -sm[p->stage];
+            } else {
+                cur += 0;
+            }
+        }
+        s->peak_memory[dev] = peak;
     }
     s->makespan = end;
     s->bubble_rate = end > 0 ? 1.0 - busy / (s->devices * end) : 0;
     if (s->bubble_rate < 0 && s->bubble_rate > -1e-12) s->bubble_rate = 0;
-    pp__peak_memory(s, s->peak_memory);
 }
 
 /* ---- squeeze ------------------------------------------------------------ */
@@ -3052,11 +3069,14 @@ static void pp__reorder_caps(const pp_schedule *s, double limit, double *cap) {
    result can be longer until the second step fills its gaps), so a
    variant's result, its best step, never ends longer than a step before
    it. A step that found no way (PP_ERR_DEADLOCK) leaves the best so far
-   for the next. Returns the status to go on with. */
-static pp_status pp__reorder_keep(pp_schedule *s, pp_status st, const double *cap, pp_pass *vbest, double *mk) {
+   for the next. *vb: where the variant's best order is (the input, the
+   shared first step's order, or vbest, where a shorter one is copied).
+   Returns the status to go on with. */
+static pp_status pp__reorder_keep(pp_schedule *s, pp_status st, const double *cap, pp_pass *vbest, const pp_pass **vb,
+                                  double *mk) {
     int i, P = s->num_passes;
     if (st == PP_ERR_DEADLOCK) {
-        memcpy(s->passes, vbest, (size_t)P * sizeof(pp_pass));
+        memcpy(s->passes, *vb, (size_t)P * sizeof(pp_pass));
         return PP_OK;
     }
     if (st != PP_OK) return st;
@@ -3065,8 +3085,17 @@ static pp_status pp__reorder_keep(pp_schedule *s, pp_status st, const double *ca
     if (i == s->devices && s->makespan < *mk - PP__EPS * (1 + *mk)) {
         *mk = s->makespan;
         memcpy(vbest, s->passes, (size_t)P * sizeof(pp_pass));
+        *vb = vbest;
     }
     return PP_OK;
+}
+
+/* 1 when a variant after v in mask has v's first step (its order is kept for it) */
+static int pp__reorder_shares(unsigned mask, int v) {
+    int w;
+    for (w = v + 1; w < PP__RV_COUNT; w++)
+        if ((mask >> w & 1u) && pp__reorder_variants[w].first == pp__reorder_variants[v].first) return 1;
+    return 0;
 }
 
 static pp_status pp__reorder_run(pp_schedule *s, unsigned mask, double limit, double enough, unsigned *won, char *err) {
@@ -3074,9 +3103,10 @@ static pp_status pp__reorder_run(pp_schedule *s, unsigned mask, double limit, do
     size_t keys;
     double *endk, *cap, best_mk, warm_end, in_mk, pre_mk = 0, lb;
     pp_pass *saved, *best, *pre, *vbest;
+    const pp_pass *vb, *bp; /* where the variant's best and the best of all are (no copy until one is shorter) */
     pp_allocator *al;
     pp_status st = PP_OK, pre_st = PP_OK;
-    int pre_first = 0;
+    int pre_first = 0, share = 0;
     if (!s) { pp__err(err, "pp_reorder: schedule is NULL"); return PP_ERR_INVALID_ARG; }
     if (s->on_grid) {
         st = pp_squeeze(s, err);
@@ -3087,18 +3117,20 @@ static pp_status pp__reorder_run(pp_schedule *s, unsigned mask, double limit, do
     keys = (size_t)4 * S * n;
     endk = (double *)pp__malloc(al, pp__size(keys, sizeof(double)));
     cap = (double *)pp__malloc(al, pp__size((size_t)d, sizeof(double)));
+    for (variant = 0; variant < PP__RV_COUNT; variant++)
+        if ((mask >> variant & 1u) && pp__reorder_variants[variant].first) share |= pp__reorder_shares(mask, variant);
     saved = (pp_pass *)pp__malloc(al, pp__size((size_t)P, sizeof(pp_pass)));
     best = (pp_pass *)pp__malloc(al, pp__size((size_t)P, sizeof(pp_pass)));
-    pre = (pp_pass *)pp__malloc(al, pp__size((size_t)P, sizeof(pp_pass)));
+    pre = share ? (pp_pass *)pp__malloc(al, pp__size((size_t)P, sizeof(pp_pass))) : NULL;
     vbest = (pp_pass *)pp__malloc(al, pp__size((size_t)P, sizeof(pp_pass)));
-    if (!endk || !cap || !saved || !best || !pre || !vbest) {
+    if (!endk || !cap || !saved || !best || (share && !pre) || !vbest) {
         pp__mfree(al, endk); pp__mfree(al, cap); pp__mfree(al, saved); pp__mfree(al, best); pp__mfree(al, pre);
         pp__mfree(al, vbest);
         pp__err(err, "out of memory in reorder");
         return PP_ERR_OUT_OF_MEMORY;
     }
     memcpy(saved, s->passes, (size_t)P * sizeof(pp_pass));
-    memcpy(best, s->passes, (size_t)P * sizeof(pp_pass));
+    bp = saved;
     best_mk = in_mk = s->makespan;
     lb = pp__max(pp__order_bound(s), enough);
     pp__reorder_caps(s, limit, cap);
@@ -3121,38 +3153,45 @@ static pp_status pp__reorder_run(pp_schedule *s, unsigned mask, double limit, do
             if (st != PP_OK) break;
             memcpy(s->passes, pre, (size_t)P * sizeof(pp_pass));
             /* the first step's best: its own order when it was shorter than the input */
-            memcpy(vbest, pre_mk < in_mk ? pre : saved, (size_t)P * sizeof(pp_pass));
+            vb = pre_mk < in_mk ? pre : saved;
             mk = pre_mk;
         } else {
             memcpy(s->passes, saved, (size_t)P * sizeof(pp_pass));
-            memcpy(vbest, saved, (size_t)P * sizeof(pp_pass));
+            vb = saved;
             if (f) {
                 st = f == PP__RS_GAP_FILL ? pp__gap_fill_rounds(s, cap, endk, 0, 0, err)
                                           : pp__sweep_reorder(s, cap, pp__sweep_flags(f), err);
-                st = pp__reorder_keep(s, st, cap, vbest, &mk);
+                st = pp__reorder_keep(s, st, cap, vbest, &vb, &mk);
                 pre_first = f;
                 pre_st = st;
                 pre_mk = mk;
-                if (st == PP_OK) memcpy(pre, s->passes, (size_t)P * sizeof(pp_pass));
+                if (st == PP_OK && pp__reorder_shares(mask, variant)) memcpy(pre, s->passes, (size_t)P * sizeof(pp_pass));
             }
         }
         if (st == PP_OK && rv->wfill >= 0)
-            st = pp__reorder_keep(s, pp__wfill(s, endk, cap, rv->wfill, err), cap, vbest, &mk); /* it squeezes last */
+            st = pp__reorder_keep(s, pp__wfill(s, endk, cap, rv->wfill, err), cap, vbest, &vb, &mk); /* it squeezes last */
         if (st == PP_OK && rv->then != PP__RT_NONE) {
             pp_status t = PP_OK;
             if (rv->then == PP__RT_GAPS) t = pp__gap_fill_rounds(s, cap, endk, 1, 1, err);
             if (rv->then == PP__RT_LIST) t = pp__list_reorder(s, cap, warm_end, err);
             if (rv->then == PP__RT_SWEEP) t = pp__sweep_reorder(s, cap, pp__sweep_flags(f), err);
             if (rv->then == PP__RT_SWEEP_ALL_REAL) t = pp__sweep_reorder(s, cap, pp__sweep_flags(PP__RS_SWEEP_ALL_REAL), err);
-            st = pp__reorder_keep(s, t, cap, vbest, &mk);
+            st = pp__reorder_keep(s, t, cap, vbest, &vb, &mk);
         }
         if (st == PP_OK && mk < best_mk - PP__EPS * (1 + best_mk)) {
             best_mk = mk;
-            memcpy(best, vbest, (size_t)P * sizeof(pp_pass));
+            if (vb == vbest) { /* vbest's buffer becomes the best, the old best the next variant's */
+                pp_pass *t = best;
+                best = vbest;
+                vbest = t;
+            } else {
+                memcpy(best, vb, (size_t)P * sizeof(pp_pass));
+            }
+            bp = best;
             if (won) *won = 1u << variant;
         }
     }
-    memcpy(s->passes, best, (size_t)P * sizeof(pp_pass));
+    memcpy(s->passes, bp, (size_t)P * sizeof(pp_pass));
     pp__metrics(s);
     pp__mfree(al, endk); pp__mfree(al, cap); pp__mfree(al, saved); pp__mfree(al, best); pp__mfree(al, pre);
     pp__mfree(al, vbest);
