@@ -4971,14 +4971,17 @@ static void pp__ls_fill(pp__ls *L, int r, pp_kind k, int st, int extra, int gree
 }
 
 /* After a run that placed every pass: keeps its order where it is the
-   shortest so far; returns its makespan. */
+   shortest so far (the two arrays change places: the next run writes all
+   of ord again); returns its makespan. */
 static double pp__ls_keep(pp__ls *L) {
     double mk = 0;
     int r;
     for (r = 0; r < L->d; r++) mk = pp__max(mk, L->clock[r]);
     if (L->best_mk < 0 || mk < L->best_mk - PP__EPS * (1 + mk)) {
+        pp_pass *t = L->best;
         L->best_mk = mk;
-        memcpy(L->best, L->ord, (size_t)3 * L->S * L->n * sizeof *L->best);
+        L->best = L->ord;
+        L->ord = t;
     }
     return mk;
 }
