@@ -2677,7 +2677,10 @@ static int pp__cmp_ref(const void *a, const void *b) {
    (DBL_MAX when it has none), node x holds the run that lost there and
    the winner goes on up; each pass out replays its run's path, one
    comparison per level. Otherwise qsort. scratch: [4 * d] ints, key:
-   [2 * d] doubles. */
+   [2 * d] doubles. Where every start is a whole number below 2P (the unit
+   grid, where most sweeps run), a counting sort by start, each device's
+   passes put in device order, gives the same order without the
+   tournament's comparisons (tmp: [2P] ints, or NULL). */
 /* The sweep's gap bitset, summarised: bit w of s1 is set when word w of
    the gap bits is not 0, bit j of s2 when word j of s1 is not 0, so the
    next gap after a run of passes without one is found in a few words
@@ -2710,8 +2713,8 @@ static int pp__gap_next(const unsigned long long *s1, const unsigned long long *
     return j * 64 + pp__ctz64(s1[j]);
 }
 
-static void pp__sort_refs(const pp_schedule *s, pp__ref *refs, int *scratch, double *key) {
-    int d = s->devices, P = s->num_passes, i, k, K = 1, w, x;
+static void pp__sort_refs(const pp_schedule *s, pp__ref *refs, int *scratch, double *key, int *tmp) {
+    int d = s->devices, P = s->num_passes, i, k, K = 1, w, x, T = 0;
     int *cur, *lose;
     const pp_pass *ps = s->passes;
     for (i = 0; i < d; i++)
@@ -2721,6 +2724,22 @@ static void pp__sort_refs(const pp_schedule *s, pp__ref *refs, int *scratch, dou
                 qsort(refs, (size_t)P, sizeof(pp__ref), pp__cmp_ref);
                 return;
             }
+    for (k = 0; k < P && tmp; k++) {
+        double t = ps[k].start;
+        if (!(t >= 0 && t <= 2.0 * P - 2) || t != (double)(int)t) tmp = NULL;
+        else if ((int)t > T) T = (int)t;
+    }
+    if (tmp) {
+        for (k = 0; k <= T + 1; k++) tmp[k] = 0;
+        for (k = 0; k < P; k++) tmp[(int)ps[k].start + 1]++;
+        for (k = 1; k <= T + 1; k++) tmp[k] += tmp[k - 1];
+        for (i = 0; i < d; i++)
+            for (k = s->device_start[i]; k < s->device_start[i + 1]; k++) {
+                int at = tmp[(int)ps[k].start]++;
+                refs[at].start = ps[k].start; refs[at].dev = i; refs[at].idx = k;
+            }
+        return;
+    }
     while (K < d) K *= 2;
     cur = scratch; lose = cur + K;
     for (i = 0; i < K; i++) {
@@ -2809,7 +2828,7 @@ static pp_status pp__sweep_reorder(pp_schedule *s, const double *cap, int flags,
         if (p->stage == pp__route_first(S, n, s->copies, n - 1) && p->microbatch == n - 1 && p->kind == PP_F)
             cool_start = p->start;
     }
-    pp__sort_refs(s, refs, cnt + d, key);
+    pp__sort_refs(s, refs, cnt + d, key, (int *)lev); /* (lev: P doubles, not yet in use) */
     pp__dep_table(s, cnt + 5 * d);
     for (i = 0; i < d; i++) cnt[i] = 0;
     for (i = 0, woff[0] = 0; i < d; i++) woff[i + 1] = woff[i] + (s->device_start[i + 1] - s->device_start[i]) / 64 + 2;
