@@ -2198,8 +2198,9 @@ static double pp__mem_effect(const pp_schedule *s, const pp_pass *p) {
    pass by its key, not by a scan of the positions after it). A bubble where
    no pass in reach has its input early enough (the common case in the
    warm-up) is told by the least fit[] of each block of 64 positions
-   (fit[3P + j / 64], pp__gap_blocks); a move recomputes only the blocks
-   whose entries it changed. */
+   (fit[3P + j / 64]): a position that becomes known lowers its block's
+   least, a move recomputes only the blocks whose entries it changed
+   (pp__gap_blocks). */
 static void pp__gap_blocks(const double *fit, double *bmin, int a, int from, int to, int end) {
     /* bmin[x / 64]: the least fit[x] over its block's known positions of
        this device ([a, end)), for the blocks that [from, to) touches */
@@ -2245,11 +2246,10 @@ static int pp__gap_fill(pp_schedule *s, const double *cap, double *endk, const i
                         if (s->stage_device[ds] != dev) need += s->times.comm;
                         fit[j] = need + fdur[j];
                     }
+                    /* its block's least grows by one known position */
+                    if (j == a || (j & 63) == 0 || fit[j] < bmin[j >> 6]) bmin[j >> 6] = fit[j];
                 }
-                if (last + 1 > vend) {
-                    pp__gap_blocks(fit, bmin, a, vend, last + 1, last + 1);
-                    vend = last + 1;
-                }
+                if (last + 1 > vend) vend = last + 1;
                 /* any pass in reach whose input is early enough? (blocks of 64 by their least) */
                 for (j = i + 1; j <= last && !any;) {
                     if ((j & 63) == 0 && j + 63 <= last) {
