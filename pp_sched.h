@@ -4869,6 +4869,12 @@ static pp_status pp__build_id(const pp__req *q, pp_sched_id id, const pp__fit *f
    is its device's oldest pending one, in the order of their B. The list
    builders (pp__zl_run, pp__vl_run) only choose which pass each device puts
    next. */
+/* A list schedule's pass as its order keeps it: the stage, and microbatch 4
+   + kind; the device is where it lies (device r's passes at r 3 (S/d) n). */
+typedef struct pp__lsp {
+    int stage, mk;
+} pp__lsp;
+
 typedef struct pp__ls {
     int d, S, n;
     const int *sd;                /* stage_device [S] */
@@ -4882,7 +4888,7 @@ typedef struct pp__ls {
     int *next;                    /* [3 S]: next microbatch of (kind, stage) */
     int *wq, *wh, *wt;            /* [S n]: pending W, device r's at r (S/d) n, as stage n + microbatch; head, tail [d] */
     int *len;                     /* [d]: order length */
-    pp_pass *ord, *best;          /* [3 S n] each: device r's order at r 3 (S/d) n; the shortest run's */
+    pp__lsp *ord, *best;          /* [3 S n] each: device r's order at r 3 (S/d) n; the shortest run's */
     char *mem_block;              /* the one allocation */
 } pp__ls;
 
@@ -4899,13 +4905,13 @@ static pp_status pp__ls_init(pp__ls *L, const pp__req *q, int S, const double *c
     memset(L, 0, sizeof *L);
     L->d = d; L->S = S; L->n = n; L->tm = q->shape.stage_time; L->sm = q->shape.stage_memory; L->cap = cap;
     L->comm = q->c.times.comm; L->best_mk = -1;
-    words = pp__size(P, 2 * sizeof(pp_pass));
+    words = pp__size(P, 2 * sizeof(pp__lsp));
     L->mem_block = words ? (char *)pp__malloc(&q->c.al, pp__size(1, words + pp__size(P + 4u * d, sizeof(double)) +
                                                                     pp__size((size_t)S * (n + 3u) + 3u * d + extra,
                                                                              sizeof(int))))
                          : NULL;
     if (!L->mem_block) { pp__err(err, "out of memory building %s", what); return PP_ERR_OUT_OF_MEMORY; }
-    L->ord = (pp_pass *)L->mem_block;
+    L->ord = (pp__lsp *)L->mem_block;
     L->best = L->ord + P;
     L->end = (double *)(L->best + P);
     L->clock = L->end + P; L->idle = L->clock + d; L->mem = L->idle + d; L->prev = L->mem + d;
@@ -4940,7 +4946,7 @@ static int pp__ls_input(const pp__ls *L, pp_kind k, int st, int i, double *in) {
 static int pp__ls_put(pp__ls *L, int r, pp_kind k, int st) {
     int i = L->next[(int)k * L->S + st], x;
     double t = L->tm[st * 4 + (int)k], no_wait = L->clock[r] + t, e = no_wait, in = 0;
-    pp_pass *p;
+    pp__lsp *p;
     if (i >= L->n || (k == PP_F && L->mem[r] + L->sm[st] > L->cap[r] + PP__EPS)) return 0;
     x = pp__ls_input(L, k, st, i, &in);
     if (x && in < 0) return 0;
@@ -4952,7 +4958,8 @@ static int pp__ls_put(pp__ls *L, int r, pp_kind k, int st) {
     if (k == PP_W) L->mem[r] -= L->sm[st];
     if (k == PP_B) L->wq[r * (L->S / L->d) * L->n + L->wt[r]++] = st * L->n + i;
     p = &L->ord[(size_t)r * 3 * (L->S / L->d) * L->n + L->len[r]++];
-    p->device = r; p->stage = st; p->microbatch = i; p->kind = k; p->start = e - t; p->end = e;
+    p->stage = st;
+    p->mk = i * 4 + (int)k;
     L->next[(int)k * L->S + st]++;
     return 1;
 }
@@ -4997,7 +5004,7 @@ static double pp__ls_keep(pp__ls *L) {
     int r;
     for (r = 0; r < L->d; r++) mk = pp__max(mk, L->clock[r]);
     if (L->best_mk < 0 || mk < L->best_mk - PP__EPS * (1 + mk)) {
-        pp_pass *t = L->best;
+        pp__lsp *t = L->best;
         L->best_mk = mk;
         L->best = L->ord;
         L->ord = t;
@@ -5019,10 +5026,23 @@ static pp_status pp__ls_finish(pp__ls *L, const pp__req *q, double beat, pp_sche
     *out = NULL;
     if (L->best_mk >= 0 && L->best_mk < beat - PP__EPS * (1 + beat)) {
         pp_order O;
+        int x, P = 3 * L->S * L->n, per = 3 * (L->S / L->d) * L->n;
+        pp_pass *ps = (pp_pass *)pp__malloc(&q->c.al, pp__size((size_t)P, sizeof(pp_pass)));
+        if (!ps) {
+            pp__mfree(&q->c.al, L->mem_block);
+            pp__err(err, "out of memory building %s", q->info->name);
+            return PP_ERR_OUT_OF_MEMORY;
+        }
+        for (x = 0; x < P; x++) {
+            ps[x].device = x / per; ps[x].stage = L->best[x].stage;
+            ps[x].microbatch = L->best[x].mk >> 2; ps[x].kind = (pp_kind)(L->best[x].mk & 3);
+            ps[x].start = ps[x].end = 0;
+        }
         memset(&O, 0, sizeof O);
         O.name = q->info->name; O.devices = L->d; O.stages = L->S; O.microbatches = L->n;
-        O.stage_device = L->sd; O.passes = L->best; O.count = 3 * L->S * L->n;
+        O.stage_device = L->sd; O.passes = ps; O.count = P;
         st = pp__from_order(&O, &q->c, 1, out, err);
+        pp__mfree(&q->c.al, ps);
     }
     pp__mfree(&q->c.al, L->mem_block);
     return st;
