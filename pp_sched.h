@@ -2677,10 +2677,11 @@ static int pp__cmp_ref(const void *a, const void *b) {
    (DBL_MAX when it has none), node x holds the run that lost there and
    the winner goes on up; each pass out replays its run's path, one
    comparison per level. Otherwise qsort. scratch: [4 * d] ints, key:
-   [2 * d] doubles. Where every start is a whole number below 2P (the unit
-   grid, where most sweeps run), a counting sort by start, each device's
-   passes put in device order, gives the same order without the
-   tournament's comparisons (tmp: [2P] ints, or NULL). */
+   [2 * d] doubles. With tmp ([2P] ints; NULL: none), a counting sort
+   gives the same order without the tournament's comparisons: where every
+   start is a whole number below 2P (the unit grid, where most sweeps run)
+   by start, else into P buckets by start, then each bucket by start (the
+   passes go in in device order, and both sorts keep it on a tie). */
 /* The sweep's gap bitset, summarised: bit w of s1 is set when word w of
    the gap bits is not 0, bit j of s2 when word j of s1 is not 0, so the
    next gap after a run of passes without one is found in a few words
@@ -2714,7 +2715,8 @@ static int pp__gap_next(const unsigned long long *s1, const unsigned long long *
 }
 
 static void pp__sort_refs(const pp_schedule *s, pp__ref *refs, int *scratch, double *key, int *tmp) {
-    int d = s->devices, P = s->num_passes, i, k, K = 1, w, x, T = 0;
+    int d = s->devices, P = s->num_passes, i, k, K = 1, w, x, whole = 1;
+    double tmax = 0;
     int *cur, *lose;
     const pp_pass *ps = s->passes;
     for (i = 0; i < d; i++)
@@ -2726,19 +2728,40 @@ static void pp__sort_refs(const pp_schedule *s, pp__ref *refs, int *scratch, dou
             }
     for (k = 0; k < P && tmp; k++) {
         double t = ps[k].start;
-        if (!(t >= 0 && t <= 2.0 * P - 2) || t != (double)(int)t) tmp = NULL;
-        else if ((int)t > T) T = (int)t;
+        if (!(t >= 0 && t <= 1e300)) tmp = NULL;
+        else {
+            if (t > tmax) tmax = t;
+            if (whole && (t > 2.0 * P - 2 || t != (double)(int)t)) whole = 0;
+        }
     }
     if (tmp) {
-        for (k = 0; k <= T + 1; k++) tmp[k] = 0;
-        for (k = 0; k < P; k++) tmp[(int)ps[k].start + 1]++;
-        for (k = 1; k <= T + 1; k++) tmp[k] += tmp[k - 1];
+        /* bucket of a start: itself where every start is whole, else its
+           place in P equal parts of [0, tmax] (monotone in the start) */
+        int B = whole ? (int)tmax + 1 : P, work = 0;
+        double scale = whole || tmax <= 0 ? 1 : (double)(B - 1) / tmax;
+#define PP__BUCKET(t) (whole ? (int)(t) : (int)((t) * scale) < B ? (int)((t) * scale) : B - 1)
+        for (k = 0; k <= B; k++) tmp[k] = 0;
+        for (k = 0; k < P; k++) tmp[PP__BUCKET(ps[k].start) + 1]++;
+        for (k = 1; k <= B; k++) tmp[k] += tmp[k - 1];
         for (i = 0; i < d; i++)
             for (k = s->device_start[i]; k < s->device_start[i + 1]; k++) {
-                int at = tmp[(int)ps[k].start]++;
+                int at = tmp[PP__BUCKET(ps[k].start)]++;
                 refs[at].start = ps[k].start; refs[at].dev = i; refs[at].idx = k;
             }
-        return;
+#undef PP__BUCKET
+        /* tmp[b]: the end of bucket b; within a bucket the passes are in
+           device order, so a stable sort by start gives pp__cmp_ref's
+           order (the tournament's, where the buckets hold too many passes
+           out of order) */
+        for (w = 0; w < B && !whole && work <= 8 * P; w++)
+            for (x = (w ? tmp[w - 1] : 0) + 1; x < tmp[w]; x++) {
+                pp__ref r = refs[x];
+                int y = x;
+                for (; y > (w ? tmp[w - 1] : 0) && refs[y - 1].start > r.start; y--) refs[y] = refs[y - 1];
+                refs[y] = r;
+                work += x - y;
+            }
+        if (work <= 8 * P) return;
     }
     while (K < d) K *= 2;
     cur = scratch; lose = cur + K;
