@@ -2487,6 +2487,13 @@ static pp_status pp__wfill(pp_schedule *s, double *endk, const double *cap, int 
     return pp__squeeze(s, NULL, err);
 }
 
+/* a hint that *p is read soon; nothing without GCC or Clang */
+#if defined(__GNUC__) || defined(__clang__)
+#define PP__PREFETCH(p) __builtin_prefetch(p)
+#else
+#define PP__PREFETCH(p) ((void)0)
+#endif
+
 /* the index of the lowest set bit of x (x != 0) */
 static int pp__ctz64(unsigned long long x) {
 #if defined(__GNUC__) || defined(__clang__)
@@ -2870,6 +2877,7 @@ static pp_status pp__sweep_reorder(pp_schedule *s, const double *cap, int flags,
     memset(sum, 0, ((size_t)woff[2 * d + 1] + 1u) * sizeof(unsigned long long));
     for (k = 0; k < P; k++) {
         pp_pass p = s->passes[refs[k].idx];
+        if (k + 8 < P) PP__PREFETCH(&s->passes[refs[k + 8].idx]); /* (time order: the passes of many devices) */
         int dev = p.device, base = s->device_start[dev], m = cnt[dev], pos = m, q, movable, ds, in;
         unsigned long long *gw = gap + woff[dev], *s1 = sum + woff[d + 1 + dev];
         int W1 = (woff[dev + 1] - woff[dev]) / 64 + 1, W2 = W1 / 64 + 1;
