@@ -2356,6 +2356,8 @@ static pp_status pp__gap_fill_rounds(pp_schedule *s, const double *cap, double *
         return PP_ERR_OUT_OF_MEMORY;
     }
     pp__dep_table(s, tab);
+    /* (every entry set: a position is looked up by keys not yet known too) */
+    memset(pos, 0xff, (size_t)4 * s->stages * (size_t)s->microbatches * sizeof(int));
     for (iter = 0; iter < 4 && st == PP_OK; iter++) {
         int moved;
         for (i = 0; i < s->num_passes; i++) {
@@ -2744,7 +2746,8 @@ static void pp__sort_refs(const pp_schedule *s, pp__ref *refs, int *scratch, dou
     if (tmp) {
         /* bucket of a start: itself where every start is whole, else its
            place in P equal parts of [0, tmax] (monotone in the start) */
-        int B = whole ? (int)tmax + 1 : P, work = 0;
+        int B = whole ? (int)tmax + 1 : P;
+        long long work = 0; /* the insertions' moves: past 8P (starts bunched in few buckets), the tournament */
         double scale = whole || tmax <= 0 ? 1 : (double)(B - 1) / tmax;
 #define PP__BUCKET(t) (whole ? (int)(t) : (int)((t) * scale) < B ? (int)((t) * scale) : B - 1)
         for (k = 0; k <= B; k++) tmp[k] = 0;
@@ -2760,15 +2763,15 @@ static void pp__sort_refs(const pp_schedule *s, pp__ref *refs, int *scratch, dou
            device order, so a stable sort by start gives pp__cmp_ref's
            order (the tournament's, where the buckets hold too many passes
            out of order) */
-        for (w = 0; w < B && !whole && work <= 8 * P; w++)
-            for (x = (w ? tmp[w - 1] : 0) + 1; x < tmp[w]; x++) {
+        for (w = 0; w < B && !whole && work <= 8LL * P; w++)
+            for (x = (w ? tmp[w - 1] : 0) + 1; x < tmp[w] && work <= 8LL * P; x++) {
                 pp__ref r = refs[x];
                 int y = x;
                 for (; y > (w ? tmp[w - 1] : 0) && refs[y - 1].start > r.start; y--) refs[y] = refs[y - 1];
                 refs[y] = r;
                 work += x - y;
             }
-        if (work <= 8 * P) return;
+        if (work <= 8LL * P) return;
     }
     while (K < d) K *= 2;
     cur = scratch; lose = cur + K;
