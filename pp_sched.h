@@ -1397,17 +1397,34 @@ PP__DEF pp_status pp_sched_peak_memory(const pp_schedule *s, double *out) {
     return PP_OK;
 }
 
+/* The makespan, the bubble rate and each device's peak (pp__device_peak),
+   in one pass over the passes: they are device-major, so busy sums in the
+   passes' order as ever. */
 static void pp__metrics(pp_schedule *s) {
-    int i;
+    int i, dev;
     double busy = 0, end = 0;
-    for (i = 0; i < s->num_passes; i++) {
-        busy += s->passes[i].end - s->passes[i].start;
-        end = pp__max(end, s->passes[i].end);
+    const pp_pass *ps = s->passes;
+    const double *sm = s->stage_memory;
+    for (dev = 0; dev < s->devices; dev++) {
+        double cur = 0, peak = 0;
+        for (i = s->device_start[dev]; i < s->device_start[dev + 1]; i++) {
+            const pp_pass *p = &ps[i];
+            busy += p->end - p->start;
+            end = pp__max(end, p->end);
+            if (p->kind == PP_F) {
+                cur += sm[p->stage];
+                if (cur > peak) peak = cur;
+            } else if (p->kind != PP_B) {
+                cur += -sm[p->stage];
+            } else {
+                cur += 0;
+            }
+        }
+        s->peak_memory[dev] = peak;
     }
     s->makespan = end;
     s->bubble_rate = end > 0 ? 1.0 - busy / (s->devices * end) : 0;
     if (s->bubble_rate < 0 && s->bubble_rate > -1e-12) s->bubble_rate = 0;
-    pp__peak_memory(s, s->peak_memory);
 }
 
 /* ---- squeeze ------------------------------------------------------------ */
@@ -2178,22 +2195,27 @@ static double pp__mem_effect(const pp_schedule *s, const pp_pass *p) {
    input), fit[P + j] the time, fit[2P + j] the input's key, for the
    positions below vend: a move changes one end in endk, and shifts the
    positions it passes over, so it shifts those entries and recomputes the
-   ones whose input it is. A bubble where no pass in reach has its input
-   early enough (the common case in the warm-up) is told by the least
-   fit[] of each block of 64 positions (fit[3P + j / 64], pp__gap_blocks). */
-static void pp__gap_blocks(const double *fit, double *bmin, int a, int from, int to) {
+   ones whose input it is (found through pos, the position of each known
+   pass by its key, not by a scan of the positions after it). A bubble where
+   no pass in reach has its input early enough (the common case in the
+   warm-up) is told by the least fit[] of each block of 64 positions
+   (fit[3P + j / 64]): a position that becomes known lowers its block's
+   least, a move recomputes only the blocks whose entries it changed
+   (pp__gap_blocks). */
+static void pp__gap_blocks(const double *fit, double *bmin, int a, int from, int to, int end) {
     /* bmin[x / 64]: the least fit[x] over its block's known positions of
-       this device ([a, to)), for the blocks that [from, to) touches */
+       this device ([a, end)), for the blocks that [from, to) touches */
     int blk;
     for (blk = from >> 6; blk <= (to - 1) >> 6 && from < to; blk++) {
-        int x = blk * 64 > a ? blk * 64 : a, e = blk * 64 + 64 < to ? blk * 64 + 64 : to;
+        int x = blk * 64 > a ? blk * 64 : a, e = blk * 64 + 64 < end ? blk * 64 + 64 : end;
         double m = DBL_MAX;
         for (; x < e; x++) if (fit[x] < m) m = fit[x];
         bmin[blk] = m;
     }
 }
 
-static int pp__gap_fill(pp_schedule *s, const double *cap, double *endk, const int *tab, int cooldown, double *fit) {
+static int pp__gap_fill(pp_schedule *s, const double *cap, double *endk, const int *tab, int cooldown, double *fit,
+                        int *pos) {
     int d = s->devices, S = s->stages, n = s->microbatches, P = s->num_passes, dev, moved = 0, half = pp__dep_half(s);
     int window = 4 * S + 16;
     double warm_end = endk[pp__key(S, n, s->split_backward ? PP_B : PP_BW, 0, 0)];
@@ -2219,16 +2241,16 @@ static int pp__gap_fill(pp_schedule *s, const double *cap, double *endk, const i
                     fdur[j] = stt[p->stage * 4 + (int)p->kind];
                     fit[j] = -DBL_MAX;
                     fkey[j] = k;
+                    pos[pp__key(S, n, p->kind, p->stage, p->microbatch)] = j;
                     if (k >= 0) {
                         double need = endk[k];
                         if (s->stage_device[ds] != dev) need += s->times.comm;
                         fit[j] = need + fdur[j];
                     }
+                    /* its block's least grows by one known position */
+                    if (j == a || (j & 63) == 0 || fit[j] < bmin[j >> 6]) bmin[j >> 6] = fit[j];
                 }
-                if (last + 1 > vend) {
-                    pp__gap_blocks(fit, bmin, a, vend, last + 1);
-                    vend = last + 1;
-                }
+                if (last + 1 > vend) vend = last + 1;
                 /* any pass in reach whose input is early enough? (blocks of 64 by their least) */
                 for (j = i + 1; j <= last && !any;) {
                     if ((j & 63) == 0 && j + 63 <= last) {
@@ -2276,17 +2298,35 @@ static int pp__gap_fill(pp_schedule *s, const double *cap, double *endk, const i
                     tmp.start = ready;
                     tmp.end = ready + pp__dur(s, &tmp);
                     s->passes[i] = tmp;
+                    for (x = i + 1; x <= found; x++) {
+                        const pp_pass *p = &s->passes[x];
+                        pos[pp__key(S, n, p->kind, p->stage, p->microbatch)] = x;
+                    }
                     k = pp__key(S, n, tmp.kind, tmp.stage, tmp.microbatch);
+                    pos[k] = i;
                     endk[k] = tmp.end;
-                    /* the passes waiting for this one (on this device) */
-                    for (x = i + 1; x < vend; x++)
-                        if (fkey[x] == (double)k) {
-                            const pp_pass *p = &s->passes[x];
-                            int dx;
-                            pp__dep_key(tab, S, half, p, &dx);
-                            fit[x] = tmp.end + (s->stage_device[dx] != dev ? s->times.comm : 0) + fdur[x];
+                    pp__gap_blocks(fit, bmin, a, i, found + 1, vend);
+                    {
+                        /* the passes waiting for this one on this device, at
+                           positions (i, vend): those whose input is key k
+                           (the same microbatch, a stage at most one away) */
+                        int ck, cs;
+                        for (cs = tmp.stage - 1; cs <= tmp.stage + 1; cs++) {
+                            if (cs < 0 || cs >= S || s->stage_device[cs] != dev) continue;
+                            for (ck = 0; ck < 4; ck++) {
+                                pp_pass c;
+                                int dx, kc;
+                                c.kind = (pp_kind)ck; c.stage = cs; c.microbatch = tmp.microbatch;
+                                if (pp__dep_key(tab, S, half, &c, &dx) != k) continue;
+                                x = pos[pp__key(S, n, c.kind, cs, tmp.microbatch)];
+                                if (x <= i || x >= vend) continue;
+                                kc = (int)s->passes[x].kind;
+                                if (kc != ck || s->passes[x].stage != cs || s->passes[x].microbatch != tmp.microbatch) continue;
+                                fit[x] = tmp.end + (s->stage_device[dx] != dev ? s->times.comm : 0) + fdur[x];
+                                pp__gap_blocks(fit, bmin, a, x, x + 1, vend);
+                            }
                         }
-                    pp__gap_blocks(fit, bmin, a, i, vend);
+                    }
                     gs = tmp.end;
                     cur += pp__mem_effect(s, &tmp);
                     moved++;
@@ -2310,24 +2350,27 @@ static pp_status pp__gap_fill_rounds(pp_schedule *s, const double *cap, double *
     pp_status st = PP_OK;
     int *tab = (int *)pp__malloc(&s->allocator, pp__size((size_t)s->stages, 16u * sizeof(int)));
     double *fit = (double *)pp__malloc(&s->allocator, pp__size((size_t)s->num_passes + 64, 4u * sizeof(double)));
-    if (!tab || !fit) {
-        pp__mfree(&s->allocator, tab); pp__mfree(&s->allocator, fit);
+    int *pos = (int *)pp__malloc(&s->allocator, pp__size((size_t)4 * s->stages, (size_t)s->microbatches * sizeof(int)));
+    if (!tab || !fit || !pos) {
+        pp__mfree(&s->allocator, tab); pp__mfree(&s->allocator, fit); pp__mfree(&s->allocator, pos);
         pp__err(err, "out of memory in reorder");
         return PP_ERR_OUT_OF_MEMORY;
     }
     pp__dep_table(s, tab);
+    /* (every entry set: a position is looked up by keys not yet known too) */
+    memset(pos, 0xff, (size_t)4 * s->stages * (size_t)s->microbatches * sizeof(int));
     for (iter = 0; iter < 4 && st == PP_OK; iter++) {
         int moved;
         for (i = 0; i < s->num_passes; i++) {
             const pp_pass *p = &s->passes[i];
             endk[pp__key(s->stages, s->microbatches, p->kind, p->stage, p->microbatch)] = p->end;
         }
-        moved = pp__gap_fill(s, cap, endk, tab, cooldown, fit);
+        moved = pp__gap_fill(s, cap, endk, tab, cooldown, fit, pos);
         if (!moved && (iter > 0 || squeezed)) break;
         st = pp__squeeze(s, NULL, err);
         if (!moved) break;
     }
-    pp__mfree(&s->allocator, tab); pp__mfree(&s->allocator, fit);
+    pp__mfree(&s->allocator, tab); pp__mfree(&s->allocator, fit); pp__mfree(&s->allocator, pos);
     return st;
 }
 
@@ -2446,6 +2489,13 @@ static pp_status pp__wfill(pp_schedule *s, double *endk, const double *cap, int 
     if (st != PP_OK) return st;
     return pp__squeeze(s, NULL, err);
 }
+
+/* a hint that *p is read soon; nothing without GCC or Clang */
+#if defined(__GNUC__) || defined(__clang__)
+#define PP__PREFETCH(p) __builtin_prefetch(p)
+#else
+#define PP__PREFETCH(p) ((void)0)
+#endif
 
 /* the index of the lowest set bit of x (x != 0) */
 static int pp__ctz64(unsigned long long x) {
@@ -2637,7 +2687,11 @@ static int pp__cmp_ref(const void *a, const void *b) {
    (DBL_MAX when it has none), node x holds the run that lost there and
    the winner goes on up; each pass out replays its run's path, one
    comparison per level. Otherwise qsort. scratch: [4 * d] ints, key:
-   [2 * d] doubles. */
+   [2 * d] doubles. With tmp ([2P] ints; NULL: none), a counting sort
+   gives the same order without the tournament's comparisons: where every
+   start is a whole number below 2P (the unit grid, where most sweeps run)
+   by start, else into P buckets by start, then each bucket by start (the
+   passes go in in device order, and both sorts keep it on a tie). */
 /* The sweep's gap bitset, summarised: bit w of s1 is set when word w of
    the gap bits is not 0, bit j of s2 when word j of s1 is not 0, so the
    next gap after a run of passes without one is found in a few words
@@ -2670,8 +2724,9 @@ static int pp__gap_next(const unsigned long long *s1, const unsigned long long *
     return j * 64 + pp__ctz64(s1[j]);
 }
 
-static void pp__sort_refs(const pp_schedule *s, pp__ref *refs, int *scratch, double *key) {
-    int d = s->devices, P = s->num_passes, i, k, K = 1, w, x;
+static void pp__sort_refs(const pp_schedule *s, pp__ref *refs, int *scratch, double *key, int *tmp) {
+    int d = s->devices, P = s->num_passes, i, k, K = 1, w, x, whole = 1;
+    double tmax = 0;
     int *cur, *lose;
     const pp_pass *ps = s->passes;
     for (i = 0; i < d; i++)
@@ -2681,6 +2736,44 @@ static void pp__sort_refs(const pp_schedule *s, pp__ref *refs, int *scratch, dou
                 qsort(refs, (size_t)P, sizeof(pp__ref), pp__cmp_ref);
                 return;
             }
+    for (k = 0; k < P && tmp; k++) {
+        double t = ps[k].start;
+        if (!(t >= 0 && t <= 1e300)) tmp = NULL;
+        else {
+            if (t > tmax) tmax = t;
+            if (whole && (t > 2.0 * P - 2 || t != (double)(int)t)) whole = 0;
+        }
+    }
+    if (tmp) {
+        /* bucket of a start: itself where every start is whole, else its
+           place in P equal parts of [0, tmax] (monotone in the start) */
+        int B = whole ? (int)tmax + 1 : P;
+        long long work = 0; /* the insertions' moves: past 8P (starts bunched in few buckets), the tournament */
+        double scale = whole || tmax <= 0 ? 1 : (double)(B - 1) / tmax;
+#define PP__BUCKET(t) (whole ? (int)(t) : (int)((t) * scale) < B ? (int)((t) * scale) : B - 1)
+        for (k = 0; k <= B; k++) tmp[k] = 0;
+        for (k = 0; k < P; k++) tmp[PP__BUCKET(ps[k].start) + 1]++;
+        for (k = 1; k <= B; k++) tmp[k] += tmp[k - 1];
+        for (i = 0; i < d; i++)
+            for (k = s->device_start[i]; k < s->device_start[i + 1]; k++) {
+                int at = tmp[PP__BUCKET(ps[k].start)]++;
+                refs[at].start = ps[k].start; refs[at].dev = i; refs[at].idx = k;
+            }
+#undef PP__BUCKET
+        /* tmp[b]: the end of bucket b; within a bucket the passes are in
+           device order, so a stable sort by start gives pp__cmp_ref's
+           order (the tournament's, where the buckets hold too many passes
+           out of order) */
+        for (w = 0; w < B && !whole && work <= 8LL * P; w++)
+            for (x = (w ? tmp[w - 1] : 0) + 1; x < tmp[w] && work <= 8LL * P; x++) {
+                pp__ref r = refs[x];
+                int y = x;
+                for (; y > (w ? tmp[w - 1] : 0) && refs[y - 1].start > r.start; y--) refs[y] = refs[y - 1];
+                refs[y] = r;
+                work += x - y;
+            }
+        if (work <= 8LL * P) return;
+    }
     while (K < d) K *= 2;
     cur = scratch; lose = cur + K;
     for (i = 0; i < K; i++) {
@@ -2769,7 +2862,7 @@ static pp_status pp__sweep_reorder(pp_schedule *s, const double *cap, int flags,
         if (p->stage == pp__route_first(S, n, s->copies, n - 1) && p->microbatch == n - 1 && p->kind == PP_F)
             cool_start = p->start;
     }
-    pp__sort_refs(s, refs, cnt + d, key);
+    pp__sort_refs(s, refs, cnt + d, key, (int *)lev); /* (lev: P doubles, not yet in use) */
     pp__dep_table(s, cnt + 5 * d);
     for (i = 0; i < d; i++) cnt[i] = 0;
     for (i = 0, woff[0] = 0; i < d; i++) woff[i + 1] = woff[i] + (s->device_start[i + 1] - s->device_start[i]) / 64 + 2;
@@ -2788,6 +2881,7 @@ static pp_status pp__sweep_reorder(pp_schedule *s, const double *cap, int flags,
     memset(sum, 0, ((size_t)woff[2 * d + 1] + 1u) * sizeof(unsigned long long));
     for (k = 0; k < P; k++) {
         pp_pass p = s->passes[refs[k].idx];
+        if (k + 8 < P) PP__PREFETCH(&s->passes[refs[k + 8].idx]); /* (time order: the passes of many devices) */
         int dev = p.device, base = s->device_start[dev], m = cnt[dev], pos = m, q, movable, ds, in;
         unsigned long long *gw = gap + woff[dev], *s1 = sum + woff[d + 1 + dev];
         int W1 = (woff[dev + 1] - woff[dev]) / 64 + 1, W2 = W1 / 64 + 1;
@@ -3029,11 +3123,14 @@ static void pp__reorder_caps(const pp_schedule *s, double limit, double *cap) {
    result can be longer until the second step fills its gaps), so a
    variant's result, its best step, never ends longer than a step before
    it. A step that found no way (PP_ERR_DEADLOCK) leaves the best so far
-   for the next. Returns the status to go on with. */
-static pp_status pp__reorder_keep(pp_schedule *s, pp_status st, const double *cap, pp_pass *vbest, double *mk) {
+   for the next. *vb: where the variant's best order is (the input, the
+   shared first step's order, or vbest, where a shorter one is copied).
+   Returns the status to go on with. */
+static pp_status pp__reorder_keep(pp_schedule *s, pp_status st, const double *cap, pp_pass *vbest, const pp_pass **vb,
+                                  double *mk) {
     int i, P = s->num_passes;
     if (st == PP_ERR_DEADLOCK) {
-        memcpy(s->passes, vbest, (size_t)P * sizeof(pp_pass));
+        memcpy(s->passes, *vb, (size_t)P * sizeof(pp_pass));
         return PP_OK;
     }
     if (st != PP_OK) return st;
@@ -3042,8 +3139,17 @@ static pp_status pp__reorder_keep(pp_schedule *s, pp_status st, const double *ca
     if (i == s->devices && s->makespan < *mk - PP__EPS * (1 + *mk)) {
         *mk = s->makespan;
         memcpy(vbest, s->passes, (size_t)P * sizeof(pp_pass));
+        *vb = vbest;
     }
     return PP_OK;
+}
+
+/* 1 when a variant after v in mask has v's first step (its order is kept for it) */
+static int pp__reorder_shares(unsigned mask, int v) {
+    int w;
+    for (w = v + 1; w < PP__RV_COUNT; w++)
+        if ((mask >> w & 1u) && pp__reorder_variants[w].first == pp__reorder_variants[v].first) return 1;
+    return 0;
 }
 
 static pp_status pp__reorder_run(pp_schedule *s, unsigned mask, double limit, double enough, unsigned *won, char *err) {
@@ -3051,9 +3157,10 @@ static pp_status pp__reorder_run(pp_schedule *s, unsigned mask, double limit, do
     size_t keys;
     double *endk, *cap, best_mk, warm_end, in_mk, pre_mk = 0, lb;
     pp_pass *saved, *best, *pre, *vbest;
+    const pp_pass *vb, *bp; /* where the variant's best and the best of all are (no copy until one is shorter) */
     pp_allocator *al;
     pp_status st = PP_OK, pre_st = PP_OK;
-    int pre_first = 0;
+    int pre_first = 0, share = 0;
     if (!s) { pp__err(err, "pp_reorder: schedule is NULL"); return PP_ERR_INVALID_ARG; }
     if (s->on_grid) {
         st = pp_squeeze(s, err);
@@ -3064,18 +3171,20 @@ static pp_status pp__reorder_run(pp_schedule *s, unsigned mask, double limit, do
     keys = (size_t)4 * S * n;
     endk = (double *)pp__malloc(al, pp__size(keys, sizeof(double)));
     cap = (double *)pp__malloc(al, pp__size((size_t)d, sizeof(double)));
+    for (variant = 0; variant < PP__RV_COUNT; variant++)
+        if ((mask >> variant & 1u) && pp__reorder_variants[variant].first) share |= pp__reorder_shares(mask, variant);
     saved = (pp_pass *)pp__malloc(al, pp__size((size_t)P, sizeof(pp_pass)));
     best = (pp_pass *)pp__malloc(al, pp__size((size_t)P, sizeof(pp_pass)));
-    pre = (pp_pass *)pp__malloc(al, pp__size((size_t)P, sizeof(pp_pass)));
+    pre = share ? (pp_pass *)pp__malloc(al, pp__size((size_t)P, sizeof(pp_pass))) : NULL;
     vbest = (pp_pass *)pp__malloc(al, pp__size((size_t)P, sizeof(pp_pass)));
-    if (!endk || !cap || !saved || !best || !pre || !vbest) {
+    if (!endk || !cap || !saved || !best || (share && !pre) || !vbest) {
         pp__mfree(al, endk); pp__mfree(al, cap); pp__mfree(al, saved); pp__mfree(al, best); pp__mfree(al, pre);
         pp__mfree(al, vbest);
         pp__err(err, "out of memory in reorder");
         return PP_ERR_OUT_OF_MEMORY;
     }
     memcpy(saved, s->passes, (size_t)P * sizeof(pp_pass));
-    memcpy(best, s->passes, (size_t)P * sizeof(pp_pass));
+    bp = saved;
     best_mk = in_mk = s->makespan;
     lb = pp__max(pp__order_bound(s), enough);
     pp__reorder_caps(s, limit, cap);
@@ -3098,38 +3207,45 @@ static pp_status pp__reorder_run(pp_schedule *s, unsigned mask, double limit, do
             if (st != PP_OK) break;
             memcpy(s->passes, pre, (size_t)P * sizeof(pp_pass));
             /* the first step's best: its own order when it was shorter than the input */
-            memcpy(vbest, pre_mk < in_mk ? pre : saved, (size_t)P * sizeof(pp_pass));
+            vb = pre_mk < in_mk ? pre : saved;
             mk = pre_mk;
         } else {
             memcpy(s->passes, saved, (size_t)P * sizeof(pp_pass));
-            memcpy(vbest, saved, (size_t)P * sizeof(pp_pass));
+            vb = saved;
             if (f) {
                 st = f == PP__RS_GAP_FILL ? pp__gap_fill_rounds(s, cap, endk, 0, 0, err)
                                           : pp__sweep_reorder(s, cap, pp__sweep_flags(f), err);
-                st = pp__reorder_keep(s, st, cap, vbest, &mk);
+                st = pp__reorder_keep(s, st, cap, vbest, &vb, &mk);
                 pre_first = f;
                 pre_st = st;
                 pre_mk = mk;
-                if (st == PP_OK) memcpy(pre, s->passes, (size_t)P * sizeof(pp_pass));
+                if (st == PP_OK && pp__reorder_shares(mask, variant)) memcpy(pre, s->passes, (size_t)P * sizeof(pp_pass));
             }
         }
         if (st == PP_OK && rv->wfill >= 0)
-            st = pp__reorder_keep(s, pp__wfill(s, endk, cap, rv->wfill, err), cap, vbest, &mk); /* it squeezes last */
+            st = pp__reorder_keep(s, pp__wfill(s, endk, cap, rv->wfill, err), cap, vbest, &vb, &mk); /* it squeezes last */
         if (st == PP_OK && rv->then != PP__RT_NONE) {
             pp_status t = PP_OK;
             if (rv->then == PP__RT_GAPS) t = pp__gap_fill_rounds(s, cap, endk, 1, 1, err);
             if (rv->then == PP__RT_LIST) t = pp__list_reorder(s, cap, warm_end, err);
             if (rv->then == PP__RT_SWEEP) t = pp__sweep_reorder(s, cap, pp__sweep_flags(f), err);
             if (rv->then == PP__RT_SWEEP_ALL_REAL) t = pp__sweep_reorder(s, cap, pp__sweep_flags(PP__RS_SWEEP_ALL_REAL), err);
-            st = pp__reorder_keep(s, t, cap, vbest, &mk);
+            st = pp__reorder_keep(s, t, cap, vbest, &vb, &mk);
         }
         if (st == PP_OK && mk < best_mk - PP__EPS * (1 + best_mk)) {
             best_mk = mk;
-            memcpy(best, vbest, (size_t)P * sizeof(pp_pass));
+            if (vb == vbest) { /* vbest's buffer becomes the best, the old best the next variant's */
+                pp_pass *t = best;
+                best = vbest;
+                vbest = t;
+            } else {
+                memcpy(best, vb, (size_t)P * sizeof(pp_pass));
+            }
+            bp = best;
             if (won) *won = 1u << variant;
         }
     }
-    memcpy(s->passes, best, (size_t)P * sizeof(pp_pass));
+    memcpy(s->passes, bp, (size_t)P * sizeof(pp_pass));
     pp__metrics(s);
     pp__mfree(al, endk); pp__mfree(al, cap); pp__mfree(al, saved); pp__mfree(al, best); pp__mfree(al, pre);
     pp__mfree(al, vbest);
@@ -4788,6 +4904,12 @@ static pp_status pp__build_id(const pp__req *q, pp_sched_id id, const pp__fit *f
    is its device's oldest pending one, in the order of their B. The list
    builders (pp__zl_run, pp__vl_run) only choose which pass each device puts
    next. */
+/* A list schedule's pass as its order keeps it: the stage, and microbatch 4
+   + kind; the device is where it lies (device r's passes at r 3 (S/d) n). */
+typedef struct pp__lsp {
+    int stage, mk;
+} pp__lsp;
+
 typedef struct pp__ls {
     int d, S, n;
     const int *sd;                /* stage_device [S] */
@@ -4801,7 +4923,7 @@ typedef struct pp__ls {
     int *next;                    /* [3 S]: next microbatch of (kind, stage) */
     int *wq, *wh, *wt;            /* [S n]: pending W, device r's at r (S/d) n, as stage n + microbatch; head, tail [d] */
     int *len;                     /* [d]: order length */
-    pp_pass *ord, *best;          /* [3 S n] each: device r's order at r 3 (S/d) n; the shortest run's */
+    pp__lsp *ord, *best;          /* [3 S n] each: device r's order at r 3 (S/d) n; the shortest run's */
     char *mem_block;              /* the one allocation */
 } pp__ls;
 
@@ -4818,13 +4940,13 @@ static pp_status pp__ls_init(pp__ls *L, const pp__req *q, int S, const double *c
     memset(L, 0, sizeof *L);
     L->d = d; L->S = S; L->n = n; L->tm = q->shape.stage_time; L->sm = q->shape.stage_memory; L->cap = cap;
     L->comm = q->c.times.comm; L->best_mk = -1;
-    words = pp__size(P, 2 * sizeof(pp_pass));
+    words = pp__size(P, 2 * sizeof(pp__lsp));
     L->mem_block = words ? (char *)pp__malloc(&q->c.al, pp__size(1, words + pp__size(P + 4u * d, sizeof(double)) +
                                                                     pp__size((size_t)S * (n + 3u) + 3u * d + extra,
                                                                              sizeof(int))))
                          : NULL;
     if (!L->mem_block) { pp__err(err, "out of memory building %s", what); return PP_ERR_OUT_OF_MEMORY; }
-    L->ord = (pp_pass *)L->mem_block;
+    L->ord = (pp__lsp *)L->mem_block;
     L->best = L->ord + P;
     L->end = (double *)(L->best + P);
     L->clock = L->end + P; L->idle = L->clock + d; L->mem = L->idle + d; L->prev = L->mem + d;
@@ -4859,7 +4981,7 @@ static int pp__ls_input(const pp__ls *L, pp_kind k, int st, int i, double *in) {
 static int pp__ls_put(pp__ls *L, int r, pp_kind k, int st) {
     int i = L->next[(int)k * L->S + st], x;
     double t = L->tm[st * 4 + (int)k], no_wait = L->clock[r] + t, e = no_wait, in = 0;
-    pp_pass *p;
+    pp__lsp *p;
     if (i >= L->n || (k == PP_F && L->mem[r] + L->sm[st] > L->cap[r] + PP__EPS)) return 0;
     x = pp__ls_input(L, k, st, i, &in);
     if (x && in < 0) return 0;
@@ -4871,7 +4993,8 @@ static int pp__ls_put(pp__ls *L, int r, pp_kind k, int st) {
     if (k == PP_W) L->mem[r] -= L->sm[st];
     if (k == PP_B) L->wq[r * (L->S / L->d) * L->n + L->wt[r]++] = st * L->n + i;
     p = &L->ord[(size_t)r * 3 * (L->S / L->d) * L->n + L->len[r]++];
-    p->device = r; p->stage = st; p->microbatch = i; p->kind = k; p->start = e - t; p->end = e;
+    p->stage = st;
+    p->mk = i * 4 + (int)k;
     L->next[(int)k * L->S + st]++;
     return 1;
 }
@@ -4909,14 +5032,17 @@ static void pp__ls_fill(pp__ls *L, int r, pp_kind k, int st, int extra, int gree
 }
 
 /* After a run that placed every pass: keeps its order where it is the
-   shortest so far; returns its makespan. */
+   shortest so far (the two arrays change places: the next run writes all
+   of ord again); returns its makespan. */
 static double pp__ls_keep(pp__ls *L) {
     double mk = 0;
     int r;
     for (r = 0; r < L->d; r++) mk = pp__max(mk, L->clock[r]);
     if (L->best_mk < 0 || mk < L->best_mk - PP__EPS * (1 + mk)) {
+        pp__lsp *t = L->best;
         L->best_mk = mk;
-        memcpy(L->best, L->ord, (size_t)3 * L->S * L->n * sizeof *L->best);
+        L->best = L->ord;
+        L->ord = t;
     }
     return mk;
 }
@@ -4935,10 +5061,23 @@ static pp_status pp__ls_finish(pp__ls *L, const pp__req *q, double beat, pp_sche
     *out = NULL;
     if (L->best_mk >= 0 && L->best_mk < beat - PP__EPS * (1 + beat)) {
         pp_order O;
+        int x, P = 3 * L->S * L->n, per = 3 * (L->S / L->d) * L->n;
+        pp_pass *ps = (pp_pass *)pp__malloc(&q->c.al, pp__size((size_t)P, sizeof(pp_pass)));
+        if (!ps) {
+            pp__mfree(&q->c.al, L->mem_block);
+            pp__err(err, "out of memory building %s", q->info->name);
+            return PP_ERR_OUT_OF_MEMORY;
+        }
+        for (x = 0; x < P; x++) {
+            ps[x].device = x / per; ps[x].stage = L->best[x].stage;
+            ps[x].microbatch = L->best[x].mk >> 2; ps[x].kind = (pp_kind)(L->best[x].mk & 3);
+            ps[x].start = ps[x].end = 0;
+        }
         memset(&O, 0, sizeof O);
         O.name = q->info->name; O.devices = L->d; O.stages = L->S; O.microbatches = L->n;
-        O.stage_device = L->sd; O.passes = L->best; O.count = 3 * L->S * L->n;
+        O.stage_device = L->sd; O.passes = ps; O.count = P;
         st = pp__from_order(&O, &q->c, 1, out, err);
+        pp__mfree(&q->c.al, ps);
     }
     pp__mfree(&q->c.al, L->mem_block);
     return st;

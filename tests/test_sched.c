@@ -1970,7 +1970,7 @@ static void test_squeeze_order(void) {
                 pp_pass *mine;
                 unsigned char *skip;
                 pp__ref *refs, *sorted;
-                int scratch[4 * 8];
+                int scratch[4 * 8], *tmp;
                 double key[2 * 8];
                 if (!s) continue; /* this schedule does not take d, n (test_invalid covers the messages) */
                 built++;
@@ -1979,6 +1979,7 @@ static void test_squeeze_order(void) {
                 skip = (unsigned char *)calloc((size_t)P, 1);
                 refs = (pp__ref *)malloc((size_t)P * sizeof(pp__ref));
                 sorted = (pp__ref *)malloc((size_t)P * sizeof(pp__ref));
+                tmp = (int *)malloc((size_t)P * 2 * sizeof(int));
                 /* the squeeze, with and without the W passes left out */
                 for (skipw = 0; skipw < 2; skipw++) {
                     int untimed, bad = 0;
@@ -1999,9 +2000,14 @@ static void test_squeeze_order(void) {
                 /* the sweep's merge of the device runs = qsort of (start, device, index) */
                 for (i = 0; i < P; i++) { sorted[i].start = s->passes[i].start; sorted[i].dev = s->passes[i].device; sorted[i].idx = i; }
                 qsort(sorted, (size_t)P, sizeof(pp__ref), cmp_pass_ref);
-                pp__sort_refs(s, refs, scratch, key);
+                pp__sort_refs(s, refs, scratch, key, NULL);
                 for (i = 0; i < P && refs[i].idx == sorted[i].idx; i++) {}
                 check(&gm, i == P, "%s d=%d n=%d times %d: merge differs from qsort at %d of %d", name, d, n, ti, i, P);
+                /* the counting sort (whole starts at unit times, else by buckets) */
+                pp__sort_refs(s, refs, scratch, key, tmp);
+                for (i = 0; i < P && refs[i].idx == sorted[i].idx && refs[i].dev == sorted[i].dev; i++) {}
+                check(&gm, i == P, "%s d=%d n=%d times %d: counting sort differs from qsort at %d of %d", name, d, n, ti, i,
+                      P);
                 merged++;
                 /* an order that waits on itself: device 0's first pass that has an
                    input moved before every pass of device 0 on which it depends */
@@ -2021,11 +2027,12 @@ static void test_squeeze_order(void) {
                         check(&gd, relax_times(s, NULL, mine) > 0, "%s d=%d n=%d: the relaxation timed a deadlocked order", name, d, n);
                     }
                 }
-                free(mine); free(skip); free(refs); free(sorted);
+                free(mine); free(skip); free(refs); free(sorted); free(tmp);
                 pp_sched_free(s);
             }
     group_end(&g, "%d schedules (every built-in, d 1..6, W = 0 and comm): pp__squeeze = relaxation to the last bit, W left out too", built);
-    group_end(&gm, "%d schedules: the tournament merge orders passes as qsort on (start, device, index)", merged);
+    group_end(&gm, "%d schedules: the tournament merge and the counting sort order passes as qsort on (start, device, index)",
+              merged);
     group_end(&gd, "a pass moved before its own input's producer: DEADLOCK naming device 0");
 }
 
