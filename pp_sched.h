@@ -4729,6 +4729,11 @@ typedef struct pp__req {
     double limit; /* adaptive: the memory limit in units (default and fixed limits applied); 0 otherwise */
     double limit_asked; /* mem_limit when it was clamped to the largest useful limit; 0 otherwise */
     pp__shape shape;
+    /* (a rival of an adaptive row, pp__build_req) the order, [num_passes],
+       and the caps, [d], that the row's iterated local search started from */
+    const pp_pass *shaken;
+    const double *shaken_cap;
+    int shaken_passes;
 } pp__req;
 
 static void pp__req_free(pp__req *q) {
@@ -6995,8 +7000,13 @@ static pp_status pp__v_cool(pp_schedule *s, double limit, char *err) {
    pp__build_caps, which its local search keeps too), or its own peak
    where that is higher or caps is NULL. */
 enum { PP__SHAKE_WORK = 1200000, PP__SHAKE_REACH = 4, PP__SHAKE_MOVES = 2 };
+static void pp__shake_caps(const pp_schedule *s, double limit, const double *caps, double *cap) {
+    int i;
+    for (i = 0; i < s->devices; i++)
+        cap[i] = limit > 0 ? limit : caps ? pp__max(caps[i], s->peak_memory[i]) : s->peak_memory[i];
+}
 static pp_status pp__v_shake(pp_schedule *s, double limit, const double *caps, char *err) {
-    int d = s->devices, P = s->num_passes, i, it, rounds = PP__SHAKE_WORK / (P > 0 ? P : 1);
+    int d = s->devices, P = s->num_passes, it, rounds = PP__SHAKE_WORK / (P > 0 ? P : 1);
     pp_allocator *al = &s->allocator;
     unsigned long long x = 2; /* the generator's state */
     double lb = pp__order_bound(s), s0 = s->makespan, br0 = s->bubble_rate, cm = s->makespan, bm = s->makespan;
@@ -7012,7 +7022,7 @@ static pp_status pp__v_shake(pp_schedule *s, double limit, const double *caps, c
         return PP_ERR_OUT_OF_MEMORY;
     }
     cur = orig + P; best = orig + 2 * (size_t)P; pk0 = cap + d;
-    for (i = 0; i < d; i++) cap[i] = limit > 0 ? limit : caps ? pp__max(caps[i], s->peak_memory[i]) : s->peak_memory[i];
+    pp__shake_caps(s, limit, caps, cap);
     memcpy(orig, s->passes, (size_t)P * sizeof *orig);
     memcpy(cur, orig, (size_t)P * sizeof *orig);
     memcpy(best, orig, (size_t)P * sizeof *orig);
@@ -7953,18 +7963,44 @@ static pp_status pp__guarantee(const pp__req *q, const double *cap, pp_schedule 
    of its search that the search reaches too, where its caps fit and it is
    shorter: the guarantee compares with those schedules' orders built
    without the search, and the search from two starts finds different
-   orders. */
+   orders. Where such a rival reaches its iterated local search with the
+   row's own starting order and caps (often: the row took that schedule),
+   its search is not run again: it would end where the row's did, so it
+   could not be shorter (pp__shaken_same). */
+static int pp__shaken_same(const pp__req *q, const pp_schedule *s, const double *cap, double *tmp) {
+    int i;
+    const pp_pass *a = s->passes, *b = q->shaken;
+    if (!b || q->shaken_passes != s->num_passes) return 0;
+    pp__shake_caps(s, q->info->adaptive ? q->limit : 0, cap, tmp);
+    for (i = 0; i < s->devices; i++) if (tmp[i] != q->shaken_cap[i]) return 0;
+    for (i = 0; i < s->num_passes; i++)
+        if (a[i].device != b[i].device || a[i].stage != b[i].stage || a[i].microbatch != b[i].microbatch ||
+            a[i].kind != b[i].kind || a[i].start != b[i].start || a[i].end != b[i].end)
+            return 0;
+    return 1;
+}
+
 static pp_status pp__build_req(const pp__req *q, const pp__fit *fit, pp_schedule **out, char *err) {
     const pp_sched_info *in = q->info;
     const pp_sched_id *f = pp__fixed_of[in->id];
     int shake = q->c.reorder && q->d <= pp__shake_d[in->id] && q->n <= 2 * q->d, k, i;
-    double *cap = (double *)pp__malloc(&q->c.al, pp__size((size_t)q->d, sizeof(double)));
+    double *cap = (double *)pp__malloc(&q->c.al, pp__size((size_t)q->d, 2u * sizeof(double)));
+    pp_pass *start = NULL; /* the order the iterated local search starts from, where rivals follow */
     pp_status st = PP_OK;
     *out = NULL;
     if (!cap) { pp__err(err, "out of memory building %s", in->name); return PP_ERR_OUT_OF_MEMORY; }
     st = pp__build_fit(q, fit, cap, out, err);
     if (st == PP_OK && *out) st = pp__guarantee(q, cap, *out, err);
-    if (st == PP_OK && *out && shake) st = pp__v_shake(*out, in->adaptive ? q->limit : 0, cap, err);
+    if (st == PP_OK && *out && shake && in->adaptive && f) {
+        start = (pp_pass *)pp__malloc(&q->c.al, pp__size((size_t)(*out)->num_passes, sizeof *start));
+        if (!start) { pp__err(err, "out of memory building %s", in->name); st = PP_ERR_OUT_OF_MEMORY; }
+        else {
+            memcpy(start, (*out)->passes, (size_t)(*out)->num_passes * sizeof *start);
+            pp__shake_caps(*out, q->limit, cap, cap + q->d);
+        }
+    }
+    if (st == PP_OK && *out && shake && !pp__shaken_same(q, *out, cap, cap + q->d))
+        st = pp__v_shake(*out, in->adaptive ? q->limit : 0, cap, err);
     for (k = 0; st == PP_OK && *out && shake && in->adaptive && f && k < PP__AUTO_FIXED; k++) {
         pp_schedule *s = *out, *c = NULL;
         pp__req r;
@@ -7975,6 +8011,7 @@ static pp_status pp__build_req(const pp__req *q, const pp__fit *fit, pp_schedule
         rf.cap = cap;
         st = pp__req_like(q, f[k], 0, pp__limit_of(&pp__infos[f[k]], 0, q->d), &r, cerr);
         if (st == PP_OK) {
+            r.shaken = start; r.shaken_cap = cap + q->d; r.shaken_passes = s->num_passes;
             st = pp__build_req(&r, &rf, &c, cerr);
             pp__req_free(&r);
         }
@@ -7994,6 +8031,7 @@ static pp_status pp__build_req(const pp__req *q, const pp__fit *fit, pp_schedule
     }
     if (st != PP_OK) { pp_sched_free(*out); *out = NULL; }
     pp__mfree(&q->c.al, cap);
+    pp__mfree(&q->c.al, start);
     return st;
 }
 
