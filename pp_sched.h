@@ -4734,6 +4734,7 @@ typedef struct pp__req {
     const pp_pass *shaken;
     const double *shaken_cap;
     int shaken_passes;
+    struct pp__vshare *vshare; /* one build's v-auto searches share their first pass (pp__v_auto); may be NULL */
 } pp__req;
 
 static void pp__req_free(pp__req *q) {
@@ -6892,6 +6893,18 @@ static const pp_sched_id pp__zbauto_fixed[PP__AUTO_FIXED] = {PP_SCHED_ZB_H1, PP_
    builds again only the blocks pass 0 kept). */
 typedef struct pp__vrec { int K; unsigned char x0, x1, y0, y1, t, extra; } pp__vrec;
 
+/* v-auto's pass 0 marks the levels that have a block and lists the blocks
+   that fit the limit and repeat without collision: it reads the blocks'
+   structure and Eq. 1 bounds only, never the times, so the search at unit
+   times that the guarantee runs (pp__guarantee) takes the list the search
+   at the caller's times made (same d, limit and levels ranked). One per
+   pp_sched_build, freed there; rec NULL until a search fills it. */
+typedef struct pp__vshare {
+    int d, nlev, nrec, lev_min;
+    double limit, min_mem;
+    pp__vrec *rec;
+} pp__vshare;
+
 /* The cool-down's joint move (docs/quality.md, where v-auto loses): on a
    device of a V, from first-leg microbatch c on, the second-leg passes
    between first-leg B(j) and the next first-leg B run before B(j): F of
@@ -7084,6 +7097,8 @@ static pp_status pp__v_auto(const pp__req *q, pp_schedule **out, char *err) {
     int K, x0, x1, y0, y1, nrec = 0, caprec = 0, r;
     double lb; /* pp__order_bound at n (A.lb_n), -1 if nothing was built */
     pp__vrec *rec = NULL; /* pass 0's blocks that fit the limit and repeat without collision, in order */
+    pp__vshare *sh = q->vshare;
+    int shared;
     *out = NULL;
     /* with the grid family beside it (not with no_reorder) a narrower block search is enough */
     st = pp__auto_init(&A, q, q->c.reorder ? PP__VAUTO_TOP : PP__AUTO_TOP, q->c.reorder ? PP__VAUTO_LEVELS : PP__AUTO_LEVELS,
@@ -7091,8 +7106,10 @@ static pp_status pp__v_auto(const pp__req *q, pp_schedule **out, char *err) {
     if (st != PP_OK) return st;
     memset(&V, 0, sizeof V);
     V.split = 1; V.bw_cells = 2;
+    shared = sh && sh->rec && sh->d == d && sh->limit == limit && sh->nlev == A.nlev;
+    if (shared) { rec = sh->rec; nrec = sh->nrec; A.min_mem = sh->min_mem; }
     /* pass 0. K = 0 is the uniform block; beyond 16 devices every (d/16)-th K */
-    for (K = 0; K < d && st == PP_OK; K += d > 16 ? d / 16 : 1) {
+    for (K = 0; K < d && st == PP_OK && !shared; K += d > 16 ? d / 16 : 1) {
         for (x0 = 1; x0 <= PP__VAUTO_D0 && st == PP_OK; x0++)
         for (x1 = 1; x1 <= PP__VAUTO_D1 && st == PP_OK; x1++)
         for (y0 = K ? 1 : x0; y0 <= (K ? PP__VAUTO_D0 : x0) && st == PP_OK; y0++)
@@ -7136,9 +7153,15 @@ static pp_status pp__v_auto(const pp__req *q, pp_schedule **out, char *err) {
        first of equal blocks, without collision, within the limit) */
     A.pass = pp__auto_next_pass(&A); /* also on failure: it clears pass 0's level marks, which are no blocks */
     A.replay = 1;
+    if (shared) A.lev_min = sh->lev_min;
+    else if (st == PP_OK && sh && !sh->rec && nrec > 0) { /* the list goes to sh, which frees it */
+        sh->d = d; sh->nlev = A.nlev; sh->nrec = nrec; sh->lev_min = A.lev_min;
+        sh->limit = limit; sh->min_mem = A.min_mem; sh->rec = rec;
+        shared = 1;
+    }
     for (r = 0; r < nrec && st == PP_OK; r++) {
         pp_block *blk = NULL;
-        const pp__vrec *q = &rec[r];
+        const pp__vrec *q = &rec[r]; /* (shadows the request: the loop reads the record only) */
         V.K = q->K; V.f0 = V.b1 = q->x0; V.f1 = V.b0 = q->x1; V.f0k = V.b1k = q->y0; V.f1k = V.b0k = q->y1;
         V.a = q->t / 36 + 1; V.b = q->t / 6 % 6 + 1; V.c = q->t % 6 + 1;
         A.extra = q->extra;
@@ -7146,7 +7169,7 @@ static pp_status pp__v_auto(const pp__req *q, pp_schedule **out, char *err) {
         if (st == PP_OK) st = pp__v_block(d, &V, &A.al, &blk, err);
         if (st == PP_OK) st = pp__auto_consider(&A, blk, err);
     }
-    pp__mfree(&A.al, rec);
+    if (!shared) pp__mfree(&A.al, rec);
     if (st == PP_OK) st = pp__auto_finish(&A, pp__vauto_fixed, PP__AUTO_FIXED, out, err);
     lb = A.lb_n;
     pp__auto_release(&A);
@@ -7817,6 +7840,7 @@ static pp_status pp__req_like(const pp__req *q, pp_sched_id id, int unit, double
         r->c.stage_times = NULL;
     }
     r->info = &pp__infos[id];
+    r->vshare = q->vshare;
     r->d = q->d;
     r->n = q->n;
     r->v = r->info->any_chunks ? q->v : r->info->chunks;
@@ -8037,6 +8061,7 @@ static pp_status pp__build_req(const pp__req *q, const pp__fit *fit, pp_schedule
 
 PP__DEF pp_status pp_sched_build(const pp_config *cfg, pp_schedule **out, char *err) {
     pp__req q;
+    pp__vshare sh;
     pp_status st;
     if (err) err[0] = 0;
     if (!out) { pp__err(err, "pp_sched_build: out must not be NULL"); return PP_ERR_INVALID_ARG; }
@@ -8050,8 +8075,11 @@ PP__DEF pp_status pp_sched_build(const pp_config *cfg, pp_schedule **out, char *
         pp__req_free(&q);
         return PP_ERR_INVALID_ARG;
     }
+    memset(&sh, 0, sizeof sh);
+    q.vshare = &sh;
     st = pp__build_req(&q, NULL, out, err);
     if (st == PP_OK && err) err[0] = 0; /* a candidate or a reorder step that found no way may have written there */
+    pp__mfree(&q.c.al, sh.rec);
     pp__req_free(&q);
     return st;
 }
