@@ -4670,7 +4670,8 @@ static pp_status pp__v_turns_ok(int d, pp__vblock V, const pp_allocator *al, uns
 
 /* The smallest turns (by sum, then lexicographic) that repeat without a
    collision: "slightly different offsets for different d" (Appendix F). */
-static pp_status pp__v_search(int d, pp__vblock V, const pp_allocator *al, pp_block **out, char *err) {
+/* won (may be NULL): the winner's parameters, which pp__v_block builds again */
+static pp_status pp__v_search(int d, pp__vblock V, const pp_allocator *al, pp_block **out, pp__vblock *won, char *err) {
     int sum, bc = V.split ? 1 : V.bw_cells, phases = V.gap_every > 0 ? V.gap_every : 1;
     double best_mem = -1;
     pp_block *best = NULL;
@@ -4695,6 +4696,7 @@ static pp_status pp__v_search(int d, pp__vblock V, const pp_allocator *al, pp_bl
                     pp_block_free(best);
                     best = blk;
                     best_mem = mem;
+                    if (won) *won = V;
                 }
             }
         }
@@ -4734,8 +4736,46 @@ typedef struct pp__req {
     const pp_pass *shaken;
     const double *shaken_cap;
     int shaken_passes;
-    struct pp__vshare *vshare; /* one build's v-auto searches share their first pass (pp__v_auto); may be NULL */
+    struct pp__vshare *vshare; /* what one build's V searches share; may be NULL */
 } pp__req;
+
+/* A block of v-auto's search, by the parameters that build it (pass 1
+   builds again only the blocks pass 0 kept). */
+typedef struct pp__vrec { int K; unsigned char x0, x1, y0, y1, t, extra; } pp__vrec;
+
+/* What one pp_sched_build's V searches share: its own build, the fixed V
+   schedules its search and its guarantee build, and the same at unit
+   times all ask for some of the same time-free results. pp_sched_build
+   owns it (every request made for that build points to it); the first to
+   work out a part fills it, and a later one takes it only where every
+   input of that part is equal, so each gets what it would have worked out.
+   - rec...: v-auto's pass 0 (pp__v_auto), which marks the levels that have
+     a block and lists the blocks that fit the limit and repeat without
+     collision: it reads the blocks' structure and Eq. 1 bounds, never the
+     times (inputs: d, limit, levels ranked);
+   - key, won: the winners of the fixed V blocks' searches
+     (pp__block_vshape; inputs: d and the block's offsets);
+   - vzb...: V-ZB's list-built order (pp__vzb_list; inputs: n, the stage
+     times and memory, comm and the caps), built by V-ZB's own build and
+     again by v-auto's at the limit, which is V-ZB's bound at the default
+     limit. */
+enum { PP__VSHARE_BLOCKS = 8 };
+typedef struct pp__vshare {
+    int d, nlev, nrec, lev_min;
+    double limit, min_mem;
+    pp__vrec *rec;
+    int nblk, blk_d[PP__VSHARE_BLOCKS];
+    pp__vblock key[PP__VSHARE_BLOCKS], won[PP__VSHARE_BLOCKS];
+    int vzb_n, vzb_S, vzb_d;
+    double vzb_mk, *vzb_key; /* [4 S + S + d + 1]: stage times, stage memory, caps, comm */
+    pp_pass *vzb;            /* [3 S n], in vzb_key's allocation */
+} pp__vshare;
+
+static void pp__vshare_free(pp__vshare *sh, const pp_allocator *al) {
+    pp__mfree(al, sh->rec);
+    pp__mfree(al, sh->vzb_key);
+    memset(sh, 0, sizeof *sh);
+}
 
 static void pp__req_free(pp__req *q) {
     pp__mfree(&q->c.al, q->shape.stage_time);
@@ -5614,9 +5654,24 @@ static int pp__vl_run(pp__vl *V) {
 /* The shortest order of the runs, within cap ([d], units), as a squeezed
    schedule in *out; NULL where no run finishes or none is shorter than
    beat (its makespan is known before the schedule is built). */
+/* 1 when sh holds the runs' result for q and cap (pp__vshare), with
+   key != NULL: fills key ([5 S + d + 1]) with q's and cap's inputs */
+static int pp__vzb_shared(const pp__vshare *sh, const pp__req *q, const double *cap, double *key) {
+    int S = 2 * q->d, i;
+    for (i = 0; i < 4 * S; i++) key[i] = q->shape.stage_time[i];
+    for (i = 0; i < S; i++) key[4 * S + i] = q->shape.stage_memory[i];
+    for (i = 0; i < q->d; i++) key[5 * S + i] = cap[i];
+    key[5 * S + q->d] = q->c.times.comm;
+    return sh->vzb_key && sh->vzb_n == q->n && sh->vzb_d == q->d &&
+           !memcmp(sh->vzb_key, key, (size_t)(5 * S + q->d + 1) * sizeof *key);
+}
+
 static pp_status pp__vzb_list(const pp__req *q, const double *cap, double beat, pp_schedule **out, char *err) {
-    int d = q->d, r, fb, ff, it, *sd;
+    int d = q->d, r, fb, ff, it, *sd, S = 2 * d, nk = 5 * S + d + 1;
+    size_t P = (size_t)3 * S * q->n;
     pp__vl V;
+    pp__vshare *sh = q->vshare;
+    double *key = NULL;
     pp_status st;
     *out = NULL;
     memset(&V, 0, sizeof V);
@@ -5625,6 +5680,17 @@ static pp_status pp__vzb_list(const pp__req *q, const double *cap, double beat, 
     sd = V.bq + d;
     for (r = 0; r < 2 * d; r++) sd[r] = r < d ? r : 2 * d - 1 - r;
     V.c.sd = sd;
+    /* this build ran the same runs already: their result */
+    if (sh) {
+        key = (double *)pp__malloc(&q->c.al, pp__size(1, pp__size((size_t)nk, sizeof *key) + pp__size(P, sizeof(pp_pass))));
+        if (key && pp__vzb_shared(sh, q, cap, key)) {
+            V.c.best_mk = sh->vzb_mk;
+            if (sh->vzb_mk >= 0) memcpy(V.c.best, sh->vzb, P * sizeof(pp_pass));
+            pp__mfree(&q->c.al, key);
+            return pp__ls_finish(&V.c, q, beat, out, err);
+        }
+        if (sh->vzb_key) { pp__mfree(&q->c.al, key); key = NULL; } /* the share holds another's */
+    }
     for (fb = 1; fb >= 0; fb--)
         for (ff = 1; ff >= 0; ff--) {
             double last = -1;
@@ -5640,6 +5706,11 @@ static pp_status pp__vzb_list(const pp__req *q, const double *cap, double beat, 
                 V.c.budget = V.c.prev; V.c.budget_max = last = top;
             }
         }
+    if (key) { /* into the share, which frees it */
+        sh->vzb_key = key; sh->vzb = (pp_pass *)(key + nk); /* (nk doubles: pp_pass's alignment holds) */
+        sh->vzb_n = q->n; sh->vzb_d = d; sh->vzb_mk = V.c.best_mk;
+        if (V.c.best_mk >= 0) memcpy(sh->vzb, V.c.best, P * sizeof(pp_pass));
+    }
     return pp__ls_finish(&V.c, q, beat, out, err);
 }
 
@@ -6889,21 +6960,6 @@ enum { PP__AUTO_FIXED = 3 }; /* how many each search takes */
 static const pp_sched_id pp__vauto_fixed[PP__AUTO_FIXED] = {PP_SCHED_V_MIN, PP_SCHED_V_HALF, PP_SCHED_V_ZB};
 static const pp_sched_id pp__zbauto_fixed[PP__AUTO_FIXED] = {PP_SCHED_ZB_H1, PP_SCHED_ZB_H2, PP_SCHED_1F1B};
 
-/* A block of v-auto's search, by the parameters that build it (pass 1
-   builds again only the blocks pass 0 kept). */
-typedef struct pp__vrec { int K; unsigned char x0, x1, y0, y1, t, extra; } pp__vrec;
-
-/* v-auto's pass 0 marks the levels that have a block and lists the blocks
-   that fit the limit and repeat without collision: it reads the blocks'
-   structure and Eq. 1 bounds only, never the times, so the search at unit
-   times that the guarantee runs (pp__guarantee) takes the list the search
-   at the caller's times made (same d, limit and levels ranked). One per
-   pp_sched_build, freed there; rec NULL until a search fills it. */
-typedef struct pp__vshare {
-    int d, nlev, nrec, lev_min;
-    double limit, min_mem;
-    pp__vrec *rec;
-} pp__vshare;
 
 /* The cool-down's joint move (docs/quality.md, where v-auto loses): on a
    device of a V, from first-leg microbatch c on, the second-leg passes
@@ -7353,6 +7409,23 @@ static pp_status pp__block_of_1f1b_r(const pp__req *q, pp_block **blk, char *err
     return pp__block_linear(q, 1, 1, 0, 1, blk, err);
 }
 
+/* pp__v_search's block, through q's share (pp__vshare): a search already
+   run in this build gives its winner, built again */
+static pp_status pp__v_search_shared(const pp__req *q, pp__vblock V, pp_block **blk, char *err) {
+    pp__vshare *sh = q->vshare;
+    pp__vblock won;
+    pp_status st;
+    int k;
+    for (k = 0; sh && k < sh->nblk; k++)
+        if (sh->blk_d[k] == q->d && !memcmp(&sh->key[k], &V, sizeof V)) return pp__v_block(q->d, &sh->won[k], &q->c.al, blk, err);
+    st = pp__v_search(q->d, V, &q->c.al, blk, &won, err);
+    if (st == PP_OK && sh && sh->nblk < PP__VSHARE_BLOCKS) {
+        sh->blk_d[sh->nblk] = q->d; sh->key[sh->nblk] = V; sh->won[sh->nblk] = won;
+        sh->nblk++;
+    }
+    return st;
+}
+
 /* The V-shape blocks of Section 3: offsets of F and B of each chunk. */
 static pp_status pp__block_vshape(const pp__req *q, int f0, int f1, int b0, int b1, pp_block **blk, char *err) {
     pp__vblock V;
@@ -7360,7 +7433,7 @@ static pp_status pp__block_vshape(const pp__req *q, int f0, int f1, int b0, int 
     V.split = q->info->split_backward; V.bw_cells = 2;
     V.f0 = f0; V.f1 = f1; V.b0 = b0; V.b1 = b1;
     if (!V.split) { V.gap_every = 3; V.gap = 3; }
-    return pp__v_search(q->d, V, &q->c.al, blk, err);
+    return pp__v_search_shared(q, V, blk, err);
 }
 static pp_status pp__block_of_1f1b_v(const pp__req *q, pp_block **blk, char *err) {
     return pp__block_vshape(q, 1, 1, 2, 2, blk, err);
@@ -8079,7 +8152,7 @@ PP__DEF pp_status pp_sched_build(const pp_config *cfg, pp_schedule **out, char *
     q.vshare = &sh;
     st = pp__build_req(&q, NULL, out, err);
     if (st == PP_OK && err) err[0] = 0; /* a candidate or a reorder step that found no way may have written there */
-    pp__mfree(&q.c.al, sh.rec);
+    pp__vshare_free(&sh, &q.c.al);
     pp__req_free(&q);
     return st;
 }
