@@ -4766,14 +4766,15 @@ typedef struct pp__vshare {
     pp__vrec *rec;
     int nblk, blk_d[PP__VSHARE_BLOCKS];
     pp__vblock key[PP__VSHARE_BLOCKS], won[PP__VSHARE_BLOCKS];
-    int vzb_n, vzb_S, vzb_d;
-    double vzb_mk, *vzb_key; /* [4 S + S + d + 1]: stage times, stage memory, caps, comm */
-    pp_pass *vzb;            /* [3 S n], in vzb_key's allocation */
+    int vzb_n, vzb_d;
+    double vzb_mk, *vzb_key; /* [4 S + S + d + 1]: stage times, stage memory, caps, comm; NULL: none yet */
+    pp_pass *vzb;            /* [3 S n]; NULL where no run finished */
 } pp__vshare;
 
 static void pp__vshare_free(pp__vshare *sh, const pp_allocator *al) {
     pp__mfree(al, sh->rec);
     pp__mfree(al, sh->vzb_key);
+    pp__mfree(al, sh->vzb);
     memset(sh, 0, sizeof *sh);
 }
 
@@ -5651,11 +5652,8 @@ static int pp__vl_run(pp__vl *V) {
     return pp__ls_full(L);
 }
 
-/* The shortest order of the runs, within cap ([d], units), as a squeezed
-   schedule in *out; NULL where no run finishes or none is shorter than
-   beat (its makespan is known before the schedule is built). */
-/* 1 when sh holds the runs' result for q and cap (pp__vshare), with
-   key != NULL: fills key ([5 S + d + 1]) with q's and cap's inputs */
+/* Fills key ([5 S + d + 1]) with what pp__vzb_list's runs read of q and
+   cap; 1 when sh holds their result for those (pp__vshare). */
 static int pp__vzb_shared(const pp__vshare *sh, const pp__req *q, const double *cap, double *key) {
     int S = 2 * q->d, i;
     for (i = 0; i < 4 * S; i++) key[i] = q->shape.stage_time[i];
@@ -5666,6 +5664,9 @@ static int pp__vzb_shared(const pp__vshare *sh, const pp__req *q, const double *
            !memcmp(sh->vzb_key, key, (size_t)(5 * S + q->d + 1) * sizeof *key);
 }
 
+/* The shortest order of the runs, within cap ([d], units), as a squeezed
+   schedule in *out; NULL where no run finishes or none is shorter than
+   beat (its makespan is known before the schedule is built). */
 static pp_status pp__vzb_list(const pp__req *q, const double *cap, double beat, pp_schedule **out, char *err) {
     int d = q->d, r, fb, ff, it, *sd, S = 2 * d, nk = 5 * S + d + 1;
     size_t P = (size_t)3 * S * q->n;
@@ -5682,7 +5683,7 @@ static pp_status pp__vzb_list(const pp__req *q, const double *cap, double beat, 
     V.c.sd = sd;
     /* this build ran the same runs already: their result */
     if (sh) {
-        key = (double *)pp__malloc(&q->c.al, pp__size(1, pp__size((size_t)nk, sizeof *key) + pp__size(P, sizeof(pp_pass))));
+        key = (double *)pp__malloc(&q->c.al, pp__size((size_t)nk, sizeof *key));
         if (key && pp__vzb_shared(sh, q, cap, key)) {
             V.c.best_mk = sh->vzb_mk;
             if (sh->vzb_mk >= 0) memcpy(V.c.best, sh->vzb, P * sizeof(pp_pass));
@@ -5706,10 +5707,12 @@ static pp_status pp__vzb_list(const pp__req *q, const double *cap, double beat, 
                 V.c.budget = V.c.prev; V.c.budget_max = last = top;
             }
         }
-    if (key) { /* into the share, which frees it */
-        sh->vzb_key = key; sh->vzb = (pp_pass *)(key + nk); /* (nk doubles: pp_pass's alignment holds) */
-        sh->vzb_n = q->n; sh->vzb_d = d; sh->vzb_mk = V.c.best_mk;
-        if (V.c.best_mk >= 0) memcpy(sh->vzb, V.c.best, P * sizeof(pp_pass));
+    if (key) { /* into the share, which frees both (without room for the order, not shared) */
+        sh->vzb = V.c.best_mk < 0 ? NULL : (pp_pass *)pp__malloc(&q->c.al, pp__size(P, sizeof(pp_pass)));
+        if (V.c.best_mk < 0 || sh->vzb) {
+            sh->vzb_key = key; sh->vzb_n = q->n; sh->vzb_d = d; sh->vzb_mk = V.c.best_mk;
+            if (sh->vzb) memcpy(sh->vzb, V.c.best, P * sizeof(pp_pass));
+        } else pp__mfree(&q->c.al, key);
     }
     return pp__ls_finish(&V.c, q, beat, out, err);
 }
@@ -6959,7 +6962,6 @@ static pp_status pp__vgrid_search(const pp__req *q, const pp_schedule *beat, dou
 enum { PP__AUTO_FIXED = 3 }; /* how many each search takes */
 static const pp_sched_id pp__vauto_fixed[PP__AUTO_FIXED] = {PP_SCHED_V_MIN, PP_SCHED_V_HALF, PP_SCHED_V_ZB};
 static const pp_sched_id pp__zbauto_fixed[PP__AUTO_FIXED] = {PP_SCHED_ZB_H1, PP_SCHED_ZB_H2, PP_SCHED_1F1B};
-
 
 /* The cool-down's joint move (docs/quality.md, where v-auto loses): on a
    device of a V, from first-leg microbatch c on, the second-leg passes
