@@ -4787,7 +4787,8 @@ static pp_status pp__v_turns_ok(int d, pp__vblock V, const pp_allocator *al, uns
 
 /* The smallest turns (by sum, then lexicographic) that repeat without a
    collision: "slightly different offsets for different d" (Appendix F). */
-static pp_status pp__v_search(int d, pp__vblock V, const pp_allocator *al, pp_block **out, char *err) {
+/* won (may be NULL): the winner's parameters, which pp__v_block builds again */
+static pp_status pp__v_search(int d, pp__vblock V, const pp_allocator *al, pp_block **out, pp__vblock *won, char *err) {
     int sum, bc = V.split ? 1 : V.bw_cells, phases = V.gap_every > 0 ? V.gap_every : 1;
     double best_mem = -1;
     pp_block *best = NULL;
@@ -4812,6 +4813,7 @@ static pp_status pp__v_search(int d, pp__vblock V, const pp_allocator *al, pp_bl
                     pp_block_free(best);
                     best = blk;
                     best_mem = mem;
+                    if (won) *won = V;
                 }
             }
         }
@@ -4846,7 +4848,52 @@ typedef struct pp__req {
     double limit; /* adaptive: the memory limit in units (default and fixed limits applied); 0 otherwise */
     double limit_asked; /* mem_limit when it was clamped to the largest useful limit; 0 otherwise */
     pp__shape shape;
+    /* (a rival of an adaptive row, pp__build_req) the order, [num_passes],
+       and the caps, [d], that the row's iterated local search started from */
+    const pp_pass *shaken;
+    const double *shaken_cap;
+    int shaken_passes;
+    struct pp__vshare *vshare; /* what one build's V searches share; may be NULL */
 } pp__req;
+
+/* A block of v-auto's search, by the parameters that build it (pass 1
+   builds again only the blocks pass 0 kept). */
+typedef struct pp__vrec { int K; unsigned char x0, x1, y0, y1, t, extra; } pp__vrec;
+
+/* What one pp_sched_build's V searches share: its own build, the fixed V
+   schedules its search and its guarantee build, and the same at unit
+   times all ask for some of the same time-free results. pp_sched_build
+   owns it (every request made for that build points to it); the first to
+   work out a part fills it, and a later one takes it only where every
+   input of that part is equal, so each gets what it would have worked out.
+   - rec...: v-auto's pass 0 (pp__v_auto), which marks the levels that have
+     a block and lists the blocks that fit the limit and repeat without
+     collision: it reads the blocks' structure and Eq. 1 bounds, never the
+     times (inputs: d, limit, levels ranked);
+   - key, won: the winners of the fixed V blocks' searches
+     (pp__block_vshape; inputs: d and the block's offsets);
+   - vzb...: V-ZB's list-built order (pp__vzb_list; inputs: n, the stage
+     times and memory, comm and the caps), built by V-ZB's own build and
+     again by v-auto's at the limit, which is V-ZB's bound at the default
+     limit. */
+enum { PP__VSHARE_BLOCKS = 8 };
+typedef struct pp__vshare {
+    int d, nlev, nrec, lev_min;
+    double limit, min_mem;
+    pp__vrec *rec;
+    int nblk, blk_d[PP__VSHARE_BLOCKS];
+    pp__vblock key[PP__VSHARE_BLOCKS], won[PP__VSHARE_BLOCKS];
+    int vzb_n, vzb_d;
+    double vzb_mk, *vzb_key; /* [4 S + S + d + 1]: stage times, stage memory, caps, comm; NULL: none yet */
+    struct pp__lsp *vzb;     /* [3 S n], as pp__ls keeps an order; NULL where no run finished */
+} pp__vshare;
+
+static void pp__vshare_free(pp__vshare *sh, const pp_allocator *al) {
+    pp__mfree(al, sh->rec);
+    pp__mfree(al, sh->vzb_key);
+    pp__mfree(al, sh->vzb);
+    memset(sh, 0, sizeof *sh);
+}
 
 static void pp__req_free(pp__req *q) {
     pp__mfree(&q->c.al, q->shape.stage_time);
@@ -5745,12 +5792,27 @@ static int pp__vl_run(pp__vl *V) {
     return pp__ls_full(L);
 }
 
+/* Fills key ([5 S + d + 1]) with what pp__vzb_list's runs read of q and
+   cap; 1 when sh holds their result for those (pp__vshare). */
+static int pp__vzb_shared(const pp__vshare *sh, const pp__req *q, const double *cap, double *key) {
+    int S = 2 * q->d, i;
+    for (i = 0; i < 4 * S; i++) key[i] = q->shape.stage_time[i];
+    for (i = 0; i < S; i++) key[4 * S + i] = q->shape.stage_memory[i];
+    for (i = 0; i < q->d; i++) key[5 * S + i] = cap[i];
+    key[5 * S + q->d] = q->c.times.comm;
+    return sh->vzb_key && sh->vzb_n == q->n && sh->vzb_d == q->d &&
+           !memcmp(sh->vzb_key, key, (size_t)(5 * S + q->d + 1) * sizeof *key);
+}
+
 /* The shortest order of the runs, within cap ([d], units), as a squeezed
    schedule in *out; NULL where no run finishes or none is shorter than
    beat (its makespan is known before the schedule is built). */
 static pp_status pp__vzb_list(const pp__req *q, const double *cap, double beat, pp_schedule **out, char *err) {
-    int d = q->d, r, fb, ff, it, *sd;
+    int d = q->d, r, fb, ff, it, *sd, S = 2 * d, nk = 5 * S + d + 1;
+    size_t P = (size_t)3 * S * q->n;
     pp__vl V;
+    pp__vshare *sh = q->vshare;
+    double *key = NULL;
     pp_status st;
     *out = NULL;
     memset(&V, 0, sizeof V);
@@ -5759,6 +5821,17 @@ static pp_status pp__vzb_list(const pp__req *q, const double *cap, double beat, 
     sd = V.bq + d;
     for (r = 0; r < 2 * d; r++) sd[r] = r < d ? r : 2 * d - 1 - r;
     V.c.sd = sd;
+    /* this build ran the same runs already: their result */
+    if (sh) {
+        key = (double *)pp__malloc(&q->c.al, pp__size((size_t)nk, sizeof *key));
+        if (key && pp__vzb_shared(sh, q, cap, key)) {
+            V.c.best_mk = sh->vzb_mk;
+            if (sh->vzb_mk >= 0) memcpy(V.c.best, sh->vzb, P * sizeof *V.c.best);
+            pp__mfree(&q->c.al, key);
+            return pp__ls_finish(&V.c, q, beat, out, err);
+        }
+        if (sh->vzb_key) { pp__mfree(&q->c.al, key); key = NULL; } /* the share holds another's */
+    }
     for (fb = 1; fb >= 0; fb--)
         for (ff = 1; ff >= 0; ff--) {
             double last = -1;
@@ -5774,6 +5847,13 @@ static pp_status pp__vzb_list(const pp__req *q, const double *cap, double beat, 
                 V.c.budget = V.c.prev; V.c.budget_max = last = top;
             }
         }
+    if (key) { /* into the share, which frees both (without room for the order, not shared) */
+        sh->vzb = V.c.best_mk < 0 ? NULL : (pp__lsp *)pp__malloc(&q->c.al, pp__size(P, sizeof *V.c.best));
+        if (V.c.best_mk < 0 || sh->vzb) {
+            sh->vzb_key = key; sh->vzb_n = q->n; sh->vzb_d = d; sh->vzb_mk = V.c.best_mk;
+            if (sh->vzb) memcpy(sh->vzb, V.c.best, P * sizeof *V.c.best);
+        } else pp__mfree(&q->c.al, key);
+    }
     return pp__ls_finish(&V.c, q, beat, out, err);
 }
 
@@ -7023,10 +7103,6 @@ enum { PP__AUTO_FIXED = 3 }; /* how many each search takes */
 static const pp_sched_id pp__vauto_fixed[PP__AUTO_FIXED] = {PP_SCHED_V_MIN, PP_SCHED_V_HALF, PP_SCHED_V_ZB};
 static const pp_sched_id pp__zbauto_fixed[PP__AUTO_FIXED] = {PP_SCHED_ZB_H1, PP_SCHED_ZB_H2, PP_SCHED_1F1B};
 
-/* A block of v-auto's search, by the parameters that build it (pass 1
-   builds again only the blocks pass 0 kept). */
-typedef struct pp__vrec { int K; unsigned char x0, x1, y0, y1, t, extra; } pp__vrec;
-
 /* The cool-down's joint move (docs/quality.md, where v-auto loses): on a
    device of a V, from first-leg microbatch c on, the second-leg passes
    between first-leg B(j) and the next first-leg B run before B(j): F of
@@ -7144,8 +7220,13 @@ static pp_status pp__v_cool(pp_schedule *s, double limit, char *err) {
    where that is higher or caps is NULL. */
 enum { PP__SHAKE_WORK = 1200000, PP__SHAKE_REACH = 4, PP__SHAKE_MOVES = 2 };
 enum { PP__SHAKE_RUN_D = 4, PP__SHAKE_RUN = 2, PP__SHAKE_RESET = 50, PP__SHAKE_SEED2 = 3 };
+static void pp__shake_caps(const pp_schedule *s, double limit, const double *caps, double *cap) {
+    int i;
+    for (i = 0; i < s->devices; i++)
+        cap[i] = limit > 0 ? limit : caps ? pp__max(caps[i], s->peak_memory[i]) : s->peak_memory[i];
+}
 static pp_status pp__v_shake(pp_schedule *s, double limit, const double *caps, char *err) {
-    int d = s->devices, P = s->num_passes, i, it, rounds = PP__SHAKE_WORK / (P > 0 ? P : 1);
+    int d = s->devices, P = s->num_passes, it, rounds = PP__SHAKE_WORK / (P > 0 ? P : 1);
     int rounds2 = d <= PP__SHAKE_RUN_D ? rounds : 0; /* the second walk's rounds */
     pp_allocator *al = &s->allocator;
     unsigned long long x = 2; /* the generator's state */
@@ -7162,7 +7243,7 @@ static pp_status pp__v_shake(pp_schedule *s, double limit, const double *caps, c
         return PP_ERR_OUT_OF_MEMORY;
     }
     cur = orig + P; best = orig + 2 * (size_t)P; pk0 = cap + d;
-    for (i = 0; i < d; i++) cap[i] = limit > 0 ? limit : caps ? pp__max(caps[i], s->peak_memory[i]) : s->peak_memory[i];
+    pp__shake_caps(s, limit, caps, cap);
     memcpy(orig, s->passes, (size_t)P * sizeof *orig);
     memcpy(cur, orig, (size_t)P * sizeof *orig);
     memcpy(best, orig, (size_t)P * sizeof *orig);
@@ -7227,6 +7308,8 @@ static pp_status pp__v_auto(const pp__req *q, pp_schedule **out, char *err) {
     int K, x0, x1, y0, y1, nrec = 0, caprec = 0, r;
     double lb; /* pp__order_bound at n (A.lb_n), -1 if nothing was built */
     pp__vrec *rec = NULL; /* pass 0's blocks that fit the limit and repeat without collision, in order */
+    pp__vshare *sh = q->vshare;
+    int shared;
     *out = NULL;
     /* with the grid family beside it (not with no_reorder) a narrower block search is enough */
     st = pp__auto_init(&A, q, q->c.reorder ? PP__VAUTO_TOP : PP__AUTO_TOP, q->c.reorder ? PP__VAUTO_LEVELS : PP__AUTO_LEVELS,
@@ -7234,8 +7317,10 @@ static pp_status pp__v_auto(const pp__req *q, pp_schedule **out, char *err) {
     if (st != PP_OK) return st;
     memset(&V, 0, sizeof V);
     V.split = 1; V.bw_cells = 2;
+    shared = sh && sh->rec && sh->d == d && sh->limit == limit && sh->nlev == A.nlev;
+    if (shared) { rec = sh->rec; nrec = sh->nrec; A.min_mem = sh->min_mem; }
     /* pass 0. K = 0 is the uniform block; beyond 16 devices every (d/16)-th K */
-    for (K = 0; K < d && st == PP_OK; K += d > 16 ? d / 16 : 1) {
+    for (K = 0; K < d && st == PP_OK && !shared; K += d > 16 ? d / 16 : 1) {
         for (x0 = 1; x0 <= PP__VAUTO_D0 && st == PP_OK; x0++)
         for (x1 = 1; x1 <= PP__VAUTO_D1 && st == PP_OK; x1++)
         for (y0 = K ? 1 : x0; y0 <= (K ? PP__VAUTO_D0 : x0) && st == PP_OK; y0++)
@@ -7279,9 +7364,15 @@ static pp_status pp__v_auto(const pp__req *q, pp_schedule **out, char *err) {
        first of equal blocks, without collision, within the limit) */
     A.pass = pp__auto_next_pass(&A); /* also on failure: it clears pass 0's level marks, which are no blocks */
     A.replay = 1;
+    if (shared) A.lev_min = sh->lev_min;
+    else if (st == PP_OK && sh && !sh->rec && nrec > 0) { /* the list goes to sh, which frees it */
+        sh->d = d; sh->nlev = A.nlev; sh->nrec = nrec; sh->lev_min = A.lev_min;
+        sh->limit = limit; sh->min_mem = A.min_mem; sh->rec = rec;
+        shared = 1;
+    }
     for (r = 0; r < nrec && st == PP_OK; r++) {
         pp_block *blk = NULL;
-        const pp__vrec *q = &rec[r];
+        const pp__vrec *q = &rec[r]; /* (shadows the request: the loop reads the record only) */
         V.K = q->K; V.f0 = V.b1 = q->x0; V.f1 = V.b0 = q->x1; V.f0k = V.b1k = q->y0; V.f1k = V.b0k = q->y1;
         V.a = q->t / 36 + 1; V.b = q->t / 6 % 6 + 1; V.c = q->t % 6 + 1;
         A.extra = q->extra;
@@ -7289,7 +7380,7 @@ static pp_status pp__v_auto(const pp__req *q, pp_schedule **out, char *err) {
         if (st == PP_OK) st = pp__v_block(d, &V, &A.al, &blk, err);
         if (st == PP_OK) st = pp__auto_consider(&A, blk, err);
     }
-    pp__mfree(&A.al, rec);
+    if (!shared) pp__mfree(&A.al, rec);
     if (st == PP_OK) st = pp__auto_finish(&A, pp__vauto_fixed, PP__AUTO_FIXED, out, err);
     lb = A.lb_n;
     pp__auto_release(&A);
@@ -7473,6 +7564,23 @@ static pp_status pp__block_of_1f1b_r(const pp__req *q, pp_block **blk, char *err
     return pp__block_linear(q, 1, 1, 0, 1, blk, err);
 }
 
+/* pp__v_search's block, through q's share (pp__vshare): a search already
+   run in this build gives its winner, built again */
+static pp_status pp__v_search_shared(const pp__req *q, pp__vblock V, pp_block **blk, char *err) {
+    pp__vshare *sh = q->vshare;
+    pp__vblock won;
+    pp_status st;
+    int k;
+    for (k = 0; sh && k < sh->nblk; k++)
+        if (sh->blk_d[k] == q->d && !memcmp(&sh->key[k], &V, sizeof V)) return pp__v_block(q->d, &sh->won[k], &q->c.al, blk, err);
+    st = pp__v_search(q->d, V, &q->c.al, blk, &won, err);
+    if (st == PP_OK && sh && sh->nblk < PP__VSHARE_BLOCKS) {
+        sh->blk_d[sh->nblk] = q->d; sh->key[sh->nblk] = V; sh->won[sh->nblk] = won;
+        sh->nblk++;
+    }
+    return st;
+}
+
 /* The V-shape blocks of Section 3: offsets of F and B of each chunk. */
 static pp_status pp__block_vshape(const pp__req *q, int f0, int f1, int b0, int b1, pp_block **blk, char *err) {
     pp__vblock V;
@@ -7480,7 +7588,7 @@ static pp_status pp__block_vshape(const pp__req *q, int f0, int f1, int b0, int 
     V.split = q->info->split_backward; V.bw_cells = 2;
     V.f0 = f0; V.f1 = f1; V.b0 = b0; V.b1 = b1;
     if (!V.split) { V.gap_every = 3; V.gap = 3; }
-    return pp__v_search(q->d, V, &q->c.al, blk, err);
+    return pp__v_search_shared(q, V, blk, err);
 }
 static pp_status pp__block_of_1f1b_v(const pp__req *q, pp_block **blk, char *err) {
     return pp__block_vshape(q, 1, 1, 2, 2, blk, err);
@@ -7960,6 +8068,7 @@ static pp_status pp__req_like(const pp__req *q, pp_sched_id id, int unit, double
         r->c.stage_times = NULL;
     }
     r->info = &pp__infos[id];
+    r->vshare = q->vshare;
     r->d = q->d;
     r->n = q->n;
     r->v = r->info->any_chunks ? q->v : r->info->chunks;
@@ -8106,18 +8215,44 @@ static pp_status pp__guarantee(const pp__req *q, const double *cap, pp_schedule 
    of its search that the search reaches too, where its caps fit and it is
    shorter: the guarantee compares with those schedules' orders built
    without the search, and the search from two starts finds different
-   orders. */
+   orders. Where such a rival reaches its iterated local search with the
+   row's own starting order and caps (often: the row took that schedule),
+   its search is not run again: it would end where the row's did, so it
+   could not be shorter (pp__shaken_same). */
+static int pp__shaken_same(const pp__req *q, const pp_schedule *s, const double *cap, double *tmp) {
+    int i;
+    const pp_pass *a = s->passes, *b = q->shaken;
+    if (!b || q->shaken_passes != s->num_passes) return 0;
+    pp__shake_caps(s, q->info->adaptive ? q->limit : 0, cap, tmp);
+    for (i = 0; i < s->devices; i++) if (tmp[i] != q->shaken_cap[i]) return 0;
+    for (i = 0; i < s->num_passes; i++)
+        if (a[i].device != b[i].device || a[i].stage != b[i].stage || a[i].microbatch != b[i].microbatch ||
+            a[i].kind != b[i].kind || a[i].start != b[i].start || a[i].end != b[i].end)
+            return 0;
+    return 1;
+}
+
 static pp_status pp__build_req(const pp__req *q, const pp__fit *fit, pp_schedule **out, char *err) {
     const pp_sched_info *in = q->info;
     const pp_sched_id *f = pp__fixed_of[in->id];
     int shake = q->c.reorder && q->d <= pp__shake_d[in->id] && q->n <= 2 * q->d, k, i;
-    double *cap = (double *)pp__malloc(&q->c.al, pp__size((size_t)q->d, sizeof(double)));
+    double *cap = (double *)pp__malloc(&q->c.al, pp__size((size_t)q->d, 2u * sizeof(double)));
+    pp_pass *start = NULL; /* the order the iterated local search starts from, where rivals follow */
     pp_status st = PP_OK;
     *out = NULL;
     if (!cap) { pp__err(err, "out of memory building %s", in->name); return PP_ERR_OUT_OF_MEMORY; }
     st = pp__build_fit(q, fit, cap, out, err);
     if (st == PP_OK && *out) st = pp__guarantee(q, cap, *out, err);
-    if (st == PP_OK && *out && shake) st = pp__v_shake(*out, in->adaptive ? q->limit : 0, cap, err);
+    if (st == PP_OK && *out && shake && in->adaptive && f) {
+        start = (pp_pass *)pp__malloc(&q->c.al, pp__size((size_t)(*out)->num_passes, sizeof *start));
+        if (!start) { pp__err(err, "out of memory building %s", in->name); st = PP_ERR_OUT_OF_MEMORY; }
+        else {
+            memcpy(start, (*out)->passes, (size_t)(*out)->num_passes * sizeof *start);
+            pp__shake_caps(*out, q->limit, cap, cap + q->d);
+        }
+    }
+    if (st == PP_OK && *out && shake && !pp__shaken_same(q, *out, cap, cap + q->d))
+        st = pp__v_shake(*out, in->adaptive ? q->limit : 0, cap, err);
     for (k = 0; st == PP_OK && *out && shake && in->adaptive && f && k < PP__AUTO_FIXED; k++) {
         pp_schedule *s = *out, *c = NULL;
         pp__req r;
@@ -8128,6 +8263,7 @@ static pp_status pp__build_req(const pp__req *q, const pp__fit *fit, pp_schedule
         rf.cap = cap;
         st = pp__req_like(q, f[k], 0, pp__limit_of(&pp__infos[f[k]], 0, q->d), &r, cerr);
         if (st == PP_OK) {
+            r.shaken = start; r.shaken_cap = cap + q->d; r.shaken_passes = s->num_passes;
             st = pp__build_req(&r, &rf, &c, cerr);
             pp__req_free(&r);
         }
@@ -8147,11 +8283,13 @@ static pp_status pp__build_req(const pp__req *q, const pp__fit *fit, pp_schedule
     }
     if (st != PP_OK) { pp_sched_free(*out); *out = NULL; }
     pp__mfree(&q->c.al, cap);
+    pp__mfree(&q->c.al, start);
     return st;
 }
 
 PP__DEF pp_status pp_sched_build(const pp_config *cfg, pp_schedule **out, char *err) {
     pp__req q;
+    pp__vshare sh;
     pp_status st;
     if (err) err[0] = 0;
     if (!out) { pp__err(err, "pp_sched_build: out must not be NULL"); return PP_ERR_INVALID_ARG; }
@@ -8165,8 +8303,11 @@ PP__DEF pp_status pp_sched_build(const pp_config *cfg, pp_schedule **out, char *
         pp__req_free(&q);
         return PP_ERR_INVALID_ARG;
     }
+    memset(&sh, 0, sizeof sh);
+    q.vshare = &sh;
     st = pp__build_req(&q, NULL, out, err);
     if (st == PP_OK && err) err[0] = 0; /* a candidate or a reorder step that found no way may have written there */
+    pp__vshare_free(&sh, &q.c.al);
     pp__req_free(&q);
     return st;
 }
