@@ -336,7 +336,7 @@ RULINGS (where the papers are ambiguous, what this file does; the comment
    - v-zb: V-ZB's block against a list-built order within its Eq. 1 bound;
      the shorter wins, the block at a tie (pp__vzb_list).
    - v-auto and v-zb at d <= 8, n <= 2d (shake_d): a deterministic
-     iterated local search last (at d <= 4 a second walk that moves pairs
+     iterated local search last (at d <= 3, n <= 3d/2 a second walk that moves pairs
      of passes), kept only when shorter, within v-auto's
      limit or v-zb's caps (pp__v_shake); v-auto also takes the
      searched v-zb where that fits its limit and is shorter.
@@ -7205,7 +7205,8 @@ static pp_status pp__v_cool(pp_schedule *s, double limit, char *err) {
    tried keeps every device within limit; an order that deadlocks is
    refused by the squeeze. The work is PP__SHAKE_WORK passes squeezed (so
    fewer rounds on larger schedules), cut short at the order bound. Up to
-   PP__SHAKE_RUN_D devices a second walk of the same rounds follows, from
+   PP__SHAKE_RUN_D devices and 3d/2 microbatches (the sizes where the first
+   walk stops short of the solver's best) a second walk of the same rounds follows, from
    the shortest order seen, with another seed: it moves runs of one or two
    adjacent passes (a B with its W), runs the local search every round,
    and starts again from the shortest order every PP__SHAKE_RESET rounds.
@@ -7219,7 +7220,7 @@ static pp_status pp__v_cool(pp_schedule *s, double limit, char *err) {
    pp__build_caps, which its local search keeps too), or its own peak
    where that is higher or caps is NULL. */
 enum { PP__SHAKE_WORK = 1200000, PP__SHAKE_REACH = 4, PP__SHAKE_MOVES = 2 };
-enum { PP__SHAKE_RUN_D = 4, PP__SHAKE_RUN = 2, PP__SHAKE_RESET = 50, PP__SHAKE_SEED2 = 3 };
+enum { PP__SHAKE_RUN_D = 3, PP__SHAKE_RUN = 2, PP__SHAKE_RESET = 50, PP__SHAKE_SEED2 = 3 };
 static void pp__shake_caps(const pp_schedule *s, double limit, const double *caps, double *cap) {
     int i;
     for (i = 0; i < s->devices; i++)
@@ -7227,7 +7228,7 @@ static void pp__shake_caps(const pp_schedule *s, double limit, const double *cap
 }
 static pp_status pp__v_shake(pp_schedule *s, double limit, const double *caps, char *err) {
     int d = s->devices, P = s->num_passes, it, rounds = PP__SHAKE_WORK / (P > 0 ? P : 1);
-    int rounds2 = d <= PP__SHAKE_RUN_D ? rounds : 0; /* the second walk's rounds */
+    int rounds2 = d <= PP__SHAKE_RUN_D && 2 * s->microbatches <= 3 * d ? rounds : 0; /* the second walk's rounds */
     pp_allocator *al = &s->allocator;
     unsigned long long x = 2; /* the generator's state */
     double lb = pp__order_bound(s), s0 = s->makespan, br0 = s->bubble_rate, cm = s->makespan, bm = s->makespan;
