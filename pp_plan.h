@@ -2255,7 +2255,7 @@ static void pp__plan_one(const pp__plan_preq *q, pp__plan_pws *w, const pp__plan
     for (s = 0; s < S; s++) {
         int part = s < Sp ? s : s - Sp, end = part + 1 < Sp ? first[part + 1] : items;
         double f = 0, wt = 0, pd = 0, pe = 0, rc = 0;
-        dev = vplace ? (s < pp ? s : 2 * pp - 1 - s) : s % pp;
+        dev = pp__plan_dev(vplace, pp, s);
         sact[s] = slog[s] = stp[s] = scp[s] = sep[s] = stra[s] = slogb[s] = 0;
         for (i = first[part]; i < end; i++) {
             const pp__plan_item *x = &it[i];
@@ -2354,7 +2354,7 @@ static void pp__plan_one(const pp__plan_preq *q, pp__plan_pws *w, const pp__plan
         for (dev = 0; dev < pp; dev++) {
             double sum = 0, one = 0, tr = 0, lb;
             for (s = 0; s < S; s++) {
-                if ((vplace ? (s < pp ? s : 2 * pp - 1 - s) : s % pp) != dev) continue;
+                if (pp__plan_dev(vplace, pp, s) != dev) continue;
                 sum += sact[s] + slog[s];
                 if (sact[s] + slog[s] > one) one = sact[s] + slog[s];
                 if (stra[s] > tr) tr = stra[s];
@@ -2479,12 +2479,12 @@ static void pp__plan_one(const pp__plan_preq *q, pp__plan_pws *w, const pp__plan
             double pk = 0, qk = 0, rho = 1, hk = head;
             int s2;
             for (s = 0; s < S; s++) {
-                int sd = vplace ? (s < pp ? s : 2 * pp - 1 - s) : s % pp;
+                int sd = pp__plan_dev(vplace, pp, s);
                 if (sd == dev) {
                     pk += stt[s].f + stt[s].b + stt[s].w + (recompute ? stt[s].f : 0);
                     qk += stt[s].f + stt[s].b + (recompute ? stt[s].f : 0);
                     for (s2 = 0; cfg.fb_overlap && s2 < S; s2++) {
-                        int sd2 = vplace ? (s2 < pp ? s2 : 2 * pp - 1 - s2) : s2 % pp;
+                        int sd2 = pp__plan_dev(vplace, pp, s2);
                         double x = stt[s].f + stt[s2].b + stt[s2].w, a = w->fbc[s].f + w->fbc[s2].b, tfb;
                         if (sd2 != dev) continue;
                         /* what pp_sched.h will give the pair from the parts passed (above) */
@@ -2508,7 +2508,7 @@ static void pp__plan_one(const pp__plan_preq *q, pp__plan_pws *w, const pp__plan
             if (!r->no_dp_overlap && dp_step > 0) {
                 double x = -1;
                 for (s = 0; s < S; s++)
-                    if ((vplace ? (s < pp ? s : 2 * pp - 1 - s) : s % pp) == dev) {
+                    if (pp__plan_dev(vplace, pp, s) == dev) {
                         double e = sdp[s] - (stt[s].f + stt[s].b + stt[s].w);
                         if (x < 0 || e < x) x = e > 0 ? e : 0;
                     }
@@ -2659,7 +2659,7 @@ static void pp__plan_one(const pp__plan_preq *q, pp__plan_pws *w, const pp__plan
            passes, their communication apart, then its idle time */
         double comp = 0, ctp = 0, ccp = 0, cep = 0, busy, idle, mult = rc_full ? 3 : 2;
         for (s = 0; s < S; s++) {
-            int sd = vplace ? (s < pp ? s : 2 * pp - 1 - s) : s % pp;
+            int sd = pp__plan_dev(vplace, pp, s);
             if (sd != busiest) continue;
             comp += stt[s].f + stt[s].b + stt[s].w + (recompute ? stt[s].f : 0);
             ctp += mult * stp[s];

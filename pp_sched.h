@@ -1404,21 +1404,14 @@ static void pp__metrics(pp_schedule *s) {
     int i, dev;
     double busy = 0, end = 0;
     const pp_pass *ps = s->passes;
-    const double *sm = s->stage_memory;
     for (dev = 0; dev < s->devices; dev++) {
         double cur = 0, peak = 0;
         for (i = s->device_start[dev]; i < s->device_start[dev + 1]; i++) {
             const pp_pass *p = &ps[i];
             busy += p->end - p->start;
             end = pp__max(end, p->end);
-            if (p->kind == PP_F) {
-                cur += sm[p->stage];
-                if (cur > peak) peak = cur;
-            } else if (p->kind != PP_B) {
-                cur += -sm[p->stage];
-            } else {
-                cur += 0;
-            }
+            cur += pp__pass_memory(s, p);
+            if (p->kind == PP_F && cur > peak) peak = cur;
         }
         s->peak_memory[dev] = peak;
     }
