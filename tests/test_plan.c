@@ -1713,7 +1713,7 @@ static void test_fb_pair_time(void) {
    norms and up-projections, FP8 expert activations and matmuls, BF16 Adam
    moments). Its place is a finding of the model, not a formula; the check
    is that the published layout ranks in the top 10 of ppsched plan's
-   ranking (within about 2% of the best), as an engineer would expect. */
+   ranking, as an engineer would expect. */
 static void test_deepseek_rank(void) {
     pp_plan_request r;
     pp_candidate *c = (pp_candidate *)malloc(sizeof *c * 20000);
