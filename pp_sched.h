@@ -1030,7 +1030,8 @@ static pp_status pp__cfg_resolve(const pp_config *cfg, pp__cfg *c, char *err) {
         !pp__finite(cfg->fb_share) || cfg->fb_share < 0 || cfg->fb_share > 1 ||
         (cfg->fb_share > 0 && cfg->fb_share < 0.01)) {
         pp__err(err, "fb_overlap must be 0 or 1, fb_time 0 (derived) or seconds up to 1e9, fb_share (compute's "
-                     "share of the GPU while a pair's all-to-all runs) 0 (= 1) or 0.01 .. 1; got %d, %g, %g", cfg->fb_overlap, cfg->fb_time, cfg->fb_share);
+                     "share of the GPU while a pair's all-to-all runs) 0 (= 1) or 0.01 .. 1; got %d, %g, %g",
+                cfg->fb_overlap, cfg->fb_time, cfg->fb_share);
         return PP_ERR_INVALID_ARG;
     }
     c->fb_overlap = cfg->fb_overlap;
