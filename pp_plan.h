@@ -243,7 +243,7 @@ PLANNING (pp_partition, pp_partition_v, pp_model_stats, pp_plan)
                    all-gather stay at the end; per-microbatch traffic
                    (zero2, zero3, fsdp) is apart (recipes).
                    F&B (no_fb_overlap): dualpipe and dualpipe-v are built
-                   with pp_config.fb_overlap (pp_sched.h: fb_time in the F&B pair rule): each
+                   with pp_config.fb_overlap (pp_sched.h's F&B pairs): each
                    F paired with another microbatch's full backward is one
                    pass of t_FB = max(c + (1 - eta) a, a), a = the pair's
                    all-to-all, c = F + B + W - a its compute, eta = 112/132:
@@ -252,13 +252,10 @@ PLANNING (pp_partition, pp_partition_v, pp_model_stats, pp_plan)
                    (Sec. 3.2.2) while the all-to-all runs and on all of them
                    after it (the communication kernels hold their SMs only
                    while they run): eta a + (t - a) = c; t = a when c < eta
-                   a. pp_sched.h times a pair max((x - a') / fb_share, a'),
-                   so the planner passes fb_share = 1, a' = eta a where
-                   every pair of a device has c >= eta a (exact), else
-                   fb_share = eta, a' = a (exact where the all-to-all is
-                   the longer stream, longer than the rule elsewhere).
-                   Passes dualpipe.py runs alone (warm-up, cool-down: its
-                   steps 1-3 and 6-8) keep their all-to-all exposed. Built
+                   a: pp_sched.h's pair rule (pp_fb_pair_time) at
+                   fb_share = eta, the all-to-all parts as fb_comm. Passes
+                   dualpipe.py runs alone (warm-up, cool-down: its steps
+                   1-3 and 6-8) keep their all-to-all exposed. Built
                    to 8pp microbatches (pairs are the steady state).
                A group of ranks x tp GPUs within gpu.node_gpus (8) talks
                over tp_bw, else over net_bw (TP, CP, EP groups that span
@@ -1980,8 +1977,8 @@ static int pp__plan_search_d(const pp_sched_info *info) { return info->search_de
    run, so a pair of x in sequence, a of it all-to-all, runs its compute c
    = x - a at eta beside the all-to-all and at the whole GPU after it: eta
    a + (t - a) = c gives t_FB = c + (1 - eta) a when c >= eta a, else the
-   all-to-all is the longer stream and t_FB = a (PLANNING, overlaps; the
-   candidate's build passes pp_sched.h the parts that give this) */
+   all-to-all is the longer stream and t_FB = a (PLANNING, overlaps):
+   pp_sched.h's pair rule at pp_config.fb_share = eta (pp_fb_pair_time) */
 #define PP__PLAN_FB_SHARE (112.0 / 132.0)
 
 /* the device of stage s (pp_sched.h's placements; dualpipe's second copy
@@ -2418,8 +2415,7 @@ static void pp__plan_one(const pp__plan_preq *q, pp__plan_pws *w, const pp__plan
        edge that crosses devices (PLANNING, step time) */
     cfg.times.comm = stt[0].comm;
     if (info->fb_pairs) {
-        double a = 0, sum = 0;
-        int fb_exact = 0;
+        double a = 0;
         for (s = 0; s < S; s++) {
             int part = s < Sp ? s : s - Sp, end = part + 1 < Sp ? first[part + 1] : items;
             double x = 0;
@@ -2428,32 +2424,12 @@ static void pp__plan_one(const pp__plan_preq *q, pp__plan_pws *w, const pp__plan
             /* the sends between stages are times.comm, on the edges, not inside a pass */
             w->fbc[s].w = w->fbc[s].comm = 0;
             a += 2 * w->fbc[s].f;
-            sum += stt[s].f + stt[s].b + stt[s].w;
         }
-        /* a pair is never longer than its sequence (c + (1 - eta) a <= c + a).
-           pp_sched.h times a pair max((x - a') / fb_share, a') from the
-           parts a' (fb_comm) it is given; with fb_share = 1 and a' = eta a
-           that is max(x - eta a, eta a) = max(c + (1 - eta) a, a) wherever
-           x - eta a >= a (c >= eta a), so those parts are passed when every
-           pair a device can form is such; otherwise a' = a at fb_share =
-           eta, max(c / eta, a): exact for a pair whose all-to-all is the
-           longer stream, longer than the rule for the others (an upper
-           bound, as builds are: PLANNING, the guarantee) */
+        /* a pair is never longer than its sequence (max(x - eta a, a) <= x) */
         if (!r->no_fb_overlap && a > 0) {
-            int ok = 1, s2;
-            for (s = 0; s < S && ok; s++)
-                for (s2 = 0; s2 < S && ok; s2++)
-                    if (pp__plan_dev(vplace, pp, s) == pp__plan_dev(vplace, pp, s2) &&
-                        stt[s].f + stt[s2].b + stt[s2].w < (1 + PP__PLAN_FB_SHARE) * (w->fbc[s].f + w->fbc[s2].b))
-                        ok = 0;
-            fb_exact = ok;
-            if (ok)
-                for (s = 0; s < S; s++) w->fbc[s].f = w->fbc[s].b = PP__PLAN_FB_SHARE * w->fbc[s].f;
-        }
-        if (!r->no_fb_overlap && a > 0 && (fb_exact || (sum - a) / PP__PLAN_FB_SHARE < sum)) {
             cfg.fb_overlap = 1;
             cfg.fb_comm = w->fbc;
-            cfg.fb_share = fb_exact ? 1 : PP__PLAN_FB_SHARE;
+            cfg.fb_share = PP__PLAN_FB_SHARE;
             /* pairs are the steady state: a 2pp build has few of them, so it
                is built to 8pp microbatches (even, as dualpipe needs) before
                the extrapolation */
@@ -2485,10 +2461,10 @@ static void pp__plan_one(const pp__plan_preq *q, pp__plan_pws *w, const pp__plan
                     qk += stt[s].f + stt[s].b + (recompute ? stt[s].f : 0);
                     for (s2 = 0; cfg.fb_overlap && s2 < S; s2++) {
                         int sd2 = pp__plan_dev(vplace, pp, s2);
-                        double x = stt[s].f + stt[s2].b + stt[s2].w, a = w->fbc[s].f + w->fbc[s2].b, tfb;
+                        double x = stt[s].f + stt[s2].b + stt[s2].w, tfb;
                         if (sd2 != dev) continue;
                         /* what pp_sched.h will give the pair from the parts passed (above) */
-                        tfb = (x - a) / cfg.fb_share > a ? (x - a) / cfg.fb_share : a;
+                        tfb = pp_fb_pair_time(x, w->fbc[s].f + w->fbc[s2].b, cfg.fb_share);
                         if (tfb / x < rho) rho = tfb / x;
                     }
                 }

@@ -148,6 +148,7 @@ API (one line each; status-returning calls fill err[PP_ERR_LEN] on failure)
    pp_sched_bounds(s, &b)              lower bounds on the makespan (work, path, Appendix E.2)
    pp_sched_bubble_growth(cfg, &g, err) O(p) (g=0) or O(n) (g=1) bubble, measured (Appendix E.1)
    pp_vhalf_o_p(times)                 Appendix E.1's condition for V-Half's O(p) bubble
+   pp_fb_pair_time(x, a, share)        THE F&B pair rule: max(x - share a, a) (pp_config.fb_share)
    pp_sched_lower(s, &prog, err)       per-device programs: computes, SEND/RECV, HANDOFF, slots
    pp_sched_check_deadlock(prog, stuck, err)  simulate blocking send/recv; names stuck ops
    pp_program_group_end(prog, dev, i)  end of the SEND/RECV group that starts at op i (the group rule)
@@ -321,6 +322,8 @@ RULINGS (where the papers are ambiguous, what this file does; the comment
      reordered: gpipe, 1f1b, eager-1f1b, interleaved-1f1b, 1f1b-r, ...
    - dualpipe: two routes (copies = 2) on V placement, DualPipeV folded to
      d/2 (pp__dualpipe); pp_sched_io.h refuses its CSV (PyTorch's has one route).
+   - F&B pairs: compute keeps fb_share of the GPU while the pair's all-to-all
+     runs and all of it after, max(x - share a, a) (pp_fb_pair_time).
    - Reorder: no device above its squeezed peak or Eq. 1 bound, the peak
      never rises; every step of every variant is a candidate (pp__reorder).
    - Local search: swaps on the critical path, then moves into the 2 nearest
@@ -438,8 +441,10 @@ typedef struct pp_config {
     double fb_time;              /* > 0: t_FB of every pair, seconds; 0 = from fb_comm, fb_share */
     const pp_times *fb_comm;     /* optional [S]: the part of stage s's F (.f), B (.b), W (.w) time
                                     that is communication the other pass's compute can hide */
-    double fb_share;             /* compute's share of the GPU inside a pair (the SMs left
-                                    after communication's); 0 = 1 */
+    double fb_share;             /* the share of the GPU a pair's compute keeps while its
+                                    all-to-all runs (the SMs communication leaves it; all
+                                    of them after): t_FB = max(F + B + W - fb_share a, a),
+                                    a from fb_comm (pp_fb_pair_time); 0 = 1, full overlap */
     int (*progress)(void *user, const char *what, double done);
                                  /* optional: called now and then during long
                                     work (the adaptive searches, interleaved-
@@ -699,6 +704,9 @@ PP_SCHED_API pp_status pp_sched_from_order(const pp_order *order, const pp_confi
 PP_SCHED_API pp_status pp_sched_bounds(const pp_schedule *s, pp_bounds *out);
 PP_SCHED_API pp_status pp_sched_bubble_growth(const pp_config *cfg, int *grows, char *err);
 PP_SCHED_API int pp_vhalf_o_p(pp_times t);
+/* THE F&B pair rule (pp_config.fb_share): x seconds in sequence, a of them
+   all-to-all, share = pp_config.fb_share (0 = 1) -> t_FB */
+PP_SCHED_API double pp_fb_pair_time(double x, double a, double share);
 /* ---- lowering: one program per device (see LOWERING in the docs block) ---- */
 
 /* HANDOFF: the output of a stage becomes the input of the next stage on its
@@ -1021,8 +1029,9 @@ static pp_status pp__cfg_resolve(const pp_config *cfg, pp__cfg *c, char *err) {
     if ((cfg->fb_overlap & ~1) || !pp__finite(cfg->fb_time) || cfg->fb_time < 0 || cfg->fb_time > 1e9 ||
         !pp__finite(cfg->fb_share) || cfg->fb_share < 0 || cfg->fb_share > 1 ||
         (cfg->fb_share > 0 && cfg->fb_share < 0.01)) {
-        pp__err(err, "fb_overlap must be 0 or 1, fb_time 0 (derived) or seconds up to 1e9, fb_share 0 (= 1) or a "
-                     "fraction 0.01 .. 1; got %d, %g, %g", cfg->fb_overlap, cfg->fb_time, cfg->fb_share);
+        pp__err(err, "fb_overlap must be 0 or 1, fb_time 0 (derived) or seconds up to 1e9, fb_share (compute's "
+                     "share of the GPU while a pair's all-to-all runs) 0 (= 1) or 0.01 .. 1; got %d, %g, %g",
+                cfg->fb_overlap, cfg->fb_time, cfg->fb_share);
         return PP_ERR_INVALID_ARG;
     }
     c->fb_overlap = cfg->fb_overlap;
@@ -5449,21 +5458,34 @@ static pp_status pp__looped_bfs(const pp__cfg *cfg, int d, int v, int n, pp_sche
     return st;
 }
 
+/* THE F&B pair rule (DeepSeek-V3 report, Sec. 3.2.1-3.2.2): a pair of x
+   seconds in sequence, a of them all-to-all (clamped to 0 .. x), has
+   compute c = x - a. One pass's all-to-all runs beside the other's compute;
+   the communication kernels hold their SMs only while they run (20 of the
+   H800's 132), so the compute keeps a share of the GPU for the time a and
+   the whole GPU after it: share a + (t - a) = c, t = x - share a, and
+   neither stream finishes before the longer of the two: t = a when c <
+   share a. share 1 (the default, 0): full overlap, max(c, a). */
+PP__DEF double pp_fb_pair_time(double x, double a, double share) {
+    double t;
+    a = a < 0 ? 0 : a > x ? x : a;
+    t = x - (share > 0 ? share : 1) * a;
+    return t > a ? t : a;
+}
+
 /* F&B overlap (DeepSeek-V3 report, Sec. 3.2.1, Table 2): s's passes timed
    again with each marked F (pair[i] = 1 at its index in s->passes) and the
    full backward that follows it on its device (B, then W) run as ONE pass,
    as a runtime does it (torchtitan's overlap_callback, PyTorch's
    OVERLAP_F_B): the pair starts when its device is free and BOTH inputs
    have arrived, lasts t_FB, and releases both outputs at its end. t_FB =
-   fb_time when given, else max((F + B + W - a) / fb_share, a), a = the
-   communication parts of the three passes (fb_comm): one pass's
-   all-to-all runs beside the other's compute, the compute runs on the SMs
-   communication leaves it (DeepSeek-V3 Sec. 3.2.2: 20 of 132 SMs), and
-   neither finishes before the longer of the two streams. Inside the pair's
-   interval F, B, W get shares of t_FB in proportion to their own times, so
-   no device runs two passes at once and every dependency holds. Every
-   other pass is timed as pp__squeeze does. Devices run in turn as far as
-   each can: a pass waits for an input not yet run. */
+   fb_time when given, else pp_fb_pair_time(F + B + W, a, fb_share) =
+   max(F + B + W - fb_share a, a), a = the communication parts of the three
+   passes (fb_comm). Inside the pair's interval F, B, W get shares of t_FB
+   in proportion to their own times, so no device runs two passes at once
+   and every dependency holds. Every other pass is timed as pp__squeeze
+   does. Devices run in turn as far as each can: a pass waits for an input
+   not yet run. */
 static pp_status pp__fb_time(pp_schedule *s, const unsigned char *pair, const pp__cfg *c, char *err) {
     int d = s->devices, S = s->stages, n = s->microbatches, P = s->num_passes, i, left = P, moved = 1, npair = 0;
     int half = pp__dep_half(s), *tab, *ptr;
@@ -5513,7 +5535,7 @@ static pp_status pp__fb_time(pp_schedule *s, const unsigned char *pair, const pp
                             double part = q == 0 ? x->f : q == 1 ? x->b : x->w, whole = stt[p[q].stage * 4 + (int)p[q].kind];
                             a += part < whole ? (part > 0 ? part : 0) : whole;
                         }
-                    t = c->fb_time > 0 ? c->fb_time : pp__max((sum - a) / c->fb_share, a);
+                    t = c->fb_time > 0 ? c->fb_time : pp_fb_pair_time(sum, a, c->fb_share);
                     npair++;
                 }
                 at = start;

@@ -2170,9 +2170,77 @@ static void test_sched_facts(void) {
     group_end(&g, "steady, max_devices and fb_pairs agree with what each schedule builds");
 }
 
+/* The F&B pair rule (pp_config.fb_share, pp_fb_pair_time): a pair of x in
+   sequence, a of it all-to-all, compute c = x - a. The compute keeps share
+   of the GPU while the all-to-all runs and all of it after: share a + (t -
+   a) = c gives t = x - share a when c >= share a, else t = a (the
+   all-to-all is the longer stream). Expected values worked by hand:
+     x 3, a 0.7, share 0.85: c 2.3 >= 0.595, t = 3 - 0.595 = 2.405 (a rule
+       that charges the share for the whole pair, (x - a) / share, gives
+       2.70588: this case tells the two apart)
+     x 3, a 0.7, share 1 or 0 (the default): t = 3 - 0.7 = 2.3 = max(c, a)
+     x 3, a 1.8, share 0.85: c 1.2 < 1.53, t = a = 1.8
+     x 1.5, a 1, share 0.5: c 0.5 = share a, both branches give 1
+     x 4, a 1, share 112/132: t = 4 - 112/132 = 3.151515...
+     x 3, a 0: nothing hidden, t = 3; a 5 or -1 is clamped to 3 or 0: t = 3
+   Then a dualpipe-v build, d 4 (8 stages), every stage F 1, B 1.5, W 0.5
+   (x 3), fb_comm f 0.4, b 0.6, w 0.2 (a 1.2): at share 0.5 every pair
+   lasts 3 - 0.6 = 2.4 (the whole-pair charge would give 1.8 / 0.5 = 3.6,
+   longer than the sequence), its F 2.4 x 1/3 = 0.8 of it; at share 1,
+   1.8. With f = b = 1 (a = 1 + 1 + 0.5 = 2.5, c 0.5 < 1.25) a pair lasts
+   2.5; with f = 5 the part is clipped to F's 1: a 1 + 0.6 + 0.2 = 1.8,
+   t = 3 - 0.9 = 2.1. */
+static int fb_pairs_of(const pp_schedule *s, double t) {
+    int i, found = 0;
+    for (i = 0; i + 2 < s->num_passes; i++) {
+        const pp_pass *p = &s->passes[i];
+        if (p[0].kind == PP_F && p[1].kind == PP_B && p[2].kind == PP_W && p[0].device == p[2].device &&
+            near(p[2].end - p[0].start, t) && near(p[0].end - p[0].start, t / 3))
+            found++;
+    }
+    return found;
+}
+
+static void test_fb_pair_rule(void) {
+    static const struct { double x, a, share, want; } rule[] = {
+        {3, 0.7, 0.85, 2.405}, {3, 0.7, 1, 2.3}, {3, 0.7, 0, 2.3}, {3, 1.8, 0.85, 1.8}, {1.5, 1, 0.5, 1},
+        {4, 1, 112.0 / 132.0, 4 - 112.0 / 132.0}, {3, 0, 0.5, 3}, {3, 5, 0.5, 3}, {3, -1, 0.5, 3}};
+    static const struct { double f, b, w, share, want; } build[] = {
+        {0.4, 0.6, 0.2, 0.5, 2.4}, {0.4, 0.6, 0.2, 1, 1.8}, {1, 1, 0.5, 0.5, 2.5}, {5, 0.6, 0.2, 0.5, 2.1}};
+    group g;
+    int i, k;
+    char err[PP_ERR_LEN];
+    group_begin(&g, "fb-pair");
+    for (i = 0; i < (int)(sizeof rule / sizeof rule[0]); i++) {
+        double t = pp_fb_pair_time(rule[i].x, rule[i].a, rule[i].share);
+        check(&g, near(t, rule[i].want), "pp_fb_pair_time(%g, %g, %g) = %.9g, want %.9g", rule[i].x, rule[i].a,
+              rule[i].share, t, rule[i].want);
+    }
+    for (k = 0; k < (int)(sizeof build / sizeof build[0]); k++) {
+        pp_config cfg;
+        pp_schedule *s = NULL;
+        pp_times st[8], comm[8];
+        for (i = 0; i < 8; i++) {
+            st[i].f = 1, st[i].b = 1.5, st[i].w = 0.5, st[i].comm = 0;
+            comm[i].f = build[k].f, comm[i].b = build[k].b, comm[i].w = build[k].w, comm[i].comm = 0;
+        }
+        memset(&cfg, 0, sizeof cfg);
+        cfg.schedule = "dualpipe-v", cfg.devices = 4, cfg.microbatches = 16, cfg.stage_times = st;
+        cfg.fb_overlap = 1, cfg.fb_comm = comm, cfg.fb_share = build[k].share;
+        if (!check(&g, pp_sched_build(&cfg, &s, err) == PP_OK, "dualpipe-v share %g: %s", build[k].share, err)) continue;
+        i = fb_pairs_of(s, build[k].want);
+        check(&g, s->fb_pairs > 0 && i == s->fb_pairs, "dualpipe-v comm %g %g %g share %g: %d pairs of %g, fb_pairs %d",
+              build[k].f, build[k].b, build[k].w, build[k].share, i, build[k].want, s->fb_pairs);
+        check(&g, pp_sched_validate(s, err) == PP_OK, "dualpipe-v share %g: %s", build[k].share, err);
+        pp_sched_free(s);
+    }
+    group_end(&g, "F&B pair: max(x - share a, a), the compute slowed only while the all-to-all runs; built pairs last it");
+}
+
 int main(void) {
     test_sched_table();
     test_sched_facts();
+    test_fb_pair_rule();
     test_grid();
     test_stage_times();
     test_interleaved_v3();
