@@ -148,7 +148,7 @@ API (one line each; status-returning calls fill err[PP_ERR_LEN] on failure)
    pp_sched_bounds(s, &b)              lower bounds on the makespan (work, path, Appendix E.2)
    pp_sched_bubble_growth(cfg, &g, err) O(p) (g=0) or O(n) (g=1) bubble, measured (Appendix E.1)
    pp_vhalf_o_p(times)                 Appendix E.1's condition for V-Half's O(p) bubble
-   pp_fb_pair_time(x, a, share)        THE F&B pair rule: max(x - share a, a) (pp_config.fb_share)
+   pp_fb_pair_time(x, a, share)        the F&B pair rule: max(x - share a, a) (pp_config.fb_share)
    pp_sched_lower(s, &prog, err)       per-device programs: computes, SEND/RECV, HANDOFF, slots
    pp_sched_check_deadlock(prog, stuck, err)  simulate blocking send/recv; names stuck ops
    pp_program_group_end(prog, dev, i)  end of the SEND/RECV group that starts at op i (the group rule)
@@ -704,7 +704,7 @@ PP_SCHED_API pp_status pp_sched_from_order(const pp_order *order, const pp_confi
 PP_SCHED_API pp_status pp_sched_bounds(const pp_schedule *s, pp_bounds *out);
 PP_SCHED_API pp_status pp_sched_bubble_growth(const pp_config *cfg, int *grows, char *err);
 PP_SCHED_API int pp_vhalf_o_p(pp_times t);
-/* THE F&B pair rule (pp_config.fb_share): x seconds in sequence, a of them
+/* The F&B pair rule (pp_config.fb_share): x seconds in sequence, a of them
    all-to-all, share = pp_config.fb_share (0 = 1) -> t_FB */
 PP_SCHED_API double pp_fb_pair_time(double x, double a, double share);
 /* ---- lowering: one program per device (see LOWERING in the docs block) ---- */
@@ -5458,7 +5458,7 @@ static pp_status pp__looped_bfs(const pp__cfg *cfg, int d, int v, int n, pp_sche
     return st;
 }
 
-/* THE F&B pair rule (DeepSeek-V3 report, Sec. 3.2.1-3.2.2): a pair of x
+/* The F&B pair rule (DeepSeek-V3 report, Sec. 3.2.1-3.2.2): a pair of x
    seconds in sequence, a of them all-to-all (clamped to 0 .. x), has
    compute c = x - a. One pass's all-to-all runs beside the other's compute;
    the communication kernels hold their SMs only while they run (20 of the
