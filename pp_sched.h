@@ -5904,6 +5904,7 @@ typedef struct pp__auto {
     int shape[4];            /* the blocks' devices, chunks, stages, split that the buffers below fit */
     const double *tm;        /* [stages * 4] stage times: the shape's */
     double comm;
+    int exact;               /* every time and comm a multiple of 2^-10, all the work below 2^40: sums are exact */
     double *endt, *free_at;  /* [4 * stages * n_eval], [2 * devices]: pp__block_makespan's scratch */
     int *ent;                /* [stages * 3 * 4]: a block's passes (pp__block_makespan) */
     const int *dtab;         /* [16 * stages]: the shape's inputs */
@@ -6005,6 +6006,18 @@ static pp_status pp__auto_eval_init(pp__auto *A, const pp_block *b, char *err) {
     A->dtab = A->q->shape.dtab;
     A->tm = A->q->shape.stage_time;
     A->comm = A->q->c.times.comm;
+    {
+        int i, k;
+        double total = A->comm * 1024.0 * 3.0 * S * A->n_eval;
+        A->exact = A->comm * 1024.0 == (double)(long long)(A->comm * 1024.0);
+        for (i = 0; i < S; i++)
+            for (k = 0; k < 4; k++) {
+                double x = A->tm[i * 4 + k] * 1024.0;
+                if (x != (double)(long long)x) A->exact = 0;
+                total += x * A->n_eval;
+            }
+        if (!(total < 1099511627776.0 * 1024.0)) A->exact = 0;
+    }
     A->endt = (double *)pp__malloc(&A->al, pp__size((size_t)S * 4u * (size_t)A->n_eval, sizeof(double)));
     A->free_at = (double *)pp__malloc(&A->al, pp__size((size_t)d, 2u * sizeof(double)));
     A->ent_dur = (double *)pp__malloc(&A->al, pp__size((size_t)S * 6u, sizeof(double)));
@@ -6027,7 +6040,11 @@ static pp_status pp__auto_eval_init(pp__auto *A, const pp_block *b, char *err) {
    beat: the caller keeps the block only when its makespan is below beat;
    the timing stops (returning at least beat) once a device's end so far
    plus the work it has left, every pass as early as it can, is above beat
-   by more than the rounding of those sums: the makespan cannot be lower. */
+   by more than the rounding of those sums: the makespan cannot be lower.
+   Where those sums are exact (A->exact: unit times, and any times in
+   multiples of 2^-10), it stops once that is at least beat: the makespan
+   cannot be lower than beat (a tie is stopped too, which matters at unit
+   times, where most blocks of a level tie). */
 static double pp__block_makespan(pp__auto *A, const pp_block *b, int n, double beat) {
     int S = b->stages, T = b->interval, kinds = b->split_backward ? 3 : 2, E = S * kinds, d = b->devices, i, g, e, r,
         at = 0, qmax = 0;
@@ -6067,7 +6084,8 @@ static double pp__block_makespan(pp__auto *A, const pp_block *b, int n, double b
         }
         if (beat < 1e300 && g % 8 == 7)
             for (i = 0; i < d; i++)
-                if (free_at[i] + left[i] > beat * (1 + 1e-9) + 1e-9) return pp__max(mk, beat);
+                if (A->exact ? free_at[i] + left[i] >= beat : free_at[i] + left[i] > beat * (1 + 1e-9) + 1e-9)
+                    return pp__max(mk, beat);
     }
     return mk;
 }
