@@ -4852,6 +4852,8 @@ typedef struct pp__req {
 /* A block of v-auto's search, by the parameters that build it (pass 1
    builds again only the blocks pass 0 kept). */
 typedef struct pp__vrec { int K; unsigned char x0, x1, y0, y1, t, extra; } pp__vrec;
+/* A block of zb-auto's search, by the parameters that build it (pp__zb_block) */
+typedef struct pp__zrec { int wl; unsigned char fo, bo, turn; } pp__zrec;
 
 /* What one pp_sched_build's V searches share: its own build, the fixed V
    schedules its search and its guarantee build, and the same at unit
@@ -4863,6 +4865,7 @@ typedef struct pp__vrec { int K; unsigned char x0, x1, y0, y1, t, extra; } pp__v
      a block and lists the blocks that fit the limit and repeat without
      collision: it reads the blocks' structure and Eq. 1 bounds, never the
      times (inputs: d, limit, levels ranked);
+   - zrec...: the same for zb-auto's pass 0 (pp__zb_auto; inputs: d, limit);
    - key, won: the winners of the fixed V blocks' searches
      (pp__block_vshape; inputs: d and the block's offsets);
    - vzb...: V-ZB's list-built order (pp__vzb_list; inputs: n, the stage
@@ -4874,6 +4877,9 @@ typedef struct pp__vshare {
     int d, nlev, nrec, lev_min;
     double limit, min_mem;
     pp__vrec *rec;
+    int zd, znrec, zlev_min;
+    double zlimit, zmin_mem;
+    pp__zrec *zrec;
     int nblk, blk_d[PP__VSHARE_BLOCKS];
     pp__vblock key[PP__VSHARE_BLOCKS], won[PP__VSHARE_BLOCKS];
     int vzb_n, vzb_d;
@@ -4883,6 +4889,7 @@ typedef struct pp__vshare {
 
 static void pp__vshare_free(pp__vshare *sh, const pp_allocator *al) {
     pp__mfree(al, sh->rec);
+    pp__mfree(al, sh->zrec);
     pp__mfree(al, sh->vzb_key);
     pp__mfree(al, sh->vzb);
     memset(sh, 0, sizeof *sh);
@@ -7442,46 +7449,90 @@ static pp_status pp__v_auto(const pp__req *q, pp_schedule **out, char *err) {
    steps bo, the F->B turn on the last device; W goes to the first cell
    free in the repeat at or after max(its B + 1, its F + wlife - 1), wlife
    the lifespan that stage 0 gets (0 = W right after B). */
+/* zb-auto's block of (fo, bo, turn, wl) (pp__zb_auto) */
+static pp_status pp__zb_block(int d, int fo, int bo, int turn, int wl, const pp_allocator *al, pp_block **out,
+                              char *err) {
+    pp_block *blk;
+    int s, T = 3, dev;
+    unsigned char occ[3];
+    int wlife = wl == 0 ? 0 : 3 * wl; /* in cells, multiples of T */
+    pp_status st = pp_block_create(d, 1, PP_PLACE_SEQUENTIAL, 1, 1, al, &blk, err);
+    *out = NULL;
+    if (st != PP_OK) return st;
+    blk->interval = T;
+    blk->f[0] = 0;
+    for (s = 1; s < d; s++) blk->f[s] = blk->f[s - 1] + fo;
+    blk->b[d - 1] = blk->f[d - 1] + turn;
+    for (s = d - 2; s >= 0; s--) blk->b[s] = blk->b[s + 1] + bo;
+    for (dev = 0; dev < d; dev++) {
+        int c = blk->b[dev] + 1, lo = blk->f[dev] + wlife - 1;
+        occ[0] = occ[1] = occ[2] = 0;
+        occ[blk->f[dev] % T] = 1;
+        occ[blk->b[dev] % T] = 1;
+        if (c < lo) c = lo;
+        while (occ[c % T] && c < blk->b[dev] + 1 + 3 * T) c++;
+        blk->w[dev] = c;
+    }
+    *out = blk;
+    return PP_OK;
+}
+
 static pp_status pp__zb_auto(const pp__req *q, pp_schedule **out, char *err) {
     int d = q->d;
     double limit = q->limit;
     pp__auto A;
     pp_status st;
-    int fo, bo, turn, wl;
+    int fo, bo, turn, wl, nrec = 0, caprec = 0, r, shared;
     double lb; /* pp__order_bound at n (A.lb_n), -1 if nothing was built */
+    pp__zrec *rec = NULL; /* pass 0's blocks that fit the limit and repeat without collision, in order */
+    pp__vshare *sh = q->vshare;
     *out = NULL;
     st = pp__auto_init(&A, q, PP__AUTO_TOP, PP__AUTO_LEVELS, err);
     if (st != PP_OK) return st;
-    for (A.pass = 0; A.pass < 2 && st == PP_OK; A.pass = pp__auto_next_pass(&A))
-    for (fo = 1; fo <= 6 && st == PP_OK; fo++)
+    shared = sh && sh->zrec && sh->zd == d && sh->zlimit == limit;
+    if (shared) { rec = sh->zrec; nrec = sh->znrec; A.min_mem = sh->zmin_mem; }
+    /* pass 0: which levels have a block, and the blocks pass 1 ranks */
+    for (fo = 1; fo <= 6 && st == PP_OK && !shared; fo++)
     for (bo = 1; bo <= 3 && st == PP_OK; bo++)
     for (turn = 1; turn <= 6 && st == PP_OK; turn++)
     for (wl = 0; wl <= 2 * d + 2 && st == PP_OK; wl++) {
-        pp_block *blk;
-        int s, T = 3, dev;
-        unsigned char occ[3];
-        int wlife = wl == 0 ? 0 : 3 * wl; /* in cells, multiples of T */
-        st = pp__tick(&q->c, A.pass ? "zb-auto: blocks at n" : "zb-auto: blocks",
+        pp_block *blk = NULL;
+        st = pp__tick(&q->c, "zb-auto: blocks",
                       ((((fo - 1) * 3 + bo - 1) * 6 + turn - 1) * (2.0 * d + 3) + wl) / (108.0 * (2 * d + 3)), err);
-        if (st != PP_OK) break;
-        st = pp_block_create(d, 1, PP_PLACE_SEQUENTIAL, 1, 1, &A.al, &blk, err);
-        if (st != PP_OK) break;
-        blk->interval = T;
-        blk->f[0] = 0;
-        for (s = 1; s < d; s++) blk->f[s] = blk->f[s - 1] + fo;
-        blk->b[d - 1] = blk->f[d - 1] + turn;
-        for (s = d - 2; s >= 0; s--) blk->b[s] = blk->b[s + 1] + bo;
-        for (dev = 0; dev < d; dev++) {
-            int c = blk->b[dev] + 1, lo = blk->f[dev] + wlife - 1;
-            occ[0] = occ[1] = occ[2] = 0;
-            occ[blk->f[dev] % T] = 1;
-            occ[blk->b[dev] % T] = 1;
-            if (c < lo) c = lo;
-            while (occ[c % T] && c < blk->b[dev] + 1 + 3 * T) c++;
-            blk->w[dev] = c;
+        if (st == PP_OK) st = pp__zb_block(d, fo, bo, turn, wl, &A.al, &blk, err);
+        A.kept = 0;
+        if (st == PP_OK) st = pp__auto_consider(&A, blk, err);
+        if (st == PP_OK && A.kept) {
+            if (nrec == caprec) { /* grow */
+                pp__zrec *x = (pp__zrec *)pp__malloc(&A.al, pp__size((size_t)(caprec ? 2 * caprec : 256), sizeof *x));
+                if (!x) { pp__err(err, "out of memory in the adaptive search"); st = PP_ERR_OUT_OF_MEMORY; break; }
+                if (nrec) memcpy(x, rec, (size_t)nrec * sizeof *x);
+                pp__mfree(&A.al, rec);
+                rec = x;
+                caprec = caprec ? 2 * caprec : 256;
+            }
+            rec[nrec].fo = (unsigned char)fo; rec[nrec].bo = (unsigned char)bo; rec[nrec].turn = (unsigned char)turn;
+            rec[nrec].wl = wl;
+            nrec++;
         }
-        st = pp__auto_consider(&A, blk, err);
     }
+    /* pass 1: the blocks pass 0 kept (the first of equal blocks, without
+       collision, within the limit), in the same order */
+    A.pass = pp__auto_next_pass(&A); /* also on failure: it clears pass 0's level marks */
+    A.replay = 1;
+    if (shared) A.lev_min = sh->zlev_min;
+    else if (st == PP_OK && sh && !sh->zrec && nrec > 0) { /* the list goes to sh, which frees it */
+        sh->zd = d; sh->znrec = nrec; sh->zlev_min = A.lev_min; sh->zlimit = limit; sh->zmin_mem = A.min_mem;
+        sh->zrec = rec;
+        shared = 1;
+    }
+    for (r = 0; r < nrec && st == PP_OK; r++) {
+        pp_block *blk = NULL;
+        st = pp__tick(&q->c, "zb-auto: blocks at n", (double)r / nrec, err);
+        if (st == PP_OK) st = pp__zb_block(d, rec[r].fo, rec[r].bo, rec[r].turn, rec[r].wl, &A.al, &blk, err);
+        if (st == PP_OK) st = pp__auto_consider(&A, blk, err);
+    }
+    if (!shared) pp__mfree(&A.al, rec);
     if (st == PP_OK) st = pp__auto_finish(&A, pp__zbauto_fixed, PP__AUTO_FIXED, out, err);
     lb = A.lb_n;
     pp__auto_release(&A);
