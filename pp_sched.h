@@ -7703,7 +7703,9 @@ static pp_status pp__build_v_zb(const pp__req *q, const pp_block *b, pp_schedule
     if (st != PP_OK || !q->c.reorder) return st; /* no_reorder: the block alone */
     /* reordered only up to 2d + 6 microbatches (beyond, the block's schedule
        is reordered at 2d + 4 and extended; reordering at full n is slow),
-       so beyond only an order shorter before reordering can win */
+       so beyond only an order shorter before reordering can win: none where
+       the block's schedule is at the order bound */
+    if (!pp__small_n(q->d, q->n) && pp__at_bound((*s)->makespan, pp__order_bound(*s))) return st;
     st = pp__vzb_list(q, (*s)->peak_bound, pp__small_n(q->d, q->n) ? 1e300 : (*s)->makespan, &g, err);
     if (st == PP_OK && g) {
         g->interval = (*s)->interval;
