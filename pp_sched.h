@@ -7406,15 +7406,14 @@ static pp_status pp__v_auto(const pp__req *q, pp_schedule **out, char *err) {
     lb = A.lb_n;
     pp__auto_release(&A);
     /* the grid family, except above pp__small_n where the blocks' best is at
-       the order bound (DESIGN.md: the search stops at the bound) or, above
-       PP__EXTEND_WHOLE_D devices, at limits of d and more: there the blocks
-       (V-ZB's among them) were shorter in every configuration we measured
-       (d = 40 to 128, n = 2d+8 to 8d, four time settings with comm, limits
-       d to 2d: by 0.003% to 0.17%; docs/quality.md); below d the family
-       wins by up to 17% and is kept */
+       the order bound (DESIGN.md: the search stops at the bound) or the
+       limit is d or more: there the blocks (V-ZB's among them) were as
+       short or shorter in every configuration we measured (d = 8 to 128,
+       n = 2d+8 to 8d, five time settings with comm, limits d to 2d: 357
+       rows, the grid longer by 0 to 0.17%; docs/quality.md); below d the
+       family wins by up to 17% and is kept */
     if (st == PP_OK && q->c.reorder &&
-        (pp__small_n(d, q->n) || !*out ||
-         (!pp__at_bound((*out)->makespan, lb) && (pp__extend_whole(d) || limit < d)))) {
+        (pp__small_n(d, q->n) || !*out || (!pp__at_bound((*out)->makespan, lb) && limit < d))) {
         pp_schedule *g = NULL;
         st = pp__vgrid_search(q, *out, lb, &g, err);
         if (st == PP_OK && g && pp__auto_better(g, *out)) { pp_sched_free(*out); *out = g; g = NULL; }
