@@ -7415,8 +7415,8 @@ static pp_status pp__v_auto(const pp__req *q, pp_schedule **out, char *err) {
        the order bound (DESIGN.md: the search stops at the bound) or the
        limit is d or more: there the blocks (V-ZB's among them) were as
        short or shorter in every configuration we measured (d = 8 to 128,
-       n = 2d+8 to 8d, five time settings with comm, limits d to 2d: 357
-       rows, the grid longer by 0 to 0.17%; docs/quality.md); below d the
+       n = 2d+8 to 8d, five time settings with comm, limits d to 2d: 325
+       rows, the grid longer by 0 to 4.8%; docs/quality.md); below d the
        family wins by up to 17% and is kept */
     if (st == PP_OK && q->c.reorder &&
         (pp__small_n(d, q->n) || !*out || (!pp__at_bound((*out)->makespan, lb) && limit < d))) {
