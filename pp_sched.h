@@ -3502,14 +3502,20 @@ static pp_status pp__local_search(pp_schedule *s, const double *cap, char *err) 
             for (k = 0; k < nc && trials > 0 && !improved; k++) {
                 int from[PP__LOCAL_GAPS], to[PP__LOCAL_GAPS], m = pp__local_moves(s, tab, pos, prev, prev + P, dep, cand[k], phase, from, to), x;
                 for (x = 0; x < m && trials > 0; x++) {
-                    double mk = s->makespan;
+                    double mk = s->makespan, top = 0;
+                    int r;
                     if (!pp__local_move(s, from[x], to[x], cap, lev)) continue;
                     trials--;
                     st = pp__squeeze(s, NULL, err);
                     if (st == PP_ERR_OUT_OF_MEMORY) goto cleanup;
                     if (st == PP_OK) {
-                        pp__metrics(s);
-                        if (s->makespan < mk - PP__EPS * (1 + mk)) { improved = 1; break; }
+                        /* squeezed, each device's passes end in order: its
+                           last ends last (pp__metrics' makespan, without
+                           its pass over every pass) */
+                        for (r = 0; r < d; r++)
+                            if (s->device_start[r + 1] > s->device_start[r])
+                                top = pp__max(top, s->passes[s->device_start[r + 1] - 1].end);
+                        if (top < mk - PP__EPS * (1 + mk)) { pp__metrics(s); improved = 1; break; }
                     }
                     st = PP_OK;
                     /* back to the round's order and times: the pass moved
@@ -3522,7 +3528,7 @@ static pp_status pp__local_search(pp_schedule *s, const double *cap, char *err) 
                         s->passes[f] = t;
                         for (j = 0; j < P; j++) { s->passes[j].start = keep[2 * j]; s->passes[j].end = keep[2 * j + 1]; }
                     }
-                    pp__metrics(s);
+                    /* (the round's order again: its metrics, which nothing above changed) */
                 }
             }
         if (!improved) break;
@@ -4861,6 +4867,8 @@ typedef struct pp__req {
 /* A block of v-auto's search, by the parameters that build it (pass 1
    builds again only the blocks pass 0 kept). */
 typedef struct pp__vrec { int K; unsigned char x0, x1, y0, y1, t, extra; } pp__vrec;
+/* A block of zb-auto's search, by the parameters that build it (pp__zb_block) */
+typedef struct pp__zrec { int wl; unsigned char fo, bo, turn; } pp__zrec;
 
 /* What one pp_sched_build's V searches share: its own build, the fixed V
    schedules its search and its guarantee build, and the same at unit
@@ -4872,6 +4880,7 @@ typedef struct pp__vrec { int K; unsigned char x0, x1, y0, y1, t, extra; } pp__v
      a block and lists the blocks that fit the limit and repeat without
      collision: it reads the blocks' structure and Eq. 1 bounds, never the
      times (inputs: d, limit, levels ranked);
+   - zrec...: the same for zb-auto's pass 0 (pp__zb_auto; inputs: d, limit);
    - key, won: the winners of the fixed V blocks' searches
      (pp__block_vshape; inputs: d and the block's offsets);
    - vzb...: V-ZB's list-built order (pp__vzb_list; inputs: n, the stage
@@ -4883,6 +4892,9 @@ typedef struct pp__vshare {
     int d, nlev, nrec, lev_min;
     double limit, min_mem;
     pp__vrec *rec;
+    int zd, znrec, zlev_min;
+    double zlimit, zmin_mem;
+    pp__zrec *zrec;
     int nblk, blk_d[PP__VSHARE_BLOCKS];
     pp__vblock key[PP__VSHARE_BLOCKS], won[PP__VSHARE_BLOCKS];
     int vzb_n, vzb_d;
@@ -4892,6 +4904,7 @@ typedef struct pp__vshare {
 
 static void pp__vshare_free(pp__vshare *sh, const pp_allocator *al) {
     pp__mfree(al, sh->rec);
+    pp__mfree(al, sh->zrec);
     pp__mfree(al, sh->vzb_key);
     pp__mfree(al, sh->vzb);
     memset(sh, 0, sizeof *sh);
@@ -5356,9 +5369,10 @@ static pp_status pp__ilm_try(const pp__cfg *cfg, int d, int j, const pp_allocato
    5 for 8). At d < 32 the steps are of 1, every j in turn. When no step
    reaches it (measured times, where Megatron's order is timed without
    our reordering), every j in turn as at d < 32; above PP__ILM_ALL_D
-   devices only the j within s/2 of the shortest step (d = 128: 9 tries
-   instead of 30, each about 0.13 s, and the same makespans at Table 5's
-   and B = 2F's times; docs/quality.md). */
+   devices the shortest step itself (d = 128: 4 tries instead of 30, each
+   about 0.09 s; at such times the makespan after the reorder moves by up
+   to 3% from one j to the next with no trend, and the j near the
+   shortest step were no better on the whole; docs/quality.md). */
 enum { PP__ILM_ALL_D = 32 };
 static pp_status pp__interleaved_lowmem_block(const pp__cfg *cfg, int d, const pp_allocator *al, pp_block **out,
                                               char *err) {
@@ -5402,14 +5416,11 @@ static pp_status pp__interleaved_lowmem_block(const pp__cfg *cfg, int d, const p
         else { pp_block_free(b); lo = mid; }
     }
     if (hi >= 0) { pp__mfree(al, seen); *out = best; return PP_OK; }
-    /* no step reached it: every j in turn (above PP__ILM_ALL_D devices
-       those near the shortest step), the first that reaches it, else the
-       shortest (the first of those) */
+    /* no step reached it: every j in turn (above PP__ILM_ALL_D devices the
+       shortest step, already reordered), the first that reaches it, else
+       the shortest (the first of those) */
     jfrom = j0; jto = jmax;
-    if (d > PP__ILM_ALL_D) {
-        jfrom = jstep - step / 2 > j0 ? jstep - step / 2 : j0;
-        jto = jstep + step / 2 < jmax ? jstep + step / 2 : jmax;
-    }
+    if (d > PP__ILM_ALL_D) jfrom = jto = jstep;
     for (j = jfrom; j <= jto; j++) {
         PP__ILM_TRY(j);
         if (best && mk >= best_mk - PP__EPS * (1 + best_mk)) { pp_block_free(b); continue; }
@@ -5928,6 +5939,7 @@ typedef struct pp__auto {
     int shape[4];            /* the blocks' devices, chunks, stages, split that the buffers below fit */
     const double *tm;        /* [stages * 4] stage times: the shape's */
     double comm;
+    int exact;               /* every time and comm a multiple of 2^-10, all the work below 2^40: sums are exact */
     double *endt, *free_at;  /* [4 * stages * n_eval], [2 * devices]: pp__block_makespan's scratch */
     int *ent;                /* [stages * 3 * 4]: a block's passes (pp__block_makespan) */
     const int *dtab;         /* [16 * stages]: the shape's inputs */
@@ -6029,6 +6041,18 @@ static pp_status pp__auto_eval_init(pp__auto *A, const pp_block *b, char *err) {
     A->dtab = A->q->shape.dtab;
     A->tm = A->q->shape.stage_time;
     A->comm = A->q->c.times.comm;
+    {
+        int i, k;
+        double total = A->comm * 1024.0 * 3.0 * S * A->n_eval;
+        A->exact = A->comm * 1024.0 == (double)(long long)(A->comm * 1024.0);
+        for (i = 0; i < S; i++)
+            for (k = 0; k < 4; k++) {
+                double x = A->tm[i * 4 + k] * 1024.0;
+                if (x != (double)(long long)x) A->exact = 0;
+                total += x * A->n_eval;
+            }
+        if (!(total < 1099511627776.0 * 1024.0)) A->exact = 0;
+    }
     A->endt = (double *)pp__malloc(&A->al, pp__size((size_t)S * 4u * (size_t)A->n_eval, sizeof(double)));
     A->free_at = (double *)pp__malloc(&A->al, pp__size((size_t)d, 2u * sizeof(double)));
     A->ent_dur = (double *)pp__malloc(&A->al, pp__size((size_t)S * 6u, sizeof(double)));
@@ -6051,7 +6075,11 @@ static pp_status pp__auto_eval_init(pp__auto *A, const pp_block *b, char *err) {
    beat: the caller keeps the block only when its makespan is below beat;
    the timing stops (returning at least beat) once a device's end so far
    plus the work it has left, every pass as early as it can, is above beat
-   by more than the rounding of those sums: the makespan cannot be lower. */
+   by more than the rounding of those sums: the makespan cannot be lower.
+   Where those sums are exact (A->exact: unit times, and any times in
+   multiples of 2^-10), it stops once that is at least beat: the makespan
+   cannot be lower than beat (a tie is stopped too, which matters at unit
+   times, where most blocks of a level tie). */
 static double pp__block_makespan(pp__auto *A, const pp_block *b, int n, double beat) {
     int S = b->stages, T = b->interval, kinds = b->split_backward ? 3 : 2, E = S * kinds, d = b->devices, i, g, e, r,
         at = 0, qmax = 0;
@@ -6091,7 +6119,8 @@ static double pp__block_makespan(pp__auto *A, const pp_block *b, int n, double b
         }
         if (beat < 1e300 && g % 8 == 7)
             for (i = 0; i < d; i++)
-                if (free_at[i] + left[i] > beat * (1 + 1e-9) + 1e-9) return pp__max(mk, beat);
+                if (A->exact ? free_at[i] + left[i] >= beat : free_at[i] + left[i] > beat * (1 + 1e-9) + 1e-9)
+                    return pp__max(mk, beat);
     }
     return mk;
 }
@@ -6217,7 +6246,7 @@ static pp_status pp__auto_finish(pp__auto *A, const pp_sched_id *fixed, int nfix
     pp_schedule *best = NULL;
     pp_status st = PP_OK;
     int k, l, nf = 0;
-    double frontier = 1e300;
+    double frontier = 1e300, lb2 = -1; /* lb2: pp__order_bound at n2, the same for every block */
     pp__fit fit;
     int nx = 0;
     pp_block *fb[PP__AUTO_BUILD + PP__AUTO_BUILDX]; /* finalists: the best PP__AUTO_BUILD by their small-n estimate, */
@@ -6226,12 +6255,16 @@ static pp_status pp__auto_finish(pp__auto *A, const pp_sched_id *fixed, int nfix
         int order[PP__AUTO_TOP], nfinal = 0;
         double re_mk[PP__AUTO_TOP];
         pp_block **tb = &A->top[l * PP__AUTO_TOP];
+        /* a frontier at the bound at n2 (with the slack of the test below,
+           less rounding): no later level can beat it, so none is reordered */
+        if (lb2 >= 0 && frontier <= lb2 + 0.5e-9 - 1e-12 * lb2) break;
         /* stage 2: reordered at the small n with the cheap variants */
         for (k = 0; k < A->count[l] && st == PP_OK; k++) {
             pp_schedule *s = NULL;
             int i;
             st = pp__repeat(tb[k], A->n2, NULL, &A->q->c, 0, &s, err);
             if (st == PP_OK) st = pp_squeeze(s, err);
+            if (st == PP_OK && lb2 < 0) lb2 = pp__order_bound(s);
             if (st == PP_OK && A->q->c.reorder) st = pp__reorder_memo(s, PP__RV_RANK, A->limit, &A->memo, err);
             if (st == PP_OK) {
                 re_mk[k] = s->makespan;
@@ -7401,9 +7434,14 @@ static pp_status pp__v_auto(const pp__req *q, pp_schedule **out, char *err) {
     lb = A.lb_n;
     pp__auto_release(&A);
     /* the grid family, except above pp__small_n where the blocks' best is at
-       the order bound (DESIGN.md: the search stops at the bound) */
+       the order bound (DESIGN.md: the search stops at the bound) or the
+       limit is d or more: there the blocks (V-ZB's among them) were as
+       short or shorter in every configuration we measured (d = 8 to 128,
+       n = 2d+8 to 8d, five time settings with comm, limits d to 2d: 325
+       rows, the grid longer by 0 to 4.8%; docs/quality.md); below d the
+       family wins by up to 17% and is kept */
     if (st == PP_OK && q->c.reorder &&
-        (pp__small_n(d, q->n) || !*out || !pp__at_bound((*out)->makespan, lb))) {
+        (pp__small_n(d, q->n) || !*out || (!pp__at_bound((*out)->makespan, lb) && limit < d))) {
         pp_schedule *g = NULL;
         st = pp__vgrid_search(q, *out, lb, &g, err);
         if (st == PP_OK && g && pp__auto_better(g, *out)) { pp_sched_free(*out); *out = g; g = NULL; }
@@ -7444,46 +7482,90 @@ static pp_status pp__v_auto(const pp__req *q, pp_schedule **out, char *err) {
    steps bo, the F->B turn on the last device; W goes to the first cell
    free in the repeat at or after max(its B + 1, its F + wlife - 1), wlife
    the lifespan that stage 0 gets (0 = W right after B). */
+/* zb-auto's block of (fo, bo, turn, wl) (pp__zb_auto) */
+static pp_status pp__zb_block(int d, int fo, int bo, int turn, int wl, const pp_allocator *al, pp_block **out,
+                              char *err) {
+    pp_block *blk;
+    int s, T = 3, dev;
+    unsigned char occ[3];
+    int wlife = wl == 0 ? 0 : 3 * wl; /* in cells, multiples of T */
+    pp_status st = pp_block_create(d, 1, PP_PLACE_SEQUENTIAL, 1, 1, al, &blk, err);
+    *out = NULL;
+    if (st != PP_OK) return st;
+    blk->interval = T;
+    blk->f[0] = 0;
+    for (s = 1; s < d; s++) blk->f[s] = blk->f[s - 1] + fo;
+    blk->b[d - 1] = blk->f[d - 1] + turn;
+    for (s = d - 2; s >= 0; s--) blk->b[s] = blk->b[s + 1] + bo;
+    for (dev = 0; dev < d; dev++) {
+        int c = blk->b[dev] + 1, lo = blk->f[dev] + wlife - 1;
+        occ[0] = occ[1] = occ[2] = 0;
+        occ[blk->f[dev] % T] = 1;
+        occ[blk->b[dev] % T] = 1;
+        if (c < lo) c = lo;
+        while (occ[c % T] && c < blk->b[dev] + 1 + 3 * T) c++;
+        blk->w[dev] = c;
+    }
+    *out = blk;
+    return PP_OK;
+}
+
 static pp_status pp__zb_auto(const pp__req *q, pp_schedule **out, char *err) {
     int d = q->d;
     double limit = q->limit;
     pp__auto A;
     pp_status st;
-    int fo, bo, turn, wl;
+    int fo, bo, turn, wl, nrec = 0, caprec = 0, r, shared;
     double lb; /* pp__order_bound at n (A.lb_n), -1 if nothing was built */
+    pp__zrec *rec = NULL; /* pass 0's blocks that fit the limit and repeat without collision, in order */
+    pp__vshare *sh = q->vshare;
     *out = NULL;
     st = pp__auto_init(&A, q, PP__AUTO_TOP, PP__AUTO_LEVELS, err);
     if (st != PP_OK) return st;
-    for (A.pass = 0; A.pass < 2 && st == PP_OK; A.pass = pp__auto_next_pass(&A))
-    for (fo = 1; fo <= 6 && st == PP_OK; fo++)
+    shared = sh && sh->zrec && sh->zd == d && sh->zlimit == limit;
+    if (shared) { rec = sh->zrec; nrec = sh->znrec; A.min_mem = sh->zmin_mem; }
+    /* pass 0: which levels have a block, and the blocks pass 1 ranks */
+    for (fo = 1; fo <= 6 && st == PP_OK && !shared; fo++)
     for (bo = 1; bo <= 3 && st == PP_OK; bo++)
     for (turn = 1; turn <= 6 && st == PP_OK; turn++)
     for (wl = 0; wl <= 2 * d + 2 && st == PP_OK; wl++) {
-        pp_block *blk;
-        int s, T = 3, dev;
-        unsigned char occ[3];
-        int wlife = wl == 0 ? 0 : 3 * wl; /* in cells, multiples of T */
-        st = pp__tick(&q->c, A.pass ? "zb-auto: blocks at n" : "zb-auto: blocks",
+        pp_block *blk = NULL;
+        st = pp__tick(&q->c, "zb-auto: blocks",
                       ((((fo - 1) * 3 + bo - 1) * 6 + turn - 1) * (2.0 * d + 3) + wl) / (108.0 * (2 * d + 3)), err);
-        if (st != PP_OK) break;
-        st = pp_block_create(d, 1, PP_PLACE_SEQUENTIAL, 1, 1, &A.al, &blk, err);
-        if (st != PP_OK) break;
-        blk->interval = T;
-        blk->f[0] = 0;
-        for (s = 1; s < d; s++) blk->f[s] = blk->f[s - 1] + fo;
-        blk->b[d - 1] = blk->f[d - 1] + turn;
-        for (s = d - 2; s >= 0; s--) blk->b[s] = blk->b[s + 1] + bo;
-        for (dev = 0; dev < d; dev++) {
-            int c = blk->b[dev] + 1, lo = blk->f[dev] + wlife - 1;
-            occ[0] = occ[1] = occ[2] = 0;
-            occ[blk->f[dev] % T] = 1;
-            occ[blk->b[dev] % T] = 1;
-            if (c < lo) c = lo;
-            while (occ[c % T] && c < blk->b[dev] + 1 + 3 * T) c++;
-            blk->w[dev] = c;
+        if (st == PP_OK) st = pp__zb_block(d, fo, bo, turn, wl, &A.al, &blk, err);
+        A.kept = 0;
+        if (st == PP_OK) st = pp__auto_consider(&A, blk, err);
+        if (st == PP_OK && A.kept) {
+            if (nrec == caprec) { /* grow */
+                pp__zrec *x = (pp__zrec *)pp__malloc(&A.al, pp__size((size_t)(caprec ? 2 * caprec : 256), sizeof *x));
+                if (!x) { pp__err(err, "out of memory in the adaptive search"); st = PP_ERR_OUT_OF_MEMORY; break; }
+                if (nrec) memcpy(x, rec, (size_t)nrec * sizeof *x);
+                pp__mfree(&A.al, rec);
+                rec = x;
+                caprec = caprec ? 2 * caprec : 256;
+            }
+            rec[nrec].fo = (unsigned char)fo; rec[nrec].bo = (unsigned char)bo; rec[nrec].turn = (unsigned char)turn;
+            rec[nrec].wl = wl;
+            nrec++;
         }
-        st = pp__auto_consider(&A, blk, err);
     }
+    /* pass 1: the blocks pass 0 kept (the first of equal blocks, without
+       collision, within the limit), in the same order */
+    A.pass = pp__auto_next_pass(&A); /* also on failure: it clears pass 0's level marks */
+    A.replay = 1;
+    if (shared) A.lev_min = sh->zlev_min;
+    else if (st == PP_OK && sh && !sh->zrec && nrec > 0) { /* the list goes to sh, which frees it */
+        sh->zd = d; sh->znrec = nrec; sh->zlev_min = A.lev_min; sh->zlimit = limit; sh->zmin_mem = A.min_mem;
+        sh->zrec = rec;
+        shared = 1;
+    }
+    for (r = 0; r < nrec && st == PP_OK; r++) {
+        pp_block *blk = NULL;
+        st = pp__tick(&q->c, "zb-auto: blocks at n", (double)r / nrec, err);
+        if (st == PP_OK) st = pp__zb_block(d, rec[r].fo, rec[r].bo, rec[r].turn, rec[r].wl, &A.al, &blk, err);
+        if (st == PP_OK) st = pp__auto_consider(&A, blk, err);
+    }
+    if (!shared) pp__mfree(&A.al, rec);
     if (st == PP_OK) st = pp__auto_finish(&A, pp__zbauto_fixed, PP__AUTO_FIXED, out, err);
     lb = A.lb_n;
     pp__auto_release(&A);
@@ -7648,7 +7730,9 @@ static pp_status pp__build_v_zb(const pp__req *q, const pp_block *b, pp_schedule
     if (st != PP_OK || !q->c.reorder) return st; /* no_reorder: the block alone */
     /* reordered only up to 2d + 6 microbatches (beyond, the block's schedule
        is reordered at 2d + 4 and extended; reordering at full n is slow),
-       so beyond only an order shorter before reordering can win */
+       so beyond only an order shorter before reordering can win: none where
+       the block's schedule is at the order bound */
+    if (!pp__small_n(q->d, q->n) && pp__at_bound((*s)->makespan, pp__order_bound(*s))) return st;
     st = pp__vzb_list(q, (*s)->peak_bound, pp__small_n(q->d, q->n) ? 1e300 : (*s)->makespan, &g, err);
     if (st == PP_OK && g) {
         g->interval = (*s)->interval;
