@@ -1,4 +1,4 @@
-/* pp_plan.h - v0.4.1 - which pipeline layout, microbatch size and schedule fit a model on a cluster - MIT licence (see end of file)
+/* pp_plan.h - v0.6.0 - which pipeline layout, microbatch size and schedule fit a model on a cluster - MIT licence (see end of file)
 
    A planner on top of pp_sched.h: from a transformer model, a GPU and a GPU
    count it enumerates pipeline x tensor x data parallel layouts, microbatch
@@ -468,6 +468,8 @@ CALIBRATION (make calibrate; bench/calibrate.c, docs/planner.md)
    MegaScale's 175B on 12,288) are within 6.6%.
 
 REVISION HISTORY
+   0.6.0  DualPipe pairs timed by pp_sched.h's pair rule (pp_fb_pair_time)
+          with the real all-to-all parts and fb_share = 112/132
    0.5.0  the expert all-to-all is the slower of its IB and NVLink legs;
           DP synchronisation per model chunk and the parameter all-gather
           at the step's start, as Megatron's overlaps run them; a memory
@@ -508,7 +510,7 @@ REVISION HISTORY
 #define PP_PLAN_H
 
 #define PP_PLAN_VERSION_MAJOR 0
-#define PP_PLAN_VERSION_MINOR 5
+#define PP_PLAN_VERSION_MINOR 6
 #define PP_PLAN_VERSION_PATCH 0
 
 #include "pp_sched.h"

@@ -1,4 +1,4 @@
-/* pp_sched.h - v0.6.0 - pipeline-parallel schedules with controllable memory - MIT licence (see end of file)
+/* pp_sched.h - v0.7.0 - pipeline-parallel schedules with controllable memory - MIT licence (see end of file)
 
    Builds, checks and measures pipeline-parallel training schedules the way
    "Pipeline Parallelism with Controllable Memory" (Qi, Wan, Amar, Lin) does:
@@ -349,6 +349,7 @@ RULINGS (where the papers are ambiguous, what this file does; the comment
      (pp_sched_bubble_growth).
 
 RECENT REVISION HISTORY (all versions, dated: CHANGELOG.md)
+   0.7.0  pp_fb_pair_time; fb_share is the compute's share while the all-to-all runs; faster searches
    0.6.0  pp_sched_io.h; public dependency, group and pairing rules; v-auto's cool-down candidates
    0.5.2  the local search also moves passes into idle gaps on the critical path
    0.5.1  searches stop at the order bound (same schedules, faster)
@@ -357,7 +358,7 @@ RECENT REVISION HISTORY (all versions, dated: CHANGELOG.md)
 #define PP_SCHED_H
 
 #define PP_SCHED_VERSION_MAJOR 0
-#define PP_SCHED_VERSION_MINOR 6
+#define PP_SCHED_VERSION_MINOR 7
 #define PP_SCHED_VERSION_PATCH 0
 
 #include <stddef.h>

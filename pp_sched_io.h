@@ -1,4 +1,4 @@
-/* pp_sched_io.h - v0.6.0 - PyTorch schedule CSV in and out, SVG pictures and Chrome traces for pp_sched.h - MIT licence (see end of file)
+/* pp_sched_io.h - v0.7.0 - PyTorch schedule CSV in and out, SVG pictures and Chrome traces for pp_sched.h - MIT licence (see end of file)
 
    A companion of pp_sched.h: writes a schedule as PyTorch's "compute_only"
    schedule CSV, reads one back (checked, then squeezed with your times),
