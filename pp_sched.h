@@ -7270,7 +7270,8 @@ static pp_status pp__v_cool(pp_schedule *s, double limit, char *err) {
    refused by the squeeze. The work is PP__SHAKE_WORK passes squeezed (so
    fewer rounds on larger schedules), cut short at the order bound. Up to
    PP__SHAKE_RUN_D devices and 3d/2 microbatches (the sizes where the first
-   walk stops short of the solver's best) a second walk of the same rounds follows, from
+   walk stops short of the solver's best: d = 3 and 6 at n = d) a second
+   walk of the same rounds follows, from
    the shortest order seen, with another seed: it moves runs of one or two
    adjacent passes (a B with its W), runs the local search every round,
    and starts again from the shortest order every PP__SHAKE_RESET rounds.
@@ -7284,7 +7285,7 @@ static pp_status pp__v_cool(pp_schedule *s, double limit, char *err) {
    pp__build_caps, which its local search keeps too), or its own peak
    where that is higher or caps is NULL. */
 enum { PP__SHAKE_WORK = 1200000, PP__SHAKE_REACH = 4, PP__SHAKE_MOVES = 2 };
-enum { PP__SHAKE_RUN_D = 3, PP__SHAKE_RUN = 2, PP__SHAKE_RESET = 50, PP__SHAKE_SEED2 = 3 };
+enum { PP__SHAKE_RUN_D = 6, PP__SHAKE_RUN = 2, PP__SHAKE_RESET = 50, PP__SHAKE_SEED2 = 3 };
 static void pp__shake_caps(const pp_schedule *s, double limit, const double *caps, double *cap) {
     int i;
     for (i = 0; i < s->devices; i++)
