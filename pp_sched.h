@@ -860,6 +860,21 @@ static size_t pp__size(size_t count, size_t size) {
 
 static size_t pp__align8(size_t x) { return (x + 7u) & ~(size_t)7u; }
 
+/* Room for one more item (of size bytes) in *list, which holds count of
+   them in room for *cap: the list doubles (from 256) when full. 0: out of
+   memory (*list unchanged). */
+static int pp__grow(const pp_allocator *al, void **list, int count, int *cap, size_t size) {
+    void *x;
+    if (count < *cap) return 1;
+    x = pp__malloc(al, pp__size((size_t)(*cap ? 2 * *cap : 256), size));
+    if (!x) return 0;
+    if (count) memcpy(x, *list, (size_t)count * size);
+    pp__mfree(al, *list);
+    *list = x;
+    *cap = *cap ? 2 * *cap : 256;
+    return 1;
+}
+
 PP__DEF const char *pp_status_string(pp_status st) {
     static const char *names[] = {
 #define PP__STR(name, str) str,
@@ -7255,7 +7270,8 @@ static pp_status pp__v_cool(pp_schedule *s, double limit, char *err) {
    refused by the squeeze. The work is PP__SHAKE_WORK passes squeezed (so
    fewer rounds on larger schedules), cut short at the order bound. Up to
    PP__SHAKE_RUN_D devices and 3d/2 microbatches (the sizes where the first
-   walk stops short of the solver's best) a second walk of the same rounds follows, from
+   walk stops short of the solver's best: d = 3 and 6 at n = d) a second
+   walk of the same rounds follows, from
    the shortest order seen, with another seed: it moves runs of one or two
    adjacent passes (a B with its W), runs the local search every round,
    and starts again from the shortest order every PP__SHAKE_RESET rounds.
@@ -7269,7 +7285,7 @@ static pp_status pp__v_cool(pp_schedule *s, double limit, char *err) {
    pp__build_caps, which its local search keeps too), or its own peak
    where that is higher or caps is NULL. */
 enum { PP__SHAKE_WORK = 1200000, PP__SHAKE_REACH = 4, PP__SHAKE_MOVES = 2 };
-enum { PP__SHAKE_RUN_D = 3, PP__SHAKE_RUN = 2, PP__SHAKE_RESET = 50, PP__SHAKE_SEED2 = 3 };
+enum { PP__SHAKE_RUN_D = 6, PP__SHAKE_RUN = 2, PP__SHAKE_RESET = 50, PP__SHAKE_SEED2 = 3 };
 static void pp__shake_caps(const pp_schedule *s, double limit, const double *caps, double *cap) {
     int i;
     for (i = 0; i < s->devices; i++)
@@ -7394,14 +7410,13 @@ static pp_status pp__v_auto(const pp__req *q, pp_schedule **out, char *err) {
                 if (st == PP_OK) st = pp__v_block(d, &V, &A.al, &blk, err);
                 if (st == PP_OK) st = pp__auto_consider(&A, blk, err);
                 if (st == PP_OK && A.kept) {
-                    if (nrec == caprec) { /* grow */
-                        pp__vrec *x = (pp__vrec *)pp__malloc(&A.al, pp__size((size_t)(caprec ? 2 * caprec : 256), sizeof *x));
-                        if (!x) { pp__err(err, "out of memory in the adaptive search"); st = PP_ERR_OUT_OF_MEMORY; break; }
-                        if (nrec) memcpy(x, rec, (size_t)nrec * sizeof *x);
-                        pp__mfree(&A.al, rec);
-                        rec = x;
-                        caprec = caprec ? 2 * caprec : 256;
+                    void *list = rec;
+                    if (!pp__grow(&A.al, &list, nrec, &caprec, sizeof *rec)) {
+                        pp__err(err, "out of memory in the adaptive search");
+                        st = PP_ERR_OUT_OF_MEMORY;
+                        break;
                     }
+                    rec = (pp__vrec *)list;
                     rec[nrec].K = K; rec[nrec].x0 = (unsigned char)x0; rec[nrec].x1 = (unsigned char)x1;
                     rec[nrec].y0 = (unsigned char)y0; rec[nrec].y1 = (unsigned char)y1; rec[nrec].t = (unsigned char)t;
                     rec[nrec].extra = (unsigned char)A.extra;
@@ -7537,14 +7552,13 @@ static pp_status pp__zb_auto(const pp__req *q, pp_schedule **out, char *err) {
         A.kept = 0;
         if (st == PP_OK) st = pp__auto_consider(&A, blk, err);
         if (st == PP_OK && A.kept) {
-            if (nrec == caprec) { /* grow */
-                pp__zrec *x = (pp__zrec *)pp__malloc(&A.al, pp__size((size_t)(caprec ? 2 * caprec : 256), sizeof *x));
-                if (!x) { pp__err(err, "out of memory in the adaptive search"); st = PP_ERR_OUT_OF_MEMORY; break; }
-                if (nrec) memcpy(x, rec, (size_t)nrec * sizeof *x);
-                pp__mfree(&A.al, rec);
-                rec = x;
-                caprec = caprec ? 2 * caprec : 256;
+            void *list = rec;
+            if (!pp__grow(&A.al, &list, nrec, &caprec, sizeof *rec)) {
+                pp__err(err, "out of memory in the adaptive search");
+                st = PP_ERR_OUT_OF_MEMORY;
+                break;
             }
+            rec = (pp__zrec *)list;
             rec[nrec].fo = (unsigned char)fo; rec[nrec].bo = (unsigned char)bo; rec[nrec].turn = (unsigned char)turn;
             rec[nrec].wl = wl;
             nrec++;
