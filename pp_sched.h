@@ -339,7 +339,7 @@ RULINGS (where the papers are ambiguous, what this file does; the comment
    - v-zb: V-ZB's block against a list-built order within its Eq. 1 bound;
      the shorter wins, the block at a tie (pp__vzb_list).
    - v-auto and v-zb at d <= 8, n <= 2d (shake_d): a deterministic
-     iterated local search last (at d <= 3, n <= 3d/2 a second walk that moves pairs
+     iterated local search last (at d <= 6, n <= 3d/2 a second walk that moves pairs
      of passes), kept only when shorter, within v-auto's
      limit or v-zb's caps (pp__v_shake); v-auto also takes the
      searched v-zb where that fits its limit and is shorter.
