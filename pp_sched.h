@@ -861,18 +861,18 @@ static size_t pp__size(size_t count, size_t size) {
 static size_t pp__align8(size_t x) { return (x + 7u) & ~(size_t)7u; }
 
 /* Room for one more item (of size bytes) in *list, which holds count of
-   them in room for *cap: the list doubles (from 256) when full. 0: out of
-   memory (*list unchanged). */
-static int pp__grow(const pp_allocator *al, void **list, int count, int *cap, size_t size) {
+   them in room for *cap: the list doubles (from 256) when full (the
+   adaptive searches' lists of blocks; out of memory: *list unchanged). */
+static pp_status pp__grow(const pp_allocator *al, void **list, int count, int *cap, size_t size, char *err) {
     void *x;
-    if (count < *cap) return 1;
+    if (count < *cap) return PP_OK;
     x = pp__malloc(al, pp__size((size_t)(*cap ? 2 * *cap : 256), size));
-    if (!x) return 0;
+    if (!x) { pp__err(err, "out of memory in the adaptive search"); return PP_ERR_OUT_OF_MEMORY; }
     if (count) memcpy(x, *list, (size_t)count * size);
     pp__mfree(al, *list);
     *list = x;
     *cap = *cap ? 2 * *cap : 256;
-    return 1;
+    return PP_OK;
 }
 
 PP__DEF const char *pp_status_string(pp_status st) {
@@ -7411,11 +7411,7 @@ static pp_status pp__v_auto(const pp__req *q, pp_schedule **out, char *err) {
                 if (st == PP_OK) st = pp__auto_consider(&A, blk, err);
                 if (st == PP_OK && A.kept) {
                     void *list = rec;
-                    if (!pp__grow(&A.al, &list, nrec, &caprec, sizeof *rec)) {
-                        pp__err(err, "out of memory in the adaptive search");
-                        st = PP_ERR_OUT_OF_MEMORY;
-                        break;
-                    }
+                    if ((st = pp__grow(&A.al, &list, nrec, &caprec, sizeof *rec, err)) != PP_OK) break;
                     rec = (pp__vrec *)list;
                     rec[nrec].K = K; rec[nrec].x0 = (unsigned char)x0; rec[nrec].x1 = (unsigned char)x1;
                     rec[nrec].y0 = (unsigned char)y0; rec[nrec].y1 = (unsigned char)y1; rec[nrec].t = (unsigned char)t;
@@ -7553,11 +7549,7 @@ static pp_status pp__zb_auto(const pp__req *q, pp_schedule **out, char *err) {
         if (st == PP_OK) st = pp__auto_consider(&A, blk, err);
         if (st == PP_OK && A.kept) {
             void *list = rec;
-            if (!pp__grow(&A.al, &list, nrec, &caprec, sizeof *rec)) {
-                pp__err(err, "out of memory in the adaptive search");
-                st = PP_ERR_OUT_OF_MEMORY;
-                break;
-            }
+            if ((st = pp__grow(&A.al, &list, nrec, &caprec, sizeof *rec, err)) != PP_OK) break;
             rec = (pp__zrec *)list;
             rec[nrec].fo = (unsigned char)fo; rec[nrec].bo = (unsigned char)bo; rec[nrec].turn = (unsigned char)turn;
             rec[nrec].wl = wl;
