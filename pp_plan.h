@@ -2146,13 +2146,14 @@ static void pp__plan_floor_cand(const pp__plan_preq *q, pp_candidate *c, double 
                          "before reordering)", (fl - q->gmem) / 1073741824.0);
 }
 
-/* device dev's stages with amt > 0 in (key, stage) order into ord, their
-   count returned: S / pp stages at most, 64 (LIMITS: v <= 64; V placement
-   2). Stage by stage ascending, each inserted after the equal keys. */
+/* device dev's stages (pp__plan_dev) with amt > 0 in (key, stage) order
+   into ord, their count returned: S / pp stages at most, 64 (LIMITS: v <=
+   64; V placement 2). Stage by stage ascending, each inserted after the
+   equal keys. */
 static int pp__plan_dp_order(const double *amt, const double *key, int S, int pp, int vplace, int dev, int *ord) {
     int k = 0, j, s;
-    for (s = dev; s < S; s = vplace ? (s < pp ? 2 * pp - 1 - dev : S) : s + pp) {
-        if (amt[s] <= 0) continue;
+    for (s = 0; s < S; s++) {
+        if (pp__plan_dev(vplace, pp, s) != dev || amt[s] <= 0) continue;
         for (j = k++; j > 0 && key[ord[j - 1]] > key[s]; j--) ord[j] = ord[j - 1];
         ord[j] = s;
     }

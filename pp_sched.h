@@ -1400,14 +1400,24 @@ static double pp__pass_memory(const pp_schedule *s, const pp_pass *p) {
     return p->kind == PP_F ? s->stage_memory[p->stage] : p->kind == PP_BW || p->kind == PP_W ? -s->stage_memory[p->stage] : 0;
 }
 
-static double pp__device_peak(const pp_schedule *s, const pp_pass *p, int count) {
+/* The peak of count passes of one device, in order (memory rises at each
+   F). With busy and end (pp__metrics), also adds their busy time to *busy
+   and raises *end to their latest end, in the same pass over them. */
+static double pp__device_scan(const pp_schedule *s, const pp_pass *p, int count, double *busy, double *end) {
     double cur = 0, peak = 0;
     int i;
     for (i = 0; i < count; i++) {
+        if (busy) {
+            *busy += p[i].end - p[i].start;
+            *end = pp__max(*end, p[i].end);
+        }
         cur += pp__pass_memory(s, &p[i]);
         if (p[i].kind == PP_F && cur > peak) peak = cur;
     }
     return peak;
+}
+static double pp__device_peak(const pp_schedule *s, const pp_pass *p, int count) {
+    return pp__device_scan(s, p, count, NULL, NULL);
 }
 
 static void pp__peak_memory(const pp_schedule *s, double *out) {
@@ -1422,24 +1432,15 @@ PP__DEF pp_status pp_sched_peak_memory(const pp_schedule *s, double *out) {
     return PP_OK;
 }
 
-/* The makespan, the bubble rate and each device's peak (pp__device_peak),
-   in one pass over the passes: they are device-major, so busy sums in the
+/* The makespan, the bubble rate and each device's peak, in one pass over
+   the passes (pp__device_scan): they are device-major, so busy sums in the
    passes' order as ever. */
 static void pp__metrics(pp_schedule *s) {
-    int i, dev;
+    int dev;
     double busy = 0, end = 0;
-    const pp_pass *ps = s->passes;
-    for (dev = 0; dev < s->devices; dev++) {
-        double cur = 0, peak = 0;
-        for (i = s->device_start[dev]; i < s->device_start[dev + 1]; i++) {
-            const pp_pass *p = &ps[i];
-            busy += p->end - p->start;
-            end = pp__max(end, p->end);
-            cur += pp__pass_memory(s, p);
-            if (p->kind == PP_F && cur > peak) peak = cur;
-        }
-        s->peak_memory[dev] = peak;
-    }
+    for (dev = 0; dev < s->devices; dev++)
+        s->peak_memory[dev] = pp__device_scan(s, s->passes + s->device_start[dev],
+                                              s->device_start[dev + 1] - s->device_start[dev], &busy, &end);
     s->makespan = end;
     s->bubble_rate = end > 0 ? 1.0 - busy / (s->devices * end) : 0;
     if (s->bubble_rate < 0 && s->bubble_rate > -1e-12) s->bubble_rate = 0;
@@ -4892,11 +4893,11 @@ typedef struct pp__zrec { int wl; unsigned char fo, bo, turn; } pp__zrec;
    owns it (every request made for that build points to it); the first to
    work out a part fills it, and a later one takes it only where every
    input of that part is equal, so each gets what it would have worked out.
-   - rec...: v-auto's pass 0 (pp__v_auto), which marks the levels that have
-     a block and lists the blocks that fit the limit and repeat without
-     collision: it reads the blocks' structure and Eq. 1 bounds, never the
-     times (inputs: d, limit, levels ranked);
-   - zrec...: the same for zb-auto's pass 0 (pp__zb_auto; inputs: d, limit);
+   - v0, z0: the first pass of v-auto's and of zb-auto's block search
+     (pp__v_auto, pp__zb_auto), which marks the levels that have a block and
+     lists the blocks that fit the limit and repeat without collision: it
+     reads the blocks' structure and Eq. 1 bounds, never the times (inputs:
+     d, limit, levels ranked; pp__pass0);
    - key, won: the winners of the fixed V blocks' searches
      (pp__block_vshape; inputs: d and the block's offsets);
    - vzb...: V-ZB's list-built order (pp__vzb_list; inputs: n, the stage
@@ -4904,13 +4905,17 @@ typedef struct pp__zrec { int wl; unsigned char fo, bo, turn; } pp__zrec;
      again by v-auto's at the limit, which is V-ZB's bound at the default
      limit. */
 enum { PP__VSHARE_BLOCKS = 8 };
-typedef struct pp__vshare {
+/* A search's first pass (pp__vshare): its inputs d, limit and levels
+   ranked (nlev), and what it found: the least level ranked, the least peak
+   of any legal block and the list of nrec blocks (pp__vrec or pp__zrec;
+   NULL: none held) */
+typedef struct pp__pass0 {
     int d, nlev, nrec, lev_min;
     double limit, min_mem;
-    pp__vrec *rec;
-    int zd, znrec, zlev_min;
-    double zlimit, zmin_mem;
-    pp__zrec *zrec;
+    void *rec;
+} pp__pass0;
+typedef struct pp__vshare {
+    pp__pass0 v0, z0;
     int nblk, blk_d[PP__VSHARE_BLOCKS];
     pp__vblock key[PP__VSHARE_BLOCKS], won[PP__VSHARE_BLOCKS];
     int vzb_n, vzb_d;
@@ -4919,8 +4924,8 @@ typedef struct pp__vshare {
 } pp__vshare;
 
 static void pp__vshare_free(pp__vshare *sh, const pp_allocator *al) {
-    pp__mfree(al, sh->rec);
-    pp__mfree(al, sh->zrec);
+    pp__mfree(al, sh->v0.rec);
+    pp__mfree(al, sh->z0.rec);
     pp__mfree(al, sh->vzb_key);
     pp__mfree(al, sh->vzb);
     memset(sh, 0, sizeof *sh);
@@ -5965,6 +5970,20 @@ typedef struct pp__auto {
     int replay;              /* pass 1 builds only what pass 0 kept: no need to check again */
 } pp__auto;
 
+/* 1 when p holds the first pass of a search of d devices under limit with
+   A's levels ranked (pp__pass0) */
+static int pp__pass0_held(const pp__pass0 *p, const pp__auto *A, int d, double limit) {
+    return p && p->rec && p->d == d && p->limit == limit && p->nlev == A->nlev;
+}
+/* A's first pass (its list rec of nrec blocks) into p where p holds none:
+   1 when p took the list (and frees it with the share) */
+static int pp__pass0_keep(pp__pass0 *p, const pp__auto *A, int d, double limit, void *rec, int nrec) {
+    if (!p || p->rec || nrec <= 0) return 0;
+    p->d = d; p->nlev = A->nlev; p->nrec = nrec; p->lev_min = A->lev_min;
+    p->limit = limit; p->min_mem = A->min_mem; p->rec = rec;
+    return 1;
+}
+
 /* ntop (at most PP__AUTO_TOP) blocks kept per level, nlev levels ranked */
 static pp_status pp__auto_init(pp__auto *A, const pp__req *q, int ntop, int nlev, char *err) {
     int d = q->d, n = q->n;
@@ -6044,6 +6063,21 @@ static void pp__auto_release(pp__auto *A) {
     pp__memo_free(&A->memo);
 }
 
+/* 1 when every time of S stages (tm[4 s + kind]) and comm is a multiple
+   of 2^-10 and n of each, with a comm for each of 3 passes, stay below
+   2^40: then every sum and difference of them in a timing is exact */
+static int pp__sums_exact(const double *tm, int S, double comm, int n) {
+    int i;
+    double total = comm * 1024.0 * 3.0 * S * n;
+    if (comm * 1024.0 != (double)(long long)(comm * 1024.0)) return 0;
+    for (i = 0; i < 4 * S; i++) {
+        double x = tm[i] * 1024.0;
+        if (x != (double)(long long)x) return 0;
+        total += x * n;
+    }
+    return total < 1099511627776.0 * 1024.0;
+}
+
 /* The buffers of pp__block_makespan for blocks shaped like b (the shape
    of the schedule asked for: its stage times and inputs are the shape's). */
 static pp_status pp__auto_eval_init(pp__auto *A, const pp_block *b, char *err) {
@@ -6057,18 +6091,7 @@ static pp_status pp__auto_eval_init(pp__auto *A, const pp_block *b, char *err) {
     A->dtab = A->q->shape.dtab;
     A->tm = A->q->shape.stage_time;
     A->comm = A->q->c.times.comm;
-    {
-        int i, k;
-        double total = A->comm * 1024.0 * 3.0 * S * A->n_eval;
-        A->exact = A->comm * 1024.0 == (double)(long long)(A->comm * 1024.0);
-        for (i = 0; i < S; i++)
-            for (k = 0; k < 4; k++) {
-                double x = A->tm[i * 4 + k] * 1024.0;
-                if (x != (double)(long long)x) A->exact = 0;
-                total += x * A->n_eval;
-            }
-        if (!(total < 1099511627776.0 * 1024.0)) A->exact = 0;
-    }
+    A->exact = pp__sums_exact(A->tm, S, A->comm, A->n_eval);
     A->endt = (double *)pp__malloc(&A->al, pp__size((size_t)S * 4u * (size_t)A->n_eval, sizeof(double)));
     A->free_at = (double *)pp__malloc(&A->al, pp__size((size_t)d, 2u * sizeof(double)));
     A->ent_dur = (double *)pp__malloc(&A->al, pp__size((size_t)S * 6u, sizeof(double)));
@@ -7375,6 +7398,7 @@ static pp_status pp__v_auto(const pp__req *q, pp_schedule **out, char *err) {
     double lb; /* pp__order_bound at n (A.lb_n), -1 if nothing was built */
     pp__vrec *rec = NULL; /* pass 0's blocks that fit the limit and repeat without collision, in order */
     pp__vshare *sh = q->vshare;
+    pp__pass0 *p0;
     int shared;
     *out = NULL;
     /* with the grid family beside it (not with no_reorder) a narrower block search is enough */
@@ -7383,8 +7407,9 @@ static pp_status pp__v_auto(const pp__req *q, pp_schedule **out, char *err) {
     if (st != PP_OK) return st;
     memset(&V, 0, sizeof V);
     V.split = 1; V.bw_cells = 2;
-    shared = sh && sh->rec && sh->d == d && sh->limit == limit && sh->nlev == A.nlev;
-    if (shared) { rec = sh->rec; nrec = sh->nrec; A.min_mem = sh->min_mem; }
+    p0 = sh ? &sh->v0 : NULL;
+    shared = pp__pass0_held(p0, &A, d, limit);
+    if (shared) { rec = (pp__vrec *)p0->rec; nrec = p0->nrec; A.min_mem = p0->min_mem; }
     /* pass 0. K = 0 is the uniform block; beyond 16 devices every (d/16)-th K */
     for (K = 0; K < d && st == PP_OK && !shared; K += d > 16 ? d / 16 : 1) {
         for (x0 = 1; x0 <= PP__VAUTO_D0 && st == PP_OK; x0++)
@@ -7425,12 +7450,8 @@ static pp_status pp__v_auto(const pp__req *q, pp_schedule **out, char *err) {
        first of equal blocks, without collision, within the limit) */
     A.pass = pp__auto_next_pass(&A); /* also on failure: it clears pass 0's level marks, which are no blocks */
     A.replay = 1;
-    if (shared) A.lev_min = sh->lev_min;
-    else if (st == PP_OK && sh && !sh->rec && nrec > 0) { /* the list goes to sh, which frees it */
-        sh->d = d; sh->nlev = A.nlev; sh->nrec = nrec; sh->lev_min = A.lev_min;
-        sh->limit = limit; sh->min_mem = A.min_mem; sh->rec = rec;
-        shared = 1;
-    }
+    if (shared) A.lev_min = p0->lev_min;
+    else if (st == PP_OK) shared = pp__pass0_keep(p0, &A, d, limit, rec, nrec); /* the list goes to sh, which frees it */
     for (r = 0; r < nrec && st == PP_OK; r++) {
         pp_block *blk = NULL;
         const pp__vrec *q = &rec[r]; /* (shadows the request: the loop reads the record only) */
@@ -7493,8 +7514,8 @@ static pp_status pp__v_auto(const pp__req *q, pp_schedule **out, char *err) {
 /* zb-auto: sequential blocks with B/W split. F steps fo cells per device, B
    steps bo, the F->B turn on the last device; W goes to the first cell
    free in the repeat at or after max(its B + 1, its F + wlife - 1), wlife
-   the lifespan that stage 0 gets (0 = W right after B). */
-/* zb-auto's block of (fo, bo, turn, wl) (pp__zb_auto) */
+   = 3 wl cells, the lifespan that stage 0 gets (0 = W right after B).
+   pp__zb_block builds the block of (fo, bo, turn, wl). */
 static pp_status pp__zb_block(int d, int fo, int bo, int turn, int wl, const pp_allocator *al, pp_block **out,
                               char *err) {
     pp_block *blk;
@@ -7531,11 +7552,13 @@ static pp_status pp__zb_auto(const pp__req *q, pp_schedule **out, char *err) {
     double lb; /* pp__order_bound at n (A.lb_n), -1 if nothing was built */
     pp__zrec *rec = NULL; /* pass 0's blocks that fit the limit and repeat without collision, in order */
     pp__vshare *sh = q->vshare;
+    pp__pass0 *p0;
     *out = NULL;
     st = pp__auto_init(&A, q, PP__AUTO_TOP, PP__AUTO_LEVELS, err);
     if (st != PP_OK) return st;
-    shared = sh && sh->zrec && sh->zd == d && sh->zlimit == limit;
-    if (shared) { rec = sh->zrec; nrec = sh->znrec; A.min_mem = sh->zmin_mem; }
+    p0 = sh ? &sh->z0 : NULL;
+    shared = pp__pass0_held(p0, &A, d, limit);
+    if (shared) { rec = (pp__zrec *)p0->rec; nrec = p0->nrec; A.min_mem = p0->min_mem; }
     /* pass 0: which levels have a block, and the blocks pass 1 ranks */
     for (fo = 1; fo <= 6 && st == PP_OK && !shared; fo++)
     for (bo = 1; bo <= 3 && st == PP_OK; bo++)
@@ -7560,12 +7583,8 @@ static pp_status pp__zb_auto(const pp__req *q, pp_schedule **out, char *err) {
        collision, within the limit), in the same order */
     A.pass = pp__auto_next_pass(&A); /* also on failure: it clears pass 0's level marks */
     A.replay = 1;
-    if (shared) A.lev_min = sh->zlev_min;
-    else if (st == PP_OK && sh && !sh->zrec && nrec > 0) { /* the list goes to sh, which frees it */
-        sh->zd = d; sh->znrec = nrec; sh->zlev_min = A.lev_min; sh->zlimit = limit; sh->zmin_mem = A.min_mem;
-        sh->zrec = rec;
-        shared = 1;
-    }
+    if (shared) A.lev_min = p0->lev_min;
+    else if (st == PP_OK) shared = pp__pass0_keep(p0, &A, d, limit, rec, nrec); /* the list goes to sh, which frees it */
     for (r = 0; r < nrec && st == PP_OK; r++) {
         pp_block *blk = NULL;
         st = pp__tick(&q->c, "zb-auto: blocks at n", (double)r / nrec, err);
