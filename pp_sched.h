@@ -31,7 +31,7 @@ CONTENTS
    small helpers; the schedule object; the entry check; the dependency rule
    (Section 2); metrics; squeeze; validation; bounds; building blocks;
    reorder (Appendix C); a bounded local search that can only improve;
-   reusing reorders within a search; extending a schedule by its stable
+   reusing reorders within a build; extending a schedule by its stable
    phase; any per-device order; lowering; built-in building blocks; the
    build request; list scheduling; interleaved, looped BFS, DualPipe; v-zb
    built pass by pass; adaptive schedules under a memory limit (Appendix A);
@@ -3556,35 +3556,46 @@ cleanup:
     return st;
 }
 
-/* ---- reusing reorders within a search ----------------------------------- */
+/* ---- reusing reorders within a build ------------------------------------ */
 
 /* Different candidates of a search often come to the same pass order (two
-   to four in ten of v-auto's reorders at d = 16), and reordering the same
-   order again gives the same result. So a search keeps what it reordered:
-   an entry holds the input and the output order as pass keys in device
-   order. The input must be squeezed (its times are then a function of its
-   order) and so is every variant's output (each ends with a squeeze), so a
-   hit restores the output with one squeeze. The memo's shape (devices,
-   stages, routes, stage times, memory, placement, comm) is its first
-   entry's; a schedule of another shape just reorders. Entries stop at
-   PP__MEMO_MAX or PP__MEMO_BYTES of keys. */
-enum { PP__MEMO_MAX = 64, PP__MEMO_BYTES = 32 << 20 };
+   to four in ten of v-auto's reorders at d = 16), a fixed schedule of the
+   family (V-ZB's block is often one of v-auto's finalists) too, and
+   reordering the same order again gives the same result. So one build
+   keeps what it reordered (pp__vshare): an entry holds the input and the
+   output order as pass keys in device order. The input must be squeezed
+   (its times are then a function of its order) and so is every variant's
+   output (each ends with a squeeze), so a hit restores the output with one
+   squeeze. A reorder reads its input's order, its shape (devices, stages,
+   routes, stage times, memory, placement, comm), the variants and each
+   device's memory cap (pp__reorder_caps: the limit or the peak bound only
+   through it): an entry matches on all of them. Up to PP__MEMO_SHAPES
+   shapes (a build's own times, and unit times for the guarantee); a
+   schedule of another shape just reorders. Entries stop at PP__MEMO_MAX
+   or PP__MEMO_BYTES of keys. */
+enum { PP__MEMO_MAX = 256, PP__MEMO_BYTES = 32 << 20, PP__MEMO_SHAPES = 4 };
 
 typedef struct pp__memo_entry {
     unsigned long hash;
-    unsigned mask;
-    double limit;
-    int n, P, same;  /* same: the reorder kept the input */
+    unsigned mask, won; /* won: the variant bit pp__reorder_to gave */
+    int shape, n, P, same; /* same: the reorder kept the input */
     int *keys;       /* [2P + d + 1]: input keys, output keys, device_start */
-    double *bound;   /* [d]: peak_bound, which sets the cap when limit is 0 */
+    double *cap;     /* [d]: each device's memory cap */
 } pp__memo_entry;
+
+typedef struct pp__memo_shape {
+    int d, S, copies, split;
+    double comm, *tm; /* [4S] stage_time, then [S] stage_memory */
+    int *sd;          /* [S] stage_device */
+} pp__memo_shape;
 
 typedef struct pp__memo {
     pp_allocator al;
-    int d, S, copies, split, count;
-    double comm, *tm; /* [4S] stage_time, then [S] stage_memory */
-    int *sd;          /* [S] stage_device */
+    int count, shapes;
     size_t bytes;
+    double *cap;      /* [d of the last lookup]: the caps of the schedule looked up */
+    int cap_d;
+    pp__memo_shape sh[PP__MEMO_SHAPES];
     pp__memo_entry e[PP__MEMO_MAX];
 } pp__memo;
 
@@ -3595,17 +3606,39 @@ static void pp__memo_init(pp__memo *m, const pp_allocator *al) {
 
 static void pp__memo_free(pp__memo *m) {
     int i;
-    for (i = 0; i < m->count; i++) { pp__mfree(&m->al, m->e[i].keys); pp__mfree(&m->al, m->e[i].bound); }
-    pp__mfree(&m->al, m->tm); pp__mfree(&m->al, m->sd);
-    m->count = 0; m->tm = NULL; m->sd = NULL;
+    for (i = 0; i < m->count; i++) { pp__mfree(&m->al, m->e[i].keys); pp__mfree(&m->al, m->e[i].cap); }
+    for (i = 0; i < m->shapes; i++) { pp__mfree(&m->al, m->sh[i].tm); pp__mfree(&m->al, m->sh[i].sd); }
+    pp__mfree(&m->al, m->cap);
+    m->count = m->shapes = 0; m->cap = NULL; m->cap_d = 0; m->bytes = 0;
 }
 
-static int pp__memo_shape(const pp__memo *m, const pp_schedule *s) {
-    int S = s->stages;
-    return m->tm && m->d == s->devices && m->S == S && m->copies == s->copies && m->split == s->split_backward &&
-           m->comm == s->times.comm && !memcmp(m->tm, s->stage_time, (size_t)S * 4u * sizeof(double)) &&
-           !memcmp(m->tm + 4 * S, s->stage_memory, (size_t)S * sizeof(double)) &&
-           !memcmp(m->sd, s->stage_device, (size_t)S * sizeof(int));
+/* The index of s's shape in m, adding it where there is room; -1: none
+   (out of room or memory: s just reorders). */
+static int pp__memo_shape_of(pp__memo *m, const pp_schedule *s) {
+    int S = s->stages, i;
+    pp__memo_shape *h;
+    for (i = 0; i < m->shapes; i++) {
+        h = &m->sh[i];
+        if (h->d == s->devices && h->S == S && h->copies == s->copies && h->split == s->split_backward &&
+            h->comm == s->times.comm && !memcmp(h->tm, s->stage_time, (size_t)S * 4u * sizeof(double)) &&
+            !memcmp(h->tm + 4 * S, s->stage_memory, (size_t)S * sizeof(double)) &&
+            !memcmp(h->sd, s->stage_device, (size_t)S * sizeof(int)))
+            return i;
+    }
+    if (m->shapes == PP__MEMO_SHAPES) return -1;
+    h = &m->sh[m->shapes];
+    h->tm = (double *)pp__malloc(&m->al, pp__size((size_t)S * 5u, sizeof(double)));
+    h->sd = (int *)pp__malloc(&m->al, pp__size((size_t)S, sizeof(int)));
+    if (!h->tm || !h->sd) {
+        pp__mfree(&m->al, h->tm); pp__mfree(&m->al, h->sd);
+        h->tm = NULL; h->sd = NULL;
+        return -1;
+    }
+    h->d = s->devices; h->S = S; h->copies = s->copies; h->split = s->split_backward; h->comm = s->times.comm;
+    memcpy(h->tm, s->stage_time, (size_t)S * 4u * sizeof(double));
+    memcpy(h->tm + 4 * S, s->stage_memory, (size_t)S * sizeof(double));
+    memcpy(h->sd, s->stage_device, (size_t)S * sizeof(int));
+    return m->shapes++;
 }
 
 static unsigned long pp__memo_hash(const pp_schedule *s) {
@@ -3618,19 +3651,28 @@ static unsigned long pp__memo_hash(const pp_schedule *s) {
     return h;
 }
 
-/* pp__reorder through the memo m (NULL: none); s must be squeezed. */
-static pp_status pp__reorder_memo(pp_schedule *s, unsigned mask, double limit, pp__memo *m, char *err) {
-    int d = s->devices, S = s->stages, n = s->microbatches, P = s->num_passes, i, k;
+/* pp__reorder_to(s, mask, limit, 0, won) through the memo m (NULL: none);
+   s must be squeezed. won may be NULL. */
+static pp_status pp__reorder_memo(pp_schedule *s, unsigned mask, double limit, pp__memo *m, unsigned *won, char *err) {
+    int d = s->devices, S = s->stages, n = s->microbatches, P = s->num_passes, i, k, shape;
     unsigned long h;
     pp__memo_entry *e;
     pp_status st;
-    if (!m || s->on_grid || (m->tm && !pp__memo_shape(m, s))) return pp__reorder(s, mask, limit, err);
+    unsigned w = 0;
+    if (!m || s->on_grid || (shape = pp__memo_shape_of(m, s)) < 0) return pp__reorder_to(s, mask, limit, 0, won, err);
+    if (m->cap_d < d) {
+        pp__mfree(&m->al, m->cap);
+        m->cap = (double *)pp__malloc(&m->al, pp__size((size_t)d, sizeof(double)));
+        m->cap_d = m->cap ? d : 0;
+        if (!m->cap) return pp__reorder_to(s, mask, limit, 0, won, err);
+    }
+    pp__reorder_caps(s, limit, m->cap);
     h = pp__memo_hash(s);
     for (k = 0; k < m->count; k++) {
         e = &m->e[k];
-        if (e->hash != h || e->mask != mask || e->limit != limit || e->n != n || e->P != P) continue;
+        if (e->hash != h || e->shape != shape || e->mask != mask || e->n != n || e->P != P) continue;
         if (memcmp(e->keys + 2 * P, s->device_start, (size_t)(d + 1) * sizeof(int))) continue;
-        if (limit <= 0 && memcmp(e->bound, s->peak_bound, (size_t)d * sizeof(double))) continue;
+        if (memcmp(e->cap, m->cap, (size_t)d * sizeof(double))) continue;
         for (i = 0; i < P; i++) {
             const pp_pass *p = &s->passes[i];
             if (e->keys[i] != pp__key(S, n, p->kind, p->stage, p->microbatch)) break;
@@ -3651,6 +3693,7 @@ static pp_status pp__reorder_memo(pp_schedule *s, unsigned mask, double limit, p
             if (st != PP_OK) return st;
         }
         pp__metrics(s);
+        if (won) *won = e->won;
         return PP_OK;
     }
     /* not seen: reorder, and keep it while there is room */
@@ -3659,22 +3702,9 @@ static pp_status pp__reorder_memo(pp_schedule *s, unsigned mask, double limit, p
         e = &m->e[m->count];
         memset(e, 0, sizeof *e);
         e->keys = (int *)pp__malloc(&m->al, pp__size((size_t)(2 * P + d + 1), sizeof(int)));
-        e->bound = (double *)pp__malloc(&m->al, pp__size((size_t)d, sizeof(double)));
-        if (!m->tm) {
-            m->tm = (double *)pp__malloc(&m->al, pp__size((size_t)S * 5u, sizeof(double)));
-            m->sd = (int *)pp__malloc(&m->al, pp__size((size_t)S, sizeof(int)));
-            if (m->tm && m->sd) {
-                m->d = d; m->S = S; m->copies = s->copies; m->split = s->split_backward; m->comm = s->times.comm;
-                memcpy(m->tm, s->stage_time, (size_t)S * 4u * sizeof(double));
-                memcpy(m->tm + 4 * S, s->stage_memory, (size_t)S * sizeof(double));
-                memcpy(m->sd, s->stage_device, (size_t)S * sizeof(int));
-            } else {
-                pp__mfree(&m->al, m->tm); pp__mfree(&m->al, m->sd);
-                m->tm = NULL; m->sd = NULL;
-            }
-        }
-        if (!e->keys || !e->bound || !m->tm) { /* no room after all: just reorder */
-            pp__mfree(&m->al, e->keys); pp__mfree(&m->al, e->bound);
+        e->cap = (double *)pp__malloc(&m->al, pp__size((size_t)d, sizeof(double)));
+        if (!e->keys || !e->cap) { /* no room after all: just reorder */
+            pp__mfree(&m->al, e->keys); pp__mfree(&m->al, e->cap);
             e = NULL;
         } else {
             for (i = 0; i < P; i++) {
@@ -3682,21 +3712,22 @@ static pp_status pp__reorder_memo(pp_schedule *s, unsigned mask, double limit, p
                 e->keys[i] = pp__key(S, n, p->kind, p->stage, p->microbatch);
             }
             memcpy(e->keys + 2 * P, s->device_start, (size_t)(d + 1) * sizeof(int));
-            memcpy(e->bound, s->peak_bound, (size_t)d * sizeof(double));
+            memcpy(e->cap, m->cap, (size_t)d * sizeof(double));
         }
     }
-    st = pp__reorder(s, mask, limit, err);
+    st = pp__reorder_to(s, mask, limit, 0, &w, err);
+    if (won) *won = w;
     if (e && st == PP_OK) {
         for (i = 0; i < P; i++) {
             const pp_pass *p = &s->passes[i];
             e->keys[P + i] = pp__key(S, n, p->kind, p->stage, p->microbatch);
         }
         e->same = !memcmp(e->keys, e->keys + P, (size_t)P * sizeof(int));
-        e->hash = h; e->mask = mask; e->limit = limit; e->n = n; e->P = P;
+        e->hash = h; e->shape = shape; e->mask = mask; e->won = w; e->n = n; e->P = P;
         m->bytes += (size_t)(2 * P + d + 1) * sizeof(int);
         m->count++;
     } else if (e) {
-        pp__mfree(&m->al, e->keys); pp__mfree(&m->al, e->bound);
+        pp__mfree(&m->al, e->keys); pp__mfree(&m->al, e->cap);
     }
     return st;
 }
@@ -3850,7 +3881,7 @@ static pp_status pp__block_schedule(const pp_block *blk, int n, const pp__cfg *c
         if (k > 1) ns += (n - ns) % k;
         st = pp__repeat(blk, ns, NULL, c, recompute, &s, err);
         if (st == PP_OK) st = pp_squeeze(s, err);
-        if (st == PP_OK) st = memo ? pp__reorder_memo(s, mask, limit, memo, err) : pp__reorder_to(s, mask, limit, 0, &won, err);
+        if (st == PP_OK) st = pp__reorder_memo(s, mask, limit, memo, &won, err);
         if (st == PP_OK) st = pp__extend_exact_by(s, n, k > 1 ? k : 1, &e, err);
         pp_sched_free(s);
         if (st != PP_OK) return st;
@@ -3862,7 +3893,7 @@ static pp_status pp__block_schedule(const pp_block *blk, int n, const pp__cfg *c
     if (won && !pp__extend_whole(blk->devices)) mask = won;
     st = pp__repeat(blk, n, NULL, c, recompute, &s, err);
     if (st == PP_OK) st = pp_squeeze(s, err);
-    if (st == PP_OK && mask) st = pp__reorder_memo(s, mask, limit, memo, err);
+    if (st == PP_OK && mask) st = pp__reorder_memo(s, mask, limit, memo, NULL, err);
     if (st != PP_OK) { pp_sched_free(s); return st; }
     *out = s;
     return PP_OK;
@@ -4903,7 +4934,10 @@ typedef struct pp__zrec { int wl; unsigned char fo, bo, turn; } pp__zrec;
    - vzb...: V-ZB's list-built order (pp__vzb_list; inputs: n, the stage
      times and memory, comm and the caps), built by V-ZB's own build and
      again by v-auto's at the limit, which is V-ZB's bound at the default
-     limit. */
+     limit;
+   - memo: every reorder of the build's searches and of the fixed
+     schedules built from a block (pp__reorder_memo; inputs: the order,
+     its shape, the variants and the caps). */
 enum { PP__VSHARE_BLOCKS = 8 };
 /* A search's first pass (pp__vshare): its inputs d, limit and levels
    ranked (nlev), and what it found: the least level ranked, the least peak
@@ -4921,13 +4955,20 @@ typedef struct pp__vshare {
     int vzb_n, vzb_d;
     double vzb_mk, *vzb_key; /* [4 S + S + d + 1]: stage times, stage memory, caps, comm; NULL: none yet */
     struct pp__lsp *vzb;     /* [3 S n], as pp__ls keeps an order; NULL where no run finished */
+    pp__memo memo;           /* pp__vshare_init sets its allocator */
 } pp__vshare;
+
+static void pp__vshare_init(pp__vshare *sh, const pp_allocator *al) {
+    memset(sh, 0, sizeof *sh);
+    pp__memo_init(&sh->memo, al);
+}
 
 static void pp__vshare_free(pp__vshare *sh, const pp_allocator *al) {
     pp__mfree(al, sh->v0.rec);
     pp__mfree(al, sh->z0.rec);
     pp__mfree(al, sh->vzb_key);
     pp__mfree(al, sh->vzb);
+    pp__memo_free(&sh->memo);
     memset(sh, 0, sizeof *sh);
 }
 
@@ -5965,7 +6006,7 @@ typedef struct pp__auto {
     int *ent;                /* [stages * 3 * 4]: a block's passes (pp__block_makespan) */
     const int *dtab;         /* [16 * stages]: the shape's inputs */
     double *ent_dur, *ent_comm; /* [stages * 3] each: their times, and the comm before them */
-    pp__memo memo;           /* the reorders of stages 2 and 3 */
+    pp__memo own, *memo;     /* the reorders of stages 2 and 3: the build's (pp__vshare), else its own */
     int kept;                /* pass 0: the block just considered was kept (fits, no collision, not seen) */
     int replay;              /* pass 1 builds only what pass 0 kept: no need to check again */
 } pp__auto;
@@ -5990,7 +6031,8 @@ static pp_status pp__auto_init(pp__auto *A, const pp__req *q, int ntop, int nlev
     double limit = q->limit;
     memset(A, 0, sizeof *A);
     A->q = q; A->al = q->c.al; A->n = n; A->limit = limit; A->min_mem = -1; A->lb_eval = A->lb_n = -1;
-    pp__memo_init(&A->memo, &A->al);
+    pp__memo_init(&A->own, &A->al);
+    A->memo = q->vshare ? &q->vshare->memo : &A->own;
     A->ntop = ntop < PP__AUTO_TOP ? ntop : PP__AUTO_TOP; A->nlev = nlev;
     A->n_eval = n < pp__auto_neval(d) ? n : pp__auto_neval(d);
     A->n2 = n < pp__auto_n2(d) ? n : pp__auto_n2(d);
@@ -6060,7 +6102,7 @@ static void pp__auto_release(pp__auto *A) {
     pp__mfree(&A->al, A->count); pp__mfree(&A->al, A->top); pp__mfree(&A->al, A->top_mk); pp__mfree(&A->al, A->seen);
     A->count = NULL; A->top = NULL; A->top_mk = NULL; A->seen = NULL;
     pp__auto_free_eval(A);
-    pp__memo_free(&A->memo);
+    pp__memo_free(&A->own);
 }
 
 /* 1 when every time of S stages (tm[4 s + kind]) and comm is a multiple
@@ -6254,7 +6296,7 @@ static pp_status pp__auto_large(pp__auto *A, const pp_block *blk, pp_schedule **
     int i;
     st = pp__repeat(blk, pp__reorder_n(blk->devices), NULL, &A->q->c, 0, &s, err);
     if (st == PP_OK) st = pp_squeeze(s, err);
-    if (st == PP_OK) st = pp__reorder_memo(s, mask, A->limit, &A->memo, err);
+    if (st == PP_OK) st = pp__reorder_memo(s, mask, A->limit, A->memo, NULL, err);
     if (st == PP_OK) st = pp__extend_exact_by(s, A->n, 1, &e, err);
     if (st == PP_OK && !e) { /* the inexact extension, then the whole n reordered */
         st = pp__extend_by(s, A->n, 1, &e, err);
@@ -6266,7 +6308,7 @@ static pp_status pp__auto_large(pp__auto *A, const pp_block *blk, pp_schedule **
            fits, else the block at n squeezed, not reordered */
         if (st == PP_OK && (pp__extend_whole(A->q->d) || !e)) st = pp__repeat(blk, A->n, NULL, &A->q->c, 0, &s, err);
         if (st == PP_OK && s) st = pp_squeeze(s, err);
-        if (st == PP_OK && s && pp__extend_whole(A->q->d)) st = pp__reorder_memo(s, mask, A->limit, &A->memo, err);
+        if (st == PP_OK && s && pp__extend_whole(A->q->d)) st = pp__reorder_memo(s, mask, A->limit, A->memo, NULL, err);
         if (st == PP_OK && e && s && !pp__auto_better(e, s)) { pp_sched_free(e); e = NULL; }
     } else {
         pp_sched_free(s);
@@ -6304,7 +6346,7 @@ static pp_status pp__auto_finish(pp__auto *A, const pp_sched_id *fixed, int nfix
             st = pp__repeat(tb[k], A->n2, NULL, &A->q->c, 0, &s, err);
             if (st == PP_OK) st = pp_squeeze(s, err);
             if (st == PP_OK && lb2 < 0) lb2 = pp__order_bound(s);
-            if (st == PP_OK && A->q->c.reorder) st = pp__reorder_memo(s, PP__RV_RANK, A->limit, &A->memo, err);
+            if (st == PP_OK && A->q->c.reorder) st = pp__reorder_memo(s, PP__RV_RANK, A->limit, A->memo, NULL, err);
             if (st == PP_OK) {
                 re_mk[k] = s->makespan;
                 for (i = nfinal; i > 0 && re_mk[order[i - 1]] > re_mk[k] + 1e-9; i--) order[i] = order[i - 1];
@@ -6339,7 +6381,7 @@ static pp_status pp__auto_finish(pp__auto *A, const pp_sched_id *fixed, int nfix
         if (best && !pp__small_n(A->q->d, A->n) && pp__at_bound(best->makespan, A->lb_n)) break;
         if (A->q->c.reorder && !pp__small_n(A->q->d, A->n)) st = pp__auto_large(A, fb[k], &best, err);
         else
-            st = pp__block_schedule(fb[k], A->n, &A->q->c, 0, A->q->c.reorder ? PP__RV_ALL : 0u, A->limit, &A->memo, &s,
+            st = pp__block_schedule(fb[k], A->n, &A->q->c, 0, A->q->c.reorder ? PP__RV_ALL : 0u, A->limit, A->memo, &s,
                                     err);
         if (st == PP_OK && s && A->lb_n < 0) A->lb_n = pp__order_bound(s);
         if (st == PP_OK && s && pp__auto_better(s, best)) { pp_sched_free(best); best = s; s = NULL; }
@@ -7055,7 +7097,7 @@ static pp_status pp__vgrid_search(const pp__req *q, const pp_schedule *beat, dou
     int d = q->d, n = q->n;
     double limit = q->limit;
     pp__vgrid G, G2;
-    pp__memo memo;
+    pp__memo own, *memo = q->vshare ? &q->vshare->memo : &own; /* the build's, else its own */
     pp__vgrid_cand top[PP__VGRID_TOP], c;
     double *end = NULL, *free_at = NULL, comm = q->c.times.comm;
     const double *tm = q->shape.stage_time; /* as every V schedule of this d and config gets them */
@@ -7067,7 +7109,7 @@ static pp_status pp__vgrid_search(const pp__req *q, const pp_schedule *beat, dou
     pp_status st;
     *out = NULL;
     if (d < 2 || maxmem < 2) return PP_OK;
-    pp__memo_init(&memo, &cfg->al);
+    pp__memo_init(&own, &cfg->al);
     st = pp__vgrid_alloc(&G, cfg, d, n1);
     if (st == PP_OK) {
         end = (double *)pp__malloc(&G.al, pp__size((size_t)n1 * (size_t)d * 7u, sizeof(double)));
@@ -7149,7 +7191,7 @@ static pp_status pp__vgrid_search(const pp__req *q, const pp_schedule *beat, dou
             if (!pp__may_beat(ref, lb0, peak)) { pp_sched_free(s); continue; }
         }
         if (n1 != n) {
-            if (st == PP_OK && s) st = pp__reorder_memo(s, pp__rv_large(d), 0, &memo, err);
+            if (st == PP_OK && s) st = pp__reorder_memo(s, pp__rv_large(d), 0, memo, NULL, err);
             if (st == PP_OK && s) st = pp__extend_exact_by(s, n, 1, &e, err);
             /* not exact: the extension is a candidate too (within the
                limit), beside the grid at n reordered */
@@ -7166,13 +7208,13 @@ static pp_status pp__vgrid_search(const pp__req *q, const pp_schedule *beat, dou
         }
         /* (above PP__EXTEND_WHOLE_D devices the grid at n is not reordered) */
         if (st == PP_OK && s && (!e || inexact) && (n1 == n || pp__extend_whole(d)))
-            st = pp__reorder_memo(s, n1 != n ? pp__rv_large(d) : PP__RV_ALL, 0, &memo, err);
+            st = pp__reorder_memo(s, n1 != n ? pp__rv_large(d) : PP__RV_ALL, 0, memo, NULL, err);
         if (st == PP_OK && e && pp__auto_better(e, *out)) { pp_sched_free(*out); *out = e; e = NULL; }
         if (st == PP_OK && s && pp__auto_better(s, *out)) { pp_sched_free(*out); *out = s; s = NULL; }
         pp_sched_free(s);
         pp_sched_free(e);
     }
-    pp__memo_free(&memo);
+    pp__memo_free(&own);
     if (st == PP_ERR_OUT_OF_MEMORY) pp__err(err, "out of memory in the v-auto grid search");
     pp__mfree(&G.al, end); pp__mfree(&G.al, free_at);
     pp__vgrid_release(&G);
@@ -7745,7 +7787,8 @@ static pp_status pp__build_from_block(const pp__req *q, const pp_block *blk, pp_
     int reorder = q->c.reorder && !in->published && !in->adaptive;
     /* above pp__small_n, the searches' variants (pp__rv_large) */
     unsigned mask = pp__small_n(q->d, q->n) ? PP__RV_ALL : pp__rv_large(q->d);
-    return pp__block_schedule(blk, q->n, &q->c, in->recompute, reorder ? mask : 0u, 0, NULL, s, err);
+    return pp__block_schedule(blk, q->n, &q->c, in->recompute, reorder ? mask : 0u, 0, q->vshare ? &q->vshare->memo : NULL,
+                              s, err);
 }
 /* V-ZB: its block's schedule, or the list-built order of pp__vzb_list
    under the block's Eq. 1 bound (the memory V-ZB promises, d units),
@@ -8429,7 +8472,7 @@ PP__DEF pp_status pp_sched_build(const pp_config *cfg, pp_schedule **out, char *
         pp__req_free(&q);
         return PP_ERR_INVALID_ARG;
     }
-    memset(&sh, 0, sizeof sh);
+    pp__vshare_init(&sh, &q.c.al);
     q.vshare = &sh;
     st = pp__build_req(&q, NULL, out, err);
     if (st == PP_OK && err) err[0] = 0; /* a candidate or a reorder step that found no way may have written there */

@@ -920,7 +920,8 @@ int main(void) {
                "and with a beat the same or at least the beat where the whole is above it (or ties it, with exact sums)");
 
     /* The reorder memo: a hit gives what reordering again gives, bit for
-       bit; another mask, limit or shape is never taken for the same. */
+       bit, and the same winning variant; another mask, caps or shape is
+       never taken for the same. */
     {
         static const char *const names[] = {"v-min", "v-half", "v-zb", "1f1b-v"};
         int d, ti, hits = 0, misses = 0, bypass = 0;
@@ -943,17 +944,20 @@ int main(void) {
                             pp_config c;
                             pp_schedule *s[3] = {NULL, NULL, NULL};
                             int k, before;
+                            unsigned won[3] = {99, 98, 97};
                             memset(&c, 0, sizeof c);
                             c.schedule = names[ni]; c.devices = d; c.microbatches = 2 * d + 1; c.times = t; c.no_reorder = 1;
                             for (k = 0; k < 3; k++)
                                 if (!CHECK(pp_sched_build(&c, &s[k], err) == PP_OK, "%s d=%d: %s", names[ni], d, err)) break;
                             if (k == 3) {
-                                CHECK(pp__reorder(s[0], mask, limit, err) == PP_OK, "%s", err);
+                                CHECK(pp__reorder_to(s[0], mask, limit, 0, &won[0], err) == PP_OK, "%s", err);
                                 before = memo.count;
-                                CHECK(pp__reorder_memo(s[1], mask, limit, &memo, err) == PP_OK, "%s", err);
+                                CHECK(pp__reorder_memo(s[1], mask, limit, &memo, &won[1], err) == PP_OK, "%s", err);
                                 misses += memo.count > before;
                                 before = memo.count;
-                                CHECK(pp__reorder_memo(s[2], mask, limit, &memo, err) == PP_OK, "%s", err);
+                                CHECK(pp__reorder_memo(s[2], mask, limit, &memo, &won[2], err) == PP_OK, "%s", err);
+                                CHECK(won[0] == won[1] && won[0] == won[2], "%s d=%d limit %g mask %x: variants %x, %x (first call), %x (hit)",
+                                      names[ni], d, limit, mask, won[0], won[1], won[2]);
                                 CHECK(memo.count == before, "%s d=%d limit %g mask %x: the same order again was not found", names[ni], d, limit, mask);
                                 hits += memo.count == before;
                                 for (k = 1; k < 3; k++)
@@ -964,14 +968,17 @@ int main(void) {
                                           names[ni], d, ti, limit, mask, k == 1 ? "the first call" : "the memo's hit", s[k]->makespan, s[0]->makespan);
                             }
                             for (k = 0; k < 3; k++) pp_sched_free(s[k]);
-                            /* other times: not the memo's shape, reordered as if there were none */
+                            /* other times: another shape, never a hit on the first's entries
+                                   (the same order as an entry of theirs), an entry of its own */
                             if (ni == 0 && li == 1 && mi == 0) {
                                 c.times = other;
                                 if (CHECK(pp_sched_build(&c, &s[0], err) == PP_OK && pp_sched_build(&c, &s[1], err) == PP_OK, "%s", err)) {
                                     before = memo.count;
-                                    CHECK(pp__reorder(s[0], mask, limit, err) == PP_OK && pp__reorder_memo(s[1], mask, limit, &memo, err) == PP_OK, "%s", err);
-                                    CHECK(memo.count == before && !memcmp(s[0]->passes, s[1]->passes, (size_t)s[0]->num_passes * sizeof(pp_pass)),
-                                          "d=%d: a schedule of other stage times went through the memo", d);
+                                    CHECK(pp__reorder(s[0], mask, limit, err) == PP_OK && pp__reorder_memo(s[1], mask, limit, &memo, NULL, err) == PP_OK, "%s", err);
+                                    CHECK(memo.count == before + 1 && memo.shapes == 2 &&
+                                              !memcmp(s[0]->passes, s[1]->passes, (size_t)s[0]->num_passes * sizeof(pp_pass)),
+                                          "d=%d: a schedule of other stage times was taken for the first shape's (%d entries, then %d; %d shapes)",
+                                          d, before, memo.count, memo.shapes);
                                     bypass++;
                                 }
                                 pp_sched_free(s[0]); pp_sched_free(s[1]);
@@ -981,8 +988,45 @@ int main(void) {
             }
         CHECK(hits >= 300 && misses >= 200 && bypass == 15, "%d hits, %d misses, %d other shapes", hits, misses, bypass);
     }
-    group_next("reorder-memo", "a memo hit = reordering again, bit for bit (V-Min, V-Half, V-ZB, 1F1B-V, d=2..6, 3 times, "
-               "3 limits, 2 masks); another mask, limit or shape is not taken for the same");
+    /* the caps are the key, not how they were asked for: V-ZB's order under
+       its Eq. 1 bound (limit 0) and under a limit equal to that bound on
+       every device is the same reorder (a fixed schedule and an adaptive
+       search's finalist) */
+    {
+        pp_config c;
+        pp_schedule *s[3] = {NULL, NULL, NULL};
+        pp__memo memo;
+        pp_allocator none;
+        char err[PP_ERR_LEN];
+        double cap0[4], cap1[4];
+        int k, d = 4, before;
+        memset(&c, 0, sizeof c);
+        memset(&none, 0, sizeof none);
+        c.schedule = "v-zb"; c.devices = d; c.microbatches = 2 * d + 1; c.no_reorder = 1;
+        c.times.f = 12.96; c.times.b = 13.22; c.times.w = 9.76; c.times.comm = 0.6;
+        pp__memo_init(&memo, &none);
+        for (k = 0; k < 3; k++) CHECK(pp_sched_build(&c, &s[k], err) == PP_OK, "%s", err);
+        if (s[0] && s[1] && s[2]) {
+            pp__reorder_caps(s[1], 0, cap0);
+            pp__reorder_caps(s[2], cap0[0], cap1);
+            CHECK(!memcmp(cap0, cap1, sizeof cap0), "V-ZB d=4: caps %g %g %g %g under its bound, %g %g %g %g under limit %g",
+                  cap0[0], cap0[1], cap0[2], cap0[3], cap1[0], cap1[1], cap1[2], cap1[3], cap0[0]);
+            CHECK(pp__reorder(s[0], PP__RV_ALL, 0, err) == PP_OK && pp__reorder_memo(s[1], PP__RV_ALL, 0, &memo, NULL, err) == PP_OK,
+                  "%s", err);
+            before = memo.count;
+            CHECK(pp__reorder_memo(s[2], PP__RV_ALL, cap0[0], &memo, NULL, err) == PP_OK, "%s", err);
+            CHECK(memo.count == before && memo.count == 1, "V-ZB d=4: the same caps asked as a limit were not found (%d entries)",
+                  memo.count);
+            for (k = 1; k < 3; k++)
+                CHECK(!memcmp(s[0]->passes, s[k]->passes, (size_t)s[0]->num_passes * sizeof(pp_pass)),
+                      "V-ZB d=4: call %d differs from reordering", k);
+        }
+        for (k = 0; k < 3; k++) pp_sched_free(s[k]);
+        pp__memo_free(&memo);
+    }
+    group_next("reorder-memo", "a memo hit = reordering again, bit for bit, the same winning variant (V-Min, V-Half, V-ZB, "
+               "1F1B-V, d=2..6, 3 times, 3 limits, 2 masks); another mask, caps or shape is not taken for the same; "
+               "the same caps asked as a limit or as Eq. 1's bound are");
 
     /* The local search alone (pp__local_search), from orders that leave it
        work: every built-in as its block order (no_reorder), d = 2..6, n = d

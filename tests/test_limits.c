@@ -672,7 +672,7 @@ static void large_n_paths(void) {
             if (check(&g, pp__block_of_zb_min(&q, &blk, err) == PP_OK &&
                               pp__block_schedule(blk, q.n, &q.c, 0, PP__RV_ALL, 0, NULL, &a, err) == PP_OK &&
                               pp__repeat(blk, q.n, NULL, &q.c, 0, &b, err) == PP_OK && pp_squeeze(b, err) == PP_OK &&
-                              pp__reorder_memo(b, PP__RV_ALL, 0, NULL, err) == PP_OK,
+                              pp__reorder_memo(b, PP__RV_ALL, 0, NULL, NULL, err) == PP_OK,
                       "zb-min d=%d n=%d: %s", d, q.n, err)) {
                 int i, same = a->num_passes == b->num_passes;
                 for (i = 0; same && i < a->num_passes; i++)
