@@ -200,7 +200,7 @@ WRITE YOUR OWN BLOCK
        device 1 |...F0 F1 ......B0    F2 B1    F3 B2    F4 B3    F5 B4    ...B5    ......|
        device 2 |......F0 B0    F1 B1    F2 B2    F3 B3    F4 B4    F5 B5    ............|
        F forward, B backward (input and weights together); lower case = odd chunk; . = idle
-       makespan 24, bubble rate 25.00%, lower bound 18 (busiest device's work)
+       makespan 24, bubble rate 25.00%, lower bound 24 (Appendix E.2, one stage per device)
        peak memory per device (units: one microbatch's activation for 1/d of the model): 3 2 1
        Eq. 1 bound from the building block (T=3): 3 2 1
 
@@ -507,7 +507,9 @@ typedef struct pp_bounds {
                         busy + (A - k f) + (C - k (b + w)), k = peak in chunk activations,
                         f, b, w one chunk's times; only the larger idle term when 2n <= k.
                         Equal times t per chunk, comm 0, 2n > k: (6n + 6d - 3k - 1) t,
-                        the paper's figure. -1 where it does not apply */
+                        the paper's figure. One stage per device (1F1B, ZB-H1, zb-auto..):
+                        the same on every device, the largest (1F1B's makespan at its
+                        peak). -1 where it does not apply */
     double best;     /* the largest of the three */
 } pp_bounds;
 
@@ -1667,12 +1669,61 @@ PP__DEF pp_status pp_sched_validate(const pp_schedule *s, char *err) {
       which is why step 4 falls back to one window there.
    Each window's idle could also be clamped at 0 separately (stronger when
    k > 1.5d at equal times); we keep the plain sum so the equal-time figure
-   stays the paper's. */
+   stays the paper's.
+
+   One stage per device (sequential placement, S = d, one route): the same
+   steps on any device i, which holds stage i alone, k = peak /
+   stage_memory(i). Its first backward B(i, j) waits for F of stages
+   0..d-1 and B of stages d-1..i+1 of microbatch j (A_i, with a c at each
+   device change), so before A_i it runs at most k F passes; after its last
+   F, F(i, j), microbatch j still needs F of stages i+1..d-1, B of every
+   stage d-1..0 and W(0) (C_i), while device i runs at most k B and W
+   passes of its stage. The windows do not overlap when n > k (all n F
+   passes before A_i would hold n activations). The bound is the largest
+   over the devices of busy(i) + (A_i - k f(i)) + (C_i - k (b(i) + w(i))),
+   or busy(i) + max(0, either idle) when n <= k. At equal times t, c = 0,
+   unsplit backward (BW = 2t) on device 0: A = (3d - 2) t, C = (3d - 2) t,
+   busy = 3nt: E >= (3n + 6d - 4 - 3k) t, 1F1B's (n + d - 1) 3t at k = d. */
+static double pp__seq_bound(const pp_schedule *s, double peak) {
+    int d = s->devices, i, bk = s->split_backward ? PP_B : PP_BW, dev, x;
+    double c = s->times.comm, fall = 0, ball = 0, fsuf = 0, bsuf = 0, hops_f = 0, best = -1;
+    const double *t = s->stage_time;
+    for (i = 0; i < d; i++) {
+        fall += t[i * 4 + PP_F];
+        ball += t[i * 4 + bk];
+        if (i > 0 && s->stage_device[i] != s->stage_device[i - 1]) hops_f += c;
+    }
+    /* device i = stage i, from the last: fsuf, bsuf sum stages i+1..d-1 (with their hops) */
+    for (i = d - 1; i >= 0; i--) {
+        double mem = s->stage_memory[i], k, busy = 0, A, C, warm, cool, e;
+        int hop = i + 1 < d && s->stage_device[i + 1] != s->stage_device[i];
+        dev = s->stage_device[i];
+        if (i + 1 < d) {
+            fsuf += t[(i + 1) * 4 + PP_F] + (hop ? c : 0);
+            bsuf += t[(i + 1) * 4 + bk] + (hop ? c : 0);
+        }
+        if (!(mem > 0)) continue;
+        k = peak / mem;
+        A = fall + hops_f + bsuf;                                        /* F of all, B of d-1..i+1, each hop */
+        C = fsuf + ball + hops_f + (s->split_backward ? t[0 * 4 + PP_W] : 0); /* F of i+1..d-1, B of all, W(0) */
+        for (x = s->device_start[dev]; x < s->device_start[dev + 1]; x++) busy += pp__dur(s, &s->passes[x]);
+        warm = A - k * t[i * 4 + PP_F];
+        cool = C - k * (t[i * 4 + bk] + (s->split_backward ? t[i * 4 + PP_W] : 0));
+        e = s->microbatches > k + 1e-9 ? busy + warm + cool : busy + pp__max(0, pp__max(warm, cool));
+        best = pp__max(best, e);
+    }
+    return best;
+}
+
+/* The bound of this derivation for s with at most `peak` units on any
+   device: V-shape placement (device d-1) or one stage per device (every
+   device); -1 for other placements and for two routes. */
 static double pp__vbound(const pp_schedule *s, double peak) {
     int d = s->devices, S = s->stages, m = d - 1, i, dev;
     int bk = s->split_backward ? PP_B : PP_BW;
     double c = s->times.comm, A = 0, C = 0, busy = 0, k, mem, fmax, bwmax, warm, cool;
     const double *t = s->stage_time;
+    if (s->placement == PP_PLACE_SEQUENTIAL && pp__copies(s->copies) == 1 && S == d && d >= 1) return pp__seq_bound(s, peak);
     if (s->placement != PP_PLACE_VSHAPE || pp__copies(s->copies) != 1 || S != 2 * d || d < 1) return -1;
     dev = s->stage_device[m];
     if (s->stage_device[d] != dev) return -1;
@@ -8588,8 +8639,10 @@ PP__DEF void pp_sched_print_ascii(FILE *f, const pp_schedule *s, int color) {
         pp_bounds lb;
         pp_sched_bounds(s, &lb);
         fprintf(f, "makespan %g, bubble rate %.2f%%, lower bound %g (%s)\n", s->makespan, 100.0 * s->bubble_rate,
-                lb.best, lb.best == lb.appendix ? "Appendix E.2" : lb.best == lb.work ? "busiest device's work"
-                                                                                    : "one microbatch's path");
+                lb.best,
+                lb.best == lb.appendix ? (s->placement == PP_PLACE_VSHAPE ? "Appendix E.2" : "Appendix E.2, one stage per device")
+                : lb.best == lb.work   ? "busiest device's work"
+                                       : "one microbatch's path");
     }
     if (s->mem_limit > 0 && s->mem_limit_asked > 0)
         fprintf(f, "memory limit %g units (asked %g, clamped to the largest useful limit, max(n, 3d): a higher "

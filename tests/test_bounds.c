@@ -14,7 +14,10 @@
                    unequal times, with and without comm: bound <= makespan
      small-n       n = 1, 2 (where 2n <= k): the paper's figure is above the
                    real makespan there; the bound must not be
-     by-hand       figures derived by hand below, strictly above work and path */
+     by-hand       figures derived by hand below, strictly above work and path
+     one-stage     the same steps for one stage per device (1F1B, ZB-H1 and
+                   the other sequential schedules, zb-auto at several limits):
+                   bound <= makespan everywhere, and figures worked by hand */
 #define PP_SCHED_IMPLEMENTATION
 #include "../pp_sched.h"
 #define PP_TEST_CURRENT_GROUP
@@ -200,6 +203,72 @@ int main(void) {
         }
     }
     group_next("by-hand", "v-half d=4 n=8: times 2,1,1 gives 37 (work 32), times 1,1,1 comm 0.2 gives 30.1 (work 24)");
+
+    /* (e) one stage per device. Device i holds stage i; k = own peak.
+       A_i = sum f + (B of stages d-1..i+1) + c at each device change on
+       the way, C_i = (F of i+1..d-1) + sum b + w(0) + c at each change,
+       bound = max_i busy + (A_i - k f) + (C_i - k (b + w)) for n > k.
+       1. 1f1b d=4 n=6, F 1, BW 2 (k = 4): device 0: A = 4 + 6 = 10, warm 6;
+          C = 3 + 8 = 11, cool 11 - 8 = 3; busy 18: 27 (device 1: 18 + 4 +
+          2 = 24). 1F1B's makespan (n + d - 1) 3 = 27: the bound is tight.
+       2. the same with comm 0.5 (3 changes each way): device 0: A = 4 +
+          1.5 + 6 + 1.5 = 13, warm 9; C = 3 + 1.5 + 8 + 1.5 = 14, cool 6;
+          33 (device 1: A = 5.5 + 4 + 1 = 10.5, warm 6.5; C = 3 + 8 + 1.5 =
+          12.5, cool 4.5: 29).
+       3. zb-h1 d=4 n=8, times 2,1,1 (k = 4): device 0: A = 8 + 3 = 11, warm
+          11 - 8 = 3; C = 6 + 4 + 1 = 11, cool 11 - 8 = 3; busy 32: 38
+          (device 1: 32 + 2 + 1 = 35). work 32, path 8 + 4 + 1 = 13. */
+    {
+        static const char *const seq[] = {"gpipe", "1f1b", "eager-1f1b", "zb-h1", "zb-h2", "1f1b-r", "zb-min", "zb-auto"};
+        const pp_times h[3] = {{1, 2, 0, 0}, {1, 2, 0, 0.5}, {2, 1, 1, 0}};
+        const char *hn[3] = {"1f1b", "1f1b", "zb-h1"};
+        const int hnb[3] = {6, 6, 8};
+        const double want[3] = {27, 33, 38};
+        int checked = 0, above1 = 0;
+        for (i = 0; i < 3; i++) {
+            pp_times t = h[i];
+            pp_schedule *s;
+            pp_bounds b;
+            if (i < 2) { t.b = 1; t.w = 1; } /* 1f1b's BW = b + w = 2 */
+            s = build(hn[i], 4, hnb[i], t, 0);
+            if (!CHECK(s != NULL, "%s d=4 #%d did not build", hn[i], i)) continue;
+            pp_sched_bounds(s, &b);
+            CHECK(own_peak_chunks(s) == 4, "%s d=4 #%d: k=%d, the figures assume 4", hn[i], i, own_peak_chunks(s));
+            CHECK(fabs(b.appendix - want[i]) < 1e-9, "%s d=4 #%d: bound %.17g, by hand %g", hn[i], i, b.appendix, want[i]);
+            CHECK(b.appendix <= s->makespan + 1e-9, "%s d=4 #%d: bound %g above makespan %g", hn[i], i, b.appendix, s->makespan);
+            if (i == 0) CHECK(fabs(s->makespan - 27) < 1e-9, "1f1b d=4 n=6: makespan %g, (n + d - 1) 3 = 27", s->makespan);
+            if (i == 2) CHECK(fabs(b.work - 32) < 1e-9 && fabs(b.path - 13) < 1e-9 && b.best == b.appendix,
+                              "zb-h1 d=4 n=8: work %g path %g best %g, by hand 32 13 38", b.work, b.path, b.best);
+            pp_sched_free(s);
+        }
+        for (d = 2; d <= 8; d++)
+            for (ti = 0; ti < ntt; ti++)
+                for (i = 0; i < 8; i++) {
+                    int ni2, li;
+                    for (ni2 = 0; ni2 < 4; ni2++)
+                        for (li = 0; li < (i == 7 ? 3 : 1); li++) {
+                            int n = ni2 == 0 ? 1 : ni2 == 1 ? d : ni2 == 2 ? 2 * d : 3 * d + 1;
+                            double L = li == 0 ? 0 : li == 1 ? d / 2.0 + 0.5 : 2.0 * d;
+                            pp_schedule *s = build(seq[i], d, n, tt[ti], L);
+                            pp_bounds b;
+                            if (!s) {
+                                CHECK(i == 7, "%s d=%d n=%d: did not build", seq[i], d, n); /* zb-auto may not fit d/2+1/2 */
+                                continue;
+                            }
+                            pp_sched_bounds(s, &b);
+                            checked++;
+                            CHECK(b.appendix >= 0 || i == 5, "%s d=%d n=%d times#%d: bound not computed", seq[i], d, n, ti);
+                            CHECK(b.appendix <= s->makespan + tol(s->makespan),
+                                  "%s d=%d n=%d times#%d limit %g: bound %.17g above makespan %.17g", seq[i], d, n, ti, L,
+                                  b.appendix, s->makespan);
+                            if (b.appendix > pp__max(b.work, b.path) + tol(b.work)) above1++;
+                            pp_sched_free(s);
+                        }
+                }
+        CHECK(checked > 1500 && above1 > checked / 4, "%d sequential schedules, %d with the bound above work and path", checked, above1);
+    }
+    group_next("one-stage", "one stage per device: bound <= makespan (gpipe .. zb-auto, d=2..8, n 1..3d+1, every time setting); "
+               "1f1b d=4 n=6 gives 27 = its makespan, 33 with comm 0.5; zb-h1 d=4 n=8 times 2,1,1 gives 38 (work 32)");
 
     return g_groups_failed ? 1 : 0;
 }
