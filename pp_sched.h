@@ -3214,16 +3214,40 @@ static pp_status pp__reorder_keep(pp_schedule *s, pp_status st, const double *ca
     return PP_OK;
 }
 
-/* 1 when a variant after v in mask has v's first step (its order is kept for it) */
-static int pp__reorder_shares(unsigned mask, int v) {
+/* The orders the variants run in. They stop at the order bound, and the
+   earlier of two equally short orders wins, so the order decides only
+   which of equally short results is taken, and how soon the bound stops
+   them. By name; or, with PP__RV_BOUND_FIRST in the mask, those that reach
+   the bound first most often (Appendix C's gap fill, then the every-pass
+   sweep on the grid with the W refill: at unit times the only variant at
+   the bound in v-auto's reorders at d = 128), each next to the variant that
+   shares its first step. */
+#define PP__RV_BOUND_FIRST (1u << 16)
+static const signed char pp__reorder_order[2][PP__RV_COUNT] = {
+    {PP__RV_APPENDIX_C, PP__RV_APPENDIX_C_ALL_W, PP__RV_LIST, PP__RV_W_LIST, PP__RV_SWEEP_GRID, PP__RV_SWEEP_GRID_W,
+     PP__RV_SWEEP_REAL, PP__RV_SWEEP_REAL_W, PP__RV_SWEEP_ALL_GRID, PP__RV_SWEEP_ALL_REAL, PP__RV_SWEEP_ALL_GRID_W},
+    {PP__RV_APPENDIX_C, PP__RV_APPENDIX_C_ALL_W, PP__RV_SWEEP_ALL_GRID_W, PP__RV_SWEEP_ALL_GRID, PP__RV_LIST,
+     PP__RV_W_LIST, PP__RV_SWEEP_GRID, PP__RV_SWEEP_GRID_W, PP__RV_SWEEP_REAL, PP__RV_SWEEP_REAL_W, PP__RV_SWEEP_ALL_REAL}};
+
+/* 1 when a variant after the r-th of run order ord in mask has its first
+   step (its order is kept for it) */
+static int pp__reorder_shares(const signed char *ord, unsigned mask, int r) {
     int w;
-    for (w = v + 1; w < PP__RV_COUNT; w++)
-        if ((mask >> w & 1u) && pp__reorder_variants[w].first == pp__reorder_variants[v].first) return 1;
+    for (w = r + 1; w < PP__RV_COUNT; w++)
+        if ((mask >> ord[w] & 1u) && pp__reorder_variants[ord[w]].first == pp__reorder_variants[ord[r]].first) return 1;
     return 0;
 }
 
-static pp_status pp__reorder_run(pp_schedule *s, unsigned mask, double limit, double enough, unsigned *won, char *err) {
-    int d, S, n, P, i, variant;
+/* *orders (may be NULL): bit o set when run order o gives the same result.
+   Each variant's result does not depend on the order (a shared first step
+   is the same step), so order o's is found by running its loop again over
+   the variants' makespans, where every variant it reaches has run. */
+static pp_status pp__reorder_run(pp_schedule *s, unsigned mask, double limit, double enough, unsigned *won, unsigned *orders,
+                                 char *err) {
+    int d, S, n, P, i, r, wv = -1, o;
+    const signed char *ord = pp__reorder_order[(mask & PP__RV_BOUND_FIRST) != 0];
+    double vmk[PP__RV_COUNT];
+    unsigned ran = 0;
     size_t keys;
     double *endk, *cap, best_mk, warm_end, in_mk, pre_mk = 0, lb;
     pp_pass *saved, *best, *pre, *vbest;
@@ -3241,8 +3265,9 @@ static pp_status pp__reorder_run(pp_schedule *s, unsigned mask, double limit, do
     keys = (size_t)4 * S * n;
     endk = (double *)pp__malloc(al, pp__size(keys, sizeof(double)));
     cap = (double *)pp__malloc(al, pp__size((size_t)d, sizeof(double)));
-    for (variant = 0; variant < PP__RV_COUNT; variant++)
-        if ((mask >> variant & 1u) && pp__reorder_variants[variant].first) share |= pp__reorder_shares(mask, variant);
+    mask &= PP__RV_ALL;
+    for (r = 0; r < PP__RV_COUNT; r++)
+        if ((mask >> ord[r] & 1u) && pp__reorder_variants[ord[r]].first) share |= pp__reorder_shares(ord, mask, r);
     saved = (pp_pass *)pp__malloc(al, pp__size((size_t)P, sizeof(pp_pass)));
     best = (pp_pass *)pp__malloc(al, pp__size((size_t)P, sizeof(pp_pass)));
     pre = share ? (pp_pass *)pp__malloc(al, pp__size((size_t)P, sizeof(pp_pass))) : NULL;
@@ -3265,9 +3290,10 @@ static pp_status pp__reorder_run(pp_schedule *s, unsigned mask, double limit, do
     warm_end = endk[pp__key(S, n, s->split_backward ? PP_B : PP_BW, 0, 0)];
     /* a variant keeps only a shorter order: none is shorter than the bound
        (nor needs to be shorter than enough) */
-    for (variant = 0; variant < PP__RV_COUNT && st == PP_OK && !pp__at_bound(best_mk, lb); variant++) {
+    for (r = 0; r < PP__RV_COUNT && st == PP_OK && !pp__at_bound(best_mk, lb); r++) {
         /* variants with one first step share it: the second starts from the
            first's result, kept in pre (endk is rewritten before it is read) */
+        const int variant = ord[r];
         const struct pp__reorder_variant *rv = &pp__reorder_variants[variant];
         int f = rv->first;
         double mk = in_mk;
@@ -3289,7 +3315,7 @@ static pp_status pp__reorder_run(pp_schedule *s, unsigned mask, double limit, do
                 pre_first = f;
                 pre_st = st;
                 pre_mk = mk;
-                if (st == PP_OK && pp__reorder_shares(mask, variant)) memcpy(pre, s->passes, (size_t)P * sizeof(pp_pass));
+                if (st == PP_OK && pp__reorder_shares(ord, mask, r)) memcpy(pre, s->passes, (size_t)P * sizeof(pp_pass));
             }
         }
         if (st == PP_OK && rv->wfill >= 0)
@@ -3312,8 +3338,22 @@ static pp_status pp__reorder_run(pp_schedule *s, unsigned mask, double limit, do
                 memcpy(best, vb, (size_t)P * sizeof(pp_pass));
             }
             bp = best;
+            wv = variant;
             if (won) *won = 1u << variant;
         }
+        if (st == PP_OK) { vmk[variant] = mk; ran |= 1u << variant; }
+    }
+    for (o = 0; orders && o < 2; o++) { /* order o's loop over the makespans */
+        double b = in_mk;
+        int w = -1;
+        for (r = 0; r < PP__RV_COUNT && !pp__at_bound(b, lb); r++) {
+            int v = pp__reorder_order[o][r];
+            if (!(mask >> v & 1u)) continue;
+            if (!(ran >> v & 1u)) { w = -2; break; }
+            if (vmk[v] < b - PP__EPS * (1 + b)) { b = vmk[v]; w = v; }
+        }
+        if (o == 0) *orders = 0;
+        if (st == PP_OK && w == wv) *orders |= 1u << o;
     }
     memcpy(s->passes, bp, (size_t)P * sizeof(pp_pass));
     pp__metrics(s);
@@ -3330,8 +3370,10 @@ static pp_status pp__reorder_run(pp_schedule *s, unsigned mask, double limit, do
    variants run once the best is at the order bound, or (enough > 0, for a
    caller that only asks whether a makespan is reached) at most enough.
    won (may be NULL): the bit of the variant that gave the result, 0 when
-   none was shorter than the input. */
-static pp_status pp__reorder_to(pp_schedule *s, unsigned mask, double limit, double enough, unsigned *won, char *err) {
+   none was shorter than the input. orders (may be NULL): see
+   pp__reorder_run. */
+static pp_status pp__reorder_any(pp_schedule *s, unsigned mask, double limit, double enough, unsigned *won,
+                                 unsigned *orders, char *err) {
     pp__cache c;
     pp_status st;
     int i;
@@ -3342,10 +3384,13 @@ static pp_status pp__reorder_to(pp_schedule *s, unsigned mask, double limit, dou
     s->allocator.free = pp__cache_free;
     s->allocator.user = &c;
     if (won) *won = 0;
-    st = pp__reorder_run(s, mask, limit, enough, won, err);
+    st = pp__reorder_run(s, mask, limit, enough, won, orders, err);
     s->allocator = c.base;
     for (i = 0; i < c.n; i++) c.base.free(c.blk[i], c.base.user);
     return st;
+}
+static pp_status pp__reorder_to(pp_schedule *s, unsigned mask, double limit, double enough, unsigned *won, char *err) {
+    return pp__reorder_any(s, mask, limit, enough, won, NULL, err);
 }
 
 static pp_status pp__reorder(pp_schedule *s, unsigned mask, double limit, char *err) {
@@ -3628,8 +3673,9 @@ enum { PP__MEMO_MAX = 256, PP__MEMO_BYTES = 32 << 20, PP__MEMO_SHAPES = 4 };
 
 typedef struct pp__memo_entry {
     unsigned long hash;
-    unsigned mask, won; /* won: the variant bit pp__reorder_to gave */
+    unsigned mask, won; /* mask: the variants and the run order asked; won: the variant bit pp__reorder_to gave */
     int shape, n, P, same; /* same: the reorder kept the input */
+    unsigned orders; /* bit o: the result is run order o's too (pp__reorder_run): found for either */
     int *keys;       /* [2P + d + 1]: input keys, output keys, device_start */
     double *cap;     /* [d]: each device's memory cap */
 } pp__memo_entry;
@@ -3706,11 +3752,13 @@ static unsigned long pp__memo_hash(const pp_schedule *s) {
    s must be squeezed. won may be NULL. */
 static pp_status pp__reorder_memo(pp_schedule *s, unsigned mask, double limit, pp__memo *m, unsigned *won, char *err) {
     int d = s->devices, S = s->stages, n = s->microbatches, P = s->num_passes, i, k, shape;
+    unsigned ords = 0;
     unsigned long h;
     pp__memo_entry *e;
     pp_status st;
     unsigned w = 0;
     if (!m || s->on_grid || (shape = pp__memo_shape_of(m, s)) < 0) return pp__reorder_to(s, mask, limit, 0, won, err);
+    /* (a hit on an entry of the other run order only where that order gives the same) */
     if (m->cap_d < d) {
         pp__mfree(&m->al, m->cap);
         m->cap = (double *)pp__malloc(&m->al, pp__size((size_t)d, sizeof(double)));
@@ -3721,7 +3769,8 @@ static pp_status pp__reorder_memo(pp_schedule *s, unsigned mask, double limit, p
     h = pp__memo_hash(s);
     for (k = 0; k < m->count; k++) {
         e = &m->e[k];
-        if (e->hash != h || e->shape != shape || e->mask != mask || e->n != n || e->P != P) continue;
+        if (e->hash != h || e->shape != shape || e->n != n || e->P != P) continue;
+        if ((e->mask ^ mask) & PP__RV_ALL || !(e->orders >> ((mask & PP__RV_BOUND_FIRST) != 0) & 1u)) continue;
         if (memcmp(e->keys + 2 * P, s->device_start, (size_t)(d + 1) * sizeof(int))) continue;
         if (memcmp(e->cap, m->cap, (size_t)d * sizeof(double))) continue;
         for (i = 0; i < P; i++) {
@@ -3766,7 +3815,7 @@ static pp_status pp__reorder_memo(pp_schedule *s, unsigned mask, double limit, p
             memcpy(e->cap, m->cap, (size_t)d * sizeof(double));
         }
     }
-    st = pp__reorder_to(s, mask, limit, 0, &w, err);
+    st = pp__reorder_any(s, mask, limit, 0, &w, &ords, err);
     if (won) *won = w;
     if (e && st == PP_OK) {
         for (i = 0; i < P; i++) {
@@ -3774,7 +3823,7 @@ static pp_status pp__reorder_memo(pp_schedule *s, unsigned mask, double limit, p
             e->keys[P + i] = pp__key(S, n, p->kind, p->stage, p->microbatch);
         }
         e->same = !memcmp(e->keys, e->keys + P, (size_t)P * sizeof(int));
-        e->hash = h; e->shape = shape; e->mask = mask; e->won = w; e->n = n; e->P = P;
+        e->hash = h; e->shape = shape; e->mask = mask; e->won = w; e->n = n; e->P = P; e->orders = ords;
         m->bytes += (size_t)(2 * P + d + 1) * sizeof(int);
         m->count++;
     } else if (e) {
@@ -6343,7 +6392,8 @@ static unsigned pp__rv_large(int d) { return d > 16 ? PP__RV_ALL & ~(1u << PP__R
 static pp_status pp__auto_large(pp__auto *A, const pp_block *blk, pp_schedule **best, char *err) {
     pp_schedule *s = NULL, *e = NULL;
     pp_status st;
-    unsigned mask = pp__rv_large(A->q->d);
+    /* above PP__EXTEND_WHOLE_D devices the variants that reach the bound first run first */
+    unsigned mask = pp__rv_large(A->q->d) | (pp__extend_whole(A->q->d) ? 0u : PP__RV_BOUND_FIRST);
     int i;
     st = pp__repeat(blk, pp__reorder_n(blk->devices), NULL, &A->q->c, 0, &s, err);
     if (st == PP_OK) st = pp_squeeze(s, err);

@@ -924,7 +924,7 @@ int main(void) {
        never taken for the same. */
     {
         static const char *const names[] = {"v-min", "v-half", "v-zb", "1f1b-v"};
-        int d, ti, hits = 0, misses = 0, bypass = 0;
+        int d, ti, hits = 0, misses = 0, bypass = 0, cross = 0, crossed = 0;
         char err[PP_ERR_LEN];
         for (d = 2; d <= 6; d++)
             for (ti = 0; ti < 3; ti++) {
@@ -938,18 +938,19 @@ int main(void) {
                 pp__memo_init(&memo, &none);
                 for (ni = 0; ni < 4; ni++)
                     for (li = 0; li < 3; li++)
-                        for (mi = 0; mi < 2; mi++) {
+                        for (mi = 0; mi < 4; mi++) {
                             double limit = li == 0 ? 0 : li == 1 ? d / 2.0 + 1 : d;
-                            unsigned mask = mi ? PP__RV_RANK : PP__RV_ALL;
+                            /* (mi 2, 3: the other run order, PP__RV_BOUND_FIRST) */
+                            unsigned mask = (mi & 1 ? PP__RV_RANK : PP__RV_ALL) | (mi & 2 ? PP__RV_BOUND_FIRST : 0u);
                             pp_config c;
-                            pp_schedule *s[3] = {NULL, NULL, NULL};
+                            pp_schedule *s[5] = {NULL, NULL, NULL, NULL, NULL};
                             int k, before;
                             unsigned won[3] = {99, 98, 97};
                             memset(&c, 0, sizeof c);
                             c.schedule = names[ni]; c.devices = d; c.microbatches = 2 * d + 1; c.times = t; c.no_reorder = 1;
-                            for (k = 0; k < 3; k++)
+                            for (k = 0; k < 5; k++)
                                 if (!CHECK(pp_sched_build(&c, &s[k], err) == PP_OK, "%s d=%d: %s", names[ni], d, err)) break;
-                            if (k == 3) {
+                            if (k == 5) {
                                 CHECK(pp__reorder_to(s[0], mask, limit, 0, &won[0], err) == PP_OK, "%s", err);
                                 before = memo.count;
                                 CHECK(pp__reorder_memo(s[1], mask, limit, &memo, &won[1], err) == PP_OK, "%s", err);
@@ -966,8 +967,23 @@ int main(void) {
                                               !memcmp(s[0]->peak_memory, s[k]->peak_memory, (size_t)d * sizeof(double)),
                                           "%s d=%d times %d limit %g mask %x: %s differs from reordering (makespan %.17g vs %.17g)",
                                           names[ni], d, ti, limit, mask, k == 1 ? "the first call" : "the memo's hit", s[k]->makespan, s[0]->makespan);
+                                /* the other run order through the memo: a hit only where the
+                                   entry is that order's result too; either way what reordering
+                                   in that order gives, and its variant */
+                                {
+                                    unsigned other = mask ^ PP__RV_BOUND_FIRST, w3 = 96, w4 = 95;
+                                    int stored = memo.count, exact;
+                                    CHECK(pp__reorder_to(s[3], other, limit, 0, &w3, err) == PP_OK, "%s", err);
+                                    CHECK(pp__reorder_memo(s[4], other, limit, &memo, &w4, err) == PP_OK, "%s", err);
+                                    exact = !memcmp(s[3]->passes, s[4]->passes, (size_t)s[3]->num_passes * sizeof(pp_pass)) && w3 == w4;
+                                    CHECK(exact, "%s d=%d times %d limit %g mask %x: the other run order through the memo differs "
+                                          "from reordering in it (makespan %.17g vs %.17g, variants %x %x)", names[ni], d, ti, limit,
+                                          other, s[4]->makespan, s[3]->makespan, w4, w3);
+                                    cross++;
+                                    crossed += memo.count == stored;
+                                }
                             }
-                            for (k = 0; k < 3; k++) pp_sched_free(s[k]);
+                            for (k = 0; k < 5; k++) pp_sched_free(s[k]);
                             /* other times: another shape, never a hit on the first's entries
                                    (the same order as an entry of theirs), an entry of its own */
                             if (ni == 0 && li == 1 && mi == 0) {
@@ -986,7 +1002,9 @@ int main(void) {
                         }
                 pp__memo_free(&memo);
             }
-        CHECK(hits >= 300 && misses >= 200 && bypass == 15, "%d hits, %d misses, %d other shapes", hits, misses, bypass);
+        CHECK(hits >= 600 && misses >= 200 && bypass == 15 && crossed > cross / 4 && crossed < cross,
+              "%d hits, %d misses, %d other shapes; %d of %d lookups in the other run order hit", hits, misses, bypass, crossed,
+              cross);
     }
     /* the caps are the key, not how they were asked for: V-ZB's order under
        its Eq. 1 bound (limit 0) and under a limit equal to that bound on
@@ -1025,8 +1043,9 @@ int main(void) {
         pp__memo_free(&memo);
     }
     group_next("reorder-memo", "a memo hit = reordering again, bit for bit, the same winning variant (V-Min, V-Half, V-ZB, "
-               "1F1B-V, d=2..6, 3 times, 3 limits, 2 masks); another mask, caps or shape is not taken for the same; "
-               "the same caps asked as a limit or as Eq. 1's bound are");
+               "1F1B-V, d=2..6, 3 times, 3 limits, 2 masks, 2 run orders); another mask, caps or shape is not taken for the "
+               "same, an entry of the other run order only where it is that order's result too; the same caps asked as a "
+               "limit or as Eq. 1's bound are");
 
     /* The local search alone (pp__local_search), from orders that leave it
        work: every built-in as its block order (no_reorder), d = 2..6, n = d
