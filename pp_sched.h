@@ -200,7 +200,7 @@ WRITE YOUR OWN BLOCK
        device 1 |...F0 F1 ......B0    F2 B1    F3 B2    F4 B3    F5 B4    ...B5    ......|
        device 2 |......F0 B0    F1 B1    F2 B2    F3 B3    F4 B4    F5 B5    ............|
        F forward, B backward (input and weights together); lower case = odd chunk; . = idle
-       makespan 24, bubble rate 25.00%, lower bound 24 (Appendix E.2, one stage per device)
+       makespan 24, bubble rate 25.00%, lower bound 24 (Appendix E.2, generalised)
        peak memory per device (units: one microbatch's activation for 1/d of the model): 3 2 1
        Eq. 1 bound from the building block (T=3): 3 2 1
 
@@ -501,15 +501,15 @@ typedef struct pp_schedule {
 typedef struct pp_bounds {
     double work;     /* the busiest device's total pass time */
     double path;     /* one microbatch's dependency chain: all F, then all B (or BW), with comm */
-    double appendix; /* Appendix E.2 generalised (derivation above pp_sched_bounds): V-shape
-                        placement, one route, any F, B, W, comm. Device d-1's work plus its
-                        idle before its first B can start (A) and after its last F (C):
-                        busy + (A - k f) + (C - k (b + w)), k = peak in chunk activations,
-                        f, b, w one chunk's times; only the larger idle term when 2n <= k.
-                        Equal times t per chunk, comm 0, 2n > k: (6n + 6d - 3k - 1) t,
-                        the paper's figure. One stage per device (1F1B, ZB-H1, zb-auto..):
-                        the same on every device, the largest (1F1B's makespan at its
-                        peak). -1 where it does not apply */
+    double appendix; /* Appendix E.2 generalised (derivation above pp_sched_bounds): any
+                        placement with one route, any F, B, W, comm. A device's work plus
+                        its idle before its first B can start (A) and after its last F
+                        (C): busy + (A - k f) + (C - k (b + w)), k = peak in chunk
+                        activations, f, b, w one chunk's times; only the larger idle term
+                        when its F passes are at most k; the largest over the devices. V
+                        placement, equal times t per chunk, comm 0, 2n > k: (6n + 6d -
+                        3k - 1) t, the paper's figure; one stage per device: 1F1B's
+                        makespan at its peak. -1 with two routes (dualpipe) */
     double best;     /* the largest of the three */
 } pp_bounds;
 
@@ -1671,89 +1671,69 @@ PP__DEF pp_status pp_sched_validate(const pp_schedule *s, char *err) {
    k > 1.5d at equal times); we keep the plain sum so the equal-time figure
    stays the paper's.
 
-   One stage per device (sequential placement, S = d, one route): the same
-   steps on any device i, which holds stage i alone, k = peak /
-   stage_memory(i). Its first backward B(i, j) waits for F of stages
-   0..d-1 and B of stages d-1..i+1 of microbatch j (A_i, with a c at each
-   device change), so before A_i it runs at most k F passes; after its last
-   F, F(i, j), microbatch j still needs F of stages i+1..d-1, B of every
-   stage d-1..0 and W(0) (C_i), while device i runs at most k B and W
-   passes of its stage. The windows do not overlap when n > k (all n F
-   passes before A_i would hold n activations). The bound is the largest
-   over the devices of busy(i) + (A_i - k f(i)) + (C_i - k (b(i) + w(i))),
-   or busy(i) + max(0, either idle) when n <= k. At equal times t, c = 0,
-   unsplit backward (BW = 2t) on device 0: A = (3d - 2) t, C = (3d - 2) t,
-   busy = 3nt: E >= (3n + 6d - 4 - 3k) t, 1F1B's (n + d - 1) 3t at k = d. */
-static double pp__seq_bound(const pp_schedule *s, double peak) {
-    int d = s->devices, i, bk = s->split_backward ? PP_B : PP_BW, dev, x;
-    double c = s->times.comm, fall = 0, ball = 0, fsuf = 0, bsuf = 0, hops_f = 0, best = -1;
-    const double *t = s->stage_time;
-    for (i = 0; i < d; i++) {
-        fall += t[i * 4 + PP_F];
-        ball += t[i * 4 + bk];
-        if (i > 0 && s->stage_device[i] != s->stage_device[i - 1]) hops_f += c;
-    }
-    /* device i = stage i, from the last: fsuf, bsuf sum stages i+1..d-1 (with their hops) */
-    for (i = d - 1; i >= 0; i--) {
-        double mem = s->stage_memory[i], k, busy = 0, A, C, warm, cool, e;
-        int hop = i + 1 < d && s->stage_device[i + 1] != s->stage_device[i];
-        dev = s->stage_device[i];
-        if (i + 1 < d) {
-            fsuf += t[(i + 1) * 4 + PP_F] + (hop ? c : 0);
-            bsuf += t[(i + 1) * 4 + bk] + (hop ? c : 0);
-        }
-        if (!(mem > 0)) continue;
-        k = peak / mem;
-        A = fall + hops_f + bsuf;                                        /* F of all, B of d-1..i+1, each hop */
-        C = fsuf + ball + hops_f + (s->split_backward ? t[0 * 4 + PP_W] : 0); /* F of i+1..d-1, B of all, W(0) */
-        for (x = s->device_start[dev]; x < s->device_start[dev + 1]; x++) busy += pp__dur(s, &s->passes[x]);
-        warm = A - k * t[i * 4 + PP_F];
-        cool = C - k * (t[i * 4 + bk] + (s->split_backward ? t[i * 4 + PP_W] : 0));
-        e = s->microbatches > k + 1e-9 ? busy + warm + cool : busy + pp__max(0, pp__max(warm, cool));
-        best = pp__max(best, e);
-    }
-    return best;
-}
-
-/* The bound of this derivation for s with at most `peak` units on any
-   device: V-shape placement (device d-1) or one stage per device (every
-   device); -1 for other placements and for two routes. */
+   Any placement with one route: the same steps hold on every device D, with
+   x = the last stage D holds (d for device d-1 on the V; i on device i with
+   one stage per device; d(v-1) + i when interleaved). D's first backward is
+   B(x, j) (any other stage of D waits for it), so A_D = F of every stage +
+   B of stages S-1..x+1; D's last F is F(x, j) (F(x, j) follows every F of
+   j on D), so C_D = F of stages x+1..S-1 + B of every stage + W(0); k =
+   peak / D's least stage_memory, max f and max (b + w) over D's stages, and
+   the windows apart when D's (stages x n) F passes exceed k. The bound is
+   the largest over the devices. With one stage per device at equal times
+   t, c = 0, BW = 2t, device 0 gives (3n + 6d - 4 - 3k) t: 1F1B's (n + d -
+   1) 3t at its peak k = d. */
 static double pp__vbound(const pp_schedule *s, double peak) {
-    int d = s->devices, S = s->stages, m = d - 1, i, dev;
-    int bk = s->split_backward ? PP_B : PP_BW;
-    double c = s->times.comm, A = 0, C = 0, busy = 0, k, mem, fmax, bwmax, warm, cool;
+    int d = s->devices, S = s->stages, i, dev, bk = s->split_backward ? PP_B : PP_BW;
+    double c = s->times.comm, fall = 0, ball = 0, best = -1, *dv;
     const double *t = s->stage_time;
-    if (s->placement == PP_PLACE_SEQUENTIAL && pp__copies(s->copies) == 1 && S == d && d >= 1) return pp__seq_bound(s, peak);
-    if (s->placement != PP_PLACE_VSHAPE || pp__copies(s->copies) != 1 || S != 2 * d || d < 1) return -1;
-    dev = s->stage_device[m];
-    if (s->stage_device[d] != dev) return -1;
-    mem = s->stage_memory[m] < s->stage_memory[d] ? s->stage_memory[m] : s->stage_memory[d];
-    if (!(mem > 0)) return -1;
-    k = peak / mem;
-    /* A: F of stages 0..2d-1, then B of stages 2d-1..d+1 (step 2) */
+    int *top, *cnt;
+    if (pp__copies(s->copies) != 1 || d < 1 || S < 1) return -1;
+    /* per device: its last stage, stage count, least memory, max f, max b + w, busy; then the suffix sums by stage */
+    dv = (double *)pp__malloc(&s->allocator, pp__size((size_t)d * 4u + 2u * (size_t)S + 2u, sizeof(double)));
+    top = (int *)pp__malloc(&s->allocator, pp__size((size_t)d, 2u * sizeof(int)));
+    if (!dv || !top) { pp__mfree(&s->allocator, dv); pp__mfree(&s->allocator, top); return -1; }
+    cnt = top + d;
+    for (dev = 0; dev < d; dev++) {
+        top[dev] = -1; cnt[dev] = 0;
+        dv[4 * dev] = -1; dv[4 * dev + 1] = dv[4 * dev + 2] = dv[4 * dev + 3] = 0;
+        for (i = s->device_start[dev]; i < s->device_start[dev + 1]; i++) dv[4 * dev + 3] += pp__dur(s, &s->passes[i]);
+    }
     for (i = 0; i < S; i++) {
-        A += t[i * 4 + PP_F];
-        if (i > 0 && s->stage_device[i] != s->stage_device[i - 1]) A += c;
+        double *x = &dv[4 * s->stage_device[i]];
+        int hop = i > 0 && s->stage_device[i] != s->stage_device[i - 1];
+        top[s->stage_device[i]] = i;
+        cnt[s->stage_device[i]]++;
+        if (x[0] < 0 || s->stage_memory[i] < x[0]) x[0] = s->stage_memory[i];
+        x[1] = pp__max(x[1], t[i * 4 + PP_F]);
+        x[2] = pp__max(x[2], t[i * 4 + bk] + (s->split_backward ? t[i * 4 + PP_W] : 0));
+        fall += t[i * 4 + PP_F] + (hop ? c : 0);
+        ball += t[i * 4 + bk] + (hop ? c : 0);
     }
-    for (i = S - 1; i >= d + 1; i--) {
-        A += t[i * 4 + bk];
-        if (s->stage_device[i - 1] != s->stage_device[i]) A += c; /* to B(i-1) */
+    /* fs[x], bs[x]: F, B of stages x+1..S-1, each with the hop into it */
+    {
+        double *fs = dv + 4 * d, *bs = fs + S + 1;
+        fs[S - 1] = bs[S - 1] = 0;
+        for (i = S - 2; i >= 0; i--) {
+            double hop = s->stage_device[i + 1] != s->stage_device[i] ? c : 0;
+            fs[i] = fs[i + 1] + t[(i + 1) * 4 + PP_F] + hop;
+            bs[i] = bs[i + 1] + t[(i + 1) * 4 + bk] + hop;
+        }
+        for (dev = 0; dev < d; dev++) {
+            const double *x = &dv[4 * dev];
+            double k, A, C, warm, cool;
+            if (top[dev] < 0 || !(x[0] > 0)) continue;
+            k = peak / x[0];
+            A = fall + bs[top[dev]];
+            C = fs[top[dev]] + ball + (s->split_backward ? t[0 * 4 + PP_W] : 0);
+            warm = A - k * x[1];
+            cool = C - k * x[2];
+            best = pp__max(best, (double)cnt[dev] * s->microbatches > k + 1e-9 ? x[3] + warm + cool
+                                                                               : x[3] + pp__max(0, pp__max(warm, cool)));
+        }
     }
-    /* C: F of stages d+1..2d-1, B of stages 2d-1..0, W(0) (step 3) */
-    for (i = d + 1; i < S; i++) C += t[i * 4 + PP_F] + (s->stage_device[i] != s->stage_device[i - 1] ? c : 0);
-    for (i = S - 1; i >= 0; i--) {
-        C += t[i * 4 + bk];
-        if (i > 0 && s->stage_device[i - 1] != s->stage_device[i]) C += c;
-    }
-    if (s->split_backward) C += t[0 * 4 + PP_W];
-    for (i = s->device_start[dev]; i < s->device_start[dev + 1]; i++) busy += pp__dur(s, &s->passes[i]);
-    fmax = pp__max(t[m * 4 + PP_F], t[d * 4 + PP_F]);
-    bwmax = pp__max(t[m * 4 + bk] + (s->split_backward ? t[m * 4 + PP_W] : 0),
-                    t[d * 4 + bk] + (s->split_backward ? t[d * 4 + PP_W] : 0));
-    warm = A - k * fmax;
-    cool = C - k * bwmax;
-    if (2.0 * s->microbatches > k + 1e-9) return busy + warm + cool;
-    return busy + pp__max(0, pp__max(warm, cool));
+    pp__mfree(&s->allocator, dv);
+    pp__mfree(&s->allocator, top);
+    return best;
 }
 
 PP__DEF pp_status pp_sched_bounds(const pp_schedule *s, pp_bounds *out) {
@@ -8690,7 +8670,7 @@ PP__DEF void pp_sched_print_ascii(FILE *f, const pp_schedule *s, int color) {
         pp_sched_bounds(s, &lb);
         fprintf(f, "makespan %g, bubble rate %.2f%%, lower bound %g (%s)\n", s->makespan, 100.0 * s->bubble_rate,
                 lb.best,
-                lb.best == lb.appendix ? (s->placement == PP_PLACE_VSHAPE ? "Appendix E.2" : "Appendix E.2, one stage per device")
+                lb.best == lb.appendix ? (s->placement == PP_PLACE_VSHAPE ? "Appendix E.2" : "Appendix E.2, generalised")
                 : lb.best == lb.work   ? "busiest device's work"
                                        : "one microbatch's path");
     }

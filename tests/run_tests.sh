@@ -62,7 +62,7 @@ program() { # program NAME EXTRA_LIBS...
     fi
 }
 program test_lower     # lowering, slots, deadlock checker
-program test_bounds    # Appendix E.2's bound for any F, B, W, comm: never above a built makespan
+program test_bounds    # Appendix E.2's bound for any placement, F, B, W, comm: never above a built makespan
 program test_gpt_ref   # the reference model's backwards against finite differences
 program test_runtime -lpthread   # pipelined gradients = one-device gradients, every schedule
 program test_limits    # pp_sched_build's one validation: every range, the input-limit reproducers, the clamp

@@ -17,7 +17,8 @@
      by-hand       figures derived by hand below, strictly above work and path
      one-stage     the same steps for one stage per device (1F1B, ZB-H1 and
                    the other sequential schedules, zb-auto at several limits):
-                   bound <= makespan everywhere, and figures worked by hand */
+                   bound <= makespan everywhere, and figures worked by hand
+     looped        interleaved placement: bound <= makespan, and d = 2 by hand */
 #define PP_SCHED_IMPLEMENTATION
 #include "../pp_sched.h"
 #define PP_TEST_CURRENT_GROUP
@@ -269,6 +270,51 @@ int main(void) {
     }
     group_next("one-stage", "one stage per device: bound <= makespan (gpipe .. zb-auto, d=2..8, n 1..3d+1, every time setting); "
                "1f1b d=4 n=6 gives 27 = its makespan, 33 with comm 0.5; zb-h1 d=4 n=8 times 2,1,1 gives 38 (work 32)");
+
+    /* (f) interleaved placement, d = 2, v = 2: stages 0, 2 on device 0 and
+       1, 3 on device 1; unit device times, so a chunk's F = 0.5 and its BW
+       (not split) = 1. Device 0 (last stage x = 2): A = 4 F + B(3) = 2 + 1
+       = 3, C = F(3) + 4 B = 0.5 + 4 = 4.5; device 1 (x = 3): A = 2, C = 4,
+       both busy 2n (0.5 + 1) = 3n. With 2n > k: device 0's 3n + (3 - 0.5k)
+       + (4.5 - k) = 3n + 7.5 - 1.5k, above device 1's 3n + 6 - 1.5k. */
+    {
+        static const char *const loo[] = {"interleaved-1f1b", "interleaved-1f1b-u", "interleaved-1f1b-m", "looped-bfs"};
+        int checked = 0, byhand = 0;
+        pp_times u = {1, 1, 1, 0};
+        int n;
+        for (n = 2; n <= 8; n += 2) {
+            pp_schedule *s = build("interleaved-1f1b", 2, n, u, 0);
+            pp_bounds b;
+            int k;
+            if (!CHECK(s != NULL, "interleaved-1f1b d=2 n=%d did not build", n)) continue;
+            pp_sched_bounds(s, &b);
+            k = own_peak_chunks(s);
+            if (2 * n > k) {
+                CHECK(fabs(b.appendix - (3.0 * n + 7.5 - 1.5 * k)) < 1e-9, "interleaved-1f1b d=2 n=%d k=%d: bound %.17g, by hand %g", n,
+                      k, b.appendix, 3.0 * n + 7.5 - 1.5 * k);
+                byhand++;
+            }
+            CHECK(b.appendix <= s->makespan + 1e-9, "interleaved-1f1b d=2 n=%d: bound %g above makespan %g", n, b.appendix, s->makespan);
+            pp_sched_free(s);
+        }
+        CHECK(byhand >= 3, "only %d of 4 rows had 2n > k", byhand);
+        for (d = 2; d <= 6; d++)
+            for (ti = 0; ti < ntt; ti++)
+                for (i = 0; i < 4; i++)
+                    for (n = d; n <= 3 * d + 1; n += d + 1) {
+                        pp_schedule *s = build(loo[i], d, n, tt[ti], 0);
+                        pp_bounds b;
+                        if (!s) continue; /* interleaved-1f1b needs n % d == 0 */
+                        pp_sched_bounds(s, &b);
+                        checked++;
+                        CHECK(b.appendix >= 0 && b.appendix <= s->makespan + tol(s->makespan),
+                              "%s d=%d n=%d times#%d: bound %.17g, makespan %.17g", loo[i], d, n, ti, b.appendix, s->makespan);
+                        pp_sched_free(s);
+                    }
+        CHECK(checked > 300, "%d interleaved schedules", checked);
+    }
+    group_next("looped", "interleaved placement: bound <= makespan (4 schedules, d=2..6, every time setting); "
+               "interleaved-1f1b d=2 gives 3n + 7.5 - 1.5k by hand");
 
     return g_groups_failed ? 1 : 0;
 }
