@@ -1,4 +1,4 @@
-/* pp_sched.h - v0.7.0 - pipeline-parallel schedules with controllable memory - MIT licence (see end of file)
+/* pp_sched.h - v0.8.0 - pipeline-parallel schedules with controllable memory - MIT licence (see end of file)
 
    Builds, checks and measures pipeline-parallel training schedules the way
    "Pipeline Parallelism with Controllable Memory" (Qi, Wan, Amar, Lin) does:
@@ -344,11 +344,13 @@ RULINGS (where the papers are ambiguous, what this file does; the comment
      limit or v-zb's caps (pp__v_shake); v-auto also takes the
      searched v-zb where that fits its limit and is shorter.
    - Lower bounds: work, path, Appendix E.2 derived for V placement and any
-     times, used where 2n > k (pp_sched_bounds).
+     times, its steps on every device of any placement with one route, two
+     windows where a device's F passes exceed k (pp_sched_bounds).
    - Bubble growth is measured at 3d and 6d microbatches, not derived
      (pp_sched_bubble_growth).
 
 RECENT REVISION HISTORY (all versions, dated: CHANGELOG.md)
+   0.8.0  Appendix E.2's bound on every placement with one route; one reorder memo per build
    0.7.0  pp_fb_pair_time; fb_share is the compute's share while the all-to-all runs; faster searches
    0.6.0  pp_sched_io.h; public dependency, group and pairing rules; v-auto's cool-down candidates
    0.5.2  the local search also moves passes into idle gaps on the critical path
@@ -358,7 +360,7 @@ RECENT REVISION HISTORY (all versions, dated: CHANGELOG.md)
 #define PP_SCHED_H
 
 #define PP_SCHED_VERSION_MAJOR 0
-#define PP_SCHED_VERSION_MINOR 7
+#define PP_SCHED_VERSION_MINOR 8
 #define PP_SCHED_VERSION_PATCH 0
 
 #include <stddef.h>
