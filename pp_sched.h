@@ -1738,20 +1738,12 @@ static double pp__vbound(const pp_schedule *s, double peak) {
     return best;
 }
 
-PP__DEF pp_status pp_sched_bounds(const pp_schedule *s, pp_bounds *out) {
-    int i, dev, S, r;
-    double peak = 0;
-    if (!out || pp__sched_shape(s, "pp_sched_bounds", 0, NULL) != PP_OK) return PP_ERR_INVALID_ARG;
-    S = s->stages;
-    memset(out, 0, sizeof *out);
-    for (dev = 0; dev < s->devices; dev++) {
-        double w = 0;
-        for (i = s->device_start[dev]; i < s->device_start[dev + 1]; i++) w += pp__dur(s, &s->passes[i]);
-        out->work = pp__max(out->work, w);
-        peak = pp__max(peak, s->peak_memory[dev]);
-    }
-    /* F of every stage, then the backward of every stage; the last W (split);
-       with two routes (copies = 2) the longer of the two */
+/* One microbatch's dependency chain: F of every stage, then the backward
+   of every stage, 2 comm per device boundary; the last W (split); with two
+   routes (copies = 2) the longer of the two (pp_bounds.path). */
+static double pp__path_bound(const pp_schedule *s) {
+    int i, r, S = s->stages;
+    double best = 0;
     for (r = 0; r < pp__copies(s->copies); r++) {
         int j = r * (s->microbatches - 1), a = pp__route_first(S, s->microbatches, s->copies, j);
         int z = pp__route_last(S, s->microbatches, s->copies, j);
@@ -1761,8 +1753,23 @@ PP__DEF pp_status pp_sched_bounds(const pp_schedule *s, pp_bounds *out) {
             if (i > a && s->stage_device[i] != s->stage_device[i - 1]) path += 2 * s->times.comm;
         }
         if (s->split_backward) path += s->stage_time[a * 4 + PP_W];
-        out->path = pp__max(out->path, path);
+        best = pp__max(best, path);
     }
+    return best;
+}
+
+PP__DEF pp_status pp_sched_bounds(const pp_schedule *s, pp_bounds *out) {
+    int i, dev;
+    double peak = 0;
+    if (!out || pp__sched_shape(s, "pp_sched_bounds", 0, NULL) != PP_OK) return PP_ERR_INVALID_ARG;
+    memset(out, 0, sizeof *out);
+    for (dev = 0; dev < s->devices; dev++) {
+        double w = 0;
+        for (i = s->device_start[dev]; i < s->device_start[dev + 1]; i++) w += pp__dur(s, &s->passes[i]);
+        out->work = pp__max(out->work, w);
+        peak = pp__max(peak, s->peak_memory[dev]);
+    }
+    out->path = pp__path_bound(s);
     out->appendix = pp__vbound(s, peak);
     out->best = pp__max(out->work, pp__max(out->path, out->appendix));
     return PP_OK;
@@ -1809,9 +1816,7 @@ static double pp__device_bound(const pp_schedule *s) {
    the local search, the guarantee and the adaptive searches stop there
    (pp__at_bound). */
 static double pp__order_bound(const pp_schedule *s) {
-    pp_bounds b;
-    pp_sched_bounds(s, &b);
-    return pp__max(pp__device_bound(s), b.path);
+    return pp__max(pp__device_bound(s), pp__path_bound(s));
 }
 
 static int pp__at_bound(double mk, double lb) { return mk <= lb * (1 + PP__EPS) + PP__EPS; }
