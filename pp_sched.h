@@ -1458,29 +1458,16 @@ static void pp__metrics(pp_schedule *s) {
    for that input's key (wk) and is woken when the input runs (every input
    is of the same stage or a neighbour: only those stages' devices can be
    waiting for it). The starts do not depend on the order the devices run
-   in. */
-static pp_status pp__squeeze(pp_schedule *s, const unsigned char *skip, char *err) {
-    int d = s->devices, S = s->stages, n = s->microbatches, P = s->num_passes;
-    int i, left = 0, *tab, *ptr, *wk, *stack, ns = 0, half = pp__dep_half(s);
-    pp_allocator *al = &s->allocator;
-    size_t keys = (size_t)4 * S * n;
-    double *endt = (double *)pp__malloc(al, pp__size(keys, sizeof(double)));
-    unsigned char *done = (unsigned char *)pp__malloc(al, keys);
-    int *buf = (int *)pp__malloc(al, pp__size(3u * (size_t)d + 16u * (size_t)S, sizeof(int)));
-    double *free_at = (double *)pp__malloc(al, pp__size((size_t)d, sizeof(double)));
+   in. pp__squeeze_loop times every pass from ptr[i] on, on each device i
+   (free_at[i]: the end of the pass before; done, endt: every key timed
+   before, and its end; left: the passes still to time); tab: the
+   schedule's pp__dep_table; wk, stack: [d] ints of scratch. */
+static pp_status pp__squeeze_loop(pp_schedule *s, const unsigned char *skip, const int *tab, int *ptr, int *wk, int *stack,
+                                  double *free_at, unsigned char *done, double *endt, int left, char *err) {
+    int d = s->devices, S = s->stages, n = s->microbatches, i, ns = 0, half = pp__dep_half(s);
     const double comm = s->times.comm;
     const int *sd = s->stage_device;
-    if (!endt || !done || !buf || !free_at) {
-        pp__mfree(al, endt); pp__mfree(al, done); pp__mfree(al, buf); pp__mfree(al, free_at);
-        pp__err(err, "out of memory in squeeze");
-        return PP_ERR_OUT_OF_MEMORY;
-    }
-    ptr = buf; wk = ptr + d; stack = wk + d; tab = stack + d;
-    pp__dep_table(s, tab);
-    memset(done, 0, keys);
-    for (i = 0; i < d; i++) { ptr[i] = s->device_start[i]; free_at[i] = 0; wk[i] = -1; stack[ns++] = d - 1 - i; }
-    if (skip) { for (i = 0; i < P; i++) left += !skip[i]; }
-    else left = P;
+    for (i = 0; i < d; i++) { wk[i] = -1; stack[ns++] = d - 1 - i; }
     {
         /* locals: the stores below (done is char) would otherwise make the
            compiler reload every field of s after each one */
@@ -1529,8 +1516,33 @@ static pp_status pp__squeeze(pp_schedule *s, const unsigned char *skip, char *er
         }
         pp__err(err, "the pass order deadlocks (%d passes never run):%s", left, buf);
     }
-    pp__mfree(al, endt); pp__mfree(al, done); pp__mfree(al, buf); pp__mfree(al, free_at);
     return left > 0 ? PP_ERR_DEADLOCK : PP_OK;
+}
+
+static pp_status pp__squeeze(pp_schedule *s, const unsigned char *skip, char *err) {
+    int d = s->devices, S = s->stages, n = s->microbatches, P = s->num_passes;
+    int i, left = 0, *tab, *ptr, *wk, *stack;
+    pp_allocator *al = &s->allocator;
+    size_t keys = (size_t)4 * S * n;
+    double *endt = (double *)pp__malloc(al, pp__size(keys, sizeof(double)));
+    unsigned char *done = (unsigned char *)pp__malloc(al, keys);
+    int *buf = (int *)pp__malloc(al, pp__size(3u * (size_t)d + 16u * (size_t)S, sizeof(int)));
+    double *free_at = (double *)pp__malloc(al, pp__size((size_t)d, sizeof(double)));
+    pp_status st;
+    if (!endt || !done || !buf || !free_at) {
+        pp__mfree(al, endt); pp__mfree(al, done); pp__mfree(al, buf); pp__mfree(al, free_at);
+        pp__err(err, "out of memory in squeeze");
+        return PP_ERR_OUT_OF_MEMORY;
+    }
+    ptr = buf; wk = ptr + d; stack = wk + d; tab = stack + d;
+    pp__dep_table(s, tab);
+    memset(done, 0, keys);
+    for (i = 0; i < d; i++) { ptr[i] = s->device_start[i]; free_at[i] = 0; }
+    if (skip) { for (i = 0; i < P; i++) left += !skip[i]; }
+    else left = P;
+    st = pp__squeeze_loop(s, skip, tab, ptr, wk, stack, free_at, done, endt, left, err);
+    pp__mfree(al, endt); pp__mfree(al, done); pp__mfree(al, buf); pp__mfree(al, free_at);
+    return st;
 }
 
 PP__DEF pp_status pp_squeeze(pp_schedule *s, char *err) {
@@ -3545,15 +3557,47 @@ static int pp__local_moves(const pp_schedule *s, const int *tab, const int *pos,
     }
 }
 
+/* The squeeze of s where only passes that start at T or later (its times
+   so far) can move: s was squeezed, then passes were reordered on one
+   device only at positions whose passes started at T or later (T the end
+   of the pass before them). Every pass that started before T keeps its
+   time (its device's pass before it and its input ended before T, so by
+   induction they keep theirs), and those are a prefix of each device, so
+   the loop runs from the first pass at T or later on each device (cut[i])
+   and gives the full squeeze's times, bit for bit. done, endt: every key's
+   flag and end in s as squeezed (those from cut on are timed again);
+   buf: [3d] ints, free_at: [d] doubles of scratch. */
+static pp_status pp__squeeze_tail(pp_schedule *s, double T, const int *tab, int *cut, int *buf, double *free_at,
+                                  unsigned char *done, double *endt, char *err) {
+    int d = s->devices, S = s->stages, n = s->microbatches, i, j, left = 0;
+    const pp_pass *ps = s->passes;
+    for (i = 0; i < d; i++) {
+        int lo = s->device_start[i], hi = s->device_start[i + 1];
+        while (lo < hi) { /* the first start at T or later: the starts before the moved span rise */
+            int mid = lo + (hi - lo) / 2;
+            if (ps[mid].start < T) lo = mid + 1;
+            else hi = mid;
+        }
+        cut[i] = buf[i] = lo;
+        free_at[i] = lo > s->device_start[i] ? ps[lo - 1].end : 0;
+        for (j = lo; j < s->device_start[i + 1]; j++) {
+            done[pp__key(S, n, ps[j].kind, ps[j].stage, ps[j].microbatch)] = 0;
+            left++;
+        }
+    }
+    return pp__squeeze_loop(s, NULL, tab, buf, buf + d, buf + 2 * d, free_at, done, endt, left, err);
+}
+
 static pp_status pp__local_search(pp_schedule *s, const double *cap, char *err) {
     int d = s->devices, S = s->stages, n = s->microbatches, P = s->num_passes, half = pp__dep_half(s);
     int small = n < pp__reorder_n(d) ? n : pp__reorder_n(d), trials = (int)((long long)PP__LOCAL_WORK * small / n), i;
     double lb = pp__order_bound(s);
     pp_allocator *al = &s->allocator;
     size_t keys = (size_t)4 * S * n;
-    int *pos, *tab, *cand, *prev, *dep;
+    int *pos, *tab, *cand, *prev, *dep, *sq, squeezed = -1;
     double *keep; /* the round's times: start, end of each position */
-    double *lev;
+    double *lev, *sq_end;
+    unsigned char *sq_done;
     pp_status st = PP_OK;
     if (pp__at_bound(s->makespan, lb)) return PP_OK; /* no order is shorter */
     pos = (int *)pp__malloc(al, pp__size(keys, sizeof(int)));
@@ -3563,13 +3607,20 @@ static pp_status pp__local_search(pp_schedule *s, const double *cap, char *err) 
     lev = (double *)pp__malloc(al, pp__size((size_t)P, 3u * sizeof(double)));
     prev = (int *)pp__malloc(al, pp__size((size_t)P, 2u * sizeof(int)));
     dep = (int *)pp__malloc(al, pp__size(keys, sizeof(int)));
+    /* a trial's squeeze from the moved span on (pp__squeeze_tail): each
+       key's flag and end, [16 S] inputs, [4d] ints and [d] doubles */
+    sq_done = (unsigned char *)pp__malloc(al, keys);
+    sq_end = (double *)pp__malloc(al, pp__size(keys + (size_t)d, sizeof(double)));
+    sq = (int *)pp__malloc(al, pp__size(16u * (size_t)S + 4u * (size_t)d, sizeof(int)));
     if (trials < 2) trials = 2;
-    if (!pos || !tab || !cand || !keep || !lev || !prev || !dep) {
+    if (!pos || !tab || !cand || !keep || !lev || !prev || !dep || !sq_done || !sq_end || !sq) {
         pp__err(err, "out of memory in the local search");
         st = PP_ERR_OUT_OF_MEMORY;
         goto cleanup;
     }
     pp__dep_table(s, tab);
+    pp__dep_table(s, sq);
+    memset(sq_done, 0, keys);
     while (trials > 0 && !pp__at_bound(s->makespan, lb)) { /* (no order is shorter than lb) */
         int nc = 0, cur = 0, k, improved = 0, phase;
         for (i = 0; i < P; i++) {
@@ -3596,6 +3647,22 @@ static pp_status pp__local_search(pp_schedule *s, const double *cap, char *err) 
             break;
         }
         for (i = 0; i < P; i++) { keep[2 * i] = s->passes[i].start; keep[2 * i + 1] = s->passes[i].end; }
+        /* whether the round's times are its order's squeeze (the trials then
+           time only what follows their moved span): known after the first
+           round, whose order a squeeze gave; the input's, checked once */
+        if (squeezed < 0) {
+            st = pp__squeeze(s, NULL, err);
+            if (st == PP_ERR_OUT_OF_MEMORY) goto cleanup;
+            for (squeezed = st == PP_OK, i = 0; i < P && squeezed; i++)
+                squeezed = s->passes[i].start == keep[2 * i] && s->passes[i].end == keep[2 * i + 1];
+            for (i = 0; i < P; i++) { s->passes[i].start = keep[2 * i]; s->passes[i].end = keep[2 * i + 1]; }
+            st = PP_OK;
+        }
+        for (i = 0; i < P && squeezed; i++) {
+            int key = pp__key(S, n, s->passes[i].kind, s->passes[i].stage, s->passes[i].microbatch);
+            sq_done[key] = 1;
+            sq_end[key] = s->passes[i].end;
+        }
         pp__local_levels(s, lev);
         pp__local_tables(s, tab, pos, prev, prev + P, dep);
         for (phase = 0; phase < PP__LOCAL_PHASES && !improved; phase++)
@@ -3603,10 +3670,14 @@ static pp_status pp__local_search(pp_schedule *s, const double *cap, char *err) 
                 int from[PP__LOCAL_GAPS], to[PP__LOCAL_GAPS], m = pp__local_moves(s, tab, pos, prev, prev + P, dep, cand[k], phase, from, to), x;
                 for (x = 0; x < m && trials > 0; x++) {
                     double mk = s->makespan, top = 0;
-                    int r;
+                    int r, lo = from[x] < to[x] ? from[x] : to[x], dv = s->passes[lo].device;
+                    int *cut = sq + 16 * S + 3 * d;
                     if (!pp__local_move(s, from[x], to[x], cap, lev)) continue;
                     trials--;
-                    st = pp__squeeze(s, NULL, err);
+                    if (squeezed)
+                        st = pp__squeeze_tail(s, lo > s->device_start[dv] ? s->passes[lo - 1].end : 0, sq, cut, sq + 16 * S,
+                                              sq_end + keys, sq_done, sq_end, err);
+                    else st = pp__squeeze(s, NULL, err);
                     if (st == PP_ERR_OUT_OF_MEMORY) goto cleanup;
                     if (st == PP_OK) {
                         /* squeezed, each device's passes end in order: its
@@ -3615,18 +3686,29 @@ static pp_status pp__local_search(pp_schedule *s, const double *cap, char *err) 
                         for (r = 0; r < d; r++)
                             if (s->device_start[r + 1] > s->device_start[r])
                                 top = pp__max(top, s->passes[s->device_start[r + 1] - 1].end);
-                        if (top < mk - PP__EPS * (1 + mk)) { pp__metrics(s); improved = 1; break; }
+                        if (top < mk - PP__EPS * (1 + mk)) { pp__metrics(s); improved = 1; squeezed = 1; break; }
                     }
                     st = PP_OK;
                     /* back to the round's order and times: the pass moved
-                       from to[x] back to from[x] */
+                       from to[x] back to from[x]; after a tail squeeze only
+                       the passes from each device's cut on changed */
                     {
                         pp_pass t = s->passes[to[x]];
                         int f = from[x], g = to[x], j;
                         if (f < g) memmove(s->passes + f + 1, s->passes + f, (size_t)(g - f) * sizeof(pp_pass));
                         else memmove(s->passes + g, s->passes + g + 1, (size_t)(f - g) * sizeof(pp_pass));
                         s->passes[f] = t;
-                        for (j = 0; j < P; j++) { s->passes[j].start = keep[2 * j]; s->passes[j].end = keep[2 * j + 1]; }
+                        if (!squeezed)
+                            for (j = 0; j < P; j++) { s->passes[j].start = keep[2 * j]; s->passes[j].end = keep[2 * j + 1]; }
+                        for (r = 0; squeezed && r < d; r++)
+                            for (j = cut[r]; j < s->device_start[r + 1]; j++) {
+                                pp_pass *q = &s->passes[j];
+                                int key = pp__key(S, n, q->kind, q->stage, q->microbatch);
+                                q->start = keep[2 * j];
+                                q->end = keep[2 * j + 1];
+                                sq_done[key] = 1;
+                                sq_end[key] = q->end;
+                            }
                     }
                     /* (the round's order again: its metrics, which nothing above changed) */
                 }
@@ -3635,7 +3717,7 @@ static pp_status pp__local_search(pp_schedule *s, const double *cap, char *err) 
     }
 cleanup:
     pp__mfree(al, pos); pp__mfree(al, tab); pp__mfree(al, cand); pp__mfree(al, keep); pp__mfree(al, lev);
-    pp__mfree(al, prev); pp__mfree(al, dep);
+    pp__mfree(al, prev); pp__mfree(al, dep); pp__mfree(al, sq_done); pp__mfree(al, sq_end); pp__mfree(al, sq);
     return st;
 }
 
