@@ -511,7 +511,7 @@ typedef struct pp_bounds {
                         when its F passes are at most k; the largest over the devices. V
                         placement, equal times t per chunk, comm 0, 2n > k: (6n + 6d -
                         3k - 1) t, the paper's figure; one stage per device: 1F1B's
-                        makespan at its peak. -1 with two routes (dualpipe) */
+                        makespan at its peak. -1 with two routes (dualpipe) or no memory */
     double best;     /* the largest of the three */
 } pp_bounds;
 
