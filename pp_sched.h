@@ -1696,57 +1696,56 @@ PP__DEF pp_status pp_sched_validate(const pp_schedule *s, char *err) {
    the largest over the devices. With one stage per device at equal times
    t, c = 0, BW = 2t, device 0 gives (3n + 6d - 4 - 3k) t: 1F1B's (n + d -
    1) 3t at its peak k = d. */
+typedef struct pp__vdev {
+    int top, stages;                /* its last stage (-1: none), how many it holds */
+    double mem, fmax, bwmax, busy;  /* least stage_memory (-1: none yet), max f, max b + w, its work */
+} pp__vdev;
 static double pp__vbound(const pp_schedule *s, double peak) {
     int d = s->devices, S = s->stages, i, dev, bk = s->split_backward ? PP_B : PP_BW;
-    double c = s->times.comm, fall = 0, ball = 0, best = -1, *dv;
+    double c = s->times.comm, fall = 0, ball = 0, best = -1, *fs, *bs;
     const double *t = s->stage_time;
-    int *top, *cnt;
+    pp__vdev *v;
     if (pp__copies(s->copies) != 1 || d < 1 || S < 1) return -1;
-    /* per device: its last stage, stage count, least memory, max f, max b + w, busy; then the suffix sums by stage */
-    dv = (double *)pp__malloc(&s->allocator, pp__size((size_t)d * 4u + 2u * (size_t)S + 2u, sizeof(double)));
-    top = (int *)pp__malloc(&s->allocator, pp__size((size_t)d, 2u * sizeof(int)));
-    if (!dv || !top) { pp__mfree(&s->allocator, dv); pp__mfree(&s->allocator, top); return -1; }
-    cnt = top + d;
+    v = (pp__vdev *)pp__malloc(&s->allocator, pp__size((size_t)d, sizeof *v));
+    fs = (double *)pp__malloc(&s->allocator, pp__size((size_t)S, 2u * sizeof(double)));
+    if (!v || !fs) { pp__mfree(&s->allocator, v); pp__mfree(&s->allocator, fs); return -1; }
+    bs = fs + S;
     for (dev = 0; dev < d; dev++) {
-        top[dev] = -1; cnt[dev] = 0;
-        dv[4 * dev] = -1; dv[4 * dev + 1] = dv[4 * dev + 2] = dv[4 * dev + 3] = 0;
-        for (i = s->device_start[dev]; i < s->device_start[dev + 1]; i++) dv[4 * dev + 3] += pp__dur(s, &s->passes[i]);
+        v[dev].top = -1; v[dev].stages = 0;
+        v[dev].mem = -1; v[dev].fmax = v[dev].bwmax = v[dev].busy = 0;
+        for (i = s->device_start[dev]; i < s->device_start[dev + 1]; i++) v[dev].busy += pp__dur(s, &s->passes[i]);
     }
+    /* per device its stages' figures; fall, ball: F, B of every stage, each with the hop into it */
     for (i = 0; i < S; i++) {
-        double *x = &dv[4 * s->stage_device[i]];
-        int hop = i > 0 && s->stage_device[i] != s->stage_device[i - 1];
-        top[s->stage_device[i]] = i;
-        cnt[s->stage_device[i]]++;
-        if (x[0] < 0 || s->stage_memory[i] < x[0]) x[0] = s->stage_memory[i];
-        x[1] = pp__max(x[1], t[i * 4 + PP_F]);
-        x[2] = pp__max(x[2], t[i * 4 + bk] + (s->split_backward ? t[i * 4 + PP_W] : 0));
-        fall += t[i * 4 + PP_F] + (hop ? c : 0);
-        ball += t[i * 4 + bk] + (hop ? c : 0);
+        pp__vdev *x = &v[s->stage_device[i]];
+        double hop = i > 0 && s->stage_device[i] != s->stage_device[i - 1] ? c : 0;
+        x->top = i;
+        x->stages++;
+        if (x->mem < 0 || s->stage_memory[i] < x->mem) x->mem = s->stage_memory[i];
+        x->fmax = pp__max(x->fmax, t[i * 4 + PP_F]);
+        x->bwmax = pp__max(x->bwmax, t[i * 4 + bk] + (s->split_backward ? t[i * 4 + PP_W] : 0));
+        fall += t[i * 4 + PP_F] + hop;
+        ball += t[i * 4 + bk] + hop;
     }
     /* fs[x], bs[x]: F, B of stages x+1..S-1, each with the hop into it */
-    {
-        double *fs = dv + 4 * d, *bs = fs + S + 1;
-        fs[S - 1] = bs[S - 1] = 0;
-        for (i = S - 2; i >= 0; i--) {
-            double hop = s->stage_device[i + 1] != s->stage_device[i] ? c : 0;
-            fs[i] = fs[i + 1] + t[(i + 1) * 4 + PP_F] + hop;
-            bs[i] = bs[i + 1] + t[(i + 1) * 4 + bk] + hop;
-        }
-        for (dev = 0; dev < d; dev++) {
-            const double *x = &dv[4 * dev];
-            double k, A, C, warm, cool;
-            if (top[dev] < 0 || !(x[0] > 0)) continue;
-            k = peak / x[0];
-            A = fall + bs[top[dev]];
-            C = fs[top[dev]] + ball + (s->split_backward ? t[0 * 4 + PP_W] : 0);
-            warm = A - k * x[1];
-            cool = C - k * x[2];
-            best = pp__max(best, (double)cnt[dev] * s->microbatches > k + 1e-9 ? x[3] + warm + cool
-                                                                               : x[3] + pp__max(0, pp__max(warm, cool)));
-        }
+    fs[S - 1] = bs[S - 1] = 0;
+    for (i = S - 2; i >= 0; i--) {
+        double hop = s->stage_device[i + 1] != s->stage_device[i] ? c : 0;
+        fs[i] = fs[i + 1] + t[(i + 1) * 4 + PP_F] + hop;
+        bs[i] = bs[i + 1] + t[(i + 1) * 4 + bk] + hop;
     }
-    pp__mfree(&s->allocator, dv);
-    pp__mfree(&s->allocator, top);
+    for (dev = 0; dev < d; dev++) {
+        const pp__vdev *x = &v[dev];
+        double k, warm, cool;
+        if (x->top < 0 || !(x->mem > 0)) continue;
+        k = peak / x->mem;
+        warm = fall + bs[x->top] - k * x->fmax;                                             /* A - k max f */
+        cool = fs[x->top] + ball + (s->split_backward ? t[0 * 4 + PP_W] : 0) - k * x->bwmax; /* C - k max (b + w) */
+        best = pp__max(best, (double)x->stages * s->microbatches > k + 1e-9 ? x->busy + warm + cool
+                                                                              : x->busy + pp__max(0, pp__max(warm, cool)));
+    }
+    pp__mfree(&s->allocator, v);
+    pp__mfree(&s->allocator, fs);
     return best;
 }
 
@@ -3338,10 +3337,11 @@ static pp_status pp__reorder_run(pp_schedule *s, unsigned mask, double limit, do
             }
             bp = best;
             wv = variant;
-            if (won) *won = 1u << variant;
         }
         if (st == PP_OK) { vmk[variant] = mk; ran |= 1u << variant; }
     }
+    if (won) *won = wv >= 0 ? 1u << wv : 0u;
+    if (orders) *orders = 0;
     for (o = 0; orders && o < 2; o++) { /* order o's loop over the makespans */
         double b = in_mk;
         int w = -1;
@@ -3351,7 +3351,6 @@ static pp_status pp__reorder_run(pp_schedule *s, unsigned mask, double limit, do
             if (!(ran >> v & 1u)) { w = -2; break; }
             if (vmk[v] < b - PP__EPS * (1 + b)) { b = vmk[v]; w = v; }
         }
-        if (o == 0) *orders = 0;
         if (st == PP_OK && w == wv) *orders |= 1u << o;
     }
     memcpy(s->passes, bp, (size_t)P * sizeof(pp_pass));
@@ -3382,7 +3381,7 @@ static pp_status pp__reorder_any(pp_schedule *s, unsigned mask, double limit, do
     s->allocator.alloc = pp__cache_alloc;
     s->allocator.free = pp__cache_free;
     s->allocator.user = &c;
-    if (won) *won = 0;
+    if (won) *won = 0; /* (also where the run fails before its end) */
     st = pp__reorder_run(s, mask, limit, enough, won, orders, err);
     s->allocator = c.base;
     for (i = 0; i < c.n; i++) c.base.free(c.blk[i], c.base.user);
@@ -3564,9 +3563,9 @@ static int pp__local_moves(const pp_schedule *s, const int *tab, const int *pos,
    time (its device's pass before it and its input ended before T, so by
    induction they keep theirs), and those are a prefix of each device, so
    the loop runs from the first pass at T or later on each device (cut[i])
-   and gives the full squeeze's times, bit for bit. done, endt: every key's
-   flag and end in s as squeezed (those from cut on are timed again);
-   buf: [3d] ints, free_at: [d] doubles of scratch. */
+   and gives the full squeeze's times, bit for bit. tab: s's pp__dep_table;
+   done, endt: every key's flag and end in s as squeezed (those from cut on
+   are timed again); buf: [3d] ints, free_at: [d] doubles of scratch. */
 static pp_status pp__squeeze_tail(pp_schedule *s, double T, const int *tab, int *cut, int *buf, double *free_at,
                                   unsigned char *done, double *endt, char *err) {
     int d = s->devices, S = s->stages, n = s->microbatches, i, j, left = 0;
@@ -3608,10 +3607,11 @@ static pp_status pp__local_search(pp_schedule *s, const double *cap, char *err) 
     prev = (int *)pp__malloc(al, pp__size((size_t)P, 2u * sizeof(int)));
     dep = (int *)pp__malloc(al, pp__size(keys, sizeof(int)));
     /* a trial's squeeze from the moved span on (pp__squeeze_tail): each
-       key's flag and end, [16 S] inputs, [4d] ints and [d] doubles */
+       key's flag and end, then [d] doubles; [3d] ints of scratch, then
+       each device's cut */
     sq_done = (unsigned char *)pp__malloc(al, keys);
     sq_end = (double *)pp__malloc(al, pp__size(keys + (size_t)d, sizeof(double)));
-    sq = (int *)pp__malloc(al, pp__size(16u * (size_t)S + 4u * (size_t)d, sizeof(int)));
+    sq = (int *)pp__malloc(al, pp__size((size_t)d, 4u * sizeof(int)));
     if (trials < 2) trials = 2;
     if (!pos || !tab || !cand || !keep || !lev || !prev || !dep || !sq_done || !sq_end || !sq) {
         pp__err(err, "out of memory in the local search");
@@ -3619,7 +3619,6 @@ static pp_status pp__local_search(pp_schedule *s, const double *cap, char *err) 
         goto cleanup;
     }
     pp__dep_table(s, tab);
-    pp__dep_table(s, sq);
     memset(sq_done, 0, keys);
     while (trials > 0 && !pp__at_bound(s->makespan, lb)) { /* (no order is shorter than lb) */
         int nc = 0, cur = 0, k, improved = 0, phase;
@@ -3671,11 +3670,11 @@ static pp_status pp__local_search(pp_schedule *s, const double *cap, char *err) 
                 for (x = 0; x < m && trials > 0; x++) {
                     double mk = s->makespan, top = 0;
                     int r, lo = from[x] < to[x] ? from[x] : to[x], dv = s->passes[lo].device;
-                    int *cut = sq + 16 * S + 3 * d;
+                    int *cut = sq + 3 * d;
                     if (!pp__local_move(s, from[x], to[x], cap, lev)) continue;
                     trials--;
                     if (squeezed)
-                        st = pp__squeeze_tail(s, lo > s->device_start[dv] ? s->passes[lo - 1].end : 0, sq, cut, sq + 16 * S,
+                        st = pp__squeeze_tail(s, lo > s->device_start[dv] ? s->passes[lo - 1].end : 0, tab, cut, sq,
                                               sq_end + keys, sq_done, sq_end, err);
                     else st = pp__squeeze(s, NULL, err);
                     if (st == PP_ERR_OUT_OF_MEMORY) goto cleanup;
@@ -3827,7 +3826,6 @@ static pp_status pp__reorder_memo(pp_schedule *s, unsigned mask, double limit, p
     pp_status st;
     unsigned w = 0;
     if (!m || s->on_grid || (shape = pp__memo_shape_of(m, s)) < 0) return pp__reorder_to(s, mask, limit, 0, won, err);
-    /* (a hit on an entry of the other run order only where that order gives the same) */
     if (m->cap_d < d) {
         pp__mfree(&m->al, m->cap);
         m->cap = (double *)pp__malloc(&m->al, pp__size((size_t)d, sizeof(double)));
@@ -3839,6 +3837,7 @@ static pp_status pp__reorder_memo(pp_schedule *s, unsigned mask, double limit, p
     for (k = 0; k < m->count; k++) {
         e = &m->e[k];
         if (e->hash != h || e->shape != shape || e->n != n || e->P != P) continue;
+        /* the same variants; an entry of the other run order only where that order gives the same */
         if ((e->mask ^ mask) & PP__RV_ALL || !(e->orders >> ((mask & PP__RV_BOUND_FIRST) != 0) & 1u)) continue;
         if (memcmp(e->keys + 2 * P, s->device_start, (size_t)(d + 1) * sizeof(int))) continue;
         if (memcmp(e->cap, m->cap, (size_t)d * sizeof(double))) continue;
